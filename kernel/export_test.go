@@ -1,0 +1,5 @@
+package kernel
+
+import "github.com/tidwall/buntdb"
+
+type bunTx = buntdb.Tx

@@ -1,0 +1,326 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Goal returns the goal's runtime state; a goal never written is active
+// (goals are declared in the spec, the store only keeps their status).
+func (tx *Tx) Goal(id string) (GoalState, error) {
+	g := GoalState{ID: id, Status: GoalActive}
+	_, err := tx.getJSON(keyGoal(id), &g)
+	return g, err
+}
+
+// SetGoalStatus sets a goal's runtime status with a reason, and audits it.
+func (tx *Tx) SetGoalStatus(id, status, reason, actor string) error {
+	g, err := tx.Goal(id)
+	if err != nil {
+		return err
+	}
+	old := g.Status
+	g.Status, g.Reason = status, reason
+	if err := tx.putJSON(keyGoal(id), g); err != nil {
+		return err
+	}
+	tx.touch(id)
+	return tx.AppendEvent(Event{Kind: "goal." + status, Goal: id, Actor: actor, Subject: id,
+		Message: reason, Data: map[string]any{"from": old, "to": status}})
+}
+
+// AddTodo stores a new todo, assigning ID ("t-xxxx"), CreatedAt and
+// status open unless set, and audits it. It returns the stored todo.
+func (tx *Tx) AddTodo(t Todo) (Todo, error) {
+	id, err := tx.newID("t-")
+	if err != nil {
+		return t, err
+	}
+	t.ID = id
+	if t.Kind == "" {
+		t.Kind = KindTask
+	}
+	if t.Status == "" {
+		t.Status = TodoOpen
+	}
+	t.CreatedAt, t.UpdatedAt = tx.now, tx.now
+	if err := tx.setRef(id, keyTodo(t.Goal, id)); err != nil {
+		return t, err
+	}
+	if err := tx.putJSON(keyTodo(t.Goal, id), t); err != nil {
+		return t, err
+	}
+	tx.touch(t.Goal)
+	return t, tx.AppendEvent(Event{Kind: "todo.added", Goal: t.Goal, Actor: t.CreatedBy, Subject: id, Message: t.Title})
+}
+
+// Todo returns the todo with this id, or an error wrapping ErrNotFound.
+func (tx *Tx) Todo(id string) (Todo, error) {
+	var t Todo
+	k, err := tx.refKey(id, "todo")
+	if err != nil {
+		return t, err
+	}
+	_, err = tx.getJSON(k, &t)
+	return t, err
+}
+
+// PutTodo stores a changed todo (UpdatedAt set to now). It does not audit:
+// callers append the event that says what changed.
+func (tx *Tx) PutTodo(t Todo) error {
+	t.UpdatedAt = tx.now
+	tx.touch(t.Goal)
+	return tx.putJSON(keyTodo(t.Goal, t.ID), t)
+}
+
+// Todos returns the goal's todos ordered by priority, then age, then id.
+func (tx *Tx) Todos(goal string) ([]Todo, error) {
+	var out []Todo
+	err := scan(tx, "todo:"+goal+":", func(t Todo) bool { out = append(out, t); return true })
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Priority != b.Priority {
+			return a.Priority < b.Priority
+		}
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		return a.ID < b.ID
+	})
+	return out, err
+}
+
+// AddGate stores a new gate instance. An empty ID gets "g-xxxx"; a spec
+// gate passes its own stable id ("<goal>/<name>"). Status defaults to open.
+func (tx *Tx) AddGate(g Gate) (Gate, error) {
+	if g.ID == "" {
+		id, err := tx.newID("g-")
+		if err != nil {
+			return g, err
+		}
+		g.ID = id
+	}
+	if g.Status == "" {
+		g.Status = GateOpen
+	}
+	if g.RaisedAt.IsZero() {
+		g.RaisedAt = tx.now
+	}
+	if err := tx.setRef(g.ID, keyGate(g.Goal, g.ID)); err != nil {
+		return g, err
+	}
+	if err := tx.putJSON(keyGate(g.Goal, g.ID), g); err != nil {
+		return g, err
+	}
+	tx.touch(g.Goal)
+	return g, tx.AppendEvent(Event{Kind: "gate.raised", Goal: g.Goal, Actor: g.RaisedBy, Subject: g.ID,
+		Message: g.Question, Data: map[string]any{"scope": g.ScopeKind, "reason": g.Reason}})
+}
+
+// Gate returns the gate with this id, or an error wrapping ErrNotFound.
+func (tx *Tx) Gate(id string) (Gate, error) {
+	var g Gate
+	k, err := tx.refKey(id, "gate")
+	if err != nil {
+		return g, err
+	}
+	_, err = tx.getJSON(k, &g)
+	return g, err
+}
+
+// PutGate stores a changed gate (no audit; the caller appends the event).
+func (tx *Tx) PutGate(g Gate) error {
+	tx.touch(g.Goal)
+	return tx.putJSON(keyGate(g.Goal, g.ID), g)
+}
+
+// Gates returns the goal's gates, oldest first.
+func (tx *Tx) Gates(goal string) ([]Gate, error) {
+	var out []Gate
+	err := scan(tx, "gate:"+goal+":", func(g Gate) bool { out = append(out, g); return true })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].RaisedAt.Before(out[j].RaisedAt) })
+	return out, err
+}
+
+// AddEvidence stores evidence ("e-xxxx"), stamped now, and audits it.
+func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
+	id, err := tx.newID("e-")
+	if err != nil {
+		return e, err
+	}
+	e.ID, e.CreatedAt = id, tx.now
+	if err := tx.setRef(id, keyEvidence(e.Goal, id)); err != nil {
+		return e, err
+	}
+	if err := tx.putJSON(keyEvidence(e.Goal, id), e); err != nil {
+		return e, err
+	}
+	tx.touch(e.Goal)
+	return e, tx.AppendEvent(Event{Kind: "evidence.added", Goal: e.Goal, Actor: e.By, Subject: id,
+		Message: e.Summary, Data: map[string]any{"kind": e.Kind, "status": e.Status}})
+}
+
+// EvidenceList returns the goal's evidence, newest first; limit 0 = all.
+func (tx *Tx) EvidenceList(goal string, limit int) ([]Evidence, error) {
+	var out []Evidence
+	err := scan(tx, "ev:"+goal+":", func(e Evidence) bool { out = append(out, e); return true })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, err
+}
+
+// AddRound stores a new open round ("r-xxxx") started now.
+func (tx *Tx) AddRound(r Round) (Round, error) {
+	id, err := tx.newID("r-")
+	if err != nil {
+		return r, err
+	}
+	r.ID, r.StartedAt, r.Status = id, tx.now, RoundOpen
+	if err := tx.setRef(id, keyRound(r.Goal, id)); err != nil {
+		return r, err
+	}
+	if err := tx.putJSON(keyRound(r.Goal, id), r); err != nil {
+		return r, err
+	}
+	tx.touch(r.Goal)
+	return r, tx.AppendEvent(Event{Kind: "round.started", Goal: r.Goal, Actor: r.Agent, Subject: id,
+		Data: map[string]any{"todo": r.Todo, "decision_id": r.DecisionID}})
+}
+
+// Round returns the round with this id, or an error wrapping ErrNotFound.
+func (tx *Tx) Round(id string) (Round, error) {
+	var r Round
+	k, err := tx.refKey(id, "round")
+	if err != nil {
+		return r, err
+	}
+	_, err = tx.getJSON(k, &r)
+	return r, err
+}
+
+// PutRound stores a changed round (no audit; the caller appends the event).
+func (tx *Tx) PutRound(r Round) error {
+	tx.touch(r.Goal)
+	return tx.putJSON(keyRound(r.Goal, r.ID), r)
+}
+
+// Rounds returns every round of the goal ("" = all goals), oldest first.
+func (tx *Tx) Rounds(goal string) ([]Round, error) {
+	var out []Round
+	prefix := "round:"
+	if goal != "" {
+		prefix += goal + ":"
+	}
+	err := scan(tx, prefix, func(r Round) bool { out = append(out, r); return true })
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].StartedAt.Equal(out[j].StartedAt) {
+			return out[i].StartedAt.Before(out[j].StartedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, err
+}
+
+// AppendLedger appends a charge or refund (Seq and At assigned).
+func (tx *Tx) AppendLedger(e LedgerEntry) (LedgerEntry, error) {
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return e, err
+	}
+	e.Seq, e.At = seq, tx.now
+	tx.touch(e.Goal)
+	return e, tx.putJSON(keyLedger(e.Goal, seq), e)
+}
+
+// Ledger returns the goal's whole ledger in order (never a window: every
+// decision reads the same history).
+func (tx *Tx) Ledger(goal string) ([]LedgerEntry, error) {
+	var out []LedgerEntry
+	err := scan(tx, "ledger:"+goal+":", func(e LedgerEntry) bool { out = append(out, e); return true })
+	return out, err
+}
+
+// AddHandoff stores a handoff ("h-xxxx") and audits it.
+func (tx *Tx) AddHandoff(h Handoff) (Handoff, error) {
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return h, err
+	}
+	id, err := tx.newID("h-")
+	if err != nil {
+		return h, err
+	}
+	h.ID, h.CreatedAt = id, tx.now
+	if err := tx.setRef(id, keyHandoff(h.Goal, seq)); err != nil {
+		return h, err
+	}
+	if err := tx.putJSON(keyHandoff(h.Goal, seq), h); err != nil {
+		return h, err
+	}
+	tx.touch(h.Goal)
+	return h, tx.AppendEvent(Event{Kind: "handoff.added", Goal: h.Goal, Actor: h.Agent, Subject: id, Message: h.Summary})
+}
+
+// Handoffs returns the goal's handoffs, oldest first.
+func (tx *Tx) Handoffs(goal string) ([]Handoff, error) {
+	var out []Handoff
+	err := scan(tx, "handoff:"+goal+":", func(h Handoff) bool { out = append(out, h); return true })
+	return out, err
+}
+
+// Agent returns a registered agent, or an error wrapping ErrNotFound.
+func (tx *Tx) Agent(id string) (Agent, error) {
+	var a Agent
+	ok, err := tx.getJSON(keyAgent(id), &a)
+	if err == nil && !ok {
+		err = NotFound("agent", id)
+	}
+	return a, err
+}
+
+// PutAgent stores an agent registration.
+func (tx *Tx) PutAgent(a Agent) error { return tx.putJSON(keyAgent(a.ID), a) }
+
+// Agents returns every registered agent, by id.
+func (tx *Tx) Agents() ([]Agent, error) {
+	var out []Agent
+	err := scan(tx, "agent:", func(a Agent) bool { out = append(out, a); return true })
+	return out, err
+}
+
+// AppendEvent appends to the audit log (Seq and At assigned). Events do not
+// count as a change of the goal's state.
+func (tx *Tx) AppendEvent(e Event) error {
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return err
+	}
+	e.Seq, e.At = seq, tx.now
+	return tx.putJSON(keyEvent(seq), e)
+}
+
+// Events calls fn for every event in order until fn returns false.
+func (tx *Tx) Events(fn func(Event) bool) error { return scan(tx, "event:", fn) }
+
+// Since is a convenience for filters: whether t is at or after now-d.
+func Since(t, now time.Time, d time.Duration) bool { return !t.Before(now.Add(-d)) }
+
+// String renders a priority as "P0".."P4".
+func PriorityString(p int) string { return fmt.Sprintf("P%d", p) }
+
+// EvidenceCount counts the goal's evidence without decoding it.
+func (tx *Tx) EvidenceCount(goal string) (int, error) {
+	prefix := "ev:" + goal + ":"
+	n := 0
+	err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, _ string) bool {
+		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
+			return false
+		}
+		n++
+		return true
+	})
+	return n, err
+}

@@ -1,0 +1,279 @@
+// Package kernel owns loopx's durable state: a buntdb store under an
+// exclusive file lock, with typed records for goals, todos, gates, evidence,
+// rounds, the ledger, handoffs, agents and the audit event log.
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/tidwall/buntdb"
+)
+
+// File names inside the state directory (.loopx/).
+const (
+	DBFile   = "state.db"
+	LockFile = "state.lock"
+)
+
+// ErrNotFound is returned (wrapped) when a record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrSchemaTooNew is returned by Open for a store written by a newer loopx.
+var ErrSchemaTooNew = errors.New("state store was written by a newer loopx")
+
+// ErrLockTimeout is returned by Open when another process holds the lock
+// for longer than Options.LockTimeout.
+var ErrLockTimeout = errors.New("timed out waiting for the state lock")
+
+// StoreError says the store file is unusable (corrupt, unreadable). Callers
+// map it to exit code 3 and should_run fails closed.
+type StoreError struct {
+	Path string
+	Err  error
+}
+
+func (e *StoreError) Error() string { return fmt.Sprintf("state store %s: %v", e.Path, e.Err) }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Options tune Open. The zero value is usable.
+type Options struct {
+	// Now is the clock (default time.Now); tests set it. Times are stored in UTC.
+	Now func() time.Time
+	// LockTimeout bounds the wait for state.lock (default 30 s).
+	LockTimeout time.Duration
+}
+
+// Recovery describes a torn tail that buntdb dropped on open.
+type Recovery struct {
+	// DroppedBytes is how many bytes of an incomplete last transaction were cut.
+	DroppedBytes int64 `json:"dropped_bytes"`
+	// At is when it was noticed.
+	At time.Time `json:"at"`
+}
+
+// Store is an open kernel store. It holds .loopx/state.lock until Close;
+// buntdb is single-process, so no other process opens the file meanwhile.
+// A Store is safe for use by one goroutine at a time per transaction, as buntdb.
+type Store struct {
+	dir      string
+	db       *buntdb.DB
+	lock     *flock.Flock
+	now      func() time.Time
+	recovery *Recovery
+}
+
+// Open opens (creating if needed) the store in dir (a project's .loopx/
+// directory), after taking an exclusive flock on dir/state.lock.
+// Errors: ErrLockTimeout; *StoreError for an unreadable or corrupt file;
+// ErrSchemaTooNew.
+func Open(dir string, o Options) (*Store, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = 30 * time.Second
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, &StoreError{Path: dir, Err: err}
+	}
+	lk := flock.New(filepath.Join(dir, LockFile))
+	ctx, cancel := context.WithTimeout(context.Background(), o.LockTimeout)
+	defer cancel()
+	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, filepath.Join(dir, LockFile), o.LockTimeout)
+		}
+		return nil, &StoreError{Path: filepath.Join(dir, LockFile), Err: err}
+	}
+	s, err := openLocked(dir, o)
+	if err != nil {
+		_ = lk.Unlock()
+		return nil, err
+	}
+	s.lock = lk
+	return s, nil
+}
+
+func openLocked(dir string, o Options) (*Store, error) {
+	path := filepath.Join(dir, DBFile)
+	var before int64 = -1
+	if fi, err := os.Stat(path); err == nil {
+		before = fi.Size()
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &StoreError{Path: path, Err: err}
+		}
+		f.Close()
+	}
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return nil, &StoreError{Path: path, Err: err}
+	}
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		db.Close()
+		return nil, &StoreError{Path: path, Err: err}
+	}
+	cfg.SyncPolicy = buntdb.Always
+	if err := db.SetConfig(cfg); err != nil {
+		db.Close()
+		return nil, &StoreError{Path: path, Err: err}
+	}
+	s := &Store{dir: dir, db: db, now: func() time.Time { return o.Now().UTC() }}
+	if before >= 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Size() < before {
+			s.recovery = &Recovery{DroppedBytes: before - fi.Size(), At: s.now()}
+		}
+	}
+	if err := s.checkSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.recovery != nil {
+		r := *s.recovery
+		_ = s.Update(func(tx *Tx) error {
+			if err := tx.putJSON(keyRecovery, r); err != nil {
+				return err
+			}
+			return tx.AppendEvent(Event{Kind: "store.recovered", Actor: "loopx",
+				Message: fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes),
+				Data:    map[string]any{"dropped_bytes": r.DroppedBytes}})
+		})
+	}
+	return s, nil
+}
+
+func (s *Store) checkSchema() error {
+	var v int
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		val, err := tx.Get(keySchema)
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v, err = strconv.Atoi(val)
+		return err
+	})
+	if err != nil {
+		return &StoreError{Path: s.Path(), Err: fmt.Errorf("reading schema version: %w", err)}
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w: %s has schema %d, this loopx reads up to %d; upgrade loopx", ErrSchemaTooNew, s.Path(), v, SchemaVersion)
+	}
+	if v == 0 {
+		return s.db.Update(func(tx *buntdb.Tx) error {
+			_, _, err := tx.Set(keySchema, strconv.Itoa(SchemaVersion), nil)
+			return err
+		})
+	}
+	return nil
+}
+
+// Path is the store file's path.
+func (s *Store) Path() string { return filepath.Join(s.dir, DBFile) }
+
+// Now is the store's clock, in UTC.
+func (s *Store) Now() time.Time { return s.now() }
+
+// Recovered reports the torn tail dropped when this process opened the
+// store, or nil.
+func (s *Store) Recovered() *Recovery { return s.recovery }
+
+// LastRecovery reports the last torn tail ever dropped (kept in the store
+// for `loopx doctor`), or nil.
+func (s *Store) LastRecovery() (*Recovery, error) {
+	var r *Recovery
+	err := s.View(func(tx *Tx) error {
+		var rec Recovery
+		ok, err := tx.getJSON(keyRecovery, &rec)
+		if ok {
+			r = &rec
+		}
+		return err
+	})
+	return r, err
+}
+
+// Close closes the database (fsyncing it) and releases the lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		if uerr := s.lock.Unlock(); err == nil {
+			err = uerr
+		}
+	}
+	return err
+}
+
+// Shrink rewrites the append-only file to its live records. Call it under
+// the lock (a Store always holds it).
+func (s *Store) Shrink() error { return s.db.Shrink() }
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(fn func(tx *Tx) error) error {
+	return s.db.View(func(btx *buntdb.Tx) error {
+		return fn(&Tx{s: s, tx: btx, now: s.now()})
+	})
+}
+
+// Update runs fn in ONE read-write buntdb transaction: every write fn makes
+// commits together or not at all (fn's error rolls everything back). The
+// global revision grows by one, and every goal whose records fn touched
+// gets that revision as its Rev.
+func (s *Store) Update(fn func(tx *Tx) error) error {
+	return s.db.Update(func(btx *buntdb.Tx) error {
+		tx := &Tx{s: s, tx: btx, writable: true, now: s.now(), touched: map[string]bool{}}
+		rev, err := tx.counter(keyRev)
+		if err != nil {
+			return err
+		}
+		tx.rev = rev + 1
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if !tx.wrote {
+			return nil
+		}
+		if _, _, err := btx.Set(keyRev, strconv.FormatUint(tx.rev, 10), nil); err != nil {
+			return err
+		}
+		for g := range tx.touched {
+			gs, err := tx.Goal(g)
+			if err != nil {
+				return err
+			}
+			gs.Rev = tx.rev
+			gs.UpdatedAt = tx.now
+			if err := tx.putJSON(keyGoal(g), gs); err != nil {
+				return err
+			}
+		}
+		if tx.seqDirty {
+			if _, _, err := btx.Set(keySeq, strconv.FormatUint(tx.seq, 10), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Revision is the store's global revision (+1 per committed Update).
+func (s *Store) Revision() (uint64, error) {
+	var rev uint64
+	err := s.View(func(tx *Tx) error {
+		var err error
+		rev, err = tx.counter(keyRev)
+		return err
+	})
+	return rev, err
+}

@@ -1,0 +1,270 @@
+package kernel
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+func openT(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir, Options{Now: fixedClock(t0), LockTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestUpdate_RollsBackOnError(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir)
+	defer s.Close()
+	boom := errors.New("boom")
+	err := s.Update(func(tx *Tx) error {
+		if _, err := tx.AddTodo(Todo{Goal: "g1", Title: "a"}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	_ = s.View(func(tx *Tx) error {
+		ts, err := tx.Todos("g1")
+		if err != nil || len(ts) != 0 {
+			t.Fatalf("todos after rollback = %v, %v", ts, err)
+		}
+		return nil
+	})
+	if rev, _ := s.Revision(); rev != 0 {
+		t.Fatalf("revision after rollback = %d", rev)
+	}
+}
+
+func TestUpdate_RevisionsAndGoalTouch(t *testing.T) {
+	s := openT(t, t.TempDir())
+	defer s.Close()
+	var id string
+	for i := 0; i < 3; i++ {
+		if err := s.Update(func(tx *Tx) error {
+			td, err := tx.AddTodo(Todo{Goal: "g1", Title: fmt.Sprint(i)})
+			id = td.ID
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A read-only Update does not bump the revision.
+	if err := s.Update(func(tx *Tx) error { _, err := tx.Todo(id); return err }); err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := s.Revision()
+	if rev != 3 {
+		t.Fatalf("revision = %d, want 3", rev)
+	}
+	_ = s.View(func(tx *Tx) error {
+		g, _ := tx.Goal("g1")
+		if g.Rev != 3 || g.Status != GoalActive {
+			t.Fatalf("goal = %+v", g)
+		}
+		g2, _ := tx.Goal("g2")
+		if g2.Rev != 0 {
+			t.Fatalf("untouched goal rev = %d", g2.Rev)
+		}
+		return nil
+	})
+}
+
+func TestIDs_UniqueAndPrefixed(t *testing.T) {
+	s := openT(t, t.TempDir())
+	defer s.Close()
+	seen := map[string]bool{}
+	err := s.Update(func(tx *Tx) error {
+		for i := 0; i < 2000; i++ {
+			td, err := tx.AddTodo(Todo{Goal: "g", Title: "x"})
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(td.ID, "t-") || seen[td.ID] {
+				return fmt.Errorf("bad or duplicate id %q", td.ID)
+			}
+			seen[td.ID] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen_SecondOpenWaitsForLock(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir)
+	_, err := Open(dir, Options{LockTimeout: 50 * time.Millisecond})
+	if !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("second open: %v, want ErrLockTimeout", err)
+	}
+	s.Close()
+	s2 := openT(t, dir)
+	s2.Close()
+}
+
+func TestOpen_CorruptFileIsStoreError(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, DBFile), []byte("*3\r\n$3\r\nset\r\ngarbage-not-resp\x00\x01\n\n*9\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir, Options{LockTimeout: time.Second})
+	var se *StoreError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), DBFile) {
+		t.Fatalf("err = %v, want a *StoreError naming the file", err)
+	}
+}
+
+func TestOpen_NewerSchemaRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir)
+	_ = s.db.Update(func(tx *bunTx) error { _, _, err := tx.Set(keySchema, strconv.Itoa(SchemaVersion+1), nil); return err })
+	s.Close()
+	_, err := Open(dir, Options{LockTimeout: time.Second})
+	if !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestC12_GoalIsolation: 50 updates to goal 2 leave goal 1's records
+// byte-identical (case C12; the multi-process variant is a CLI test).
+func TestC12_GoalIsolation(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir)
+	defer s.Close()
+	if err := s.Update(func(tx *Tx) error {
+		for i := 0; i < 5; i++ {
+			if _, err := tx.AddTodo(Todo{Goal: "g1", Title: fmt.Sprint("g1-", i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpPrefix(t, s, "todo:g1:") + dumpPrefix(t, s, "goal:g1")
+	for i := 0; i < 50; i++ {
+		if err := s.Update(func(tx *Tx) error {
+			_, err := tx.AddTodo(Todo{Goal: "g2", Title: fmt.Sprint(i)})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := dumpPrefix(t, s, "todo:g1:") + dumpPrefix(t, s, "goal:g1")
+	if before != after {
+		t.Fatalf("goal 1 changed:\n%s\n---\n%s", before, after)
+	}
+}
+
+func dumpPrefix(t *testing.T, s *Store, prefix string) string {
+	var b strings.Builder
+	_ = s.db.View(func(tx *bunTx) error {
+		return tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+			if !strings.HasPrefix(k, prefix) {
+				return false
+			}
+			fmt.Fprintf(&b, "%s=%s\n", k, v)
+			return true
+		})
+	})
+	return b.String()
+}
+
+// TestCrash_Kill9ThenTornTail is case C18: a child process writes acknowledged
+// transactions until it is killed with SIGKILL; then the last 10 bytes of the
+// file are cut. Open keeps every complete transaction, reports the torn tail,
+// and every transaction the child acknowledged (printed after commit) before
+// the cut region is still there.
+func TestCrash_Kill9ThenTornTail(t *testing.T) {
+	if os.Getenv("LOOPX_KERNEL_CRASH_CHILD") != "" {
+		crashChild(os.Getenv("LOOPX_KERNEL_CRASH_CHILD"))
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrash_Kill9ThenTornTail$")
+	cmd.Env = append(os.Environ(), "LOOPX_KERNEL_CRASH_CHILD="+dir)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(out.String(), "\n") < 200 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	acked := strings.Fields(out.String())
+	if len(acked) < 200 {
+		t.Fatalf("child acknowledged only %d writes", len(acked))
+	}
+	// Everything acknowledged before the kill survives a clean reopen.
+	s := openT(t, dir)
+	for _, id := range acked {
+		if err := s.View(func(tx *Tx) error { _, err := tx.Todo(id); return err }); err != nil {
+			t.Fatalf("acknowledged todo %s lost: %v", id, err)
+		}
+	}
+	s.Close()
+	// Cut the last 10 bytes: the last transaction is torn.
+	path := filepath.Join(dir, DBFile)
+	fi, _ := os.Stat(path)
+	if err := os.Truncate(path, fi.Size()-10); err != nil {
+		t.Fatal(err)
+	}
+	s = openT(t, dir)
+	defer s.Close()
+	if s.Recovered() == nil || s.Recovered().DroppedBytes <= 0 {
+		t.Fatalf("torn tail not reported: %+v", s.Recovered())
+	}
+	if rec, err := s.LastRecovery(); err != nil || rec == nil {
+		t.Fatalf("recovery not kept for doctor: %v %v", rec, err)
+	}
+	lost := 0
+	for _, id := range acked {
+		if err := s.View(func(tx *Tx) error { _, err := tx.Todo(id); return err }); err != nil {
+			lost++
+		}
+	}
+	if lost > 1 {
+		t.Fatalf("%d acknowledged todos lost after cutting one transaction", lost)
+	}
+}
+
+func crashChild(dir string) {
+	s, err := Open(dir, Options{LockTimeout: 5 * time.Second})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for i := 0; ; i++ {
+		var id string
+		if err := s.Update(func(tx *Tx) error {
+			td, err := tx.AddTodo(Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
+			id = td.ID
+			return err
+		}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(id)
+	}
+}

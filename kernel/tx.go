@@ -1,0 +1,188 @@
+package kernel
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Key layout. Records of one goal share the prefix <kind>:<goal>: so that a
+// goal's records are read with one range scan and one goal's updates never
+// touch another goal's keys.
+const (
+	keySchema   = "meta:schema"
+	keyRev      = "meta:rev"
+	keySeq      = "meta:seq"
+	keyRecovery = "meta:recovery"
+)
+
+func keyGoal(g string) string               { return "goal:" + g }
+func keyTodo(g, id string) string           { return "todo:" + g + ":" + id }
+func keyGate(g, id string) string           { return "gate:" + g + ":" + id }
+func keyRound(g, id string) string          { return "round:" + g + ":" + id }
+func keyEvidence(g, id string) string       { return "ev:" + g + ":" + id }
+func keyLedger(g string, seq uint64) string { return fmt.Sprintf("ledger:%s:%020d", g, seq) }
+func keyHandoff(g string, seq uint64) string {
+	return fmt.Sprintf("handoff:%s:%020d", g, seq)
+}
+func keyAgent(id string) string  { return "agent:" + id }
+func keyEvent(seq uint64) string { return fmt.Sprintf("event:%020d", seq) }
+func keyRef(id string) string    { return "ref:" + id }
+
+// Tx is one kernel transaction: read-only inside Store.View, read-write
+// inside Store.Update.
+type Tx struct {
+	s        *Store
+	tx       *buntdb.Tx
+	writable bool
+	now      time.Time
+	rev      uint64
+	touched  map[string]bool
+	seq      uint64
+	seqDirty bool
+	wrote    bool
+}
+
+// Now is the transaction's instant (UTC); every record written in the
+// transaction carries it.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+// Revision is the global revision this transaction commits as (Update), or
+// the current one (View).
+func (tx *Tx) Revision() uint64 {
+	if tx.writable {
+		return tx.rev
+	}
+	r, _ := tx.counter(keyRev)
+	return r
+}
+
+func (tx *Tx) touch(goal string) {
+	if tx.touched != nil && goal != "" {
+		tx.touched[goal] = true
+	}
+}
+
+func (tx *Tx) counter(key string) (uint64, error) {
+	v, err := tx.tx.Get(key)
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(v, 10, 64)
+}
+
+// nextSeq returns the next value of the store-wide sequence (events,
+// ledger entries, handoffs).
+func (tx *Tx) nextSeq() (uint64, error) {
+	if !tx.seqDirty {
+		v, err := tx.counter(keySeq)
+		if err != nil {
+			return 0, err
+		}
+		tx.seq = v
+		tx.seqDirty = true
+	}
+	tx.seq++
+	return tx.seq, nil
+}
+
+func (tx *Tx) getJSON(key string, v any) (bool, error) {
+	s, err := tx.tx.Get(key)
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return true, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return true, nil
+}
+
+func (tx *Tx) putJSON(key string, v any) error {
+	if !tx.writable {
+		return errors.New("kernel: write in a read-only transaction")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tx.wrote = true
+	_, _, err = tx.tx.Set(key, string(b), nil)
+	return err
+}
+
+// scan decodes every value whose key starts with prefix, in key order.
+func scan[T any](tx *Tx, prefix string, fn func(T) bool) error {
+	var derr error
+	err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		var rec T
+		if err := json.Unmarshal([]byte(v), &rec); err != nil {
+			derr = fmt.Errorf("decoding %s: %w", k, err)
+			return false
+		}
+		return fn(rec)
+	})
+	if err != nil {
+		return err
+	}
+	return derr
+}
+
+// newID returns prefix + random hex, unique among the store's ids: it
+// grows from 4 hex digits while a collision is found (checked inside the
+// transaction, which holds the store lock, so no other writer races it).
+func (tx *Tx) newID(prefix string) (string, error) {
+	for n := 2; n <= 8; n++ {
+		for try := 0; try < 4; try++ {
+			b := make([]byte, n)
+			if _, err := rand.Read(b); err != nil {
+				return "", err
+			}
+			id := prefix + hex.EncodeToString(b)
+			if _, err := tx.tx.Get(keyRef(id)); errors.Is(err, buntdb.ErrNotFound) {
+				return id, nil
+			}
+		}
+	}
+	return "", errors.New("kernel: could not allocate a unique id")
+}
+
+func (tx *Tx) setRef(id, key string) error {
+	tx.wrote = true
+	_, _, err := tx.tx.Set(keyRef(id), key, nil)
+	return err
+}
+
+func (tx *Tx) refKey(id, kind string) (string, error) {
+	k, err := tx.tx.Get(keyRef(id))
+	if errors.Is(err, buntdb.ErrNotFound) || (err == nil && !strings.HasPrefix(k, kind+":")) {
+		return "", fmt.Errorf("%s %q: %w", kindName(kind), id, ErrNotFound)
+	}
+	return k, err
+}
+
+func kindName(kind string) string {
+	switch kind {
+	case "ev":
+		return "evidence"
+	}
+	return kind
+}
+
+// NotFound builds an ErrNotFound-wrapping error naming what is missing.
+func NotFound(what, id string) error { return fmt.Errorf("%s %q: %w", what, id, ErrNotFound) }
