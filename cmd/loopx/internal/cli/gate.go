@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/spf13/cobra"
+)
+
+func printTable(w io.Writer, header []string, rows [][]string) { output.Table(w, header, rows) }
+
+func (a *app) gateCmd() *cobra.Command {
+	c := &cobra.Command{Use: "gate", Short: "Raise, list, show and answer human gates"}
+	c.AddCommand(a.gateRaiseCmd(), a.gateListCmd(), a.gateShowCmd(), a.gateAnswerCmd())
+	return c
+}
+
+func (a *app) gateRaiseCmd() *cobra.Command {
+	var in engine.GateInput
+	var expires string
+	c := &cobra.Command{
+		Use:   "raise --goal G --question TEXT",
+		Short: "Raise a gate: a concrete question a named answerer must answer",
+		Long: `Raise a runtime gate. With no scope flag it blocks the whole goal
+(should-run answers wait_human for every agent); --blocks-todo blocks only one
+todo (other todos keep running) and --blocks-agent only one agent.`,
+		Example: `  loopx gate raise --goal g1 --question "Merge the v2 branch into main?"
+  loopx gate raise --goal g1 --question "Deploy to staging now?" --options yes,no --blocks-todo t-4f9a`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			if expires != "" {
+				d, err := specs.ParseDuration(expires)
+				if err != nil {
+					return usagef("--expires-after %q: %v", expires, err)
+				}
+				in.ExpiresAfter = d
+			}
+			in.By = actor()
+			g, err := e.RaiseGate(in)
+			if err != nil {
+				return err
+			}
+			return a.print(g, func(w io.Writer) { fmt.Fprintf(w, "raised gate %s: %s %v\n", g.ID, g.Question, g.Options) })
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&in.Goal, "goal", "", "the goal (required)")
+	f.StringVar(&in.Question, "question", "", "the concrete question (required)")
+	f.StringSliceVar(&in.Options, "options", nil, "the answers (default approve,reject)")
+	f.StringSliceVar(&in.Answerers, "answerers", nil, `who may answer: human or agent:ID (default human)`)
+	f.StringVar(&in.BlocksTodo, "blocks-todo", "", "block only this todo")
+	f.StringVar(&in.BlocksAgent, "blocks-agent", "", "block only this agent")
+	f.StringVar(&expires, "expires-after", "", "close the gate after this long (e.g. 72h)")
+	f.StringVar(&in.OnExpiry, "on-expiry", "", "the option applied on expiry")
+	return c
+}
+
+func gateRows(gs []kernel.Gate) [][]string {
+	rows := [][]string{}
+	for _, g := range gs {
+		scope := g.ScopeKind
+		if len(g.ScopeTodos) > 0 {
+			scope += ":" + strings.Join(g.ScopeTodos, ",")
+		}
+		if len(g.ScopeAgents) > 0 {
+			scope += ":" + strings.Join(g.ScopeAgents, ",")
+		}
+		rows = append(rows, []string{g.ID, g.Goal, g.Status, scope, g.Question})
+	}
+	return rows
+}
+
+func (a *app) gateListCmd() *cobra.Command {
+	var goal, status string
+	c := &cobra.Command{
+		Use: "list", Short: "List gates", Args: cobra.NoArgs,
+		Example: "  loopx gate list --goal g1 --status open --json",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			gs, err := e.Gates(goal, status)
+			if err != nil {
+				return err
+			}
+			return a.print(gs, func(w io.Writer) {
+				if len(gs) == 0 {
+					fmt.Fprintln(w, "no gates")
+					return
+				}
+				printTable(w, []string{"ID", "GOAL", "STATUS", "SCOPE", "QUESTION"}, gateRows(gs))
+			})
+		},
+	}
+	c.Flags().StringVar(&goal, "goal", "", "only this goal")
+	c.Flags().StringVar(&status, "status", "", "only this status (open, approve, reject, expired, …)")
+	return c
+}
+
+func (a *app) gateShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use: "show GATE", Short: "Show one gate", Args: cobra.ExactArgs(1),
+		Example: "  loopx gate show g-4f9a",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			g, err := e.Gate(args[0])
+			if err != nil {
+				return err
+			}
+			return a.print(g, func(w io.Writer) {
+				fmt.Fprintf(w, "gate %s (%s): %s\n  question: %s\n  options: %s\n  answerers: %s\n  raised by %s at %s\n",
+					g.ID, g.Goal, g.Status, g.Question, strings.Join(g.Options, ", "), strings.Join(g.Answerers, ", "), g.RaisedBy, g.RaisedAt.Format("2006-01-02T15:04:05Z"))
+				if g.Answer != nil {
+					fmt.Fprintf(w, "  answered %s by %s at %s %s\n", g.Answer.Option, g.Answer.By, g.Answer.At.Format("2006-01-02T15:04:05Z"), g.Answer.Note)
+				}
+			})
+		},
+	}
+}
+
+func (a *app) gateAnswerCmd() *cobra.Command {
+	var in engine.AnswerInput
+	var as string
+	c := &cobra.Command{
+		Use:   "answer GATE --option OPTION",
+		Short: "Answer a gate",
+		Long: `Answer a gate. The answer is validated before anything is recorded: an
+unknown option, a closed gate, an actor who is not an answerer, or the agent
+that raised the gate are refused. A human answer is refused from inside an
+agent round (LOOPX_ROUND or LOOPX_AGENT set). Exit 1 when refused.`,
+		Example: `  loopx gate answer g-4f9a --option approve --note "reviewed the diff"
+  loopx gate answer g1/merge --option reject`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			in.Gate, in.Actor = args[0], as
+			if in.Actor == "" {
+				in.Actor = "human"
+				if ag := os.Getenv("LOOPX_AGENT"); ag != "" {
+					in.Actor = "agent:" + ag
+				}
+			}
+			in.InRound = os.Getenv("LOOPX_ROUND") != "" || os.Getenv("LOOPX_AGENT") != ""
+			g, err := e.AnswerGate(in)
+			if err != nil {
+				return err
+			}
+			return a.print(g, func(w io.Writer) { fmt.Fprintf(w, "gate %s: %s\n", g.ID, g.Status) })
+		},
+	}
+	c.Flags().StringVar(&in.Option, "option", "", "the answer (one of the gate's options)")
+	c.Flags().StringVar(&in.Note, "note", "", "a note kept with the answer")
+	c.Flags().StringVar(&as, "as", "", `answer as "human" or "agent:ID" (default human, or $LOOPX_AGENT inside a round)`)
+	_ = c.MarkFlagRequired("option")
+	return c
+}

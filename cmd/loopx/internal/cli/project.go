@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/presets"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) initCmd() *cobra.Command {
+	var o engine.InitOptions
+	c := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Scaffold loopx/loopx.cue and .loopx/ in a project",
+		Long: `Init writes loopx/loopx.cue (unless it exists; --force overwrites), creates the
+local state directory .loopx/ with an empty store, and adds .loopx/ to
+.gitignore when the directory is inside a git repository. No git is needed.
+
+Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
+		Example: `  loopx init --goal g1 --objective "Ship the v2 API" --agent a1 --host shell
+  loopx init --preset pr-watch --goal prs --objective "Keep open PRs green"`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Dir = "."
+			if len(args) == 1 {
+				o.Dir = args[0]
+			} else if a.project != "" {
+				o.Dir = a.project
+			}
+			if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+				return err
+			}
+			res, err := engine.Init(o)
+			if err != nil {
+				return err
+			}
+			return a.print(res, func(w io.Writer) {
+				if res.Created {
+					fmt.Fprintf(w, "wrote %s\n", res.Spec)
+				} else {
+					fmt.Fprintf(w, "kept %s (use --force to overwrite)\n", res.Spec)
+				}
+				fmt.Fprintf(w, "state in %s/.loopx/\n", res.Root)
+				if res.GitIgnore {
+					fmt.Fprintln(w, "added .loopx/ to .gitignore")
+				}
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Preset, "preset", "", "unify the goal with this preset")
+	f.StringVar(&o.Goal, "goal", "", "id of a first goal")
+	f.StringVar(&o.Objective, "objective", "", "the first goal's objective (needed with --goal)")
+	f.StringVar(&o.Agent, "agent", "", "id of a first agent")
+	f.StringVar(&o.Host, "host", "", "the agent's host: claude-code, codex, cursor, shell, other (default shell)")
+	f.BoolVar(&o.Force, "force", false, "overwrite an existing loopx/loopx.cue")
+	return c
+}
+
+func (a *app) vetCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "vet",
+		Short: "Validate the spec (loopx/*.cue) against the schema",
+		Long: `Vet unifies every loopx/*.cue file with the embedded schema and reports every
+error with file:line:col and the field path. Exit 0 when valid, 2 otherwise.`,
+		Example: `  loopx vet
+  loopx vet --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			l, err := specs.Load(e.SpecDir())
+			if err != nil {
+				return err
+			}
+			return a.print(map[string]any{"ok": true, "files": l.Files, "hash": l.Hash, "goals": e.GoalIDs()}, func(w io.Writer) {
+				fmt.Fprintf(w, "ok: %d file(s), %d goal(s)\n", len(l.Files), len(l.Spec.Goals))
+			})
+		},
+	}
+}
+
+func (a *app) statusCmd() *cobra.Command {
+	var goal string
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Summarise goals: status, quota, todos, gates, last round",
+		Example: `  loopx status
+  loopx status --goal g1 --json
+  loopx status --project /tmp/loopx-demo-123`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			st, err := e.Status(goal)
+			if err != nil {
+				return err
+			}
+			return a.print(st, func(w io.Writer) { renderStatus(w, st) })
+		},
+	}
+	c.Flags().StringVar(&goal, "goal", "", "only this goal")
+	return c
+}
+
+func renderStatus(w io.Writer, st engine.Status) {
+	fmt.Fprintf(w, "project %s (%s)\n", st.Project, st.Root)
+	for _, g := range st.Goals {
+		fmt.Fprintf(w, "\ngoal %s [%s] %s\n", g.ID, g.Status, g.Objective)
+		if g.Reason != "" {
+			fmt.Fprintf(w, "  reason: %s\n", g.Reason)
+		}
+		if g.Quota != nil {
+			fmt.Fprintf(w, "  quota: %s\n", quotaLine(g.Quota))
+		}
+		fmt.Fprintf(w, "  todos: %d open, %d claimed, %d done, %d blocked; evidence: %d\n",
+			g.Todos[kernel.TodoOpen], g.Todos[kernel.TodoClaimed], g.Todos[kernel.TodoDone], g.Todos[kernel.TodoBlocked], g.Evidence)
+		if g.NewestTodo != nil {
+			fmt.Fprintf(w, "  newest open todo: %s %s\n", g.NewestTodo.ID, g.NewestTodo.Title)
+		}
+		for _, t := range g.NextTodos {
+			fmt.Fprintf(w, "  next: %s %s\n", t.ID, t.Title)
+		}
+		for _, gt := range g.OpenGates {
+			fmt.Fprintf(w, "  gate %s open: %s %v\n", gt.ID, gt.Question, gt.Options)
+		}
+		if r := g.LastRound; r != nil {
+			fmt.Fprintf(w, "  last round: %s by %s, %s %s\n", r.ID, r.Agent, r.Status, r.Outcome)
+		}
+		if h := g.LastHandoff; h != nil {
+			fmt.Fprintf(w, "  last handoff: %s\n", h.Summary)
+		}
+	}
+}
+
+func quotaLine(q *engine.QuotaSummary) string {
+	lim := func(p *int64) string {
+		if p == nil {
+			return "∞"
+		}
+		return fmt.Sprint(*p)
+	}
+	s := fmt.Sprintf("rounds %d/%s, tokens %d/%s", q.Rounds.Used, lim(q.Rounds.Limit), q.Tokens.Used, lim(q.Tokens.Limit))
+	if q.CostUSD.Limit != nil {
+		s += fmt.Sprintf(", cost $%.2f/$%.2f", q.CostUSD.Used, *q.CostUSD.Limit)
+	}
+	if q.ResetsAt != nil {
+		s += ", resets " + *q.ResetsAt
+	}
+	return s
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print loopx's version",
+		Example: "  loopx version --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.print(map[string]string{"version": Version}, func(w io.Writer) { fmt.Fprintf(w, "loopx %s\n", Version) })
+		},
+	}
+}
+
+func (a *app) doctorCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the project: spec, state store, recovered torn writes",
+		Long: `Doctor opens the store and reports its path, revision, and whether a torn
+tail (an incomplete last write, e.g. after kill -9 or a power cut) was ever
+dropped on open. Exit 0 when healthy, 1 when a problem was found, 3 when the
+store cannot be opened.`,
+		Example: "  loopx doctor --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			rep := map[string]any{"root": e.Root(), "spec_ok": e.SpecErr() == nil}
+			if e.SpecErr() != nil {
+				rep["spec_error"] = e.SpecErr().Error()
+			}
+			s, err := e.Store()
+			if err != nil {
+				return err
+			}
+			rev, err := s.Revision()
+			if err != nil {
+				return err
+			}
+			rep["store"], rep["revision"] = s.Path(), rev
+			rec, err := s.LastRecovery()
+			if err != nil {
+				return err
+			}
+			rep["recovered"] = rec
+			if err := a.print(rep, func(w io.Writer) {
+				fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
+				if rec != nil {
+					fmt.Fprintf(w, "recovered: a torn tail of %d bytes was dropped on open at %s (every complete transaction kept)\n", rec.DroppedBytes, rec.At.Format("2006-01-02T15:04:05Z"))
+				}
+				if e.SpecErr() != nil {
+					fmt.Fprintf(w, "spec: %v\n", e.SpecErr())
+				} else {
+					fmt.Fprintln(w, "spec: ok")
+				}
+			}); err != nil {
+				return err
+			}
+			if e.SpecErr() != nil {
+				return &exitError{code: ExitNo}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,271 @@
+// Package cli holds loopx's cobra commands: flags, wiring and rendering
+// over the engine package.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (design §12).
+const (
+	ExitOK       = 0
+	ExitNo       = 1
+	ExitUsage    = 2
+	ExitInternal = 3
+)
+
+// Version is set at build time with -ldflags "-X …/cli.Version=v1.2.3".
+var Version = "dev"
+
+// app is the state shared by every command of one invocation.
+type app struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	json           bool
+	project        string
+	eng            *engine.Engine
+}
+
+// exitError carries an exit code through cobra without printing anything
+// more (the command already printed its answer).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is a usage mistake caught by the CLI itself (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// Main runs loopx with os.Args and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Run runs loopx with args and returns the exit code; tests drive it.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr, stdin: stdin}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if a.eng != nil {
+		if cerr := a.eng.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return ee.code
+	}
+	code := exitCode(err)
+	a.printError(err, code)
+	return code
+}
+
+// exitCode maps an error to the exit code: the one place that does.
+func exitCode(err error) int {
+	var (
+		ee  *exitError
+		ue  *usageError
+		eu  *engine.UsageError
+		er  *engine.RefusedError
+		se  specs.Errors
+		kse *kernel.StoreError
+	)
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &er):
+		return ExitNo
+	case errors.As(err, &ue), errors.As(err, &eu), errors.As(err, &se), errors.Is(err, os.ErrNotExist):
+		return ExitUsage
+	case errors.As(err, &kse), errors.Is(err, kernel.ErrLockTimeout), errors.Is(err, kernel.ErrSchemaTooNew):
+		return ExitInternal
+	case isFlagError(err):
+		return ExitUsage
+	}
+	return ExitInternal
+}
+
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "flag needs", "invalid argument", "unknown command", "accepts ", "requires at least", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorItems turns an error into the envelope's items.
+func errorItems(err error, code int) []output.ErrorItem {
+	var se specs.Errors
+	if errors.As(err, &se) {
+		items := make([]output.ErrorItem, 0, len(se))
+		for _, e := range se {
+			items = append(items, output.ErrorItem{Code: e.Code, Message: e.Message,
+				Location: &output.Location{File: e.File, Row: e.Line, Col: e.Col, Path: e.Path}})
+		}
+		return items
+	}
+	c := map[int]string{ExitNo: "refused", ExitUsage: "usage", ExitInternal: "internal"}[code]
+	var eu *engine.UsageError
+	var er *engine.RefusedError
+	var kse *kernel.StoreError
+	switch {
+	case errors.As(err, &eu):
+		c = eu.Code
+	case errors.As(err, &er):
+		c = er.Code
+	case errors.As(err, &kse):
+		c = "store_error"
+	case errors.Is(err, os.ErrNotExist):
+		c = "no_project"
+	}
+	return []output.ErrorItem{{Code: c, Message: err.Error()}}
+}
+
+func (a *app) printError(err error, code int) {
+	items := errorItems(err, code)
+	if a.json {
+		_ = output.Errors(a.stdout, items)
+		return
+	}
+	var se specs.Errors
+	if errors.As(err, &se) {
+		for _, e := range se {
+			fmt.Fprintln(a.stderr, e.Error())
+		}
+		return
+	}
+	output.ErrorText(a.stderr, items)
+	if isFlagError(err) {
+		fmt.Fprintln(a.stderr, "Run 'loopx --help' for usage.")
+	}
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "loopx",
+		Short: "A local control plane for long-running AI-agent work",
+		Long: `loopx keeps what must outlive an agent's turn — the goal, human gates, todos
+with claims and leases, scope, evidence, quota, handoffs — and answers, as
+policy, what may happen next. Specs are CUE (loopx/*.cue), policies are Rego,
+state is a local buntdb store (.loopx/).
+
+Exit codes: 0 ok or allowed; 1 the decision or check says no; 2 usage or
+input error; 3 internal error (e.g. an unreadable state store).`,
+		Example: `  loopx init --goal g1 --objective "Ship v2" --agent a1 --host shell
+  loopx todo add --goal g1 "Write the migration guide"
+  loopx decide should-run --goal g1 --agent a1 --json
+  loopx run --goal g1 --agent a1 -- ./agent.sh`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON document on stdout")
+	root.PersistentFlags().StringVar(&a.project, "project", "", "project root (default: $LOOPX_PROJECT, else found by walking up from the working directory)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%v", err) })
+	root.AddCommand(a.initCmd(), a.vetCmd(), a.statusCmd(), a.goalCmd(), a.todoCmd(), a.evidenceCmd(),
+		a.gateCmd(), a.roundCmd(), a.runCmd(), a.decideCmd(), a.quotaCmd(), a.eventsCmd(), a.versionCmd(),
+		a.demoCmd(), a.agentCmd(), a.doctorCmd())
+	return root
+}
+
+// clock returns the clock: LOOPX_NOW (RFC 3339) pins it for tests and
+// reproducible runs; otherwise the real time.
+func clock() (func() time.Time, error) {
+	v := os.Getenv("LOOPX_NOW")
+	if v == "" {
+		return time.Now, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, usagef("LOOPX_NOW=%q is not an RFC 3339 time (e.g. 2026-11-29T10:00:00Z)", v)
+	}
+	return func() time.Time { return t }, nil
+}
+
+// root resolves the project root: --project, $LOOPX_PROJECT, or walking up.
+func (a *app) root() (string, error) {
+	if a.project != "" {
+		return a.project, nil
+	}
+	if p := os.Getenv("LOOPX_PROJECT"); p != "" {
+		return p, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return engine.FindRoot(wd)
+}
+
+// engine opens the project's engine once per invocation.
+func (a *app) engine() (*engine.Engine, error) {
+	if a.eng != nil {
+		return a.eng, nil
+	}
+	root, err := a.root()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("project %s: %w", root, os.ErrNotExist)
+	}
+	now, err := clock()
+	if err != nil {
+		return nil, err
+	}
+	a.eng = engine.New(engine.Options{Root: root, Now: now})
+	return a.eng, nil
+}
+
+// print writes v as JSON under --json, else calls text.
+func (a *app) print(v any, text func(w io.Writer)) error {
+	if a.json {
+		return output.JSON(a.stdout, v)
+	}
+	text(a.stdout)
+	return nil
+}
+
+// actor is who runs the command: $LOOPX_AGENT inside a round, else "human".
+func actor() string {
+	if a := os.Getenv("LOOPX_AGENT"); a != "" {
+		return a
+	}
+	return "human"
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportsFlowOneWay enforces design §13: cmd → engine → {specs,
+// policies, kernel}; lint → {specs, policies}; the kernel imports neither
+// OPA nor CUE; library packages never import cmd/.
+func TestImportsFlowOneWay(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
+	if err != nil {
+		t.Skipf("go list unavailable: %v\n%s", err, out)
+	}
+	const mod = "github.com/loopx-dev/loopx/"
+	forbidden := map[string][]string{
+		mod + "kernel":   {"github.com/open-policy-agent/opa", "cuelang.org/go", mod + "engine", mod + "specs", mod + "policies", mod + "cmd", mod + "lint"},
+		mod + "specs":    {mod + "engine", mod + "kernel", mod + "policies", mod + "cmd", mod + "lint"},
+		mod + "policies": {mod + "engine", mod + "kernel", mod + "specs", mod + "cmd", mod + "lint"},
+		mod + "presets":  {mod + "engine", mod + "kernel", mod + "specs", mod + "policies", mod + "cmd"},
+		mod + "engine":   {mod + "cmd", mod + "lint"},
+		mod + "lint":     {mod + "engine", mod + "kernel", mod + "cmd"},
+	}
+	checked := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		pkg, deps, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		bad, ok := forbidden[pkg]
+		if !ok {
+			continue
+		}
+		checked++
+		for _, d := range strings.Fields(deps) {
+			for _, b := range bad {
+				if d == b || strings.HasPrefix(d, b+"/") {
+					t.Errorf("%s imports %s (design §13 forbids it)", pkg, d)
+				}
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("checked only %d packages; go list output:\n%s", checked, out)
+	}
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
+}
+
+// TestScripts runs the CLI scripts in testdata/script. Set
+// LOOPX_UPDATE_GOLDEN=1 to rewrite cmp goldens inside the scripts (review
+// the diff).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("LOOPX_UPDATE_GOLDEN") != "",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("LOOPX_NOW", "2026-11-29T10:00:00Z")
+			env.Setenv("LOOPX_PROJECT", "")
+			env.Setenv("LOOPX_ROUND", "")
+			env.Setenv("LOOPX_AGENT", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitcode,
+			"cmpjson":  cmdCmpJSON,
+			"jsonget":  cmdJSONGet,
+		},
+	})
+}
+
+// cmdExitcode runs a command and asserts its exact exit code:
+// exitcode N prog args...
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", got, want, ts.ReadFile("stdout"), ts.ReadFile("stderr"))
+	}
+}
+
+var (
+	reULID = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+	reHash = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+	reID   = regexp.MustCompile(`\b[tregh]-[0-9a-f]{4,16}\b`)
+	reTmp  = regexp.MustCompile(`"(/[^"]*)?/(script-[^"/]+|loopx-demo-[^"/]+)[^"]*"`)
+)
+
+// normalize replaces what varies between runs: ULIDs, sha256 hashes, and
+// record ids (numbered by first appearance, so links stay checkable).
+func normalize(s, workdir string) string {
+	s = strings.ReplaceAll(s, workdir, "$WORK")
+	s = reULID.ReplaceAllString(s, "ULID")
+	s = reHash.ReplaceAllString(s, "sha256:HASH")
+	seen := map[string]string{}
+	return reID.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := seen[id]; ok {
+			return v
+		}
+		v := fmt.Sprintf("%c-#%d", id[0], len(seen)+1)
+		seen[id] = v
+		return v
+	})
+}
+
+// cmdCmpJSON compares a file (stdout, stderr or a file) that holds JSON
+// with a golden after normalising both: cmpjson stdout golden.json
+func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpjson FILE GOLDEN")
+	}
+	got := normalize(ts.ReadFile(args[0]), ts.Getenv("WORK"))
+	want := ts.ReadFile(args[1])
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		ts.Fatalf("cmpjson: %s is not JSON: %v\n%s", args[0], err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		ts.Fatalf("cmpjson: %s is not JSON: %v", args[1], err)
+	}
+	gb, wb := indentJSON(g), indentJSON(w)
+	if (string(gb) == string(wb)) == neg {
+		ts.Fatalf("cmpjson: %s and %s differ:\n--- got\n%s\n--- want\n%s", args[0], args[1], gb, wb)
+	}
+}
+
+// cmdJSONGet sets an environment variable from a field of the last stdout:
+// jsonget VAR path.to.field (numeric elements index arrays).
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: jsonget VAR PATH")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
+		ts.Fatalf("jsonget: stdout is not JSON: %v", err)
+	}
+	for _, p := range strings.Split(args[1], ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(x) {
+				ts.Fatalf("jsonget: no element %q", p)
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("jsonget: no field %q in %v", p, v)
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		b, _ := json.Marshal(v)
+		s = string(b)
+	}
+	ts.Setenv(args[0], s)
+}
+
+func indentJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+	return b.String()
+}

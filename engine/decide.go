@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/oklog/ulid/v2"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// Request is a query to decide.
+type Request struct {
+	// Query is "should_run" (more queries come with their policies).
+	Query string
+	Goal  string
+	Agent string
+	// Permission is set for permission queries.
+	Permission *PermissionRequest
+}
+
+// verdicts lists the verdicts each query may give; anything else from a
+// policy is a policy error (deny).
+var verdicts = map[string][]string{
+	"should_run":  {"run", "skip", "wait_human", "deny"},
+	"permission":  {"allow", "ask", "deny"},
+	"claim":       {"allow", "deny"},
+	"gate_answer": {"allow", "deny"},
+}
+
+// Decide answers req with the built-in policy over a fresh snapshot and
+// appends the decision to the decision log. It fails closed: when the
+// store, spec or policy is unusable, or the policy's result is undefined or
+// malformed, the decision is a deny with code store_error, spec_error,
+// policy_error or policy_undefined. The returned error is non-nil only for
+// an unusable store (*kernel.StoreError, lock timeout) — the decision is
+// still a valid deny then — or a failure to write the decision log.
+func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
+	now := e.Now()
+	in, storeErr := e.buildInput(req, now)
+	d := e.evaluate(ctx, req, in)
+	e.finishDecision(&d, req, in)
+	if err := e.logDecision(d, in, now); err != nil && storeErr == nil {
+		return d, err
+	}
+	return d, storeErr
+}
+
+// buildInput assembles the policy input; a store failure is reported in
+// input.health.store and returned.
+func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
+	in := Input{Query: req.Query, Now: rfc(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	if e.specErr != nil {
+		in.Health.Spec = specErrorText(e.specErr)
+	}
+	s, err := e.Store()
+	if err == nil {
+		err = s.View(func(tx *kernel.Tx) error {
+			var err error
+			in.State, err = e.snapshot(tx, req.Goal, req.Agent, now)
+			return err
+		})
+		if err != nil {
+			err = &kernel.StoreError{Path: s.Path(), Err: err}
+		}
+	}
+	if err != nil {
+		in.Health.Store = err.Error()
+		in.State = Snapshot{Gates: []GateFacts{}, Todos: []TodoFacts{}}
+	}
+	return in, err
+}
+
+func specErrorText(err error) string {
+	var es specs.Errors
+	if errors.As(err, &es) && len(es) > 0 {
+		if len(es) == 1 {
+			return es[0].Error()
+		}
+		return fmt.Sprintf("%s (and %d more)", es[0].Error(), len(es)-1)
+	}
+	return err.Error()
+}
+
+// evaluate runs the query's prepared policy; every failure becomes a deny.
+func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
+	rule := "data.loopx." + policyArea(req.Query) + ".decision"
+	pq, err := e.prepare(ctx, req.Query)
+	if err != nil {
+		return denyDecision("policy_error", "policy does not compile: "+err.Error(), rule)
+	}
+	rs, err := pq.Eval(ctx, rego.EvalInput(in))
+	if err != nil {
+		return denyDecision("policy_error", "policy evaluation failed: "+err.Error(), rule)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return denyDecision("policy_undefined", rule+" is undefined for this input", rule)
+	}
+	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	if err != nil {
+		return denyDecision("policy_error", "policy result: "+err.Error(), rule)
+	}
+	var d Decision
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return denyDecision("policy_error", rule+" has the wrong shape: "+err.Error(), rule)
+	}
+	ok := false
+	for _, v := range verdicts[req.Query] {
+		ok = ok || v == d.Verdict
+	}
+	if !ok {
+		return denyDecision("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, verdicts[req.Query]), rule)
+	}
+	d.Allow = d.Verdict == "run" || d.Verdict == "allow"
+	if d.Reasons == nil {
+		d.Reasons = []Reason{}
+	}
+	return d
+}
+
+func policyArea(query string) string {
+	switch query {
+	case "should_run":
+		return "run"
+	case "gate_answer":
+		return "gate"
+	}
+	return query
+}
+
+func denyDecision(code, msg, rule string) Decision {
+	return Decision{Verdict: "deny", Reasons: []Reason{{Code: code, Message: msg, Rule: rule}}}
+}
+
+var entropy = ulid.Monotonic(rand.Reader, 0)
+
+// finishDecision adds what the engine owns: id, request, quota, revision.
+func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
+	d.DecisionID = ulid.MustNew(ulid.Timestamp(time.Now()), entropy).String()
+	d.Query, d.Goal, d.Agent = req.Query, req.Goal, req.Agent
+	if d.Verdict != "run" {
+		d.Todo = nil
+	}
+	d.Charge = d.Verdict == "run"
+	spec, policy := e.revisions()
+	d.Revision = Revision{Spec: spec, Policy: policy, State: in.State.Revision}
+	if gs := e.goalSpec(req.Goal); gs != nil {
+		d.Quota = quotaSummary(gs, in.State.Quota)
+	}
+	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
+		d.NextCheckAt = nil
+	}
+}
+
+func quotaSummary(gs *specs.Goal, q QuotaFacts) *QuotaSummary {
+	s := &QuotaSummary{
+		Rounds:  Usage{Used: q.Rounds, Limit: gs.Quota.Rounds},
+		Tokens:  Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
+		CostUSD: UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
+		Compute: UsageF{Used: q.ComputeSeconds},
+	}
+	if gs.Quota.Compute < 1 {
+		l := q.ComputeLimitSeconds
+		s.Compute.Limit = &l
+	}
+	if q.ResetsAt != "" {
+		r := q.ResetsAt
+		s.ResetsAt = &r
+	}
+	return s
+}
+
+// HasReason reports whether d carries a reason with this code.
+func (d Decision) HasReason(code string) bool {
+	for _, r := range d.Reasons {
+		if r.Code == code {
+			return true
+		}
+	}
+	return false
+}

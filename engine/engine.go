@@ -1,0 +1,212 @@
+// Package engine answers loopx's queries: it builds a decision's input from
+// the request and a kernel snapshot, evaluates the prepared Rego policy over
+// it with the exported spec as data, logs every decision, and carries out
+// the mutations that follow from decisions (rounds, claims, gates).
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+)
+
+// Directory and file names of a project (design §3).
+const (
+	SpecDirName  = "loopx"
+	StateDirName = ".loopx"
+	LogFileName  = "decisions.jsonl"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Root is the project root (the directory holding loopx/ and .loopx/).
+	Root string
+	// Now is the clock; nil means time.Now. Tests set it (LOOPX_NOW).
+	Now func() time.Time
+	// LockTimeout bounds the wait for the state lock (0 = kernel default).
+	LockTimeout time.Duration
+}
+
+// Engine is one project's decision engine. Load the spec and policy once
+// and ask many times. The store is opened on first use and held (with its
+// lock) until Release or Close, so a long-running caller must Release it
+// while it waits (e.g. while an agent command runs).
+type Engine struct {
+	root string
+	now  func() time.Time
+	lock time.Duration
+
+	spec    *specs.Loaded
+	specErr error
+
+	prepared  map[string]*rego.PreparedEvalQuery
+	policyErr error
+
+	store    *kernel.Store
+	storeErr error
+}
+
+// New returns an engine for the project at o.Root, with its spec loaded
+// (from the cache when unchanged). A broken spec does not fail New: it is
+// kept as SpecErr and every decision fails closed; commands that need the
+// spec call Spec and report the error.
+func New(o Options) *Engine {
+	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	e.spec, e.specErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
+	return e
+}
+
+// Root is the project root.
+func (e *Engine) Root() string { return e.root }
+
+// SpecDir is <root>/loopx.
+func (e *Engine) SpecDir() string { return filepath.Join(e.root, SpecDirName) }
+
+// StateDir is <root>/.loopx.
+func (e *Engine) StateDir() string { return filepath.Join(e.root, StateDirName) }
+
+// Now is the engine's clock in UTC.
+func (e *Engine) Now() time.Time { return e.now().UTC() }
+
+// Spec returns the loaded spec, or the spec's error (specs.Errors for an
+// invalid spec: exit 2).
+func (e *Engine) Spec() (*specs.Loaded, error) { return e.spec, e.specErr }
+
+// SpecErr is the error loading the spec, nil when it is valid.
+func (e *Engine) SpecErr() error { return e.specErr }
+
+// Store opens the kernel store (taking the state lock) on first use.
+func (e *Engine) Store() (*kernel.Store, error) {
+	if e.store != nil {
+		return e.store, nil
+	}
+	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+	if err != nil {
+		return nil, err
+	}
+	e.store = s
+	return s, nil
+}
+
+// Release closes the store and releases the state lock; the next Store
+// call opens it again.
+func (e *Engine) Release() error {
+	if e.store == nil {
+		return nil
+	}
+	err := e.store.Close()
+	e.store = nil
+	return err
+}
+
+// Close releases everything the engine holds.
+func (e *Engine) Close() error { return e.Release() }
+
+// Revision returns the content hashes of the spec ("" when broken) and the
+// policy bundle.
+func (e *Engine) revisions() (spec, policy string) {
+	if e.spec != nil {
+		spec = e.spec.Hash
+	}
+	return spec, policies.Hash()
+}
+
+// prepare compiles the built-in policy modules with the spec as data and
+// prepares the entry rule of query once per engine.
+func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
+	if pq, ok := e.prepared[query]; ok {
+		return pq, nil
+	}
+	if e.policyErr != nil {
+		return nil, e.policyErr
+	}
+	ref, ok := policies.Queries[query]
+	if !ok {
+		return nil, fmt.Errorf("unknown query %q", query)
+	}
+	var spec map[string]any
+	if e.spec != nil {
+		if err := json.Unmarshal(e.spec.JSON, &spec); err != nil {
+			return nil, err
+		}
+	}
+	opts := []func(*rego.Rego){
+		rego.Query(ref),
+		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})),
+	}
+	for path, src := range policies.Modules() {
+		opts = append(opts, rego.Module(path, src))
+	}
+	pq, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		e.policyErr = err
+		return nil, err
+	}
+	if e.prepared == nil {
+		e.prepared = map[string]*rego.PreparedEvalQuery{}
+	}
+	e.prepared[query] = &pq
+	return &pq, nil
+}
+
+// FindRoot walks up from dir to the first directory holding .loopx/ or a
+// loopx/ directory with *.cue files (like git finds .git). It returns an
+// error wrapping os.ErrNotExist when there is none.
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, StateDirName)); err == nil && fi.IsDir() {
+			return d, nil
+		}
+		if m, _ := filepath.Glob(filepath.Join(d, SpecDirName, "*.cue")); len(m) > 0 {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no loopx project in %s or any parent (run `loopx init` first): %w", abs, os.ErrNotExist)
+		}
+	}
+}
+
+// UsageError is a request the engine refuses as malformed or naming
+// something unknown (CLI exit code 2). Code is stable for scripts.
+type UsageError struct {
+	Code    string
+	Message string
+}
+
+func (e *UsageError) Error() string { return e.Message }
+
+// Usagef builds a *UsageError.
+func Usagef(code, format string, args ...any) error {
+	return &UsageError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// RefusedError is a mutation refused by a decision or a kernel rule (CLI
+// exit code 1): a closed gate, a lost lease, an open blocking gate.
+type RefusedError struct {
+	Code    string
+	Message string
+	// Decision is the decision that refused, when one did.
+	Decision *Decision
+}
+
+func (e *RefusedError) Error() string { return e.Message }
+
+// IsNotFound reports whether err says a record does not exist.
+func IsNotFound(err error) bool { return errors.Is(err, kernel.ErrNotFound) }

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/presets"
+	"github.com/loopx-dev/loopx/specs"
+)
+
+// InitOptions configure Init (`loopx init`).
+type InitOptions struct {
+	// Dir is the directory to make a project root.
+	Dir string
+	// Preset, Goal, Objective, Agent and Host fill the scaffolded spec.
+	Preset, Goal, Objective, Agent, Host string
+	// Force overwrites an existing loopx/loopx.cue.
+	Force bool
+}
+
+// InitResult says what Init did.
+type InitResult struct {
+	Root      string `json:"root"`
+	Spec      string `json:"spec"`
+	Created   bool   `json:"created"`
+	GitIgnore bool   `json:"gitignore"`
+}
+
+// Init scaffolds loopx/loopx.cue (unless it exists), creates .loopx/ with
+// an empty store, and adds .loopx/ to .gitignore when dir is inside a git
+// repository. It works outside git too. Errors: *UsageError for an unknown
+// preset or a goal without an objective; the scaffold's spec errors.
+func Init(o InitOptions) (InitResult, error) {
+	var res InitResult
+	root, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return res, err
+	}
+	res.Root = root
+	if o.Preset != "" {
+		if _, ok := presets.Source(o.Preset); !ok {
+			return res, Usagef("unknown_preset", "unknown preset %q (known: %s)", o.Preset, strings.Join(presets.Names(), ", "))
+		}
+	}
+	if o.Goal != "" && o.Objective == "" {
+		return res, Usagef("missing_objective", "--goal needs --objective TEXT (what the goal is for, in one sentence)")
+	}
+	if o.Agent != "" && o.Host == "" {
+		o.Host = "shell"
+	}
+	specPath := filepath.Join(root, SpecDirName, "loopx.cue")
+	res.Spec = specPath
+	if _, err := os.Stat(specPath); err != nil || o.Force {
+		if err := os.MkdirAll(filepath.Dir(specPath), 0o755); err != nil {
+			return res, err
+		}
+		src := specs.Scaffold(specs.ScaffoldOptions{Project: filepath.Base(root), Goal: o.Goal, Objective: o.Objective,
+			Agent: o.Agent, Host: o.Host, Preset: o.Preset})
+		if err := writeFileAtomic(specPath, src); err != nil {
+			return res, err
+		}
+		res.Created = true
+	}
+	if _, err := specs.Load(filepath.Dir(specPath)); err != nil {
+		return res, err
+	}
+	state := filepath.Join(root, StateDirName)
+	s, err := kernel.Open(state, kernel.Options{})
+	if err != nil {
+		return res, err
+	}
+	if err := s.Close(); err != nil {
+		return res, err
+	}
+	if gitRoot := findGit(root); gitRoot != "" {
+		added, err := ensureIgnored(filepath.Join(gitRoot, ".gitignore"), relSlash(gitRoot, state)+"/")
+		if err != nil {
+			return res, err
+		}
+		res.GitIgnore = added
+	}
+	return res, nil
+}
+
+func relSlash(base, p string) string {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+func findGit(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// ensureIgnored appends line to a .gitignore unless an equivalent line is there.
+func ensureIgnored(path, line string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	var had []byte
+	if err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			l := strings.TrimSpace(sc.Text())
+			if l == line || l == strings.TrimSuffix(line, "/") || l == "/"+line {
+				f.Close()
+				return false, nil
+			}
+		}
+		f.Close()
+		had, _ = os.ReadFile(path)
+	}
+	if len(had) > 0 && had[len(had)-1] != '\n' {
+		had = append(had, '\n')
+	}
+	had = append(had, []byte(fmt.Sprintf("# loopx local state\n%s\n", line))...)
+	return true, writeFileAtomic(path, had)
+}
+
+// writeFileAtomic writes data to a temp file beside path and renames it over.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

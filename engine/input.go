@@ -1,0 +1,180 @@
+package engine
+
+// Input is the document policies see as `input` for every query. The engine
+// builds it from the request and a kernel snapshot; policies never read the
+// store themselves. Times are RFC 3339 UTC strings ("2026-11-29T10:00:00Z");
+// durations and ages are whole seconds. data.loopx.spec is the exported spec
+// (specs.Spec) beside it.
+type Input struct {
+	// Query is "should_run", "permission", "claim" or "gate_answer".
+	Query string `json:"query"`
+	// Now is the evaluation instant (the engine's clock, settable in tests).
+	Now string `json:"now"`
+	// Goal and Agent are the ids the request names.
+	Goal  string `json:"goal"`
+	Agent string `json:"agent"`
+	// Health reports whether the store, spec and policy are usable; the
+	// empty string means ok, anything else is the error message. Any error
+	// makes should_run deny (fail closed, rule data.loopx.run.health).
+	Health Health `json:"health"`
+	// State is the kernel snapshot for Goal and Agent.
+	State Snapshot `json:"state"`
+	// Permission carries the fields of a permission query (nil otherwise).
+	Permission *PermissionRequest `json:"permission,omitempty"`
+}
+
+// Health is the usability of the three inputs of a decision ("" = ok).
+type Health struct {
+	Store  string `json:"store"`
+	Spec   string `json:"spec"`
+	Policy string `json:"policy"`
+}
+
+// PermissionRequest is what an agent asks to do (design §6 permission query).
+type PermissionRequest struct {
+	Tool    string   `json:"tool"`
+	Action  string   `json:"action"`
+	Paths   []string `json:"paths"`
+	Command string   `json:"command"`
+}
+
+// Snapshot is the part of kernel state a decision depends on, with the
+// derived facts (usage sums, lease liveness, due monitors) the engine
+// computes so that policies stay small and fast.
+type Snapshot struct {
+	// Revision is the store's global revision (+1 per committed mutation).
+	Revision uint64 `json:"revision"`
+	// GoalRevision is the goal's own revision (+1 per mutation of its records).
+	GoalRevision uint64 `json:"goal_revision"`
+	// Goal is the goal's runtime status.
+	Goal GoalFacts `json:"goal"`
+	// Agent is what is known of the asking agent.
+	Agent AgentFacts `json:"agent"`
+	// Gates are the goal's OPEN gates (runtime and spec gates).
+	Gates []GateFacts `json:"gates"`
+	// Todos are the goal's todos that are not done or cancelled.
+	Todos []TodoFacts `json:"todos"`
+	// Quota is the usage in the current rolling window.
+	Quota QuotaFacts `json:"quota"`
+	// Progress is what the recent rounds say about progress.
+	Progress ProgressFacts `json:"progress"`
+}
+
+// GoalFacts is a goal's runtime status.
+type GoalFacts struct {
+	ID string `json:"id"`
+	// InSpec is false when the spec declares no such goal.
+	InSpec bool `json:"in_spec"`
+	// Status is "active", "paused", "done" or "archived".
+	Status string `json:"status"`
+	// Reason is why the status was set ("" when active).
+	Reason string `json:"reason"`
+}
+
+// AgentFacts is what is known of the asking agent.
+type AgentFacts struct {
+	ID string `json:"id"`
+	// Known is true when the spec declares the agent or it is registered.
+	Known bool `json:"known"`
+	// OnGoal is true when the goal's agents list names it (or is empty).
+	OnGoal bool `json:"on_goal"`
+	// Role and Mode come from the spec or the registration.
+	Role string `json:"role"`
+	Mode string `json:"mode"`
+}
+
+// GateFacts is one open gate of the goal.
+type GateFacts struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"` // spec gate name, "" for runtime gates
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+	// Scope says what the gate blocks: kind "goal" (everyone on the goal),
+	// "agent" (only Agent), "todo" (only Todo) or "action" (only the
+	// Guards actions, checked by permission decisions).
+	Scope     GateScope `json:"scope"`
+	Guards    []string  `json:"guards"`
+	RaisedBy  string    `json:"raised_by"`
+	RaisedAt  string    `json:"raised_at"`
+	ExpiresAt string    `json:"expires_at"` // "" = never
+	// Reason is why the gate was raised by loopx itself ("stall" for the
+	// stall gate; "" otherwise).
+	Reason string `json:"reason"`
+}
+
+// GateScope is what a gate blocks.
+type GateScope struct {
+	Kind   string   `json:"kind"`
+	Agents []string `json:"agents"`
+	Todos  []string `json:"todos"`
+}
+
+// TodoFacts is one todo that is not done or cancelled.
+type TodoFacts struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Kind     string `json:"kind"`   // task | monitor | gate | action
+	Status   string `json:"status"` // open | claimed | blocked
+	Priority int    `json:"priority"`
+	// CreatedAt orders todos of equal priority (older first).
+	CreatedAt string `json:"created_at"`
+	// DepsOpen lists the depends_on ids that are not done yet.
+	DepsOpen []string `json:"deps_open"`
+	// Lease is the current claim, nil when unclaimed or released.
+	Lease *LeaseFacts `json:"lease"`
+	// Due is true for a monitor whose next check time has come.
+	Due bool `json:"due"`
+	// NextDueAt is a monitor's next check time ("" for other kinds).
+	NextDueAt string `json:"next_due_at"`
+	// Labels are free-form tags.
+	Labels []string `json:"labels"`
+}
+
+// LeaseFacts is a todo's claim.
+type LeaseFacts struct {
+	Holder    string `json:"holder"`
+	ExpiresAt string `json:"expires_at"`
+	// Live is true while ExpiresAt is in the future.
+	Live    bool   `json:"live"`
+	Version uint64 `json:"version"`
+	Epoch   uint64 `json:"epoch"`
+}
+
+// QuotaFacts is the usage of the goal's quota in the rolling window that
+// ends at Now. Limits live in data.loopx.spec.goals[goal].quota.
+type QuotaFacts struct {
+	// WindowStart is Now minus the window.
+	WindowStart string `json:"window_start"`
+	// Rounds, Tokens and CostUSD are charged sums in the window (refunds subtracted).
+	Rounds  int64   `json:"rounds"`
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
+	// ComputeSeconds is the summed duration of rounds in the window.
+	ComputeSeconds float64 `json:"compute_seconds"`
+	// ComputeLimitSeconds is compute × window in seconds.
+	ComputeLimitSeconds float64 `json:"compute_limit_seconds"`
+	// ResetsAt is when the oldest charge in the window ages out ("" when
+	// nothing is charged).
+	ResetsAt string `json:"resets_at"`
+	// LastRoundAt is when the goal's last round started ("" = never).
+	LastRoundAt string `json:"last_round_at"`
+	// NextRoundAt is LastRoundAt + min_interval ("" when none applies).
+	NextRoundAt string `json:"next_round_at"`
+	// MinIntervalElapsed is false while Now is before NextRoundAt.
+	MinIntervalElapsed bool `json:"min_interval_elapsed"`
+}
+
+// ProgressFacts is what recent rounds say about progress.
+type ProgressFacts struct {
+	// ConsecutiveNoProgress counts the goal's latest finished rounds in a row
+	// that ended no_change or failed, since the last progress round or the
+	// last answered stall gate.
+	ConsecutiveNoProgress int64 `json:"consecutive_no_progress"`
+	// LastOutcome is this agent's last finished round outcome on the goal ("" = none).
+	LastOutcome string `json:"last_outcome"`
+	// LastTodo is the todo of that round ("" = none).
+	LastTodo string `json:"last_todo"`
+	// ChangedSinceLast is true when the goal's state, the spec or the
+	// policy changed since that round finished (or a monitor became due).
+	ChangedSinceLast bool `json:"changed_since_last"`
+}

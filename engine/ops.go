@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// TodoInput is a todo to add.
+type TodoInput struct {
+	Goal, Title, Kind string
+	// Priority is 0..4 (P0..P4).
+	Priority  int
+	DependsOn []string
+	Labels    []string
+	// EverySeconds is a monitor's cadence.
+	EverySeconds int64
+	By           string
+}
+
+var todoKinds = []string{kernel.KindTask, kernel.KindMonitor, kernel.KindGate, kernel.KindAction}
+
+// AddTodo validates and stores a todo. Errors: *UsageError for an unknown
+// goal, kind, dependency, or a monitor without a cadence.
+func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
+	var out kernel.Todo
+	if err := e.RequireGoal(in.Goal); err != nil {
+		return out, err
+	}
+	if strings.TrimSpace(in.Title) == "" {
+		return out, Usagef("empty_title", "a todo needs a title")
+	}
+	if in.Kind == "" {
+		in.Kind = kernel.KindTask
+	}
+	if !slices.Contains(todoKinds, in.Kind) {
+		return out, Usagef("bad_kind", "todo kind %q is not one of %v", in.Kind, todoKinds)
+	}
+	if in.Priority < 0 || in.Priority > 4 {
+		return out, Usagef("bad_priority", "priority must be P0..P4")
+	}
+	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
+		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		for _, d := range in.DependsOn {
+			if _, err := tx.Todo(d); err != nil {
+				if IsNotFound(err) {
+					return Usagef("unknown_todo", "depends on unknown todo %q", d)
+				}
+				return err
+			}
+		}
+		var err error
+		out, err = tx.AddTodo(kernel.Todo{Goal: in.Goal, Title: in.Title, Kind: in.Kind, Priority: in.Priority,
+			DependsOn: in.DependsOn, Labels: in.Labels, EverySeconds: in.EverySeconds, CreatedBy: in.By})
+		return err
+	})
+	return out, err
+}
+
+// Todo returns one todo. Errors: *UsageError unknown_todo.
+func (e *Engine) Todo(id string) (kernel.Todo, error) {
+	var t kernel.Todo
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		t, err = tx.Todo(id)
+		if IsNotFound(err) {
+			return Usagef("unknown_todo", "unknown todo %q", id)
+		}
+		return err
+	})
+	return t, err
+}
+
+// Todos lists a goal's todos ("" = every spec goal), optionally only those
+// with status.
+func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
+	goals := []string{goal}
+	if goal == "" {
+		goals = e.GoalIDs()
+	} else if err := e.RequireGoal(goal); err != nil {
+		return nil, err
+	}
+	out := []kernel.Todo{}
+	err := e.update(func(tx *kernel.Tx) error { return nil }) // seed spec todos
+	if err != nil {
+		return nil, err
+	}
+	err = e.view(func(tx *kernel.Tx) error {
+		for _, g := range goals {
+			ts, err := tx.Todos(g)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				if status == "" || t.Status == status {
+					out = append(out, t)
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SetTodoStatus marks a todo done, blocked, cancelled or open again, with a
+// note, releasing any lease. Errors: *UsageError unknown_todo / bad_status.
+func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, error) {
+	var t kernel.Todo
+	if !slices.Contains([]string{kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled, kernel.TodoOpen}, status) {
+		return t, Usagef("bad_status", "status %q is not done, blocked, cancelled or open", status)
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		var err error
+		t, err = tx.Todo(id)
+		if IsNotFound(err) {
+			return Usagef("unknown_todo", "unknown todo %q", id)
+		}
+		if err != nil {
+			return err
+		}
+		old := t.Status
+		release(&t)
+		t.Status, t.Note = status, note
+		if err := tx.PutTodo(t); err != nil {
+			return err
+		}
+		return tx.AppendEvent(kernel.Event{Kind: "todo." + status, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
+			Data: map[string]any{"from": old}})
+	})
+	return t, err
+}
+
+// AddEvidence validates and stores evidence for a goal.
+func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
+	if err := e.RequireGoal(ev.Goal); err != nil {
+		return ev, err
+	}
+	if strings.TrimSpace(ev.Summary) == "" {
+		return ev, Usagef("empty_summary", "evidence needs a summary")
+	}
+	if ev.Kind == "" {
+		ev.Kind = "note"
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		if ev.Todo != "" {
+			if _, err := tx.Todo(ev.Todo); IsNotFound(err) {
+				return Usagef("unknown_todo", "unknown todo %q", ev.Todo)
+			}
+		}
+		var err error
+		ev, err = tx.AddEvidence(ev)
+		return err
+	})
+	return ev, err
+}
+
+// Evidence lists a goal's evidence, newest first (limit 0 = all).
+func (e *Engine) Evidence(goal string, limit int) ([]kernel.Evidence, error) {
+	if err := e.RequireGoal(goal); err != nil {
+		return nil, err
+	}
+	var out []kernel.Evidence
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		out, err = tx.EvidenceList(goal, limit)
+		return err
+	})
+	if out == nil {
+		out = []kernel.Evidence{}
+	}
+	return out, err
+}
+
+// SetGoalStatus pauses, resumes (active), finishes (done) or archives a goal.
+func (e *Engine) SetGoalStatus(goal, status, reason, actor string) (kernel.GoalState, error) {
+	var st kernel.GoalState
+	if err := e.RequireGoal(goal); err != nil {
+		return st, err
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		if err := tx.SetGoalStatus(goal, status, reason, actor); err != nil {
+			return err
+		}
+		var err error
+		st, err = tx.Goal(goal)
+		return err
+	})
+	return st, err
+}
+
+// GoalState returns a goal's runtime state.
+func (e *Engine) GoalState(goal string) (kernel.GoalState, error) {
+	var st kernel.GoalState
+	if err := e.RequireGoal(goal); err != nil {
+		return st, err
+	}
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		st, err = tx.Goal(goal)
+		return err
+	})
+	return st, err
+}
+
+// EventFilter selects audit events; zero fields match everything.
+type EventFilter struct {
+	Goal, Kind string
+	// Since is the earliest instant (zero = all).
+	SinceSeconds int64
+	Limit        int
+}
+
+// Events returns audit events matching f, oldest first (the newest Limit
+// when Limit > 0). Kind matches exactly or as a prefix ending in "."
+// ("gate." matches every gate event).
+func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
+	if f.Goal != "" {
+		if err := e.RequireGoal(f.Goal); err != nil {
+			return nil, err
+		}
+	}
+	out := []kernel.Event{}
+	now := e.Now()
+	err := e.view(func(tx *kernel.Tx) error {
+		return tx.Events(func(ev kernel.Event) bool {
+			if f.Goal != "" && ev.Goal != f.Goal {
+				return true
+			}
+			if f.Kind != "" && ev.Kind != f.Kind && !(strings.HasSuffix(f.Kind, ".") && strings.HasPrefix(ev.Kind, f.Kind)) && !strings.HasPrefix(ev.Kind, f.Kind+".") {
+				return true
+			}
+			if f.SinceSeconds > 0 && now.Sub(ev.At).Seconds() > float64(f.SinceSeconds) {
+				return true
+			}
+			out = append(out, ev)
+			return true
+		})
+	})
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out, err
+}
+
+// Round returns one round. Errors: *UsageError unknown_round.
+func (e *Engine) Round(id string) (kernel.Round, error) {
+	var r kernel.Round
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		r, err = tx.Round(id)
+		if IsNotFound(err) {
+			return Usagef("unknown_round", "unknown round %q", id)
+		}
+		return err
+	})
+	return r, err
+}
+
+// RegisterAgent registers (or updates) an agent.
+func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
+	if a.ID == "" {
+		return a, Usagef("missing_agent", "an agent needs an id")
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		old, err := tx.Agent(a.ID)
+		if err == nil {
+			a.RegisteredAt, a.LastSeenAt = old.RegisteredAt, old.LastSeenAt
+		} else {
+			a.RegisteredAt = tx.Now()
+		}
+		if a.Role == "" {
+			a.Role = "executor"
+		}
+		if a.Mode == "" {
+			a.Mode = "active"
+		}
+		if err := tx.PutAgent(a); err != nil {
+			return err
+		}
+		return tx.AppendEvent(kernel.Event{Kind: "agent.registered", Actor: a.ID, Subject: a.ID,
+			Message: fmt.Sprintf("host %s, role %s", a.Host, a.Role)})
+	})
+	return a, err
+}
+
+// Agents lists registered agents.
+func (e *Engine) Agents() ([]kernel.Agent, error) {
+	out := []kernel.Agent{}
+	err := e.view(func(tx *kernel.Tx) error {
+		as, err := tx.Agents()
+		out = append(out, as...)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// GoalStatus is one goal's summary for `loopx status`.
+type GoalStatus struct {
+	ID        string        `json:"id"`
+	Objective string        `json:"objective"`
+	Status    string        `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
+	Quota     *QuotaSummary `json:"quota"`
+	// Todos counts todos by status.
+	Todos map[string]int `json:"todos"`
+	// NextTodos are the open todos in selection order (at most 5).
+	NextTodos []TodoRef `json:"next_todos"`
+	// NewestTodo is the most recently added open todo.
+	NewestTodo  *TodoRef        `json:"newest_todo"`
+	OpenGates   []kernel.Gate   `json:"open_gates"`
+	LastRound   *kernel.Round   `json:"last_round"`
+	LastHandoff *kernel.Handoff `json:"last_handoff"`
+	// Evidence is the number of evidence records.
+	Evidence int `json:"evidence"`
+}
+
+// Status is the project's summary.
+type Status struct {
+	Root    string       `json:"root"`
+	Project string       `json:"project"`
+	Now     string       `json:"now"`
+	State   uint64       `json:"state_revision"`
+	Goals   []GoalStatus `json:"goals"`
+}
+
+// Status summarises every spec goal (or only goal) from one read
+// transaction. Errors: the spec's errors, *UsageError for an unknown goal,
+// store errors.
+func (e *Engine) Status(goal string) (Status, error) {
+	st := Status{Root: e.root, Goals: []GoalStatus{}}
+	if e.specErr != nil {
+		return st, e.specErr
+	}
+	goals := e.GoalIDs()
+	if goal != "" {
+		if err := e.RequireGoal(goal); err != nil {
+			return st, err
+		}
+		goals = []string{goal}
+	}
+	st.Project = e.spec.Spec.Project.Name
+	if st.Project == "" {
+		st.Project = filepath.Base(e.root)
+	}
+	now := e.Now()
+	st.Now = rfc(now)
+	err := e.view(func(tx *kernel.Tx) error {
+		st.State = tx.Revision()
+		for _, g := range goals {
+			gs, err := e.goalStatus(tx, g, now)
+			if err != nil {
+				return err
+			}
+			st.Goals = append(st.Goals, gs)
+		}
+		return nil
+	})
+	return st, err
+}
+
+func (e *Engine) goalStatus(tx *kernel.Tx, goal string, now time.Time) (GoalStatus, error) {
+	spec := e.goalSpec(goal)
+	out := GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []TodoRef{}, OpenGates: []kernel.Gate{}}
+	gst, err := tx.Goal(goal)
+	if err != nil {
+		return out, err
+	}
+	out.Status, out.Reason = gst.Status, gst.Reason
+	todos, err := tx.Todos(goal)
+	if err != nil {
+		return out, err
+	}
+	var newest *kernel.Todo
+	for i, t := range todos {
+		out.Todos[t.Status]++
+		if t.Status == kernel.TodoOpen || t.Status == kernel.TodoClaimed {
+			if len(out.NextTodos) < 5 {
+				out.NextTodos = append(out.NextTodos, TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
+			}
+			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.ID > newest.ID) {
+				newest = &todos[i]
+			}
+		}
+	}
+	if newest != nil {
+		out.NewestTodo = &TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
+	}
+	if out.OpenGates, err = e.openGates(tx, goal); err != nil {
+		return out, err
+	}
+	if out.OpenGates == nil {
+		out.OpenGates = []kernel.Gate{}
+	}
+	rounds, err := tx.Rounds(goal)
+	if err != nil {
+		return out, err
+	}
+	if len(rounds) > 0 {
+		out.LastRound = &rounds[len(rounds)-1]
+	}
+	ledger, err := tx.Ledger(goal)
+	if err != nil {
+		return out, err
+	}
+	out.Quota = quotaSummary(spec, quotaFacts(spec, ledger, rounds, now))
+	hs, err := tx.Handoffs(goal)
+	if err != nil {
+		return out, err
+	}
+	if len(hs) > 0 {
+		out.LastHandoff = &hs[len(hs)-1]
+	}
+	out.Evidence, err = tx.EvidenceCount(goal)
+	return out, err
+}

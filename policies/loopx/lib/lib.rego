@@ -1,0 +1,26 @@
+# METADATA
+# title: loopx.lib
+# description: Helpers shared by the loopx decisions (reasons, instants, wording).
+package loopx.lib
+
+# reason is one entry of a decision's reasons (engine.Reason).
+reason(code, message, rule, ref) := {"code": code, "message": message, "rule": rule, "ref": ref}
+
+# earliest is the earliest RFC 3339 instant among ts, or null when none is one.
+earliest(ts) := min(pairs)[1] if {
+	pairs := [[time.parse_rfc3339_ns(s), s] | some s in ts; is_string(s); regex.match(rfc3339, s)]
+	count(pairs) > 0
+} else := null
+
+rfc3339 := `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`
+
+# nonempty is s when it is a non-empty string, else null (for next_check_at).
+nonempty(s) := s if {
+	is_string(s)
+	s != ""
+} else := null
+
+# counted is "1 todo" / "3 todos".
+counted(n, word) := $"{n} {word}" if n == 1
+
+else := $"{n} {word}s"

@@ -1,0 +1,72 @@
+package loopx.run
+
+import data.loopx.lib
+
+default todos := []
+
+todos := input.state.todos if is_array(input.state.todos)
+
+# unclaimable[why]: indexes in todos of the todos this agent cannot claim for
+# that reason; why_order is the precedence and the order in messages.
+unclaimable["held"] := {i | some i, t in todos; t.lease.live == true; t.lease.holder != agent_id}
+
+unclaimable["deps"] := {i | some i, t in todos; t.deps_open[0]}
+
+unclaimable["not_due"] := {i | some i, t in todos; t.kind == "monitor"; not t.due == true}
+
+unclaimable["gated"] := {i | some id in gated_todos; some i, t in todos; t.id == id}
+
+unclaimable["blocked"] := {i | some i, t in todos; not t.status in {"open", "claimed"}}
+
+unclaimable["human"] := {i | some i, t in todos; not t.kind in {"task", "monitor"}}
+
+why_order := [
+	["held", "held by other agents"], ["deps", "waiting on dependencies"],
+	["not_due", "monitors not due"], ["gated", "behind a todo gate"],
+	["blocked", "blocked"], ["human", "for humans (gate or action)"],
+]
+
+# Claimable todos with their selection key: own live claims, then due
+# monitors, then priority (0 first), age and id. Status and kind are checked
+# inline (unclaimable.blocked and .human stay lazy: no_todo only).
+candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), object.get(t, "id", ""), i] |
+	excluded := ((unclaimable.held | unclaimable.deps) | unclaimable.not_due) | unclaimable.gated
+	some i, t in todos
+	t.status in {"open", "claimed"}
+	t.kind in {"task", "monitor"}
+	not i in excluded
+	rank := object.get(own_claims, i, object.get({"monitor": 1}, t.kind, 2))
+]
+
+own_claims := {i: 0 | some i, t in todos; t.lease.live == true; t.lease.holder == agent_id}
+
+# METADATA
+# description: Step 8 on run, the todo this agent should work on.
+selected := todos[k[4]] if k := min(candidates)
+
+selected_reason := lib.reason("todo_selected", $"{selected.id} {selected.title} (P{object.get(selected, "priority", 2)}, {selected.kind})", "data.loopx.run.selected", $"todo {selected.id}")
+
+# METADATA
+# description: Step 8, no todo this agent can claim; the message counts why.
+no_todo := [lib.reason("no_todo", no_todo_message, "data.loopx.run.no_todo", "") | count(candidates) == 0]
+
+no_todo_message := "no open todos" if count(todos) == 0
+
+else := $"{lib.counted(count(todos), "todo")}: {concat(", ", [$"{count(why[w])} {label}" | some [w, label] in why_order; count(why[w]) > 0])}"
+
+# why[w] is unclaimable[w] less the todos an earlier reason already counts.
+why[w] := unclaimable[w] - union({unclaimable[v] | some j, [v, _] in why_order; j < k}) if some k, [w, _] in why_order
+
+# The earliest instant a lease of another agent ends or a monitor is due.
+no_todo_next := lib.earliest(array.concat(
+	[todos[i].lease.expires_at | some i in why.held],
+	[todos[i].next_due_at | some i in why.not_due],
+))
+
+# METADATA
+# description: Step 9, the same todo again with nothing changed since a no_change round.
+no_state_change := [lib.reason("no_state_change", $"nothing changed since your last round on {selected.id} ended no_change", "data.loopx.run.no_state_change", $"todo {selected.id}") |
+	input.state.progress.last_outcome == "no_change"
+	input.state.progress.changed_since_last == false
+	selected.id == input.state.progress.last_todo
+]

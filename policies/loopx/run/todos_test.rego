@@ -1,0 +1,67 @@
+package loopx.run_test
+
+monitor(id, due, next_due_at) := object.union(todo(id, 3, "2026-11-20T10:00:00Z"), {"kind": "monitor", "due": due, "next_due_at": next_due_at})
+
+picked(todos) := decide(state({"todos": todos})).todo.id
+
+test_priority_first_then_age_then_id if {
+	picked([todo("t-3", 2, "2026-11-01T00:00:00Z"), todo("t-2", 1, "2026-11-02T00:00:00Z")]) == "t-2"
+	picked([todo("t-3", 1, "2026-11-02T00:00:00Z"), todo("t-2", 1, "2026-11-01T00:00:00Z")]) == "t-2"
+	picked([todo("t-b", 1, "2026-11-01T00:00:00Z"), todo("t-a", 1, "2026-11-01T00:00:00Z")]) == "t-a"
+}
+
+test_due_monitor_before_urgent_task if {
+	picked([todo("t-1", 0, "2026-11-01T00:00:00Z"), monitor("m-1", true, "")]) == "m-1"
+}
+
+test_own_live_claim_before_due_monitor if {
+	mine := object.union(todo("t-9", 4, "2026-11-28T00:00:00Z"), {"status": "claimed", "lease": lease("codex", true, "2026-11-29T10:30:00Z")})
+	picked([monitor("m-1", true, ""), todo("t-1", 0, "2026-11-01T00:00:00Z"), mine]) == "t-9"
+}
+
+test_expired_lease_is_claimable if {
+	stale := object.union(todo("t-1", 2, "2026-11-28T00:00:00Z"), {"status": "claimed", "lease": lease("claude", false, "2026-11-29T09:00:00Z")})
+	picked([stale]) == "t-1"
+}
+
+test_unclaimable_todos_are_not_selected if {
+	held := object.union(todo("t-1", 0, "2026-11-01T00:00:00Z"), {"status": "claimed", "lease": lease("claude", true, "2026-11-29T10:30:00Z")})
+	deps := object.union(todo("t-2", 0, "2026-11-01T00:00:00Z"), {"deps_open": ["t-1"]})
+	human := object.union(todo("t-3", 0, "2026-11-01T00:00:00Z"), {"kind": "action"})
+	blocked := object.union(todo("t-4", 0, "2026-11-01T00:00:00Z"), {"status": "blocked"})
+	picked([held, deps, human, blocked, monitor("m-1", false, "2026-11-29T11:00:00Z"), todo("t-9", 4, "2026-11-29T00:00:00Z")]) == "t-9"
+}
+
+test_no_todo_counts_why_and_wakes_at_earliest if {
+	held1 := object.union(todo("t-1", 0, "2026-11-01T00:00:00Z"), {"status": "claimed", "lease": lease("claude", true, "2026-11-29T10:45:00Z")})
+	held2 := object.union(todo("t-2", 0, "2026-11-01T00:00:00Z"), {"status": "claimed", "lease": lease("cursor", true, "2026-11-29T10:30:00Z")})
+	deps := object.union(todo("t-3", 0, "2026-11-01T00:00:00Z"), {"deps_open": ["t-1"]})
+	d := decide(state({"todos": [held1, held2, deps]}))
+	d.verdict == "skip"
+	d.reasons == [{
+		"code": "no_todo", "message": "3 todos: 2 held by other agents, 1 waiting on dependencies",
+		"rule": "data.loopx.run.no_todo", "ref": "",
+	}]
+	d.next_check_at == "2026-11-29T10:30:00Z"
+	decide(state({"todos": [held1, monitor("m-1", false, "2026-11-29T10:15:00Z")]})).next_check_at == "2026-11-29T10:15:00Z"
+}
+
+test_no_todos_at_all if {
+	d := decide(state({"todos": null}))
+	d.reasons[0].message == "no open todos"
+	d.next_check_at == null
+}
+
+test_same_todo_without_change_skips if {
+	d := decide(state({"progress": {"last_outcome": "no_change", "last_todo": "t-1", "changed_since_last": false}}))
+	d.verdict == "skip"
+	codes(d) == ["no_state_change"]
+	d.reasons[0].ref == "todo t-1"
+	d.charge == false
+}
+
+test_change_or_other_todo_runs if {
+	decide(state({"progress": {"last_outcome": "no_change", "last_todo": "t-1", "changed_since_last": true}})).verdict == "run"
+	decide(state({"progress": {"last_outcome": "no_change", "last_todo": "t-0", "changed_since_last": false}})).verdict == "run"
+	decide(state({"progress": {"last_outcome": "progress", "last_todo": "t-1", "changed_since_last": false}})).verdict == "run"
+}

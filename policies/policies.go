@@ -1,0 +1,74 @@
+// Package policies owns loopx's built-in Rego bundle (design §6): the
+// embedded modules that answer the decision queries, and their Rego tests.
+package policies
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ShouldRunQuery is the entry rule of the should_run query: its value is the
+// decision object (verdict, allow, reasons, todo, next_check_at, charge) that
+// engine.Decision carries. It is always defined.
+const ShouldRunQuery = "data.loopx.run.decision"
+
+// Queries maps each query name (the engine's Input.Query) to its entry rule.
+var Queries = map[string]string{"should_run": ShouldRunQuery}
+
+//go:embed loopx
+var bundle embed.FS
+
+type loaded struct {
+	modules, tests map[string]string
+	hash           string
+}
+
+var load = sync.OnceValue(func() loaded {
+	l := loaded{modules: map[string]string{}, tests: map[string]string{}}
+	err := fs.WalkDir(bundle, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
+			return err
+		}
+		src, err := bundle.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(path, "_test.rego") {
+			l.tests[path] = string(src)
+		} else {
+			l.modules[path] = string(src)
+		}
+		return nil
+	})
+	if err != nil { // the bundle is compiled in: this cannot happen at run time
+		panic("policies: reading the embedded bundle: " + err.Error())
+	}
+	h := sha256.New()
+	for _, path := range slices.Sorted(maps.Keys(l.modules)) {
+		h.Write([]byte(path))
+		h.Write([]byte{0})
+		h.Write([]byte(l.modules[path]))
+		h.Write([]byte{0})
+	}
+	l.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return l
+})
+
+// Modules returns the bundle's policy modules (tests excluded), keyed by their
+// slash-separated path in the bundle ("loopx/run/decision.rego"). The map is a
+// fresh copy the caller may change.
+func Modules() map[string]string { return maps.Clone(load().modules) }
+
+// TestModules returns the bundle's Rego test modules (*_test.rego), keyed like
+// Modules. The map is a fresh copy the caller may change.
+func TestModules() map[string]string { return maps.Clone(load().tests) }
+
+// Hash returns "sha256:<hex>" over the sorted paths and sources of Modules: the
+// policy revision recorded with every decision (engine.Revision.Policy).
+func Hash() string { return load().hash }

@@ -1,0 +1,198 @@
+package policies
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/tester"
+)
+
+// TestRego runs every *_test.rego of the bundle (as `opa test policies/`
+// would, with built-in errors raised) and requires each policy file to have
+// at least one test in its _test.rego beside it.
+func TestRego(t *testing.T) {
+	all := Modules()
+	maps.Copy(all, TestModules())
+	parsed := map[string]*ast.Module{}
+	for path, src := range all {
+		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			t.Fatalf("parse %s: %v", path, err)
+		}
+		parsed[path] = m
+	}
+	ch, err := tester.NewRunner().SetModules(parsed).RaiseBuiltinErrors(true).
+		SetTimeout(30*time.Second).RunTests(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("compiling the bundle with its tests: %v", err)
+	}
+	perFile := map[string]int{}
+	n := 0
+	for r := range ch {
+		n++
+		perFile[r.Location.File]++
+		switch {
+		case r.Error != nil:
+			t.Errorf("%s:%d: %s.%s: ERROR: %v", r.Location.File, r.Location.Row, r.Package, r.Name, r.Error)
+		case r.Fail:
+			t.Errorf("%s:%d: %s.%s: FAIL", r.Location.File, r.Location.Row, r.Package, r.Name)
+		}
+	}
+	for path := range Modules() {
+		if tp := strings.TrimSuffix(path, ".rego") + "_test.rego"; perFile[tp] == 0 {
+			t.Errorf("%s has no test: want at least one test_ rule in %s", path, tp)
+		}
+	}
+	t.Logf("%d Rego tests", n)
+}
+
+func TestHash(t *testing.T) {
+	if h := Hash(); !regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(h) || h != Hash() {
+		t.Fatalf("Hash() = %q, want a stable sha256:<hex>", h)
+	}
+	for path := range Modules() {
+		if strings.HasSuffix(path, "_test.rego") {
+			t.Errorf("Modules() includes test %s", path)
+		}
+	}
+	if len(TestModules()) == 0 || Queries["should_run"] != ShouldRunQuery {
+		t.Fatal("TestModules() empty or Queries incomplete")
+	}
+}
+
+// TestShouldRun_UserModule compiles the bundle without and with a real user
+// module (package loopx.user.should_run): both must prepare, and the user's
+// deny and warn must reach the decision.
+func TestShouldRun_UserModule(t *testing.T) {
+	in := benchInput(3)
+	d := decide(t, nil, in)
+	if d["verdict"] != "run" {
+		t.Fatalf("without user policies: verdict %v, want run: %v", d["verdict"], d)
+	}
+	user := map[string]string{"loopx/policies/freeze.rego": `package loopx.user.should_run
+deny contains {"code": "freeze", "message": "release freeze"} if input.agent == "codex"
+warn contains "evidence is stale"
+`}
+	d = decide(t, user, in)
+	if d["verdict"] != "deny" || fmt.Sprint(d["reasons"]) != fmt.Sprint([]any{
+		map[string]any{"code": "freeze", "message": "release freeze", "ref": "", "rule": "data.loopx.user.should_run.deny"},
+		map[string]any{"code": "user_warning", "message": "evidence is stale", "ref": "", "rule": "data.loopx.user.should_run.warn"},
+	}) {
+		t.Fatalf("with a user deny: %v", d)
+	}
+	if d := decide(t, nil, map[string]any{}); d["verdict"] != "deny" {
+		t.Fatalf("empty input: verdict %v, want deny", d["verdict"])
+	}
+}
+
+func decide(t *testing.T, extra map[string]string, input any) map[string]any {
+	t.Helper()
+	pq, err := prepare(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := pq.Eval(context.Background(), rego.EvalInput(input))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("eval: %v (%d results)", err, len(rs))
+	}
+	return rs[0].Expressions[0].Value.(map[string]any)
+}
+
+func prepare(extra map[string]string) (rego.PreparedEvalQuery, error) {
+	opts := []func(*rego.Rego){
+		rego.Query(ShouldRunQuery),
+		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": benchSpec()}})),
+		rego.StrictBuiltinErrors(true),
+	}
+	for path, src := range Modules() {
+		opts = append(opts, rego.Module(path, src))
+	}
+	for path, src := range extra {
+		opts = append(opts, rego.Module(path, src))
+	}
+	return rego.New(opts...).PrepareForEval(context.Background())
+}
+
+func benchSpec() map[string]any {
+	return jsonValue(`{"project": {"name": "acme"},
+		"agents": {"codex": {"host": "codex", "role": "executor", "mode": "active"}},
+		"goals": {"g1": {"objective": "Ship v2", "agents": [],
+			"quota": {"window": "24h", "window_seconds": 86400, "rounds": 24, "tokens": 2000000, "cost_usd": 20,
+				"min_interval": "10m", "min_interval_seconds": 600, "compute": 1},
+			"stall": {"max_no_progress": 3}}}}`)
+}
+
+// benchInput is a should_run input with n todos of every kind and state.
+func benchInput(n int) map[string]any {
+	in := jsonValue(`{"query": "should_run", "now": "2026-11-29T10:00:00Z", "goal": "g1", "agent": "codex",
+		"health": {"store": "", "spec": "", "policy": ""},
+		"state": {"revision": 4211, "goal_revision": 97,
+			"goal": {"id": "g1", "in_spec": true, "status": "active", "reason": ""},
+			"agent": {"id": "codex", "known": true, "on_goal": true, "role": "executor", "mode": "active"},
+			"gates": [{"id": "g-1", "question": "Merge?", "scope": {"kind": "action"}, "guards": ["git.merge"], "expires_at": ""},
+				{"id": "g-2", "question": "Touch t-0007?", "scope": {"kind": "todo", "todos": ["t-0007"]}, "expires_at": ""}],
+			"quota": {"window_start": "2026-11-28T10:00:00Z", "rounds": 5, "tokens": 120000, "cost_usd": 1.5,
+				"compute_seconds": 3600, "compute_limit_seconds": 86400, "resets_at": "2026-11-29T11:00:00Z",
+				"last_round_at": "2026-11-29T09:00:00Z", "next_round_at": "2026-11-29T09:10:00Z", "min_interval_elapsed": true},
+			"progress": {"consecutive_no_progress": 1, "last_outcome": "progress", "last_todo": "t-0003", "changed_since_last": true}}}`)
+	todos := make([]any, n)
+	for i := range n {
+		td := map[string]any{"id": fmt.Sprintf("t-%04d", i), "title": fmt.Sprintf("todo %d", i), "kind": "task",
+			"status": "open", "priority": i % 5, "created_at": fmt.Sprintf("2026-11-%02dT10:00:00Z", 1+i%28),
+			"deps_open": nil, "lease": nil, "due": false, "next_due_at": "", "labels": []any{"area"}}
+		switch i % 7 {
+		case 1:
+			td["status"], td["lease"] = "claimed", map[string]any{"holder": "claude", "live": true, "expires_at": "2026-11-29T10:40:00Z", "version": 4, "epoch": 2}
+		case 2:
+			td["deps_open"] = []any{fmt.Sprintf("t-%04d", i-1)}
+		case 3:
+			td["kind"], td["next_due_at"] = "monitor", "2026-11-29T10:15:00Z"
+		case 4:
+			td["kind"] = "action"
+		}
+		todos[i] = td
+	}
+	in["state"].(map[string]any)["todos"] = todos
+	return in
+}
+
+func jsonValue(s string) map[string]any {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// BenchmarkPrepare is the per-process cost of compiling the bundle (design §14).
+func BenchmarkPrepare(b *testing.B) {
+	for b.Loop() {
+		if _, err := prepare(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEval is one should_run evaluation with 200 todos.
+func BenchmarkEval(b *testing.B) {
+	pq, err := prepare(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := benchInput(200)
+	for b.Loop() {
+		rs, err := pq.Eval(context.Background(), rego.EvalInput(in))
+		if err != nil || len(rs) != 1 {
+			b.Fatal(err, len(rs))
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package specs
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// cacheKeep is how many spec-*.json files a cache directory keeps.
+const cacheKeep = 16
+
+// cacheFile is the on-disk form of a cached Load result.
+type cacheFile struct {
+	Hash  string   `json:"hash"`
+	Files []string `json:"files"`
+	Spec  *Spec    `json:"spec"`
+}
+
+// LoadCached is Load with a cache of the exported spec keyed by its Hash
+// (design §3: .loopx/cache/). It reads the spec files and hashes them
+// without evaluating any CUE; if cacheDir/spec-<hex>.json holds that hash,
+// the spec is decoded from it. Otherwise it calls Load and, on success,
+// writes the result atomically (temp file + rename, creating cacheDir); a
+// corrupt cache file is ignored and rewritten, errors are never cached, and
+// a cache that cannot be written is not an error. Old cache files beyond
+// the newest 16 are removed. It returns what Load returns.
+func LoadCached(specDir, cacheDir string) (*Loaded, error) {
+	src, errs := readSpec(specDir)
+	if errs != nil {
+		return nil, errs
+	}
+	hexHash := strings.TrimPrefix(src.hash, "sha256:")
+	path := filepath.Join(cacheDir, "spec-"+hexHash+".json")
+	if l := readCache(path, src); l != nil {
+		return l, nil
+	}
+	l, err := src.load()
+	if err != nil {
+		return nil, err
+	}
+	writeCache(cacheDir, path, l)
+	return l, nil
+}
+
+func readCache(path string, src *specSource) *Loaded {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var c cacheFile
+	if err := json.Unmarshal(data, &c); err != nil || c.Hash != src.hash || c.Spec == nil {
+		return nil
+	}
+	js, err := json.Marshal(c.Spec)
+	if err != nil {
+		return nil
+	}
+	return &Loaded{Spec: c.Spec, JSON: js, Hash: src.hash, Files: src.names()}
+}
+
+func writeCache(dir, path string, l *Loaded) {
+	data, err := json.Marshal(cacheFile{Hash: l.Hash, Files: l.Files, Spec: l.Spec})
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(dir, ".spec-*.tmp")
+	if err != nil {
+		return
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+		return
+	}
+	pruneCache(dir, path)
+}
+
+// pruneCache removes the oldest spec-*.json files beyond cacheKeep, never keep.
+func pruneCache(dir, keep string) {
+	matches, err := filepath.Glob(filepath.Join(dir, "spec-*.json"))
+	if err != nil || len(matches) <= cacheKeep {
+		return
+	}
+	type entry struct {
+		path string
+		mod  int64
+	}
+	var es []entry
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil {
+			es = append(es, entry{m, st.ModTime().UnixNano()})
+		}
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].mod > es[j].mod })
+	for _, e := range es[min(cacheKeep, len(es)):] {
+		if e.path != keep {
+			os.Remove(e.path)
+		}
+	}
+}

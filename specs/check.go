@@ -1,0 +1,488 @@
+package specs
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/literal"
+	"cuelang.org/go/cue/token"
+
+	"github.com/loopx-dev/loopx/presets"
+)
+
+func unquote(s string) (string, error) { return literal.Unquote(s) }
+
+// durationRe is the schema's #Duration pattern.
+var durationRe = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?(ms|s|m|h|d|w))+$`)
+
+// idRe is what goal, agent, gate and todo ids must look like: they appear in
+// refs ("goals.ship-v2.quota.rounds"), CLI flags and store keys.
+var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// applyPresets unifies each goal that names a preset with that preset.
+//
+// A preset's default (`*x | _`) applies only where the goal does not set the
+// field itself (so it wins over the schema's default instead of cancelling
+// it); where the goal sets the field, the goal's value is unified with the
+// whole preset value, so constraints still apply. Concrete preset values
+// are unified as they are: a different value in the goal is a conflict.
+func (l *loader) applyPresets(user cue.Value) cue.Value {
+	goals := lookup(user, "goals")
+	for _, id := range fieldNames(goals) {
+		pv := lookup(goals, id, "preset")
+		if !pv.Exists() {
+			continue
+		}
+		name, err := pv.String()
+		if err != nil {
+			continue // not a concrete string: the schema reports it
+		}
+		path := []string{"goals", id, "preset"}
+		p, ok, err := l.ev.preset(name)
+		switch {
+		case !ok:
+			l.add(l.posError(pv.Pos(), path, CodeUnknownPreset,
+				fmt.Sprintf("unknown preset %q (known presets: %s)", name, strings.Join(presets.Names(), ", "))))
+			continue
+		case err != nil:
+			l.add(l.posError(pv.Pos(), path, CodeInternal, fmt.Sprintf("preset %q does not compile: %v", name, err)))
+			continue
+		}
+		if l.presetFiles == nil {
+			l.presetFiles = map[string]string{}
+		}
+		l.presetFiles[presetFile(name)] = name
+		user = fillPreset(user, []cue.Selector{cue.Str("goals"), cue.Str(id)}, p)
+	}
+	return user
+}
+
+func fillPreset(u cue.Value, base []cue.Selector, p cue.Value) cue.Value {
+	it, err := p.Fields(cue.Optional(true))
+	if err != nil {
+		return u
+	}
+	for it.Next() {
+		path := append(base[:len(base):len(base)], it.Selector())
+		pv := it.Value()
+		d, hasDefault := pv.Default()
+		if !hasDefault && pv.IncompleteKind() == cue.StructKind {
+			u = fillPreset(u, path, pv)
+			continue
+		}
+		cp := cue.MakePath(path...)
+		uv := u.LookupPath(cp)
+		_, userDefault := uv.Default()
+		switch {
+		case uv.Exists() && !userDefault:
+			u = u.FillPath(cp, pv) // the goal's value refines the preset's
+		case hasDefault:
+			u = u.FillPath(cp, d)
+		default:
+			u = u.FillPath(cp, pv)
+		}
+	}
+	return u
+}
+
+// validateParts validates each agent, goal and part of a goal on its own
+// against its definition. CUE does not always report every error of a
+// struct once one is found; this finds the rest (only run after an error).
+func (l *loader) validateParts(user cue.Value) {
+	l.validate("#Project", lookup(user, "project"), []string{"project"})
+	agents := lookup(user, "agents")
+	for _, id := range fieldNames(agents) {
+		l.validate("#Agent", lookup(agents, id), []string{"agents", id})
+	}
+	goals := lookup(user, "goals")
+	for _, id := range fieldNames(goals) {
+		g := lookup(goals, id)
+		gp := []string{"goals", id}
+		l.validate("#Goal", g, gp)
+		for field, def := range map[string]string{"quota": "#Quota", "stall": "#Stall", "scope": "#Scope", "evidence": "#Evidence"} {
+			l.validate(def, lookup(g, field), append(gp[:2:2], field))
+		}
+		for _, coll := range []struct{ field, def string }{{"gates", "#Gate"}, {"todos", "#Todo"}} {
+			c := lookup(g, coll.field)
+			for _, name := range fieldNames(c) {
+				l.validate(coll.def, lookup(c, name), []string{"goals", id, coll.field, name})
+			}
+		}
+	}
+}
+
+func (l *loader) validate(def string, v cue.Value, prefix []string) {
+	if !v.Exists() {
+		return
+	}
+	if err := l.ev.def(def).Unify(v).Validate(cue.Concrete(true)); err != nil {
+		l.addCUE(err, prefix)
+	}
+}
+
+// checkRequired reports required fields the user (or the goal's preset)
+// did not set, at the enclosing declaration in the user's files. CUE reports
+// a missing field at the schema's position only, and not at all once another
+// error was found in the same struct.
+func (l *loader) checkRequired(user cue.Value) {
+	need := func(v cue.Value, path []string, field string) {
+		if !v.Exists() || v.IncompleteKind()&cue.StructKind == 0 {
+			return
+		}
+		if f := lookup(v, field); !f.Exists() || isRequiredOnly(f) {
+			p := append(path[:len(path):len(path)], field)
+			l.add(l.posError(token.NoPos, p, CodeMissingField, missingMsg(p)))
+		}
+	}
+	agents := lookup(user, "agents")
+	for _, id := range fieldNames(agents) {
+		need(lookup(agents, id), []string{"agents", id}, "host")
+	}
+	goals := lookup(user, "goals")
+	for _, id := range fieldNames(goals) {
+		g := lookup(goals, id)
+		need(g, []string{"goals", id}, "objective")
+		gates := lookup(g, "gates")
+		for _, name := range fieldNames(gates) {
+			need(lookup(gates, name), []string{"goals", id, "gates", name}, "question")
+		}
+		todos := lookup(g, "todos")
+		for _, name := range fieldNames(todos) {
+			need(lookup(todos, name), []string{"goals", id, "todos", name}, "title")
+		}
+	}
+}
+
+// isRequiredOnly reports whether v is a required field (`x!: T`) that no
+// value was given for: it exists (the user embedded a definition) but is not
+// concrete and has no position in the user's files.
+func isRequiredOnly(v cue.Value) bool {
+	if v.IsConcrete() {
+		return false
+	}
+	_, hasDefault := v.Default()
+	return !hasDefault && v.Err() != nil
+}
+
+// checkSemantics does the checks the schema cannot express, on the unified
+// spec (defaults applied); parts that are not concrete are skipped (CUE
+// reports them).
+func (l *loader) checkSemantics(spec cue.Value) {
+	agents := lookup(spec, "agents")
+	for _, id := range fieldNames(agents) {
+		l.checkID("agent", []string{"agents", id})
+	}
+	goals := lookup(spec, "goals")
+	for _, id := range fieldNames(goals) {
+		g := lookup(goals, id)
+		gp := []string{"goals", id}
+		l.checkID("goal", gp)
+		l.checkDuration(g, gp, true, "quota", "window")
+		l.checkDuration(g, gp, false, "quota", "min_interval")
+		l.checkDuration(g, gp, true, "evidence", "stale_after")
+
+		gates := lookup(g, "gates")
+		for _, name := range fieldNames(gates) {
+			gate := lookup(gates, name)
+			p := []string{"goals", id, "gates", name}
+			l.checkID("gate", p)
+			if q, ok := str(lookup(gate, "question")); ok && vagueQuestion(q) {
+				l.add(l.posError(token.NoPos, append(p[:4:4], "question"), CodeVagueQuestion, fmt.Sprintf(
+					"gate question %q is not a concrete question: ask it with a \"?\" and at least 4 words, e.g. \"Merge the v2 branch into main?\"", q)))
+			}
+			opts, okOpts := strs(lookup(gate, "options"))
+			if okOpts {
+				for i, o := range opts {
+					if slices.Index(opts, o) != i {
+						l.add(l.posError(token.NoPos, append(p[:4:4], "options"), CodeInvalid, fmt.Sprintf("option %q is listed twice", o)))
+					}
+				}
+			}
+			if oe, ok := str(lookup(gate, "on_expiry")); ok && okOpts && !slices.Contains(opts, oe) {
+				l.add(l.posError(token.NoPos, append(p[:4:4], "on_expiry"), CodeInvalid, fmt.Sprintf(
+					"on_expiry %q is not one of the gate's options (%s)", oe, quoteList(opts))))
+			}
+			l.checkDuration(gate, p, true, "expires_after")
+		}
+
+		todos := lookup(g, "todos")
+		for _, name := range fieldNames(todos) {
+			todo := lookup(todos, name)
+			p := []string{"goals", id, "todos", name}
+			l.checkID("todo", p)
+			kind, ok := str(lookup(todo, "kind"))
+			every := lookup(todo, "every")
+			switch {
+			case !ok:
+			case kind == "monitor" && !every.Exists():
+				l.add(l.posError(token.NoPos, append(p[:4:4], "every"), CodeMissingField,
+					`missing required field "every": a monitor todo needs its cadence, e.g. every: "15m"`))
+			case kind != "monitor" && every.Exists():
+				l.add(l.posError(token.NoPos, append(p[:4:4], "every"), CodeInvalid,
+					fmt.Sprintf("every applies only to monitor todos (this todo's kind is %q)", kind)))
+			}
+			l.checkDuration(todo, p, true, "every")
+		}
+	}
+}
+
+// vagueQuestion reports whether q is not a concrete question: a gate
+// question needs a "?" and at least 4 words.
+func vagueQuestion(q string) bool {
+	return !strings.Contains(q, "?") || len(strings.Fields(q)) < 4
+}
+
+func (l *loader) checkID(kind string, path []string) {
+	id := path[len(path)-1]
+	if idRe.MatchString(id) {
+		return
+	}
+	l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf(
+		"invalid %s id %q: use up to 64 letters, digits, \".\", \"_\" and \"-\", starting with a letter or digit", kind, id)))
+}
+
+// checkDuration checks that the duration at v.field… (if set and well
+// formed; the schema reports a malformed one) is in range, and positive when
+// positive is set.
+func (l *loader) checkDuration(v cue.Value, prefix []string, positive bool, field ...string) {
+	s, ok := str(lookup(v, field...))
+	if !ok || !durationRe.MatchString(s) {
+		return
+	}
+	path := append(prefix[:len(prefix):len(prefix)], field...)
+	sec, err := durationSeconds(s)
+	switch {
+	case err != nil:
+		l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf("duration %q is out of range (at most about 290 years)", s)))
+	case positive && sec == 0:
+		l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf("duration %q must be longer than 0s", s)))
+	}
+}
+
+// derive fills the *_seconds fields of a decoded spec.
+func (l *loader) derive(s *Spec) {
+	secs := func(val string, path ...string) int64 {
+		if val == "" {
+			return 0
+		}
+		n, err := durationSeconds(val)
+		if err != nil {
+			l.add(l.posError(token.NoPos, path, CodeInvalid, err.Error()))
+		}
+		return n
+	}
+	for id, g := range s.Goals {
+		g.Quota.WindowSeconds = secs(g.Quota.Window, "goals", id, "quota", "window")
+		g.Quota.MinIntervalSeconds = secs(g.Quota.MinInterval, "goals", id, "quota", "min_interval")
+		g.Evidence.StaleAfterSeconds = secs(g.Evidence.StaleAfter, "goals", id, "evidence", "stale_after")
+		for name, gate := range g.Gates {
+			gate.ExpiresAfterSeconds = secs(gate.ExpiresAfter, "goals", id, "gates", name, "expires_after")
+			g.Gates[name] = gate
+		}
+		for name, t := range g.Todos {
+			t.EverySeconds = secs(t.Every, "goals", id, "todos", name, "every")
+			g.Todos[name] = t
+		}
+		s.Goals[id] = g
+	}
+}
+
+// str returns v's (default) value if it is a concrete string.
+func str(v cue.Value) (string, bool) {
+	if !v.Exists() {
+		return "", false
+	}
+	if d, ok := v.Default(); ok {
+		v = d
+	}
+	s, err := v.String()
+	return s, err == nil
+}
+
+// strs returns v's (default) value if it is a concrete list of strings.
+func strs(v cue.Value) ([]string, bool) {
+	if !v.Exists() {
+		return nil, false
+	}
+	if d, ok := v.Default(); ok {
+		v = d
+	}
+	if !v.IsConcrete() || v.IncompleteKind() != cue.ListKind {
+		return nil, false
+	}
+	var out []string
+	if err := v.Decode(&out); err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}
+
+var (
+	outOfBoundRe = regexp.MustCompile(`^invalid value (".*") \(out of bound =~"\^\(\[0-9\]\+`)
+	disjunctRe   = regexp.MustCompile(`^\d+ errors in empty disjunction`)
+	incompleteRe = regexp.MustCompile(`^incomplete value (.*)$`)
+)
+
+const durationHelp = `a duration: a number and a unit (ms, s, m, h, d, w), e.g. "90s", "10m", "24h", "7d"`
+
+// helpByField says what each schema field wants, by generic path (map keys
+// and list indexes are "*").
+var helpByField = map[string]string{
+	"project.name":                  "a string",
+	"agents.*.host":                 `one of "claude-code", "codex", "cursor", "shell", "other"`,
+	"agents.*.role":                 `a non-empty string such as "executor" or "reviewer"`,
+	"agents.*.mode":                 `"active" or "monitor_only"`,
+	"goals.*.objective":             "a non-empty string",
+	"goals.*.preset":                "a preset name",
+	"goals.*.agents":                "a list of agent ids",
+	"goals.*.agents.*":              "an agent id",
+	"goals.*.quota.window":          durationHelp,
+	"goals.*.quota.min_interval":    durationHelp,
+	"goals.*.quota.rounds":          "an integer of at least 0",
+	"goals.*.quota.tokens":          "an integer of at least 0",
+	"goals.*.quota.cost_usd":        "a number of at least 0",
+	"goals.*.quota.compute":         "a number from 0 to 1 (the share of the window rounds may use)",
+	"goals.*.stall.max_no_progress": "an integer of at least 1",
+	"goals.*.scope.write":           "a list of path globs",
+	"goals.*.scope.deny":            "a list of path globs",
+	"goals.*.scope.commands.allow":  "a list of command patterns",
+	"goals.*.scope.commands.ask":    "a list of command patterns",
+	"goals.*.scope.commands.deny":   "a list of command patterns",
+	"goals.*.gates.*.question":      "a non-empty string",
+	"goals.*.gates.*.options":       "a non-empty list of strings",
+	"goals.*.gates.*.guards":        "a list of action names",
+	"goals.*.gates.*.answerers":     `a non-empty list of "human" or "agent:<id>"`,
+	"goals.*.gates.*.answerers.*":   `"human" or "agent:<id>"`,
+	"goals.*.gates.*.expires_after": durationHelp,
+	"goals.*.gates.*.on_expiry":     "one of the gate's options",
+	"goals.*.gates.*.agents":        "a list of agent ids",
+	"goals.*.gates.*.todos":         "a list of todo names or ids",
+	"goals.*.evidence.stale_after":  durationHelp,
+	"goals.*.todos.*.title":         "a non-empty string",
+	"goals.*.todos.*.kind":          `"task", "monitor" or "action"`,
+	"goals.*.todos.*.priority":      `one of "P0", "P1", "P2", "P3", "P4"`,
+	"goals.*.todos.*.every":         durationHelp,
+}
+
+// fieldHelp says what the schema wants at path ("" if not known).
+func fieldHelp(path []string) string {
+	g := make([]string, len(path))
+	for i, p := range path {
+		switch {
+		case i == 1 && (path[0] == "agents" || path[0] == "goals"),
+			i == 3 && path[0] == "goals" && (path[2] == "gates" || path[2] == "todos"),
+			i >= 3 && p != "" && strings.Trim(p, "0123456789") == "":
+			p = "*"
+		}
+		g[i] = p
+	}
+	if h, ok := helpByField[strings.Join(g, ".")]; ok {
+		return h
+	}
+	if len(g) > 0 && g[len(g)-1] == "*" { // an element of a list of strings
+		if h := helpByField[strings.Join(g[:len(g)-1], ".")]; strings.HasPrefix(h, "a list of ") {
+			return "a string"
+		}
+	}
+	return ""
+}
+
+// polish rewrites CUE messages users often meet into plainer ones.
+func (l *loader) polish(path []string, msg string) string {
+	if m := outOfBoundRe.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("invalid duration %s: want %s", m[1], durationHelp)
+	}
+	if m := incompleteRe.FindStringSubmatch(msg); m != nil {
+		want := fieldHelp(path)
+		if want == "" {
+			want = "a concrete value"
+		}
+		return fmt.Sprintf("value is not concrete (%s): want %s", m[1], want)
+	}
+	return msg
+}
+
+// schemaAt returns the schema's value for a spec path (map entries resolve
+// to their pattern's definition).
+func (l *loader) schemaAt(path []string) cue.Value {
+	v := l.ev.spec
+	for _, p := range path {
+		next := v.LookupPath(cue.MakePath(cue.Str(p)))
+		if !next.Exists() {
+			next = v.LookupPath(cue.MakePath(cue.Str(p).Optional()))
+		}
+		if !next.Exists() {
+			next = v.LookupPath(cue.MakePath(cue.AnyString))
+		}
+		if !next.Exists() {
+			return next
+		}
+		v = next
+	}
+	return v
+}
+
+// unknownFieldMsg names the unknown field and the closest allowed one.
+func (l *loader) unknownFieldMsg(path []string) string {
+	if len(path) == 0 {
+		return "field not allowed"
+	}
+	field := path[len(path)-1]
+	parent := l.schemaAt(path[:len(path)-1])
+	var allowed []string
+	if it, err := parent.Fields(cue.Optional(true)); err == nil {
+		for it.Next() {
+			if s := it.Selector(); s.LabelType() == cue.StringLabel {
+				allowed = append(allowed, s.Unquoted())
+			}
+		}
+	}
+	msg := fmt.Sprintf("unknown field %q", field)
+	if len(allowed) == 0 {
+		return msg
+	}
+	best, bestD := "", 3
+	for _, a := range allowed {
+		if d := editDistance(field, a); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	if best != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return msg + " (allowed: " + strings.Join(allowed, ", ") + ")"
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
