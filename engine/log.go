@@ -18,7 +18,10 @@ const LogKeep = 3
 
 // LogEntry is one line of .loopx/decisions.jsonl. Field names follow OPA's
 // decision log (decision_id, path, input, result, timestamp), plus the
-// revisions the decision saw and a hash of the input.
+// revisions the decision saw and a hash of the input. The logged input
+// keeps the request and health but not the kernel snapshot (todos, gates,
+// quota): the store revision and InputHash identify it, which keeps the log
+// small and free of state contents.
 type LogEntry struct {
 	DecisionID string    `json:"decision_id"`
 	Path       string    `json:"path"`
@@ -40,7 +43,9 @@ func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
 		return err
 	}
 	sum := sha256.Sum256(inRaw)
-	entry := LogEntry{DecisionID: d.DecisionID, Path: "loopx/" + policyArea(d.Query) + "/decision", Input: in,
+	logged := in
+	logged.State = Snapshot{Revision: in.State.Revision, GoalRevision: in.State.GoalRevision}
+	entry := LogEntry{DecisionID: d.DecisionID, Path: "loopx/" + policyArea(d.Query) + "/decision", Input: logged,
 		InputHash: "sha256:" + hex.EncodeToString(sum[:]), Result: d, Timestamp: now, Revision: d.Revision}
 	line, err := json.Marshal(entry)
 	if err != nil {

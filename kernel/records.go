@@ -144,15 +144,14 @@ func (tx *Tx) Gates(goal string) ([]Gate, error) {
 }
 
 // AddEvidence stores evidence ("e-xxxx"), stamped now, and audits it.
+// Evidence is the most numerous record and is read by goal, never by id, so
+// it gets no ref: key (the store stays small and opens fast).
 func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
-	id, err := tx.newID("e-")
+	id, err := tx.newIDKeyed("e-", func(id string) string { return keyEvidence(e.Goal, id) })
 	if err != nil {
 		return e, err
 	}
 	e.ID, e.CreatedAt = id, tx.now
-	if err := tx.setRef(id, keyEvidence(e.Goal, id)); err != nil {
-		return e, err
-	}
 	if err := tx.putJSON(keyEvidence(e.Goal, id), e); err != nil {
 		return e, err
 	}

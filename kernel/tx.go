@@ -146,7 +146,11 @@ func scan[T any](tx *Tx, prefix string, fn func(T) bool) error {
 // newID returns prefix + random hex, unique among the store's ids: it
 // grows from 4 hex digits while a collision is found (checked inside the
 // transaction, which holds the store lock, so no other writer races it).
-func (tx *Tx) newID(prefix string) (string, error) {
+func (tx *Tx) newID(prefix string) (string, error) { return tx.newIDKeyed(prefix, keyRef) }
+
+// newIDKeyed is newID for records that have no ref: key: key maps a
+// candidate id to the key whose absence proves it unused.
+func (tx *Tx) newIDKeyed(prefix string, key func(id string) string) (string, error) {
 	for n := 2; n <= 8; n++ {
 		for try := 0; try < 4; try++ {
 			b := make([]byte, n)
@@ -154,7 +158,7 @@ func (tx *Tx) newID(prefix string) (string, error) {
 				return "", err
 			}
 			id := prefix + hex.EncodeToString(b)
-			if _, err := tx.tx.Get(keyRef(id)); errors.Is(err, buntdb.ErrNotFound) {
+			if _, err := tx.tx.Get(key(id)); errors.Is(err, buntdb.ErrNotFound) {
 				return id, nil
 			}
 		}

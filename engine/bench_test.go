@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+const benchSpec = `agents: a1: {host: "shell", role: "executor"}
+goals: g1: {
+	objective: "Benchmark the decision path"
+	agents: ["a1"]
+	quota: {window: "24h", rounds: 1000, min_interval: "0s"}
+}
+`
+
+// benchProject makes a project with todos todos and evidence evidence
+// records in goal g1 and returns its root.
+func benchProject(tb testing.TB, todos, evidence int) string {
+	tb.Helper()
+	root := tb.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, SpecDirName), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, SpecDirName, "loopx.cue"), []byte(benchSpec), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := kernel.Open(filepath.Join(root, StateDirName), kernel.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Update(func(tx *kernel.Tx) error {
+		for i := 0; i < todos; i++ {
+			if _, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5}); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < evidence; i++ {
+			if _, err := tx.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: fmt.Sprintf("go test ./... run %d passed", i), Ref: "go test ./..."}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return root
+}
+
+// BenchmarkDecideCold measures one should_run decision the way one
+// `loopx decide` process makes it: a new engine (spec from the cache),
+// store open, snapshot, policy prepare and eval, decision log append.
+func BenchmarkDecideCold(b *testing.B) {
+	root := benchProject(b, 200, 5000)
+	New(Options{Root: root}).Close() // warm the spec cache
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e := New(Options{Root: root})
+		d, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+		if err != nil || d.Verdict != "run" {
+			b.Fatalf("%v %+v", err, d)
+		}
+		e.Close()
+	}
+}
+
+// BenchmarkDecideWarm measures a decision on a long-lived engine (prepared
+// query and open store reused), as a server makes it.
+func BenchmarkDecideWarm(b *testing.B) {
+	root := benchProject(b, 200, 5000)
+	e := New(Options{Root: root, Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }})
+	defer e.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
