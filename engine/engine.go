@@ -145,6 +145,9 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 	}
 	opts := []func(*rego.Rego){
 		rego.Query(ref),
+		// A failing built-in is an eval error (policy_error, deny), never a
+		// silently dropped reason that could let a round run.
+		rego.StrictBuiltinErrors(true),
 		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})),
 	}
 	for path, src := range policies.Modules() {
@@ -178,10 +181,21 @@ func FindRoot(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no loopx project in %s or any parent (run `loopx init` first): %w", abs, os.ErrNotExist)
+			return "", &NoProjectError{Dir: abs}
 		}
 	}
 }
+
+// NoProjectError says that no directory from Dir up holds a loopx project.
+// It matches os.ErrNotExist (errors.Is).
+type NoProjectError struct{ Dir string }
+
+func (e *NoProjectError) Error() string {
+	return fmt.Sprintf("no loopx project in %s or any parent (run `loopx init` first)", e.Dir)
+}
+
+// Is makes errors.Is(err, os.ErrNotExist) true.
+func (e *NoProjectError) Is(target error) bool { return target == os.ErrNotExist }
 
 // UsageError is a request the engine refuses as malformed or naming
 // something unknown (CLI exit code 2). Code is stable for scripts.
@@ -202,6 +216,8 @@ func Usagef(code, format string, args ...any) error {
 type RefusedError struct {
 	Code    string
 	Message string
+	// Gate is the blocking gate's id for code gate_violation.
+	Gate string
 	// Decision is the decision that refused, when one did.
 	Decision *Decision
 }

@@ -232,7 +232,7 @@ func TestShouldRun_FailsClosed(t *testing.T) {
 		e.Close()
 		path := filepath.Join(e.StateDir(), kernel.DBFile)
 		b, _ := os.ReadFile(path)
-		copy(b[len(b)/2:], []byte("\x00garbage\x00garbage\x00garbage"))
+		copy(b, []byte("\x00garbage\x00garbage\x00garbage"))
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}

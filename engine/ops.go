@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -122,6 +123,14 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		if err != nil {
 			return err
 		}
+		if status == kernel.TodoDone && actor != "human" {
+			if g, err := blockingGate(tx, t.Goal, actor, t.ID); err != nil || g != nil {
+				if err != nil {
+					return err
+				}
+				return gateViolation(g, "marking todo "+t.ID+" done")
+			}
+		}
 		old := t.Status
 		release(&t)
 		t.Status, t.Note = status, note
@@ -131,6 +140,10 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		return tx.AppendEvent(kernel.Event{Kind: "todo." + status, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
 			Data: map[string]any{"from": old}})
 	})
+	var re *RefusedError
+	if errors.As(err, &re) {
+		e.recordViolation(t.Goal, actor, re, map[string]any{"mutation": "todo." + status, "todo": id})
+	}
 	return t, err
 }
 
@@ -151,10 +164,20 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 				return Usagef("unknown_todo", "unknown todo %q", ev.Todo)
 			}
 		}
+		if g, err := guardingGate(tx, ev.Goal, ev.Action); err != nil || g != nil {
+			if err != nil {
+				return err
+			}
+			return gateViolation(g, "evidence for guarded action "+ev.Action)
+		}
 		var err error
 		ev, err = tx.AddEvidence(ev)
 		return err
 	})
+	var re *RefusedError
+	if errors.As(err, &re) {
+		e.recordViolation(ev.Goal, ev.By, re, map[string]any{"mutation": "evidence.add", "action": ev.Action})
+	}
 	return ev, err
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -45,6 +46,15 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		return res, err
 	}
 	if d.Verdict != "run" || d.Todo == nil {
+		if d.Verdict == "wait_human" {
+			for _, r := range d.Reasons {
+				if r.Code == "gate_open" {
+					e.recordViolation(goal, agent, &RefusedError{Code: "gate_violation", Gate: gateIDFromRef(r.Ref), Message: "round start refused: " + r.Message},
+						map[string]any{"mutation": "round.start"})
+					break
+				}
+			}
+		}
 		return res, nil
 	}
 	err = e.update(func(tx *kernel.Tx) error {
@@ -52,6 +62,12 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		t, err := tx.Todo(d.Todo.ID)
 		if err != nil {
 			return err
+		}
+		if g, err := blockingGate(tx, goal, agent, t.ID); err != nil || g != nil {
+			if err != nil {
+				return err
+			}
+			return gateViolation(g, "claim of todo "+t.ID)
 		}
 		if t.Lease.LiveAt(now) && t.Lease.Holder != agent {
 			return &RefusedError{Code: "already_claimed", Message: fmt.Sprintf("todo %s is claimed by %s until %s", t.ID, t.Lease.Holder, rfc(t.Lease.ExpiresAt))}
@@ -74,7 +90,19 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		res.Round, res.Todo = &r, &t
 		return nil
 	})
+	var re *RefusedError
+	if errors.As(err, &re) {
+		e.recordViolation(goal, agent, re, map[string]any{"mutation": "round.start", "todo": d.Todo.ID})
+	}
 	return res, err
+}
+
+// gateIDFromRef extracts the id from a reason ref "gate <id>".
+func gateIDFromRef(ref string) string {
+	if len(ref) > 5 && ref[:5] == "gate " {
+		return ref[5:]
+	}
+	return ref
 }
 
 // claim gives t a lease held by agent: version +1 always, epoch +1 when the
@@ -239,6 +267,14 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 			return &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder)}
 		}
 		charged := Charged(outcome)
+		if charged || req.Done {
+			if g, err := blockingGate(tx, r.Goal, r.Agent, r.Todo); err != nil || g != nil {
+				if err != nil {
+					return err
+				}
+				return gateViolation(g, fmt.Sprintf("finishing round %s as %s", r.ID, outcome))
+			}
+		}
 		entry := kernel.LedgerEntry{Goal: r.Goal, Round: r.ID, Agent: r.Agent, Reason: outcome}
 		if charged {
 			entry.Rounds, entry.Tokens, entry.CostUSD = 1, req.Tokens, req.CostUSD
@@ -312,6 +348,11 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		rc.Round, rc.Charged = r, charged
 		return e.maybeStall(tx, r.Goal, &rc)
 	})
+	var re *RefusedError
+	if errors.As(err, &re) && re.Code == "gate_violation" {
+		r, _ := e.Round(roundID)
+		e.recordViolation(r.Goal, r.Agent, re, map[string]any{"mutation": "round.finish", "round": roundID, "outcome": req.Outcome})
+	}
 	return rc, err
 }
 

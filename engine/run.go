@@ -62,7 +62,7 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			return res, err
 		}
 		st, err := e.StartRound(ctx, o.Goal, o.Agent)
-		if o.OnDecision != nil {
+		if o.OnDecision != nil && st.Decision.Verdict != "" { // no decision when the request was refused first (unknown goal)
 			o.OnDecision(st.Decision)
 		}
 		if err != nil {

@@ -9,7 +9,9 @@ import (
 )
 
 // update runs fn in one kernel transaction after seeding the spec's todos
-// and spec gates that expired (so every mutation sees the spec applied).
+// and housekeeping gates (so every mutation sees the spec applied), and
+// housekeeps again after fn (so a gate whose todos fn cancelled closes in
+// the same transaction, with its audit event).
 func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	s, err := e.Store()
 	if err != nil {
@@ -22,7 +24,12 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 		if err := e.housekeep(tx); err != nil {
 			return err
 		}
-		return fn(tx)
+		if err := fn(tx); err != nil {
+			return err
+		}
+		// Again after fn, so that what fn changed (a todo cancelled, a gate
+		// raised already past its expiry) settles in the same transaction.
+		return e.housekeep(tx)
 	})
 }
 

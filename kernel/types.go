@@ -75,7 +75,7 @@ type Todo struct {
 	// EverySeconds is a monitor's cadence in seconds.
 	EverySeconds int64 `json:"every_seconds,omitempty"`
 	// NextDueAt is when a monitor is next due (zero = due now).
-	NextDueAt time.Time `json:"next_due_at,omitempty"`
+	NextDueAt time.Time `json:"next_due_at,omitzero"`
 	// LastResultHash is the result hash a monitor's last poll reported.
 	LastResultHash string `json:"last_result_hash,omitempty"`
 	// Lease is the current or last claim; Released marks a tombstone.
@@ -127,7 +127,7 @@ type Gate struct {
 	RaisedAt time.Time `json:"raised_at"`
 	// Reason is why loopx raised it itself ("stall"), "" otherwise.
 	Reason    string    `json:"reason,omitempty"`
-	ExpiresAt time.Time `json:"expires_at,omitempty"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	OnExpiry  string    `json:"on_expiry,omitempty"`
 	// Answer is set once the gate is answered or expired.
 	Answer *Answer `json:"answer,omitempty"`
@@ -151,10 +151,13 @@ type Evidence struct {
 	// Ref is a path, URL or command the evidence points at.
 	Ref string `json:"ref,omitempty"`
 	// Status is "pass", "fail" or "info".
-	Status    string    `json:"status,omitempty"`
-	Todo      string    `json:"todo,omitempty"`
-	Round     string    `json:"round,omitempty"`
-	By        string    `json:"by,omitempty"`
+	Status string `json:"status,omitempty"`
+	Todo   string `json:"todo,omitempty"`
+	Round  string `json:"round,omitempty"`
+	By     string `json:"by,omitempty"`
+	// Action is the guarded action it records ("git.merge"), if any: open
+	// gates guarding it refuse the evidence.
+	Action    string    `json:"action,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -168,7 +171,7 @@ type Round struct {
 	Status     string    `json:"status"`
 	DecisionID string    `json:"decision_id,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at,omitempty"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
 	// Outcome is one of the Outcome* constants once finished.
 	Outcome string `json:"outcome,omitempty"`
 	Summary string `json:"summary,omitempty"`
@@ -235,7 +238,7 @@ type Agent struct {
 	Mode         string    `json:"mode"`
 	Goals        []string  `json:"goals,omitempty"`
 	RegisteredAt time.Time `json:"registered_at"`
-	LastSeenAt   time.Time `json:"last_seen_at,omitempty"`
+	LastSeenAt   time.Time `json:"last_seen_at,omitzero"`
 	CurrentRound string    `json:"current_round,omitempty"`
 }
 

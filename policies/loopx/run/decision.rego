@@ -10,6 +10,7 @@ import data.loopx.lib
 
 # METADATA
 # description: The should_run answer; always defined (undefined inputs deny).
+# entrypoint: true
 default decision := {
 	"verdict": "deny", "allow": false, "todo": null, "next_check_at": null, "charge": false,
 	"reasons": [{

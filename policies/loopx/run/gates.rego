@@ -35,7 +35,7 @@ else := ""
 
 # METADATA
 # description: On run, each todo- or action-scoped open gate; other work goes on.
-gates_elsewhere := [lib.reason("gate_open_elsewhere", msg, "data.loopx.run.gates", $"gate {id}") |
+gates_elsewhere := [lib.reason("gate_open_elsewhere", msg, "data.loopx.run.gates_elsewhere", $"gate {id}") |
 	some g in open_gates
 	k := scope_kind(g)
 	k in {"todo", "action"}

@@ -49,7 +49,7 @@ test_todo_gate_blocks_only_its_todo if {
 	codes(d) == ["todo_selected", "gate_open_elsewhere"]
 	d.reasons[1] == {
 		"code": "gate_open_elsewhere", "message": "gate g-7 is open for todo t-1: Approve g-7?; unrelated todos continue",
-		"rule": "data.loopx.run.gates", "ref": "gate g-7",
+		"rule": "data.loopx.run.gates_elsewhere", "ref": "gate g-7",
 	}
 }
 

@@ -28,7 +28,7 @@ goal_status := array.concat(
 	[lib.reason($"goal_{s}", msg, "data.loopx.run.goal_status", $"goal {goal_id}") |
 		s := input.state.goal.status
 		s in {"paused", "done", "archived"}
-		msg := concat(": ", [m | some m in [$"goal {goal_id} is {s}", object.get(input.state.goal, "reason", "")]; m != ""])
+		msg := concat(": ", [m | some m in [$"goal {goal_id} is {s}", object.get(input.state.goal, "reason", "")]; is_string(m); m != ""])
 	],
 	[lib.reason("compute_zero", $"goal {goal_id} has quota.compute 0: rounds are paused by the spec", "data.loopx.run.goal_status", $"goals.{goal_id}.quota.compute") |
 		quota_spec.compute == 0

@@ -53,3 +53,11 @@ test_agent_not_on_goal_denies if {
 	codes(d) == ["agent_not_on_goal"]
 	run.agent[0].ref == "goals.g1.agents" with input as state({"agent": {"on_goal": false}})
 }
+
+test_goal_status_without_reason if {
+	d := decide(state({"goal": {"status": "paused", "reason": null}}))
+	d.verdict == "skip"
+	d.reasons[0].message == "goal g1 is paused"
+	d2 := decide(json.patch(base, [{"op": "replace", "path": "/state/goal", "value": {"in_spec": true, "status": "done"}}]))
+	d2.reasons[0].message == "goal g1 is done"
+}

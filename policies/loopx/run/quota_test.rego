@@ -62,3 +62,8 @@ test_sparse_quota_state_still_skips if {
 	codes(d2) == ["min_interval"]
 	d2.next_check_at == null
 }
+
+test_window_without_name_is_rolling if {
+	d := decide_spec(state({"quota": {"rounds": 2}}), json.remove(spec, ["goals/g1/quota/window"]))
+	d.reasons[0].message == "2/2 rounds used in rolling window"
+}

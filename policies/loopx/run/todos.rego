@@ -8,7 +8,7 @@ todos := input.state.todos if is_array(input.state.todos)
 
 # unclaimable[why]: indexes in todos of the todos this agent cannot claim for
 # that reason; why_order is the precedence and the order in messages.
-unclaimable["held"] := {i | some i, t in todos; t.lease.live == true; t.lease.holder != agent_id}
+unclaimable["held"] := {i | some i, t in todos; t.lease.live == true; not t.lease.holder == agent_id}
 
 unclaimable["deps"] := {i | some i, t in todos; t.deps_open[0]}
 
