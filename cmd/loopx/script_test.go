@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"cmpjson":  cmdCmpJSON,
+			"cmpnorm":  cmdCmpNorm,
 			"jsonget":  cmdJSONGet,
 		},
 	})
@@ -107,6 +108,20 @@ func cmdCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 	gb, wb := indentJSON(g), indentJSON(w)
 	if (string(gb) == string(wb)) == neg {
 		ts.Fatalf("cmpjson: %s and %s differ:\n--- got\n%s\n--- want\n%s", args[0], args[1], gb, wb)
+	}
+}
+
+// cmdCmpNorm compares a text file (stdout, stderr or a file) with a golden
+// exactly, after normalising the file as cmpjson does ($WORK, ULIDs,
+// hashes, record ids): cmpnorm stdout golden.txt
+func cmdCmpNorm(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpnorm FILE GOLDEN")
+	}
+	got := normalize(ts.ReadFile(args[0]), ts.Getenv("WORK"))
+	want := ts.ReadFile(args[1])
+	if (got == want) == neg {
+		ts.Fatalf("cmpnorm: %s and %s differ:\n--- got\n%s--- want\n%s", args[0], args[1], got, want)
 	}
 }
 

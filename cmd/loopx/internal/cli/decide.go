@@ -50,6 +50,10 @@ is a deny: loopx fails closed).`,
 			}
 			var se specs.Errors
 			switch {
+			case derr != nil && a.json:
+				// The decision printed above is the one JSON document; its
+				// reasons carry the error.
+				return &exitError{code: exitCode(derr)}
 			case derr != nil:
 				return &exitError{code: exitCode(derr), err: derr}
 			case errors.As(e.SpecErr(), &se):

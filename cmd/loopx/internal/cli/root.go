@@ -78,6 +78,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err != nil && !a.json && isFlagError(err) && jsonRequested(args) {
+		a.json = true // flag parsing stopped before --json was read
+	}
 	if a.eng != nil {
 		if cerr := a.eng.Close(); err == nil && cerr != nil {
 			err = cerr
@@ -118,6 +121,19 @@ func exitCode(err error) int {
 		return ExitUsage
 	}
 	return ExitInternal
+}
+
+// jsonRequested reports whether args ask for --json before any "--".
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 func isFlagError(err error) bool {
@@ -201,7 +217,44 @@ input error; 3 internal error (e.g. an unreadable state store).`,
 	root.AddCommand(a.initCmd(), a.vetCmd(), a.statusCmd(), a.goalCmd(), a.todoCmd(), a.evidenceCmd(),
 		a.gateCmd(), a.roundCmd(), a.runCmd(), a.decideCmd(), a.quotaCmd(), a.eventsCmd(), a.versionCmd(),
 		a.demoCmd(), a.agentCmd(), a.doctorCmd())
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  loopx help round finish"
+		case "completion":
+			c.Example = "  loopx completion bash > /etc/bash_completion.d/loopx\n  source <(loopx completion zsh)"
+			for _, sh := range c.Commands() {
+				sh.Example = map[string]string{
+					"bash":       "  source <(loopx completion bash)",
+					"zsh":        "  source <(loopx completion zsh)",
+					"fish":       "  loopx completion fish | source",
+					"powershell": "  loopx completion powershell | Out-String | Invoke-Expression",
+				}[sh.Name()]
+			}
+		}
+	}
+	groupExamples(root)
 	return root
+}
+
+// groupExamples gives every command group without examples of its own the
+// first example of each of its subcommands, so every --help shows some.
+func groupExamples(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		groupExamples(sub)
+	}
+	if c.Example != "" || !c.HasAvailableSubCommands() {
+		return
+	}
+	var lines []string
+	for _, sub := range c.Commands() {
+		if first, _, _ := strings.Cut(sub.Example, "\n"); sub.IsAvailableCommand() && first != "" {
+			lines = append(lines, first)
+		}
+	}
+	c.Example = strings.Join(lines, "\n")
 }
 
 // clock returns the clock: LOOPX_NOW (RFC 3339) pins it for tests and
