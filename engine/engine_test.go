@@ -337,3 +337,54 @@ func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 		t.Fatalf("expiry events = %+v", evs)
 	}
 }
+
+// TestC20_BypassedHookStillCannotRecordProgress: an agent whose host ignores
+// hook answers keeps calling loopx while a gate is open. Every mutation that
+// would record progress or spend quota is refused and audited.
+func TestC20_BypassedHookStillCannotRecordProgress(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	ts := addTodos(t, e, "a", "b")
+	ctx := context.Background()
+	st, err := e.StartRound(ctx, "g1", "a1")
+	if err != nil || st.Round == nil {
+		t.Fatal(err)
+	}
+	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Is the schema migration safe to run now?", By: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isViolation := func(err error) bool {
+		var re *RefusedError
+		return errors.As(err, &re) && re.Code == "gate_violation" && re.Gate == g.ID
+	}
+	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); !isViolation(err) {
+		t.Fatalf("finish progress: %v", err)
+	}
+	if _, err := e.SetTodoStatus(ts[1].ID, kernel.TodoDone, "", "a1"); !isViolation(err) {
+		t.Fatalf("todo done by the agent: %v", err)
+	}
+	if st2, err := e.StartRound(ctx, "g1", "a2"); err != nil || st2.Round != nil {
+		t.Fatalf("round start: %+v %v", st2.Round, err)
+	}
+	if d := decide(t, e, "a1"); d.Quota.Rounds.Used != 0 {
+		t.Fatalf("quota spent while gated: %d", d.Quota.Rounds.Used)
+	}
+	evs, err := e.Events(EventFilter{Kind: "gate_violation"})
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("gate_violation events = %d %v", len(evs), err)
+	}
+	// Finishing without progress is allowed (it frees the todo, charges nothing).
+	if rc, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil || rc.Charged {
+		t.Fatalf("no_change finish: %+v %v", rc, err)
+	}
+	// A guarded action's evidence is refused while its gate is open.
+	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Push the release tag to origin now?", By: "human", Guards: []string{"git.push"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "pushed v1.2.0", Action: "git.push", By: "a1"}); err == nil {
+		t.Fatal("evidence for a guarded action was recorded")
+	}
+	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "tests pass", Action: "", By: "a1"}); err != nil {
+		t.Fatalf("unguarded evidence: %v", err)
+	}
+}

@@ -21,6 +21,9 @@ type GateInput struct {
 	// whole goal.
 	BlocksTodo  string
 	BlocksAgent string
+	// Guards makes it an action gate: it blocks only these actions
+	// ("git.push"), checked by permission decisions and guarded evidence.
+	Guards []string
 	// ExpiresAfter is how long it stays open (0 = never); OnExpiry is the
 	// option applied then.
 	ExpiresAfter time.Duration
@@ -39,8 +42,8 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	if strings.TrimSpace(in.Question) == "" {
 		return g, Usagef("empty_question", "a gate needs a question")
 	}
-	if in.BlocksTodo != "" && in.BlocksAgent != "" {
-		return g, Usagef("bad_scope", "give at most one of --blocks-todo and --blocks-agent")
+	if n := btoi(in.BlocksTodo != "") + btoi(in.BlocksAgent != "") + btoi(len(in.Guards) > 0); n > 1 {
+		return g, Usagef("bad_scope", "give at most one of --blocks-todo, --blocks-agent and --guards")
 	}
 	if len(in.Options) == 0 {
 		in.Options = []string{"approve", "reject"}
@@ -55,6 +58,8 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 		ScopeKind: "goal", RaisedBy: in.By, OnExpiry: in.OnExpiry}
 	err := e.update(func(tx *kernel.Tx) error {
 		switch {
+		case len(in.Guards) > 0:
+			g.ScopeKind, g.Guards = "action", in.Guards
 		case in.BlocksTodo != "":
 			t, err := tx.Todo(in.BlocksTodo)
 			if IsNotFound(err) {
@@ -198,4 +203,11 @@ func (e *Engine) Gate(id string) (kernel.Gate, error) {
 		return err
 	})
 	return g, err
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -85,6 +85,9 @@ func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
 	} else if err := e.RequireGoal(goal); err != nil {
 		return nil, err
 	}
+	if statuses := []string{kernel.TodoOpen, kernel.TodoClaimed, kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled}; status != "" && !slices.Contains(statuses, status) {
+		return nil, Usagef("bad_status", "status %q is not one of %v", status, statuses)
+	}
 	out := []kernel.Todo{}
 	err := e.update(func(tx *kernel.Tx) error { return nil }) // seed spec todos
 	if err != nil {

@@ -138,6 +138,14 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		}
 	}
 	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
+	var re *RefusedError
+	if errors.As(err, &re) && re.Code == "gate_violation" {
+		// A gate opened while the command ran: its work is not recorded as
+		// progress nor charged; the round still ends and frees its todo.
+		req.Outcome, req.Done = kernel.OutcomeNoChange, false
+		req.Summary = "not recorded as progress: " + re.Message
+		rc, err = e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
+	}
 	if err != nil {
 		return nil, err
 	}

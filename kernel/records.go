@@ -37,7 +37,11 @@ func (tx *Tx) AddTodo(t Todo) (Todo, error) {
 	if err != nil {
 		return t, err
 	}
-	t.ID = id
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return t, err
+	}
+	t.ID, t.Seq = id, seq
 	if t.Kind == "" {
 		t.Kind = KindTask
 	}
@@ -74,7 +78,8 @@ func (tx *Tx) PutTodo(t Todo) error {
 	return tx.putJSON(keyTodo(t.Goal, t.ID), t)
 }
 
-// Todos returns the goal's todos ordered by priority, then age, then id.
+// Todos returns the goal's todos ordered by priority, then age, then
+// insertion order.
 func (tx *Tx) Todos(goal string) ([]Todo, error) {
 	var out []Todo
 	err := scan(tx, "todo:"+goal+":", func(t Todo) bool { out = append(out, t); return true })
@@ -85,6 +90,9 @@ func (tx *Tx) Todos(goal string) ([]Todo, error) {
 		}
 		if !a.CreatedAt.Equal(b.CreatedAt) {
 			return a.CreatedAt.Before(b.CreatedAt)
+		}
+		if a.Seq != b.Seq {
+			return a.Seq < b.Seq
 		}
 		return a.ID < b.ID
 	})

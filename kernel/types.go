@@ -59,7 +59,10 @@ type GoalState struct {
 
 // Todo is one unit of work (key todo:<goal>:<id>).
 type Todo struct {
-	ID    string `json:"id"`
+	ID string `json:"id"`
+	// Seq is the store sequence number at creation: it orders todos created
+	// at the same instant by insertion.
+	Seq   uint64 `json:"seq"`
 	Goal  string `json:"goal"`
 	Title string `json:"title"`
 	// Kind is KindTask, KindMonitor, KindGate or KindAction.

@@ -27,9 +27,10 @@ why_order := [
 ]
 
 # Claimable todos with their selection key: own live claims, then due
-# monitors, then priority (0 first), age and id. Status and kind are checked
+# monitors, then priority (0 first), age, then input order (the engine lists
+# todos oldest first, ties in insertion order). Status and kind are checked
 # inline (unclaimable.blocked and .human stay lazy: no_todo only).
-candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), object.get(t, "id", ""), i] |
+candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), i] |
 	excluded := ((unclaimable.held | unclaimable.deps) | unclaimable.not_due) | unclaimable.gated
 	some i, t in todos
 	t.status in {"open", "claimed"}
@@ -42,7 +43,7 @@ own_claims := {i: 0 | some i, t in todos; t.lease.live == true; t.lease.holder =
 
 # METADATA
 # description: Step 8 on run, the todo this agent should work on.
-selected := todos[k[4]] if k := min(candidates)
+selected := todos[k[3]] if k := min(candidates)
 
 selected_reason := lib.reason("todo_selected", $"{selected.id} {selected.title} (P{object.get(selected, "priority", 2)}, {selected.kind})", "data.loopx.run.selected", $"todo {selected.id}")
 

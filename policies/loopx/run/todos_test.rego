@@ -4,10 +4,11 @@ monitor(id, due, next_due_at) := object.union(todo(id, 3, "2026-11-20T10:00:00Z"
 
 picked(todos) := decide(state({"todos": todos})).todo.id
 
-test_priority_first_then_age_then_id if {
+test_priority_first_then_age_then_input_order if {
 	picked([todo("t-3", 2, "2026-11-01T00:00:00Z"), todo("t-2", 1, "2026-11-02T00:00:00Z")]) == "t-2"
 	picked([todo("t-3", 1, "2026-11-02T00:00:00Z"), todo("t-2", 1, "2026-11-01T00:00:00Z")]) == "t-2"
-	picked([todo("t-b", 1, "2026-11-01T00:00:00Z"), todo("t-a", 1, "2026-11-01T00:00:00Z")]) == "t-a"
+	# Same instant: the engine lists todos in insertion order; the first wins.
+	picked([todo("t-b", 1, "2026-11-01T00:00:00Z"), todo("t-a", 1, "2026-11-01T00:00:00Z")]) == "t-b"
 }
 
 test_due_monitor_before_urgent_task if {

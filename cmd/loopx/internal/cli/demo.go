@@ -43,6 +43,10 @@ out=$(sh src/greet.sh loopx)
 test "$out" = "hello, loopx"
 "$LOOPX_BIN" evidence add --goal "$LOOPX_GOAL" --todo "$LOOPX_TODO" --kind test --status pass \
   --ref "sh src/greet.sh loopx" "greet.sh prints 'hello, loopx' after $LOOPX_TODO" >/dev/null
+# Report the round itself (loopx run respects that) ...
+"$LOOPX_BIN" round finish "$LOOPX_ROUND" --outcome progress --done \
+  --summary "greet.sh written and checked" >/dev/null
+# ... and on the second round, ask a human before going further.
 rounds=$(wc -l < src/done.txt)
 if [ "$rounds" -eq 2 ] && [ ! -f src/.asked ]; then
   touch src/.asked

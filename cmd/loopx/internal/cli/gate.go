@@ -60,6 +60,7 @@ todo (other todos keep running) and --blocks-agent only one agent.`,
 	f.StringSliceVar(&in.Answerers, "answerers", nil, `who may answer: human or agent:ID (default human)`)
 	f.StringVar(&in.BlocksTodo, "blocks-todo", "", "block only this todo")
 	f.StringVar(&in.BlocksAgent, "blocks-agent", "", "block only this agent")
+	f.StringSliceVar(&in.Guards, "guards", nil, "block only these actions (e.g. git.push,git.merge)")
 	f.StringVar(&expires, "expires-after", "", "close the gate after this long (e.g. 72h)")
 	f.StringVar(&in.OnExpiry, "on-expiry", "", "the option applied on expiry")
 	return c
@@ -141,7 +142,9 @@ func (a *app) gateAnswerCmd() *cobra.Command {
 		Long: `Answer a gate. The answer is validated before anything is recorded: an
 unknown option, a closed gate, an actor who is not an answerer, or the agent
 that raised the gate are refused. A human answer is refused from inside an
-agent round (LOOPX_ROUND or LOOPX_AGENT set). Exit 1 when refused.`,
+agent round (LOOPX_ROUND or LOOPX_AGENT set), and needs a confirmation typed
+on the controlling terminal (the gate id, typed back): an agent piping input
+cannot answer for a human. Exit 1 when refused.`,
 		Example: `  loopx gate answer g-4f9a --option approve --note "reviewed the diff"
   loopx gate answer g1/merge --option reject`,
 		Args: cobra.ExactArgs(1),
@@ -158,6 +161,18 @@ agent round (LOOPX_ROUND or LOOPX_AGENT set). Exit 1 when refused.`,
 				}
 			}
 			in.InRound = os.Getenv("LOOPX_ROUND") != "" || os.Getenv("LOOPX_AGENT") != ""
+			if in.Actor == "human" && !in.InRound {
+				g, err := e.Gate(in.Gate)
+				if err != nil {
+					return err
+				}
+				if err := e.Release(); err != nil { // never hold the state lock while a person types
+					return err
+				}
+				if err := confirmHuman(g, in.Option); err != nil {
+					return err
+				}
+			}
 			g, err := e.AnswerGate(in)
 			if err != nil {
 				return err

@@ -263,6 +263,7 @@ func (a *app) evidenceCmd() *cobra.Command {
 	f.StringVar(&ev.Status, "status", "info", "pass, fail or info")
 	f.StringVar(&ev.Ref, "ref", "", "a path, URL or command it points at")
 	f.StringVar(&ev.Todo, "todo", "", "the todo it concerns")
+	f.StringVar(&ev.Action, "action", "", "the guarded action it records (e.g. git.push); refused while a gate guards it")
 	var goal string
 	var limit int
 	list := &cobra.Command{
