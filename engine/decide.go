@@ -58,6 +58,14 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 	if e.specErr != nil {
 		in.Health.Spec = specErrorText(e.specErr)
 	}
+	if e.store == nil {
+		if rm := e.loadReadModel(now); rm != nil {
+			var err error
+			if in.State, err = e.snapshot(rm, req.Goal, req.Agent, now); err == nil {
+				return in, nil
+			}
+		}
+	}
 	s, err := e.Store()
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
@@ -67,6 +75,8 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 		})
 		if err != nil {
 			err = &kernel.StoreError{Path: s.Path(), Err: err}
+		} else {
+			e.writeReadModel() // the next decision can skip opening the store
 		}
 	}
 	if err != nil {

@@ -37,7 +37,7 @@ func (e *Engine) goalSpec(goal string) *specs.Goal {
 
 // openGates returns the goal's open gates: the stored ones plus the spec
 // gates that were never materialised (they start open).
-func (e *Engine) openGates(tx *kernel.Tx, goal string) ([]kernel.Gate, error) {
+func (e *Engine) openGates(tx source, goal string) ([]kernel.Gate, error) {
 	stored, err := tx.Gates(goal)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func specGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 }
 
 // snapshot builds input.state for (goal, agent) at now.
-func (e *Engine) snapshot(tx *kernel.Tx, goal, agent string, now time.Time) (Snapshot, error) {
+func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapshot, error) {
 	var s Snapshot
 	s.Revision = tx.Revision()
 	gs := e.goalSpec(goal)
@@ -164,7 +164,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func (e *Engine) agentFacts(tx *kernel.Tx, gs *specs.Goal, agent string) AgentFacts {
+func (e *Engine) agentFacts(tx source, gs *specs.Goal, agent string) AgentFacts {
 	f := AgentFacts{ID: agent, Role: "executor", Mode: "active"}
 	if e.spec != nil && e.spec.Spec != nil {
 		if a, ok := e.spec.Spec.Agents[agent]; ok {
@@ -224,7 +224,7 @@ func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 }
 
 // progressFacts derives the stall count and the no-change facts.
-func (e *Engine) progressFacts(tx *kernel.Tx, goal, agent string, rounds []kernel.Round,
+func (e *Engine) progressFacts(tx source, goal, agent string, rounds []kernel.Round,
 	todos []kernel.Todo, st kernel.GoalState, now time.Time) ProgressFacts {
 	var p ProgressFacts
 	// The stall count restarts after the last answered stall gate.

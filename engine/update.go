@@ -17,7 +17,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return s.Update(func(tx *kernel.Tx) error {
+	err = s.Update(func(tx *kernel.Tx) error {
 		if err := e.seed(tx); err != nil {
 			return err
 		}
@@ -31,6 +31,10 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 		// raised already past its expiry) settles in the same transaction.
 		return e.housekeep(tx)
 	})
+	if err == nil {
+		e.writeReadModel()
+	}
+	return err
 }
 
 // view runs fn in a read-only kernel transaction.

@@ -112,6 +112,11 @@ func (tx *Tx) AddGate(g Gate) (Gate, error) {
 	if g.Status == "" {
 		g.Status = GateOpen
 	}
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return g, err
+	}
+	g.Seq = seq
 	if g.RaisedAt.IsZero() {
 		g.RaisedAt = tx.now
 	}
@@ -147,7 +152,12 @@ func (tx *Tx) PutGate(g Gate) error {
 func (tx *Tx) Gates(goal string) ([]Gate, error) {
 	var out []Gate
 	err := scan(tx, "gate:"+goal+":", func(g Gate) bool { out = append(out, g); return true })
-	sort.SliceStable(out, func(i, j int) bool { return out[i].RaisedAt.Before(out[j].RaisedAt) })
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].RaisedAt.Equal(out[j].RaisedAt) {
+			return out[i].RaisedAt.Before(out[j].RaisedAt)
+		}
+		return out[i].Seq < out[j].Seq
+	})
 	return out, err
 }
 
@@ -159,7 +169,11 @@ func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
 	if err != nil {
 		return e, err
 	}
-	e.ID, e.CreatedAt = id, tx.now
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return e, err
+	}
+	e.ID, e.Seq, e.CreatedAt = id, seq, tx.now
 	if err := tx.putJSON(keyEvidence(e.Goal, id), e); err != nil {
 		return e, err
 	}
@@ -172,7 +186,12 @@ func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
 func (tx *Tx) EvidenceList(goal string, limit int) ([]Evidence, error) {
 	var out []Evidence
 	err := scan(tx, "ev:"+goal+":", func(e Evidence) bool { out = append(out, e); return true })
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].Seq > out[j].Seq
+	})
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
@@ -185,7 +204,11 @@ func (tx *Tx) AddRound(r Round) (Round, error) {
 	if err != nil {
 		return r, err
 	}
-	r.ID, r.StartedAt, r.Status = id, tx.now, RoundOpen
+	seq, err := tx.nextSeq()
+	if err != nil {
+		return r, err
+	}
+	r.ID, r.Seq, r.StartedAt, r.Status = id, seq, tx.now, RoundOpen
 	if err := tx.setRef(id, keyRound(r.Goal, id)); err != nil {
 		return r, err
 	}
@@ -226,7 +249,7 @@ func (tx *Tx) Rounds(goal string) ([]Round, error) {
 		if !out[i].StartedAt.Equal(out[j].StartedAt) {
 			return out[i].StartedAt.Before(out[j].StartedAt)
 		}
-		return out[i].ID < out[j].ID
+		return out[i].Seq < out[j].Seq
 	})
 	return out, err
 }

@@ -73,6 +73,9 @@ type Todo struct {
 	Priority  int      `json:"priority"`
 	DependsOn []string `json:"depends_on,omitempty"`
 	Labels    []string `json:"labels,omitempty"`
+	// Scope lists the doublestar globs (relative to the project root) the
+	// todo writes; two agents never hold todos whose scopes overlap.
+	Scope []string `json:"scope,omitempty"`
 	// SpecName is set for todos seeded from the spec (goals.<g>.todos.<name>).
 	SpecName string `json:"spec_name,omitempty"`
 	// EverySeconds is a monitor's cadence in seconds.
@@ -102,6 +105,12 @@ type Lease struct {
 	Released bool `json:"released,omitempty"`
 	// Round is the round the lease was taken for, if any.
 	Round string `json:"round,omitempty"`
+	// TTLSeconds is the lease's time to live as last granted; a renew or a
+	// round start without a TTL grants it again.
+	TTLSeconds int64 `json:"ttl_seconds,omitempty"`
+	// IdempotencyKey is the key of the claim that created the lease: a
+	// retried claim with the same key returns this lease unchanged.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // LiveAt reports whether the lease holds at t (not released, not expired).
@@ -114,6 +123,9 @@ func (l *Lease) LiveAt(t time.Time) bool {
 type Gate struct {
 	ID   string `json:"id"`
 	Goal string `json:"goal"`
+	// Seq is the store sequence number at creation (orders records made at
+	// the same instant).
+	Seq uint64 `json:"seq"`
 	// Name is the spec gate name (goals.<g>.gates.<name>), "" for runtime gates.
 	Name      string   `json:"name,omitempty"`
 	Question  string   `json:"question"`
@@ -148,6 +160,9 @@ type Answer struct {
 type Evidence struct {
 	ID   string `json:"id"`
 	Goal string `json:"goal"`
+	// Seq is the store sequence number at creation (orders records made at
+	// the same instant).
+	Seq uint64 `json:"seq"`
 	// Kind is "test", "pr", "log", "metric", "check" or "note".
 	Kind    string `json:"kind"`
 	Summary string `json:"summary"`
@@ -166,8 +181,11 @@ type Evidence struct {
 
 // Round is one bounded agent turn (key round:<goal>:<id>).
 type Round struct {
-	ID    string `json:"id"`
-	Goal  string `json:"goal"`
+	ID   string `json:"id"`
+	Goal string `json:"goal"`
+	// Seq is the store sequence number at creation (orders records made at
+	// the same instant).
+	Seq   uint64 `json:"seq"`
 	Agent string `json:"agent"`
 	Todo  string `json:"todo,omitempty"`
 	// Status is "open" or "finished".

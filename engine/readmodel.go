@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// source is what a decision reads from the kernel: a read transaction, or
+// the cached read model. Both give the same records in the same order.
+type source interface {
+	Now() time.Time
+	Revision() uint64
+	Goal(id string) (kernel.GoalState, error)
+	Todos(goal string) ([]kernel.Todo, error)
+	Gates(goal string) ([]kernel.Gate, error)
+	Rounds(goal string) ([]kernel.Round, error)
+	Ledger(goal string) ([]kernel.LedgerEntry, error)
+	Agent(id string) (kernel.Agent, error)
+}
+
+// readModelVersion changes whenever the read model's shape does.
+const readModelVersion = 1
+
+// readModel is the part of the kernel that should_run decisions read —
+// goals, todos, gates, rounds, the ledger, agents; never evidence or events,
+// which are most of the store — kept as one JSON file
+// (.loopx/cache/readmodel.json). Every engine write refreshes it after its
+// commit, under the store lock, stamped with state.db's size, mtime and
+// inode; a decision uses it only while that stamp still matches, so a
+// `loopx decide` process reads a small file instead of replaying the whole
+// append-only store. Any other writer (or a crash between the commit and
+// the refresh) changes the stamp, and decisions fall back to the store.
+type readModel struct {
+	Version int                   `json:"version"`
+	Rev     uint64                `json:"rev"`
+	Stamp   fileStamp             `json:"stamp"`
+	Goals   map[string]*goalModel `json:"goals"`
+	Agents  map[string]kernel.Agent
+	now     time.Time
+}
+
+type goalModel struct {
+	State  kernel.GoalState     `json:"state"`
+	Todos  []kernel.Todo        `json:"todos"`
+	Gates  []kernel.Gate        `json:"gates"`
+	Rounds []kernel.Round       `json:"rounds"`
+	Ledger []kernel.LedgerEntry `json:"ledger"`
+}
+
+// fileStamp identifies one version of state.db.
+type fileStamp struct {
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime_ns"`
+	Inode uint64 `json:"inode"`
+}
+
+func stampOf(path string) (fileStamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	st := fileStamp{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.Inode = sys.Ino
+	}
+	return st, nil
+}
+
+func (e *Engine) readModelPath() string {
+	return filepath.Join(e.StateDir(), "cache", "readmodel.json")
+}
+
+// loadReadModel returns the cached read model when it matches state.db
+// exactly and the file is readable; nil otherwise.
+func (e *Engine) loadReadModel(now time.Time) *readModel {
+	dbPath := filepath.Join(e.StateDir(), kernel.DBFile)
+	st, err := stampOf(dbPath)
+	if err != nil {
+		return nil
+	}
+	f, err := os.Open(dbPath) // an unreadable store must fail closed, not be skipped
+	if err != nil {
+		return nil
+	}
+	f.Close()
+	b, err := os.ReadFile(e.readModelPath())
+	if err != nil {
+		return nil
+	}
+	var rm readModel
+	if json.Unmarshal(b, &rm) != nil || rm.Version != readModelVersion || rm.Stamp != st || rm.Goals == nil {
+		return nil
+	}
+	rm.now = now
+	return &rm
+}
+
+// writeReadModel refreshes the read model from the open store. It must run
+// while this engine holds the store (and so the lock), after a commit.
+// Failures only cost speed: the stale file no longer matches and is ignored.
+func (e *Engine) writeReadModel() {
+	if e.store == nil || e.spec == nil || e.spec.Spec == nil {
+		return
+	}
+	rm := readModel{Version: readModelVersion, Goals: map[string]*goalModel{}, Agents: map[string]kernel.Agent{}}
+	err := e.store.View(func(tx *kernel.Tx) error {
+		rm.Rev = tx.Revision()
+		for _, g := range e.GoalIDs() {
+			var gm goalModel
+			var err error
+			if gm.State, err = tx.Goal(g); err != nil {
+				return err
+			}
+			if gm.Todos, err = tx.Todos(g); err != nil {
+				return err
+			}
+			if gm.Gates, err = tx.Gates(g); err != nil {
+				return err
+			}
+			if gm.Rounds, err = tx.Rounds(g); err != nil {
+				return err
+			}
+			if gm.Ledger, err = tx.Ledger(g); err != nil {
+				return err
+			}
+			rm.Goals[g] = &gm
+		}
+		as, err := tx.Agents()
+		for _, a := range as {
+			rm.Agents[a.ID] = a
+		}
+		return err
+	})
+	if err != nil {
+		return
+	}
+	if rm.Stamp, err = stampOf(e.store.Path()); err != nil {
+		return
+	}
+	b, err := json.Marshal(rm)
+	if err != nil {
+		return
+	}
+	path := e.readModelPath()
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	_ = writeFileAtomic(path, b)
+}
+
+func (rm *readModel) goal(id string) *goalModel {
+	if g, ok := rm.Goals[id]; ok {
+		return g
+	}
+	return &goalModel{State: kernel.GoalState{ID: id, Status: kernel.GoalActive}}
+}
+
+func (rm *readModel) Now() time.Time                           { return rm.now }
+func (rm *readModel) Revision() uint64                         { return rm.Rev }
+func (rm *readModel) Goal(id string) (kernel.GoalState, error) { return rm.goal(id).State, nil }
+func (rm *readModel) Todos(goal string) ([]kernel.Todo, error) { return rm.goal(goal).Todos, nil }
+func (rm *readModel) Gates(goal string) ([]kernel.Gate, error) { return rm.goal(goal).Gates, nil }
+func (rm *readModel) Rounds(goal string) ([]kernel.Round, error) {
+	return rm.goal(goal).Rounds, nil
+}
+func (rm *readModel) Ledger(goal string) ([]kernel.LedgerEntry, error) {
+	return rm.goal(goal).Ledger, nil
+}
+func (rm *readModel) Agent(id string) (kernel.Agent, error) {
+	if a, ok := rm.Agents[id]; ok {
+		return a, nil
+	}
+	return kernel.Agent{}, kernel.NotFound("agent", id)
+}
