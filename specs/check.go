@@ -55,37 +55,43 @@ func (l *loader) applyPresets(user cue.Value) cue.Value {
 			l.presetFiles = map[string]string{}
 		}
 		l.presetFiles[presetFile(name)] = name
-		user = fillPreset(user, []cue.Selector{cue.Str("goals"), cue.Str(id)}, p)
+		goal := []cue.Selector{cue.Str("goals"), cue.Str(id)}
+		overlay := presetOverlay(lookup(user, "goals", id), l.ev.ctx.CompileString("{}"), nil, p)
+		user = user.FillPath(cue.MakePath(goal...), overlay)
 	}
 	return user
 }
 
-func fillPreset(u cue.Value, base []cue.Selector, p cue.Value) cue.Value {
+// presetOverlay adds to overlay what preset value p contributes at rel (a
+// path inside the goal) given the goal's own value g: filling a small
+// overlay and unifying it once is much cheaper than filling the whole spec
+// once per preset field.
+func presetOverlay(g, overlay cue.Value, rel []cue.Selector, p cue.Value) cue.Value {
 	it, err := p.Fields(cue.Optional(true))
 	if err != nil {
-		return u
+		return overlay
 	}
 	for it.Next() {
-		path := append(base[:len(base):len(base)], it.Selector())
+		path := append(rel[:len(rel):len(rel)], it.Selector())
 		pv := it.Value()
 		d, hasDefault := pv.Default()
 		if !hasDefault && pv.IncompleteKind() == cue.StructKind {
-			u = fillPreset(u, path, pv)
+			overlay = presetOverlay(g, overlay, path, pv)
 			continue
 		}
 		cp := cue.MakePath(path...)
-		uv := u.LookupPath(cp)
-		_, userDefault := uv.Default()
+		gv := g.LookupPath(cp)
+		_, goalDefault := gv.Default()
 		switch {
-		case uv.Exists() && !userDefault:
-			u = u.FillPath(cp, pv) // the goal's value refines the preset's
+		case gv.Exists() && !goalDefault:
+			overlay = overlay.FillPath(cp, pv) // the goal's value refines the preset's
 		case hasDefault:
-			u = u.FillPath(cp, d)
+			overlay = overlay.FillPath(cp, d)
 		default:
-			u = u.FillPath(cp, pv)
+			overlay = overlay.FillPath(cp, pv)
 		}
 	}
-	return u
+	return overlay
 }
 
 // validateParts validates each agent, goal and part of a goal on its own
@@ -102,8 +108,8 @@ func (l *loader) validateParts(user cue.Value) {
 		g := lookup(goals, id)
 		gp := []string{"goals", id}
 		l.validate("#Goal", g, gp)
-		for field, def := range map[string]string{"quota": "#Quota", "stall": "#Stall", "scope": "#Scope", "evidence": "#Evidence"} {
-			l.validate(def, lookup(g, field), append(gp[:2:2], field))
+		for _, part := range []struct{ field, def string }{{"quota", "#Quota"}, {"stall", "#Stall"}, {"scope", "#Scope"}, {"evidence", "#Evidence"}} {
+			l.validate(part.def, lookup(g, part.field), append(gp[:2:2], part.field))
 		}
 		for _, coll := range []struct{ field, def string }{{"gates", "#Gate"}, {"todos", "#Todo"}} {
 			c := lookup(g, coll.field)
@@ -123,16 +129,75 @@ func (l *loader) validate(def string, v cue.Value, prefix []string) {
 	}
 }
 
+// checkClosed reports every field of the user's value uv that the schema
+// value sv (closed) does not declare, recursing into declared structs and
+// map entries. CUE reports only some "field not allowed" errors once a
+// struct has another error; fields already reported are skipped.
+func (l *loader) checkClosed(uv, sv cue.Value, path []string) {
+	if !uv.Exists() || !sv.Exists() || sv.IncompleteKind()&cue.StructKind == 0 {
+		return
+	}
+	declared := map[string]cue.Value{}
+	if it, err := sv.Fields(cue.Optional(true)); err == nil {
+		for it.Next() {
+			if sel := it.Selector(); sel.LabelType() == cue.StringLabel {
+				declared[sel.Unquoted()] = it.Value()
+			}
+		}
+	}
+	pattern := sv.LookupPath(cue.MakePath(cue.AnyString))
+	it, err := uv.Fields(cue.Optional(true))
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		sel := it.Selector()
+		if sel.LabelType() != cue.StringLabel {
+			continue
+		}
+		name := sel.Unquoted()
+		p := append(path[:len(path):len(path)], name)
+		switch def, ok := declared[name]; {
+		case ok:
+			l.checkClosed(it.Value(), def, p)
+		case pattern.Exists():
+			l.checkClosed(it.Value(), pattern, p)
+		default:
+			if l.reported(p, CodeUnknownField) {
+				continue
+			}
+			pos, ok := l.index[pathKey(p)]
+			if !ok {
+				pos = it.Value().Pos()
+			}
+			l.add(l.posError(pos, p, CodeUnknownField, l.unknownFieldMsg(p)))
+		}
+	}
+}
+
+// reported reports whether an error with this path and code was added.
+func (l *loader) reported(path []string, code string) bool {
+	ps := strings.Join(path, ".")
+	for _, e := range l.errs {
+		if e.Path == ps && e.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
 // checkRequired reports required fields the user (or the goal's preset)
 // did not set, at the enclosing declaration in the user's files. CUE reports
 // a missing field at the schema's position only, and not at all once another
 // error was found in the same struct.
 func (l *loader) checkRequired(user cue.Value) {
 	need := func(v cue.Value, path []string, field string) {
-		if !v.Exists() || v.IncompleteKind()&cue.StructKind == 0 {
+		// v may be an error (a closed #Goal the user embedded with an
+		// unknown field in it) whose fields are still there to check.
+		if !v.Exists() {
 			return
 		}
-		if f := lookup(v, field); !f.Exists() || isRequiredOnly(f) {
+		if !hasValue(v, field) {
 			p := append(path[:len(path):len(path)], field)
 			l.add(l.posError(token.NoPos, p, CodeMissingField, missingMsg(p)))
 		}
@@ -156,15 +221,21 @@ func (l *loader) checkRequired(user cue.Value) {
 	}
 }
 
-// isRequiredOnly reports whether v is a required field (`x!: T`) that no
-// value was given for: it exists (the user embedded a definition) but is not
-// concrete and has no position in the user's files.
-func isRequiredOnly(v cue.Value) bool {
-	if v.IsConcrete() {
-		return false
+// hasValue reports whether struct v has a regular field named field: not
+// absent, and not merely declared required (`field!: T`, which v has when the
+// user embedded a definition such as #Goal) or optional.
+func hasValue(v cue.Value, field string) bool {
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return true // not a struct: the schema reports it
 	}
-	_, hasDefault := v.Default()
-	return !hasDefault && v.Err() != nil
+	for it.Next() {
+		sel := it.Selector()
+		if sel.LabelType() == cue.StringLabel && sel.Unquoted() == field {
+			return sel.ConstraintType() == 0
+		}
+	}
+	return false
 }
 
 // checkSemantics does the checks the schema cannot express, on the unified
@@ -332,13 +403,38 @@ var (
 	outOfBoundRe = regexp.MustCompile(`^invalid value (".*") \(out of bound =~"\^\(\[0-9\]\+`)
 	disjunctRe   = regexp.MustCompile(`^\d+ errors in empty disjunction`)
 	incompleteRe = regexp.MustCompile(`^incomplete value (.*)$`)
+	mismatchRe   = regexp.MustCompile(`^conflicting values .* \(mismatched types \w+ and \w+\)$`)
 )
+
+// maxMessage bounds a message's length (CUE prints whole values in some).
+const maxMessage = 300
+
+func shorten(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	return s[:maxMessage-3] + "..."
+}
 
 const durationHelp = `a duration: a number and a unit (ms, s, m, h, d, w), e.g. "90s", "10m", "24h", "7d"`
 
 // helpByField says what each schema field wants, by generic path (map keys
 // and list indexes are "*").
 var helpByField = map[string]string{
+	"project":                       `a struct: {name: "…"}`,
+	"agents":                        "a struct of agents by id",
+	"agents.*":                      `an agent: {host: "codex", role: "executor"}`,
+	"goals":                         "a struct of goals by id",
+	"goals.*":                       `a goal: {objective: "…", quota: {…}, …}`,
+	"goals.*.quota":                 "a struct: {window, rounds, tokens, cost_usd, min_interval, compute}",
+	"goals.*.stall":                 "a struct: {max_no_progress}",
+	"goals.*.scope":                 "a struct: {write, deny, commands}",
+	"goals.*.scope.commands":        "a struct: {allow, ask, deny}",
+	"goals.*.gates":                 "a struct of gates by name",
+	"goals.*.gates.*":               `a gate: {question: "…?", options, guards, answerers, …}`,
+	"goals.*.evidence":              "a struct: {stale_after}",
+	"goals.*.todos":                 "a struct of todos by name",
+	"goals.*.todos.*":               `a todo: {title: "…", kind, priority, every}`,
 	"project.name":                  "a string",
 	"agents.*.host":                 `one of "claude-code", "codex", "cursor", "shell", "other"`,
 	"agents.*.role":                 `a non-empty string such as "executor" or "reviewer"`,
@@ -408,9 +504,14 @@ func (l *loader) polish(path []string, msg string) string {
 		if want == "" {
 			want = "a concrete value"
 		}
-		return fmt.Sprintf("value is not concrete (%s): want %s", m[1], want)
+		return shorten(fmt.Sprintf("value is not concrete (%s): want %s", m[1], want))
 	}
-	return msg
+	if mismatchRe.MatchString(msg) {
+		if want := fieldHelp(path); want != "" {
+			return "invalid value" + l.userValue(path) + ": want " + want
+		}
+	}
+	return shorten(msg)
 }
 
 // schemaAt returns the schema's value for a spec path (map entries resolve

@@ -184,7 +184,9 @@ var (
 )
 
 func newEvaluator() (*evaluator, error) {
-	ctx := cuecontext.New()
+	// Pin the evaluator: CUE_EXPERIMENT and CUE_DEBUG in the environment must
+	// not change what a spec means.
+	ctx := cuecontext.New(cuecontext.EvaluatorVersion(cuecontext.EvalV3), cuecontext.CUE_DEBUG(""))
 	root := ctx.CompileBytes(schemaSource, cue.Filename(schemaFile))
 	if err := root.Err(); err != nil {
 		return nil, fmt.Errorf("embedded schema: %w", err)
@@ -265,7 +267,11 @@ func (l *loader) run() (*Loaded, error) {
 		af, err := parser.ParseFile(f.name, f.data)
 		if err != nil {
 			for _, e := range cueerrors.Errors(err) {
-				l.add(l.posError(e.Position(), nil, CodeSyntax, errMsg(e)))
+				pe := l.posError(e.Position(), nil, CodeSyntax, errMsg(e))
+				if pe.File != f.name && !l.isUserPos(e.Position()) {
+					pe.File, pe.Line, pe.Col = f.name, 1, 1
+				}
+				l.add(pe)
 			}
 			continue
 		}
@@ -288,8 +294,10 @@ func (l *loader) run() (*Loaded, error) {
 	}
 	user := l.ev.ctx.BuildInstance(inst, cue.Scope(l.ev.root))
 	if err := user.Err(); err != nil {
+		// An error in the user's own value (a reference not found, a
+		// conflict, a closed #Goal the user embedded) still leaves the rest
+		// of it to check: go on, so that every error is reported in one run.
 		l.addCUE(err, nil)
-		return nil, l.errs.normalize()
 	}
 
 	// 3. Apply presets, unify with #Spec, validate.
@@ -305,6 +313,8 @@ func (l *loader) run() (*Loaded, error) {
 		found := len(l.errs)
 		l.validateParts(user)
 		l.errs = append(l.errs[:found], newPaths(l.errs[:found], l.errs[found:])...)
+		// Nor does it report every field a closed definition does not allow.
+		l.checkClosed(l.user, l.ev.spec, nil)
 	}
 	l.checkRequired(user)
 	l.checkSemantics(spec)
@@ -442,7 +452,7 @@ func (l *loader) addCUE(err error, prefix []string) {
 		case help != "":
 			folded.msg = "invalid value" + l.userValue(h) + ": want " + help
 		case len(msgs) > 0:
-			folded.msg = strings.Join(msgs, "; ")
+			folded.msg = shorten(strings.Join(msgs, "; "))
 		default:
 			folded.msg = "invalid value" + l.userValue(h)
 		}
@@ -473,8 +483,8 @@ func (l *loader) userValue(path []string) string {
 		return ""
 	}
 	v := lookup(l.user, path...)
-	if !v.Exists() {
-		return ""
+	if !v.Exists() || v.Err() != nil || v.IncompleteKind()&cue.StructKind != 0 {
+		return "" // an error or a struct says nothing useful in one line
 	}
 	s := fmt.Sprint(v)
 	s = strings.Join(strings.Fields(s), " ")

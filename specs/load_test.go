@@ -571,3 +571,98 @@ func TestSchemaSource_IsEmbedded(t *testing.T) {
 		t.Fatal("schema not embedded")
 	}
 }
+
+// CUE stops reporting "field not allowed" and missing fields once a struct
+// has another error; Load still reports every problem in one run.
+func TestLoad_EveryErrorOfOneRunIsReported(t *testing.T) {
+	es := loadErrs(t, `extra: 1
+agents: a: {host: "codex", mode: "passive", colour: "red"}
+goals: g1: {
+	quota: {windw: "24h", rounds: -3, compute: "all"}
+	scope: {write: "src/**", deny: [1]}
+	stall: max_no_progress: 0
+	evidence: stale_after: "soon"
+	gates: g: {options: ["a", "a"], on_expiry: "b", expires_after: "1y"}
+	todos: t: {kind: "monitor", priority: "P9"}
+	agents: "codex"
+	unknown: true
+}
+goals: g2: {objective: "x", preset: 5}
+`)
+	f := "loopx/loopx.cue"
+	for _, w := range []struct {
+		line, col  int
+		path, code string
+	}{
+		{1, 1, "extra", CodeUnknownField},
+		{2, 34, "agents.a.mode", CodeInvalid},
+		{2, 45, "agents.a.colour", CodeUnknownField},
+		{3, 8, "goals.g1.objective", CodeMissingField},
+		{4, 10, "goals.g1.quota.windw", CodeUnknownField},
+		{4, 32, "goals.g1.quota.rounds", CodeInvalid},
+		{4, 45, "goals.g1.quota.compute", CodeInvalid},
+		{5, 17, "goals.g1.scope.write", CodeInvalid},
+		{5, 34, "goals.g1.scope.deny", CodeInvalid},
+		{6, 26, "goals.g1.stall.max_no_progress", CodeInvalid},
+		{7, 25, "goals.g1.evidence.stale_after", CodeInvalid},
+		{8, 9, "goals.g1.gates.g.question", CodeMissingField},
+		{8, 13, "goals.g1.gates.g.options", CodeInvalid},
+		{8, 34, "goals.g1.gates.g.on_expiry", CodeInvalid},
+		{8, 65, "goals.g1.gates.g.expires_after", CodeInvalid},
+		{9, 9, "goals.g1.todos.t.every", CodeMissingField},
+		{9, 9, "goals.g1.todos.t.title", CodeMissingField},
+		{9, 40, "goals.g1.todos.t.priority", CodeInvalid},
+		{10, 10, "goals.g1.agents", CodeInvalid},
+		{11, 2, "goals.g1.unknown", CodeUnknownField},
+		{13, 37, "goals.g2.preset", CodeInvalid},
+	} {
+		wantErr(t, es, f, w.line, w.col, w.path, w.code)
+	}
+	if len(es) != 21 {
+		t.Errorf("want 21 errors, got %d:\n%v", len(es), es)
+	}
+}
+
+func TestLoad_MissingFieldInsideAnEmbeddedDefinition(t *testing.T) {
+	es := loadErrs(t, `goals: g1: #Goal & {
+	quota: windw: "1h"
+}
+goals: g2: #Goal & {objective: "ok", gates: m: #Gate & {options: ["yes"]}}
+goals: g3: #Goal & {objective: "ok", quota: {rounds: -1, windw: 1, cpu: 2}, scoop: {}}
+`)
+	wantErr(t, es, "loopx/loopx.cue", 1, 8, "goals.g1.objective", CodeMissingField)
+	wantErr(t, es, "loopx/loopx.cue", 2, 9, "goals.g1.quota.windw", CodeUnknownField)
+	wantErr(t, es, "loopx/loopx.cue", 4, 45, "goals.g2.gates.m.question", CodeMissingField)
+	wantErr(t, es, "loopx/loopx.cue", 5, 54, "goals.g3.quota.rounds", CodeInvalid)
+	wantErr(t, es, "loopx/loopx.cue", 5, 58, "goals.g3.quota.windw", CodeUnknownField)
+	wantErr(t, es, "loopx/loopx.cue", 5, 68, "goals.g3.quota.cpu", CodeUnknownField)
+	wantErr(t, es, "loopx/loopx.cue", 5, 77, "goals.g3.scoop", CodeUnknownField)
+	if len(es) != 7 {
+		t.Errorf("want 7 errors, got:\n%v", es)
+	}
+}
+
+func TestLoad_ValidVariants(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		ok   func(g Goal) bool
+	}{
+		{"compute int 1", `compute: 1`, func(g Goal) bool { return g.Quota.Compute == 1 }},
+		{"compute 0 pauses", `compute: 0`, func(g Goal) bool { return g.Quota.Compute == 0 }},
+		{"compute fraction", `compute: 0.25`, func(g Goal) bool { return g.Quota.Compute == 0.25 }},
+		{"cost fraction", `cost_usd: 0.5`, func(g Goal) bool { return *g.Quota.CostUSD == 0.5 }},
+		{"zero rounds", `rounds: 0`, func(g Goal) bool { return g.Quota.Rounds != nil && *g.Quota.Rounds == 0 }},
+		{"week window", `window: "2w"`, func(g Goal) bool { return g.Quota.WindowSeconds == 14*86400 }},
+		{"mixed window", `window: "1d12h"`, func(g Goal) bool { return g.Quota.WindowSeconds == 36*3600 }},
+		{"sub-second interval rounds up", `min_interval: "500ms"`, func(g Goal) bool { return g.Quota.MinIntervalSeconds == 1 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := mustLoad(t, "goals: g1: {objective: \"x\", quota: {"+c.src+"}}\n").Spec.Goals["g1"]
+			if !c.ok(g) {
+				t.Errorf("quota = %+v", g.Quota)
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -33,10 +32,7 @@ Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
 			} else if a.project != "" {
 				o.Dir = a.project
 			}
-			if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-				return err
-			}
-			res, err := engine.Init(o)
+			res, err := engine.Init(o) // creates o.Dir once the options are valid
 			if err != nil {
 				return err
 			}
