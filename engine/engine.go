@@ -54,6 +54,10 @@ type Engine struct {
 	prepared  map[string]*rego.PreparedEvalQuery
 	policyErr error
 
+	user       []UserModule
+	userErr    error
+	userLoaded bool
+
 	store    *kernel.Store
 	storeErr error
 }
@@ -123,7 +127,8 @@ func (e *Engine) revisions() (spec, policy string) {
 	if e.spec != nil {
 		spec = e.spec.Hash
 	}
-	return spec, policies.Hash()
+	user, _ := e.UserModules()
+	return spec, policyHash(user)
 }
 
 // tested lists the compiler stages that only check a policy for mistakes
@@ -136,8 +141,10 @@ var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOve
 	ast.StageCheckVoidCalls, ast.StageCheckUndefinedFuncs, ast.StageCheckRecursion, ast.StageCheckTypes,
 	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities}
 
-// prepare compiles the built-in policy modules with the spec as data and
-// prepares the entry rule of query once per engine.
+// prepare compiles the built-in policy modules of the query's area and the
+// project's user policies with the spec as data, and prepares the entry
+// rule of query once per engine. A user policy that does not parse,
+// compile, or declare a consulted package fails it (decisions deny).
 func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
 	if pq, ok := e.prepared[query]; ok {
 		return pq, nil
@@ -155,8 +162,17 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 			return nil, err
 		}
 	}
+	user, err := e.UserModules()
+	if err != nil {
+		e.policyErr = err
+		return nil, err
+	}
+	compiler := ast.NewCompiler()
+	if len(user) == 0 {
+		compiler = compiler.WithSkipStages(tested...)
+	}
 	opts := []func(*rego.Rego){
-		rego.Compiler(ast.NewCompiler().WithSkipStages(tested...)),
+		rego.Compiler(compiler),
 		rego.Query(ref),
 		// A failing built-in is an eval error (policy_error, deny), never a
 		// silently dropped reason that could let a round run.
@@ -169,6 +185,11 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 		// costs time linear in the policy compiled.
 		if strings.HasPrefix(path, area) || strings.HasPrefix(path, "loopx/lib/") {
 			opts = append(opts, rego.Module(path, src))
+		}
+	}
+	for _, m := range user {
+		if !m.Test { // user policies are compiled with every check
+			opts = append(opts, rego.Module(m.Path, m.Source))
 		}
 	}
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
@@ -238,6 +259,10 @@ type RefusedError struct {
 	Gate string
 	// Decision is the decision that refused, when one did.
 	Decision *Decision
+	// Data carries the refusal's facts for scripts (e.g. holder and
+	// expires_at of already_claimed; expected and actual of
+	// version_mismatch); the CLI prints it in the JSON error envelope.
+	Data map[string]any
 }
 
 func (e *RefusedError) Error() string { return e.Message }

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// UserPolicyDir is where a project keeps its own policies (design §3):
+// <root>/loopx/policies/*.rego, with *_test.rego beside them.
+const UserPolicyDir = "policies"
+
+// UserPackagePrefix is the package prefix user policies must use; the rest
+// of data.loopx belongs to the built-in bundle.
+const UserPackagePrefix = "loopx.user."
+
+// UserQueries are the user packages a query consults: a user policy
+// declares `package loopx.user.<query>` with `deny contains reason if …`
+// and `warn contains reason if …`.
+var UserQueries = []string{"should_run", "permission", "claim", "gate_answer"}
+
+// UserModule is one user policy file.
+type UserModule struct {
+	// Path is relative to the project root ("loopx/policies/weekend.rego").
+	Path   string
+	Source string
+	// Package is the declared package without "data." ("loopx.user.should_run").
+	Package string
+	// Test is true for *_test.rego files.
+	Test bool
+}
+
+// PolicyError is a user policy that cannot be used: it does not parse, it
+// declares a package outside loopx.user.*, or one no query consults (case
+// C14). Decisions deny with code policy_error while it stands.
+type PolicyError struct {
+	File     string
+	Row, Col int
+	Code     string
+	Message  string
+}
+
+func (e *PolicyError) Error() string {
+	if e.File == "" {
+		return e.Message
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Row, e.Col, e.Message)
+}
+
+// UserModules reads the project's user policies and tests, sorted by path.
+// Errors: *PolicyError for a file that does not parse or declares a package
+// loopx does not allow; I/O errors.
+func (e *Engine) UserModules() ([]UserModule, error) {
+	if e.userLoaded {
+		return e.user, e.userErr
+	}
+	e.userLoaded = true
+	e.user, e.userErr = loadUserModules(e.root)
+	return e.user, e.userErr
+}
+
+func loadUserModules(root string) ([]UserModule, error) {
+	dir := filepath.Join(root, SpecDirName, UserPolicyDir)
+	var out []UserModule
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".rego") || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		m := UserModule{Path: filepath.ToSlash(rel), Source: string(b), Test: strings.HasSuffix(d.Name(), "_test.rego")}
+		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return parseError(m.Path, err)
+		}
+		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
+		if err := checkUserPackage(m, parsed); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}
+
+// parseError turns OPA's parse errors into a positioned *PolicyError.
+func parseError(path string, err error) error {
+	var errs ast.Errors
+	if errors.As(err, &errs) && len(errs) > 0 && errs[0].Location != nil {
+		l := errs[0].Location
+		return &PolicyError{File: path, Row: l.Row, Col: l.Col, Code: "policy_error", Message: errs[0].Message}
+	}
+	return &PolicyError{File: path, Row: 1, Col: 1, Code: "policy_error", Message: err.Error()}
+}
+
+// checkUserPackage refuses packages outside loopx.user.* (they would merge
+// rules into the built-in bundle) and, for policies (not tests), packages
+// under loopx.user. that no query consults (a typo would otherwise be
+// silently ignored: case C14).
+func checkUserPackage(m UserModule, parsed *ast.Module) error {
+	loc := parsed.Package.Location
+	row, col := 1, 1
+	if loc != nil {
+		row, col = loc.Row, loc.Col
+	}
+	if m.Test && !strings.HasPrefix(m.Package, "loopx.") {
+		return nil // tests may live in any package
+	}
+	if !strings.HasPrefix(m.Package, UserPackagePrefix) {
+		return &PolicyError{File: m.Path, Row: row, Col: col, Code: "policy_error",
+			Message: fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, UserPackagePrefix, strings.Join(UserQueries, ", "))}
+	}
+	if m.Test {
+		return nil
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(m.Package, UserPackagePrefix), ".")
+	if slices.Contains(UserQueries, first) || first == "lib" {
+		return nil
+	}
+	hint := ""
+	for _, q := range UserQueries {
+		if strings.ReplaceAll(q, "_", "") == strings.ReplaceAll(first, "_", "") || strings.ReplaceAll(q, "_", "-") == first {
+			hint = fmt.Sprintf(" (did you mean %s%s?)", UserPackagePrefix, q)
+		}
+	}
+	return &PolicyError{File: m.Path, Row: row, Col: col, Code: "policy_unreachable",
+		Message: fmt.Sprintf("package %s is never consulted: no query reads %s%s; use one of %s<%s>, or %slib for helpers%s",
+			m.Package, UserPackagePrefix, first, UserPackagePrefix, strings.Join(UserQueries, "|"), UserPackagePrefix, hint)}
+}
+
+// policyHash is the built-in bundle's hash combined with the user modules'.
+func policyHash(user []UserModule) string {
+	if len(user) == 0 {
+		return policies.Hash()
+	}
+	h := sha256.New()
+	h.Write([]byte(policies.Hash()))
+	for _, m := range user {
+		if m.Test {
+			continue
+		}
+		fmt.Fprintf(h, "\x00%s\x00%s", m.Path, m.Source)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeUserPolicy(t *testing.T, e *Engine, name, src string) {
+	t.Helper()
+	dir := filepath.Join(e.SpecDir(), UserPolicyDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reopen returns a fresh engine on the same project (policies load once per engine).
+func reopen(t *testing.T, e *Engine, c *testClock) *Engine {
+	t.Helper()
+	e.Close()
+	e2 := New(Options{Root: e.Root(), Now: c.now})
+	t.Cleanup(func() { e2.Close() })
+	return e2
+}
+
+func TestUserPolicy_DenyWinsAndWarnIsAdded(t *testing.T) {
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "a")
+	writeUserPolicy(t, e, "weekend.rego", `package loopx.user.should_run
+
+deny contains {"code": "weekend", "message": "no rounds on weekends"} if {
+	time.weekday(time.parse_rfc3339_ns(input.now)) in {"Saturday", "Sunday"}
+}
+
+warn contains "remember the changelog" if input.agent == "a1"
+`)
+	e = reopen(t, e, c) // 2026-11-29 is a Sunday
+	d := decide(t, e, "a1")
+	if d.Verdict != "deny" || !d.HasReason("weekend") || !d.HasReason("user_warning") {
+		t.Fatalf("%s %+v", d.Verdict, d.Reasons)
+	}
+	c.t = c.t.AddDate(0, 0, 1) // Monday
+	d = decide(t, e, "a1")
+	if d.Verdict != "run" || !d.HasReason("user_warning") {
+		t.Fatalf("monday: %s %+v", d.Verdict, d.Reasons)
+	}
+}
+
+func TestUserPolicy_BrokenOrUnreachableDenies(t *testing.T) {
+	cases := map[string]struct{ src, want string }{
+		"syntax error":        {"package loopx.user.should_run\n\ndeny contains \"x\" if {\n", "weekend.rego:"},
+		"typo in package C14": {"package loopx.user.shouldrun\n\ndeny contains \"x\" if true\n", "did you mean loopx.user.should_run"},
+		"outside loopx.user":  {"package loopx.run\n\ndecision := {\"verdict\": \"run\"}\n", "must declare a package under loopx.user."},
+		"compile error":       {"package loopx.user.should_run\n\ndeny contains x if { y := 1 }\n", "weekend.rego:3"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, c := newEngine(t, testSpec)
+			addTodos(t, e, "a")
+			writeUserPolicy(t, e, "weekend.rego", tc.src)
+			e = reopen(t, e, c)
+			d := decide(t, e, "a1")
+			if d.Verdict != "deny" || !d.HasReason("policy_error") || !strings.Contains(d.Reasons[0].Message, tc.want) {
+				t.Fatalf("%s %+v", d.Verdict, d.Reasons)
+			}
+		})
+	}
+}
