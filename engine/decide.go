@@ -42,6 +42,7 @@ var verdicts = map[string][]string{
 // still a valid deny then — or a failure to write the decision log.
 func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 	now := e.Now()
+	e.seedSpecTodos(req.Goal)
 	in, storeErr := e.buildInput(req, now)
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
@@ -159,8 +160,8 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	d.Charge = d.Verdict == "run"
 	spec, policy := e.revisions()
 	d.Revision = Revision{Spec: spec, Policy: policy, State: in.State.Revision}
-	if gs := e.goalSpec(req.Goal); gs != nil {
-		d.Quota = quotaSummary(gs, in.State.Quota)
+	if gs := e.goalSpec(req.Goal); gs != nil && in.Health.Store == "" {
+		d.Quota = quotaSummary(gs, in.State.Quota) // no made-up usage when the store is unusable
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
@@ -169,7 +170,7 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 
 func quotaSummary(gs *specs.Goal, q QuotaFacts) *QuotaSummary {
 	s := &QuotaSummary{
-		Rounds:  Usage{Used: q.Rounds, Limit: gs.Quota.Rounds},
+		Rounds:  Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
 		Tokens:  Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
 		CostUSD: UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
 		Compute: UsageF{Used: q.ComputeSeconds},

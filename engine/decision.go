@@ -66,6 +66,9 @@ type QuotaSummary struct {
 type Usage struct {
 	Used  int64  `json:"used"`
 	Limit *int64 `json:"limit"`
+	// InFlight counts open rounds not charged yet (rounds only; the
+	// rounds limit applies to Used + InFlight).
+	InFlight int64 `json:"in_flight,omitempty"`
 }
 
 // UsageF is a fractional quota dimension (US dollars, seconds).

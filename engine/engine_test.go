@@ -29,7 +29,7 @@ func writeSpec(t *testing.T, root, src string) {
 
 const testSpec = `agents: {
 	a1: {host: "shell", role: "executor"}
-	a2: {host: "shell", role: "reviewer"}
+	a2: {host: "shell", role: "executor"}
 }
 goals: g1: {
 	objective: "Test the engine"

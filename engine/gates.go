@@ -42,6 +42,22 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	if strings.TrimSpace(in.Question) == "" {
 		return g, Usagef("empty_question", "a gate needs a question")
 	}
+	if !ConcreteQuestion(in.Question) {
+		return g, Usagef("vague_question", "gate question %q is not a concrete question: end it with \"?\" and use at least 4 words (e.g. \"Merge the v2 branch into main now?\")", in.Question)
+	}
+	seen := map[string]bool{}
+	for _, o := range in.Options {
+		if strings.TrimSpace(o) == "" || seen[o] {
+			return g, Usagef("bad_options", "gate options must be distinct and non-empty: %v", in.Options)
+		}
+		seen[o] = true
+	}
+	if in.ExpiresAfter < 0 {
+		return g, Usagef("bad_expiry", "--expires-after must be positive")
+	}
+	if in.OnExpiry != "" && in.ExpiresAfter == 0 {
+		return g, Usagef("bad_on_expiry", "--on-expiry needs --expires-after (when should the gate expire?)")
+	}
 	if n := btoi(in.BlocksTodo != "") + btoi(in.BlocksAgent != "") + btoi(len(in.Guards) > 0); n > 1 {
 		return g, Usagef("bad_scope", "give at most one of --blocks-todo, --blocks-agent and --guards")
 	}
@@ -128,24 +144,8 @@ func (e *Engine) AnswerGate(in AnswerInput) (kernel.Gate, error) {
 		if err != nil {
 			return err
 		}
-		if g.Status != kernel.GateOpen {
-			return &RefusedError{Code: "gate_closed", Message: fmt.Sprintf("gate %s is already closed (%s)", g.ID, g.Status)}
-		}
-		if !slices.Contains(g.Options, in.Option) {
-			return Usagef("unknown_option", "option %q is not one of gate %s's options %v", in.Option, g.ID, g.Options)
-		}
-		if in.Actor == "human" && in.InRound {
-			return &RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("gate %s needs a human answer, and this command runs inside an agent round (LOOPX_ROUND/LOOPX_AGENT set): answer it from your own terminal", g.ID)}
-		}
-		raiser := g.RaisedBy
-		if raiser != "human" && raiser != "spec" && raiser != "loopx" {
-			raiser = "agent:" + raiser
-		}
-		if raiser == in.Actor && in.Actor != "human" {
-			return &RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("%s raised gate %s and cannot answer it", in.Actor, g.ID)}
-		}
-		if !slices.Contains(g.Answerers, in.Actor) {
-			return &RefusedError{Code: "not_answerer", Message: fmt.Sprintf("%s may not answer gate %s (answerers: %v)", in.Actor, g.ID, g.Answerers)}
+		if err := CheckAnswer(g, in); err != nil {
+			return err
 		}
 		g.Status = in.Option
 		g.Answer = &kernel.Answer{Option: in.Option, By: in.Actor, Note: in.Note, At: tx.Now()}
@@ -210,4 +210,40 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// CheckAnswer validates an answer to g without recording anything: the
+// refusals of AnswerGate (gate_closed, unknown_option, self_answer_forbidden,
+// not_answerer). AnswerGate re-checks inside its transaction.
+func CheckAnswer(g kernel.Gate, in AnswerInput) error {
+	if in.Actor == "" {
+		in.Actor = "human"
+	}
+	if g.Status != kernel.GateOpen {
+		return &RefusedError{Code: "gate_closed", Message: fmt.Sprintf("gate %s is already closed (%s)", g.ID, g.Status)}
+	}
+	if !slices.Contains(g.Options, in.Option) {
+		return Usagef("unknown_option", "option %q is not one of gate %s's options %v", in.Option, g.ID, g.Options)
+	}
+	if in.Actor == "human" && in.InRound {
+		return &RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("gate %s needs a human answer, and this command runs inside an agent round (LOOPX_ROUND/LOOPX_AGENT set): answer it from your own terminal", g.ID)}
+	}
+	raiser := g.RaisedBy
+	if raiser != "human" && raiser != "spec" && raiser != "loopx" {
+		raiser = "agent:" + raiser
+	}
+	if raiser == in.Actor && in.Actor != "human" {
+		return &RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("%s raised gate %s and cannot answer it", in.Actor, g.ID)}
+	}
+	if !slices.Contains(g.Answerers, in.Actor) {
+		return &RefusedError{Code: "not_answerer", Message: fmt.Sprintf("%s may not answer gate %s (answerers: %v)", in.Actor, g.ID, g.Answerers)}
+	}
+	return nil
+}
+
+// ConcreteQuestion reports whether q reads as a concrete question a person
+// can answer: it contains a "?" and has at least 4 words (the same rule
+// the spec applies to goals.<g>.gates.<name>.question).
+func ConcreteQuestion(q string) bool {
+	return strings.Contains(q, "?") && len(strings.Fields(q)) >= 4
 }

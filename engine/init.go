@@ -61,6 +61,9 @@ func Init(o InitOptions) (InitResult, error) {
 		}
 		src := specs.Scaffold(specs.ScaffoldOptions{Project: filepath.Base(root), Goal: o.Goal, Objective: o.Objective,
 			Agent: o.Agent, Host: o.Host, Preset: o.Preset})
+		if err := vetScaffold(src); err != nil { // never leave a spec that does not vet
+			return res, err
+		}
 		if err := writeFileAtomic(specPath, src); err != nil {
 			return res, err
 		}
@@ -148,4 +151,24 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// vetScaffold loads a scaffolded spec from a scratch directory, so that bad
+// flags (an id with spaces, an unknown host) are reported before anything
+// is written.
+func vetScaffold(src []byte) error {
+	tmp, err := os.MkdirTemp("", "loopx-init-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, SpecDirName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "loopx.cue"), src, 0o644); err != nil {
+		return err
+	}
+	_, err = specs.Load(dir)
+	return err
 }

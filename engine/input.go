@@ -30,12 +30,22 @@ type Health struct {
 	Policy string `json:"policy"`
 }
 
-// PermissionRequest is what an agent asks to do (design §6 permission query).
+// PermissionRequest is what an agent asks to do (design §6 permission
+// query), normalised by Engine.Permission (see engine/permission.go).
 type PermissionRequest struct {
-	Tool    string   `json:"tool"`
+	// Tool is the host's tool name ("Bash", "Edit", "mcp__github__…").
+	Tool string `json:"tool"`
+	// Action is the request's main action (the explicit one, else the most
+	// specific derived one); Actions are all of them (gates' guards match any).
 	Action  string   `json:"action"`
-	Paths   []string `json:"paths"`
-	Command string   `json:"command"`
+	Actions []string `json:"actions"`
+	// Paths are the files written, with their facts.
+	Paths []PathFacts `json:"paths"`
+	// Command is the raw command line; Commands its normalised simple
+	// commands; CommandParsed is false when it could not be read.
+	Command       string   `json:"command"`
+	Commands      []string `json:"commands"`
+	CommandParsed bool     `json:"command_parsed"`
 }
 
 // Snapshot is the part of kernel state a decision depends on, with the
@@ -126,8 +136,12 @@ type TodoFacts struct {
 	Due bool `json:"due"`
 	// NextDueAt is a monitor's next check time ("" for other kinds).
 	NextDueAt string `json:"next_due_at"`
-	// Labels are free-form tags.
+	// Labels are free-form tags. "review" marks a todo for reviewers;
+	// "for:<agent>" hands it to that agent.
 	Labels []string `json:"labels"`
+	// ScopeConflict is the id of a todo held by a live lease of another
+	// agent whose write scope overlaps this todo's ("" = none).
+	ScopeConflict string `json:"scope_conflict"`
 }
 
 // LeaseFacts is a todo's claim.
@@ -145,10 +159,15 @@ type LeaseFacts struct {
 type QuotaFacts struct {
 	// WindowStart is Now minus the window.
 	WindowStart string `json:"window_start"`
-	// Rounds, Tokens and CostUSD are charged sums in the window (refunds subtracted).
-	Rounds  int64   `json:"rounds"`
-	Tokens  int64   `json:"tokens"`
-	CostUSD float64 `json:"cost_usd"`
+	// Rounds, Tokens and CostUSD are charged sums in the window (refunds
+	// subtracted).
+	Rounds int64 `json:"rounds"`
+	// RoundsInFlight counts open rounds holding a live lease: not charged
+	// yet, but the rounds quota counts them (rule data.loopx.run.quota) so
+	// that concurrent starts cannot overrun it.
+	RoundsInFlight int64   `json:"rounds_in_flight"`
+	Tokens         int64   `json:"tokens"`
+	CostUSD        float64 `json:"cost_usd"`
 	// ComputeSeconds is the summed duration of rounds in the window.
 	ComputeSeconds float64 `json:"compute_seconds"`
 	// ComputeLimitSeconds is compute × window in seconds.

@@ -16,6 +16,8 @@ type TodoInput struct {
 	Priority  int
 	DependsOn []string
 	Labels    []string
+	// Scope lists the doublestar globs the todo writes (see ValidateScope).
+	Scope []string
 	// EverySeconds is a monitor's cadence.
 	EverySeconds int64
 	By           string
@@ -45,6 +47,9 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
 		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
 	}
+	if err := ValidateScope(in.Scope); err != nil {
+		return out, err
+	}
 	err := e.update(func(tx *kernel.Tx) error {
 		for _, d := range in.DependsOn {
 			if _, err := tx.Todo(d); err != nil {
@@ -56,7 +61,7 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 		}
 		var err error
 		out, err = tx.AddTodo(kernel.Todo{Goal: in.Goal, Title: in.Title, Kind: in.Kind, Priority: in.Priority,
-			DependsOn: in.DependsOn, Labels: in.Labels, EverySeconds: in.EverySeconds, CreatedBy: in.By})
+			DependsOn: in.DependsOn, Labels: in.Labels, Scope: in.Scope, EverySeconds: in.EverySeconds, CreatedBy: in.By})
 		return err
 	})
 	return out, err

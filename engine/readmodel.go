@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -52,15 +55,25 @@ type goalModel struct {
 	Ledger []kernel.LedgerEntry `json:"ledger"`
 }
 
-// fileStamp identifies one version of state.db.
+// fileStamp identifies one version of state.db: its size, mtime and inode,
+// and a hash of its first and last 4 KiB (so that an overwrite that keeps
+// the size and restores the mtime still does not match).
 type fileStamp struct {
 	Size  int64  `json:"size"`
 	MTime int64  `json:"mtime_ns"`
 	Inode uint64 `json:"inode"`
+	Ends  string `json:"ends"`
 }
 
+// stampOf reads path's stamp. Reading the file's ends also proves it
+// readable: an unreadable store fails closed instead of being skipped.
 func stampOf(path string) (fileStamp, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return fileStamp{}, err
 	}
@@ -68,6 +81,19 @@ func stampOf(path string) (fileStamp, error) {
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		st.Inode = sys.Ino
 	}
+	const n = 4096
+	buf := make([]byte, 2*n)
+	head, err := f.ReadAt(buf[:n], 0)
+	if err != nil && err != io.EOF {
+		return fileStamp{}, err
+	}
+	off := max(fi.Size()-n, 0)
+	tail, err := f.ReadAt(buf[n:], off)
+	if err != nil && err != io.EOF {
+		return fileStamp{}, err
+	}
+	sum := sha256.Sum256(append(buf[:head:head], buf[n:n+tail]...))
+	st.Ends = hex.EncodeToString(sum[:16])
 	return st, nil
 }
 
@@ -83,11 +109,6 @@ func (e *Engine) loadReadModel(now time.Time) *readModel {
 	if err != nil {
 		return nil
 	}
-	f, err := os.Open(dbPath) // an unreadable store must fail closed, not be skipped
-	if err != nil {
-		return nil
-	}
-	f.Close()
 	b, err := os.ReadFile(e.readModelPath())
 	if err != nil {
 		return nil

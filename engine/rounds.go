@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -32,6 +33,10 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 	if err := e.RequireGoal(goal); err != nil {
 		return res, err
 	}
+	// Hold the store (and its lock) from the decision to the claim, so that
+	// no other process claims the selected todo in between; an unusable
+	// store is reported by Decide (deny).
+	_, _ = e.Store()
 	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: goal, Agent: agent})
 	res.Decision = d
 	if err != nil {
@@ -59,6 +64,9 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 	}
 	err = e.update(func(tx *kernel.Tx) error {
 		now := tx.Now()
+		if err := e.settleOpenRounds(tx, goal, agent); err != nil {
+			return err
+		}
 		t, err := tx.Todo(d.Todo.ID)
 		if err != nil {
 			return err
@@ -71,6 +79,9 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		}
 		if t.Lease.LiveAt(now) && t.Lease.Holder != agent {
 			return &RefusedError{Code: "already_claimed", Message: fmt.Sprintf("todo %s is claimed by %s until %s", t.ID, t.Lease.Holder, rfc(t.Lease.ExpiresAt))}
+		}
+		if err := e.scopeConflict(tx, t, agent); err != nil { // claims.go
+			return err
 		}
 		r, err := tx.AddRound(kernel.Round{Goal: goal, Agent: agent, Todo: t.ID, DecisionID: d.DecisionID})
 		if err != nil {
@@ -106,16 +117,24 @@ func gateIDFromRef(ref string) string {
 }
 
 // claim gives t a lease held by agent: version +1 always, epoch +1 when the
-// holder changes or the previous lease was released or expired.
+// holder changes or the previous lease was released or expired. A holder
+// re-claiming its live lease (a round start on its own claim) keeps the
+// lease's TTL and idempotency key.
 func claim(t *kernel.Todo, agent, round string, now time.Time, ttl time.Duration) {
-	l := kernel.Lease{Holder: agent, AcquiredAt: now, ExpiresAt: now.Add(ttl), Round: round, Version: 1, Epoch: 1}
+	l := kernel.Lease{Holder: agent, AcquiredAt: now, Round: round, Version: 1, Epoch: 1}
 	if old := t.Lease; old != nil {
 		l.Version = old.Version + 1
 		l.Epoch = old.Epoch
 		if old.Holder != agent || !old.LiveAt(now) {
 			l.Epoch++
+		} else {
+			l.AcquiredAt, l.IdempotencyKey = old.AcquiredAt, old.IdempotencyKey
+			if old.TTLSeconds > 0 {
+				ttl = time.Duration(old.TTLSeconds) * time.Second
+			}
 		}
 	}
+	l.ExpiresAt, l.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
 	t.Lease = &l
 	t.Status = kernel.TodoClaimed
 }
@@ -194,6 +213,9 @@ type FinishRequest struct {
 	Handoff  string
 	NextTodo string
 	NextFor  string
+	// ExpectedVersion, when not 0, must be the todo's lease version
+	// (version_mismatch otherwise): the holder's compare-and-swap.
+	ExpectedVersion uint64
 }
 
 // Receipt is the settled result of a finish. Finishing a finished round
@@ -233,6 +255,12 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		if err != nil {
 			return err
 		}
+		if req.Outcome != "" && !slices.Contains(outcomes, req.Outcome) {
+			return Usagef("bad_outcome", "outcome %q is not one of %v", req.Outcome, outcomes)
+		}
+		if req.Tokens < 0 || req.CostUSD < 0 {
+			return Usagef("bad_usage", "tokens and cost must not be negative (got %d tokens, %g USD)", req.Tokens, req.CostUSD)
+		}
 		if r.Status == kernel.RoundFinished {
 			return e.storedReceipt(tx, r, &rc)
 		}
@@ -259,12 +287,33 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		if !slices.Contains(outcomes, outcome) {
 			return Usagef("bad_outcome", "outcome %q is not one of %v", outcome, outcomes)
 		}
-		if t != nil && (t.Lease == nil || t.Lease.Released || t.Lease.Holder != r.Agent || t.Lease.Round != r.ID) {
-			holder := "nobody"
+		var lost *RefusedError
+		switch {
+		case t != nil && (t.Lease == nil || t.Lease.Released || t.Lease.Holder != r.Agent || t.Lease.Round != r.ID):
+			holder := "nobody (released)"
 			if t.Lease != nil && !t.Lease.Released {
 				holder = t.Lease.Holder
+				if t.Lease.Holder == r.Agent {
+					holder += " in round " + t.Lease.Round
+				}
 			}
-			return &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder)}
+			lost = &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder)}
+		case t != nil && !t.Lease.LiveAt(now):
+			lost = &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, rfc(t.Lease.ExpiresAt)),
+				Data: map[string]any{"todo": t.ID, "expires_at": rfc(t.Lease.ExpiresAt), "version": t.Lease.Version}}
+		}
+		if lost != nil {
+			if Charged(outcome) || req.Done {
+				return lost
+			}
+			// An uncharged outcome still closes the round (so a lost round
+			// is never stuck open); the todo, now someone else's, is left alone.
+			t = nil
+			req.Summary = strings.TrimSpace(req.Summary + " (lease lost: todo left as it is)")
+		}
+		if t != nil && req.ExpectedVersion != 0 && t.Lease.Version != req.ExpectedVersion {
+			return &RefusedError{Code: "version_mismatch", Message: fmt.Sprintf("todo %s: expected lease version %d, actual %d: nothing recorded", t.ID, req.ExpectedVersion, t.Lease.Version),
+				Data: map[string]any{"todo": t.ID, "expected": req.ExpectedVersion, "actual": t.Lease.Version}}
 		}
 		charged := Charged(outcome)
 		if charged || req.Done {
@@ -408,6 +457,17 @@ func (e *Engine) storedReceipt(tx *kernel.Tx, r kernel.Round, rc *Receipt) error
 			rc.Todo = &t
 		}
 	}
+	if r.Handoff != "" {
+		hs, err := tx.Handoffs(r.Goal)
+		if err != nil {
+			return err
+		}
+		for i := range hs {
+			if hs[i].ID == r.Handoff {
+				rc.Handoff = &hs[i]
+			}
+		}
+	}
 	return nil
 }
 
@@ -437,4 +497,36 @@ func (e *Engine) GoalIDs() []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// settleOpenRounds enforces one round at a time per agent and goal: an open
+// round of agent that still holds its todo's live lease refuses the start
+// (round_open); one that lost its lease (expired, released, taken) is
+// closed as abandoned — not charged — so it never stays open forever.
+func (e *Engine) settleOpenRounds(tx *kernel.Tx, goal, agent string) error {
+	rounds, err := tx.Rounds(goal)
+	if err != nil {
+		return err
+	}
+	now := tx.Now()
+	for _, r := range rounds {
+		if r.Status != kernel.RoundOpen || r.Agent != agent {
+			continue
+		}
+		if r.Todo != "" {
+			if t, err := tx.Todo(r.Todo); err == nil && t.Lease.LiveAt(now) && t.Lease.Round == r.ID && t.Lease.Holder == agent {
+				return &RefusedError{Code: "round_open", Message: fmt.Sprintf("agent %s already has round %s open on todo %s (lease until %s): finish it first (loopx round finish %s --outcome …)",
+					agent, r.ID, r.Todo, rfc(t.Lease.ExpiresAt), r.ID), Data: map[string]any{"round": r.ID, "todo": r.Todo}}
+			}
+		}
+		r.Status, r.FinishedAt, r.Summary = kernel.RoundAbandoned, now, "abandoned: its lease expired or moved before it finished"
+		if err := tx.PutRound(r); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(kernel.Event{Kind: "round.abandoned", Goal: goal, Actor: "loopx", Subject: r.ID,
+			Message: r.Summary, Data: map[string]any{"agent": agent, "todo": r.Todo}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -107,7 +106,9 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = o.Stdout, o.Stderr, nil
 	cmd.Env = append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
 		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+e.root)
+	keep := e.keepLease(r, st.Todo, revBefore) // runlease.go
 	runErr := cmd.Run()
+	revKept, changedMeanwhile := keep()
 
 	cur, err := e.Round(r.ID)
 	if err != nil {
@@ -131,7 +132,7 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		if err != nil {
 			return nil, err
 		}
-		if e.treeFingerprint() != before || revAfter != revBefore {
+		if e.treeFingerprint() != before || revAfter != revKept || changedMeanwhile {
 			req.Outcome, req.Done, req.Summary = kernel.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
 		} else {
 			req.Outcome, req.Summary = kernel.OutcomeNoChange, "agent command exited 0 and changed nothing"
@@ -197,30 +198,6 @@ func (e *Engine) treeFingerprint() string {
 }
 
 // writePrompt writes the bounded-turn prompt of a started round to
-// .loopx/rounds/<round>.md and returns its path.
-func (e *Engine) writePrompt(st StartResult) (string, error) {
-	dir := filepath.Join(e.StateDir(), "rounds")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	r := st.Round
-	fmt.Fprintf(&b, "# loopx round %s\n\n", r.ID)
-	if gs := e.goalSpec(r.Goal); gs != nil {
-		fmt.Fprintf(&b, "Goal %s: %s\n\n", r.Goal, gs.Objective)
-	}
-	if st.Todo != nil {
-		fmt.Fprintf(&b, "Your todo: %s %s (%s, %s)\n\n", st.Todo.ID, st.Todo.Title, kernel.PriorityString(st.Todo.Priority), st.Todo.Kind)
-	}
-	for _, rs := range st.Decision.Reasons {
-		if rs.Code == "gate_open_elsewhere" {
-			fmt.Fprintf(&b, "Open gate elsewhere: %s\n", rs.Message)
-		}
-	}
-	if q := st.Decision.Quota; q != nil && q.Rounds.Limit != nil {
-		fmt.Fprintf(&b, "Quota: %d of %d rounds used in this window.\n", q.Rounds.Used, *q.Rounds.Limit)
-	}
-	fmt.Fprintf(&b, "\nWhen done, report with: loopx round finish %s --outcome progress|no_change|failed [--done] [--summary TEXT] [--handoff TEXT]\n", r.ID)
-	path := filepath.Join(dir, r.ID+".md")
-	return path, os.WriteFile(path, []byte(b.String()), 0o644)
-}
+// .loopx/rounds/<round>.md and returns its path (the prompt builder of
+// `loopx prompt`, see prompt.go).
+func (e *Engine) writePrompt(st StartResult) (string, error) { return e.writeRoundPrompt(st) }

@@ -46,7 +46,11 @@ func (e *Engine) openGates(tx source, goal string) ([]kernel.Gate, error) {
 	var open []kernel.Gate
 	for _, g := range stored {
 		have[g.ID] = true
-		if g.Status == kernel.GateOpen && (g.ExpiresAt.IsZero() || tx.Now().Before(g.ExpiresAt)) {
+		if g.Status != kernel.GateOpen {
+			continue
+		}
+		g, ok := e.specView(g) // a spec gate follows the current spec
+		if ok && (g.ExpiresAt.IsZero() || tx.Now().Before(g.ExpiresAt)) {
 			open = append(open, g)
 		}
 	}
@@ -122,12 +126,14 @@ func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapsho
 		}
 	}
 	s.Todos = []TodoFacts{}
+	conflicts := scopeConflicts(todos, agent, now) // scope.go
 	for _, t := range todos {
 		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
 			continue
 		}
 		f := TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
-			CreatedAt: t.CreatedAt.UTC().Format(createdAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels)}
+			CreatedAt: t.CreatedAt.UTC().Format(createdAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels),
+			ScopeConflict: conflicts[t.ID]}
 		for _, d := range t.DependsOn {
 			if !done[d] {
 				f.DepsOpen = append(f.DepsOpen, d)
@@ -153,6 +159,19 @@ func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapsho
 		return s, err
 	}
 	s.Quota = quotaFacts(gs, ledger, rounds, now)
+	// Rounds in flight (open, holding a live lease) count against the
+	// rounds quota at start: N agents starting at once cannot overrun it.
+	inFlight := map[string]bool{}
+	for _, t := range todos {
+		if t.Lease.LiveAt(now) && t.Lease.Round != "" {
+			inFlight[t.Lease.Round] = true
+		}
+	}
+	for _, r := range rounds {
+		if r.Status == kernel.RoundOpen && inFlight[r.ID] {
+			s.Quota.RoundsInFlight++
+		}
+	}
 	s.Progress = e.progressFacts(tx, goal, agent, rounds, todos, st, now)
 	return s, nil
 }

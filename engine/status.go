@@ -90,7 +90,7 @@ func (e *Engine) goalStatus(tx *kernel.Tx, goal string, now time.Time) (GoalStat
 			if len(out.NextTodos) < 5 {
 				out.NextTodos = append(out.NextTodos, TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 			}
-			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.ID > newest.ID) {
+			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
 				newest = &todos[i]
 			}
 		}

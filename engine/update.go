@@ -76,6 +76,34 @@ func (e *Engine) housekeep(tx *kernel.Tx) error {
 				gates = append(gates, g)
 			}
 		}
+		for i, g := range gates {
+			if g.Status != kernel.GateOpen || g.Name == "" {
+				continue
+			}
+			cur, ok := e.specView(g)
+			switch {
+			case !ok:
+				g.Status = kernel.GateCancelled
+				g.Answer = &kernel.Answer{Option: kernel.GateCancelled, By: "loopx", Note: "removed from the spec", At: now}
+				if err := tx.PutGate(g); err != nil {
+					return err
+				}
+				if err := tx.AppendEvent(kernel.Event{Kind: "gate.cancelled", Goal: goal, Actor: "loopx", Subject: g.ID,
+					Message: fmt.Sprintf("gate cancelled: goals.%s.gates.%s was removed from the spec", goal, g.Name)}); err != nil {
+					return err
+				}
+				gates[i] = g
+			case specChanged(g, cur):
+				if err := tx.PutGate(cur); err != nil {
+					return err
+				}
+				if err := tx.AppendEvent(kernel.Event{Kind: "gate.updated", Goal: goal, Actor: "loopx", Subject: g.ID,
+					Message: fmt.Sprintf("gate follows the spec's goals.%s.gates.%s (question, options, answerers, guards or scope changed)", goal, g.Name)}); err != nil {
+					return err
+				}
+				gates[i] = cur
+			}
+		}
 		var todos map[string]kernel.Todo
 		for _, g := range gates {
 			if g.Status != kernel.GateOpen {
@@ -179,4 +207,30 @@ func parsePriority(p string) int {
 		return int(p[1] - '0')
 	}
 	return 2
+}
+
+// specView returns an open spec gate instance as the current spec defines
+// it (question, options, answerers, guards, scope, expiry rule), keeping its
+// id, status and raise time; false when the spec no longer declares it.
+func (e *Engine) specView(g kernel.Gate) (kernel.Gate, bool) {
+	gs := e.goalSpec(g.Goal)
+	if g.Name == "" || gs == nil {
+		return g, g.Name == ""
+	}
+	sg, ok := gs.Gates[g.Name]
+	if !ok {
+		return g, false
+	}
+	cur := specGate(g.Goal, g.Name, sg, g.RaisedAt)
+	cur.Seq, cur.Status, cur.Answer, cur.RaisedBy = g.Seq, g.Status, g.Answer, g.RaisedBy
+	if sg.ExpiresAfterSeconds == 0 {
+		cur.ExpiresAt = g.ExpiresAt
+	}
+	return cur, true
+}
+
+func specChanged(a, b kernel.Gate) bool {
+	return a.Question != b.Question || !slices.Equal(a.Options, b.Options) || !slices.Equal(a.Answerers, b.Answerers) ||
+		!slices.Equal(a.Guards, b.Guards) || a.ScopeKind != b.ScopeKind || !slices.Equal(a.ScopeAgents, b.ScopeAgents) ||
+		!slices.Equal(a.ScopeTodos, b.ScopeTodos) || a.OnExpiry != b.OnExpiry || !a.ExpiresAt.Equal(b.ExpiresAt)
 }

@@ -106,6 +106,12 @@ func openLocked(dir string, o Options) (*Store, error) {
 	path := filepath.Join(dir, DBFile)
 	var before int64 = -1
 	if fi, err := os.Stat(path); err == nil {
+		if fi.Size() == 0 {
+			// Open writes the schema version at once, so a store that exists
+			// but is empty was truncated or clobbered: refuse rather than
+			// start over with no quota spent and no gates open.
+			return nil, &StoreError{Path: path, Err: errors.New("the file is empty (truncated?); restore it from state.db.bak or a backup, or delete it to start a new store")}
+		}
 		before = fi.Size()
 		f, err := os.Open(path)
 		if err != nil {
@@ -204,8 +210,11 @@ func (s *Store) LastRecovery() (*Recovery, error) {
 	return r, err
 }
 
-// Close closes the database (fsyncing it) and releases the lock.
+// Close shrinks the file when it has grown (ShrinkIfGrown, best effort:
+// the store stays valid whatever happens), closes the database (fsyncing
+// it) and releases the lock.
 func (s *Store) Close() error {
+	_, _ = s.ShrinkIfGrown()
 	err := s.db.Close()
 	if s.lock != nil {
 		if uerr := s.lock.Unlock(); err == nil {
@@ -229,10 +238,13 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // Update runs fn in ONE read-write buntdb transaction: every write fn makes
 // commits together or not at all (fn's error rolls everything back). The
 // global revision grows by one, and every goal whose records fn touched
-// gets that revision as its Rev.
+// gets that revision as its Rev. After a commit that wrote something, the
+// new revision is published in .loopx/state.rev (RevFile) for watchers.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	return s.db.Update(func(btx *buntdb.Tx) error {
+	var done *Tx
+	err := s.db.Update(func(btx *buntdb.Tx) error {
 		tx := &Tx{s: s, tx: btx, writable: true, now: s.now(), touched: map[string]bool{}}
+		done = tx
 		rev, err := tx.counter(keyRev)
 		if err != nil {
 			return err
@@ -265,6 +277,10 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		}
 		return nil
 	})
+	if err == nil && done != nil && done.wrote {
+		publishRev(s.dir, done.rev) // the change marker for watchers (marker.go)
+	}
+	return err
 }
 
 // Revision is the store's global revision (+1 per committed Update).

@@ -214,10 +214,13 @@ type Round struct {
 	Handoff  string   `json:"handoff,omitempty"`
 }
 
-// RoundOpen and RoundFinished are Round statuses.
+// RoundOpen, RoundFinished and RoundAbandoned are Round statuses.
 const (
 	RoundOpen     = "open"
 	RoundFinished = "finished"
+	// RoundAbandoned is a round closed by loopx after its lease was lost
+	// before it finished (never charged).
+	RoundAbandoned = "abandoned"
 )
 
 // LedgerEntry is one charge or refund against a goal's quota

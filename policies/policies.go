@@ -19,7 +19,7 @@ import (
 const ShouldRunQuery = "data.loopx.run.decision"
 
 // Queries maps each query name (the engine's Input.Query) to its entry rule.
-var Queries = map[string]string{"should_run": ShouldRunQuery}
+var Queries = map[string]string{"should_run": ShouldRunQuery, "permission": "data.loopx.permission.decision"}
 
 //go:embed loopx
 var bundle embed.FS

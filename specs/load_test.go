@@ -497,7 +497,7 @@ func TestPresets_SetWhatTheyPromise(t *testing.T) {
 	if g := load("dependency-sweeper"); g.Quota.WindowSeconds != 7*86400 || !strings.Contains(strings.Join(g.Scope.Commands.Deny, ","), "npm install *@latest") {
 		t.Errorf("dependency-sweeper = %+v", g)
 	}
-	if g := load("release"); strings.Join(g.Gates["publish"].Guards, ",") != "npm publish*,git tag*" || strings.Join(g.Gates["publish"].Answerers, ",") != "human" {
+	if g := load("release"); strings.Join(g.Gates["publish"].Guards, ",") != "npm.publish,git.tag" || strings.Join(g.Gates["publish"].Answerers, ",") != "human" {
 		t.Errorf("release = %+v", g.Gates)
 	}
 	if g := load("auto-research"); g.Evidence.StaleAfterSeconds != 86400 || g.Gates["promote"].Question == "" {

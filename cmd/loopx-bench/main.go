@@ -3,6 +3,11 @@
 //
 //	go run ./cmd/loopx-bench decide [-runs 20] [-todos 200] [-evidence 5000]
 //	go run ./cmd/loopx-bench status [-runs 20] [-todos 1000] [-evidence 50000]
+//	go run ./cmd/loopx-bench hook [-runs 20] [-todos 200] [-evidence 5000]
+//	go run ./cmd/loopx-bench watch [-runs 20] [-idle 60s]
+//
+// hook pipes a PreToolUse payload (Bash "git push origin main") to
+// `loopx hook claude-code`, as Claude Code does before every tool call.
 //
 // It builds loopx into a temporary directory, makes a project of the given
 // size through the kernel (fast bulk load), runs the command once to warm
@@ -17,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -30,12 +36,18 @@ goals: g1: {
 }
 `
 
+// hookPayload is a PreToolUse payload (Claude Code's shape); %s is the cwd.
+const hookPayload = `{"session_id":"bench","transcript_path":"/dev/null","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main","description":"push"},"tool_use_id":"toolu_bench"}`
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loopx-bench decide|status [-runs N] [-todos N] [-evidence N]")
+		fmt.Fprintln(os.Stderr, "usage: loopx-bench decide|status|hook [-runs N] [-todos N] [-evidence N]")
 		os.Exit(2)
 	}
 	what := os.Args[1]
+	if what == "watch" {
+		os.Exit(watchMain(os.Args[2:])) // watch.go
+	}
 	fs := flag.NewFlagSet(what, flag.ExitOnError)
 	runs := fs.Int("runs", 20, "timed runs")
 	todos := fs.Int("todos", 200, "todos in the project")
@@ -51,8 +63,10 @@ func main() {
 		args = []string{"decide", "should-run", "--goal", "g1", "--agent", "a1"}
 	case "status":
 		args = []string{"status"}
+	case "hook":
+		args = []string{"hook", "claude-code", "--goal", "g1", "--agent", "a1"}
 	default:
-		fmt.Fprintf(os.Stderr, "unknown benchmark %q (decide, status)\n", what)
+		fmt.Fprintf(os.Stderr, "unknown benchmark %q (decide, status, hook)\n", what)
 		os.Exit(2)
 	}
 	if err := run(args, *runs, *todos, *evidence); err != nil {
@@ -82,6 +96,9 @@ func run(args []string, runs, todos, evidence int) error {
 	once := func() (time.Duration, error) {
 		c := exec.Command(bin, args...)
 		c.Dir = root
+		if args[0] == "hook" {
+			c.Stdin = strings.NewReader(fmt.Sprintf(hookPayload, root))
+		}
 		t := time.Now()
 		err := c.Run()
 		d := time.Since(t)

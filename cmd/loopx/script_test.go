@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	cli.ClockOverride = true // tests pin the clock with LOOPX_NOW
 	testscript.Main(m, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
 }
 
@@ -38,6 +40,8 @@ func TestScripts(t *testing.T) {
 			"exitcode": cmdExitcode,
 			"cmpjson":  cmdCmpJSON,
 			"cmpnorm":  cmdCmpNorm,
+			"corrupt":  cmdCorrupt,
+			"chop":     cmdChop,
 			"jsonget":  cmdJSONGet,
 		},
 	})
@@ -68,7 +72,7 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 
 var (
 	reULID = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
-	reHash = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+	reHash = regexp.MustCompile(`sha256:[0-9a-f]{64}|sha256:[0-9a-f]{12}\b`) // full, or shortened for people
 	reID   = regexp.MustCompile(`\b[tregh]-[0-9a-f]{4,16}\b`)
 	reTmp  = regexp.MustCompile(`"(/[^"]*)?/(script-[^"/]+|loopx-demo-[^"/]+)[^"]*"`)
 )
@@ -123,6 +127,44 @@ func cmdCmpNorm(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("cmpnorm: %s and %s differ:\n--- got\n%s--- want\n%s", args[0], args[1], got, want)
 	}
+}
+
+// cmdCorrupt overwrites 16 bytes in the middle of a file, at the start of
+// the first record (a line starting with '*', as buntdb's log writes them)
+// after the middle, with bytes no record format parses (a damaged disk, a
+// bad copy): corrupt FILE
+func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: corrupt FILE")
+	}
+	path := ts.MkAbs(args[0])
+	b, err := os.ReadFile(path)
+	ts.Check(err)
+	if len(b) < 64 {
+		ts.Fatalf("corrupt: %s is too small (%d bytes)", args[0], len(b))
+	}
+	at := len(b) / 2
+	if i := bytes.Index(b[at:], []byte("\r\n*")); i >= 0 {
+		at += i + 2
+	}
+	copy(b[at:], "\x00\xff#garbage\r\n\x00\xfe!!!!")
+	ts.Check(os.WriteFile(path, b, 0o644))
+}
+
+// cmdChop cuts the last N bytes off a file (a torn write): chop FILE N
+func cmdChop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: chop FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	path := ts.MkAbs(args[0])
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	if fi.Size() < int64(n) {
+		ts.Fatalf("chop: %s has only %d bytes", args[0], fi.Size())
+	}
+	ts.Check(os.Truncate(path, fi.Size()-int64(n)))
 }
 
 // cmdJSONGet sets an environment variable from a field of the last stdout:

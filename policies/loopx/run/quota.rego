@@ -5,12 +5,13 @@ import data.loopx.lib
 # METADATA
 # description: Step 6, every exhausted quota dimension of the rolling window.
 quota := array.concat(
-	[lib.reason("quota_exhausted", $"{used}/{limit} {label} used in {window} window{resets}", "data.loopx.run.quota", $"goals.{goal_id}.quota.{dim}") |
+	[lib.reason("quota_exhausted", $"{used}/{limit} {label} used in {window} window{note}{resets}", "data.loopx.run.quota", $"goals.{goal_id}.quota.{dim}") |
 		some [dim, label] in [["rounds", "rounds"], ["tokens", "tokens"], ["cost_usd", "USD"]]
 		limit := quota_spec[dim]
 		is_number(limit)
-		used := object.get(quota_state, dim, 0)
+		used := object.get(quota_state, dim, 0) + in_flight(dim)
 		used >= limit
+		note := in_flight_note(dim)
 	],
 	[lib.reason("quota_exhausted", $"{used}/{limit} compute seconds used in {window} window (compute {compute}){resets}", "data.loopx.run.quota", $"goals.{goal_id}.quota.compute") |
 		compute := object.get(quota_spec, "compute", 1)
@@ -42,3 +43,17 @@ min_interval := [lib.reason("min_interval", msg, "data.loopx.run.min_interval", 
 	quota_state.min_interval_elapsed == false
 	msg := $"min_interval {object.get(quota_spec, "min_interval", "")} not elapsed since the last round at {object.get(quota_state, "last_round_at", "")}; next round at {object.get(quota_state, "next_round_at", "")}"
 ]
+
+# Open rounds holding a live lease count against the rounds quota, so that
+# agents starting at the same time cannot overrun it.
+in_flight("rounds") := n if {
+	n := quota_state.rounds_in_flight
+	is_number(n)
+} else := 0
+
+in_flight(dim) := 0 if dim != "rounds"
+
+in_flight_note(dim) := $" ({n} in flight)" if {
+	n := in_flight(dim)
+	n > 0
+} else := ""

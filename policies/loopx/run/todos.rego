@@ -20,18 +20,57 @@ unclaimable["blocked"] := {i | some i, t in todos; not t.status in {"open", "cla
 
 unclaimable["human"] := {i | some i, t in todos; not t.kind in {"task", "monitor"}}
 
+unclaimable["scope"] := {i | some i, t in todos; is_string(t.scope_conflict); t.scope_conflict != ""}
+
+unclaimable["for_other"] := {i | some i, t in todos; a := addressed(t); count(a) > 0; not agent_id in a}
+
+unclaimable["role"] := {i | some i, t in todos; not role_fits(t)}
+
+unclaimable["mode"] := {i | monitor_only; some i, t in todos; not t.kind == "monitor"}
+
 why_order := [
-	["held", "held by other agents"], ["deps", "waiting on dependencies"],
-	["not_due", "monitors not due"], ["gated", "behind a todo gate"],
+	["held", "held by other agents"], ["scope", "overlapping a scope held by another agent"],
+	["deps", "waiting on dependencies"], ["not_due", "monitors not due"],
+	["gated", "behind a todo gate"], ["for_other", "handed to other agents"],
+	["role", role_label], ["mode", "not monitors (this agent is monitor_only)"],
 	["blocked", "blocked"], ["human", "for humans (gate or action)"],
 ]
+
+default agent_role := "executor"
+
+agent_role := input.state.agent.role if is_string(input.state.agent.role)
+
+monitor_only if input.state.agent.mode == "monitor_only"
+
+# addressed(t) is the set of agents a todo was handed to by name ("for:<agent>" labels).
+addressed(t) := {substring(l, 4, -1) | some l in t.labels; is_string(l); startswith(l, "for:")}
+
+is_review(t) if "review" in t.labels
+
+# role_fits: a todo handed to this agent fits whatever its role; otherwise
+# review todos go to reviewers, and reviewers take only review todos.
+role_fits(t) if agent_id in addressed(t)
+
+role_fits(t) if {
+	is_review(t)
+	agent_role == "reviewer"
+}
+
+role_fits(t) if {
+	not is_review(t)
+	agent_role != "reviewer"
+}
+
+role_label := "not review todos (this agent is a reviewer)" if agent_role == "reviewer"
+
+else := "review todos (for reviewers)"
 
 # Claimable todos with their selection key: own live claims, then due
 # monitors, then priority (0 first), age, then input order (the engine lists
 # todos oldest first, ties in insertion order). Status and kind are checked
 # inline (unclaimable.blocked and .human stay lazy: no_todo only).
 candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), i] |
-	excluded := ((unclaimable.held | unclaimable.deps) | unclaimable.not_due) | unclaimable.gated
+	excluded := union({unclaimable[w] | some w in ["held", "deps", "not_due", "gated", "scope", "for_other", "role", "mode"]})
 	some i, t in todos
 	t.status in {"open", "claimed"}
 	t.kind in {"task", "monitor"}

@@ -66,3 +66,47 @@ test_change_or_other_todo_runs if {
 	decide(state({"progress": {"last_outcome": "no_change", "last_todo": "t-0", "changed_since_last": false}})).verdict == "run"
 	decide(state({"progress": {"last_outcome": "progress", "last_todo": "t-1", "changed_since_last": false}})).verdict == "run"
 }
+
+# as_agent returns base with the asking agent's role and mode set.
+as_agent(id, role, mode, todos) := object.union(state({"agent": {"id": id, "role": role, "mode": mode}, "todos": todos}), {"agent": id})
+
+labelled(id, priority, labels) := object.union(todo(id, priority, "2026-11-28T00:00:00Z"), {"labels": labels})
+
+test_review_todos_go_to_reviewers_only if {
+	review := labelled("t-r", 0, ["review"])
+	work := labelled("t-w", 4, [])
+	as_agent_pick("claude", "reviewer", "active", [review, work]) == "t-r"
+	as_agent_pick("codex", "executor", "active", [review, work]) == "t-w"
+	d := decide(as_agent("claude", "reviewer", "active", [work]))
+	d.verdict == "skip"
+	d.reasons[0].message == "1 todo: 1 not review todos (this agent is a reviewer)"
+	e := decide(as_agent("codex", "executor", "active", [review]))
+	e.reasons[0].message == "1 todo: 1 review todos (for reviewers)"
+}
+
+test_handed_todo_goes_to_its_agent_whatever_the_role if {
+	handed := labelled("t-h", 0, ["for:claude"])
+	other := labelled("t-o", 4, [])
+	as_agent_pick("claude", "reviewer", "active", [handed, other]) == "t-h"
+	as_agent_pick("codex", "executor", "active", [handed, other]) == "t-o"
+	d := decide(as_agent("codex", "executor", "active", [handed]))
+	d.reasons[0].message == "1 todo: 1 handed to other agents"
+}
+
+test_monitor_only_agent_gets_monitors_only if {
+	as_agent_pick("watcher", "executor", "monitor_only", [todo("t-1", 0, "2026-11-01T00:00:00Z"), monitor("m-1", true, "")]) == "m-1"
+	d := decide(as_agent("watcher", "executor", "monitor_only", [todo("t-1", 0, "2026-11-01T00:00:00Z")]))
+	d.verdict == "skip"
+	d.reasons[0].message == "1 todo: 1 not monitors (this agent is monitor_only)"
+	# An active agent still gets the task.
+	as_agent_pick("codex", "executor", "active", [todo("t-1", 0, "2026-11-01T00:00:00Z"), monitor("m-1", false, "2026-11-29T11:00:00Z")]) == "t-1"
+}
+
+test_scope_conflict_is_skipped if {
+	clash := object.union(todo("t-1", 0, "2026-11-01T00:00:00Z"), {"scope_conflict": "t-9"})
+	picked([clash, todo("t-2", 3, "2026-11-01T00:00:00Z")]) == "t-2"
+	d := decide(state({"todos": [clash]}))
+	d.reasons[0].message == "1 todo: 1 overlapping a scope held by another agent"
+}
+
+as_agent_pick(id, role, mode, todos) := decide(as_agent(id, role, mode, todos)).todo.id

@@ -104,14 +104,14 @@ func (a *app) agentCmd() *cobra.Command {
 	reg.Flags().StringVar(&ag.Mode, "mode", "active", "active or monitor_only")
 	reg.Flags().StringSliceVar(&ag.Goals, "goal", nil, "goals it works on")
 	list := &cobra.Command{
-		Use: "list", Short: "List registered agents", Args: cobra.NoArgs,
+		Use: "list", Short: "List registered agents with heartbeat facts: last seen, open round, live lease", Args: cobra.NoArgs,
 		Example: "  loopx agent list --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.engine()
 			if err != nil {
 				return err
 			}
-			as, err := e.Agents()
+			as, err := e.AgentInfos()
 			if err != nil {
 				return err
 			}
@@ -122,9 +122,16 @@ func (a *app) agentCmd() *cobra.Command {
 					if !x.LastSeenAt.IsZero() {
 						seen = x.LastSeenAt.Format("2006-01-02T15:04:05Z")
 					}
-					rows = append(rows, []string{x.ID, x.Host, x.Role, x.Mode, seen, x.CurrentRound})
+					lease := ""
+					if l := x.CurrentLease; l != nil {
+						lease = fmt.Sprintf("%s v%d until %s", l.Todo, l.Version, l.ExpiresAt)
+						if n := len(x.Leases); n > 1 {
+							lease += fmt.Sprintf(" (+%d)", n-1)
+						}
+					}
+					rows = append(rows, []string{x.ID, x.Host, x.Role, x.Mode, seen, x.CurrentRound, lease})
 				}
-				printTable(w, []string{"ID", "HOST", "ROLE", "MODE", "LAST SEEN", "ROUND"}, rows)
+				printTable(w, []string{"ID", "HOST", "ROLE", "MODE", "LAST SEEN", "ROUND", "LEASE"}, rows)
 			})
 		},
 	}

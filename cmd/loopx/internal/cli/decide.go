@@ -66,6 +66,7 @@ is a deny: loopx fails closed).`,
 	sr.Flags().StringVar(&agent, "agent", "", "the asking agent (required)")
 	sr.Flags().BoolVar(&explain, "explain", false, "also show the rule and spec field behind each reason, and the revisions")
 	c.AddCommand(sr)
+	c.AddCommand(a.decidePermissionCmd())
 	return c
 }
 

@@ -87,6 +87,8 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 		if dir, err = os.MkdirTemp("", "loopx-demo-"); err != nil {
 			return err
 		}
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return usagef("demo --dir %s: the directory is not empty; the demo only runs in a new or empty directory", dir)
 	}
 	exe, err := os.Executable()
 	if err != nil {

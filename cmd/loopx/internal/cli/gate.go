@@ -144,7 +144,11 @@ unknown option, a closed gate, an actor who is not an answerer, or the agent
 that raised the gate are refused. A human answer is refused from inside an
 agent round (LOOPX_ROUND or LOOPX_AGENT set), and needs a confirmation typed
 on the controlling terminal (the gate id, typed back): an agent piping input
-cannot answer for a human. Exit 1 when refused.`,
+cannot answer for a human.
+
+Exit codes: 0 recorded; 1 refused (closed gate, not an answerer, the raiser,
+inside a round, no terminal or a wrong confirmation); 2 an unknown gate or
+option, or a malformed --as.`,
 		Example: `  loopx gate answer g-4f9a --option approve --note "reviewed the diff"
   loopx gate answer g1/merge --option reject`,
 		Args: cobra.ExactArgs(1),
@@ -154,6 +158,9 @@ cannot answer for a human. Exit 1 when refused.`,
 				return err
 			}
 			in.Gate, in.Actor = args[0], as
+			if as != "" && as != "human" && !strings.HasPrefix(as, "agent:") {
+				return usagef(`--as %q: want "human" or "agent:ID"`, as)
+			}
 			if in.Actor == "" {
 				in.Actor = "human"
 				if ag := os.Getenv("LOOPX_AGENT"); ag != "" {
@@ -164,6 +171,9 @@ cannot answer for a human. Exit 1 when refused.`,
 			if in.Actor == "human" && !in.InRound {
 				g, err := e.Gate(in.Gate)
 				if err != nil {
+					return err
+				}
+				if err := engine.CheckAnswer(g, in); err != nil { // refuse before asking anyone to type
 					return err
 				}
 				if err := e.Release(); err != nil { // never hold the state lock while a person types

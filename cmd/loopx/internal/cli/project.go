@@ -134,9 +134,25 @@ func renderStatus(w io.Writer, st engine.Status) {
 			fmt.Fprintf(w, "  last round: %s by %s, %s %s\n", r.ID, r.Agent, r.Status, r.Outcome)
 		}
 		if h := g.LastHandoff; h != nil {
-			fmt.Fprintf(w, "  last handoff: %s\n", h.Summary)
+			fmt.Fprintf(w, "  last handoff: %s\n", handoffLine(h))
 		}
 	}
+}
+
+// handoffLine is a handoff's summary and the successor todo it asks for.
+func handoffLine(h *kernel.Handoff) string {
+	parts := []string{}
+	if h.Summary != "" {
+		parts = append(parts, h.Summary)
+	}
+	if h.NextTodo != "" {
+		next := "next todo: " + h.NextTodo
+		if h.For != "" {
+			next += " (for " + h.For + ")"
+		}
+		parts = append(parts, next)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func quotaLine(q *engine.QuotaSummary) string {

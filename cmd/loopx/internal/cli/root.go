@@ -161,17 +161,18 @@ func errorItems(err error, code int) []output.ErrorItem {
 	var eu *engine.UsageError
 	var er *engine.RefusedError
 	var kse *kernel.StoreError
+	var data map[string]any
 	switch {
 	case errors.As(err, &eu):
 		c = eu.Code
 	case errors.As(err, &er):
-		c = er.Code
+		c, data = er.Code, er.Data
 	case errors.As(err, &kse):
 		c = "store_error"
 	case errors.Is(err, os.ErrNotExist):
 		c = "no_project"
 	}
-	return []output.ErrorItem{{Code: c, Message: err.Error()}}
+	return []output.ErrorItem{{Code: c, Message: err.Error(), Data: data}}
 }
 
 func (a *app) printError(err error, code int) {
@@ -216,7 +217,10 @@ input error; 3 internal error (e.g. an unreadable state store).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%v", err) })
 	root.AddCommand(a.initCmd(), a.vetCmd(), a.statusCmd(), a.goalCmd(), a.todoCmd(), a.evidenceCmd(),
 		a.gateCmd(), a.roundCmd(), a.runCmd(), a.decideCmd(), a.quotaCmd(), a.eventsCmd(), a.versionCmd(),
-		a.demoCmd(), a.agentCmd(), a.doctorCmd())
+		a.demoCmd(), a.agentCmd(), a.doctorCmd(), a.hookCmd(), a.hooksCmd())
+	root.AddCommand(a.watchCmd(), a.logCmd(), a.explainCmd())
+	root.AddCommand(a.handoffCmd(), a.promptCmd(), a.reviewCmd()) // peers.go
+	root.AddCommand(a.checkCmd(), a.policyCmd(), a.presetCmd())   // check.go, policy.go, preset.go
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -257,11 +261,15 @@ func groupExamples(c *cobra.Command) {
 	c.Example = strings.Join(lines, "\n")
 }
 
-// clock returns the clock: LOOPX_NOW (RFC 3339) pins it for tests and
-// reproducible runs; otherwise the real time.
+// ClockOverride lets LOOPX_NOW (RFC 3339) pin the clock. Only test builds
+// set it (cmd/loopx's TestMain): in a real binary an agent could otherwise
+// set LOOPX_NOW to move outside its quota window.
+var ClockOverride = false
+
+// clock returns the clock: the real time, or LOOPX_NOW in test builds.
 func clock() (func() time.Time, error) {
 	v := os.Getenv("LOOPX_NOW")
-	if v == "" {
+	if v == "" || !ClockOverride {
 		return time.Now, nil
 	}
 	t, err := time.Parse(time.RFC3339, v)

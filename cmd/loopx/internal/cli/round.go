@@ -126,6 +126,7 @@ unknown round or outcome.`,
 	f.StringVar(&req.NextTodo, "next-todo", "", "add a successor todo with this title")
 	f.StringVar(&req.NextFor, "for", "", "the agent the successor todo is for")
 	f.StringVar(&req.Agent, "agent", os.Getenv("LOOPX_AGENT"), "the finishing agent (must be the round's)")
+	f.Uint64Var(&req.ExpectedVersion, "expected-version", 0, "the lease version the round holds (version_mismatch otherwise; 0 = not checked)")
 	return c
 }
 

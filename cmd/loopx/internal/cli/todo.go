@@ -18,6 +18,7 @@ func (a *app) todoCmd() *cobra.Command {
 		a.todoStatusCmd("block", kernel.TodoBlocked, "Mark a todo blocked (it is not selected until reopened)"),
 		a.todoStatusCmd("cancel", kernel.TodoCancelled, "Cancel a todo"),
 		a.todoStatusCmd("reopen", kernel.TodoOpen, "Reopen a todo"))
+	c.AddCommand(a.todoLeaseCmds()...) // claim.go
 	return c
 }
 
@@ -62,7 +63,8 @@ func (a *app) todoAddCmd() *cobra.Command {
 	f.StringVar(&in.Kind, "kind", "task", "task, monitor, gate or action")
 	f.StringVar(&prio, "priority", "P2", "P0 (most urgent) to P4")
 	f.StringSliceVar(&in.DependsOn, "depends-on", nil, "todo ids that must be done first")
-	f.StringSliceVar(&in.Labels, "label", nil, "labels")
+	f.StringSliceVar(&in.Labels, "label", nil, `labels ("review": for reviewers; "for:AGENT": handed to AGENT)`)
+	f.StringArrayVar(&in.Scope, "scope", nil, "a glob the todo writes (repeatable, e.g. docs/**); two agents never hold overlapping scopes")
 	f.StringVar(&every, "every", "", "a monitor's cadence (e.g. 15m)")
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrorItem is one error of the --json error envelope {"errors":[…]}.
@@ -14,6 +15,8 @@ type ErrorItem struct {
 	Code     string    `json:"code"`
 	Message  string    `json:"message"`
 	Location *Location `json:"location"`
+	// Data carries a refusal's facts (holder, expires_at, expected, actual…).
+	Data map[string]any `json:"data,omitempty"`
 }
 
 // Location is where an error is, in a user's file (1-based line and column).
@@ -59,12 +62,12 @@ func ErrorText(w io.Writer, items []ErrorItem) {
 func Table(w io.Writer, header []string, rows [][]string) {
 	widths := make([]int, len(header))
 	for i, h := range header {
-		widths[i] = len(h)
+		widths[i] = utf8.RuneCountInString(h) // fmt pads by runes ("∞" is one)
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			if i < len(widths) && len(c) > widths[i] {
-				widths[i] = len(c)
+			if n := utf8.RuneCountInString(c); i < len(widths) && n > widths[i] {
+				widths[i] = n
 			}
 		}
 	}

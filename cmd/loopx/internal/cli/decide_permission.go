@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"errors"
+	"io"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/spf13/cobra"
+)
+
+// permissionOptions are `loopx decide permission`'s flags.
+type permissionOptions struct {
+	goal, agent, tool, command, action string
+	paths                              []string
+	explain                            bool
+}
+
+func (a *app) decidePermissionCmd() *cobra.Command {
+	var o permissionOptions
+	c := &cobra.Command{
+		Use:   "permission --goal G --agent A [--tool T] [--command CMD] [--path FILE]... [--action A]",
+		Short: "May this agent use this tool, write these files, run this command?",
+		Long: `Decide the permission query for an agent on a goal (design §6): allow, ask
+or deny, with reasons, from the goal's scope (write and deny globs, command
+allow/ask/deny patterns), the open gates' guards, and loopx's own protection
+(agents never write loopx/** or .loopx/**, nor run ` + "`loopx gate answer`" + `).
+deny beats ask beats allow.
+
+--path is relative to the project root (or absolute) and may repeat; "..",
+absolute paths outside the project and symlinks pointing out are denied.
+--command is a shell command line: each simple command in it is matched
+against the patterns, and git push / git merge / gh pr merge / npm publish /
+git commit / git tag map to the actions git.push, git.merge, npm.publish,
+git.commit and git.tag that gates guard. --action names an action directly.
+Every decision is appended to .loopx/decisions.jsonl.
+
+Exit codes: 0 allow; 1 ask or deny; 2 usage error, unknown goal or a broken
+spec (the decision is a deny); 3 the state store is unusable (deny).`,
+		Example: `  loopx decide permission --goal g1 --agent claude --tool Bash --command "git push origin main"
+  loopx decide permission --goal g1 --agent claude --tool Edit --path api/v2/handlers.go --json
+  loopx decide permission --goal g1 --agent claude --action git.merge`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.goal == "" || o.agent == "" {
+				return usagef("decide permission needs --goal and --agent")
+			}
+			if o.tool == "" && o.command == "" && len(o.paths) == 0 && o.action == "" {
+				return usagef("decide permission needs at least one of --tool, --command, --path, --action")
+			}
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			var ue *engine.UsageError
+			if err := e.RequireGoal(o.goal); errors.As(err, &ue) {
+				return err
+			}
+			d, derr := e.Permission(cmd.Context(), o.goal, o.agent, engine.PermissionInput{
+				Tool: o.tool, Action: o.action, Paths: o.paths, Command: o.command})
+			if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
+				return err
+			}
+			code := ExitOK
+			if !d.Allow {
+				code = ExitNo
+			}
+			var se specs.Errors
+			switch {
+			case derr != nil && a.json:
+				return &exitError{code: exitCode(derr)}
+			case derr != nil:
+				return &exitError{code: exitCode(derr), err: derr}
+			case errors.As(e.SpecErr(), &se):
+				code = ExitUsage
+			}
+			return &exitError{code: code}
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.goal, "goal", "", "the goal (required)")
+	f.StringVar(&o.agent, "agent", "", "the asking agent (required)")
+	f.StringVar(&o.tool, "tool", "", `the host's tool name ("Bash", "Edit", "mcp__github__merge_pull_request")`)
+	f.StringVar(&o.command, "command", "", "the shell command line the tool runs")
+	f.StringArrayVar(&o.paths, "path", nil, "a file the tool writes, relative to the project root (repeatable)")
+	f.StringVar(&o.action, "action", "", `the action ("git.push", "git.merge", "npm.publish", …)`)
+	f.BoolVar(&o.explain, "explain", false, "also show the rule and spec field behind each reason, and the revisions")
+	return c
+}

@@ -1,0 +1,499 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// Lease TTL bounds (design §9). DefaultLeaseTTL is in rounds.go.
+const (
+	MinLeaseTTL = time.Second
+	MaxLeaseTTL = 24 * time.Hour
+)
+
+// ClaimRequest asks for a lease on a todo (`loopx todo claim`).
+type ClaimRequest struct {
+	Todo, Agent string
+	// TTL is the lease's time to live, MinLeaseTTL..MaxLeaseTTL; 0 means
+	// DefaultLeaseTTL.
+	TTL time.Duration
+	// IdempotencyKey, when set, is stored on the lease: a retried claim by
+	// the same agent with the same key returns that lease unchanged.
+	IdempotencyKey string
+}
+
+// LeaseRequest changes a held lease: renew, release or transfer. Each is
+// a compare-and-swap on the lease's version.
+type LeaseRequest struct {
+	Todo, Agent string
+	// ExpectedVersion is the version the caller holds (required).
+	ExpectedVersion uint64
+	// TTL is the new time to live for renew and transfer (0 = the lease's
+	// own TTL, else DefaultLeaseTTL).
+	TTL time.Duration
+	// To is the new holder of a transfer.
+	To string
+}
+
+// LeaseResult is the todo after a lease operation and its lease.
+type LeaseResult struct {
+	Todo  kernel.Todo  `json:"todo"`
+	Lease kernel.Lease `json:"lease"`
+	// Replayed is true when nothing changed: a retried claim with the same
+	// idempotency key, a claim of a lease the agent already holds, or a
+	// retried release.
+	Replayed bool `json:"replayed"`
+	// Previous is the lease this operation replaced (nil for a first claim
+	// and for replays).
+	Previous *kernel.Lease `json:"previous"`
+}
+
+// checkTTL validates ttl, 0 meaning def.
+func checkTTL(ttl, def time.Duration) (time.Duration, error) {
+	if ttl == 0 {
+		ttl = def
+	}
+	if ttl < MinLeaseTTL || ttl > MaxLeaseTTL {
+		return 0, Usagef("bad_ttl", "lease TTL %s is out of range: from %s to %s", ttl, MinLeaseTTL, MaxLeaseTTL)
+	}
+	return ttl.Truncate(time.Second), nil
+}
+
+// ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
+// compare-and-swap against every other claimant, in this process or
+// another (design §9). On success the lease has version +1 (never reset),
+// epoch +1 (a new holder) and an absolute expires_at = now + TTL; the todo
+// is "claimed"; a todo.claimed event is appended and the agent's heartbeat
+// updated. Every refusal changes nothing (a gate_violation is audited
+// after the rollback):
+//   - *UsageError: bad_ttl, missing_agent, unknown_agent, unknown_todo,
+//     idempotency_key_reused (the key names another agent's lease);
+//   - *RefusedError: already_claimed (Data: holder, expires_at, version,
+//     epoch), todo_done / todo_blocked / todo_cancelled, not_agent_work
+//     (gate and action todos), agent_not_on_goal, monitor_only,
+//     role_mismatch, for_other_agent, depends_on_open (Data: open),
+//     gate_violation, scope_conflict (Data: todo, holder, scope, other_scope),
+//     idempotency_key_spent (the key's lease was released or expired).
+//
+// A claim of a lease the agent already holds returns it unchanged
+// (Replayed). An expired lease is claimable by anyone.
+func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
+	var res LeaseResult
+	ttl, err := checkTTL(req.TTL, DefaultLeaseTTL)
+	if err != nil {
+		return res, err
+	}
+	if req.Agent == "" {
+		return res, Usagef("missing_agent", "which agent? give --agent")
+	}
+	var goal string
+	err = e.update(func(tx *kernel.Tx) error {
+		res = LeaseResult{}
+		t, err := e.leaseTodo(tx, req.Todo)
+		if err != nil {
+			return err
+		}
+		goal = t.Goal
+		if !e.agentKnown(tx, req.Agent) {
+			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
+		}
+		now := tx.Now()
+		if l := t.Lease; req.IdempotencyKey != "" && l != nil && l.IdempotencyKey == req.IdempotencyKey {
+			switch {
+			case l.Holder != req.Agent:
+				return Usagef("idempotency_key_reused", "idempotency key %q belongs to a claim of todo %s by %s, not %s: use a new key per claim", req.IdempotencyKey, t.ID, l.Holder, req.Agent)
+			case l.LiveAt(now):
+				res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
+				return nil
+			default:
+				return &RefusedError{Code: "idempotency_key_spent",
+					Message: fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, endedHow(l, now)),
+					Data:    map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)}}
+			}
+		}
+		if err := claimable(t); err != nil {
+			return err
+		}
+		if err := e.fitsAgent(tx, t, req.Agent); err != nil {
+			return err
+		}
+		if l := t.Lease; l.LiveAt(now) {
+			if l.Holder != req.Agent {
+				return alreadyClaimed(t)
+			}
+			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
+			return nil
+		}
+		if err := openDeps(tx, t); err != nil {
+			return err
+		}
+		if g, err := blockingGate(tx, t.Goal, req.Agent, t.ID); err != nil || g != nil {
+			if err != nil {
+				return err
+			}
+			return gateViolation(g, "claim of todo "+t.ID)
+		}
+		if err := e.scopeConflict(tx, t, req.Agent); err != nil {
+			return err
+		}
+		prev := t.Lease
+		claim(&t, req.Agent, "", now, ttl)
+		t.Lease.TTLSeconds, t.Lease.IdempotencyKey = int64(ttl/time.Second), req.IdempotencyKey
+		data := leaseData(t.Lease)
+		if prev != nil {
+			data["previous_holder"] = prev.Holder
+			data["previous_version"] = prev.Version
+			if !prev.Released {
+				data["previous_expired_at"] = rfc(prev.ExpiresAt)
+			}
+		}
+		if err := e.putLease(tx, t, "todo.claimed", req.Agent, data); err != nil {
+			return err
+		}
+		res = LeaseResult{Todo: t, Lease: *t.Lease, Previous: prev}
+		return nil
+	})
+	e.auditRefusal(goal, req.Agent, err, "todo.claim", req.Todo)
+	return res, err
+}
+
+// RenewLease extends the agent's live lease to now + TTL (default: the
+// lease's own TTL), version +1, same epoch. Errors: *UsageError
+// (bad_ttl, missing_expected_version, unknown_todo); *RefusedError
+// version_mismatch (Data: expected, actual) or lease_lost (the lease was
+// released, expired or is another agent's). Refusals change nothing.
+func (e *Engine) RenewLease(req LeaseRequest) (LeaseResult, error) {
+	return e.changeLease(req, "renew")
+}
+
+// ReleaseLease ends the agent's lease, leaving a tombstone (Released,
+// version +1) and reopening the todo; the todo is claimable at once. A
+// retried release (the lease is this agent's tombstone at exactly
+// ExpectedVersion+1) returns it unchanged (Replayed). The holder may
+// release its lease after it expired, unless someone claimed it since.
+// Errors as RenewLease.
+func (e *Engine) ReleaseLease(req LeaseRequest) (LeaseResult, error) {
+	return e.changeLease(req, "release")
+}
+
+// TransferLease hands the agent's live lease to req.To: version +1, epoch
+// +1, a fresh expires_at (TTL default: the lease's own). The new holder
+// must fit the todo like a claimant (known, on the goal, role, mode, no
+// blocking gate, no scope conflict). Errors as RenewLease, plus
+// *UsageError unknown_agent / same_agent / missing_to and the claim
+// refusals for the new holder.
+func (e *Engine) TransferLease(req LeaseRequest) (LeaseResult, error) {
+	if req.To == "" {
+		return LeaseResult{}, Usagef("missing_to", "transfer to whom? give --to")
+	}
+	if req.To == req.Agent {
+		return LeaseResult{}, Usagef("same_agent", "%s already holds the lease", req.Agent)
+	}
+	return e.changeLease(req, "transfer")
+}
+
+func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
+	var res LeaseResult
+	if req.Agent == "" {
+		return res, Usagef("missing_agent", "which agent? give --agent")
+	}
+	if req.ExpectedVersion == 0 {
+		return res, Usagef("missing_expected_version", "%s needs --expected-version (the lease version you hold; see loopx todo show)", op)
+	}
+	if req.TTL != 0 {
+		if _, err := checkTTL(req.TTL, DefaultLeaseTTL); err != nil {
+			return res, err
+		}
+	}
+	var goal string
+	err := e.update(func(tx *kernel.Tx) error {
+		res = LeaseResult{}
+		t, err := e.leaseTodo(tx, req.Todo)
+		if err != nil {
+			return err
+		}
+		goal = t.Goal
+		now := tx.Now()
+		l := t.Lease
+		if op == "release" && l != nil && l.Released && l.Holder == req.Agent && l.Version == req.ExpectedVersion+1 {
+			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
+			return nil
+		}
+		if err := checkHeld(t, req.Agent, req.ExpectedVersion, now, op == "release"); err != nil {
+			return err
+		}
+		prev := *l
+		ttl := time.Duration(l.TTLSeconds) * time.Second
+		if req.TTL != 0 {
+			ttl = req.TTL.Truncate(time.Second)
+		}
+		if ttl == 0 {
+			ttl = DefaultLeaseTTL
+		}
+		var kind string
+		var data map[string]any
+		switch op {
+		case "renew":
+			nl := *l
+			nl.Version++
+			nl.ExpiresAt, nl.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
+			t.Lease, kind = &nl, "todo.lease_renewed"
+			data = leaseData(&nl)
+		case "release":
+			release(&t)
+			if t.Status == kernel.TodoClaimed {
+				t.Status = kernel.TodoOpen
+			}
+			kind = "todo.released"
+			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
+		case "transfer":
+			if !e.agentKnown(tx, req.To) {
+				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
+			}
+			if err := e.fitsAgent(tx, t, req.To); err != nil {
+				return err
+			}
+			if g, err := blockingGate(tx, t.Goal, req.To, t.ID); err != nil || g != nil {
+				if err != nil {
+					return err
+				}
+				return gateViolation(g, "transfer of todo "+t.ID+" to "+req.To)
+			}
+			if err := e.scopeConflict(tx, t, req.To); err != nil {
+				return err
+			}
+			t.Lease = &kernel.Lease{Holder: req.To, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
+				ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
+			kind = "todo.transferred"
+			data = leaseData(t.Lease)
+			data["from"], data["to"] = req.Agent, req.To
+		}
+		data["previous_version"] = prev.Version
+		if err := e.putLease(tx, t, kind, req.Agent, data); err != nil {
+			return err
+		}
+		if op == "transfer" {
+			if err := e.touchAgent(tx, req.To, t.Goal); err != nil {
+				return err
+			}
+		}
+		res = LeaseResult{Todo: t, Lease: *t.Lease, Previous: &prev}
+		return nil
+	})
+	e.auditRefusal(goal, req.Agent, err, "todo."+op, req.Todo)
+	return res, err
+}
+
+// leaseTodo reads the todo of a lease operation (*UsageError unknown_todo).
+func (e *Engine) leaseTodo(tx *kernel.Tx, id string) (kernel.Todo, error) {
+	if id == "" {
+		return kernel.Todo{}, Usagef("missing_todo", "which todo? give its id (loopx todo list)")
+	}
+	t, err := tx.Todo(id)
+	if IsNotFound(err) {
+		return t, Usagef("unknown_todo", "unknown todo %q", id)
+	}
+	return t, err
+}
+
+// putLease stores t with its changed lease and audits the change.
+func (e *Engine) putLease(tx *kernel.Tx, t kernel.Todo, kind, actor string, data map[string]any) error {
+	if err := tx.PutTodo(t); err != nil {
+		return err
+	}
+	if err := tx.AppendEvent(kernel.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
+		return err
+	}
+	return e.touchAgent(tx, actor, t.Goal)
+}
+
+// touchAgent records that agent was seen now (keeping its current round),
+// registering a spec agent on first use.
+func (e *Engine) touchAgent(tx *kernel.Tx, agent, goal string) error {
+	cur := ""
+	if a, err := tx.Agent(agent); err == nil {
+		cur = a.CurrentRound
+	}
+	return e.heartbeat(tx, agent, goal, cur)
+}
+
+func leaseData(l *kernel.Lease) map[string]any {
+	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
+	if l.IdempotencyKey != "" {
+		d["idempotency_key"] = l.IdempotencyKey
+	}
+	return d
+}
+
+// alreadyClaimed is the refusal of a claim of a todo held by another agent.
+func alreadyClaimed(t kernel.Todo) *RefusedError {
+	l := t.Lease
+	return &RefusedError{Code: "already_claimed",
+		Message: fmt.Sprintf("todo %s is already claimed by %s until %s (lease version %d, epoch %d)", t.ID, l.Holder, rfc(l.ExpiresAt), l.Version, l.Epoch),
+		Data:    map[string]any{"todo": t.ID, "holder": l.Holder, "expires_at": rfc(l.ExpiresAt), "version": l.Version, "epoch": l.Epoch}}
+}
+
+// claimable refuses todos no agent may claim: settled ones and human work.
+func claimable(t kernel.Todo) error {
+	switch t.Status {
+	case kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled:
+		msg := fmt.Sprintf("todo %s is %s", t.ID, t.Status)
+		if t.Note != "" {
+			msg += ": " + t.Note
+		}
+		return &RefusedError{Code: "todo_" + t.Status, Message: msg + "; it cannot be claimed", Data: map[string]any{"todo": t.ID, "status": t.Status}}
+	}
+	if t.Kind != kernel.KindTask && t.Kind != kernel.KindMonitor {
+		return &RefusedError{Code: "not_agent_work", Message: fmt.Sprintf("todo %s is a %s todo, for humans; agents claim task and monitor todos", t.ID, t.Kind),
+			Data: map[string]any{"todo": t.ID, "kind": t.Kind}}
+	}
+	return nil
+}
+
+// fitsAgent applies the selection rules of should_run to a claim: the
+// agent is on the goal; a monitor_only agent takes monitors only; a todo
+// handed to agents by name ("for:<agent>" labels) is theirs; otherwise
+// "review" todos go to reviewers and reviewers take only those.
+func (e *Engine) fitsAgent(tx *kernel.Tx, t kernel.Todo, agent string) error {
+	f := e.agentFacts(tx, e.goalSpec(t.Goal), agent)
+	data := map[string]any{"todo": t.ID, "agent": agent, "role": f.Role, "mode": f.Mode}
+	if !f.OnGoal {
+		return &RefusedError{Code: "agent_not_on_goal", Message: fmt.Sprintf("agent %s is not in the agents of goal %s", agent, t.Goal), Data: data}
+	}
+	if f.Mode == "monitor_only" && t.Kind != kernel.KindMonitor {
+		return &RefusedError{Code: "monitor_only", Message: fmt.Sprintf("agent %s is monitor_only and todo %s is a %s", agent, t.ID, t.Kind), Data: data}
+	}
+	var addressed []string
+	for _, l := range t.Labels {
+		if a, ok := strings.CutPrefix(l, "for:"); ok {
+			addressed = append(addressed, a)
+		}
+	}
+	if len(addressed) > 0 {
+		if slices.Contains(addressed, agent) {
+			return nil
+		}
+		data["for"] = addressed
+		return &RefusedError{Code: "for_other_agent", Message: fmt.Sprintf("todo %s was handed to %s", t.ID, strings.Join(addressed, ", ")), Data: data}
+	}
+	review := slices.Contains(t.Labels, "review")
+	switch {
+	case review && f.Role != "reviewer":
+		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("todo %s is a review todo and agent %s is a %s, not a reviewer", t.ID, agent, f.Role), Data: data}
+	case !review && f.Role == "reviewer":
+		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("agent %s is a reviewer and todo %s is not labelled review", agent, t.ID), Data: data}
+	}
+	return nil
+}
+
+// openDeps refuses a todo whose depends_on are not all done.
+func openDeps(tx *kernel.Tx, t kernel.Todo) error {
+	var open []string
+	for _, d := range t.DependsOn {
+		dt, err := tx.Todo(d)
+		if err != nil && !IsNotFound(err) {
+			return err
+		}
+		if err != nil || dt.Status != kernel.TodoDone {
+			open = append(open, d)
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return &RefusedError{Code: "depends_on_open", Message: fmt.Sprintf("todo %s depends on %s, not done yet", t.ID, strings.Join(open, ", ")),
+		Data: map[string]any{"todo": t.ID, "open": open}}
+}
+
+// scopeConflict refuses t for agent when its scope overlaps the scope of
+// another todo (of any goal) held by a live lease of another agent.
+func (e *Engine) scopeConflict(tx *kernel.Tx, t kernel.Todo, agent string) error {
+	if len(t.Scope) == 0 {
+		return nil
+	}
+	goals := e.GoalIDs()
+	if !slices.Contains(goals, t.Goal) {
+		goals = append(goals, t.Goal)
+	}
+	now := tx.Now()
+	for _, g := range goals {
+		todos, err := tx.Todos(g)
+		if err != nil {
+			return err
+		}
+		for _, o := range todos {
+			if o.ID == t.ID || len(o.Scope) == 0 || !o.Lease.LiveAt(now) || o.Lease.Holder == agent {
+				continue
+			}
+			if mine, theirs, ok := ScopesOverlap(t.Scope, o.Scope); ok {
+				return &RefusedError{Code: "scope_conflict",
+					Message: fmt.Sprintf("todo %s writes %s, which overlaps %s of todo %s held by %s until %s", t.ID, mine, theirs, o.ID, o.Lease.Holder, rfc(o.Lease.ExpiresAt)),
+					Data:    map[string]any{"todo": o.ID, "holder": o.Lease.Holder, "expires_at": rfc(o.Lease.ExpiresAt), "scope": mine, "other_scope": theirs}}
+			}
+		}
+	}
+	return nil
+}
+
+// checkHeld is the compare-and-swap of renew, release and transfer: the
+// lease's version must be expected and the agent its live holder (an
+// expired lease may still be released by its holder when allowExpired).
+func checkHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allowExpired bool) error {
+	l := t.Lease
+	var actual uint64
+	if l != nil {
+		actual = l.Version
+	}
+	if actual != expected {
+		d := map[string]any{"todo": t.ID, "expected": expected, "actual": actual}
+		msg := fmt.Sprintf("todo %s: expected lease version %d, actual %d", t.ID, expected, actual)
+		if l != nil {
+			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, rfc(l.ExpiresAt)
+			msg += fmt.Sprintf(" (%s by %s)", leaseState(l, now), l.Holder)
+		}
+		return &RefusedError{Code: "version_mismatch", Message: msg + ": nothing changed", Data: d}
+	}
+	lost := func(why string) error {
+		return &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why),
+			Data: map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released}}
+	}
+	switch {
+	case l.Holder != agent:
+		return lost("the lease is held by " + l.Holder)
+	case l.Released:
+		return lost(fmt.Sprintf("it was released (version %d)", l.Version))
+	case !allowExpired && !l.LiveAt(now):
+		return lost("it expired at " + rfc(l.ExpiresAt))
+	}
+	return nil
+}
+
+func leaseState(l *kernel.Lease, now time.Time) string {
+	switch {
+	case l.Released:
+		return "released"
+	case l.LiveAt(now):
+		return "held until " + rfc(l.ExpiresAt)
+	}
+	return "expired at " + rfc(l.ExpiresAt)
+}
+
+func endedHow(l *kernel.Lease, now time.Time) string {
+	if l.Released {
+		return "been released"
+	}
+	return "expired (at " + rfc(l.ExpiresAt) + ")"
+}
+
+// auditRefusal records a gate_violation refusal after its rollback.
+func (e *Engine) auditRefusal(goal, agent string, err error, mutation, todo string) {
+	var re *RefusedError
+	if errors.As(err, &re) && re.Code == "gate_violation" {
+		e.recordViolation(goal, agent, re, map[string]any{"mutation": mutation, "todo": todo})
+	}
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+)
+
+// Explanation is a logged decision shown again (`loopx explain ID`): what
+// was asked and answered then, the same request decided now on today's
+// spec, policy and state, an evaluation trace of that re-run, and whether
+// the answer is the same.
+type Explanation struct {
+	// Logged is the decision-log entry: the request, health, revisions and
+	// result as decided then. Its input has no kernel snapshot (LogEntry).
+	Logged LogEntry `json:"logged"`
+	// Rerun is the same request decided now, over the current snapshot. It
+	// is not appended to the decision log.
+	Rerun Decision `json:"rerun"`
+	// Same is true when the re-run has the logged verdict, todo and reason
+	// codes.
+	Same bool `json:"same"`
+	// Differences says what differs between Logged.Result and Rerun, one
+	// item per field ("verdict: wait_human → run"); empty when Same and the
+	// messages match too.
+	Differences []string `json:"differences"`
+	// Changes says which of the decision's inputs changed since it was
+	// logged ("state changed since: revision 12 → 15"); empty when the
+	// spec, policy and store revisions are the logged ones.
+	Changes []string `json:"changes"`
+	// Input is the re-run's full input (with the current kernel snapshot).
+	Input Input `json:"input"`
+	// RuleTrace is the re-run's trace reduced to rules entered and exited
+	// (OPA trace events on rules, without redo), one line per item: which
+	// step of the policy matched, with file:line.
+	RuleTrace []string `json:"rule_trace"`
+	// Trace is OPA's full evaluation trace of the re-run
+	// (topdown.PrettyTraceWithLocation), one line per item.
+	Trace []string `json:"trace"`
+}
+
+// Explain finds decision id in the decision log (current and rotated files)
+// and re-decides its request now — the logged input keeps the request, not
+// the kernel snapshot, so the re-run reads the current state — with OPA's
+// tracer on. It reports the revisions that changed since and whether the
+// re-run decides the same. Errors: an unknown id is a *UsageError
+// (unknown_decision); a re-run on an unusable store still returns the
+// fail-closed explanation together with the store error.
+func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
+	le, err := e.FindDecision(id)
+	if err != nil {
+		return Explanation{}, err
+	}
+	req := Request{Query: le.Input.Query, Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
+	if req.Query == "" {
+		req.Query = le.Result.Query
+	}
+	now := e.Now()
+	in, storeErr := e.buildInput(req, now)
+	defer e.Release()
+	d := e.evaluate(ctx, req, in)
+	e.finishDecision(&d, req, in)
+	x := Explanation{Logged: le, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}}
+	x.RuleTrace, x.Trace = e.trace(ctx, req, in)
+
+	old, cur := le.Revision, d.Revision
+	if old.State != cur.State {
+		x.Changes = append(x.Changes, fmt.Sprintf("state changed since: revision %d → %d", old.State, cur.State))
+	}
+	if old.Spec != cur.Spec {
+		x.Changes = append(x.Changes, fmt.Sprintf("spec changed since: %s → %s", shortHash(old.Spec), shortHash(cur.Spec)))
+	}
+	if old.Policy != cur.Policy {
+		x.Changes = append(x.Changes, fmt.Sprintf("policy changed since: %s → %s", shortHash(old.Policy), shortHash(cur.Policy)))
+	}
+	x.Same, x.Differences = compareDecisions(le.Result, d)
+	return x, storeErr
+}
+
+// trace evaluates req's prepared query on in once more with a buffer tracer
+// and renders the rule-level and the full trace with locations.
+func (e *Engine) trace(ctx context.Context, req Request, in Input) (rules, full []string) {
+	pq, err := e.prepare(ctx, req.Query)
+	if err != nil {
+		msg := []string{"no trace: the policy does not compile: " + err.Error()}
+		return msg, msg
+	}
+	buf := topdown.NewBufferTracer()
+	if _, err := pq.Eval(ctx, rego.EvalInput(in), rego.EvalQueryTracer(buf)); err != nil {
+		msg := []string{"evaluation failed: " + err.Error()}
+		return msg, msg
+	}
+	var ruleEvents []*topdown.Event
+	for _, ev := range *buf {
+		if _, ok := ev.Node.(*ast.Rule); ok && ev.Op != topdown.RedoOp {
+			ruleEvents = append(ruleEvents, ev)
+		}
+	}
+	return prettyTrace(ruleEvents), prettyTrace(*buf)
+}
+
+func prettyTrace(evs []*topdown.Event) []string {
+	var b strings.Builder
+	topdown.PrettyTraceWithLocation(&b, evs)
+	out := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	for i, l := range out {
+		out[i] = strings.TrimRight(l, " ")
+	}
+	return out
+}
+
+// compareDecisions reports whether b has a's verdict, todo and reason codes,
+// and lists every difference (messages included).
+func compareDecisions(a, b Decision) (same bool, diffs []string) {
+	diffs = []string{}
+	if a.Verdict != b.Verdict {
+		diffs = append(diffs, fmt.Sprintf("verdict: %s → %s", a.Verdict, b.Verdict))
+	}
+	if ta, tb := todoID(a.Todo), todoID(b.Todo); ta != tb {
+		diffs = append(diffs, fmt.Sprintf("todo: %s → %s", ta, tb))
+	}
+	codes := func(d Decision) []string {
+		out := make([]string, len(d.Reasons))
+		for i, r := range d.Reasons {
+			out[i] = r.Code
+		}
+		return out
+	}
+	sameCodes := slices.Equal(codes(a), codes(b))
+	if !sameCodes {
+		diffs = append(diffs, fmt.Sprintf("reasons: %s → %s", strings.Join(codes(a), ", "), strings.Join(codes(b), ", ")))
+	} else {
+		for i := range a.Reasons {
+			if a.Reasons[i].Message != b.Reasons[i].Message {
+				diffs = append(diffs, fmt.Sprintf("reason %s: %q → %q", a.Reasons[i].Code, a.Reasons[i].Message, b.Reasons[i].Message))
+			}
+		}
+	}
+	same = a.Verdict == b.Verdict && todoID(a.Todo) == todoID(b.Todo) && sameCodes
+	return same, diffs
+}
+
+func todoID(t *TodoRef) string {
+	if t == nil {
+		return "-"
+	}
+	return t.ID
+}
+
+// shortHash is "sha256:" and the first 12 hex digits of h.
+func shortHash(h string) string {
+	if h == "" {
+		return "(none)"
+	}
+	if i := strings.IndexByte(h, ':'); i >= 0 && len(h) > i+13 {
+		return h[:i+13]
+	}
+	return h
+}

@@ -1,0 +1,282 @@
+package hosts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// Hook is one hook entry loopx installs in a host's settings:
+// hooks.<Event>[] = {"matcher": Matcher, "hooks": [{"type": "command",
+// "command": Command, "timeout": Timeout}]}.
+type Hook struct {
+	// Event is the hook event (PreToolUse, Stop, SessionStart).
+	Event string
+	// Matcher selects tools (PreToolUse) or sources (SessionStart); "" =
+	// every occurrence of the event (no matcher key).
+	Matcher string
+	// Command is the shell command the host runs.
+	Command string
+	// Timeout is the host's limit for the command, in seconds.
+	Timeout int
+}
+
+// HookTimeout is the timeout (seconds) loopx's hook entries declare. A host
+// treats a timed-out hook as "proceed", so loopx's own waits (the state
+// lock) must stay below it.
+const HookTimeout = 10
+
+// Hooks returns the entries loopx installs for host ("claude-code" in
+// .claude/settings.json, "codex" in .codex/hooks.json): PreToolUse on the
+// tools that write or run (Bash, Edit, Write, MultiEdit, NotebookEdit, MCP
+// tools; Codex: also shell and apply_patch), Stop, and SessionStart.
+// command is the hook command ("loopx hook claude-code --goal g1"). An
+// unknown host is an error.
+func Hooks(host, command string) ([]Hook, error) {
+	var tools string
+	switch host {
+	case "claude-code":
+		tools = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*"
+	case "codex":
+		tools = "Bash|shell|apply_patch|Edit|Write|mcp__.*"
+	default:
+		return nil, fmt.Errorf("unknown host %q (want claude-code or codex)", host)
+	}
+	return []Hook{
+		{Event: PreToolUse, Matcher: tools, Command: command, Timeout: HookTimeout},
+		{Event: Stop, Command: command, Timeout: HookTimeout},
+		{Event: SessionStart, Matcher: "startup|resume|clear|compact", Command: command, Timeout: HookTimeout},
+	}, nil
+}
+
+// Change says what MergeSettings did with one hook: Status is "added",
+// "updated" (a loopx hook command with other arguments was replaced in
+// place) or "unchanged".
+type Change struct {
+	// Event is the hook event.
+	Event string `json:"event"`
+	// Status is "added", "updated" or "unchanged".
+	Status string `json:"status"`
+}
+
+// IsLoopxHook reports whether a settings command runs `loopx hook …`
+// (argv[0]'s base name loopx, then "hook").
+func IsLoopxHook(command string) bool {
+	f := strings.Fields(command)
+	return len(f) >= 2 && path.Base(f[0]) == "loopx" && f[1] == "hook"
+}
+
+// MergeSettings merges hooks into a settings document (Claude Code's
+// settings.json or Codex's hooks.json; empty = {}) and returns the new
+// document, indented with two spaces, with every other key, hook and the
+// keys' order kept. A hook whose event already has a loopx hook command is
+// left in place (its command updated when it differs), so merging twice
+// adds nothing. Errors: the document is not JSON, or settings/hooks/the
+// event's list have the wrong type.
+func MergeSettings(settings []byte, hooks []Hook) ([]byte, []Change, error) {
+	root := &object{vals: map[string]any{}}
+	if len(bytes.TrimSpace(settings)) > 0 {
+		v, err := decodeOrdered(settings)
+		if err != nil {
+			return nil, nil, fmt.Errorf("settings are not JSON: %w", err)
+		}
+		o, ok := v.(*object)
+		if !ok {
+			return nil, nil, fmt.Errorf("settings are not a JSON object")
+		}
+		root = o
+	}
+	hv, ok := root.get("hooks")
+	if !ok || hv == nil {
+		hv = &object{vals: map[string]any{}}
+		root.set("hooks", hv)
+	}
+	hk, ok := hv.(*object)
+	if !ok {
+		return nil, nil, fmt.Errorf(`settings "hooks" is not an object`)
+	}
+	var changes []Change
+	for _, h := range hooks {
+		ev, _ := hk.get(h.Event)
+		if ev == nil {
+			ev = []any{}
+		}
+		groups, ok := ev.([]any)
+		if !ok {
+			return nil, nil, fmt.Errorf(`settings "hooks.%s" is not a list`, h.Event)
+		}
+		status := "added"
+		for _, g := range groups {
+			grp, ok := g.(*object)
+			if !ok {
+				continue
+			}
+			hs, _ := grp.get("hooks")
+			list, _ := hs.([]any)
+			for _, x := range list {
+				xo, ok := x.(*object)
+				if !ok {
+					continue
+				}
+				c, _ := xo.get("command")
+				cmd, _ := c.(string)
+				if !IsLoopxHook(cmd) {
+					continue
+				}
+				if cmd == h.Command {
+					status = "unchanged"
+				} else if status == "added" {
+					xo.set("command", h.Command)
+					status = "updated"
+				}
+			}
+		}
+		if status == "added" {
+			entry := &object{vals: map[string]any{}}
+			entry.set("type", "command")
+			entry.set("command", h.Command)
+			entry.set("timeout", json.Number(fmt.Sprint(h.Timeout)))
+			group := &object{vals: map[string]any{}}
+			if h.Matcher != "" {
+				group.set("matcher", h.Matcher)
+			}
+			group.set("hooks", []any{entry})
+			hk.set(h.Event, append(groups, group))
+		}
+		changes = append(changes, Change{Event: h.Event, Status: status})
+	}
+	var buf bytes.Buffer
+	if err := encodeOrdered(&buf, root, ""); err != nil {
+		return nil, nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), changes, nil
+}
+
+// object is a JSON object that keeps its keys' order.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+func (o *object) set(k string, v any) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+// decodeOrdered decodes one JSON document into *object, []any, string,
+// json.Number, bool and nil values; trailing data is an error.
+func decodeOrdered(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the JSON document")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		o := &object{vals: map[string]any{}}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			o.set(kt.(string), v)
+		}
+		_, err := dec.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.Token()
+		return a, err
+	}
+	return t, nil
+}
+
+// encodeOrdered writes v indented by two spaces per level.
+func encodeOrdered(w *bytes.Buffer, v any, indent string) error {
+	inner := indent + "  "
+	switch x := v.(type) {
+	case *object:
+		if len(x.keys) == 0 {
+			w.WriteString("{}")
+			return nil
+		}
+		w.WriteString("{\n")
+		for i, k := range x.keys {
+			w.WriteString(inner)
+			if err := encodeScalar(w, k); err != nil {
+				return err
+			}
+			w.WriteString(": ")
+			if err := encodeOrdered(w, x.vals[k], inner); err != nil {
+				return err
+			}
+			if i < len(x.keys)-1 {
+				w.WriteByte(',')
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteString(indent + "}")
+	case []any:
+		if len(x) == 0 {
+			w.WriteString("[]")
+			return nil
+		}
+		w.WriteString("[\n")
+		for i, e := range x {
+			w.WriteString(inner)
+			if err := encodeOrdered(w, e, inner); err != nil {
+				return err
+			}
+			if i < len(x)-1 {
+				w.WriteByte(',')
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteString(indent + "]")
+	default:
+		return encodeScalar(w, v)
+	}
+	return nil
+}
+
+func encodeScalar(w *bytes.Buffer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Write(bytes.TrimRight(b.Bytes(), "\n"))
+	return nil
+}

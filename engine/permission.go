@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// PermissionInput is a permission question as a caller (the CLI, a host
+// hook) asks it: which tool, which action, which files it writes, which
+// shell command it runs. Every field may be empty, but not all of them.
+type PermissionInput struct {
+	// Tool is the host's tool name ("Bash", "Edit", "Write", "MultiEdit",
+	// "NotebookEdit", "mcp__github__merge_pull_request", …); "" = none.
+	Tool string
+	// Action is an explicit action ("git.push"); "" derives it (see Permission).
+	Action string
+	// Paths are the files the tool writes: absolute, or relative to Dir.
+	Paths []string
+	// Command is a shell command line (Bash's tool_input.command).
+	Command string
+	// Dir is the directory relative Paths and the Command's redirections are
+	// relative to ("" = the project root).
+	Dir string
+}
+
+// PathFacts is one path of a permission request, as the policy sees it in
+// input.permission.paths (computed in Go, so that Rego compares names only).
+type PathFacts struct {
+	// Path is the path relative to the project root, slash-separated and
+	// cleaned ("api/v2/x.go"; "." is the root itself), or the cleaned
+	// absolute path when it is outside the project.
+	Path string `json:"path"`
+	// Resolved is Path with symlinks resolved (on the longest existing
+	// prefix; the rest is kept as written): relative to the project root
+	// when inside it, absolute when outside.
+	Resolved string `json:"resolved"`
+	// OutsideProject is true when Path escapes the project root (".."
+	// traversal, an absolute path elsewhere).
+	OutsideProject bool `json:"outside_project"`
+	// SymlinkOutside is true when Path is inside but Resolved is not (or
+	// cannot be resolved: fail closed).
+	SymlinkOutside bool `json:"symlink_outside"`
+	// ContainsProject is true for a path outside the project that contains
+	// it (the root's parent, "/"): writing or removing it touches loopx/ and
+	// .loopx/ too.
+	ContainsProject bool `json:"contains_project"`
+	// ViaCommand is true for a file a shell command writes (a redirection or
+	// a file mutator's operand): such paths are checked against loopx's own
+	// directories and scope.deny only, not against scope.write or the
+	// project boundary (a shell may write /tmp and /dev/null).
+	ViaCommand bool `json:"via_command"`
+}
+
+// toolActions are the actions of host tools that write files.
+var toolActions = map[string]string{"edit": "fs.write", "write": "fs.write", "multiedit": "fs.write",
+	"notebookedit": "fs.write", "apply_patch": "fs.write", "bash": "shell.exec", "shell": "shell.exec"}
+
+// mcpAliases maps MCP tools that do what a loopx action names to that
+// action, so that a gate guarding git.merge also guards the GitHub MCP
+// server's merge tool.
+var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_files": "git.push",
+	"create_or_update_file": "git.push", "delete_file": "git.push"}
+
+// Permission decides the permission query (data.loopx.permission.decision,
+// design §6) for agent on goal: "allow", "ask" or "deny", with reasons,
+// logged like every decision. Before the policy runs it normalises req:
+//
+//   - each path is made relative to the project root (filepath.Clean), with
+//     ".." escapes and absolute paths elsewhere flagged outside_project, and
+//     symlinks resolved (EvalSymlinks on the longest existing prefix) into
+//     resolved / symlink_outside;
+//   - the command is read into simple commands (sh -c, eval and $(…) read
+//     recursively; env, sudo, xargs… removed) and the files it writes;
+//   - actions are derived: the explicit Action, the tool's ("fs.write" for
+//     Edit/Write/MultiEdit/NotebookEdit/apply_patch, "shell.exec" for Bash,
+//     "mcp.<server>.<tool>" for mcp__<server>__<tool>, plus a known alias
+//     such as git.merge for a GitHub merge tool), and the commands' (git
+//     push → git.push, git merge and gh pr merge → git.merge, git commit →
+//     git.commit, git tag → git.tag, npm publish → npm.publish, loopx gate
+//     answer → loopx.gate.answer).
+//
+// The returned error is Decide's: non-nil only for an unusable store or
+// decision log, and the decision is then a valid deny.
+func (e *Engine) Permission(ctx context.Context, goal, agent string, req PermissionInput) (Decision, error) {
+	return e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: e.permissionRequest(req)})
+}
+
+// permissionRequest builds input.permission from req.
+func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
+	dir := req.Dir
+	if dir == "" {
+		dir = e.root
+	}
+	pr := &PermissionRequest{Tool: req.Tool, Action: req.Action, Paths: []PathFacts{}, Command: req.Command,
+		Commands: []string{}, Actions: []string{}, CommandParsed: true}
+	if req.Action != "" {
+		pr.Actions = append(pr.Actions, req.Action)
+	}
+	if a := toolAction(req.Tool); a != "" {
+		pr.Actions = appendNew(pr.Actions, a)
+	}
+	if server, tool, ok := mcpTool(req.Tool); ok {
+		if a, ok := mcpAliases[tool]; ok && strings.Contains(server, "github") {
+			pr.Actions = appendNew(pr.Actions, a)
+		}
+	}
+	roots := projectRoots(e.root)
+	for _, p := range req.Paths {
+		pr.Paths = append(pr.Paths, pathFacts(roots, dir, p))
+	}
+	if strings.TrimSpace(req.Command) != "" {
+		cl := readCommandLine(req.Command)
+		pr.Commands = append(pr.Commands, cl.commands...)
+		pr.CommandParsed = cl.parsed
+		for _, a := range cl.actions {
+			pr.Actions = appendNew(pr.Actions, a)
+		}
+		for _, w := range cl.writes {
+			if w == "" || strings.HasPrefix(w, "/dev/") {
+				continue
+			}
+			for _, m := range expand(dir, w) {
+				f := pathFacts(roots, dir, m)
+				f.ViaCommand = true
+				pr.Paths = append(pr.Paths, f)
+			}
+		}
+	}
+	if pr.Action == "" && len(pr.Actions) > 0 {
+		// The most specific action: a command's or an alias's before the tool's.
+		pr.Action = pr.Actions[len(pr.Actions)-1]
+	}
+	return pr
+}
+
+// toolAction is the action of a host tool: fs.write, shell.exec,
+// mcp.<server>.<tool>, or "" for other tools.
+func toolAction(tool string) string {
+	if server, name, ok := mcpTool(tool); ok {
+		return "mcp." + server + "." + name
+	}
+	return toolActions[strings.ToLower(tool)]
+}
+
+// mcpTool splits "mcp__<server>__<tool>".
+func mcpTool(tool string) (server, name string, ok bool) {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return "", "", false
+	}
+	server, name, ok = strings.Cut(rest, "__")
+	return server, name, ok && server != "" && name != ""
+}
+
+// expand returns the files a shell word names: "~" is the home directory,
+// and a word with glob characters the files it matches (as the shell would
+// expand it, dotfiles included: erring towards more paths), else the word.
+func expand(dir, w string) []string {
+	if w == "~" || strings.HasPrefix(w, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			w = filepath.Join(home, w[1:])
+		}
+	}
+	if !strings.ContainsAny(w, "*?[") {
+		return []string{w}
+	}
+	p := w
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	if m, err := filepath.Glob(p); err == nil && len(m) > 0 {
+		return m
+	}
+	return []string{w}
+}
+
+// projectRoots returns the project root as given (absolute, cleaned) and
+// with its symlinks resolved; paths are compared against both.
+func projectRoots(root string) [2]string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = filepath.Clean(root)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	return [2]string{abs, real}
+}
+
+// pathFacts normalises p (absolute, or relative to dir) against the roots.
+func pathFacts(roots [2]string, dir, p string) PathFacts {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	rel, ok := relative(roots, p)
+	if !ok {
+		slash := filepath.ToSlash(p)
+		f := PathFacts{Path: slash, Resolved: slash, OutsideProject: true}
+		for _, root := range roots {
+			if rel, err := filepath.Rel(p, root); err == nil && !strings.HasPrefix(rel, "..") {
+				f.ContainsProject = true
+			}
+		}
+		return f
+	}
+	f := PathFacts{Path: rel, Resolved: rel}
+	real, ok := resolve(p)
+	if !ok {
+		f.Resolved, f.SymlinkOutside = "", true
+		return f
+	}
+	if r, ok := relative(roots, real); ok {
+		f.Resolved = r
+	} else {
+		f.Resolved, f.SymlinkOutside = filepath.ToSlash(real), true
+	}
+	return f
+}
+
+// relative returns p relative to the first root that contains it, slash-separated.
+func relative(roots [2]string, p string) (string, bool) {
+	for _, root := range roots {
+		rel, err := filepath.Rel(root, p)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
+// resolve returns the absolute, cleaned path p with every symlink resolved:
+// EvalSymlinks on the longest existing prefix, the missing rest appended as
+// written. A dangling symlink is followed by reading its target; ok is false
+// when the path cannot be resolved (a loop, an unreadable link).
+func resolve(p string) (string, bool) {
+	for range 40 {
+		prefix, rest := p, ""
+		for {
+			if _, err := os.Lstat(prefix); err == nil {
+				break
+			}
+			parent := filepath.Dir(prefix)
+			if parent == prefix {
+				break
+			}
+			rest = filepath.Join(filepath.Base(prefix), rest)
+			prefix = parent
+		}
+		real, err := filepath.EvalSymlinks(prefix)
+		if err == nil {
+			return filepath.Join(real, rest), true
+		}
+		target, lerr := os.Readlink(prefix) // prefix is a dangling symlink
+		if lerr != nil {
+			return "", false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(prefix), target)
+		}
+		p = filepath.Join(target, rest)
+	}
+	return "", false
+}

@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const permSpec = `agents: claude: {host: "claude-code", role: "executor"}
+agents: other: {host: "shell"}
+goals: g1: {
+	objective: "Test permissions"
+	agents: ["claude"]
+	scope: {
+		write: ["api/**", "docs/**"]
+		deny:  [".env", "secrets/**"]
+		commands: {deny: ["git push --force*"], ask: ["git push*", "npm publish*"]}
+	}
+}
+`
+
+const permGateSpec = permSpec + `goals: g1: gates: merge: {
+	question: "Merge the v2 branch into main now?"
+	guards: ["git.merge", "git.push"]
+}
+`
+
+func TestReadCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		commands []string
+		actions  []string
+		writes   []string
+		parsed   bool
+	}{
+		{"git push origin main", []string{"git push origin main"}, []string{"git.push"}, nil, true},
+		{"  git   -C ../x  push", []string{"git -C ../x push"}, []string{"git.push"}, nil, true},
+		{"make && GIT_TRACE=1 /usr/bin/git merge dev; gh pr merge 12 --squash", []string{"make", "git merge dev", "gh pr merge 12 --squash"}, []string{"git.merge"}, nil, true},
+		{"npm publish --tag next | tee out.log", []string{"npm publish --tag next", "tee out.log"}, []string{"npm.publish"}, []string{"out.log"}, true},
+		{"./loopx gate answer g-1 --option approve", []string{"loopx gate answer g-1 --option approve"}, []string{"loopx.gate.answer"}, nil, true},
+		{"env X=1 loopx --project . gate answer g-1", []string{"loopx --project . gate answer g-1"}, []string{"loopx.gate.answer"}, nil, true},
+		{`sh -c "loopx gate answer g-1 --option approve"`, []string{"sh -c loopx gate answer g-1 --option approve", "loopx gate answer g-1 --option approve"}, []string{"loopx.gate.answer"}, nil, true},
+		{`bash -lc 'cd x && sudo -u me git push'`, []string{"bash -lc cd x && sudo -u me git push", "cd x", "git push"}, []string{"git.push"}, nil, true},
+		{`echo $(loopx gate answer g-1)`, []string{"loopx gate answer g-1", "echo $()"}, []string{"loopx.gate.answer"}, nil, true},
+		{"echo `git push`", []string{"git push", "echo $()"}, []string{"git.push"}, nil, true},
+		{`eval "git push"`, []string{"eval git push", "git push"}, []string{"git.push"}, nil, true},
+		{`xargs -I {} timeout 5s git push`, []string{"git push"}, []string{"git.push"}, nil, true},
+		{`echo hi > loopx/loopx.cue 2>/dev/null 2>&1`, []string{"echo hi"}, nil, []string{"loopx/loopx.cue", "/dev/null"}, true},
+		{`echo hi >>.loopx/x &> b.log`, []string{"echo hi"}, nil, []string{".loopx/x", "b.log"}, true},
+		{`rm -rf .loopx && mv a b && cp -r x loopx/ && sed -i 's/a/b/' loopx/loopx.cue`, []string{"rm -rf .loopx", "mv a b", "cp -r x loopx/", "sed -i s/a/b/ loopx/loopx.cue"}, nil, []string{".loopx", "a", "b", "loopx/", "loopx/loopx.cue"}, true},
+		{`git commit -m "don't git push; ok"`, []string{"git commit -m don't git push; ok"}, []string{"git.commit"}, nil, true},
+		{"git commit -m \"$(cat <<'EOF'\nIt's fixed.\n\ngit push later\nEOF\n)\"", []string{"cat", "git commit -m $()"}, []string{"git.commit"}, nil, true},
+		{"cat <<EOF > notes.md\nloopx gate answer g-1\nEOF\ngit status", []string{"cat", "git status"}, nil, []string{"notes.md"}, true},
+		{`echo 'unclosed`, nil, nil, nil, false},
+		{`echo $(git push`, nil, nil, nil, false},
+		{"# just a comment", nil, nil, nil, true},
+		{`for f in a b; do git tag v1; done`, []string{"for f in a b", "git tag v1"}, []string{"git.tag"}, nil, true},
+	} {
+		cl := readCommandLine(tc.line)
+		if !reflect.DeepEqual(cl.commands, tc.commands) || !reflect.DeepEqual(cl.actions, tc.actions) ||
+			!reflect.DeepEqual(cl.writes, tc.writes) || cl.parsed != tc.parsed {
+			t.Errorf("readCommandLine(%q)\n got commands %q actions %q writes %q parsed %v\nwant commands %q actions %q writes %q parsed %v",
+				tc.line, cl.commands, cl.actions, cl.writes, cl.parsed, tc.commands, tc.actions, tc.writes, tc.parsed)
+		}
+	}
+}
+
+func TestReadCommandLine_DeepNestingIsUnparsed(t *testing.T) {
+	line := "git push"
+	for range maxShellDepth + 2 {
+		line = "sh -c " + shellQuote(line)
+	}
+	if cl := readCommandLine(line); cl.parsed {
+		t.Fatalf("nesting deeper than %d must be unparsed: %+v", maxShellDepth, cl)
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func TestPathFacts(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	mkdir := func(p string) {
+		if err := os.MkdirAll(filepath.Join(root, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir("api/v2")
+	mkdir("loopx")
+	mkdir("docs")
+	symlink := func(target, link string) {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skip("symlinks unsupported:", err)
+		}
+	}
+	symlink(outside, "docs/out")                    // a directory link out of the project
+	symlink("../loopx/loopx.cue", "docs/spec.cue")  // a dangling link into loopx/
+	symlink("/nonexistent/dir/file", "docs/escape") // a dangling link out
+	symlink("../api", "docs/api")                   // a link inside
+	symlink("loop1", filepath.Join("docs", "loop2"))
+	symlink("loop2", filepath.Join("docs", "loop1"))
+	roots := projectRoots(root)
+	for _, tc := range []struct {
+		dir, in string
+		want    PathFacts
+	}{
+		{root, "api/v2/x.go", PathFacts{Path: "api/v2/x.go", Resolved: "api/v2/x.go"}},
+		{root, filepath.Join(root, "api", "v2", "new", "deep.go"), PathFacts{Path: "api/v2/new/deep.go", Resolved: "api/v2/new/deep.go"}},
+		{root, "api/../loopx/loopx.cue", PathFacts{Path: "loopx/loopx.cue", Resolved: "loopx/loopx.cue"}},
+		{filepath.Join(root, "api"), "../.loopx/state.db", PathFacts{Path: ".loopx/state.db", Resolved: ".loopx/state.db"}},
+		{root, ".", PathFacts{Path: ".", Resolved: "."}},
+		{root, "api/../../../.ssh/config", PathFacts{Path: filepath.ToSlash(filepath.Clean(filepath.Join(root, "../../.ssh/config"))), OutsideProject: true}},
+		{root, "..", PathFacts{Path: filepath.ToSlash(filepath.Dir(root)), OutsideProject: true, ContainsProject: true}},
+		{root, "/", PathFacts{Path: "/", OutsideProject: true, ContainsProject: true}},
+		{root, "/etc/passwd", PathFacts{Path: "/etc/passwd", OutsideProject: true}},
+		{root, "docs/out/x.md", PathFacts{Path: "docs/out/x.md", Resolved: "OUT/x.md", SymlinkOutside: true}},
+		{root, "docs/spec.cue", PathFacts{Path: "docs/spec.cue", Resolved: "loopx/loopx.cue"}},
+		{root, "docs/escape", PathFacts{Path: "docs/escape", Resolved: "/nonexistent/dir/file", SymlinkOutside: true}},
+		{root, "docs/api/v2/x.go", PathFacts{Path: "docs/api/v2/x.go", Resolved: "api/v2/x.go"}},
+		{root, "docs/loop1", PathFacts{Path: "docs/loop1", SymlinkOutside: true}},
+	} {
+		got := pathFacts(roots, tc.dir, tc.in)
+		want := tc.want
+		if want.OutsideProject {
+			want.Resolved = want.Path
+		}
+		realOut, _ := filepath.EvalSymlinks(outside)
+		want.Resolved = strings.Replace(want.Resolved, "OUT", filepath.ToSlash(realOut), 1)
+		if got != want {
+			t.Errorf("pathFacts(%q, %q)\n got %+v\nwant %+v", tc.dir, tc.in, got, want)
+		}
+	}
+}
+
+func permission(t *testing.T, e *Engine, agent string, in PermissionInput) Decision {
+	t.Helper()
+	d, err := e.Permission(context.Background(), "g1", agent, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestPermission(t *testing.T) {
+	e, _ := newEngine(t, permSpec)
+	g, _ := newEngine(t, permGateSpec)
+	if err := os.MkdirAll(filepath.Join(e.Root(), "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../loopx/loopx.cue", filepath.Join(e.Root(), "docs", "spec.cue")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		e       *Engine
+		agent   string
+		in      PermissionInput
+		verdict string
+		codes   []string
+	}{
+		{"edit in scope", e, "claude", PermissionInput{Tool: "Edit", Paths: []string{"api/v2/handlers.go"}}, "allow", []string{"permitted"}},
+		{"absolute path in scope", e, "claude", PermissionInput{Tool: "Write", Paths: []string{filepath.Join(e.Root(), "docs", "a.md")}}, "allow", []string{"permitted"}},
+		{"write the spec", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"loopx/loopx.cue"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"write the state", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"api/../.loopx/state.db"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"symlink into loopx", e, "claude", PermissionInput{Tool: "Edit", Paths: []string{"docs/spec.cue"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"traversal", e, "claude", PermissionInput{Tool: "MultiEdit", Paths: []string{"api/../../../.ssh/config"}}, "deny", []string{"outside_project"}},
+		{"absolute elsewhere", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"/etc/hosts"}}, "deny", []string{"outside_project"}},
+		{"scope deny", e, "claude", PermissionInput{Tool: "Write", Paths: []string{".env"}}, "deny", []string{"scope_denied", "outside_scope"}},
+		{"outside scope", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"README.md"}}, "deny", []string{"outside_scope"}},
+		{"push asks", e, "claude", PermissionInput{Tool: "Bash", Command: "git push origin main"}, "ask", []string{"command_ask"}},
+		{"force push denies", e, "claude", PermissionInput{Tool: "Bash", Command: "git push --force origin main"}, "deny", []string{"command_denied"}},
+		{"plain command allows", e, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... 2>&1 | tee /tmp/log"}, "allow", []string{"permitted"}},
+		{"self answer", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp && sh -c './loopx gate answer g-1 --option approve'"}, "deny", []string{"self_answer_forbidden"}},
+		{"redirect into state", e, "claude", PermissionInput{Tool: "Bash", Command: "echo x >> .loopx/state.db"}, "deny", []string{"protected_path"}},
+		{"rm the parent", e, "claude", PermissionInput{Tool: "Bash", Command: "rm -rf .."}, "deny", []string{"protected_path"}},
+		{"rm everything", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp; rm -rf *"}, "deny", []string{"protected_path", "protected_path"}},
+		{"write to /tmp", e, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... > /tmp/out.txt; touch ~/x"}, "allow", []string{"permitted"}},
+		{"unparsed asks", e, "claude", PermissionInput{Tool: "Bash", Command: "echo 'oops"}, "ask", []string{"command_unparsed"}},
+		{"unknown agent", e, "nobody", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"unknown_agent"}},
+		{"agent not on goal", e, "other", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"agent_not_on_goal"}},
+		{"gate guards push", g, "claude", PermissionInput{Tool: "Bash", Command: "git push origin main"}, "deny", []string{"gate_open"}},
+		{"gate guards mcp merge", g, "claude", PermissionInput{Tool: "mcp__github__merge_pull_request"}, "deny", []string{"gate_open"}},
+		{"explicit action", g, "claude", PermissionInput{Action: "git.merge"}, "deny", []string{"gate_open"}},
+		{"gate leaves edits", g, "claude", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "allow", []string{"permitted"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := permission(t, tc.e, tc.agent, tc.in)
+			var codes []string
+			for _, r := range d.Reasons {
+				codes = append(codes, r.Code)
+			}
+			if d.Verdict != tc.verdict || !reflect.DeepEqual(codes, tc.codes) || d.Query != "permission" || d.Allow != (tc.verdict == "allow") || d.Charge {
+				t.Fatalf("got %s %v (allow %v, charge %v), want %s %v\n%+v", d.Verdict, codes, d.Allow, d.Charge, tc.verdict, tc.codes, d.Reasons)
+			}
+		})
+	}
+}
+
+func TestPermission_GlobOverStateDirDenies(t *testing.T) {
+	e, _ := newEngine(t, permSpec)
+	permission(t, e, "claude", PermissionInput{Action: "noop"}) // creates .loopx/
+	d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: "rm -rf .loop*"})
+	if d.Verdict != "deny" || d.Reasons[0].Code != "protected_path" {
+		t.Fatalf("rm -rf .loop* with .loopx/ present: %s %+v", d.Verdict, d.Reasons)
+	}
+}
+
+func TestPermission_InputFacts(t *testing.T) {
+	e, _ := newEngine(t, permSpec)
+	pr := e.permissionRequest(PermissionInput{Tool: "mcp__github__merge_pull_request"})
+	if pr.Action != "git.merge" || !reflect.DeepEqual(pr.Actions, []string{"mcp.github.merge_pull_request", "git.merge"}) {
+		t.Errorf("mcp actions = %q %q", pr.Action, pr.Actions)
+	}
+	pr = e.permissionRequest(PermissionInput{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
+	if pr.Action != "git.push" || !reflect.DeepEqual(pr.Actions, []string{"shell.exec", "git.commit", "git.push"}) {
+		t.Errorf("bash actions = %q %q", pr.Action, pr.Actions)
+	}
+	pr = e.permissionRequest(PermissionInput{Tool: "Bash", Action: "deploy", Command: "git push"})
+	if pr.Action != "deploy" || !reflect.DeepEqual(pr.Actions, []string{"deploy", "shell.exec", "git.push"}) {
+		t.Errorf("explicit action = %q %q", pr.Action, pr.Actions)
+	}
+	if pr := e.permissionRequest(PermissionInput{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
+		t.Errorf("lists must be [] not null: %+v", pr)
+	}
+}
+
+func TestPermission_BrokenSpecDenies(t *testing.T) {
+	root := t.TempDir()
+	writeSpec(t, root, "goals: g1: {objective: 12}\n")
+	e := New(Options{Root: root, Now: newClock().now})
+	defer e.Close()
+	d, _ := e.Permission(context.Background(), "g1", "claude", PermissionInput{Tool: "Edit", Paths: []string{"a"}})
+	if d.Verdict != "deny" || d.Reasons[0].Code != "spec_error" {
+		t.Fatalf("broken spec: %s %+v", d.Verdict, d.Reasons)
+	}
+}

@@ -1,0 +1,410 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/tester"
+)
+
+// PolicyProblem is a user policy problem `loopx check` and `loopx policy
+// test` report: a file that does not parse, a package no query consults
+// (case C14), a compile error, or a rule nothing reaches.
+type PolicyProblem struct {
+	// File is relative to the project root ("loopx/policies/weekend.rego");
+	// Row and Col are 1-based.
+	File string `json:"file"`
+	Row  int    `json:"row"`
+	Col  int    `json:"col"`
+	// Code is policy_error (parse), policy_unreachable (package),
+	// unreachable_rule, or OPA's compile error code (rego_type_error, …).
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Rule is the rule at the position ("deny"), "" when none.
+	Rule string `json:"rule,omitempty"`
+}
+
+// String is "file:row:col: code: message (rule R)".
+func (p PolicyProblem) String() string {
+	s := fmt.Sprintf("%s:%d:%d: %s: %s", p.File, p.Row, p.Col, p.Code, p.Message)
+	if p.Rule != "" {
+		s += " (rule " + p.Rule + ")"
+	}
+	return s
+}
+
+// UserPolicies reads every user policy and test (loopx/policies/**.rego)
+// and reports every file that does not parse or declares a package loopx
+// refuses — unlike UserModules, which stops at the first. It returns the
+// modules that are usable, sorted by path. Errors: I/O errors.
+func (e *Engine) UserPolicies() ([]UserModule, []PolicyProblem, error) {
+	dir := filepath.Join(e.root, SpecDirName, UserPolicyDir)
+	var mods []UserModule
+	var probs []PolicyProblem
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".rego") || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(e.root, p)
+		m := UserModule{Path: filepath.ToSlash(rel), Source: string(b), Test: strings.HasSuffix(d.Name(), "_test.rego")}
+		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			probs = append(probs, parseProblems(m.Path, err)...)
+			return nil
+		}
+		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
+		if err := checkUserPackage(m, parsed); err != nil {
+			probs = append(probs, problemOf(err))
+			return nil
+		}
+		mods = append(mods, m)
+		return nil
+	})
+	sort.Slice(mods, func(i, j int) bool { return mods[i].Path < mods[j].Path })
+	sortProblems(probs)
+	return mods, probs, err
+}
+
+func parseProblems(path string, err error) []PolicyProblem {
+	var errs ast.Errors
+	if !errors.As(err, &errs) || len(errs) == 0 {
+		return []PolicyProblem{{File: path, Row: 1, Col: 1, Code: "policy_error", Message: err.Error()}}
+	}
+	out := make([]PolicyProblem, 0, len(errs))
+	for _, e := range errs {
+		p := PolicyProblem{File: path, Row: 1, Col: 1, Code: "policy_error", Message: e.Message}
+		if e.Code != "" {
+			p.Message = e.Code + ": " + e.Message
+		}
+		if e.Location != nil {
+			p.Row, p.Col = e.Location.Row, e.Location.Col
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func problemOf(err error) PolicyProblem {
+	var pe *PolicyError
+	if errors.As(err, &pe) {
+		return PolicyProblem{File: pe.File, Row: pe.Row, Col: pe.Col, Code: pe.Code, Message: pe.Message}
+	}
+	return PolicyProblem{Code: "policy_error", Message: err.Error()}
+}
+
+func sortProblems(ps []PolicyProblem) {
+	slices.SortStableFunc(ps, func(a, b PolicyProblem) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		if a.Row != b.Row {
+			return a.Row - b.Row
+		}
+		return a.Col - b.Col
+	})
+}
+
+// CheckPolicies compiles every policy — the built-in bundle and the
+// usable user policies, with every compiler check — and reports, besides
+// UserPolicies' problems, each compile error at its file:line:col with the
+// rule it is in, and each user rule that no query can reach: loopx reads
+// only the user rules the built-in bundle refers to
+// (data.loopx.user.should_run.deny and .warn, data.loopx.user.permission.deny,
+// …), and the rules those refer to. Errors: I/O errors.
+func (e *Engine) CheckPolicies() ([]PolicyProblem, error) {
+	mods, probs, err := e.UserPolicies()
+	if err != nil {
+		return probs, err
+	}
+	parsed := map[string]*ast.Module{}
+	for path, src := range policies.Modules() {
+		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return probs, fmt.Errorf("built-in policy %s: %w", path, err)
+		}
+		parsed[path] = m
+	}
+	builtin := len(parsed)
+	for _, m := range mods {
+		if m.Test {
+			continue
+		}
+		pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			continue // reported by UserPolicies
+		}
+		parsed[m.Path] = pm
+	}
+	if len(parsed) == builtin {
+		return probs, nil
+	}
+	c := ast.NewCompiler()
+	c.Compile(parsed)
+	if c.Failed() {
+		for _, ce := range c.Errors {
+			p := PolicyProblem{Code: ce.Code, Message: ce.Message}
+			if ce.Location != nil {
+				p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
+				p.Rule = ruleAt(parsed[p.File], p.Row)
+			}
+			probs = append(probs, p)
+		}
+		sortProblems(probs)
+		return probs, nil
+	}
+	probs = append(probs, unreachableRules(c, parsed)...)
+	sortProblems(probs)
+	return probs, nil
+}
+
+// ruleAt names the rule of m that starts at or above row.
+func ruleAt(m *ast.Module, row int) string {
+	if m == nil {
+		return ""
+	}
+	name, best := "", 0
+	for _, r := range m.Rules {
+		if l := r.Location; l != nil && l.Row <= row && l.Row >= best {
+			name, best = r.Head.Ref().String(), l.Row
+		}
+	}
+	return name
+}
+
+var userRoot = ast.MustParseRef("data.loopx.user")
+
+// unreachableRules lists the user rules that no reference from the
+// built-in bundle reaches, directly or through other user rules.
+func unreachableRules(c *ast.Compiler, parsed map[string]*ast.Module) []PolicyProblem {
+	builtin := policies.Modules()
+	var frontier []ast.Ref
+	for path, m := range c.Modules {
+		if _, ok := builtin[path]; !ok {
+			continue
+		}
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			if r.HasPrefix(userRoot) {
+				frontier = append(frontier, r.GroundPrefix())
+			}
+			return false
+		})
+	}
+	consulted := map[string]bool{}
+	for _, r := range frontier {
+		consulted[r.String()] = true
+	}
+	type userRule struct {
+		path string
+		rule *ast.Rule
+		ref  ast.Ref
+	}
+	var rules []userRule
+	for path, m := range c.Modules {
+		if _, ok := builtin[path]; ok {
+			continue
+		}
+		for _, r := range m.Rules {
+			rules = append(rules, userRule{path: path, rule: r, ref: r.Ref().GroundPrefix()})
+		}
+	}
+	reached := make([]bool, len(rules))
+	for len(frontier) > 0 {
+		ref := frontier[0]
+		frontier = frontier[1:]
+		for i, ur := range rules {
+			if reached[i] || !(ur.ref.HasPrefix(ref) || ref.HasPrefix(ur.ref)) {
+				continue
+			}
+			reached[i] = true
+			ast.WalkRefs(ur.rule, func(r ast.Ref) bool {
+				if r.HasPrefix(userRoot) {
+					frontier = append(frontier, r.GroundPrefix())
+				}
+				return false
+			})
+		}
+	}
+	entries := slices.Sorted(maps.Keys(consulted))
+	var out []PolicyProblem
+	seen := map[string]bool{}
+	for i, ur := range rules {
+		if reached[i] {
+			continue
+		}
+		loc := ur.rule.Location
+		name := ur.rule.Head.Ref().String()
+		if loc == nil || seen[ur.path+"\x00"+name] {
+			continue
+		}
+		seen[ur.path+"\x00"+name] = true
+		msg := fmt.Sprintf("rule %s is never consulted: loopx reads %s and what they refer to", ur.ref, strings.Join(entries, ", "))
+		if len(entries) == 0 {
+			msg = fmt.Sprintf("rule %s is never consulted: no built-in query reads data.loopx.user", ur.ref)
+		}
+		if pkg := strings.TrimPrefix(parsed[ur.path].Package.Path.String(), "data."); strings.Count(pkg, ".") > 2 && (name == "deny" || name == "warn") {
+			msg += fmt.Sprintf(" (a %s in package %s is not read: put it in package loopx.user.<query> itself)", name, pkg)
+		}
+		out = append(out, PolicyProblem{File: ur.path, Row: loc.Row, Col: loc.Col, Code: "unreachable_rule", Message: msg, Rule: name})
+	}
+	return out
+}
+
+// PolicyTestResult is one Rego test of the project.
+type PolicyTestResult struct {
+	// File and Row locate the test rule.
+	File string `json:"file"`
+	Row  int    `json:"row"`
+	// Package is the test's package ("data.loopx.user.should_run_test").
+	Package string `json:"package"`
+	// Name is the test rule's name ("test_weekend_denies").
+	Name string `json:"name"`
+	// Status is "pass", "fail", "error" or "skip".
+	Status string `json:"status"`
+	// FailedAt is the file:line of the expression that failed, if known.
+	FailedAt string `json:"failed_at,omitempty"`
+	// Error is the evaluation error of an "error" test.
+	Error string `json:"error,omitempty"`
+	// Output is what the test printed (print()).
+	Output string `json:"output,omitempty"`
+	// DurationMS is how long it ran, in milliseconds.
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// PolicyTestReport is the result of TestPolicies.
+type PolicyTestReport struct {
+	Pass   int `json:"pass"`
+	Fail   int `json:"fail"`
+	Errors int `json:"error"`
+	Skip   int `json:"skip"`
+	Total  int `json:"total"`
+	// Results are the tests, sorted by file and row.
+	Results []PolicyTestResult `json:"results"`
+	// Problems are user policies that cannot be loaded or compiled; the
+	// tests did not run when there are any.
+	Problems []PolicyProblem `json:"problems"`
+}
+
+// OK is true when no test failed or errored and no policy has a problem.
+func (r PolicyTestReport) OK() bool { return r.Fail == 0 && r.Errors == 0 && len(r.Problems) == 0 }
+
+// TestPolicies runs the project's Rego tests (loopx/policies/**_test.rego)
+// with OPA's tester, as `opa test` would, over the built-in bundle and the
+// user policies, with data.loopx.spec set to the exported spec ({} when it
+// does not load) and built-in errors raised. Any problem UserPolicies
+// finds (a file that does not parse, a package no query consults) is
+// reported instead of running the tests: a test of a never-consulted
+// policy passing would prove nothing (case C14). Errors: I/O errors.
+func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
+	rep := PolicyTestReport{Results: []PolicyTestResult{}, Problems: []PolicyProblem{}}
+	mods, probs, err := e.UserPolicies()
+	if err != nil {
+		return rep, err
+	}
+	if len(probs) > 0 {
+		rep.Problems = probs
+		return rep, nil
+	}
+	parsed := map[string]*ast.Module{}
+	for path, src := range policies.Modules() {
+		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return rep, fmt.Errorf("built-in policy %s: %w", path, err)
+		}
+		parsed[path] = m
+	}
+	tests := 0
+	for _, m := range mods {
+		pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return rep, err
+		}
+		parsed[m.Path] = pm
+		if m.Test {
+			tests++
+		}
+	}
+	if tests == 0 {
+		return rep, nil
+	}
+	spec := map[string]any{}
+	if e.spec != nil {
+		if err := json.Unmarshal(e.spec.JSON, &spec); err != nil {
+			return rep, err
+		}
+	}
+	store := inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})
+	ch, err := tester.NewRunner().SetModules(parsed).SetStore(store).RaiseBuiltinErrors(true).
+		CapturePrintOutput(true).SetTimeout(time.Minute).RunTests(ctx, nil)
+	if err != nil {
+		var errs ast.Errors
+		if !errors.As(err, &errs) {
+			return rep, err
+		}
+		for _, ce := range errs {
+			p := PolicyProblem{Code: ce.Code, Message: ce.Message}
+			if ce.Location != nil {
+				p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
+				p.Rule = ruleAt(parsed[p.File], p.Row)
+			}
+			rep.Problems = append(rep.Problems, p)
+		}
+		sortProblems(rep.Problems)
+		return rep, nil
+	}
+	for r := range ch {
+		res := PolicyTestResult{Package: r.Package, Name: r.Name, Output: string(r.Output),
+			DurationMS: float64(r.Duration.Microseconds()) / 1000}
+		if r.Location != nil {
+			res.File, res.Row = r.Location.File, r.Location.Row
+		}
+		switch {
+		case r.Skip:
+			res.Status = "skip"
+			rep.Skip++
+		case r.Error != nil:
+			res.Status, res.Error = "error", r.Error.Error()
+			rep.Errors++
+		case r.Fail:
+			res.Status = "fail"
+			rep.Fail++
+			if r.FailedAt != nil && r.FailedAt.Location != nil {
+				res.FailedAt = fmt.Sprintf("%s:%d", r.FailedAt.Location.File, r.FailedAt.Location.Row)
+			}
+		default:
+			res.Status = "pass"
+			rep.Pass++
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	rep.Total = len(rep.Results)
+	slices.SortStableFunc(rep.Results, func(a, b PolicyTestResult) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return a.Row - b.Row
+	})
+	return rep, nil
+}

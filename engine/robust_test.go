@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+func refusedCode(err error) string {
+	var re *RefusedError
+	var ue *UsageError
+	switch {
+	case errors.As(err, &re):
+		return re.Code
+	case errors.As(err, &ue):
+		return ue.Code
+	}
+	return ""
+}
+
+func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "a", "b")
+	ctx := context.Background()
+	st, err := e.StartRound(ctx, "g1", "a1")
+	if err != nil || st.Round == nil {
+		t.Fatal(err)
+	}
+	if _, err := e.StartRound(ctx, "g1", "a1"); refusedCode(err) != "round_open" {
+		t.Fatalf("second start while the first is open: %v", err)
+	}
+	// The lease expires: the next start closes the stale round as abandoned.
+	c.advance(DefaultLeaseTTL + time.Minute)
+	st2, err := e.StartRound(ctx, "g1", "a1")
+	if err != nil || st2.Round == nil {
+		t.Fatalf("start after the lease expired: %+v %v", st2, err)
+	}
+	old, _ := e.Round(st.Round.ID)
+	if old.Status != kernel.RoundAbandoned || old.Charged {
+		t.Fatalf("stale round = %+v", old)
+	}
+	// The abandoned round cannot be charged any more, but closes uncharged.
+	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress}); refusedCode(err) != "lease_lost" {
+		t.Fatalf("charging an abandoned round: %v", err)
+	}
+}
+
+func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
+	e, _ := newEngine(t, testSpec) // rounds: 3
+	addTodos(t, e, "a", "b", "c", "d")
+	ctx := context.Background()
+	round(t, e, "a1", kernel.OutcomeProgress)
+	round(t, e, "a1", kernel.OutcomeProgress)
+	st, err := e.StartRound(ctx, "g1", "a2") // the 3rd round, in flight
+	if err != nil || st.Round == nil {
+		t.Fatal(err)
+	}
+	d := decide(t, e, "a1")
+	if d.Verdict != "skip" || !d.HasReason("quota_exhausted") || d.Quota.Rounds.Used != 2 || d.Quota.Rounds.InFlight != 1 {
+		t.Fatalf("with a round in flight: %s %+v %+v", d.Verdict, d.Reasons, d.Quota.Rounds)
+	}
+	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(t, e, "a1"); d.Verdict != "run" {
+		t.Fatalf("after the in-flight round ended uncharged: %s %+v", d.Verdict, d.Reasons)
+	}
+}
+
+func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	addTodos(t, e, "a")
+	st, rc := round(t, e, "a1", kernel.OutcomeProgress)
+	_ = rc
+	ctx := context.Background()
+	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: "bogus"}); refusedCode(err) != "bad_outcome" {
+		t.Fatalf("bogus outcome on replay: %v", err)
+	}
+	addTodos(t, e, "b")
+	st2, err := e.StartRound(ctx, "g1", "a1")
+	if err != nil || st2.Round == nil {
+		t.Fatal(err)
+	}
+	if _, err := e.FinishRound(ctx, st2.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress, Tokens: -500}); refusedCode(err) != "bad_usage" {
+		t.Fatalf("negative tokens: %v", err)
+	}
+}
+
+func TestStore_EmptyFileIsRefusedNotReset(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	addTodos(t, e, "a")
+	e.Close()
+	if err := os.Truncate(filepath.Join(e.StateDir(), kernel.DBFile), 0); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+	var se *kernel.StoreError
+	if !errors.As(err, &se) || d.Verdict != "deny" || d.Quota != nil {
+		t.Fatalf("empty store: err %v, decision %s quota %+v", err, d.Verdict, d.Quota)
+	}
+}
+
+func TestReadModel_OverwriteWithRestoredMtimeIsNotTrusted(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	addTodos(t, e, "a")
+	e.Close()
+	path := filepath.Join(e.StateDir(), kernel.DBFile)
+	fi, _ := os.Stat(path)
+	b, _ := os.ReadFile(path)
+	copy(b, []byte("garbage!"))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+	if err == nil || d.Verdict != "deny" {
+		t.Fatalf("corrupt store behind a matching size and mtime: %v %s", err, d.Verdict)
+	}
+}
+
+func TestSpecGate_FollowsSpecEdits(t *testing.T) {
+	spec := testSpec[:len(testSpec)-2] + "\tgates: review: question: \"Is the design reviewed by a human?\"\n}\n"
+	e, c := newEngine(t, spec)
+	addTodos(t, e, "a")
+	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
+		t.Fatalf("goal-wide spec gate: %s", d.Verdict)
+	}
+	// The gate now guards an action only: unrelated work goes on.
+	writeSpec(t, e.Root(), testSpec[:len(testSpec)-2]+"\tgates: review: {question: \"Is the design reviewed by a human?\", guards: [\"git.push\"]}\n}\n")
+	e = reopen(t, e, c)
+	if d := decide(t, e, "a1"); d.Verdict != "run" || !d.HasReason("gate_open_elsewhere") {
+		t.Fatalf("after adding guards: %s %+v", d.Verdict, d.Reasons)
+	}
+	// Removed from the spec: cancelled with an event at the next write.
+	writeSpec(t, e.Root(), testSpec)
+	e = reopen(t, e, c)
+	gs, err := e.Gates("g1", "")
+	if err != nil || len(gs) != 1 || gs[0].Status != kernel.GateCancelled {
+		t.Fatalf("gates after removal: %+v %v", gs, err)
+	}
+}
+
+func TestInit_RefusesToWriteASpecThatDoesNotVet(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Init(InitOptions{Dir: dir, Goal: "bad id", Objective: "x"})
+	if err == nil {
+		t.Fatal("init with a bad goal id succeeded")
+	}
+	if _, serr := os.Stat(filepath.Join(dir, SpecDirName, "loopx.cue")); serr == nil {
+		t.Fatal("init left a spec that does not vet")
+	}
+}

@@ -1,0 +1,43 @@
+package engine
+
+import "github.com/loopx-dev/loopx/kernel"
+
+// seedSpecTodos stores the todos the spec declares for goal that the store
+// does not hold yet, before a decision reads the state: otherwise a fresh
+// project (or a todo just added to the spec) would answer no_todo until
+// some unrelated write seeded them, and the read path (decide should-run)
+// would disagree with the write path (round start). It reads through the
+// read model when that is fresh, so a seeded project pays no write. A
+// failure is left for the decision itself to report (fail closed).
+func (e *Engine) seedSpecTodos(goal string) {
+	gs := e.goalSpec(goal)
+	if gs == nil || len(gs.Todos) == 0 {
+		return
+	}
+	missing := func(src source) bool {
+		ts, err := src.Todos(goal)
+		if err != nil {
+			return false
+		}
+		have := map[string]bool{}
+		for _, t := range ts {
+			have[t.SpecName] = true
+		}
+		for n := range gs.Todos {
+			if !have[n] {
+				return true
+			}
+		}
+		return false
+	}
+	if e.store == nil {
+		if rm := e.loadReadModel(e.Now()); rm != nil && !missing(rm) {
+			return
+		}
+	}
+	need := true
+	if err := e.view(func(tx *kernel.Tx) error { need = missing(tx); return nil }); err != nil || !need {
+		return
+	}
+	_ = e.update(func(*kernel.Tx) error { return nil }) // update seeds first
+}

@@ -1,0 +1,134 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/tidwall/buntdb"
+)
+
+// BackupFile is the copy of state.db kept in the state directory before
+// every shrink (buntdb has no repair tool: a shrink that went wrong must be
+// recoverable by hand).
+const BackupFile = "state.db.bak"
+
+// Shrink thresholds: Close shrinks the append-only file when it is larger
+// than ShrinkMinBytes and more than ShrinkGrowth times its size right after
+// the last shrink (design §5: the store stays small and is shrunk under the
+// lock; a short CLI process never reaches buntdb's own automatic shrink).
+const (
+	ShrinkMinBytes = 1 << 20
+	ShrinkGrowth   = 2
+)
+
+// keyShrinkBase holds the file size right after the last shrink. It is not
+// a record of any goal and does not bump the revision.
+const keyShrinkBase = "meta:shrink_base"
+
+// ShrinkReport says what ShrinkIfGrown did.
+type ShrinkReport struct {
+	// Shrunk is true when the file was rewritten.
+	Shrunk bool `json:"shrunk"`
+	// Before and After are the file sizes in bytes (After = Before when not shrunk).
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+	// Base is the size after the previous shrink (0 = never shrunk).
+	Base int64 `json:"base"`
+}
+
+// ShrinkIfGrown shrinks the store when its file has grown past the
+// thresholds (ShrinkMinBytes and ShrinkGrowth × the size after the last
+// shrink): it first copies state.db to state.db.bak (written to a temporary
+// file, fsynced, renamed), then rewrites the file to its live records and
+// remembers the new size. The caller holds the lock (a Store always does).
+// Errors leave the store usable: a failed backup skips the shrink.
+func (s *Store) ShrinkIfGrown() (ShrinkReport, error) {
+	var r ShrinkReport
+	fi, err := os.Stat(s.Path())
+	if err != nil {
+		return r, err
+	}
+	r.Before, r.After = fi.Size(), fi.Size()
+	r.Base, err = s.shrinkBase()
+	if err != nil {
+		return r, err
+	}
+	if r.Before <= ShrinkMinBytes || r.Before <= ShrinkGrowth*r.Base {
+		return r, nil
+	}
+	if err := s.ShrinkWithBackup(); err != nil {
+		return r, err
+	}
+	r.Shrunk = true
+	if fi, err := os.Stat(s.Path()); err == nil {
+		r.After = fi.Size()
+	}
+	return r, nil
+}
+
+// ShrinkWithBackup copies state.db to state.db.bak, then shrinks the file
+// to its live records and records the new size as the shrink base.
+func (s *Store) ShrinkWithBackup() error {
+	if err := s.backup(); err != nil {
+		return fmt.Errorf("backup before shrink: %w", err)
+	}
+	if err := s.db.Shrink(); err != nil {
+		return err
+	}
+	fi, err := os.Stat(s.Path())
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *buntdb.Tx) error {
+		_, _, err := tx.Set(keyShrinkBase, strconv.FormatInt(fi.Size(), 10), nil)
+		return err
+	})
+}
+
+func (s *Store) shrinkBase() (int64, error) {
+	var base int64
+	err := s.db.View(func(tx *buntdb.Tx) error {
+		v, err := tx.Get(keyShrinkBase)
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		base, err = strconv.ParseInt(v, 10, 64)
+		return err
+	})
+	return base, err
+}
+
+// backup copies the store file to BackupFile atomically.
+func (s *Store) backup() error {
+	src, err := os.Open(s.Path())
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst := filepath.Join(s.dir, BackupFile)
+	tmp, err := os.CreateTemp(s.dir, BackupFile+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(tmp, src)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
+}

@@ -1,0 +1,216 @@
+package lint
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// SARIF 2.1.0 constants.
+const (
+	SARIFVersion = "2.1.0"
+	SARIFSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+
+// SARIFLog is a SARIF 2.1.0 log (the parts loopx fills in), ready to be
+// encoded as JSON for a code-scanning upload.
+type SARIFLog struct {
+	Version string     `json:"version"`
+	Schema  string     `json:"$schema"`
+	Runs    []SARIFRun `json:"runs"`
+}
+
+// SARIFRun is one run of one tool.
+type SARIFRun struct {
+	Tool    SARIFTool     `json:"tool"`
+	Results []SARIFResult `json:"results"`
+}
+
+// SARIFTool is the run's tool.
+type SARIFTool struct {
+	Driver SARIFDriver `json:"driver"`
+}
+
+// SARIFDriver is the tool's main component and the rules it can report.
+type SARIFDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []SARIFRule `json:"rules"`
+}
+
+// SARIFRule is a reportingDescriptor: one rule the tool checks.
+type SARIFRule struct {
+	ID                   string       `json:"id"`
+	Name                 string       `json:"name,omitempty"`
+	ShortDescription     SARIFMessage `json:"shortDescription"`
+	FullDescription      SARIFMessage `json:"fullDescription"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+
+// SARIFMessage is a plain-text message.
+type SARIFMessage struct {
+	Text string `json:"text"`
+}
+
+// SARIFResult is one finding.
+type SARIFResult struct {
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   SARIFMessage    `json:"message"`
+	Locations []SARIFLocation `json:"locations,omitempty"`
+}
+
+// SARIFLocation is a result's location in a file.
+type SARIFLocation struct {
+	PhysicalLocation SARIFPhysicalLocation `json:"physicalLocation"`
+}
+
+// SARIFPhysicalLocation is a file and a region in it.
+type SARIFPhysicalLocation struct {
+	ArtifactLocation SARIFArtifactLocation `json:"artifactLocation"`
+	Region           *SARIFRegion          `json:"region,omitempty"`
+}
+
+// SARIFArtifactLocation names a file by its URI relative to the project
+// root (uriBaseId %SRCROOT%).
+type SARIFArtifactLocation struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+}
+
+// SARIFRegion is a 1-based line and column.
+type SARIFRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+// CheckRules describes the rules of `loopx check` that are not Rego lint
+// rules or scan categories: the spec, the policies, their tests and the
+// replay of the decision log.
+func CheckRules() []RuleInfo {
+	return []RuleInfo{
+		{ID: "spec", Severity: SeverityError, Description: "The spec (loopx/*.cue) must validate against the schema: every error with file:line:col and the field path (`loopx vet`)."},
+		{ID: "policy", Severity: SeverityError, Description: "Every policy must compile: the built-in bundle and the user policies (loopx/policies/*.rego, package loopx.user.<query>); a user package no query consults and a user rule nothing reaches are errors (case C14)."},
+		{ID: "policy-test", Severity: SeverityError, Description: "The project's policy tests (loopx/policies/*_test.rego) must pass (`loopx policy test`)."},
+		{ID: "replay", Severity: SeverityWarning, Description: "A logged decision that the current spec, policies and state decide differently (`loopx check --replay`)."},
+	}
+}
+
+// AllRules lists every rule `loopx check` can report: CheckRules, the
+// Rego lint Rules and the ScanCategories.
+func AllRules() []RuleInfo {
+	out := CheckRules()
+	out = append(out, Rules()...)
+	return append(out, ScanCategories()...)
+}
+
+// ToSARIF builds the SARIF log of findings. rules describes the rules
+// (AllRules); a finding whose rule is not among them gets a descriptor of
+// its own. Locations are relative to the project root (%SRCROOT%).
+func ToSARIF(findings []Finding, rules []RuleInfo, version string) SARIFLog {
+	drv := SARIFDriver{Name: "loopx", Version: version, InformationURI: "https://github.com/loopx-dev/loopx", Rules: []SARIFRule{}}
+	index := map[string]int{}
+	addRule := func(r RuleInfo) {
+		if _, ok := index[r.ID]; ok {
+			return
+		}
+		index[r.ID] = len(drv.Rules)
+		sr := SARIFRule{ID: r.ID, Name: ruleName(r.ID), ShortDescription: SARIFMessage{Text: firstSentence(r.Description)},
+			FullDescription: SARIFMessage{Text: r.Description}}
+		sr.DefaultConfiguration.Level = level(r.Severity)
+		drv.Rules = append(drv.Rules, sr)
+	}
+	for _, r := range rules {
+		addRule(r)
+	}
+	results := make([]SARIFResult, 0, len(findings))
+	for _, f := range findings {
+		if _, ok := index[f.Rule]; !ok {
+			addRule(RuleInfo{ID: f.Rule, Severity: f.Severity, Description: f.Rule})
+		}
+		res := SARIFResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: level(f.Severity), Message: SARIFMessage{Text: f.Message}}
+		if f.Ref != "" && !strings.Contains(f.Message, f.Ref) {
+			res.Message.Text += " (" + f.Ref + ")"
+		}
+		if l := f.Location; l != nil && l.File != "" {
+			pl := SARIFPhysicalLocation{ArtifactLocation: SARIFArtifactLocation{URI: uri(l.File), URIBaseID: "%SRCROOT%"}}
+			if l.Row > 0 {
+				pl.Region = &SARIFRegion{StartLine: l.Row, StartColumn: l.Col}
+			}
+			res.Locations = []SARIFLocation{{PhysicalLocation: pl}}
+		}
+		results = append(results, res)
+	}
+	return SARIFLog{Version: SARIFVersion, Schema: SARIFSchema, Runs: []SARIFRun{{Tool: SARIFTool{Driver: drv}, Results: results}}}
+}
+
+// level maps a severity to a SARIF level.
+func level(severity string) string {
+	if severity == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// ruleName is a rule id in PascalCase ("goal-without-quota" → GoalWithoutQuota).
+func ruleName(id string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' || r == '/' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+// uri escapes a relative path for artifactLocation.uri.
+func uri(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		switch {
+		case r == '%' || r == ' ' || r == '#' || r == '?' || r < 0x20:
+			fmt.Fprintf(&b, "%%%02X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// WriteText writes findings for people, one per line:
+// "file:row:col: rule: message" ("file:row: category: message" for scan
+// hits), "(warning)" after the rule of a warning, the ref when the
+// message does not name it.
+func WriteText(w io.Writer, findings []Finding) {
+	scan := map[string]bool{}
+	for _, c := range ScanCategories() {
+		scan[c.ID] = true
+	}
+	for _, f := range findings {
+		loc := f.Location.String()
+		if l := f.Location; scan[f.Rule] && l != nil && l.Row > 0 {
+			loc = fmt.Sprintf("%s:%d", l.File, l.Row) // path:line: category
+		}
+		if loc == "" {
+			loc = f.Ref
+		}
+		rule := f.Rule
+		if f.Severity == SeverityWarning {
+			rule += " (warning)"
+		}
+		if loc == "" {
+			fmt.Fprintf(w, "%s: %s\n", rule, f.Message)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", loc, rule, f.Message)
+	}
+}
