@@ -163,6 +163,9 @@ func (e *Engine) AnswerGate(in AnswerInput) (kernel.Gate, error) {
 func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
 	goals := []string{goal}
 	if goal == "" {
+		if e.specErr != nil { // a broken spec must not read as "nothing here"
+			return nil, e.specErr
+		}
 		goals = e.GoalIDs()
 	} else if err := e.RequireGoal(goal); err != nil {
 		return nil, err

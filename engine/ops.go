@@ -86,6 +86,9 @@ func (e *Engine) Todo(id string) (kernel.Todo, error) {
 func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
 	goals := []string{goal}
 	if goal == "" {
+		if e.specErr != nil { // a broken spec must not read as "nothing here"
+			return nil, e.specErr
+		}
 		goals = e.GoalIDs()
 	} else if err := e.RequireGoal(goal); err != nil {
 		return nil, err

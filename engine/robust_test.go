@@ -157,3 +157,39 @@ func TestInit_RefusesToWriteASpecThatDoesNotVet(t *testing.T) {
 		t.Fatal("init left a spec that does not vet")
 	}
 }
+
+func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T) {
+	spec := testSpec[:len(testSpec)-2] + "\tscope: write: [\"src/**\"]\n}\n"
+	e, _ := newEngine(t, spec)
+	addTodos(t, e, "a", "b", "c")
+	ctx := context.Background()
+	run := func(script string) RunResult {
+		t.Helper()
+		res, err := e.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Cmd: []string{"sh", "-c", script},
+			Stdout: os.Stderr, Stderr: os.Stderr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run("mkdir -p src && echo ok > src/a.txt")
+	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeProgress {
+		t.Fatalf("in-scope write: %+v", rc.Round)
+	}
+	res = run("echo note > README.md")
+	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed || rc.Gate != nil {
+		t.Fatalf("out-of-scope write: %+v gate %+v", rc.Round, rc.Gate)
+	}
+	res = run("sed -i 's/rounds: 3/rounds: 300/' loopx/loopx.cue")
+	rc := res.Receipts[0]
+	if rc.Round.Outcome != kernel.OutcomeFailed || rc.Gate == nil || rc.Gate.Reason != "protected_path" {
+		t.Fatalf("spec edit by the agent: %+v gate %+v", rc.Round, rc.Gate)
+	}
+	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
+		t.Fatalf("after the agent edited the spec: %s %+v", d.Verdict, d.Reasons)
+	}
+	evs, _ := e.Events(EventFilter{Kind: "scope_violation"})
+	if len(evs) != 2 {
+		t.Fatalf("scope_violation events = %d", len(evs))
+	}
+}

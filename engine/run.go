@@ -2,15 +2,14 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -93,7 +92,7 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 	if err != nil {
 		return nil, err
 	}
-	before := e.treeFingerprint()
+	before := e.treeState()
 	revBefore, err := e.goalRev(o.Goal)
 	if err != nil {
 		return nil, err
@@ -102,6 +101,12 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, o.Cmd[0], o.Cmd[1:]...)
+	// The agent command gets its own process group, and stopping loopx stops
+	// the whole group (SIGTERM, then SIGKILL after WaitDelay): an agent's
+	// children must not keep working after its round was recorded.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = e.root
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = o.Stdout, o.Stderr, nil
 	cmd.Env = append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
@@ -119,6 +124,7 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		return &rc, err
 	}
 	req := FinishRequest{Agent: r.Agent}
+	written := changedPaths(before, e.treeState())
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -132,13 +138,28 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		if err != nil {
 			return nil, err
 		}
-		if e.treeFingerprint() != before || revAfter != revKept || changedMeanwhile {
+		if len(written) > 0 || revAfter != revKept || changedMeanwhile {
 			req.Outcome, req.Done, req.Summary = kernel.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
 		} else {
 			req.Outcome, req.Summary = kernel.OutcomeNoChange, "agent command exited 0 and changed nothing"
 		}
 	}
+	denied, err := e.checkWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)
+	if err != nil {
+		return nil, err
+	}
+	if denied != nil { // writes outside the scope are not progress
+		req.Outcome, req.Done = kernel.OutcomeFailed, false
+		req.Summary = fmt.Sprintf("wrote outside its scope (%s): %s", strings.Join(written, ", "), denied.Reasons[0].Message)
+	}
 	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
+	if err == nil && denied != nil {
+		g, gerr := e.recordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
+		if gerr != nil {
+			return &rc, gerr
+		}
+		rc.Gate = g
+	}
 	var re *RefusedError
 	if errors.As(err, &re) && re.Code == "gate_violation" {
 		// A gate opened while the command ran: its work is not recorded as
@@ -154,7 +175,7 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		return &rc, Usagef("command_failed", "%s", req.Summary)
 	}
 	if ctx.Err() != nil {
-		return &rc, ctx.Err()
+		return &rc, fmt.Errorf("interrupted: round %s was finished as failed and its todo released: %w", r.ID, ctx.Err())
 	}
 	return &rc, nil
 }
@@ -167,34 +188,6 @@ func (e *Engine) goalRev(goal string) (uint64, error) {
 		return err
 	})
 	return rev, err
-}
-
-// treeFingerprint hashes the names, sizes and modification times of the
-// project's files outside .loopx/, .git/ and node_modules/ (at most 50,000
-// files), to tell whether an agent command changed the work tree.
-func (e *Engine) treeFingerprint() string {
-	h := sha256.New()
-	n := 0
-	_ = filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case StateDirName, ".git", "node_modules":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if n++; n > 50000 {
-			return filepath.SkipAll
-		}
-		if fi, err := d.Info(); err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, fi.Size(), fi.ModTime().UnixNano())
-		}
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // writePrompt writes the bounded-turn prompt of a started round to

@@ -26,6 +26,9 @@ const (
 	ExitNo       = 1
 	ExitUsage    = 2
 	ExitInternal = 3
+	// ExitInterrupted is a run stopped by SIGINT/SIGTERM (128 + SIGINT, as
+	// shells report it); the current round was recorded first.
+	ExitInterrupted = 130
 )
 
 // Version is set at build time with -ldflags "-X …/cli.Version=v1.2.3".
@@ -111,6 +114,8 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
 	case errors.As(err, &er):
 		return ExitNo
 	case errors.As(err, &ue), errors.As(err, &eu), errors.As(err, &se), errors.Is(err, os.ErrNotExist):

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// fileSig is what tells a file changed: size and modification time.
+type fileSig struct {
+	size  int64
+	mtime int64
+}
+
+// treeState maps the project's files (slash paths relative to the root)
+// outside .loopx/, .git/ and node_modules/ to their signatures — at most
+// 50,000 files — so that `loopx run` sees what an agent command wrote.
+func (e *Engine) treeState() map[string]fileSig {
+	out := map[string]fileSig{}
+	_ = filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case StateDirName, ".git", "node_modules":
+				if p != e.root {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if len(out) >= 50000 {
+			return filepath.SkipAll
+		}
+		if fi, err := d.Info(); err == nil {
+			rel, _ := filepath.Rel(e.root, p)
+			out[filepath.ToSlash(rel)] = fileSig{fi.Size(), fi.ModTime().UnixNano()}
+		}
+		return nil
+	})
+	return out
+}
+
+// changedPaths lists the paths added, removed or modified between two tree
+// states, sorted.
+func changedPaths(before, after map[string]fileSig) []string {
+	var out []string
+	for p, s := range after {
+		if b, ok := before[p]; !ok || b != s {
+			out = append(out, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkWrites asks the permission policy whether agent may have written
+// paths (tool "Write"). It returns the denying decision, or nil when the
+// writes are allowed (or none). loopx run uses it after every agent
+// command: a shell agent has no hook to ask first, so loopx checks after.
+func (e *Engine) checkWrites(ctx context.Context, goal, agent string, paths []string) (*Decision, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	d, err := e.Permission(ctx, goal, agent, PermissionInput{Tool: "Write", Paths: paths})
+	if err != nil {
+		return nil, err
+	}
+	if d.Verdict == "deny" {
+		return &d, nil
+	}
+	return nil, nil
+}
+
+// recordScopeViolation audits writes outside the agent's scope and, when
+// they touched loopx's own spec or policies (loopx/), raises a goal gate:
+// a human decides whether agents continue under a spec an agent changed.
+func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *Decision) (*kernel.Gate, error) {
+	var reasons []string
+	for _, r := range d.Reasons {
+		reasons = append(reasons, r.Message)
+	}
+	protected := []string{}
+	for _, p := range paths {
+		if strings.HasPrefix(p, SpecDirName+"/") {
+			protected = append(protected, p)
+		}
+	}
+	var gate *kernel.Gate
+	err := e.update(func(tx *kernel.Tx) error {
+		if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
+			Message: strings.Join(reasons, "; "), Data: map[string]any{"paths": paths, "decision_id": d.DecisionID}}); err != nil {
+			return err
+		}
+		if len(protected) == 0 {
+			return nil
+		}
+		g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
+			Question: fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s. Keep these changes and let agents continue?",
+				agent, strings.Join(protected, ", "), round),
+			Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
+		gate = &g
+		return err
+	})
+	return gate, err
+}
