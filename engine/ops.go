@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -43,6 +45,12 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	}
 	if in.Priority < 0 || in.Priority > 4 {
 		return out, Usagef("bad_priority", "priority must be P0..P4")
+	}
+	if in.Kind != kernel.KindMonitor && in.EverySeconds != 0 {
+		return out, Usagef("bad_every", "--every is a monitor's cadence: add --kind monitor")
+	}
+	if strings.ContainsFunc(in.Title, unicode.IsControl) {
+		return out, Usagef("bad_title", "a todo title is one line of text (no newlines or control characters)")
 	}
 	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
 		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
@@ -168,6 +176,15 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 	}
 	if ev.Kind == "" {
 		ev.Kind = "note"
+	}
+	if ev.Status == "" {
+		ev.Status = "info"
+	}
+	if !slices.Contains(EvidenceStatuses, ev.Status) {
+		return ev, Usagef("bad_status", "evidence status %q is not one of %v", ev.Status, EvidenceStatuses)
+	}
+	if !slices.Contains(EvidenceKinds, ev.Kind) {
+		return ev, Usagef("bad_kind", "evidence kind %q is not one of %v", ev.Kind, EvidenceKinds)
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		if ev.Todo != "" {
@@ -296,8 +313,19 @@ func (e *Engine) Round(id string) (kernel.Round, error) {
 
 // RegisterAgent registers (or updates) an agent.
 func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
-	if a.ID == "" {
-		return a, Usagef("missing_agent", "an agent needs an id")
+	if !validID.MatchString(a.ID) {
+		return a, Usagef("bad_agent", "agent id %q: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)", a.ID)
+	}
+	if !slices.Contains(AgentHosts, a.Host) {
+		return a, Usagef("bad_host", "host %q is not one of %v", a.Host, AgentHosts)
+	}
+	if a.Mode != "" && a.Mode != "active" && a.Mode != "monitor_only" {
+		return a, Usagef("bad_mode", "mode %q is not active or monitor_only", a.Mode)
+	}
+	if e.spec != nil && e.spec.Spec != nil {
+		if sa, ok := e.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
+			return a, Usagef("spec_agent", "agent %s is declared in the spec with host %s; change it there (the spec wins)", a.ID, sa.Host)
+		}
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		old, err := tx.Agent(a.ID)
@@ -331,3 +359,14 @@ func (e *Engine) Agents() ([]kernel.Agent, error) {
 	})
 	return out, err
 }
+
+// Values the CLI accepts, matching the spec schema (specs/schema.cue).
+var (
+	// EvidenceKinds are evidence kinds.
+	EvidenceKinds = []string{"test", "pr", "log", "metric", "check", "note"}
+	// EvidenceStatuses are evidence statuses.
+	EvidenceStatuses = []string{"pass", "fail", "info"}
+	// AgentHosts are the agent hosts the spec schema allows.
+	AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
+	validID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+)

@@ -103,15 +103,5 @@ func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
 	return out, err
 }
 
-// LatestHandoff returns the newest handoff of goal ("" = any goal), nil
-// when there is none.
-func (e *Engine) LatestHandoff(goal string) (*kernel.Handoff, error) {
-	hs, err := e.Handoffs(goal)
-	if err != nil || len(hs) == 0 {
-		return nil, err
-	}
-	return &hs[len(hs)-1], nil
-}
-
 // sinceInstant is now minus d, in UTC.
 func sinceInstant(now time.Time, d time.Duration) time.Time { return now.Add(-d).UTC() }

@@ -322,9 +322,12 @@ func value(line string, i int) (string, int) {
 		}
 		return "", i // an unclosed quote: prose, not a value
 	}
-	if strings.HasPrefix(rest, "${") {
-		if j := strings.IndexByte(rest, '}'); j >= 0 {
-			return rest[:j+1], i
+	for _, open := range []string{"${{", "${"} {
+		if strings.HasPrefix(rest, open) {
+			closing := strings.Repeat("}", len(open)-1)
+			if j := strings.Index(rest, closing); j >= 0 {
+				return rest[:j+len(closing)], i
+			}
 		}
 	}
 	end := strings.IndexAny(rest, " \t,;\"'")

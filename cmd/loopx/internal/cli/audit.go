@@ -55,10 +55,16 @@ func (a *app) eventsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if f.Limit < 0 {
+				return usagef("--limit %d must not be negative", f.Limit)
+			}
 			if since != "" {
 				d, err := specs.ParseDuration(since)
 				if err != nil {
 					return usagef("--since %q: %v", since, err)
+				}
+				if d <= 0 {
+					return usagef("--since %q must be a positive duration", since)
 				}
 				f.SinceSeconds = int64(d.Seconds())
 			}

@@ -162,12 +162,19 @@ func (a *app) runCheck(ctx context.Context, o checkOptions) error {
 	}
 
 	// 2. The policies; 3. their tests.
-	mods, _, err := e.UserPolicies()
+	mods, bad, err := e.UserPolicies()
 	if err != nil {
 		return err
 	}
+	files := map[string]bool{}
 	for _, m := range mods {
-		if !m.Test {
+		files[m.Path] = !m.Test
+	}
+	for _, p := range bad {
+		files[p.File] = !strings.HasSuffix(p.File, "_test.rego")
+	}
+	for _, policy := range files {
+		if policy {
 			sum.UserPolicies++
 		}
 	}
@@ -327,7 +334,7 @@ func renderCheck(w io.Writer, rep checkReport) {
 	if s.SpecOK {
 		parts = append(parts, "spec ok")
 	} else {
-		parts = append(parts, "spec invalid (lint rules skipped)")
+		parts = append(parts, "spec invalid, lint rules skipped")
 	}
 	parts = append(parts, fmt.Sprintf("%d user %s", s.UserPolicies, plural(s.UserPolicies, "policy", "policies")))
 	if s.PolicyTests > 0 {

@@ -188,6 +188,9 @@ Exit codes: 0 the loop ended because the decision was skip or wait_human, or
 			if o.Goal == "" || o.Agent == "" {
 				return usagef("run needs --goal and --agent")
 			}
+			if o.MaxRounds < 0 {
+				return usagef("--max-rounds %d must not be negative (0 = no limit)", o.MaxRounds)
+			}
 			o.Cmd = args[cmd.ArgsLenAtDash():]
 			o.Stdout, o.Stderr = a.stderr, a.stderr
 			if !a.json {
