@@ -283,8 +283,6 @@ type PolicyTestResult struct {
 	Name string `json:"name"`
 	// Status is "pass", "fail", "error" or "skip".
 	Status string `json:"status"`
-	// FailedAt is the file:line of the expression that failed, if known.
-	FailedAt string `json:"failed_at,omitempty"`
 	// Error is the evaluation error of an "error" test.
 	Error string `json:"error,omitempty"`
 	// Output is what the test printed (print()).
@@ -390,9 +388,6 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 		case r.Fail:
 			res.Status = "fail"
 			rep.Fail++
-			if r.FailedAt != nil && r.FailedAt.Location != nil {
-				res.FailedAt = fmt.Sprintf("%s:%d", r.FailedAt.Location.File, r.FailedAt.Location.Row)
-			}
 		default:
 			res.Status = "pass"
 			rep.Pass++

@@ -195,9 +195,6 @@ func (a *app) runCheck(ctx context.Context, o checkOptions) error {
 				continue
 			}
 			msg := fmt.Sprintf("%s.%s: %s", strings.TrimPrefix(r.Package, "data."), r.Name, strings.ToUpper(r.Status))
-			if r.FailedAt != "" {
-				msg += " (failed at " + r.FailedAt + ")"
-			}
 			if r.Error != "" {
 				msg += ": " + r.Error
 			}

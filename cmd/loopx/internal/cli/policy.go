@@ -97,9 +97,6 @@ func renderPolicyTests(w, errw io.Writer, rep engine.PolicyTestReport, verbose b
 		fmt.Fprintf(w, "FAILURES\n%s\n", line)
 		for _, r := range failed {
 			fmt.Fprintf(w, "%s:%d: %s.%s: %s\n", r.File, r.Row, r.Package, r.Name, strings.ToUpper(r.Status))
-			if r.FailedAt != "" {
-				fmt.Fprintf(w, "  failed at %s\n", r.FailedAt)
-			}
 			if r.Error != "" {
 				fmt.Fprintf(w, "  %s\n", r.Error)
 			}
