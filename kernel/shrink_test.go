@@ -55,6 +55,14 @@ func writeHistory(tb testing.TB, s *Store, n int) {
 			tb.Fatal(err)
 		}
 	}
+	// Later raw commits stand for later transactions: move the revision past
+	// the journal's, as real Updates do.
+	if err := s.db.Update(func(btx *buntdb.Tx) error {
+		_, _, err := btx.Set(keyRev, "2", nil)
+		return err
+	}); err != nil {
+		tb.Fatal(err)
+	}
 	cfg.SyncPolicy = buntdb.Always
 	if err := s.db.SetConfig(cfg); err != nil {
 		tb.Fatal(err)

@@ -52,8 +52,11 @@ type Options struct {
 
 // Recovery describes a torn tail that buntdb dropped on open.
 type Recovery struct {
-	// DroppedBytes is how many bytes of an incomplete last transaction were cut.
+	// DroppedBytes is how many bytes of an incomplete last write were cut.
 	DroppedBytes int64 `json:"dropped_bytes"`
+	// Completed is true when the last transaction was found partly applied
+	// and completed from its journal (nothing acknowledged is lost).
+	Completed bool `json:"completed"`
 	// At is when it was noticed.
 	At time.Time `json:"at"`
 }
@@ -143,6 +146,17 @@ func openLocked(dir string, o Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	redone, err := s.redoJournal()
+	if err != nil {
+		db.Close()
+		return nil, &StoreError{Path: path, Err: err}
+	}
+	if redone && s.recovery == nil {
+		s.recovery = &Recovery{At: s.now()}
+	}
+	if s.recovery != nil {
+		s.recovery.Completed = redone
+	}
 	if s.recovery != nil {
 		r := *s.recovery
 		_ = s.Update(func(tx *Tx) error {
@@ -150,8 +164,8 @@ func openLocked(dir string, o Options) (*Store, error) {
 				return err
 			}
 			return tx.AppendEvent(Event{Kind: "store.recovered", Actor: "loopx",
-				Message: fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes),
-				Data:    map[string]any{"dropped_bytes": r.DroppedBytes}})
+				Message: recoveryMessage(r),
+				Data:    map[string]any{"dropped_bytes": r.DroppedBytes, "completed": r.Completed}})
 		})
 	}
 	return s, nil
@@ -241,9 +255,11 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // gets that revision as its Rev. After a commit that wrote something, the
 // new revision is published in .loopx/state.rev (RevFile) for watchers.
 func (s *Store) Update(fn func(tx *Tx) error) error {
+	// Phase 1: run fn in a buntdb transaction that is rolled back, capturing
+	// every key it sets. fn sees its own writes; nothing reaches the file.
 	var done *Tx
 	err := s.db.Update(func(btx *buntdb.Tx) error {
-		tx := &Tx{s: s, tx: btx, writable: true, now: s.now(), touched: map[string]bool{}}
+		tx := &Tx{s: s, tx: btx, writable: true, now: s.now(), touched: map[string]bool{}, changes: map[string]string{}}
 		done = tx
 		rev, err := tx.counter(keyRev)
 		if err != nil {
@@ -254,9 +270,9 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 			return err
 		}
 		if !tx.wrote {
-			return nil
+			return errCaptured
 		}
-		if _, _, err := btx.Set(keyRev, strconv.FormatUint(tx.rev, 10), nil); err != nil {
+		if err := tx.set(keyRev, strconv.FormatUint(tx.rev, 10)); err != nil {
 			return err
 		}
 		for g := range tx.touched {
@@ -271,16 +287,24 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 			}
 		}
 		if tx.seqDirty {
-			if _, _, err := btx.Set(keySeq, strconv.FormatUint(tx.seq, 10), nil); err != nil {
+			if err := tx.set(keySeq, strconv.FormatUint(tx.seq, 10)); err != nil {
 				return err
 			}
 		}
-		return nil
+		return errCaptured
 	})
-	if err == nil && done != nil && done.wrote {
-		publishRev(s.dir, done.rev) // the change marker for watchers (marker.go)
+	if !errors.Is(err, errCaptured) {
+		return err
 	}
-	return err
+	if !done.wrote {
+		return nil
+	}
+	// Phases 2 and 3: the journal, then the changes (journal.go).
+	if err := s.commitJournaled(done.rev, done.changes); err != nil {
+		return err
+	}
+	publishRev(s.dir, done.rev) // the change marker for watchers (marker.go)
+	return nil
 }
 
 // Revision is the store's global revision (+1 per committed Update).
@@ -292,4 +316,12 @@ func (s *Store) Revision() (uint64, error) {
 		return err
 	})
 	return rev, err
+}
+
+func recoveryMessage(r Recovery) string {
+	msg := fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes)
+	if r.Completed {
+		msg += "; the last transaction was completed from its journal"
+	}
+	return msg
 }

@@ -268,3 +268,57 @@ func crashChild(dir string) {
 		fmt.Println(id)
 	}
 }
+
+// TestTornTransaction_CompletedFromJournal: a transaction whose records were
+// only partly written (its tail cut) is completed on open from its journal
+// record — never left half-applied.
+func TestTornTransaction_CompletedFromJournal(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir)
+	path := s.Path()
+	fi, _ := os.Stat(path)
+	before := fi.Size()
+	var ids []string
+	if err := s.Update(func(tx *Tx) error {
+		for i := 0; i < 20; i++ {
+			td, err := tx.AddTodo(Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
+			if err != nil {
+				return err
+			}
+			ids = append(ids, td.ID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	fi, _ = os.Stat(path)
+	grown := fi.Size() - before
+	// Cut a quarter of what the transaction wrote: inside its second commit.
+	if err := os.Truncate(path, fi.Size()-grown/4); err != nil {
+		t.Fatal(err)
+	}
+	s = openT(t, dir)
+	defer s.Close()
+	if r := s.Recovered(); r == nil || !r.Completed {
+		t.Fatalf("recovery = %+v, want a completed transaction", r)
+	}
+	err := s.View(func(tx *Tx) error {
+		for _, id := range ids {
+			if _, err := tx.Todo(id); err != nil {
+				return err
+			}
+		}
+		ts, err := tx.Todos("g")
+		if len(ts) != 20 {
+			return fmt.Errorf("%d todos", len(ts))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("after completing the torn transaction: %v", err)
+	}
+	if rev, _ := s.Revision(); rev < 1 {
+		t.Fatalf("revision %d", rev)
+	}
+}

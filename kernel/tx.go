@@ -48,6 +48,8 @@ type Tx struct {
 	seq      uint64
 	seqDirty bool
 	wrote    bool
+	// changes records every key this transaction set, for the journal.
+	changes map[string]string
 }
 
 // Now is the transaction's instant (UTC); every record written in the
@@ -118,8 +120,16 @@ func (tx *Tx) putJSON(key string, v any) error {
 	if err != nil {
 		return err
 	}
+	return tx.set(key, string(b))
+}
+
+// set writes key in the buntdb transaction and records it for the journal.
+func (tx *Tx) set(key, val string) error {
 	tx.wrote = true
-	_, _, err = tx.tx.Set(key, string(b), nil)
+	if tx.changes != nil {
+		tx.changes[key] = val
+	}
+	_, _, err := tx.tx.Set(key, val, nil)
 	return err
 }
 
@@ -166,11 +176,7 @@ func (tx *Tx) newIDKeyed(prefix string, key func(id string) string) (string, err
 	return "", errors.New("kernel: could not allocate a unique id")
 }
 
-func (tx *Tx) setRef(id, key string) error {
-	tx.wrote = true
-	_, _, err := tx.tx.Set(keyRef(id), key, nil)
-	return err
-}
+func (tx *Tx) setRef(id, key string) error { return tx.set(keyRef(id), key) }
 
 func (tx *Tx) refKey(id, kind string) (string, error) {
 	k, err := tx.tx.Get(keyRef(id))
