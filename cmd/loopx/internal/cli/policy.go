@@ -150,8 +150,9 @@ prints the decision, without logging it or changing the state.
 The input has the shape of a decision's input (see "loopx decide … --json"
 and README): query, now, goal, agent, health, state, permission. --goal and
 --agent replace input.goal and input.agent; a missing now is the current
-time (or LOOPX_NOW); a missing state is the current kernel snapshot for the
-goal and agent at that instant; permission may be written as a caller asks
+time (set now to try another instant: eval never acts on its answer); a
+missing state is the current kernel snapshot for the goal and agent at
+that instant; permission may be written as a caller asks
 it, {"tool": "Bash", "command": "git push", "paths": ["a.go"]}, and is
 normalised as loopx decide permission does.
 

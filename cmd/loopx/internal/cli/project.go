@@ -220,7 +220,11 @@ store cannot be opened.`,
 			if err := a.print(rep, func(w io.Writer) {
 				fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
 				if rec != nil {
-					fmt.Fprintf(w, "recovered: a torn tail of %d bytes was dropped on open at %s (every complete transaction kept)\n", rec.DroppedBytes, rec.At.Format("2006-01-02T15:04:05Z"))
+					done := "every complete transaction kept"
+					if rec.Completed {
+						done = "the last transaction was completed from its journal"
+					}
+					fmt.Fprintf(w, "recovered: a torn tail of %d bytes was dropped on open at %s (%s)\n", rec.DroppedBytes, rec.At.Format("2006-01-02T15:04:05Z"), done)
 				}
 				if e.SpecErr() != nil {
 					fmt.Fprintf(w, "spec: %v\n", e.SpecErr())
