@@ -139,7 +139,10 @@ func (e *Engine) revisions() (spec, policy string) {
 // preparing. Stages that rewrite or order rules (safety, indices) still run.
 var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOverrides, ast.StageCheckDuplicateImports,
 	ast.StageCheckVoidCalls, ast.StageCheckUndefinedFuncs, ast.StageCheckRecursion, ast.StageCheckTypes,
-	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities}
+	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities,
+	// The bundle's # METADATA blocks are documentation, never read at
+	// evaluation (no rego.metadata calls), and it has no print calls.
+	ast.StageParseMetadataBlocks, ast.StageSetAnnotationSet, ast.StageRewriteRegoMetadataCalls, ast.StageRewritePrintCalls}
 
 // prepare compiles the built-in policy modules of the query's area and the
 // project's user policies with the spec as data, and prepares the entry

@@ -27,7 +27,7 @@ type source interface {
 }
 
 // readModelVersion changes whenever the read model's shape does.
-const readModelVersion = 1
+const readModelVersion = 2
 
 // readModel is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -48,11 +48,15 @@ type readModel struct {
 }
 
 type goalModel struct {
-	State  kernel.GoalState     `json:"state"`
-	Todos  []kernel.Todo        `json:"todos"`
-	Gates  []kernel.Gate        `json:"gates"`
-	Rounds []kernel.Round       `json:"rounds"`
-	Ledger []kernel.LedgerEntry `json:"ledger"`
+	// Evidence is the number of evidence records (for status).
+	Evidence int `json:"evidence"`
+	// LastHandoff is the newest handoff (for status), nil when none.
+	LastHandoff *kernel.Handoff      `json:"last_handoff"`
+	State       kernel.GoalState     `json:"state"`
+	Todos       []kernel.Todo        `json:"todos"`
+	Gates       []kernel.Gate        `json:"gates"`
+	Rounds      []kernel.Round       `json:"rounds"`
+	Ledger      []kernel.LedgerEntry `json:"ledger"`
 }
 
 // fileStamp identifies one version of state.db: its size, mtime and inode,
@@ -149,6 +153,14 @@ func (e *Engine) writeReadModel() {
 			if gm.Ledger, err = tx.Ledger(g); err != nil {
 				return err
 			}
+			if gm.Evidence, err = tx.EvidenceCount(g); err != nil {
+				return err
+			}
+			if h, ok, err := tx.LatestHandoff(g); err != nil {
+				return err
+			} else if ok {
+				gm.LastHandoff = &h
+			}
 			rm.Goals[g] = &gm
 		}
 		as, err := tx.Agents()
@@ -197,4 +209,14 @@ func (rm *readModel) Agent(id string) (kernel.Agent, error) {
 		return a, nil
 	}
 	return kernel.Agent{}, kernel.NotFound("agent", id)
+}
+
+func (rm *readModel) EvidenceCount(goal string) (int, error) { return rm.goal(goal).Evidence, nil }
+
+// Handoffs returns the newest handoff only: all that status reads.
+func (rm *readModel) Handoffs(goal string) ([]kernel.Handoff, error) {
+	if h := rm.goal(goal).LastHandoff; h != nil {
+		return []kernel.Handoff{*h}, nil
+	}
+	return nil, nil
 }

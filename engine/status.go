@@ -57,21 +57,40 @@ func (e *Engine) Status(goal string) (Status, error) {
 	}
 	now := e.Now()
 	st.Now = rfc(now)
-	err := e.view(func(tx *kernel.Tx) error {
-		st.State = tx.Revision()
+	fill := func(src statusSource) error {
+		st.State = src.Revision()
 		for _, g := range goals {
-			gs, err := e.goalStatus(tx, g, now)
+			gs, err := e.goalStatus(src, g, now)
 			if err != nil {
 				return err
 			}
 			st.Goals = append(st.Goals, gs)
 		}
 		return nil
-	})
+	}
+	if e.store == nil { // the read model answers without the store lock
+		if rm := e.loadReadModel(now); rm != nil {
+			if err := fill(rm); err == nil {
+				return st, nil
+			}
+			st.Goals = []GoalStatus{}
+		}
+	}
+	err := e.view(func(tx *kernel.Tx) error { return fill(tx) })
+	if err == nil {
+		e.writeReadModel() // the next status or decision skips the store
+	}
 	return st, err
 }
 
-func (e *Engine) goalStatus(tx *kernel.Tx, goal string, now time.Time) (GoalStatus, error) {
+// statusSource is what Status reads: a kernel transaction or the read model.
+type statusSource interface {
+	source
+	Handoffs(goal string) ([]kernel.Handoff, error)
+	EvidenceCount(goal string) (int, error)
+}
+
+func (e *Engine) goalStatus(tx statusSource, goal string, now time.Time) (GoalStatus, error) {
 	spec := e.goalSpec(goal)
 	out := GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []TodoRef{}, OpenGates: []kernel.Gate{}}
 	gst, err := tx.Goal(goal)

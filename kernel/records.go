@@ -1,8 +1,11 @@
 package kernel
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -174,6 +177,13 @@ func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
 		return e, err
 	}
 	e.ID, e.Seq, e.CreatedAt = id, seq, tx.now
+	n, err := tx.EvidenceCount(e.Goal)
+	if err != nil {
+		return e, err
+	}
+	if err := tx.set(keyEvidenceCount(e.Goal), strconv.Itoa(n+1)); err != nil {
+		return e, err
+	}
 	if err := tx.putJSON(keyEvidence(e.Goal, id), e); err != nil {
 		return e, err
 	}
@@ -341,8 +351,40 @@ func Since(t, now time.Time, d time.Duration) bool { return !t.Before(now.Add(-d
 // String renders a priority as "P0".."P4".
 func PriorityString(p int) string { return fmt.Sprintf("P%d", p) }
 
-// EvidenceCount counts the goal's evidence without decoding it.
+func keyEvidenceCount(g string) string { return "count:ev:" + g }
+
+// EvidenceCount counts the goal's evidence: from the counter AddEvidence
+// keeps, or, for a store written before the counter existed, by scanning
+// the keys without decoding them.
 func (tx *Tx) EvidenceCount(goal string) (int, error) {
+	if n, err := tx.counter(keyEvidenceCount(goal)); err != nil || n > 0 {
+		return int(n), err
+	}
+	return tx.scanEvidenceCount(goal)
+}
+
+// LatestHandoff returns the goal's newest handoff without decoding the
+// others (handoff keys sort by sequence).
+func (tx *Tx) LatestHandoff(goal string) (Handoff, bool, error) {
+	var h Handoff
+	found := false
+	prefix := "handoff:" + goal + ":"
+	var derr error
+	err := tx.tx.DescendLessOrEqual("", prefix+"\xff", func(k, v string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		found = true
+		derr = json.Unmarshal([]byte(v), &h)
+		return false
+	})
+	if err == nil {
+		err = derr
+	}
+	return h, found, err
+}
+
+func (tx *Tx) scanEvidenceCount(goal string) (int, error) {
 	prefix := "ev:" + goal + ":"
 	n := 0
 	err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, _ string) bool {

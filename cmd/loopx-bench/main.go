@@ -80,7 +80,11 @@ func run(args []string, runs, todos, evidence int) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	if os.Getenv("LOOPX_BENCH_KEEP") == "" {
+		defer os.RemoveAll(tmp)
+	} else {
+		defer fmt.Println("kept", tmp)
+	}
 	bin := filepath.Join(tmp, "loopx")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/loopx")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
