@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -156,12 +157,12 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		if err := tx.PutTodo(t); err != nil {
 			return err
 		}
-		return tx.AppendEvent(kernel.Event{Kind: "todo." + status, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
+		return tx.AppendEvent(kernel.Event{Kind: todoEventKind(status), Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
 			Data: map[string]any{"from": old}})
 	})
 	var re *RefusedError
 	if errors.As(err, &re) {
-		e.recordViolation(t.Goal, actor, re, map[string]any{"mutation": "todo." + status, "todo": id})
+		e.recordViolation(t.Goal, actor, re, map[string]any{"mutation": todoEventKind(status), "todo": id})
 	}
 	return t, err
 }
@@ -182,6 +183,11 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 	}
 	if !slices.Contains(EvidenceStatuses, ev.Status) {
 		return ev, Usagef("bad_status", "evidence status %q is not one of %v", ev.Status, EvidenceStatuses)
+	}
+	if filepath.IsAbs(ev.Ref) { // keep no absolute local path in state (case C07)
+		if rel, err := filepath.Rel(e.root, ev.Ref); err == nil && !strings.HasPrefix(rel, "..") {
+			ev.Ref = filepath.ToSlash(rel)
+		}
 	}
 	if !slices.Contains(EvidenceKinds, ev.Kind) {
 		return ev, Usagef("bad_kind", "evidence kind %q is not one of %v", ev.Kind, EvidenceKinds)
@@ -370,3 +376,12 @@ var (
 	AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
 	validID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 )
+
+// todoEventKind names the audit event of a status change ("todo.reopened"
+// for open, else "todo.<status>").
+func todoEventKind(status string) string {
+	if status == kernel.TodoOpen {
+		return "todo.reopened"
+	}
+	return "todo." + status
+}

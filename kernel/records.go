@@ -29,7 +29,11 @@ func (tx *Tx) SetGoalStatus(id, status, reason, actor string) error {
 		return err
 	}
 	tx.touch(id)
-	return tx.AppendEvent(Event{Kind: "goal." + status, Goal: id, Actor: actor, Subject: id,
+	kind := "goal." + status
+	if status == GoalActive {
+		kind = "goal.resumed"
+	}
+	return tx.AppendEvent(Event{Kind: kind, Goal: id, Actor: actor, Subject: id,
 		Message: reason, Data: map[string]any{"from": old, "to": status}})
 }
 

@@ -118,7 +118,7 @@ func Scaffold(o ScaffoldOptions) []byte {
 	quota: {
 		window:       "24h" // the rolling window
 		rounds:       24    // charged rounds (bounded agent turns) per window
-		min_interval: "10m" // minimum time between round starts
+		min_interval: "0s"  // minimum time between round starts (e.g. "10m")
 		compute:      1.0   // share of the window's wall time rounds may use; 0 pauses
 		// tokens:   2_000_000
 		// cost_usd: 20

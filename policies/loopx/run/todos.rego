@@ -105,7 +105,7 @@ no_todo_next := lib.earliest(array.concat(
 
 # METADATA
 # description: Step 9, the same todo again with nothing changed since a no_change round.
-no_state_change := [lib.reason("no_state_change", $"nothing changed since your last round on {selected.id} ended no_change", "data.loopx.run.no_state_change", $"todo {selected.id}") |
+no_state_change := [lib.reason("no_state_change", $"nothing changed since your last round on {selected.id} ended no_change; a new todo, evidence, a gate answer, a spec or policy edit, or a due monitor lets it run again", "data.loopx.run.no_state_change", $"todo {selected.id}") |
 	input.state.progress.last_outcome == "no_change"
 	input.state.progress.changed_since_last == false
 	selected.id == input.state.progress.last_todo

@@ -154,7 +154,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 	if _, err := e.AnswerGate(engine.AnswerInput{Gate: gates[0].ID, Option: "approve", Actor: "human", Note: "demo: looks good"}); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "loopx gate answer %s --option approve\n", gates[0].ID)
+	fmt.Fprintf(w, "(at a terminal, a human runs: loopx gate answer %s --option approve, and types the gate id to confirm)\n", gates[0].ID)
 	step("loopx run again: it continues until the quota stops it")
 	res, err = run()
 	if err != nil {

@@ -62,9 +62,12 @@ Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
 func (a *app) vetCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "vet",
-		Short: "Validate the spec (loopx/*.cue) against the schema",
+		Short: "Validate the spec (loopx/*.cue) and compile the user policies",
 		Long: `Vet unifies every loopx/*.cue file with the embedded schema and reports every
-error with file:line:col and the field path. Exit 0 when valid, 2 otherwise.`,
+error with file:line:col and the field path, then compiles the user policies
+(loopx/policies/*.rego) with the built-in bundle and reports their errors the
+same way. Exit 0 when valid, 2 otherwise. (loopx check does all of this and
+more: lint rules, policy tests, the publication scan.)`,
 		Example: `  loopx vet
   loopx vet --json`,
 		Args: cobra.NoArgs,
@@ -74,6 +77,17 @@ error with file:line:col and the field path. Exit 0 when valid, 2 otherwise.`,
 				return err
 			}
 			l, err := specs.Load(e.SpecDir())
+			if err != nil {
+				return err
+			}
+			probs, err := e.CheckPolicies()
+			if len(probs) > 0 {
+				errs := make(specs.Errors, 0, len(probs))
+				for _, p := range probs {
+					errs = append(errs, specs.Error{File: p.File, Line: p.Row, Col: p.Col, Path: p.Rule, Code: p.Code, Message: p.Message})
+				}
+				return errs
+			}
 			if err != nil {
 				return err
 			}
