@@ -50,7 +50,7 @@ type RunResult struct {
 // round is finished preflight_failed, not charged); context cancellation
 // finishes the current round failed and returns ctx.Err().
 func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
-	var res RunResult
+	res := RunResult{Receipts: []Receipt{}}
 	if len(o.Cmd) == 0 {
 		return res, Usagef("missing_command", "no agent command given (loopx run --goal G --agent A -- CMD…)")
 	}

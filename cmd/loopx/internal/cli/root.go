@@ -245,6 +245,7 @@ input error; 3 internal error (e.g. an unreadable state store).`,
 		}
 	}
 	groupExamples(root)
+	groupUnknown(root)
 	return root
 }
 
@@ -334,4 +335,31 @@ func actor() string {
 		return a
 	}
 	return "human"
+}
+
+// groupUnknown makes every command group (a command with subcommands and no
+// action of its own) name an unknown subcommand instead of complaining about
+// the flags meant for it: `loopx decide foo --goal g1` says that "foo" is
+// not a decide command. With no arguments a group prints its help.
+func groupUnknown(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		groupUnknown(sub)
+	}
+	if c == c.Root() || !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.FParseErrWhitelist.UnknownFlags = true
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		var names []string
+		for _, s := range cmd.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		return usagef("unknown command %q for %q (available: %s)", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+	}
 }
