@@ -36,6 +36,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv("LOOPX_AGENT", "")
 			return nil
 		},
+		// [pty]: a pseudo-terminal can be opened (ttyin needs one; the human
+		// gate confirmation reads the controlling terminal).
+		Condition: func(cond string) (bool, error) {
+			if cond != "pty" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			f, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+			if err != nil {
+				return false, nil
+			}
+			f.Close()
+			return true, nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"cmpjson":  cmdCmpJSON,

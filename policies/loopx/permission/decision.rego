@@ -42,7 +42,7 @@ answer(verdict, reasons) := {
 }
 
 # Reasons in the order people should read them.
-deny := [r | some rs in [health, bad_request, goal_agent, self_answer, protected, outside, scope_denied, outside_scope, command_denied, gate_open, user_deny]; some r in rs]
+deny := [r | some rs in [health, bad_request, goal_agent, self_answer, protected, outside, scope_denied, outside_scope, command_denied, gate_open, goal_gate, user_deny]; some r in rs]
 
 ask := [r | some rs in [command_unparsed, command_ask, command_not_allowed]; some r in rs]
 
@@ -268,6 +268,20 @@ gate_open := [lib.reason("gate_open", msg, "data.loopx.permission.gate_open", $"
 ]
 
 guarded(x) if x in actions
+
+# METADATA
+# description: An open gate that stops this agent's work on the goal (scope goal, or agent naming it) denies every tool call until it is answered, as should_run waits.
+goal_gate := [lib.reason("gate_open", msg, "data.loopx.permission.goal_gate", $"gate {id}") |
+	some g in input.state.gates
+	is_object(g)
+	stops_agent(object.get(object.get(g, "scope", {}), "kind", "goal"), g)
+	id := object.get(g, "id", "")
+	msg := $"gate {id} is open: {object.get(g, "question", "")} (work on the goal waits for its answer)"
+]
+
+stops_agent("goal", _)
+
+stops_agent("agent", g) if input.agent in strs(object.get(g.scope, "agents", []))
 
 guarded(x) if {
 	some c in cmd_targets

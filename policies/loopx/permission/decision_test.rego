@@ -251,3 +251,18 @@ test_user_warn_is_added_to_any_verdict if {
 	d.verdict == "allow"
 	codes(d) == ["permitted", "user_warning"]
 }
+
+test_goal_wide_gate_denies_every_tool_call if {
+	g := {"id": "g-1", "question": "Is the migration safe to run now?", "scope": {"kind": "goal", "agents": [], "todos": []}, "guards": []}
+	inp := object.union(req({"paths": [path("api/v2/handlers.go")]}), {"state": {"gates": [g]}})
+	d := decide(inp)
+	codes(d) == ["gate_open"]
+	d.verdict == "deny"
+}
+
+test_agent_gate_denies_only_that_agent if {
+	g := {"id": "g-2", "question": "May claude keep editing today?", "scope": {"kind": "agent", "agents": ["someone-else"], "todos": []}, "guards": []}
+	inp := object.union(req({"paths": [path("api/v2/handlers.go")]}), {"state": {"gates": [g]}})
+	d := decide(inp)
+	d.verdict == "allow"
+}
