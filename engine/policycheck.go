@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -51,31 +48,13 @@ func (p PolicyProblem) String() string {
 // refuses — unlike UserModules, which stops at the first. It returns the
 // modules that are usable, sorted by path. Errors: I/O errors.
 func (e *Engine) UserPolicies() ([]UserModule, []PolicyProblem, error) {
-	dir := filepath.Join(e.root, SpecDirName, UserPolicyDir)
 	var mods []UserModule
 	var probs []PolicyProblem
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".rego") || strings.HasPrefix(d.Name(), ".") {
+	err := walkUserModules(e.root, func(m UserModule, parsed *ast.Module, perr error) error {
+		if perr != nil {
+			probs = append(probs, parseProblems(m.Path, perr)...)
 			return nil
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(e.root, p)
-		m := UserModule{Path: filepath.ToSlash(rel), Source: string(b), Test: strings.HasSuffix(d.Name(), "_test.rego")}
-		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			probs = append(probs, parseProblems(m.Path, err)...)
-			return nil
-		}
-		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
 		if err := checkUserPackage(m, parsed); err != nil {
 			probs = append(probs, problemOf(err))
 			return nil

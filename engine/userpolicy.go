@@ -70,9 +70,27 @@ func (e *Engine) UserModules() ([]UserModule, error) {
 }
 
 func loadUserModules(root string) ([]UserModule, error) {
-	dir := filepath.Join(root, SpecDirName, UserPolicyDir)
 	var out []UserModule
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := walkUserModules(root, func(m UserModule, parsed *ast.Module, perr error) error {
+		if perr != nil {
+			return parseError(m.Path, perr)
+		}
+		if err := checkUserPackage(m, parsed); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}
+
+// walkUserModules reads and parses every .rego file under
+// <root>/loopx/policies (none is fine) and calls fn with the module (Package
+// set when it parsed) and the parse error, if any. fn's error stops the walk.
+func walkUserModules(root string, fn func(m UserModule, parsed *ast.Module, parseErr error) error) error {
+	dir := filepath.Join(root, SpecDirName, UserPolicyDir)
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -89,18 +107,11 @@ func loadUserModules(root string) ([]UserModule, error) {
 		rel, _ := filepath.Rel(root, p)
 		m := UserModule{Path: filepath.ToSlash(rel), Source: string(b), Test: strings.HasSuffix(d.Name(), "_test.rego")}
 		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return parseError(m.Path, err)
+		if err == nil {
+			m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
 		}
-		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
-		if err := checkUserPackage(m, parsed); err != nil {
-			return err
-		}
-		out = append(out, m)
-		return nil
+		return fn(m, parsed, err)
 	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, err
 }
 
 // parseError turns OPA's parse errors into a positioned *PolicyError.

@@ -3,52 +3,18 @@ package lint
 import (
 	"context"
 	"encoding/json"
-	"maps"
+	"github.com/loopx-dev/loopx/policies/regotest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/tester"
 )
 
 // TestRego runs every lint rule's _test.rego through OPA's tester (as
 // `opa test lint/rules` would, built-in errors raised) and requires a test
 // file with at least one test beside every rule file.
 func TestRego(t *testing.T) {
-	all := Modules()
-	maps.Copy(all, TestModules())
-	parsed := map[string]*ast.Module{}
-	for path, src := range all {
-		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
-		if err != nil {
-			t.Fatalf("parse %s: %v", path, err)
-		}
-		parsed[path] = m
-	}
-	ch, err := tester.NewRunner().SetModules(parsed).RaiseBuiltinErrors(true).
-		SetTimeout(30*time.Second).RunTests(context.Background(), nil)
-	if err != nil {
-		t.Fatalf("compiling the lint rules with their tests: %v", err)
-	}
-	perFile := map[string]int{}
-	n := 0
-	for r := range ch {
-		n++
-		perFile[r.Location.File]++
-		switch {
-		case r.Error != nil:
-			t.Errorf("%s:%d: %s.%s: ERROR: %v", r.Location.File, r.Location.Row, r.Package, r.Name, r.Error)
-		case r.Fail:
-			t.Errorf("%s:%d: %s.%s: FAIL", r.Location.File, r.Location.Row, r.Package, r.Name)
-		}
-	}
-	for path := range Modules() {
-		if tp := strings.TrimSuffix(path, ".rego") + "_test.rego"; perFile[tp] == 0 {
-			t.Errorf("%s has no test: want at least one test_ rule in %s", path, tp)
-		}
-	}
+	n := regotest.Run(t, Modules(), TestModules())
 	t.Logf("%d Rego tests", n)
 }
 

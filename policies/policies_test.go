@@ -4,54 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"github.com/loopx-dev/loopx/policies/regotest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
-	"github.com/open-policy-agent/opa/v1/tester"
 )
 
 // TestRego runs every *_test.rego of the bundle (as `opa test policies/`
 // would, with built-in errors raised) and requires each policy file to have
 // at least one test in its _test.rego beside it.
 func TestRego(t *testing.T) {
-	all := Modules()
-	maps.Copy(all, TestModules())
-	parsed := map[string]*ast.Module{}
-	for path, src := range all {
-		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
-		if err != nil {
-			t.Fatalf("parse %s: %v", path, err)
-		}
-		parsed[path] = m
-	}
-	ch, err := tester.NewRunner().SetModules(parsed).RaiseBuiltinErrors(true).
-		SetTimeout(30*time.Second).RunTests(context.Background(), nil)
-	if err != nil {
-		t.Fatalf("compiling the bundle with its tests: %v", err)
-	}
-	perFile := map[string]int{}
-	n := 0
-	for r := range ch {
-		n++
-		perFile[r.Location.File]++
-		switch {
-		case r.Error != nil:
-			t.Errorf("%s:%d: %s.%s: ERROR: %v", r.Location.File, r.Location.Row, r.Package, r.Name, r.Error)
-		case r.Fail:
-			t.Errorf("%s:%d: %s.%s: FAIL", r.Location.File, r.Location.Row, r.Package, r.Name)
-		}
-	}
-	for path := range Modules() {
-		if tp := strings.TrimSuffix(path, ".rego") + "_test.rego"; perFile[tp] == 0 {
-			t.Errorf("%s has no test: want at least one test_ rule in %s", path, tp)
-		}
-	}
+	n := regotest.Run(t, Modules(), TestModules())
 	t.Logf("%d Rego tests", n)
 }
 
