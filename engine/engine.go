@@ -60,6 +60,8 @@ type Engine struct {
 
 	store    *kernel.Store
 	storeErr error
+	// rmStamp is the state.db stamp of the read model this engine last wrote.
+	rmStamp fileStamp
 }
 
 // New returns an engine for the project at o.Root, with its spec loaded

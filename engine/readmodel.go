@@ -132,6 +132,9 @@ func (e *Engine) writeReadModel() {
 	if e.store == nil || e.spec == nil || e.spec.Spec == nil {
 		return
 	}
+	if st, err := stampOf(e.store.Path()); err == nil && st == e.rmStamp {
+		return // this engine wrote it for this very state.db already
+	}
 	rm := readModel{Version: readModelVersion, Goals: map[string]*goalModel{}, Agents: map[string]kernel.Agent{}}
 	err := e.store.View(func(tx *kernel.Tx) error {
 		rm.Rev = tx.Revision()
@@ -183,7 +186,9 @@ func (e *Engine) writeReadModel() {
 	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return
 	}
-	_ = writeFileAtomic(path, b)
+	if writeFileAtomic(path, b) == nil {
+		e.rmStamp = rm.Stamp
+	}
 }
 
 func (rm *readModel) goal(id string) *goalModel {
