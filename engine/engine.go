@@ -274,3 +274,19 @@ func (e *RefusedError) Error() string { return e.Message }
 
 // IsNotFound reports whether err says a record does not exist.
 func IsNotFound(err error) bool { return errors.Is(err, kernel.ErrNotFound) }
+
+// AcceptStore opens the store even when it is behind the revision this
+// project last published (kernel.ErrRolledBack: restored from a backup,
+// truncated, replaced or deleted), makes its revision the published one and
+// audits that. It is `loopx doctor --accept-store`, a human's decision.
+func (e *Engine) AcceptStore() (*kernel.Store, error) {
+	if e.store != nil {
+		return e.store, nil
+	}
+	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock, AcceptRollback: true})
+	if err != nil {
+		return nil, err
+	}
+	e.store = s
+	return s, nil
+}

@@ -48,7 +48,19 @@ type Options struct {
 	Now func() time.Time
 	// LockTimeout bounds the wait for state.lock (default 30 s).
 	LockTimeout time.Duration
+	// AcceptRollback opens a store whose revision is behind the last one
+	// published in state.rev (restored from a backup, truncated, or
+	// replaced), and makes its revision the published one. Without it such
+	// a store is refused with ErrRolledBack.
+	AcceptRollback bool
 }
+
+// ErrRolledBack is returned (wrapped in a *StoreError) by Open when
+// state.db is missing or behind the revision this project last published
+// in state.rev: committed transactions (spent quota, answered or open
+// gates) would silently disappear. `loopx doctor --accept-store` accepts
+// the store as it is.
+var ErrRolledBack = errors.New("the store is behind the last committed revision")
 
 // Recovery describes a torn tail that buntdb dropped on open.
 type Recovery struct {
@@ -57,6 +69,10 @@ type Recovery struct {
 	// Completed is true when the last transaction was found partly applied
 	// and completed from its journal (nothing acknowledged is lost).
 	Completed bool `json:"completed"`
+	// RolledBackFrom and RolledBackTo are set when a store behind the
+	// published revision was accepted (Options.AcceptRollback).
+	RolledBackFrom uint64 `json:"rolled_back_from,omitempty"`
+	RolledBackTo   uint64 `json:"rolled_back_to,omitempty"`
 	// At is when it was noticed.
 	At time.Time `json:"at"`
 }
@@ -107,6 +123,10 @@ func Open(dir string, o Options) (*Store, error) {
 
 func openLocked(dir string, o Options) (*Store, error) {
 	path := filepath.Join(dir, DBFile)
+	published, _ := ReadRevFile(dir)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && published > 0 && !o.AcceptRollback {
+		return nil, &StoreError{Path: path, Err: fmt.Errorf("%w: state.db is missing, but this project reached revision %d; restore it (e.g. from %s) or run `loopx doctor --accept-store` to start over from an empty store", ErrRolledBack, published, BackupFile)}
+	}
 	var before int64 = -1
 	if fi, err := os.Stat(path); err == nil {
 		if fi.Size() == 0 {
@@ -153,6 +173,17 @@ func openLocked(dir string, o Options) (*Store, error) {
 	}
 	if redone && s.recovery == nil {
 		s.recovery = &Recovery{At: s.now()}
+	}
+	if rev, err := s.Revision(); err == nil && published > rev {
+		if !o.AcceptRollback {
+			db.Close()
+			return nil, &StoreError{Path: path, Err: fmt.Errorf("%w: state.db is at revision %d, but this project reached revision %d (truncated, restored or replaced?); restore it, or run `loopx doctor --accept-store` to continue from revision %d", ErrRolledBack, rev, published, rev)}
+		}
+		publishRev(dir, rev)
+		if s.recovery == nil {
+			s.recovery = &Recovery{At: s.now()}
+		}
+		s.recovery.RolledBackFrom, s.recovery.RolledBackTo = published, rev
 	}
 	if s.recovery != nil {
 		s.recovery.Completed = redone
@@ -322,6 +353,9 @@ func recoveryMessage(r Recovery) string {
 	msg := fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes)
 	if r.Completed {
 		msg += "; the last transaction was completed from its journal"
+	}
+	if r.RolledBackFrom > 0 {
+		msg = fmt.Sprintf("accepted a store at revision %d behind the published revision %d", r.RolledBackTo, r.RolledBackFrom)
 	}
 	return msg
 }

@@ -199,14 +199,20 @@ func (a *app) versionCmd() *cobra.Command {
 }
 
 func (a *app) doctorCmd() *cobra.Command {
-	return &cobra.Command{
+	var accept bool
+	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the project: spec, state store, recovered torn writes",
 		Long: `Doctor opens the store and reports its path, revision, and whether a torn
 tail (an incomplete last write, e.g. after kill -9 or a power cut) was ever
 dropped on open. Exit 0 when healthy, 1 when a problem was found, 3 when the
-store cannot be opened.`,
-		Example: "  loopx doctor --json",
+store cannot be opened.
+
+A store that is missing or behind the last revision the project committed
+(restored from a backup, truncated or replaced) is refused everywhere, so
+that spent quota and open gates never silently disappear; after checking
+why, --accept-store continues from the store as it is (audited).`,
+		Example: "  loopx doctor --json\n  loopx doctor --accept-store",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.engine()
@@ -217,7 +223,11 @@ store cannot be opened.`,
 			if e.SpecErr() != nil {
 				rep["spec_error"] = e.SpecErr().Error()
 			}
-			s, err := e.Store()
+			open := e.Store
+			if accept {
+				open = e.AcceptStore
+			}
+			s, err := open()
 			if err != nil {
 				return err
 			}
@@ -254,4 +264,6 @@ store cannot be opened.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&accept, "accept-store", false, "accept a store behind the last committed revision (after checking why)")
+	return c
 }
