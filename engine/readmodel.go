@@ -135,6 +135,51 @@ func (e *Engine) writeReadModel() {
 	if st, err := stampOf(e.store.Path()); err == nil && st == e.rmStamp {
 		return // this engine wrote it for this very state.db already
 	}
+	rm, b, err := e.buildReadModel()
+	if err != nil {
+		return
+	}
+	path := e.readModelPath()
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	if writeFileAtomic(path, b) == nil {
+		e.rmStamp = rm.Stamp
+	}
+}
+
+// VerifyReadModel reports whether the read model file, when it claims to
+// describe the current state.db, holds exactly what the store says. A
+// mismatch means it was edited outside loopx: the file is removed (the next
+// decision reads the store) and false is returned. It needs the store open.
+func (e *Engine) VerifyReadModel() (bool, error) {
+	if _, err := e.Store(); err != nil {
+		return false, err
+	}
+	on, err := os.ReadFile(e.readModelPath())
+	if err != nil {
+		return true, nil // none: nothing to trust or distrust
+	}
+	var claimed readModel
+	if json.Unmarshal(on, &claimed) != nil {
+		_ = os.Remove(e.readModelPath())
+		return true, nil // unreadable: never used by decisions
+	}
+	_, fresh, err := e.buildReadModel()
+	if err != nil {
+		return false, err
+	}
+	var cur readModel
+	_ = json.Unmarshal(fresh, &cur)
+	if claimed.Stamp != cur.Stamp || string(on) == string(fresh) {
+		return true, nil // stale (ignored by decisions) or genuine
+	}
+	_ = os.Remove(e.readModelPath())
+	return false, nil
+}
+
+// buildReadModel reads the read model from the open store.
+func (e *Engine) buildReadModel() (readModel, []byte, error) {
 	rm := readModel{Version: readModelVersion, Goals: map[string]*goalModel{}, Agents: map[string]kernel.Agent{}}
 	err := e.store.View(func(tx *kernel.Tx) error {
 		rm.Rev = tx.Revision()
@@ -173,22 +218,13 @@ func (e *Engine) writeReadModel() {
 		return err
 	})
 	if err != nil {
-		return
+		return rm, nil, err
 	}
 	if rm.Stamp, err = stampOf(e.store.Path()); err != nil {
-		return
+		return rm, nil, err
 	}
 	b, err := json.Marshal(rm)
-	if err != nil {
-		return
-	}
-	path := e.readModelPath()
-	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return
-	}
-	if writeFileAtomic(path, b) == nil {
-		e.rmStamp = rm.Stamp
-	}
+	return rm, b, err
 }
 
 func (rm *readModel) goal(id string) *goalModel {

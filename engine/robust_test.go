@@ -193,3 +193,34 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 		t.Fatalf("scope_violation events = %d", len(evs))
 	}
 }
+
+func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	addTodos(t, e, "a", "b", "c")
+	ctx := context.Background()
+	// An edit of the spec that restores size and mtime is still seen.
+	res, err := e.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
+		Cmd: []string{"sh", "-c", "touch -r loopx/loopx.cue ref && sed -i 's/rounds: 3/rounds: 9/' loopx/loopx.cue && touch -r ref loopx/loopx.cue && rm ref"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed || rc.Gate == nil {
+		t.Fatalf("spec edit with mtime restored: %+v gate %+v", rc.Round, rc.Gate)
+	}
+	// An edit of the read model (the decision cache) is caught and undone.
+	e2, c := newEngine(t, testSpec)
+	addTodos(t, e2, "a", "b")
+	_ = c
+	res, err = e2.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
+		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' .loopx/cache/readmodel.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed {
+		t.Fatalf("read model edit: %+v", rc.Round)
+	}
+	evs, _ := e2.Events(EventFilter{Kind: "scope_violation"})
+	if len(evs) != 1 {
+		t.Fatalf("scope_violation events = %d", len(evs))
+	}
+}

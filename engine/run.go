@@ -125,6 +125,13 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 	}
 	req := FinishRequest{Agent: r.Agent}
 	written := changedPaths(before, e.treeState())
+	genuine, err := e.VerifyReadModel()
+	if err != nil {
+		return nil, err
+	}
+	if !genuine { // loopx's own state edited outside loopx during the round
+		written = append(written, StateDirName+"/cache/readmodel.json")
+	}
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"os"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -15,6 +17,9 @@ import (
 type fileSig struct {
 	size  int64
 	mtime int64
+	// sum is a content hash, kept for loopx's own files (loopx/), whose
+	// edits must be seen even when size and mtime are restored.
+	sum [32]byte
 }
 
 // treeState maps the project's files (slash paths relative to the root)
@@ -40,7 +45,14 @@ func (e *Engine) treeState() map[string]fileSig {
 		}
 		if fi, err := d.Info(); err == nil {
 			rel, _ := filepath.Rel(e.root, p)
-			out[filepath.ToSlash(rel)] = fileSig{fi.Size(), fi.ModTime().UnixNano()}
+			rel = filepath.ToSlash(rel)
+			sig := fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+			if strings.HasPrefix(rel, SpecDirName+"/") {
+				if b, err := os.ReadFile(p); err == nil {
+					sig.sum = sha256.Sum256(b)
+				}
+			}
+			out[rel] = sig
 		}
 		return nil
 	})
