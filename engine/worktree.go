@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
-	"os"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
