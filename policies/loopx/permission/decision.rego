@@ -176,9 +176,35 @@ self_answer := [lib.reason("self_answer_forbidden", "`loopx gate answer` is for 
 	self_answering
 ]
 
-self_answering if "loopx.gate.answer" in actions
+self_answering if {
+	"loopx.gate.answer" in actions
+	not peer_answer
+}
 
-self_answering if regex.match(`\bloopx\b[^;&|\n]*\bgate\s+answer\b`, command)
+self_answering if {
+	regex.match(`\bloopx\b[^;&|\n]*\bgate\s+answer\b`, command)
+	not peer_answer
+}
+
+# A peer agent answering a gate that names it as an answerer
+# ("agent:<id>") answers as itself, in one plain command; the engine still
+# checks the gate's answerers and refuses the agent that raised it.
+peer_answer if {
+	count(object.get(req, "commands", [])) == 1
+	is_string(input.agent)
+	input.agent != ""
+	some flag in [$"--as agent:{input.agent}", $"--as=agent:{input.agent}"]
+	some suffix in [" ", ""]
+	endswith_or_space(command, $"{flag}{suffix}")
+	not regex.match(`\b(script|unbuffer|expect|socat|setsid)\b`, command)
+}
+
+endswith_or_space(c, f) if endswith(c, f)
+
+endswith_or_space(c, f) if {
+	endswith(f, " ")
+	contains(c, f)
+}
 
 # METADATA
 # description: Tool paths outside the project (.. traversal, absolute, symlinks out) deny.

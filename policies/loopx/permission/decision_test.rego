@@ -266,3 +266,13 @@ test_agent_gate_denies_only_that_agent if {
 	d := decide(inp)
 	d.verdict == "allow"
 }
+
+test_peer_agent_may_answer_as_itself if {
+	run("loopx gate answer api/review --option approve --as agent:claude").verdict == "allow"
+}
+
+test_answering_as_another_agent_or_a_human_is_refused if {
+	"self_answer_forbidden" in codes(run("loopx gate answer api/review --option approve --as agent:codex"))
+	"self_answer_forbidden" in codes(run("loopx gate answer api/review --option approve"))
+	"self_answer_forbidden" in codes(run("script -qec 'loopx gate answer g-1 --option approve --as agent:claude' /dev/null"))
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -18,6 +19,10 @@ import (
 // agent piping input cannot confirm; with no terminal the answer is refused
 // (confirmation_required).
 func confirmHuman(g kernel.Gate, option string) error {
+	if who := agentAncestor(); who != "" {
+		return &engine.RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf(
+			"gate %s needs a human answer, and this command descends from an agent round (%s): answer it from your own terminal", g.ID, who)}
+	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return &engine.RefusedError{Code: "confirmation_required", Message: fmt.Sprintf(
 			"answering gate %s as a human needs a terminal to confirm on (stdin is not one); run it in your own terminal", g.ID)}
@@ -37,4 +42,77 @@ func confirmHuman(g kernel.Gate, option string) error {
 		return &engine.RefusedError{Code: "confirmation_mismatch", Message: fmt.Sprintf("typed %q, not the gate id %s: nothing recorded", strings.TrimSpace(line), g.ID)}
 	}
 	return nil
+}
+
+// agentAncestor returns a description of the nearest ancestor process that
+// runs inside an agent round (LOOPX_ROUND in its environment), or "" when
+// none does. Unsetting LOOPX_ROUND in a child does not hide the round its
+// parents run in. Linux only (/proc); elsewhere it finds nothing. A process
+// that detaches itself (double fork, setsid) escapes it: this check makes
+// impersonating a human visible work, it cannot make it impossible.
+func agentAncestor() string {
+	pid := os.Getppid()
+	for depth := 0; pid > 1 && depth < 64; depth++ {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil {
+			for _, kv := range strings.Split(string(env), "\x00") {
+				if strings.HasPrefix(kv, "LOOPX_ROUND=") && len(kv) > len("LOOPX_ROUND=") {
+					cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+					return fmt.Sprintf("process %d (%s) runs in round %s", pid, strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " ")), strings.TrimPrefix(kv, "LOOPX_ROUND="))
+				}
+			}
+		}
+		if isRunner(pid) {
+			return fmt.Sprintf("process %d is a loopx agent runner", pid)
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return ""
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		rest := string(stat)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			return ""
+		}
+		next := 0
+		fmt.Sscanf(f[1], "%d", &next)
+		pid = next
+	}
+	return ""
+}
+
+// isRunner reports whether pid is this loopx binary running agent rounds
+// (`loopx run`, `loopx watch --exec`): its descendants are agent commands,
+// whatever environment they gave themselves.
+func isRunner(pid int) bool {
+	self, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return false
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil || exe != self {
+		return false
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	for i, a := range args {
+		if i == 0 || strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch a {
+		case "run":
+			return true
+		case "watch":
+			return slices.Contains(args, "--exec")
+		}
+		return false // the first non-flag argument is the command
+	}
+	return false
 }

@@ -161,6 +161,9 @@ option, or a malformed --as.`,
 			if as != "" && as != "human" && !strings.HasPrefix(as, "agent:") {
 				return usagef(`--as %q: want "human" or "agent:ID"`, as)
 			}
+			if ag := os.Getenv("LOOPX_AGENT"); ag != "" && as != "" && as != "agent:"+ag {
+				return &engine.RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("this command runs as agent %s (LOOPX_AGENT): it may answer only as agent:%s, not %s", ag, ag, as)}
+			}
 			if in.Actor == "" {
 				in.Actor = "human"
 				if ag := os.Getenv("LOOPX_AGENT"); ag != "" {
