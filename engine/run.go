@@ -113,6 +113,11 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+e.root)
 	keep := e.keepLease(r, st.Todo, revBefore) // runlease.go
 	runErr := cmd.Run()
+	if ctx.Err() != nil && cmd.Process != nil {
+		// Members of the group that ignored SIGTERM (or outlived their
+		// leader) must not keep working after the round is recorded.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	revKept, changedMeanwhile := keep()
 
 	cur, err := e.Round(r.ID)

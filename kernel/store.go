@@ -5,11 +5,13 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -358,4 +360,29 @@ func recoveryMessage(r Recovery) string {
 		msg = fmt.Sprintf("accepted a store at revision %d behind the published revision %d", r.RolledBackTo, r.RolledBackFrom)
 	}
 	return msg
+}
+
+// Verify reads every record and returns the keys whose values do not
+// decode (JSON records that are not valid JSON): damage that open cannot
+// see because buntdb only checks its own framing. `loopx doctor` runs it.
+func (s *Store) Verify() ([]string, error) {
+	var bad []string
+	err := s.db.View(func(btx *buntdb.Tx) error {
+		return btx.Ascend("", func(k, v string) bool {
+			switch {
+			case strings.HasPrefix(k, "meta:"), strings.HasPrefix(k, "ref:"), strings.HasPrefix(k, "count:"):
+				if k == keyJournal || k == keyRecovery {
+					if !json.Valid([]byte(v)) {
+						bad = append(bad, k)
+					}
+				}
+			default:
+				if !json.Valid([]byte(v)) {
+					bad = append(bad, k)
+				}
+			}
+			return true
+		})
+	})
+	return bad, err
 }

@@ -322,3 +322,18 @@ func TestTornTransaction_CompletedFromJournal(t *testing.T) {
 		t.Fatalf("revision %d", rev)
 	}
 }
+
+func TestVerify_FindsRecordsThatDoNotDecode(t *testing.T) {
+	s := openT(t, t.TempDir())
+	defer s.Close()
+	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g", Title: "ok"}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if bad, err := s.Verify(); err != nil || len(bad) != 0 {
+		t.Fatalf("healthy store: %v %v", bad, err)
+	}
+	_ = s.db.Update(func(tx *bunTx) error { _, _, err := tx.Set("todo:g:t-dead", `{"id": !broken`, nil); return err })
+	if bad, err := s.Verify(); err != nil || len(bad) != 1 || bad[0] != "todo:g:t-dead" {
+		t.Fatalf("damaged store: %v %v", bad, err)
+	}
+}

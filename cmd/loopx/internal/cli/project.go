@@ -241,6 +241,11 @@ why, --accept-store continues from the store as it is (audited).`,
 				return err
 			}
 			rep["recovered"] = rec
+			bad, err := s.Verify()
+			if err != nil {
+				return err
+			}
+			rep["corrupt_records"] = bad
 			if err := a.print(rep, func(w io.Writer) {
 				fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
 				if rec != nil {
@@ -250,6 +255,9 @@ why, --accept-store continues from the store as it is (audited).`,
 					}
 					fmt.Fprintf(w, "recovered: a torn tail of %d bytes was dropped on open at %s (%s)\n", rec.DroppedBytes, rec.At.Format("2006-01-02T15:04:05Z"), done)
 				}
+				for _, k := range bad {
+					fmt.Fprintf(w, "corrupt record: %s (its value does not decode; restore state.db from a backup)\n", k)
+				}
 				if e.SpecErr() != nil {
 					fmt.Fprintf(w, "spec: %v\n", e.SpecErr())
 				} else {
@@ -258,7 +266,7 @@ why, --accept-store continues from the store as it is (audited).`,
 			}); err != nil {
 				return err
 			}
-			if e.SpecErr() != nil {
+			if e.SpecErr() != nil || len(bad) > 0 {
 				return &exitError{code: ExitNo}
 			}
 			return nil

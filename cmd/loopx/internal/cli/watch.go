@@ -107,6 +107,10 @@ start; 3 internal error.`,
 			fmt.Fprintf(a.stderr, "loopx: watching %s in %s (Ctrl-C to stop)\n", strings.Join(w.Pairs(), ", "), root)
 			err = w.Run(cmd.Context())
 			st.clear()
+			if err == nil && exec && cmd.Context().Err() != nil {
+				// Exit 130, as loopx run: any round running was recorded first.
+				return fmt.Errorf("watch --exec interrupted: %w", cmd.Context().Err())
+			}
 			return err
 		},
 	}
