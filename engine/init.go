@@ -47,6 +47,9 @@ func Init(o InitOptions) (InitResult, error) {
 			return res, Usagef("unknown_preset", "unknown preset %q (known: %s)", o.Preset, strings.Join(presets.Names(), ", "))
 		}
 	}
+	if o.Preset != "" && o.Goal == "" {
+		return res, Usagef("preset_needs_goal", "--preset applies to a goal: give --goal ID --objective TEXT too")
+	}
 	if o.Goal != "" && o.Objective == "" {
 		return res, Usagef("missing_objective", "--goal needs --objective TEXT (what the goal is for, in one sentence)")
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -39,6 +40,9 @@ Exit codes: 0 ok; 2 bad flags.`,
 			}
 			if f.Limit < 0 {
 				return usagef("--limit must be ≥ 0")
+			}
+			if v := f.Verdict; v != "" && !slices.Contains([]string{"run", "skip", "wait_human", "deny", "allow", "ask"}, v) {
+				return usagef("--verdict %q is not a verdict (run, skip, wait_human, deny, allow, ask)", v)
 			}
 			entries, skipped, err := e.ReadLog(f)
 			if err != nil {

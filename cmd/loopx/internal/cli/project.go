@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -31,6 +33,11 @@ Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
 				o.Dir = args[0]
 			} else if a.project != "" {
 				o.Dir = a.project
+			}
+			if spec := filepath.Join(o.Dir, engine.SpecDirName, "loopx.cue"); (o.Goal != "" || o.Agent != "") && !o.Force {
+				if _, err := os.Stat(spec); err == nil {
+					return usagef("%s already exists: --goal, --agent and --preset would change it; edit it, or use --force to overwrite it", spec)
+				}
 			}
 			res, err := engine.Init(o) // creates o.Dir once the options are valid
 			if err != nil {

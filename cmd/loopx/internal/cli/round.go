@@ -199,6 +199,9 @@ Exit codes: 0 the loop ended because the decision was skip or wait_human, or
 			o.OnDecision = func(d engine.Decision) { renderDecision(a.stderr, d, false) }
 			o.OnReceipt = func(rc engine.Receipt) {
 				fmt.Fprintf(a.stderr, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
+				if rc.Round.Outcome != "progress" && rc.Round.Summary != "" {
+					fmt.Fprintf(a.stderr, "  %s\n", rc.Round.Summary)
+				}
 				if rc.Gate != nil {
 					fmt.Fprintf(a.stderr, "raised gate %s: %s\n", rc.Gate.ID, rc.Gate.Question)
 				}
