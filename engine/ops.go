@@ -275,6 +275,9 @@ type EventFilter struct {
 // when Limit > 0). Kind matches exactly or as a prefix ending in "."
 // ("gate." matches every gate event).
 func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
+	if fam, _, _ := strings.Cut(f.Kind, "."); f.Kind != "" && !slices.Contains(EventFamilies, fam) {
+		return nil, Usagef("bad_kind", "event kind %q: the families are %s (e.g. gate, gate.answered)", f.Kind, strings.Join(EventFamilies, ", "))
+	}
 	if f.Goal != "" {
 		if err := e.RequireGoal(f.Goal); err != nil {
 			return nil, err
@@ -372,6 +375,9 @@ var (
 	EvidenceKinds = []string{"test", "pr", "log", "metric", "check", "note"}
 	// EvidenceStatuses are evidence statuses.
 	EvidenceStatuses = []string{"pass", "fail", "info"}
+	// EventFamilies are the first parts of audit event kinds ("gate" in
+	// "gate.answered").
+	EventFamilies = []string{"agent", "evidence", "gate", "gate_violation", "goal", "handoff", "review", "round", "scope_violation", "store", "todo"}
 	// AgentHosts are the agent hosts the spec schema allows.
 	AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
 	validID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

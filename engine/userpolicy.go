@@ -174,3 +174,18 @@ func policyHash(user []UserModule) string {
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
+
+// PolicyErr is the error preparing the policies, nil when they compiled
+// (or were not prepared yet).
+func (e *Engine) PolicyErr() error { return e.policyErr }
+
+// IsUserPolicyError reports whether err comes from the project's own
+// policies (a *PolicyError, or an OPA error located in loopx/policies/):
+// an input error (exit 2), where a failing built-in policy is internal.
+func IsUserPolicyError(err error) bool {
+	var pe *PolicyError
+	if errors.As(err, &pe) {
+		return true
+	}
+	return err != nil && strings.Contains(err.Error(), SpecDirName+"/"+UserPolicyDir+"/")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -98,7 +99,7 @@ func (a *app) leaseCmd(use, short, long, example, verb string, withTTL, withTo b
 				return err
 			}
 			if !cmd.Flags().Changed("expected-version") {
-				return &engine.UsageError{Code: "missing_expected_version", Message: verb + " needs --expected-version (the lease version you hold; see loopx todo show)"}
+				return &engine.UsageError{Code: "missing_expected_version", Message: "todo " + strings.Fields(use)[0] + " needs --expected-version (the lease version you hold; see loopx todo show)"}
 			}
 			e, err := a.engine()
 			if err != nil {

@@ -22,9 +22,9 @@ func (a *app) decideCmd() *cobra.Command {
 todo), skip, wait_human or deny, with reasons. Every decision is appended to
 .loopx/decisions.jsonl.
 
-Exit codes: 0 run; 1 skip, wait_human or deny; 2 unknown goal or a broken
-spec (the decision is a deny); 3 the state store is unusable (the decision
-is a deny: loopx fails closed).`,
+Exit codes: 0 run; 1 skip, wait_human or deny; 2 unknown goal, or a broken
+spec or user policy (the decision is a deny); 3 the state store is unusable
+(the decision is a deny: loopx fails closed).`,
 		Example: `  loopx decide should-run --goal g1 --agent a1
   loopx decide should-run --goal g1 --agent a1 --json`,
 		Args: cobra.NoArgs,
@@ -56,7 +56,7 @@ is a deny: loopx fails closed).`,
 				return &exitError{code: exitCode(derr)}
 			case derr != nil:
 				return &exitError{code: exitCode(derr), err: derr}
-			case errors.As(e.SpecErr(), &se):
+			case errors.As(e.SpecErr(), &se), engine.IsUserPolicyError(e.PolicyErr()):
 				code = ExitUsage
 			}
 			return &exitError{code: code}
