@@ -26,8 +26,11 @@ const UserPackagePrefix = "loopx.user."
 
 // UserQueries are the user packages a query consults: a user policy
 // declares `package loopx.user.<query>` with `deny contains reason if …`
-// and `warn contains reason if …`.
-var UserQueries = []string{"should_run", "permission", "claim", "gate_answer"}
+// and `warn contains reason if …`. Only queries whose built-in policy reads
+// the user package are listed (data.loopx.run reads should_run,
+// data.loopx.permission reads permission): a package no query reads would
+// be silently ignored, so it is refused (case C14).
+var UserQueries = []string{"should_run", "permission"}
 
 // UserModule is one user policy file.
 type UserModule struct {
