@@ -237,3 +237,15 @@ func TestPermission_BrokenSpecDenies(t *testing.T) {
 		t.Fatalf("broken spec: %s %+v", d.Verdict, d.Reasons)
 	}
 }
+
+func TestGitGlobalOptionsDoNotHideTheSubcommand(t *testing.T) {
+	for _, line := range []string{"git -C . push --force origin main", "git -c core.pager=cat --no-pager push --force", "git --git-dir=.git push --force"} {
+		cl := readCommandLine(line)
+		if len(cl.commands) != 1 || !strings.HasPrefix(cl.commands[0], "git push --force") {
+			t.Errorf("%q → %q", line, cl.commands)
+		}
+		if len(cl.actions) == 0 || cl.actions[len(cl.actions)-1] != "git.push" {
+			t.Errorf("%q → actions %v", line, cl.actions)
+		}
+	}
+}

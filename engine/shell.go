@@ -344,6 +344,9 @@ func normalize(argv []string) []string {
 			}
 		default:
 			out := append([]string{path.Base(w)}, argv[1:]...)
+			if out[0] == "git" {
+				out = append([]string{"git"}, gitSubcommand(out[1:])...)
+			}
 			return out
 		}
 	}
@@ -526,4 +529,22 @@ func appendNew(xs []string, x string) []string {
 		}
 	}
 	return append(xs, x)
+}
+
+// gitSubcommand drops git's global options (`-C DIR`, `-c K=V`,
+// `--git-dir=…`, `--no-pager`, …) before the subcommand, so that patterns
+// such as `git push --force*` match `git -C . push --force` too.
+func gitSubcommand(args []string) []string {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch a := args[0]; {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--exec-path" || a == "--config-env":
+			if len(args) < 2 {
+				return args
+			}
+			args = args[2:]
+		default:
+			args = args[1:]
+		}
+	}
+	return args
 }
