@@ -37,7 +37,7 @@ func TestReadCommandLine(t *testing.T) {
 		parsed   bool
 	}{
 		{"git push origin main", []string{"git push origin main"}, []string{"git.push"}, nil, true},
-		{"  git   -C ../x  push", []string{"git -C ../x push"}, []string{"git.push"}, nil, true},
+		{"  git   -C ../x  push", []string{"git push"}, []string{"git.push"}, nil, true},
 		{"make && GIT_TRACE=1 /usr/bin/git merge dev; gh pr merge 12 --squash", []string{"make", "git merge dev", "gh pr merge 12 --squash"}, []string{"git.merge"}, nil, true},
 		{"npm publish --tag next | tee out.log", []string{"npm publish --tag next", "tee out.log"}, []string{"npm.publish"}, []string{"out.log"}, true},
 		{"./loopx gate answer g-1 --option approve", []string{"loopx gate answer g-1 --option approve"}, []string{"loopx.gate.answer"}, nil, true},
