@@ -42,8 +42,18 @@ var verdicts = map[string][]string{
 // still a valid deny then — or a failure to write the decision log.
 func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 	now := e.Now()
+	// Prepare the policy (CPU-bound, most of a cold decision) while the
+	// input is read from disk. Both only read the engine's fields; the user
+	// modules are loaded first, so that neither goroutine loads them.
+	_, _ = e.UserModules()
+	prepared := make(chan struct{})
+	go func() {
+		defer close(prepared)
+		_, _ = e.prepare(ctx, req.Query)
+	}()
 	e.seedSpecTodos(req.Goal)
 	in, storeErr := e.buildInput(req, now)
+	<-prepared
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
 	if err := e.logDecision(d, in, now); err != nil && storeErr == nil {

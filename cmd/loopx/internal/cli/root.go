@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -67,6 +68,12 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
+	if os.Getenv("GOGC") == "" {
+		// Most loopx commands live for milliseconds (decide runs before every
+		// agent turn): collecting garbage then is a fifth of their CPU.
+		// Long-running commands restore the default (longRunning).
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -361,5 +368,13 @@ func groupUnknown(c *cobra.Command) {
 			}
 		}
 		return usagef("unknown command %q for %q (available: %s)", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+	}
+}
+
+// longRunning restores the default garbage collection for commands that
+// run for hours (run, watch), unless GOGC chose otherwise.
+func longRunning() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(100)
 	}
 }

@@ -182,6 +182,7 @@ Exit codes: 0 the loop ended because the decision was skip or wait_human, or
 			if err != nil {
 				return err
 			}
+			longRunning()
 			if cmd.ArgsLenAtDash() < 0 || len(args) == 0 {
 				return usagef("give the agent command after --: loopx run --goal G --agent A -- CMD…")
 			}

@@ -52,6 +52,7 @@ start; 3 internal error.`,
   loopx watch --goal g1 --agent a1 --exec -- ./scripts/agent-turn.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			longRunning()
 			root, err := a.root()
 			if err != nil {
 				return err
