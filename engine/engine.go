@@ -234,6 +234,7 @@ func FindRoot(dir string) (string, error) {
 // It matches os.ErrNotExist (errors.Is).
 type NoProjectError struct{ Dir string }
 
+// Error implements error.
 func (e *NoProjectError) Error() string {
 	return fmt.Sprintf("no loopx project in %s or any parent (run `loopx init` first)", e.Dir)
 }
@@ -248,6 +249,7 @@ type UsageError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *UsageError) Error() string { return e.Message }
 
 // Usagef builds a *UsageError.
@@ -270,6 +272,7 @@ type RefusedError struct {
 	Data map[string]any
 }
 
+// Error implements error.
 func (e *RefusedError) Error() string { return e.Message }
 
 // IsNotFound reports whether err says a record does not exist.

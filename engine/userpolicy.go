@@ -53,6 +53,7 @@ type PolicyError struct {
 	Message  string
 }
 
+// Error implements error.
 func (e *PolicyError) Error() string {
 	if e.File == "" {
 		return e.Message

@@ -41,7 +41,9 @@ type StoreError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *StoreError) Error() string { return fmt.Sprintf("state store %s: %v", e.Path, e.Err) }
+// Unwrap returns the underlying error.
 func (e *StoreError) Unwrap() error { return e.Err }
 
 // Options tune Open. The zero value is usable.
