@@ -43,6 +43,7 @@ type StoreError struct {
 
 // Error implements error.
 func (e *StoreError) Error() string { return fmt.Sprintf("state store %s: %v", e.Path, e.Err) }
+
 // Unwrap returns the underlying error.
 func (e *StoreError) Unwrap() error { return e.Err }
 
