@@ -161,20 +161,15 @@ func (e *Engine) AnswerGate(in AnswerInput) (kernel.Gate, error) {
 // Gates lists gates of a goal ("" = every spec goal), optionally only those
 // with status ("open", an option, "expired", "cancelled").
 func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
-	goals := []string{goal}
-	if goal == "" {
-		if e.specErr != nil { // a broken spec must not read as "nothing here"
-			return nil, e.specErr
-		}
-		goals = e.GoalIDs()
-	} else if err := e.RequireGoal(goal); err != nil {
+	goals, err := e.goalsIn(goal)
+	if err != nil {
 		return nil, err
 	}
 	if err := e.update(func(tx *kernel.Tx) error { return nil }); err != nil { // materialise and expire
 		return nil, err
 	}
 	out := []kernel.Gate{}
-	err := e.view(func(tx *kernel.Tx) error {
+	err = e.view(func(tx *kernel.Tx) error {
 		for _, g := range goals {
 			gs, err := tx.Gates(g)
 			if err != nil {

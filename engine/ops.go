@@ -93,20 +93,15 @@ func (e *Engine) Todo(id string) (kernel.Todo, error) {
 // Todos lists a goal's todos ("" = every spec goal), optionally only those
 // with status.
 func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
-	goals := []string{goal}
-	if goal == "" {
-		if e.specErr != nil { // a broken spec must not read as "nothing here"
-			return nil, e.specErr
-		}
-		goals = e.GoalIDs()
-	} else if err := e.RequireGoal(goal); err != nil {
+	goals, err := e.goalsIn(goal)
+	if err != nil {
 		return nil, err
 	}
 	if statuses := []string{kernel.TodoOpen, kernel.TodoClaimed, kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled}; status != "" && !slices.Contains(statuses, status) {
 		return nil, Usagef("bad_status", "status %q is not one of %v", status, statuses)
 	}
 	out := []kernel.Todo{}
-	err := e.update(func(tx *kernel.Tx) error { return nil }) // seed spec todos
+	err = e.update(func(tx *kernel.Tx) error { return nil }) // seed spec todos
 	if err != nil {
 		return nil, err
 	}
@@ -390,4 +385,17 @@ func todoEventKind(status string) string {
 		return "todo.reopened"
 	}
 	return "todo." + status
+}
+
+// goalsIn returns [goal] when the spec declares it, or every spec goal for
+// "". Errors: the spec's error (a broken spec must not read as "nothing
+// here"), *UsageError for an unknown goal.
+func (e *Engine) goalsIn(goal string) ([]string, error) {
+	if goal != "" {
+		return []string{goal}, e.RequireGoal(goal)
+	}
+	if e.specErr != nil {
+		return nil, e.specErr
+	}
+	return e.GoalIDs(), nil
 }

@@ -2,5 +2,6 @@
 
 package watch
 
-// remoteFS is not implemented outside Linux: it reports nothing.
+// remoteFS cannot tell a network file system apart outside Linux (it reads
+// statfs magic numbers there), so it names none and no warning is given.
 func remoteFS(path string) string { return "" }
