@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) decideCmd() *cobra.Command {
-	c := &cobra.Command{Use: "decide", Short: "Ask the policy a question (should-run)"}
+	c := &cobra.Command{Use: "decide", Short: "Ask the policy a question (should-run, permission)"}
 	var goal, agent string
 	var explain bool
 	sr := &cobra.Command{

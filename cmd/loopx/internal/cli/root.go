@@ -216,7 +216,8 @@ policy, what may happen next. Specs are CUE (loopx/*.cue), policies are Rego,
 state is a local buntdb store (.loopx/).
 
 Exit codes: 0 ok or allowed; 1 the decision or check says no; 2 usage or
-input error; 3 internal error (e.g. an unreadable state store).`,
+input error; 3 internal error (e.g. an unreadable state store); 130 run or
+watch --exec interrupted (the current round recorded first).`,
 		Example: `  loopx init --goal g1 --objective "Ship v2" --agent a1 --host shell
   loopx todo add --goal g1 "Write the migration guide"
   loopx decide should-run --goal g1 --agent a1 --json
