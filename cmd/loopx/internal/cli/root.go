@@ -231,6 +231,7 @@ watch --exec interrupted (the current round recorded first).`,
 	root.AddCommand(a.initCmd(), a.vetCmd(), a.statusCmd(), a.goalCmd(), a.todoCmd(), a.evidenceCmd(),
 		a.gateCmd(), a.roundCmd(), a.runCmd(), a.decideCmd(), a.quotaCmd(), a.eventsCmd(), a.versionCmd(),
 		a.demoCmd(), a.agentCmd(), a.doctorCmd(), a.hookCmd(), a.hooksCmd())
+	root.AddCommand(a.mcpCmd()) // mcp.go
 	root.AddCommand(a.watchCmd(), a.logCmd(), a.explainCmd())
 	root.AddCommand(a.handoffCmd(), a.promptCmd(), a.reviewCmd()) // peers.go
 	root.AddCommand(a.checkCmd(), a.policyCmd(), a.presetCmd())   // check.go, policy.go, preset.go

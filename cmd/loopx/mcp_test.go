@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const mcpC01Spec = `project: name: "c01"
+agents: a1: {host: "shell"}
+goals: g1: {
+	objective: "Ship the v2 API"
+	agents: ["a1"]
+	quota: {window: "24h", rounds: 3, min_interval: "5m"}
+}
+`
+
+// mcpClient is an MCP client session on loopx's server for a project, over
+// the SDK's in-memory transport, with the server's clock pinned by set.
+type mcpClient struct {
+	t    *testing.T
+	root string
+	cs   *mcp.ClientSession
+	mu   sync.Mutex
+	now  time.Time
+}
+
+func newMCPClient(t *testing.T, spec string) *mcpClient {
+	t.Helper()
+	c := &mcpClient{t: t, root: t.TempDir()}
+	if err := os.MkdirAll(filepath.Join(c.root, "loopx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.root, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clock := func() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+	srv := cli.NewMCPServer(engine.Options{Root: c.root, Now: clock})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait(); cancel() })
+	c.cs = cs
+	return c
+}
+
+func (c *mcpClient) set(rfc string) {
+	c.t.Helper()
+	tm, err := time.Parse(time.RFC3339, rfc)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.now = tm
+	c.mu.Unlock()
+}
+
+// call calls a tool and returns its text and whether it is a tool error.
+func (c *mcpClient) call(tool string, args map[string]any) (string, bool) {
+	c.t.Helper()
+	res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		c.t.Fatalf("%s: protocol error: %v", tool, err)
+	}
+	if len(res.Content) != 1 {
+		c.t.Fatalf("%s: %d content blocks, want 1", tool, len(res.Content))
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.StructuredContent == nil && !strings.HasPrefix(text, "validating") { // the SDK's own input check has none
+		c.t.Fatalf("%s: no structured content", tool)
+	}
+	return text, res.IsError
+}
+
+// ok calls a tool that must succeed and decodes its JSON document.
+func (c *mcpClient) ok(tool string, args map[string]any) map[string]any {
+	c.t.Helper()
+	text, isErr := c.call(tool, args)
+	if isErr {
+		c.t.Fatalf("%s %v: tool error: %s", tool, args, text)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		c.t.Fatalf("%s: result is not a JSON object: %v\n%s", tool, err, text)
+	}
+	return v
+}
+
+// get walks a decoded JSON document: get(v, "round", "id").
+func get(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("no field %q in %v", k, v)
+			}
+			v = m[k]
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("no element %d in %v", k, v)
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// TestMCPCase01 runs case C01 through MCP: a goal allows 3 rounds per
+// window; an agent runs round_start → round_finish(progress) four times.
+// Each progress finish charges one round; finishing twice replays the
+// receipt and charges nothing; the 4th start is skip, quota_exhausted, 3/3,
+// with the reset instant; status shows the newest open todo. Refusals are
+// tool errors, and no call keeps the state lock.
+func TestMCPCase01(t *testing.T) {
+	c := newMCPClient(t, mcpC01Spec)
+
+	tools, err := c.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" || tl.InputSchema == nil {
+			t.Errorf("tool %s: no description or input schema", tl.Name)
+		}
+	}
+	slices.Sort(names)
+	want := []string{"evidence_add", "gate_raise", "round_finish", "round_start", "should_run", "status", "todo_add"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+
+	c.set("2026-11-29T08:50:00Z")
+	for _, title := range []string{"Write the migration guide", "Add the v2 routes", "Update the changelog", "Announce the release"} {
+		td := c.ok("todo_add", map[string]any{"goal": "g1", "title": title, "agent": "a1"})
+		if get(t, td, "title") != title || get(t, td, "created_by") != "a1" {
+			t.Fatalf("todo_add: %v", td)
+		}
+	}
+
+	var last string
+	for i, at := range []string{"2026-11-29T09:00:00Z", "2026-11-29T09:10:00Z", "2026-11-29T09:20:00Z"} {
+		c.set(at)
+		d := c.ok("should_run", map[string]any{"goal": "g1", "agent": "a1"})
+		if get(t, d, "verdict") != "run" {
+			t.Fatalf("round %d: should_run %v", i+1, d)
+		}
+		st := c.ok("round_start", map[string]any{"goal": "g1", "agent": "a1"})
+		if get(t, st, "decision", "verdict") != "run" {
+			t.Fatalf("round %d: start %v", i+1, st)
+		}
+		last = get(t, st, "round", "id").(string)
+		args := map[string]any{"round": last, "outcome": "progress", "done": true, "tokens": 100, "agent": "a1",
+			"evidence": []any{map[string]any{"kind": "test", "status": "pass", "summary": "go test ./..."}}}
+		if i == 2 {
+			args["next_todo"] = "Write the v3 plan"
+		}
+		rc := c.ok("round_finish", args)
+		if get(t, rc, "charged") != true || get(t, rc, "replayed") != false || get(t, rc, "ledger", "rounds") != 1.0 {
+			t.Fatalf("round %d: receipt %v", i+1, rc)
+		}
+		// The call released the state lock: another process can open the store.
+		e := engine.New(engine.Options{Root: c.root, LockTimeout: 200 * time.Millisecond})
+		if _, err := e.Store(); err != nil {
+			t.Fatalf("round %d: the store is still locked after the call: %v", i+1, err)
+		}
+		e.Close()
+	}
+
+	// Finishing the finished round again: the stored receipt, no second charge.
+	rc := c.ok("round_finish", map[string]any{"round": last, "outcome": "progress", "tokens": 500})
+	if get(t, rc, "replayed") != true || get(t, rc, "round", "tokens") != 100.0 || get(t, rc, "ledger", "tokens") != 100.0 {
+		t.Fatalf("second finish: %v", rc)
+	}
+
+	// The 4th start: skip, quota_exhausted, 3/3, with the reset instant.
+	c.set("2026-11-29T09:30:00Z")
+	st := c.ok("round_start", map[string]any{"goal": "g1", "agent": "a1"})
+	if get(t, st, "decision", "verdict") != "skip" || get(t, st, "round") != nil || get(t, st, "todo") != nil {
+		t.Fatalf("4th start: %v", st)
+	}
+	r := get(t, st, "decision", "reasons", 0)
+	msg, _ := get(t, r, "message").(string)
+	if get(t, r, "code") != "quota_exhausted" || !strings.Contains(msg, "3/3 rounds") || !strings.Contains(msg, "resets 2026-11-30T09:00:00Z") {
+		t.Fatalf("4th start reason: %v", r)
+	}
+	if get(t, st, "decision", "quota", "rounds", "used") != 3.0 || get(t, st, "decision", "quota", "resets_at") != "2026-11-30T09:00:00Z" {
+		t.Fatalf("4th start quota: %v", get(t, st, "decision", "quota"))
+	}
+
+	// Status: 3 of 3 used (nothing charged twice), the newest open todo.
+	s := c.ok("status", map[string]any{"goal": "g1"})
+	g := get(t, s, "goals", 0)
+	if get(t, g, "quota", "rounds", "used") != 3.0 || get(t, g, "quota", "tokens", "used") != 300.0 {
+		t.Fatalf("status quota: %v", get(t, g, "quota"))
+	}
+	if get(t, g, "newest_todo", "title") != "Write the v3 plan" || get(t, g, "evidence") != 3.0 {
+		t.Fatalf("status: %v", g)
+	}
+
+	// Refusals and mistakes are tool errors, never protocol errors or crashes.
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"round_start", map[string]any{"goal": "nope", "agent": "a1"}, `unknown goal "nope"`},
+		{"should_run", map[string]any{"goal": "nope", "agent": "a1"}, `unknown goal "nope"`},
+		{"status", map[string]any{"goal": "nope"}, `unknown goal "nope"`},
+		{"round_finish", map[string]any{"round": "r-0000", "outcome": "progress"}, `unknown round "r-0000"`},
+		{"todo_add", map[string]any{"goal": "g1", "title": "x", "priority": "P9"}, `priority "P9" is not P0..P4`},
+		{"gate_raise", map[string]any{"goal": "g1", "question": "ok"}, "not a concrete question"},
+		{"round_start", map[string]any{"goal": "g1"}, `missing properties: ["agent"]`},
+	} {
+		text, isErr := c.call(tc.tool, tc.args)
+		if !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: error=%v %q, want a tool error containing %q", tc.tool, tc.args, isErr, text, tc.want)
+		}
+	}
+
+	// An agent may raise a gate; the goal then waits for a human.
+	gt := c.ok("gate_raise", map[string]any{"goal": "g1", "question": "Merge the v2 branch into main now?", "agent": "a1"})
+	if get(t, gt, "status") != "open" || get(t, gt, "raised_by") != "a1" {
+		t.Fatalf("gate_raise: %v", gt)
+	}
+	ev := c.ok("evidence_add", map[string]any{"goal": "g1", "summary": "CI is green", "kind": "check", "status": "pass"})
+	if get(t, ev, "kind") != "check" || get(t, ev, "by") != "mcp" {
+		t.Fatalf("evidence_add: %v", ev)
+	}
+}
