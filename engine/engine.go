@@ -144,7 +144,8 @@ var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOve
 	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities,
 	// The bundle's # METADATA blocks are documentation, never read at
 	// evaluation (no rego.metadata calls), and it has no print calls.
-	ast.StageParseMetadataBlocks, ast.StageSetAnnotationSet, ast.StageRewriteRegoMetadataCalls, ast.StageRewritePrintCalls}
+	ast.StageParseMetadataBlocks, ast.StageSetAnnotationSet, ast.StageRewriteRegoMetadataCalls, ast.StageRewritePrintCalls,
+	ast.StageCheckRuleConflicts, ast.StageCheckSafetyRuleHeads, ast.StageSetGraph, ast.StageBuildComprehensionIndices}
 
 // prepare compiles the built-in policy modules of the query's area and the
 // project's user policies with the spec as data, and prepares the entry
