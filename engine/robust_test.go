@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -222,5 +223,42 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	evs, _ := e2.Events(EventFilter{Kind: "scope_violation"})
 	if len(evs) != 1 {
 		t.Fatalf("scope_violation events = %d", len(evs))
+	}
+}
+
+// TestReadModel_DecidesLikeTheStore: the decision fast path (the read model)
+// and the store give the same decision for the same state.
+func TestReadModel_DecidesLikeTheStore(t *testing.T) {
+	spec := testSpec[:len(testSpec)-2] + "\tgates: deploy: {question: \"Deploy the build to staging today?\", guards: [\"git.push\"]}\n}\n"
+	e, c := newEngine(t, spec)
+	ts := addTodos(t, e, "a", "b", "c")
+	round(t, e, "a1", kernel.OutcomeProgress)
+	round(t, e, "a2", kernel.OutcomeNoChange)
+	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "May todo c touch production now?", BlocksTodo: ts[2].ID, By: "human"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "tests pass", By: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	strip := func(d Decision) Decision { d.DecisionID = ""; return d }
+	for _, agent := range []string{"a1", "a2"} {
+		e = reopen(t, e, c)
+		if _, err := os.Stat(e.readModelPath()); err != nil {
+			t.Fatalf("no read model after writes: %v", err)
+		}
+		fast := decide(t, e, agent)
+		if e.store != nil {
+			t.Fatal("the fast path opened the store")
+		}
+		e = reopen(t, e, c)
+		if err := os.Remove(e.readModelPath()); err != nil {
+			t.Fatal(err)
+		}
+		slow := decide(t, e, agent)
+		a, _ := json.Marshal(strip(fast))
+		b, _ := json.Marshal(strip(slow))
+		if string(a) != string(b) {
+			t.Fatalf("agent %s:\nread model %s\nstore      %s", agent, a, b)
+		}
 	}
 }

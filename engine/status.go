@@ -55,6 +55,9 @@ func (e *Engine) Status(goal string) (Status, error) {
 	if st.Project == "" {
 		st.Project = filepath.Base(e.root)
 	}
+	for _, g := range goals {
+		e.seedSpecTodos(g) // the spec's todos show from the first status on
+	}
 	now := e.Now()
 	st.Now = rfc(now)
 	fill := func(src statusSource) error {
