@@ -115,7 +115,11 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 	if err != nil {
 		return denyDecision("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
-	rs, err := pq.Eval(ctx, rego.EvalInput(in))
+	iv, err := inputValue(in)
+	if err != nil {
+		return denyDecision("policy_error", "policy input: "+err.Error(), rule)
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
 		return denyDecision("policy_error", "policy evaluation failed: "+err.Error(), rule)
 	}
