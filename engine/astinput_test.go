@@ -18,7 +18,7 @@ func TestInputValue_SameAsOPAsConversion(t *testing.T) {
 				DepsOpen: []string{}, Labels: []string{"review", "for:a2"}},
 			{ID: "t-2", Title: "monitor", Kind: "monitor", Status: "claimed", Priority: 0, DepsOpen: []string{"t-1"}, Labels: []string{},
 				Lease: &LeaseFacts{Holder: "a1", ExpiresAt: "2026-11-29T11:00:00Z", Live: true, Version: 3, Epoch: 2},
-				Due: true, NextDueAt: "2026-11-29T10:00:00Z", ScopeConflict: "t-9"},
+				Due:   true, NextDueAt: "2026-11-29T10:00:00Z", ScopeConflict: "t-9"},
 		}}}
 	b, _ := json.Marshal(in)
 	var doc any
