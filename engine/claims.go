@@ -358,7 +358,9 @@ func claimable(t kernel.Todo) error {
 // fitsAgent applies the selection rules of should_run to a claim: the
 // agent is on the goal; a monitor_only agent takes monitors only; a todo
 // handed to agents by name ("for:<agent>" labels) is theirs; otherwise
-// "review" todos go to reviewers and reviewers take only those.
+// "review" todos go to reviewers and reviewers take only those. A todo whose
+// holder's lease expired (a killed or stuck agent) is open to every agent
+// on the goal, whatever its role or addressee: the work must not stall.
 func (e *Engine) fitsAgent(tx *kernel.Tx, t kernel.Todo, agent string) error {
 	f := e.agentFacts(tx, e.goalSpec(t.Goal), agent)
 	data := map[string]any{"todo": t.ID, "agent": agent, "role": f.Role, "mode": f.Mode}
@@ -367,6 +369,9 @@ func (e *Engine) fitsAgent(tx *kernel.Tx, t kernel.Todo, agent string) error {
 	}
 	if f.Mode == "monitor_only" && t.Kind != kernel.KindMonitor {
 		return &RefusedError{Code: "monitor_only", Message: fmt.Sprintf("agent %s is monitor_only and todo %s is a %s", agent, t.ID, t.Kind), Data: data}
+	}
+	if abandoned(t, agent, tx.Now()) {
+		return nil // any agent on the goal takes over an abandoned claim
 	}
 	var addressed []string
 	for _, l := range t.Labels {
@@ -384,7 +389,7 @@ func (e *Engine) fitsAgent(tx *kernel.Tx, t kernel.Todo, agent string) error {
 	review := slices.Contains(t.Labels, "review")
 	switch {
 	case review && f.Role != "reviewer":
-		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("todo %s is a review todo and agent %s is a %s, not a reviewer", t.ID, agent, f.Role), Data: data}
+		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("todo %s is a review todo and agent %s is not a reviewer (role %s)", t.ID, agent, f.Role), Data: data}
 	case !review && f.Role == "reviewer":
 		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("agent %s is a reviewer and todo %s is not labelled review", agent, t.ID), Data: data}
 	}
@@ -496,4 +501,9 @@ func (e *Engine) auditRefusal(goal, agent string, err error, mutation, todo stri
 	if errors.As(err, &re) && re.Code == "gate_violation" {
 		e.recordViolation(goal, agent, re, map[string]any{"mutation": mutation, "todo": todo})
 	}
+}
+
+// abandoned reports whether t carries another agent's expired lease.
+func abandoned(t kernel.Todo, agent string, now time.Time) bool {
+	return t.Lease != nil && !t.Lease.Released && t.Lease.Holder != agent && !t.Lease.LiveAt(now)
 }

@@ -262,3 +262,28 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 		}
 	}
 }
+
+// TestClaim_AbandonedTodoIsTakenOverAcrossRoles is issue 4's "a killed
+// agent's todo is picked up by the other after its lease expires" for an
+// executor and a reviewer.
+func TestClaim_AbandonedTodoIsTakenOverAcrossRoles(t *testing.T) {
+	spec := `agents: {
+	codex: {host: "codex", role: "executor"}
+	claude: {host: "claude-code", role: "reviewer"}
+}
+goals: g1: {objective: "Ship the reviewed change", quota: rounds: 10}
+`
+	e, c := newEngine(t, spec)
+	ts := addTodos(t, e, "implement")
+	if _, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "codex", TTL: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "claude"}); refusedCode(err) == "" {
+		t.Fatal("the reviewer took a live claim")
+	}
+	c.advance(2 * time.Minute) // codex was killed; its lease expired
+	res, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "claude"})
+	if err != nil || res.Todo.Lease.Holder != "claude" {
+		t.Fatalf("takeover by the reviewer: %+v %v", res, err)
+	}
+}

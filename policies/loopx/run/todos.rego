@@ -22,7 +22,7 @@ unclaimable["human"] := {i | some i, t in todos; not t.kind in {"task", "monitor
 
 unclaimable["scope"] := {i | some i, t in todos; is_string(t.scope_conflict); t.scope_conflict != ""}
 
-unclaimable["for_other"] := {i | some i, t in todos; a := addressed(t); count(a) > 0; not agent_id in a}
+unclaimable["for_other"] := {i | some i, t in todos; a := addressed(t); count(a) > 0; not agent_id in a; not abandoned(t)}
 
 unclaimable["role"] := {i | some i, t in todos; not role_fits(t)}
 
@@ -50,6 +50,15 @@ is_review(t) if "review" in t.labels
 # role_fits: a todo handed to this agent fits whatever its role; otherwise
 # review todos go to reviewers, and reviewers take only review todos.
 role_fits(t) if agent_id in addressed(t)
+
+# A todo whose holder's lease expired (a killed or stuck agent) is open to
+# every agent on the goal, whatever its role or addressee.
+role_fits(t) if abandoned(t)
+
+abandoned(t) if {
+	t.lease.live == false
+	t.lease.holder != agent_id
+}
 
 role_fits(t) if {
 	is_review(t)

@@ -110,3 +110,9 @@ test_scope_conflict_is_skipped if {
 }
 
 as_agent_pick(id, role, mode, todos) := decide(as_agent(id, role, mode, todos)).todo.id
+
+test_abandoned_todo_is_open_to_any_role if {
+	stale := object.union(todo("t-1", 2, "2026-11-28T00:00:00Z"), {"status": "claimed", "labels": ["review", "for:claude"], "lease": lease("claude", false, "2026-11-29T09:00:00Z")})
+	d := decide(state({"todos": [stale]}))
+	d.todo.id == "t-1"
+}
