@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -130,12 +131,12 @@ type AnswerInput struct {
 // (gate_closed), the actor is not an answerer (not_answerer), the actor
 // raised it or a human answer comes from inside a round
 // (self_answer_forbidden) — the refusals are *RefusedError.
-func (e *Engine) AnswerGate(in AnswerInput) (kernel.Gate, error) {
-	var g kernel.Gate
+func (e *Engine) AnswerGate(in AnswerInput) (g kernel.Gate, err error) {
+	defer func() { e.AuditAnswerRefusal(in.Gate, in.Actor, err) }()
 	if in.Actor == "" {
 		in.Actor = "human"
 	}
-	err := e.update(func(tx *kernel.Tx) error {
+	err = e.update(func(tx *kernel.Tx) error {
 		var err error
 		g, err = tx.Gate(in.Gate)
 		if IsNotFound(err) {
@@ -244,4 +245,28 @@ func CheckAnswer(g kernel.Gate, in AnswerInput) error {
 // the spec applies to goals.<g>.gates.<name>.question).
 func ConcreteQuestion(q string) bool {
 	return strings.Contains(q, "?") && len(strings.Fields(q)) >= 4
+}
+
+// AuditAnswerRefusal appends a gate.answer_refused event when err is a
+// refusal (*RefusedError) of an answer to gate by actor, in its own
+// transaction: every refused attempt to answer a gate — by a peer that is
+// not an answerer, by the agent that raised it, from inside a round, from
+// a process descending from a round, without a terminal — stays visible
+// in the audit log. Other errors are ignored.
+func (e *Engine) AuditAnswerRefusal(gate, actor string, err error) {
+	var re *RefusedError
+	if !errors.As(err, &re) {
+		return
+	}
+	if actor == "" {
+		actor = "human"
+	}
+	_ = e.update(func(tx *kernel.Tx) error {
+		goal := ""
+		if g, err := tx.Gate(gate); err == nil {
+			goal = g.Goal
+		}
+		return tx.AppendEvent(kernel.Event{Kind: "gate.answer_refused", Goal: goal, Actor: actor, Subject: gate,
+			Message: re.Message, Data: map[string]any{"code": re.Code}})
+	})
 }

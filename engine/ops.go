@@ -138,8 +138,18 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		if err != nil {
 			return err
 		}
-		if status == kernel.TodoDone && actor != "human" {
-			if g, err := blockingGate(tx, t.Goal, actor, t.ID); err != nil || g != nil {
+		if status == kernel.TodoDone {
+			// Done is progress: an open gate that stops the work refuses it,
+			// whoever asks — an agent without LOOPX_AGENT looks like a human,
+			// so the holder's gates count too. A human answers the gate first.
+			who := actor
+			if actor == "human" {
+				who = ""
+				if t.Lease.LiveAt(tx.Now()) {
+					who = t.Lease.Holder
+				}
+			}
+			if g, err := blockingGate(tx, t.Goal, who, t.ID); err != nil || g != nil {
 				if err != nil {
 					return err
 				}
@@ -267,8 +277,8 @@ type EventFilter struct {
 }
 
 // Events returns audit events matching f, oldest first (the newest Limit
-// when Limit > 0). Kind matches exactly or as a prefix ending in "."
-// ("gate." matches every gate event).
+// when Limit > 0). Kind matches exactly or as a family: "gate" matches
+// every gate.* event and gate_violation.
 func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 	if fam, _, _ := strings.Cut(f.Kind, "."); f.Kind != "" && !slices.Contains(EventFamilies, fam) {
 		return nil, Usagef("bad_kind", "event kind %q: the families are %s (e.g. gate, gate.answered)", f.Kind, strings.Join(EventFamilies, ", "))
@@ -285,7 +295,7 @@ func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 			if f.Goal != "" && ev.Goal != f.Goal {
 				return true
 			}
-			if f.Kind != "" && ev.Kind != f.Kind && !(strings.HasSuffix(f.Kind, ".") && strings.HasPrefix(ev.Kind, f.Kind)) && !strings.HasPrefix(ev.Kind, f.Kind+".") {
+			if f.Kind != "" && ev.Kind != f.Kind && !(strings.HasSuffix(f.Kind, ".") && strings.HasPrefix(ev.Kind, f.Kind)) && !strings.HasPrefix(ev.Kind, f.Kind+".") && !strings.HasPrefix(ev.Kind, f.Kind+"_") {
 				return true
 			}
 			if f.SinceSeconds > 0 && now.Sub(ev.At).Seconds() > float64(f.SinceSeconds) {

@@ -162,7 +162,9 @@ option, or a malformed --as.`,
 				return usagef(`--as %q: want "human" or "agent:ID"`, as)
 			}
 			if ag := os.Getenv("LOOPX_AGENT"); ag != "" && as != "" && as != "agent:"+ag {
-				return &engine.RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("this command runs as agent %s (LOOPX_AGENT): it may answer only as agent:%s, not %s", ag, ag, as)}
+				err := &engine.RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("this command runs as agent %s (LOOPX_AGENT): it may answer only as agent:%s, not %s", ag, ag, as)}
+				e.AuditAnswerRefusal(args[0], "agent:"+ag, err)
+				return err
 			}
 			if in.Actor == "" {
 				in.Actor = "human"
@@ -177,12 +179,14 @@ option, or a malformed --as.`,
 					return err
 				}
 				if err := engine.CheckAnswer(g, in); err != nil { // refuse before asking anyone to type
+					e.AuditAnswerRefusal(g.ID, in.Actor, err)
 					return err
 				}
 				if err := e.Release(); err != nil { // never hold the state lock while a person types
 					return err
 				}
 				if err := confirmHuman(g, in.Option); err != nil {
+					e.AuditAnswerRefusal(g.ID, in.Actor, err)
 					return err
 				}
 			}
