@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,7 +22,7 @@ import (
 func confirmHuman(g kernel.Gate, option string) error {
 	if who := agentAncestor(); who != "" {
 		return &engine.RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf(
-			"gate %s needs a human answer, and this command descends from an agent round (%s): answer it from your own terminal", g.ID, who)}
+			"gate %s needs a human answer, and this command descends from an agent (%s): answer it from your own terminal", g.ID, who)}
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return &engine.RefusedError{Code: "confirmation_required", Message: fmt.Sprintf(
@@ -64,6 +65,9 @@ func agentAncestor() string {
 		}
 		if isRunner(pid) {
 			return fmt.Sprintf("process %d is a loopx agent runner", pid)
+		}
+		if host := agentHost(pid); host != "" && !IgnoreAgentHosts {
+			return fmt.Sprintf("process %d is the agent host %s", pid, host)
 		}
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
@@ -115,4 +119,36 @@ func isRunner(pid int) bool {
 		return false // the first non-flag argument is the command
 	}
 	return false
+}
+
+// IgnoreAgentHosts turns off the agent-host ancestor check. Only test
+// builds set it (cmd/loopx's TestMain), so that the test suite passes when
+// a developer runs it from inside an agent host.
+var IgnoreAgentHosts = false
+
+// agentHosts are the program names of agent hosts whose tool calls run as
+// their descendants (Claude Code's Bash tool, Codex, Cursor's agent, …).
+var agentHosts = map[string]bool{"claude": true, "codex": true, "cursor-agent": true, "aider": true,
+	"gemini": true, "opencode": true, "goose": true, "amp": true}
+
+// agentHost names the agent host pid runs ("" when none): its program, or
+// the script a runtime runs (node …/claude), is a known agent host.
+func agentHost(pid int) string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	for i, a := range args {
+		if i > 1 {
+			break
+		}
+		if name := filepath.Base(a); agentHosts[name] {
+			return name
+		}
+		if i == 0 && !slices.Contains([]string{"node", "bun", "deno", "python", "python3"}, filepath.Base(a)) {
+			break // only a runtime's first argument names the program it runs
+		}
+	}
+	return ""
 }
