@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/kernel"
@@ -77,12 +78,15 @@ func parsePriority(s string) (int, error) {
 	return 0, usagef("priority %q is not P0..P4", s)
 }
 
-func todoRows(ts []kernel.Todo) [][]string {
+func todoRows(ts []kernel.Todo, now time.Time) [][]string {
 	rows := make([][]string, 0, len(ts))
 	for _, t := range ts {
 		holder := ""
 		if t.Lease != nil && !t.Lease.Released {
 			holder = t.Lease.Holder
+			if !t.Lease.LiveAt(now) {
+				holder += " (expired)"
+			}
 		}
 		rows = append(rows, []string{t.ID, t.Goal, kernel.PriorityString(t.Priority), t.Kind, t.Status, holder, t.Title})
 	}
@@ -110,7 +114,7 @@ func (a *app) todoListCmd() *cobra.Command {
 					fmt.Fprintln(w, "no todos")
 					return
 				}
-				printTable(w, []string{"ID", "GOAL", "PRIO", "KIND", "STATUS", "HOLDER", "TITLE"}, todoRows(ts))
+				printTable(w, []string{"ID", "GOAL", "PRIO", "KIND", "STATUS", "HOLDER", "TITLE"}, todoRows(ts, e.Now()))
 			})
 		},
 	}
