@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/loopx-dev/loopx/kernel"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,7 +85,38 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 // The returned error is Decide's: non-nil only for an unusable store or
 // decision log, and the decision is then a valid deny.
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req PermissionInput) (Decision, error) {
-	return e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: e.permissionRequest(req)})
+	pr := e.permissionRequest(req)
+	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
+	if d.Verdict == "deny" && err == nil && e.goalSpec(goal) != nil {
+		e.auditDenial(goal, agent, pr, d)
+	}
+	return d, err
+}
+
+// auditDenial appends a permission.denied event for a denied tool call, so
+// that an agent whose host ignores the answer still shows in `loopx events`
+// (the decision log has the full decision). Allows and asks are not
+// audited: they are the hot path of every tool call.
+func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decision) {
+	codes := make([]string, 0, len(d.Reasons))
+	for _, r := range d.Reasons {
+		codes = append(codes, r.Code)
+	}
+	what := pr.Command
+	if what == "" && len(pr.Paths) > 0 {
+		what = pr.Paths[0].Path
+	}
+	if what == "" {
+		what = pr.Tool
+	}
+	msg := what
+	if len(d.Reasons) > 0 {
+		msg += ": " + d.Reasons[0].Message
+	}
+	_ = e.update(func(tx *kernel.Tx) error {
+		return tx.AppendEvent(kernel.Event{Kind: "permission.denied", Goal: goal, Actor: agent, Subject: d.DecisionID,
+			Message: msg, Data: map[string]any{"tool": pr.Tool, "action": pr.Action, "codes": codes}})
+	})
 }
 
 // permissionRequest builds input.permission from req.
