@@ -37,6 +37,10 @@ type Options struct {
 	Now func() time.Time
 	// LockTimeout bounds the wait for the state lock (0 = kernel default).
 	LockTimeout time.Duration
+	// LeaseTTL is the lease a round takes on its todo (0 = DefaultLeaseTTL;
+	// MinLeaseTTL..MaxLeaseTTL). A shorter lease hands a killed agent's todo
+	// to its peers sooner.
+	LeaseTTL time.Duration
 }
 
 // Engine is one project's decision engine. Load the spec and policy once
@@ -44,9 +48,10 @@ type Options struct {
 // lock) until Release or Close, so a long-running caller must Release it
 // while it waits (e.g. while an agent command runs).
 type Engine struct {
-	root string
-	now  func() time.Time
-	lock time.Duration
+	root     string
+	now      func() time.Time
+	lock     time.Duration
+	leaseTTL time.Duration
 
 	spec    *specs.Loaded
 	specErr error
@@ -69,7 +74,7 @@ type Engine struct {
 // kept as SpecErr and every decision fails closed; commands that need the
 // spec call Spec and report the error.
 func New(o Options) *Engine {
-	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout}
+	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL}
 	if e.now == nil {
 		e.now = time.Now
 	}

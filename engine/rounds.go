@@ -87,7 +87,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		if err != nil {
 			return err
 		}
-		claim(&t, agent, r.ID, now, DefaultLeaseTTL)
+		claim(&t, agent, r.ID, now, e.roundLeaseTTL())
 		if err := tx.PutTodo(t); err != nil {
 			return err
 		}
@@ -529,4 +529,23 @@ func (e *Engine) settleOpenRounds(tx *kernel.Tx, goal, agent string) error {
 		}
 	}
 	return nil
+}
+
+// roundLeaseTTL is the lease a round takes: Options.LeaseTTL or
+// DefaultLeaseTTL.
+func (e *Engine) roundLeaseTTL() time.Duration {
+	if e.leaseTTL > 0 {
+		return e.leaseTTL
+	}
+	return DefaultLeaseTTL
+}
+
+// CheckLeaseTTL validates a lease TTL flag (0 = the default). Errors: a
+// *UsageError (bad_ttl) outside MinLeaseTTL..MaxLeaseTTL.
+func CheckLeaseTTL(ttl time.Duration) error {
+	if ttl == 0 {
+		return nil
+	}
+	_, err := checkTTL(ttl, DefaultLeaseTTL)
+	return err
 }

@@ -42,6 +42,8 @@ type app struct {
 	json           bool
 	project        string
 	eng            *engine.Engine
+	// leaseTTL is --lease-ttl of run and round start (0 = default).
+	leaseTTL time.Duration
 }
 
 // exitError carries an exit code through cobra without printing anything
@@ -325,7 +327,7 @@ func (a *app) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.eng = engine.New(engine.Options{Root: root, Now: now})
+	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL})
 	return a.eng, nil
 }
 

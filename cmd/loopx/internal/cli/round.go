@@ -35,6 +35,9 @@ Exit 0 when a round was opened; 1 when the decision was not run.`,
 			if goal == "" || agent == "" {
 				return usagef("round start needs --goal and --agent")
 			}
+			if err := engine.CheckLeaseTTL(a.leaseTTL); err != nil {
+				return err
+			}
 			res, err := e.StartRound(cmd.Context(), goal, agent)
 			if err != nil {
 				return err
@@ -59,6 +62,7 @@ Exit 0 when a round was opened; 1 when the decision was not run.`,
 	}
 	c.Flags().StringVar(&goal, "goal", "", "the goal (required)")
 	c.Flags().StringVar(&agent, "agent", "", "the agent (required)")
+	c.Flags().DurationVar(&a.leaseTTL, "lease-ttl", 0, "the lease the round takes on its todo (1s to 24h; default 45m)")
 	return c
 }
 
@@ -189,6 +193,9 @@ Exit codes: 0 the loop ended because the decision was skip or wait_human, or
 			if o.Goal == "" || o.Agent == "" {
 				return usagef("run needs --goal and --agent")
 			}
+			if err := engine.CheckLeaseTTL(a.leaseTTL); err != nil {
+				return err
+			}
 			if o.MaxRounds < 0 {
 				return usagef("--max-rounds %d must not be negative (0 = no limit)", o.MaxRounds)
 			}
@@ -225,5 +232,6 @@ Exit codes: 0 the loop ended because the decision was skip or wait_human, or
 	c.Flags().StringVar(&o.Goal, "goal", "", "the goal (required)")
 	c.Flags().StringVar(&o.Agent, "agent", "", "the agent (required)")
 	c.Flags().IntVar(&o.MaxRounds, "max-rounds", 0, "stop after this many rounds (0 = no limit)")
+	c.Flags().DurationVar(&a.leaseTTL, "lease-ttl", 0, "the lease each round takes on its todo, renewed while the command runs (1s to 24h; default 45m): a killed agent's todo goes to its peers when it expires")
 	return c
 }
