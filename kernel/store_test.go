@@ -1,7 +1,7 @@
 package kernel
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -201,18 +201,23 @@ func TestCrash_Kill9ThenTornTail(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrash_Kill9ThenTornTail$")
 	cmd.Env = append(os.Environ(), "LOOPX_KERNEL_CRASH_CHILD="+dir)
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(out.String(), "\n") < 200 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	// Each line is an id the child printed after its commit returned.
+	var acked []string
+	sc := bufio.NewScanner(pipe)
+	for len(acked) < 200 && sc.Scan() {
+		if id := strings.TrimSpace(sc.Text()); strings.HasPrefix(id, "t-") {
+			acked = append(acked, id)
+		}
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	acked := strings.Fields(out.String())
 	if len(acked) < 200 {
 		t.Fatalf("child acknowledged only %d writes", len(acked))
 	}
