@@ -261,3 +261,14 @@ func (rm *readModel) Handoffs(goal string) ([]kernel.Handoff, error) {
 	}
 	return nil, nil
 }
+
+// has reports whether the read model was written with every goal in goals
+// (a writer with an older spec may have left one out: read the store then).
+func (rm *readModel) has(goals ...string) bool {
+	for _, g := range goals {
+		if _, ok := rm.Goals[g]; !ok {
+			return false
+		}
+	}
+	return true
+}

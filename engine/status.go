@@ -72,7 +72,7 @@ func (e *Engine) Status(goal string) (Status, error) {
 		return nil
 	}
 	if e.store == nil { // the read model answers without the store lock
-		if rm := e.loadReadModel(now); rm != nil {
+		if rm := e.loadReadModel(now); rm != nil && rm.has(goals...) {
 			if err := fill(rm); err == nil {
 				return st, nil
 			}
