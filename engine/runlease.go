@@ -3,6 +3,8 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,5 +115,35 @@ func (e *Engine) writeRoundPrompt(st StartResult) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, st.Round.ID+".md")
-	return path, os.WriteFile(path, []byte(p.Text), 0o644)
+	if err := os.WriteFile(path, []byte(p.Text), 0o644); err != nil {
+		return "", err
+	}
+	prunePrompts(dir, keepPrompts)
+	return path, nil
+}
+
+// keepPrompts is how many round prompt files .loopx/rounds keeps.
+const keepPrompts = 200
+
+// prunePrompts removes all but the newest keep prompt files of dir, so that
+// days of unattended rounds do not fill the state directory.
+func prunePrompts(dir string, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) <= keep {
+		return
+	}
+	type file struct {
+		name string
+		mod  int64
+	}
+	var files []file
+	for _, d := range entries {
+		if fi, err := d.Info(); err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+			files = append(files, file{d.Name(), fi.ModTime().UnixNano()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
+	for _, f := range files[min(keep, len(files)):] {
+		_ = os.Remove(filepath.Join(dir, f.name))
+	}
 }
