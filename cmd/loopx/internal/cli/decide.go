@@ -44,22 +44,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
 			if err := a.print(d, func(w io.Writer) { renderDecision(w, d, explain) }); err != nil {
 				return err
 			}
-			code := ExitOK
-			if !d.Allow {
-				code = ExitNo
-			}
-			var se specs.Errors
-			switch {
-			case derr != nil && a.json:
-				// The decision printed above is the one JSON document; its
-				// reasons carry the error.
-				return &exitError{code: exitCode(derr)}
-			case derr != nil:
-				return &exitError{code: exitCode(derr), err: derr}
-			case errors.As(e.SpecErr(), &se), engine.IsUserPolicyError(e.PolicyErr()):
-				code = ExitUsage
-			}
-			return &exitError{code: code}
+			return a.decisionExit(e, d, derr)
 		},
 	}
 	sr.Flags().StringVar(&goal, "goal", "", "the goal (required)")
@@ -104,4 +89,26 @@ func short(h string) string {
 		return h[:i+13]
 	}
 	return h
+}
+
+// decisionExit is the exit of a printed decision, the same for every
+// decide query: 0 allowed; 1 the decision says no; 2 when the spec or a
+// user policy is broken (the decision is a deny); the store's code (3)
+// when the store is unusable. Under --json the printed decision is the one
+// document; otherwise the store error is printed too.
+func (a *app) decisionExit(e *engine.Engine, d engine.Decision, derr error) error {
+	code := ExitOK
+	if !d.Allow {
+		code = ExitNo
+	}
+	var se specs.Errors
+	switch {
+	case derr != nil && a.json:
+		return &exitError{code: exitCode(derr)}
+	case derr != nil:
+		return &exitError{code: exitCode(derr), err: derr}
+	case errors.As(e.SpecErr(), &se), engine.IsUserPolicyError(e.PolicyErr()):
+		code = ExitUsage
+	}
+	return &exitError{code: code}
 }

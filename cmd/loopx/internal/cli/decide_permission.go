@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
@@ -35,8 +34,9 @@ git commit / git tag map to the actions git.push, git.merge, npm.publish,
 git.commit and git.tag that gates guard. --action names an action directly.
 Every decision is appended to .loopx/decisions.jsonl.
 
-Exit codes: 0 allow; 1 ask or deny; 2 usage error, unknown goal or a broken
-spec (the decision is a deny); 3 the state store is unusable (deny).`,
+Exit codes: 0 allow; 1 ask or deny; 2 usage error, unknown goal, or a broken
+spec or user policy (the decision is a deny); 3 the state store is unusable
+(deny).`,
 		Example: `  loopx decide permission --goal g1 --agent claude --tool Bash --command "git push origin main"
   loopx decide permission --goal g1 --agent claude --tool Edit --path api/v2/handlers.go --json
   loopx decide permission --goal g1 --agent claude --action git.merge`,
@@ -61,20 +61,7 @@ spec (the decision is a deny); 3 the state store is unusable (deny).`,
 			if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
 				return err
 			}
-			code := ExitOK
-			if !d.Allow {
-				code = ExitNo
-			}
-			var se specs.Errors
-			switch {
-			case derr != nil && a.json:
-				return &exitError{code: exitCode(derr)}
-			case derr != nil:
-				return &exitError{code: exitCode(derr), err: derr}
-			case errors.As(e.SpecErr(), &se):
-				code = ExitUsage
-			}
-			return &exitError{code: code}
+			return a.decisionExit(e, d, derr)
 		},
 	}
 	f := c.Flags()
