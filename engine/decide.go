@@ -119,9 +119,11 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 	if err != nil {
 		return denyDecision("policy_error", "policy input: "+err.Error(), rule)
 	}
+	ctx, cancel := e.withDeadline(ctx)
+	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
-		return denyDecision("policy_error", "policy evaluation failed: "+err.Error(), rule)
+		return denyDecision("policy_error", e.evalErrorMessage(ctx, err), rule)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return denyDecision("policy_undefined", rule+" is undefined for this input", rule)

@@ -178,7 +178,10 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 		e.policyErr = err
 		return nil, err
 	}
-	compiler := ast.NewCompiler()
+	compiler, err := policyCompiler()
+	if err != nil {
+		return nil, err
+	}
 	if len(user) == 0 {
 		compiler = compiler.WithSkipStages(tested...)
 	}
@@ -198,15 +201,32 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 			opts = append(opts, rego.Module(path, src))
 		}
 	}
-	for _, m := range user {
-		if !m.Test { // user policies are compiled with every check
-			opts = append(opts, rego.Module(m.Path, m.Source))
+	if len(user) > 0 {
+		// User policies are compiled with every check, their METADATA
+		// processed, and type-checked against the input and spec schemas.
+		mods, err := schemaModules()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range user {
+			if m.Test {
+				continue
+			}
+			pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+			if err != nil {
+				e.policyErr = err
+				return nil, err
+			}
+			mods[m.Path] = pm
+		}
+		for _, m := range mods {
+			opts = append(opts, rego.ParsedModule(m))
 		}
 	}
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
-		e.policyErr = err
-		return nil, err
+		e.policyErr = explainCompileErrors(err)
+		return nil, e.policyErr
 	}
 	if e.prepared == nil {
 		e.prepared = map[string]*rego.PreparedEvalQuery{}

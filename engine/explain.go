@@ -91,8 +91,10 @@ func (e *Engine) trace(ctx context.Context, req Request, in Input) (rules, full 
 		return msg, msg
 	}
 	buf := topdown.NewBufferTracer()
+	ctx, cancel := e.withDeadline(ctx)
+	defer cancel()
 	if _, err := pq.Eval(ctx, rego.EvalInput(in), rego.EvalQueryTracer(buf)); err != nil {
-		msg := []string{"evaluation failed: " + err.Error()}
+		msg := []string{e.evalErrorMessage(ctx, err)}
 		return msg, msg
 	}
 	var ruleEvents []*topdown.Event

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -118,31 +117,26 @@ func (e *Engine) CheckPolicies() ([]PolicyProblem, error) {
 	if err != nil {
 		return probs, err
 	}
-	parsed := map[string]*ast.Module{}
-	for path, src := range policies.Modules() {
-		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return probs, fmt.Errorf("built-in policy %s: %w", path, err)
-		}
-		parsed[path] = m
-	}
-	builtin := len(parsed)
+	var policyMods []UserModule
 	for _, m := range mods {
-		if m.Test {
-			continue
+		if !m.Test {
+			policyMods = append(policyMods, m)
 		}
-		pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			continue // reported by UserPolicies
-		}
-		parsed[m.Path] = pm
 	}
-	if len(parsed) == builtin {
+	if len(policyMods) == 0 {
 		return probs, nil
 	}
-	c := ast.NewCompiler()
+	parsed, err := parsePolicies(policyMods)
+	if err != nil {
+		return probs, err
+	}
+	c, err := policyCompiler()
+	if err != nil {
+		return probs, err
+	}
 	c.Compile(parsed)
 	if c.Failed() {
+		explainCompileErrors(c.Errors)
 		for _, ce := range c.Errors {
 			p := PolicyProblem{Code: ce.Code, Message: ce.Message}
 			if ce.Location != nil {
@@ -251,6 +245,32 @@ func unreachableRules(c *ast.Compiler, parsed map[string]*ast.Module) []PolicyPr
 	return out
 }
 
+// parsePolicies parses the built-in bundle's modules, mods (which
+// UserPolicies found usable) and the schema annotation modules, keyed by
+// path, with their METADATA processed (schema annotations type-check).
+func parsePolicies(mods []UserModule) (map[string]*ast.Module, error) {
+	opts := ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
+	parsed, err := schemaModules()
+	if err != nil {
+		return nil, err
+	}
+	for path, src := range policies.Modules() {
+		m, err := ast.ParseModuleWithOpts(path, src, opts)
+		if err != nil {
+			return nil, fmt.Errorf("built-in policy %s: %w", path, err)
+		}
+		parsed[path] = m
+	}
+	for _, m := range mods {
+		pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, opts)
+		if err != nil {
+			return nil, err
+		}
+		parsed[m.Path] = pm
+	}
+	return parsed, nil
+}
+
 // PolicyTestResult is one Rego test of the project.
 type PolicyTestResult struct {
 	// File and Row locate the test rule.
@@ -293,7 +313,10 @@ func (r PolicyTestReport) OK() bool { return r.Fail == 0 && r.Errors == 0 && len
 // does not load) and built-in errors raised. Any problem UserPolicies
 // finds (a file that does not parse, a package no query consults) is
 // reported instead of running the tests: a test of a never-consulted
-// policy passing would prove nothing (case C14). Errors: I/O errors.
+// policy passing would prove nothing (case C14). So is every compile error,
+// tests or not: a reference to a field the input or spec schema does not
+// declare (case C25), a forbidden built-in. Each test runs under the
+// policy deadline (project.policy_deadline). Errors: I/O errors.
 func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 	rep := PolicyTestReport{Results: []PolicyTestResult{}, Problems: []PolicyProblem{}}
 	mods, probs, err := e.UserPolicies()
@@ -304,27 +327,18 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 		rep.Problems = probs
 		return rep, nil
 	}
-	parsed := map[string]*ast.Module{}
-	for path, src := range policies.Modules() {
-		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return rep, fmt.Errorf("built-in policy %s: %w", path, err)
-		}
-		parsed[path] = m
-	}
-	tests := 0
-	for _, m := range mods {
-		pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return rep, err
-		}
-		parsed[m.Path] = pm
-		if m.Test {
-			tests++
-		}
-	}
-	if tests == 0 {
+	if len(mods) == 0 {
 		return rep, nil
+	}
+	// Compiled even without tests: a policy that does not compile (an
+	// unknown input field, a forbidden built-in) is a problem either way.
+	parsed, err := parsePolicies(mods)
+	if err != nil {
+		return rep, err
+	}
+	compiler, err := policyCompiler()
+	if err != nil {
+		return rep, err
 	}
 	spec := map[string]any{}
 	if e.spec != nil {
@@ -333,11 +347,13 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 		}
 	}
 	store := inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})
-	ch, err := tester.NewRunner().SetModules(parsed).SetStore(store).RaiseBuiltinErrors(true).
-		CapturePrintOutput(true).SetTimeout(time.Minute).RunTests(ctx, nil)
+	// Each test runs under the deadline a decision has: a test that needs
+	// longer tests a policy whose decisions would fail closed.
+	ch, err := tester.NewRunner().SetCompiler(compiler.WithEnablePrintStatements(true)).SetModules(parsed).
+		SetStore(store).RaiseBuiltinErrors(true).CapturePrintOutput(true).SetTimeout(e.PolicyDeadline()).RunTests(ctx, nil)
 	if err != nil {
 		var errs ast.Errors
-		if !errors.As(err, &errs) {
+		if !errors.As(explainCompileErrors(err), &errs) {
 			return rep, err
 		}
 		for _, ce := range errs {

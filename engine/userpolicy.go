@@ -110,7 +110,7 @@ func walkUserModules(root string, fn func(m UserModule, parsed *ast.Module, pars
 		}
 		rel, _ := filepath.Rel(root, p)
 		m := UserModule{Path: filepath.ToSlash(rel), Source: string(b), Test: strings.HasSuffix(d.Name(), "_test.rego")}
-		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
 		if err == nil {
 			m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
 		}

@@ -242,6 +242,7 @@ func hasValue(v cue.Value, field string) bool {
 // spec (defaults applied); parts that are not concrete are skipped (CUE
 // reports them).
 func (l *loader) checkSemantics(spec cue.Value) {
+	l.checkPolicyDeadline(spec)
 	agents := lookup(spec, "agents")
 	for _, id := range fieldNames(agents) {
 		l.checkID("agent", []string{"agents", id})
@@ -330,6 +331,20 @@ func (l *loader) checkDuration(v cue.Value, prefix []string, positive bool, fiel
 		l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf("duration %q is out of range (at most about 290 years)", s)))
 	case positive && sec == 0:
 		l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf("duration %q must be longer than 0s", s)))
+	}
+}
+
+// checkPolicyDeadline refuses a project.policy_deadline outside
+// MinPolicyDeadline..MaxPolicyDeadline (the format is the schema's).
+func (l *loader) checkPolicyDeadline(spec cue.Value) {
+	path := []string{"project", "policy_deadline"}
+	s, ok := str(lookup(spec, path...))
+	if !ok || !durationRe.MatchString(s) {
+		return
+	}
+	if d, err := ParseDuration(s); err != nil || d < MinPolicyDeadline || d > MaxPolicyDeadline {
+		l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf("policy deadline %q is out of range: between %s and %s (default %s)",
+			s, MinPolicyDeadline, MaxPolicyDeadline, DefaultPolicyDeadline)))
 	}
 }
 

@@ -91,8 +91,8 @@ goals: g1: {
 }
 `)
 	s := l.Spec
-	if s.Project.Name != "acme-api" {
-		t.Errorf("project.name = %q", s.Project.Name)
+	if s.Project.Name != "acme-api" || s.Project.PolicyDeadline != "2s" || s.Project.Deadline() != DefaultPolicyDeadline {
+		t.Errorf("project = %+v", s.Project)
 	}
 	if a := s.Agents["codex"]; a.Role != "executor" || a.Mode != "active" {
 		t.Errorf("agent defaults = %+v", a)
@@ -308,6 +308,10 @@ func TestLoad_ErrorCodes(t *testing.T) {
 		{"bad goal id", "goals: \"ship v2\": objective: \"x\"\n", 1, 8, "goals.ship v2", CodeInvalid, "invalid goal id"},
 		{"unknown preset", "goals: g1: {objective: \"x\", preset: \"isue-fix\"}\n", 1, 29, "goals.g1.preset", CodeUnknownPreset, "issue-fix, pr-watch"},
 		{"package conflict", "package a\ngoals: g1: objective: \"x\"\n", 0, 0, "", "", ""}, // one file: fine
+		{"policy deadline too long", "project: policy_deadline: \"10s\"\n", 1, 10, "project.policy_deadline", CodeInvalid, `policy deadline "10s" is out of range: between 100ms and 5s (default 2s)`},
+		{"policy deadline too short", "project: policy_deadline: \"50ms\"\n", 1, 10, "project.policy_deadline", CodeInvalid, "between 100ms and 5s"},
+		{"policy deadline not a duration", "project: policy_deadline: \"soon\"\n", 1, 27, "project.policy_deadline", CodeInvalid, "want a duration"},
+		{"policy deadline in bounds", "project: policy_deadline: \"1.5s\"\n", 0, 0, "", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

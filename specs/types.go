@@ -1,5 +1,7 @@
 package specs
 
+import "time"
+
 // Spec is a project's validated spec: the CUE files under the project's
 // loopx/ directory unified with the embedded schema (#Spec), exported to JSON
 // and decoded. It is what policies see as data.loopx.spec.
@@ -19,6 +21,27 @@ type Spec struct {
 // Project is the spec's project block.
 type Project struct {
 	Name string `json:"name"`
+	// PolicyDeadline bounds one evaluation of the policies (spec field
+	// project.policy_deadline; "2s" default, between MinPolicyDeadline and
+	// MaxPolicyDeadline): past it the decision denies with policy_error.
+	PolicyDeadline string `json:"policy_deadline"`
+}
+
+// Default and bounds of spec field project.policy_deadline.
+const (
+	DefaultPolicyDeadline = 2 * time.Second
+	MinPolicyDeadline     = 100 * time.Millisecond
+	MaxPolicyDeadline     = 5 * time.Second
+)
+
+// Deadline is PolicyDeadline as a duration (DefaultPolicyDeadline when
+// empty or out of bounds, which Load refuses).
+func (p Project) Deadline() time.Duration {
+	d, err := ParseDuration(p.PolicyDeadline)
+	if err != nil || d < MinPolicyDeadline || d > MaxPolicyDeadline {
+		return DefaultPolicyDeadline
+	}
+	return d
 }
 
 // Agent is a declared agent (spec field agents.<id>).

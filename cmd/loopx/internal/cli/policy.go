@@ -19,10 +19,55 @@ func (a *app) policyCmd() *cobra.Command {
 bundle: package loopx.user.should_run or loopx.user.permission, with
 "deny contains reason if …" and "warn contains reason if …" (a reason is a
 string or {code, message}); helpers go in loopx.user.lib. Tests are
-*_test.rego files beside them.`,
+*_test.rego files beside them.
+
+Policies are type-checked against the JSON schema of each query's input
+and of data.loopx.spec ("loopx policy schema"): a reference to a field
+that does not exist (input.permission.comand) is an error with
+file:line:col in vet, check and policy test, and every decision denies
+(policy_error) until it is fixed. Policies may not call http.send,
+net.lookup_ip_addr, opa.runtime, time.now_ns, rand.intn, uuid.rfc4122 or
+OPA's other non-deterministic built-ins (the time is input.now), and one
+evaluation runs at most project.policy_deadline (default 2s).`,
 	}
-	c.AddCommand(a.policyTestCmd(), a.policyEvalCmd())
+	c.AddCommand(a.policyTestCmd(), a.policyEvalCmd(), a.policySchemaCmd())
 	return c
+}
+
+func (a *app) policySchemaCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema QUERY|spec",
+		Short: "Print the JSON schema policies are type-checked with",
+		Long: `Schema prints the JSON schema (draft-07) of a query's input (should_run,
+permission) or, for "spec", of data.loopx.spec: the schemas OPA
+type-checks every policy with. They are generated from the types loopx
+fills, so they are exactly what a policy sees. Objects are closed: a
+reference to a field a schema does not declare is a compile error. Below a
+map keyed by id (data.loopx.spec.goals[g], agents, gates) OPA checks
+nothing.
+
+In package loopx.user.should_run (and loopx.run) input is the should_run
+input; in loopx.user.permission the permission input; in other packages
+(loopx.user.lib, tests) the input of any query.
+
+Exit codes: 0 printed; 2 an unknown name.`,
+		Example: `  loopx policy schema permission
+  loopx policy schema should_run | jq '.properties.state.properties | keys'
+  loopx policy schema spec`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if q, ok := engine.QueryName(name); ok {
+				name = q
+			}
+			b, err := engine.PolicySchema(name)
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(b)
+			return err
+		},
+	}
 }
 
 func (a *app) policyTestCmd() *cobra.Command {

@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// The JSON schemas OPA type-checks policies with (issue 10, case C25). They
+// are generated from the Go types the engine fills (Input, specs.Spec), so
+// they cannot drift from what a policy sees: a struct is a closed object
+// (OPA reports a reference to a field it does not declare, e.g.
+// input.permission.comand, as a type error at the reference), a map keyed
+// by id (goals, agents, gates) is an open object (OPA does not type what
+// is below it).
+
+// SpecSchemaName is the name `loopx policy schema` gives the schema of
+// data.loopx.spec; every other name is a query's input.
+const SpecSchemaName = "spec"
+
+// queryFields maps the Input fields that only one query's input carries to
+// that query. Every other query's input schema leaves them out, so that a
+// should_run policy reading input.permission is a type error; the query's
+// own schema requires them. A query with its own request fields (claim,
+// gate_answer) adds its Input field here.
+var queryFields = map[string]string{"permission": "permission"}
+
+// schemaQueries are the queries with an input schema: those with a policy.
+func schemaQueries() []string { return slices.Sorted(maps.Keys(policies.Queries)) }
+
+type policySchemas struct {
+	// json maps "input.<query>", "input" (any query: the shared library)
+	// and "spec" to the schema document.
+	json map[string][]byte
+	set  *ast.SchemaSet
+	// modules are the annotation modules that bind each package to its
+	// schemas, keyed by their path.
+	modules map[string]string
+	err     error
+}
+
+var loadSchemas = sync.OnceValue(func() *policySchemas {
+	ps := &policySchemas{json: map[string][]byte{}, set: ast.NewSchemaSet(), modules: map[string]string{}}
+	ps.err = ps.build()
+	return ps
+})
+
+func (ps *policySchemas) build() error {
+	spec, err := jsonschema.For[specs.Spec](nil)
+	if err != nil {
+		return err
+	}
+	if err := ps.put("spec", spec); err != nil {
+		return err
+	}
+	queries := schemaQueries()
+	for _, q := range append([]string{""}, queries...) {
+		s, err := jsonschema.For[Input](nil)
+		if err != nil {
+			return err
+		}
+		name := "input"
+		if q == "" {
+			s.Description = "The input of any loopx query (" + strings.Join(queries, ", ") + ")."
+			s.Properties["query"].Enum = stringsAny(queries)
+		} else {
+			name += "." + q
+			s.Description = fmt.Sprintf("The input of the %s query (%s).", q, policies.Queries[q])
+			s.Properties["query"].Const = jsonschema.Ptr[any](q)
+			for field, owner := range queryFields {
+				if owner != q {
+					delete(s.Properties, field)
+					s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(f string) bool { return f == field })
+				} else {
+					s.Required = append(s.Required, field)
+					s.Properties[field].Types = nil
+					s.Properties[field].Type = "object"
+				}
+			}
+		}
+		if err := ps.put(name, s); err != nil {
+			return err
+		}
+	}
+	// One subpackages annotation a package: data.loopx (the shared
+	// library, user tests) sees the input of any query; each query's
+	// built-in package and user package see that query's input.
+	ps.modules["schemas/loopx.rego"] = annotationModule("loopx", "schema.input")
+	for _, q := range queries {
+		builtin := strings.TrimSuffix(strings.TrimPrefix(policies.Queries[q], "data."), ".decision")
+		for _, pkg := range []string{builtin, UserPackagePrefix + q} {
+			ps.modules["schemas/"+pkg+".rego"] = annotationModule(pkg, "schema.input."+q)
+		}
+	}
+	return nil
+}
+
+func stringsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// put records s under name in the JSON documents and the schema set
+// (schema.<name>).
+func (ps *policySchemas) put(name string, s *jsonschema.Schema) error {
+	s.Schema = "http://json-schema.org/draft-07/schema#"
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	ps.json[name] = append(b, '\n')
+	ref, err := ast.ParseRef("schema." + name)
+	if err != nil {
+		return err
+	}
+	ps.set.Put(ref, doc)
+	return nil
+}
+
+// annotationModule is a Rego module with no rules whose METADATA binds
+// input and data.loopx.spec to their schemas in pkg and its subpackages.
+func annotationModule(pkg, input string) string {
+	return fmt.Sprintf(`# METADATA
+# scope: subpackages
+# schemas:
+#   - input: %s
+#   - data.loopx.spec: schema.spec
+package %s
+`, input, pkg)
+}
+
+// PolicySchema returns the JSON schema (draft-07) that policies are
+// type-checked with: the input of query name ("should_run", "permission")
+// or, for SpecSchemaName, data.loopx.spec. Errors: *UsageError
+// (unknown_schema) for any other name.
+func PolicySchema(name string) ([]byte, error) {
+	ps := loadSchemas()
+	if ps.err != nil {
+		return nil, ps.err
+	}
+	key := "input." + name
+	if name == SpecSchemaName {
+		key = name
+	}
+	b, ok := ps.json[key]
+	if !ok {
+		return nil, Usagef("unknown_schema", "unknown schema %q (known: %s, %s)", name, strings.Join(schemaQueries(), ", "), SpecSchemaName)
+	}
+	return slices.Clone(b), nil
+}
+
+// PolicySchemaNames are the names PolicySchema knows: the queries, then
+// SpecSchemaName.
+func PolicySchemaNames() []string { return append(schemaQueries(), SpecSchemaName) }
+
+// schemaModules parses the annotation modules that bind each package to
+// its schemas, keyed by path (schemas/<package>.rego).
+func schemaModules() (map[string]*ast.Module, error) {
+	ps := loadSchemas()
+	if ps.err != nil {
+		return nil, ps.err
+	}
+	out := make(map[string]*ast.Module, len(ps.modules))
+	for path, src := range ps.modules {
+		m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			return nil, fmt.Errorf("schema module %s: %w", path, err)
+		}
+		out[path] = m
+	}
+	return out, nil
+}
+
+// policyCompiler is the compiler every policy is compiled with: the
+// schemas of each query's input and of data.loopx.spec (a reference to a
+// field they do not declare is a type error), and the capabilities of
+// policyCapabilities (no network, clock or randomness).
+func policyCompiler() (*ast.Compiler, error) {
+	ps := loadSchemas()
+	if ps.err != nil {
+		return nil, ps.err
+	}
+	return ast.NewCompiler().WithSchemas(ps.set).WithUseTypeCheckAnnotations(true).
+		WithCapabilities(policyCapabilities()), nil
+}
