@@ -1,15 +1,28 @@
 package lint
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
+	"path"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // SARIF 2.1.0 constants.
 const (
+	// SARIFVersion is sarifLog.version.
 	SARIFVersion = "2.1.0"
-	SARIFSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	// SARIFSchema is sarifLog.$schema: the official OASIS schema (Errata 01).
+	SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	// SARIFColumnKind is run.columnKind, the unit of every region's
+	// startColumn: UTF-16 code units (a character outside the Basic
+	// Multilingual Plane, such as an emoji, is two columns), as editors and
+	// code-scanning services count them. SARIF 2.1.0 §3.14.17 requires it
+	// in a run with results.
+	SARIFColumnKind = "utf16CodeUnits"
 )
 
 // SARIFLog is a SARIF 2.1.0 log (the parts loopx fills in), ready to be
@@ -20,10 +33,11 @@ type SARIFLog struct {
 	Runs    []SARIFRun `json:"runs"`
 }
 
-// SARIFRun is one run of one tool.
+// SARIFRun is one run of one tool. ColumnKind is always SARIFColumnKind.
 type SARIFRun struct {
-	Tool    SARIFTool     `json:"tool"`
-	Results []SARIFResult `json:"results"`
+	Tool       SARIFTool     `json:"tool"`
+	ColumnKind string        `json:"columnKind"`
+	Results    []SARIFResult `json:"results"`
 }
 
 // SARIFTool is the run's tool.
@@ -76,13 +90,15 @@ type SARIFPhysicalLocation struct {
 }
 
 // SARIFArtifactLocation names a file by its URI relative to the project
-// root (uriBaseId %SRCROOT%).
+// root (uriBaseId %SRCROOT%): a relative reference (RFC 3986 §4.2) whose
+// path segments are percent-encoded UTF-8 (see ArtifactURI).
 type SARIFArtifactLocation struct {
 	URI       string `json:"uri"`
 	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
-// SARIFRegion is a 1-based line and column.
+// SARIFRegion is a 1-based line and column; the column counts UTF-16 code
+// units (run.columnKind) and is omitted (0) when loopx cannot convert it.
 type SARIFRegion struct {
 	StartLine   int `json:"startLine"`
 	StartColumn int `json:"startColumn,omitempty"`
@@ -110,8 +126,13 @@ func AllRules() []RuleInfo {
 
 // ToSARIF builds the SARIF log of findings. rules describes the rules
 // (AllRules); a finding whose rule is not among them gets a descriptor of
-// its own. Locations are relative to the project root (%SRCROOT%).
-func ToSARIF(findings []Finding, rules []RuleInfo, version string) SARIFLog {
+// its own. Locations are relative to the project root (%SRCROOT%), and root
+// holds the project's files (os.DirFS of the root): a finding's column,
+// which counts UTF-8 bytes, is converted to UTF-16 code units (SARIFColumnKind)
+// from the text of its line. When the line cannot be read (root nil, the
+// file gone or changed) the region keeps its line and drops the column
+// rather than give a column in the wrong unit.
+func ToSARIF(findings []Finding, rules []RuleInfo, version string, root fs.FS) SARIFLog {
 	drv := SARIFDriver{Name: "loopx", Version: version, InformationURI: "https://github.com/loopx-dev/loopx", Rules: []SARIFRule{}}
 	index := map[string]int{}
 	addRule := func(r RuleInfo) {
@@ -128,6 +149,7 @@ func ToSARIF(findings []Finding, rules []RuleInfo, version string) SARIFLog {
 		addRule(r)
 	}
 	results := make([]SARIFResult, 0, len(findings))
+	cols := columnConverter{root: root, files: map[string][]byte{}}
 	for _, f := range findings {
 		if _, ok := index[f.Rule]; !ok {
 			addRule(RuleInfo{ID: f.Rule, Severity: f.Severity, Description: f.Rule})
@@ -137,15 +159,73 @@ func ToSARIF(findings []Finding, rules []RuleInfo, version string) SARIFLog {
 			res.Message.Text += " (" + f.Ref + ")"
 		}
 		if l := f.Location; l != nil && l.File != "" {
-			pl := SARIFPhysicalLocation{ArtifactLocation: SARIFArtifactLocation{URI: uri(l.File), URIBaseID: "%SRCROOT%"}}
+			pl := SARIFPhysicalLocation{ArtifactLocation: SARIFArtifactLocation{URI: ArtifactURI(l.File), URIBaseID: "%SRCROOT%"}}
 			if l.Row > 0 {
-				pl.Region = &SARIFRegion{StartLine: l.Row, StartColumn: l.Col}
+				pl.Region = &SARIFRegion{StartLine: l.Row, StartColumn: cols.utf16(l.File, l.Row, l.Col)}
 			}
 			res.Locations = []SARIFLocation{{PhysicalLocation: pl}}
 		}
 		results = append(results, res)
 	}
-	return SARIFLog{Version: SARIFVersion, Schema: SARIFSchema, Runs: []SARIFRun{{Tool: SARIFTool{Driver: drv}, Results: results}}}
+	return SARIFLog{Version: SARIFVersion, Schema: SARIFSchema,
+		Runs: []SARIFRun{{Tool: SARIFTool{Driver: drv}, ColumnKind: SARIFColumnKind, Results: results}}}
+}
+
+// columnConverter converts byte columns to UTF-16 columns, reading each
+// file once.
+type columnConverter struct {
+	root  fs.FS
+	files map[string][]byte // nil: unreadable
+}
+
+// utf16 converts the 1-based byte column col of line row of file (a
+// slash-separated path relative to the root) to a 1-based column in UTF-16
+// code units; 0 when col is 0 or cannot be converted (the file cannot be
+// read, the line is shorter, col falls inside a character).
+func (c columnConverter) utf16(file string, row, col int) int {
+	if col < 1 || row < 1 || c.root == nil {
+		return 0
+	}
+	data, ok := c.files[file]
+	if !ok {
+		name := path.Clean(file)
+		if fs.ValidPath(name) {
+			data, _ = fs.ReadFile(c.root, name)
+		}
+		c.files[file] = data
+	}
+	if data == nil {
+		return 0
+	}
+	line := data
+	for i := 1; i < row; i++ {
+		nl := bytes.IndexByte(line, '\n')
+		if nl < 0 {
+			return 0
+		}
+		line = line[nl+1:]
+	}
+	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	if col-1 > len(line) { // col-1 == len(line) is the line's end
+		return 0
+	}
+	if col-1 < len(line) && !utf8.RuneStart(line[col-1]) {
+		return 0
+	}
+	prefix := line[:col-1]
+	units := 0
+	for len(prefix) > 0 {
+		r, size := utf8.DecodeRune(prefix)
+		if n := utf16.RuneLen(r); n > 0 {
+			units += n
+		} else {
+			units++ // an invalid byte: editors show it as one U+FFFD
+		}
+		prefix = prefix[size:]
+	}
+	return units + 1
 }
 
 // level maps a severity to a SARIF level.
@@ -172,15 +252,24 @@ func firstSentence(s string) string {
 	return s
 }
 
-// uri escapes a relative path for artifactLocation.uri.
-func uri(path string) string {
+// ArtifactURI turns a slash-separated relative file path into the relative
+// reference artifactLocation.uri holds (RFC 3986 §4.2): every byte of the
+// UTF-8 path except the unreserved characters (A-Z a-z 0-9 - . _ ~) and
+// "/" is percent-encoded ("docs/naïve [1].md" is
+// "docs/na%C3%AFve%20%5B1%5D.md"), so that the reference has no scheme, no
+// query and no fragment, and decodes back to the path byte for byte.
+func ArtifactURI(p string) string {
+	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	for _, r := range path {
-		switch {
-		case r == '%' || r == ' ' || r == '#' || r == '?' || r < 0x20:
-			fmt.Fprintf(&b, "%%%02X", r)
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9',
+			c == '-', c == '.', c == '_', c == '~', c == '/':
+			b.WriteByte(c)
 		default:
-			b.WriteRune(r)
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
 		}
 	}
 	return b.String()

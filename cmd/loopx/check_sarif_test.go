@@ -4,32 +4,39 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
-	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/loopx-dev/loopx/internal/sarifcheck"
 )
+
+// scanFile is a published file whose name needs percent-encoding in a URI
+// (non-ASCII, spaces, "[ ]", "%", "#") and whose hits follow multi-byte
+// characters on their line.
+const scanFile = "docs/naïve notes [draft] 100% #1.md"
 
 // TestCheck_SARIFValidatesAgainstSchema runs `loopx check --format sarif`
 // on a project with findings of every kind (spec lint, policy test,
-// publication scan, replay) and validates the output against the
-// SARIF 2.1.0 schema (a trimmed copy of the official one, checked with
-// OPA's json.match_schema).
+// publication scan, replay) and validates the output against the official
+// OASIS SARIF 2.1.0 schema with format assertions on (internal/sarifcheck):
+// artifact URIs are RFC 3986 references that decode back to the file
+// names, and every column counts UTF-16 code units (run.columnKind).
 func TestCheck_SARIFValidatesAgainstSchema(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{
 		"loopx/loopx.cue": `project: name: "sarif"
 agents: a1: {host: "shell"}
 goals: g1: {
-	objective: "Ship the v2 API"
-	agents: ["a1", "ghost"]
+	objective: "Ship the v2 API 🚀", agents: ["a1", "ghost"]
 	scope: write: ["**"]
 }
 `,
-		"docs/notes.md": "db at 10.0.0.12\npassword: $DB_PASSWORD\n",
+		scanFile: "db at 10.0.0.12\n日本 🙂 password: $DB_PASSWORD\n",
 	}
 	policies := map[string]string{
 		"loopx/policies/freeze.rego":      "package loopx.user.should_run\n\ndeny contains \"freeze\" if input.agent == \"a1\"\n",
@@ -60,26 +67,17 @@ goals: g1: {
 	if code != cli.ExitNo {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errb.String())
 	}
+	if err := sarifcheck.Validate(out.Bytes()); err != nil {
+		t.Fatalf("SARIF does not validate: %v\n%s", err, out.String())
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	schemaRaw, err := os.ReadFile("../../lint/testdata/sarif-2.1.0-trimmed.schema.json")
-	if err != nil {
-		t.Fatal(err)
+	if ck := doc["runs"].([]any)[0].(map[string]any)["columnKind"]; ck != "utf16CodeUnits" {
+		t.Errorf("columnKind %v", ck)
 	}
-	var schema any
-	if err := json.Unmarshal(schemaRaw, &schema); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := rego.New(rego.Query(`[ok, errs] := json.match_schema(input.doc, input.schema)`),
-		rego.Input(map[string]any{"doc": doc, "schema": schema})).Eval(context.Background())
-	if err != nil || len(rs) != 1 {
-		t.Fatalf("match_schema: %v", err)
-	}
-	if rs[0].Bindings["ok"] != true {
-		t.Fatalf("SARIF does not validate: %v\n%s", rs[0].Bindings["errs"], out.String())
-	}
+	checkColumns(t, root, out.Bytes())
 	results := doc["runs"].([]any)[0].(map[string]any)["results"].([]any)
 	rules := map[string]bool{}
 	for _, r := range results {
@@ -88,6 +86,68 @@ goals: g1: {
 	for _, want := range []string{"unknown-agent", "goal-without-quota", "scope-writes-loopx", "policy-test", "private-ip", "credential", "replay"} {
 		if !rules[want] {
 			t.Errorf("no %s result in %v", want, rules)
+		}
+	}
+}
+
+// checkColumns checks each result's region against the file it names: the
+// URI decodes to a file under root, and startColumn, counted in UTF-16 code
+// units, is where the result's text starts on its line: the credential at
+// "$DB_PASSWORD" after "日本 🙂", the unknown agent at "ghost" after "🚀"
+// (a byte column would point further right).
+func checkColumns(t *testing.T, root string, sarif []byte) {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           *struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif, &log); err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]string{}
+	for _, r := range log.Runs[0].Results {
+		for _, l := range r.Locations {
+			pl := l.PhysicalLocation
+			name, err := url.PathUnescape(pl.ArtifactLocation.URI)
+			if err != nil {
+				t.Errorf("%s: uri %q: %v", r.RuleID, pl.ArtifactLocation.URI, err)
+				continue
+			}
+			if pl.Region == nil || pl.Region.StartColumn == 0 {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+			if err != nil {
+				t.Errorf("%s: uri %q names no file: %v", r.RuleID, pl.ArtifactLocation.URI, err)
+				continue
+			}
+			line := strings.Split(string(data), "\n")[pl.Region.StartLine-1]
+			units := utf16.Encode([]rune(line))
+			if pl.Region.StartColumn > len(units)+1 {
+				t.Errorf("%s: %s:%d: column %d is past the line's %d UTF-16 units", r.RuleID, name, pl.Region.StartLine, pl.Region.StartColumn, len(units))
+				continue
+			}
+			// The text at the column, back from UTF-16 units.
+			prefix := string(utf16.Decode(units[:pl.Region.StartColumn-1]))
+			if !strings.HasPrefix(line, prefix) {
+				t.Errorf("%s: %s:%d:%d splits a character", r.RuleID, name, pl.Region.StartLine, pl.Region.StartColumn)
+				continue
+			}
+			at[r.RuleID] = line[len(prefix):]
+		}
+	}
+	for rule, want := range map[string]string{"credential": "$DB_PASSWORD", "unknown-agent": `"ghost"`, "private-ip": "10.0.0.12"} {
+		if !strings.HasPrefix(at[rule], want) {
+			t.Errorf("%s result's column is at %q, want at %q", rule, at[rule], want)
 		}
 	}
 }

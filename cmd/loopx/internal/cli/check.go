@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -283,7 +284,7 @@ func (a *app) runCheck(ctx context.Context, o checkOptions) error {
 	rep := checkReport{OK: sum.Errors == 0, Summary: sum, Findings: findings, Replay: replay}
 	switch o.format {
 	case "sarif":
-		if err := output.JSON(a.stdout, lint.ToSARIF(findings, lint.AllRules(), Version)); err != nil {
+		if err := output.JSON(a.stdout, lint.ToSARIF(findings, lint.AllRules(), Version, os.DirFS(e.Root()))); err != nil {
 			return err
 		}
 	case "json":
