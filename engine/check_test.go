@@ -131,7 +131,7 @@ func TestEvalInput_HandWrittenAndCurrentState(t *testing.T) {
 	}
 	// permission in the caller's form is normalised
 	d, in, err = e.EvalInput(ctx, "permission", []byte(`{"permission": {"tool": "Bash", "command": "git push origin main"}}`), "g1", "a1")
-	if err != nil || in.Permission == nil || !strings.Contains(strings.Join(in.Permission.Actions, ","), "git.push") || d.Verdict != "allow" {
+	if err != nil || in.Permission == nil || !strings.Contains(strings.Join(in.Permission.Actions, ","), "git.push") || d.Verdict != "defer" {
 		t.Fatalf("permission: %+v %+v %v", d, in.Permission, err)
 	}
 	for _, bad := range []string{`[]`, `{"stat": {}}`, `{"now": "tomorrow"}`, `{"permission": {"tool": 3}}`} {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -28,7 +29,7 @@ type Request struct {
 // policy is a policy error (deny).
 var verdicts = map[string][]string{
 	"should_run":  {"run", "skip", "wait_human", "deny"},
-	"permission":  {"allow", "ask", "deny"},
+	"permission":  {"allow", "defer", "ask", "deny"},
 	"claim":       {"allow", "deny"},
 	"gate_answer": {"allow", "deny"},
 }
@@ -148,6 +149,20 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 		d.Reasons = []Reason{}
 	}
 	return d
+}
+
+// Verdicts returns every verdict any query may give, each once, in the
+// order of design §6 (should_run, permission, claim, gate_answer).
+func Verdicts() []string {
+	var out []string
+	for _, q := range []string{"should_run", "permission", "claim", "gate_answer"} {
+		for _, v := range verdicts[q] {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 func policyArea(query string) string {

@@ -11,10 +11,11 @@ type Decision struct {
 	// Query is "should_run", "permission", "claim" or "gate_answer".
 	Query string `json:"query"`
 	// Verdict is, for should_run: "run", "skip", "wait_human" or "deny";
-	// for permission: "allow", "ask" or "deny"; claim and gate_answer:
-	// "allow" or "deny".
+	// for permission: "allow" (a spec grant matches), "defer" (no grant
+	// matches and no rule objects: the host's own permission flow decides),
+	// "ask" or "deny"; claim and gate_answer: "allow" or "deny".
 	Verdict string `json:"verdict"`
-	// Allow is true for "run" and "allow".
+	// Allow is true for "run" and "allow" only: "defer" is no grant.
 	Allow bool `json:"allow"`
 	// Reasons say why, most important first.
 	Reasons []Reason `json:"reasons"`

@@ -65,8 +65,9 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 	"create_or_update_file": "git.push", "delete_file": "git.push"}
 
 // Permission decides the permission query (data.loopx.permission.decision,
-// design §6) for agent on goal: "allow", "ask" or "deny", with reasons,
-// logged like every decision. Before the policy runs it normalises req:
+// design §6) for agent on goal: "allow" (a goals.<g>.scope.grant covers the
+// call), "defer" (no grant, no objection: the host decides), "ask" or
+// "deny", with reasons, logged like every decision. Before the policy runs it normalises req:
 //
 //   - each path is made relative to the project root (filepath.Clean), with
 //     ".." escapes and absolute paths elsewhere flagged outside_project, and
@@ -95,8 +96,8 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req Permiss
 
 // auditDenial appends a permission.denied event for a denied tool call, so
 // that an agent whose host ignores the answer still shows in `loopx events`
-// (the decision log has the full decision). Allows and asks are not
-// audited: they are the hot path of every tool call.
+// (the decision log has the full decision). Allows, defers and asks are
+// not audited: they are the hot path of every tool call.
 func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decision) {
 	codes := make([]string, 0, len(d.Reasons))
 	for _, r := range d.Reasons {

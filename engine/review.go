@@ -214,7 +214,7 @@ func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
 				continue
 			}
 			d := le.Result
-			if (le.Input.Goal != goal && d.Goal != goal) || d.Allow || d.Verdict == "run" || d.Verdict == "allow" {
+			if (le.Input.Goal != goal && d.Goal != goal) || d.Allow || d.Verdict == "run" || d.Verdict == "allow" || d.Verdict == "defer" {
 				continue
 			}
 			if le.Timestamp.Before(since) || le.Timestamp.After(now) {

@@ -108,8 +108,12 @@ goals: g1: {
 	if g.Stall.MaxNoProgress != 3 || g.Evidence.StaleAfter != "72h" || g.Evidence.StaleAfterSeconds != 72*3600 {
 		t.Errorf("stall/evidence = %+v %+v", g.Stall, g.Evidence)
 	}
-	if g.Agents == nil || len(g.Agents) != 0 || g.Scope.Write == nil || g.Scope.Commands.Deny == nil {
+	if g.Agents == nil || len(g.Agents) != 0 || g.Scope.Write == nil || g.Scope.Commands.Deny == nil ||
+		g.Scope.Grant.Commands == nil || g.Scope.Grant.Tools == nil || g.Scope.Grant.Paths == nil {
 		t.Errorf("lists must default to [] (not null): %+v %+v", g.Agents, g.Scope)
+	}
+	if g.Scope.Commands.Opaque != "ask" || len(g.Scope.Grant.Commands)+len(g.Scope.Grant.Tools)+len(g.Scope.Grant.Paths) != 0 {
+		t.Errorf("scope defaults: opaque %q (want ask), grant %+v (want empty)", g.Scope.Commands.Opaque, g.Scope.Grant)
 	}
 	gate := g.Gates["merge"]
 	if strings.Join(gate.Options, ",") != "approve,reject" || strings.Join(gate.Answerers, ",") != "human" ||
@@ -307,6 +311,9 @@ func TestLoad_ErrorCodes(t *testing.T) {
 		{"huge count", "goals: g1: {objective: \"x\", quota: tokens: 99999999999999999999}\n", 1, 44, "goals.g1.quota.tokens", CodeInvalid, ""},
 		{"bad goal id", "goals: \"ship v2\": objective: \"x\"\n", 1, 8, "goals.ship v2", CodeInvalid, "invalid goal id"},
 		{"unknown preset", "goals: g1: {objective: \"x\", preset: \"isue-fix\"}\n", 1, 29, "goals.g1.preset", CodeUnknownPreset, "issue-fix, pr-watch"},
+		{"opaque answer", "goals: g1: {objective: \"x\", scope: commands: opaque: \"allow\"}\n", 1, 54, "goals.g1.scope.commands.opaque", CodeInvalid, ""},
+		{"unknown grant field", "goals: g1: {objective: \"x\", scope: grant: command: [\"go test*\"]}\n", 1, 43, "goals.g1.scope.grant.command", CodeUnknownField, ""},
+		{"grant and opaque", "goals: g1: {objective: \"x\", scope: {grant: {commands: [\"go test*\"], tools: [\"WebFetch\"], paths: [\"docs/**\"]}, commands: opaque: \"deny\"}}\n", 0, 0, "", "", ""},
 		{"package conflict", "package a\ngoals: g1: objective: \"x\"\n", 0, 0, "", "", ""}, // one file: fine
 		{"policy deadline too long", "project: policy_deadline: \"10s\"\n", 1, 10, "project.policy_deadline", CodeInvalid, `policy deadline "10s" is out of range: between 100ms and 5s (default 2s)`},
 		{"policy deadline too short", "project: policy_deadline: \"50ms\"\n", 1, 10, "project.policy_deadline", CodeInvalid, "between 100ms and 5s"},

@@ -128,13 +128,27 @@ func Scaffold(o ScaffoldOptions) []byte {
 	stall: max_no_progress: 3
 
 	// What agents may write and run (globs relative to the project root).
+	// write, deny and commands only restrict: loopx answers deny or ask, and
+	// a call nothing objects to is "defer", left to the agent host's own
+	// permission prompt. loopx/, .loopx/ and the hosts' hook settings are
+	// always protected; a command loopx cannot read (opaque: $(…), | sh,
+	// python -c, find -exec…) is never allowed.
 	scope: {
 		write: ["**"]
 		deny: [".loopx/**", "loopx/**", ".env", "secrets/**"]
 		commands: {
 			deny: ["git push --force*"]
 			ask: ["git push*"]
+			// opaque: "deny" // an opaque command: "ask" (default) or "deny"
 		}
+		// grant answers allow (the host skips its prompt) for a call it covers
+		// whole: a tool by name, a readable command line whose every simple
+		// command matches, or files that all match (and are inside write).
+		// grant: {
+		// 	commands: ["go test*", "go build*", "git status*", "git diff*"]
+		// 	tools:    ["WebFetch"]
+		// 	paths:    ["docs/**"]
+		// }
 	}
 
 	// Gates are concrete questions a human (or "agent:<id>") answers before

@@ -109,20 +109,48 @@ type Stall struct {
 }
 
 // Scope is what agents on a goal may touch (spec field goals.<id>.scope).
+// Write, Deny and Commands restrict; only Grant grants.
 type Scope struct {
-	// Write lists doublestar globs (relative to the project root) agents may write.
+	// Write lists doublestar globs (relative to the project root) agents may
+	// write; empty = anywhere inside the project. A restriction, never a grant.
 	Write []string `json:"write"`
-	// Deny lists globs agents may never write; loopx/** and .loopx/** are always denied.
+	// Deny lists globs agents may never write; loopx/**, .loopx/** and the
+	// hosts' hook settings are always denied.
 	Deny []string `json:"deny"`
 	// Commands lists shell command patterns ("git push*") by answer.
 	Commands Commands `json:"commands"`
+	// Grant lists what the permission decision answers allow (the host then
+	// skips its own prompt); a call it does not cover is defer at best.
+	Grant Grant `json:"grant"`
 }
 
-// Commands are shell-command glob patterns by permission answer.
+// Commands are shell-command glob patterns by permission answer (spec
+// field goals.<id>.scope.commands); * matches anything.
 type Commands struct {
+	// Allow, when set, restricts simple commands to these patterns (any
+	// other asks); it grants nothing.
 	Allow []string `json:"allow"`
-	Ask   []string `json:"ask"`
-	Deny  []string `json:"deny"`
+	// Ask lists patterns that ask a human.
+	Ask []string `json:"ask"`
+	// Deny lists patterns that deny.
+	Deny []string `json:"deny"`
+	// Opaque is the answer to a command line loopx cannot read: "ask"
+	// (default) or "deny".
+	Opaque string `json:"opaque"`
+}
+
+// Grant is what a goal grants (spec field goals.<id>.scope.grant): a call
+// is granted when its tool name matches Tools, or every part of it is
+// granted (a readable command line whose every simple command matches
+// Commands; paths a writing or shell tool writes that all match Paths and
+// scope.write when set). Empty by default: nothing is granted.
+type Grant struct {
+	// Commands are command patterns, as in Commands.
+	Commands []string `json:"commands"`
+	// Tools are host tool-name patterns ("WebFetch", "mcp__github__get_*").
+	Tools []string `json:"tools"`
+	// Paths are doublestar globs relative to the project root.
+	Paths []string `json:"paths"`
 }
 
 // Gate is a spec-declared human decision (spec field goals.<id>.gates.<name>).

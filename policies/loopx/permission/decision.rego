@@ -3,13 +3,22 @@
 # description: |
 #   The permission query (design §6): may this agent use this tool, write these
 #   paths, run this command? Every rule that objects adds a reason; deny beats
-#   ask beats allow. loopx protects itself: loopx/** and .loopx/** are never
-#   writable and `loopx gate answer` never runs as an agent. The engine
-#   normalises input.permission in Go: paths relative to the project root,
-#   slash-separated, with outside_project / symlink_outside / resolved; the
-#   simple commands of the command line (commands) and the actions they map
-#   to (actions). Path globs have doublestar semantics (glob_match); command
-#   patterns are globs where * matches anything.
+#   ask beats allow and defer. `allow` is a grant: only a goals.<g>.scope.grant
+#   entry matching the whole call gives it (a host skips its own prompt on it).
+#   A call no grant matches and no rule objects to is `defer`: loopx has no
+#   objection and the host's own permission flow decides. scope.write and
+#   scope.commands.allow are restrictions, never grants.
+#   loopx protects itself and the hooks that govern agents: loopx/**, .loopx/**
+#   and the hosts' hook and tool settings are never writable, loopx's
+#   human-only verbs never run as an agent, and a command line the engine
+#   cannot read (opaque) is never allowed.
+#   The engine normalises input.permission in Go: paths relative to the project
+#   root, slash-separated, with outside_project / symlink_outside / resolved;
+#   via_command for a file a shell command writes, mentioned for a path-like
+#   word an opaque command names; the simple commands of the command line
+#   (argvs, and joined as commands), the reasons it is opaque (opaque), and
+#   the actions they map to (actions). Path globs have doublestar semantics
+#   (glob_match); command patterns are globs where * matches anything.
 package loopx.permission
 
 import data.loopx.lib
@@ -31,20 +40,23 @@ outcome := answer("deny", deny) if count(deny) > 0
 
 else := answer("ask", ask) if count(ask) > 0
 
-else := answer("allow", [lib.reason(
-	"permitted", $"{object.get(req, "tool", "")} permitted: no scope, gate or protection rule objects",
-	"data.loopx.permission.decision", $"goals.{goal_id}.scope",
+else := answer("allow", granted) if count(granted) > 0
+
+else := answer("defer", [lib.reason(
+	"no_grant", $"{call_name}: no rule objects and no scope.grant matches; the host's own permission flow decides",
+	"data.loopx.permission.decision", $"goals.{goal_id}.scope.grant",
 )])
 
+# allow is true for a grant only: defer (no objection) is not a grant.
 answer(verdict, reasons) := {
 	"verdict": verdict, "allow": verdict == "allow", "todo": null,
 	"next_check_at": null, "charge": false, "reasons": reasons,
 }
 
 # Reasons in the order people should read them.
-deny := [r | some rs in [health, bad_request, goal_agent, self_answer, protected, outside, scope_denied, outside_scope, command_denied, gate_open, goal_gate, user_deny]; some r in rs]
+deny := [r | some rs in [health, bad_request, goal_agent, human_only, protected, outside, scope_denied, outside_scope, command_denied, opaque_as("deny"), gate_open, goal_gate, user_deny]; some r in rs]
 
-ask := [r | some rs in [command_unparsed, command_ask, command_not_allowed]; some r in rs]
+ask := [r | some rs in [opaque_as("ask"), command_ask, command_not_allowed]; some r in rs]
 
 # Normalised views of input and spec: defined whatever the input's shape.
 default goal_id := ""
@@ -79,10 +91,46 @@ command := trim_space(req.command) if is_string(req.command)
 
 segments := strs(object.get(req, "commands", []))
 
+# argvs are the simple commands' normalised argv lists (read with object.get:
+# an input written by hand may lack them); without them each segment split
+# on spaces stands in.
+argvs := [a | some x in object.get(req, "argvs", null); is_array(x); a := strs(x); count(a) > 0] if has_argvs
+
+else := [a | some c in segments; a := [w | some w in split(trim_space(c), " "); w != ""]; count(a) > 0]
+
+has_argvs if is_array(object.get(req, "argvs", null))
+
+# simple_commands are the simple commands as command patterns see them.
+simple_commands := [concat(" ", a) | some a in argvs]
+
 # Everything a command pattern is matched against: the raw line and each simple command.
-cmd_targets := {c | some c in array.concat([command], segments); c != ""}
+cmd_targets := {c | some c in array.concat(array.concat([command], segments), simple_commands); c != ""}
 
 actions := {a | some a in array.concat([object.get(req, "action", "")], strs(object.get(req, "actions", []))); is_string(a); a != ""}
+
+# call_name names the call in messages: its tool, else its command, else "the call".
+call_name := object.get(req, "tool", "") if object.get(req, "tool", "") != ""
+
+else := $"`{command}`" if command != ""
+
+else := "the call"
+
+# opaque_reasons say why the engine cannot know what the command line runs
+# or writes (input.permission.opaque); a line that does not parse, or a
+# command line without any simple command read from it, is opaque too.
+opaque_reasons := array.concat(strs(object.get(req, "opaque", [])), unread)
+
+unread := ["it does not parse"] if req.command_parsed == false
+
+else := ["no simple command was read from it"] if {
+	command != ""
+	not has_argvs
+	count(segments) == 0
+}
+
+else := []
+
+opaque if count(opaque_reasons) > 0
 
 # names are the project-relative names a path is checked under (itself and its symlink target).
 names(p) := {n | some n in [p.path, object.get(p, "resolved", p.path)]; is_string(n); n != ""}
@@ -145,20 +193,44 @@ goal_agent := [lib.reason("unknown_goal", $"goal {goal_id} is not declared in th
 goal_known if is_object(data.loopx.spec.goals[goal_id])
 
 # METADATA
-# description: loopx's own spec, policies and state are never written by agents.
+# description: |
+#   loopx's own spec, policies and state (loopx/**, .loopx/**) and the agent
+#   hosts' hook and tool settings (.claude/settings*.json, .codex/hooks.json,
+#   .codex/config.toml, .mcp.json in any directory, the user's home included,
+#   and the .claude and .codex directories themselves: an agent must not
+#   switch its hooks off) are never written by agents, nor is a directory
+#   containing the project. An opaque command that names one of them
+#   (a mentioned path) denies too; one that names only a directory containing
+#   them (., .., /) asks as any opaque command.
 protected := array.concat(
 	[lib.reason("protected_path", msg, "data.loopx.permission.protected", "") |
 		some p in paths
-		hits := [n | some n in names(p); own(n)]
+		hits := [n | some n in names(p); guarded_name(p, n)]
 		count(hits) > 0
-		msg := $"{p.path}{via(p, hits)} is loopx's own (loopx/**, .loopx/**): agents may not write it"
+		msg := protected_message(p, hits)
 	],
 	[lib.reason("protected_path", msg, "data.loopx.permission.protected", "") |
 		some p in paths
 		p.contains_project == true
+		not mentioned(p)
 		msg := $"{p.path} contains the project and loopx's own loopx/ and .loopx/"
 	],
 )
+
+guarded_name(p, n) if {
+	protected_kind(n)
+	not container_named(p, n)
+}
+
+container_named(p, ".") if mentioned(p)
+
+protected_message(p, hits) := $"`{command}` cannot be read and names {p.path}{via(p, hits)}, {protected_kind(hits[0])}" if mentioned(p)
+
+else := $"{p.path}{via(p, hits)} is {protected_kind(hits[0])}: agents may not write it"
+
+protected_kind(n) := "loopx's own (loopx/**, .loopx/**)" if own(n)
+
+else := "an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json)" if host_setting(n)
 
 own(n) if lower(n) in {".", "loopx", ".loopx"}
 
@@ -166,51 +238,155 @@ own(n) if startswith(lower(n), "loopx/")
 
 own(n) if startswith(lower(n), ".loopx/")
 
+# host_settings are the files (and directories holding them) through which
+# Claude Code and Codex load hooks and tools, in the project and the home.
+host_settings := ["**/.claude/settings*.json", "**/.claude", "**/.codex/hooks.json", "**/.codex/config.toml", "**/.codex", "**/.mcp.json"]
+
+host_setting(n) if {
+	some g in host_settings
+	glob_match(g, lower(n))
+}
+
+mentioned(p) if object.get(p, "mentioned", false) == true
+
 via(p, hits) := $" (-> {hits[0]})" if hits[0] != p.path
 
 else := ""
 
 # METADATA
-# description: Commands may not answer gates (design §8), the judgment stays human.
-self_answer := [lib.reason("self_answer_forbidden", "`loopx gate answer` is for a gate's answerers, never for an agent's tool call", "data.loopx.permission.self_answer", "") |
-	self_answering
-]
+# description: |
+#   loopx's human-only verbs never run as an agent (design §8, §16: the
+#   judgment stays human): `gate answer`, `adopt`, `doctor --accept-store`,
+#   `events --prune-before`, `hooks uninstall`, `agent register`, `dashboard`.
+#   Any simple command carries one when its positional words (the words after
+#   the command word that are not flags, nor the value of loopx's --project)
+#   begin with the verb's words, and a flag verb's flag is among its words,
+#   whatever its command word: a copied or renamed loopx binary (./bin/lx,
+#   /tmp/x) answers the same. So `git commit -m "adopt x"` and `npm run
+#   dashboard` pass: their first positional word is not the verb.
+#   False positives avoided: a one-word verb (adopt, dashboard) right after a
+#   well-known tool's bare name (`cd dashboard`, `make dashboard`, `ls adopt`)
+#   passes, unless the line could make that name run something else (a path
+#   ending in that name, PATH=, alias, hash, function definitions).
+#   False positives kept: `echo gate answer` and `grep -r dashboard` from an
+#   unusual tool deny; in an opaque line (which asks anyway) any human-only
+#   verb named in the raw text denies, so `find . -exec grep adopt {} +` denies.
+#   The peer exception: an agent answering a gate that names it answers as
+#   itself (`gate answer G --option O --as agent:<itself>`) in one plain,
+#   readable command; the engine still checks the gate's answerers.
+human_only := [lib.reason("human_only", msg, "data.loopx.permission.human_only", "") | some msg in human_only_hits] if count(human_only_hits) > 0
 
-self_answering if {
+else := [lib.reason("human_only", "`loopx gate answer` is for a gate's answerers, never for an agent's tool call", "data.loopx.permission.human_only", "")] if {
 	"loopx.gate.answer" in actions
 	not peer_answer
 }
 
-self_answering if {
-	regex.match(`\bloopx\b[^;&|\n]*\bgate\s+answer\b`, command)
-	not peer_answer
+else := []
+
+human_only_hits contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only a human may run" if {
+	some a in argvs
+	some v in human_verbs
+	carries(a, v)
+	not exempt(a, v)
 }
+
+human_only_hits contains $"`{command}` cannot be read and names `{verb}`, a verb only a human may run" if {
+	opaque
+	some m in regex.find_n(human_verb_text, command, 1)
+	verb := trim(m, " \t\n'\"`;&|()<>")
+}
+
+# human_verbs are the verbs (words, plus a flag when the flag makes it human-only).
+human_verbs := [
+	{"name": "gate answer", "words": ["gate", "answer"], "flag": ""},
+	{"name": "adopt", "words": ["adopt"], "flag": ""},
+	{"name": "doctor --accept-store", "words": ["doctor"], "flag": "--accept-store"},
+	{"name": "events --prune-before", "words": ["events"], "flag": "--prune-before"},
+	{"name": "hooks uninstall", "words": ["hooks", "uninstall"], "flag": ""},
+	{"name": "agent register", "words": ["agent", "register"], "flag": ""},
+	{"name": "dashboard", "words": ["dashboard"], "flag": ""},
+]
+
+# human_verb_text finds a human-only verb in a raw line's text.
+human_verb_text := `\bgate\s+answer\b|\bhooks\s+uninstall\b|\bagent\s+register\b|--accept-store\b|--prune-before\b|(?:^|[^\w./-])(?:adopt|dashboard)(?:[^\w./-]|$)`
+
+# positional are argv's words after the command word that are not flags nor
+# the value of loopx's only value-taking global flag (--project DIR).
+positional(argv) := [w |
+	some i, w in argv
+	i > 0
+	not startswith(w, "-")
+	not argv[i - 1] == "--project"
+]
+
+carries(argv, v) if {
+	p := positional(argv)
+	count(p) >= count(v.words)
+	array.slice(p, 0, count(v.words)) == v.words
+	has_flag(argv, v.flag)
+}
+
+has_flag(_, "")
+
+has_flag(argv, f) if {
+	f != ""
+	some w in array.slice(argv, 1, count(argv))
+	flag_is(w, f)
+}
+
+flag_is(w, f) if w == f
+
+flag_is(w, f) if startswith(w, concat("", [f, "="]))
+
+exempt(_, v) if {
+	v.name == "gate answer"
+	peer_answer
+}
+
+exempt(a, v) if {
+	count(v.words) == 1
+	a[0] in common_tools
+	not renamable(a[0])
+}
+
+# common_tools are bare command words that are not loopx.
+common_tools := {
+	"cd", "pushd", "ls", "cat", "less", "head", "tail", "grep", "rg", "find", "fd", "echo", "printf",
+	"mkdir", "rmdir", "touch", "cp", "mv", "rm", "ln", "stat", "file", "wc", "sort", "diff", "tree",
+	"du", "git", "gh", "make", "npm", "npx", "pnpm", "yarn", "go", "cargo", "docker", "sed", "awk",
+	"jq", "code", "vim", "vi", "nano", "open", "test", "which",
+}
+
+# renamable: the line could make word run another program.
+renamable(_) if regex.match(`(?:^|[^\w.-])PATH=|\b(?:alias|hash|function|enable)\b|\(\)`, command)
+
+renamable(word) if contains(command, concat("", ["/", word]))
 
 # A peer agent answering a gate that names it as an answerer
-# ("agent:<id>") answers as itself, in one plain command; the engine still
-# checks the gate's answerers and refuses the agent that raised it.
+# ("agent:<id>") answers as itself, in one plain command whose only --as
+# is agent:<itself>; the engine still checks the gate's answerers and
+# refuses the agent that raised it.
 peer_answer if {
-	count(object.get(req, "commands", [])) == 1
+	not opaque
+	count(argvs) == 1
 	is_string(input.agent)
 	input.agent != ""
-	some flag in [$"--as agent:{input.agent}", $"--as=agent:{input.agent}"]
-	some suffix in [" ", ""]
-	endswith_or_space(command, $"{flag}{suffix}")
-	not regex.match(`\b(script|unbuffer|expect|socat|setsid)\b`, command)
+	[v | some i, _ in argvs[0]; v := as_value(argvs[0], i)] == [$"agent:{input.agent}"]
 }
 
-endswith_or_space(c, f) if endswith(c, f)
+as_value(argv, i) := argv[i + 1] if argv[i] == "--as"
 
-endswith_or_space(c, f) if {
-	endswith(f, " ")
-	contains(c, f)
-}
+as_value(argv, i) := substring(argv[i], 5, -1) if startswith(argv[i], "--as=")
 
 # METADATA
-# description: Tool paths outside the project (.. traversal, absolute, symlinks out) deny.
+# description: |
+#   Tool paths outside the project (.. traversal, absolute, symlinks out)
+#   deny. A file a shell command writes (via_command) or names (mentioned)
+#   may be outside: a shell may write /tmp and read /etc.
 outside := [r |
 	some p in paths
 	not p.via_command == true
+	not mentioned(p)
 	r := outside_reason(p)
 ]
 
@@ -225,15 +401,23 @@ scope_denied := [lib.reason("scope_denied", msg, "data.loopx.permission.scope_de
 	not outside_path(p)
 	hits := [g | some g in globs("deny"); some n in names(p); glob_match(g, n)]
 	count(hits) > 0
-	msg := $"{p.path} matches scope.deny pattern {hits[0]}"
+	msg := denied_message(p, hits[0])
 ]
 
+denied_message(p, g) := $"`{command}` cannot be read and names {p.path}, which matches scope.deny pattern {g}" if mentioned(p)
+
+else := $"{p.path} matches scope.deny pattern {g}"
+
 # METADATA
-# description: With goals.<g>.scope.write set, a tool path matching none of its globs denies.
+# description: |
+#   With goals.<g>.scope.write set, a tool path matching none of its globs
+#   denies (a restriction, never a grant). Files a shell command writes or
+#   names are not held to it (see outside).
 outside_scope := [lib.reason("outside_scope", msg, "data.loopx.permission.outside_scope", $"goals.{goal_id}.scope.write") |
 	count(globs("write")) > 0
 	some p in paths
 	not p.via_command == true
+	not mentioned(p)
 	not outside_path(p)
 	not every_writable(p)
 	msg := $"{p.path} is outside scope.write {concat(", ", globs("write"))}"
@@ -264,10 +448,10 @@ command_hits(k, code) := [lib.reason(code, msg, $"data.loopx.permission.{code}",
 ]
 
 # METADATA
-# description: With scope.commands.allow set, a simple command matching none of it asks.
+# description: With scope.commands.allow set (a restriction, never a grant), a simple command matching none of it asks.
 command_not_allowed := [lib.reason("command_not_allowed", $"`{c}` matches no scope.commands.allow pattern", "data.loopx.permission.command_not_allowed", $"goals.{goal_id}.scope.commands.allow") |
 	count(patterns("allow")) > 0
-	some c in {s | some s in segments} | {command | count(segments) == 0; command != ""}
+	some c in {s | some s in simple_commands} | {command | count(simple_commands) == 0; command != ""}
 	not command_allowed(c)
 ]
 
@@ -277,10 +461,105 @@ command_allowed(c) if {
 }
 
 # METADATA
-# description: A command line the engine could not parse asks a human.
-command_unparsed := [lib.reason("command_unparsed", $"cannot parse `{command}` into simple commands", "data.loopx.permission.command_unparsed", "") |
-	req.command_parsed == false
+# description: |
+#   A command line the engine cannot read (opaque: it cannot know what runs
+#   or what is written; see input.permission.opaque) is never allowed: it
+#   asks a human, or denies with goals.<g>.scope.commands.opaque: "deny".
+#   An opaque line that names a protected path denies (protected, scope_denied).
+command_opaque := [lib.reason("command_opaque", msg, "data.loopx.permission.command_opaque", $"goals.{goal_id}.scope.commands.opaque") |
+	opaque
+	msg := $"`{command}` cannot be read safely ({concat("; ", opaque_reasons)}): a human decides"
 ]
+
+default opaque_mode := "ask"
+
+opaque_mode := "deny" if cmd_spec.opaque == "deny"
+
+opaque_as(mode) := command_opaque if opaque_mode == mode
+
+else := []
+
+# METADATA
+# description: |
+#   A grant (goals.<g>.scope.grant) matches the whole call: its tool name
+#   matches a grant.tools pattern; or every part of it is granted, the part
+#   being a shell command line (readable, and every simple command matches a
+#   grant.commands pattern) and the paths a writing or shell tool writes
+#   (every name matches a grant.paths glob and scope.write when that is set).
+#   A tool that is neither (an MCP tool, WebFetch) is granted by grant.tools
+#   only. An opaque line is never granted, whatever grant.tools or
+#   grant.commands say; a grant never overrides an objection (deny and ask
+#   come first).
+granted := [] if opaque
+
+else := [tool_grant] if tool_grant
+
+else := parts_grant if {
+	grantable_kind
+	count(parts_grant) > 0
+	command_granted
+	paths_granted
+}
+
+else := []
+
+default grant := {}
+
+grant := scope.grant if is_object(scope.grant)
+
+grant_list(k) := strs(object.get(grant, k, []))
+
+tool_name := object.get(req, "tool", "")
+
+tool_grant := lib.reason("granted", $"{tool_name} matches scope.grant.tools pattern {gs[0]}", "data.loopx.permission.granted", $"goals.{goal_id}.scope.grant.tools") if {
+	tool_name != ""
+	gs := [g | some g in grant_list("tools"); cmd_match(g, tool_name)]
+	count(gs) > 0
+}
+
+# grantable_kind: a shell or file-writing tool, or a question without a tool.
+grantable_kind if tool_name == ""
+
+grantable_kind if {
+	some a in actions
+	a in {"shell.exec", "fs.write"}
+}
+
+# grant_paths are the paths a call writes (a mentioned path is only named).
+grant_paths := [p | some p in paths; not mentioned(p)]
+
+parts_grant := array.concat(
+	[lib.reason("granted", $"every simple command matches scope.grant.commands: {concat(", ", command_grants)}", "data.loopx.permission.granted", $"goals.{goal_id}.scope.grant.commands") | command != ""],
+	[lib.reason("granted", $"every path matches scope.grant.paths: {concat(", ", path_grants)}", "data.loopx.permission.granted", $"goals.{goal_id}.scope.grant.paths") | count(grant_paths) > 0],
+)
+
+command_grants := [$"`{c}` ({gs[0]})" |
+	some c in simple_commands
+	gs := [g | some g in grant_list("commands"); cmd_match(g, c)]
+	count(gs) > 0
+]
+
+command_granted if command == ""
+
+command_granted if {
+	count(simple_commands) > 0
+	count(command_grants) == count(simple_commands)
+}
+
+path_grants := [$"{p.path} ({gs[0]})" |
+	some p in grant_paths
+	gs := [g | some g in grant_list("paths"); every n in names(p) {
+		glob_match(g, n)
+	}]
+	count(gs) > 0
+	writable_if_restricted(p)
+]
+
+paths_granted if count(path_grants) == count(grant_paths)
+
+writable_if_restricted(_) if count(globs("write")) == 0
+
+writable_if_restricted(p) if every_writable(p)
 
 # METADATA
 # description: An open gate guarding one of the request's actions (or a command pattern) denies until it is answered.

@@ -92,15 +92,13 @@ func short(h string) string {
 }
 
 // decisionExit is the exit of a printed decision, the same for every
-// decide query: 0 allowed; 1 the decision says no; 2 when the spec or a
-// user policy is broken (the decision is a deny); the store's code (3)
-// when the store is unusable. Under --json the printed decision is the one
-// document; otherwise the store error is printed too.
+// decide query: the verdict's code (verdictExit: 0 run, allow, defer; 1
+// otherwise); 2 when the spec or a user policy is broken (the decision is a
+// deny); the store's code (3) when the store is unusable. Under --json the
+// printed decision is the one document; otherwise the store error is
+// printed too.
 func (a *app) decisionExit(e *engine.Engine, d engine.Decision, derr error) error {
-	code := ExitOK
-	if !d.Allow {
-		code = ExitNo
-	}
+	code := exitForVerdict(d.Verdict)
 	var se specs.Errors
 	switch {
 	case derr != nil && a.json:

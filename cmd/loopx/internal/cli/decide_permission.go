@@ -20,11 +20,30 @@ func (a *app) decidePermissionCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "permission --goal G --agent A [--tool T] [--command CMD] [--path FILE]... [--action A]",
 		Short: "May this agent use this tool, write these files, run this command?",
-		Long: `Decide the permission query for an agent on a goal (design §6): allow, ask
-or deny, with reasons, from the goal's scope (write and deny globs, command
-allow/ask/deny patterns), the open gates' guards, and loopx's own protection
-(agents never write loopx/** or .loopx/**, nor run ` + "`loopx gate answer`" + `).
-deny beats ask beats allow.
+		Long: `Decide the permission query for an agent on a goal (design §6), with
+reasons. Verdicts:
+
+  allow  a goals.<g>.scope.grant covers the whole call (a host skips its own
+         prompt on it): the tool name matches grant.tools, or the command
+         line is readable and every simple command in it matches
+         grant.commands, and every file written matches grant.paths
+  defer  no grant matches and no rule objects: the host's own permission
+         flow decides (a hook answers nothing)
+  ask    a rule asks a human: scope.commands.ask, a simple command outside
+         scope.commands.allow, or a command loopx cannot read (opaque:
+         $(…), | sh, python -c, find -exec, xargs…)
+  deny   a rule denies: scope.deny, outside scope.write, outside the project,
+         scope.commands.deny, an open gate guarding the action, a user
+         policy; loopx's own files (loopx/**, .loopx/**) and the hosts' hook
+         and tool settings (.claude/settings*.json, .codex/hooks.json,
+         .codex/config.toml, .mcp.json); loopx's human-only verbs (gate
+         answer, adopt, doctor --accept-store, events --prune-before, hooks
+         uninstall, agent register, dashboard) under any command name; an
+         opaque command that names a protected path, or any opaque command
+         with scope.commands.opaque: "deny"
+
+deny beats ask beats allow and defer; a grant never overrides an objection.
+scope.write and scope.commands.allow only restrict, they never grant.
 
 --path is relative to the project root (or absolute) and may repeat; "..",
 absolute paths outside the project and symlinks pointing out are denied.
@@ -34,10 +53,11 @@ git commit / git tag map to the actions git.push, git.merge, npm.publish,
 git.commit and git.tag that gates guard. --action names an action directly.
 Every decision is appended to .loopx/decisions.jsonl.
 
-Exit codes: 0 allow; 1 ask or deny; 2 usage error, unknown goal, or a broken
+Exit codes: 0 allow or defer; 1 ask or deny; 2 usage error, unknown goal, or a broken
 spec or user policy (the decision is a deny); 3 the state store is unusable
 (deny).`,
 		Example: `  loopx decide permission --goal g1 --agent claude --tool Bash --command "git push origin main"
+  loopx decide permission --goal g1 --agent claude --tool Bash --command "go test ./... && git status"
   loopx decide permission --goal g1 --agent claude --tool Edit --path api/v2/handlers.go --json
   loopx decide permission --goal g1 --agent claude --action git.merge`,
 		Args: cobra.NoArgs,

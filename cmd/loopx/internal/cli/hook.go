@@ -37,7 +37,9 @@ spec's only goal; the agent is --agent, else $LOOPX_AGENT, else "claude"
   PreToolUse    the permission decision for the tool call (Bash command;
                 Edit/Write/MultiEdit/NotebookEdit paths; apply_patch files;
                 mcp__<server>__<tool> as action mcp.<server>.<tool>) as
-                {"hookSpecificOutput":{"permissionDecision":"allow|ask|deny",…}}
+                {"hookSpecificOutput":{"permissionDecision":"allow|ask|deny",…}};
+                defer (no grant, no objection) is no output: the host's
+                own permission flow decides
   Stop,         should-run for this agent: when it says run, {"decision":
   SubagentStop  "block","reason":…} with the next todo and how to report it;
                 otherwise (or when stop_hook_active is true) no output: the
@@ -178,6 +180,9 @@ func (a *app) hookPreToolUse(ctx context.Context, ev hosts.Event, o hookOptions)
 	d, err := e.Permission(ctx, goal, agent, engine.PermissionInput{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir})
 	if err != nil {
 		return a.hookBlock(fmt.Errorf("%v (%s)", err, reasonText(d)))
+	}
+	if d.Verdict == "defer" {
+		return nil // no grant, no objection: no answer, the host's own permission flow decides
 	}
 	if err := hosts.WritePermission(a.stdout, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d)); err != nil {
 		return a.hookBlock(err)

@@ -41,8 +41,8 @@ Exit codes: 0 ok; 2 bad flags.`,
 			if f.Limit < 0 {
 				return usagef("--limit must be ≥ 0")
 			}
-			if v := f.Verdict; v != "" && !slices.Contains([]string{"run", "skip", "wait_human", "deny", "allow", "ask"}, v) {
-				return usagef("--verdict %q is not a verdict (run, skip, wait_human, deny, allow, ask)", v)
+			if v := f.Verdict; v != "" && !slices.Contains(engine.Verdicts(), v) {
+				return usagef("--verdict %q is not a verdict (%s)", v, strings.Join(engine.Verdicts(), ", "))
 			}
 			entries, skipped, err := e.ReadLog(f)
 			if err != nil {
@@ -74,7 +74,7 @@ Exit codes: 0 ok; 2 bad flags.`,
 	}
 	c.Flags().StringVar(&f.Goal, "goal", "", "only this goal")
 	c.Flags().StringVar(&f.Agent, "agent", "", "only this agent")
-	c.Flags().StringVar(&f.Verdict, "verdict", "", "only this verdict (run, skip, wait_human, deny)")
+	c.Flags().StringVar(&f.Verdict, "verdict", "", "only this verdict (run, skip, wait_human, deny, allow, defer, ask)")
 	c.Flags().StringVar(&since, "since", "", "only decisions this recent (e.g. 2h, 7d)")
 	c.Flags().IntVar(&f.Limit, "limit", 50, "only the newest N (0 = all)")
 	return c

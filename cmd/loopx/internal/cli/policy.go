@@ -201,7 +201,7 @@ that instant; permission may be written as a caller asks
 it, {"tool": "Bash", "command": "git push", "paths": ["a.go"]}, and is
 normalised as loopx decide permission does.
 
-Exit codes: 0 the decision allows (run, allow); 1 it does not; 2 usage
+Exit codes: 0 the decision lets the caller go on (run, allow, defer); 1 it does not; 2 usage
 error, an unknown query or a malformed input.`,
 		Example: `  loopx policy eval should_run --input sunday.json --goal g1 --agent a1
   echo '{"permission": {"tool": "Bash", "command": "git push"}}' | loopx policy eval permission --input - --goal g1 --agent a1
@@ -236,8 +236,8 @@ error, an unknown query or a malformed input.`,
 			if derr != nil {
 				return &exitError{code: exitCode(derr)}
 			}
-			if !d.Allow {
-				return &exitError{code: ExitNo}
+			if code := exitForVerdict(d.Verdict); code != ExitOK {
+				return &exitError{code: code}
 			}
 			return nil
 		},

@@ -32,6 +32,25 @@ const (
 	ExitInterrupted = 130
 )
 
+// verdictExit is the exit code of each decision verdict, for every query
+// and every command that exits on a decision (README "Exit codes"): 0 when
+// the decision lets the caller go on — run; allow (granted); defer (no
+// grant and no objection: the agent host's own permission flow decides) —
+// and 1 when it says no: skip, wait_human, ask, deny. A verdict missing
+// here says no.
+var verdictExit = map[string]int{
+	"run": ExitOK, "allow": ExitOK, "defer": ExitOK,
+	"skip": ExitNo, "wait_human": ExitNo, "ask": ExitNo, "deny": ExitNo,
+}
+
+// exitForVerdict is verdictExit[verdict], ExitNo for an unknown verdict.
+func exitForVerdict(verdict string) int {
+	if code, ok := verdictExit[verdict]; ok {
+		return code
+	}
+	return ExitNo
+}
+
 // Version is set at build time with -ldflags "-X …/cli.Version=v1.2.3".
 var Version = "dev"
 
