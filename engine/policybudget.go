@@ -99,6 +99,9 @@ func undefinedRefHint(d *ast.RefErrInvalidDetail) string {
 	}
 	slices.Sort(fields)
 	hint := " ("
+	if q, ok := queryFields[string(have)]; ok && prefix == "input" {
+		hint += fmt.Sprintf("input.%s is only in the input of the %s query, package %s%s; ", string(have), q, UserPackagePrefix, q)
+	}
 	if best != "" && bestDist <= max(2, len(have)/3) {
 		hint += "did you mean " + prefix + "." + best + "? "
 	}

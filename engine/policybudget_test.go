@@ -82,7 +82,7 @@ func TestUserPolicy_DeadlineCutsEvaluation(t *testing.T) {
 		t.Fatalf("a should_run policy must not touch permission decisions: %+v", pd.Reasons)
 	}
 	rep, err := e.TestPolicies(context.Background())
-	if err != nil || rep.Errors != 1 || rep.OK() {
+	if err != nil || rep.Errors != 1 || rep.OK() || !strings.HasPrefix(rep.Results[0].Error, "stopped at the policy deadline of 100ms (spec field project.policy_deadline): ") {
 		t.Fatalf("policy test: %+v %v", rep, err)
 	}
 }

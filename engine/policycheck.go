@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // PolicyProblem is a user policy problem `loopx check` and `loopx policy
@@ -379,6 +380,9 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 			rep.Skip++
 		case r.Error != nil:
 			res.Status, res.Error = "error", r.Error.Error()
+			if topdown.IsCancel(r.Error) {
+				res.Error = fmt.Sprintf("stopped at the policy deadline of %s (spec field project.policy_deadline): %s", e.PolicyDeadline(), res.Error)
+			}
 			rep.Errors++
 		case r.Fail:
 			res.Status = "fail"

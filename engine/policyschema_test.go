@@ -202,7 +202,7 @@ func TestC25_TypedUserPolicies(t *testing.T) {
 		{"nested typo", "package loopx.user.should_run\n\ndeny contains \"x\" if input.state.quota.round > 3\n",
 			"typed.rego:3:22: rego_type_error: undefined ref: input.state.quota.round (did you mean input.state.quota.rounds?"},
 		{"other query's field", "package loopx.user.should_run\n\ndeny contains \"x\" if input.permission.tool == \"Bash\"\n",
-			"typed.rego:3:22: rego_type_error: undefined ref: input.permission.tool (fields of input: agent, goal, health, now, query, state)"},
+			"typed.rego:3:22: rego_type_error: undefined ref: input.permission.tool (input.permission is only in the input of the permission query, package loopx.user.permission; fields of input: agent, goal, health, now, query, state)"},
 		{"spec typo", "package loopx.user.should_run\n\ndeny contains \"x\" if data.loopx.spec.project.nme == \"x\"\n",
 			"typed.rego:3:22: rego_type_error: undefined ref: data.loopx.spec.project.nme (did you mean data.loopx.spec.project.name?"},
 		{"helper library", "package loopx.user.lib\n\nfrozen if input.agnet == \"a2\"\n",

@@ -73,7 +73,10 @@ func (a *app) vetCmd() *cobra.Command {
 		Long: `Vet unifies every loopx/*.cue file with the embedded schema and reports every
 error with file:line:col and the field path, then compiles the user policies
 (loopx/policies/*.rego) with the built-in bundle and reports their errors the
-same way. Exit 0 when valid, 2 otherwise. (loopx check does all of this and
+same way: syntax and compile errors, a reference to a field the query's input
+or the spec does not have (input.permission.comand; see loopx policy schema),
+a built-in policies may not call (http.send, time.now_ns, …). Exit 0 when
+valid, 2 otherwise. (loopx check does all of this and
 more: lint rules, policy tests, the publication scan.)`,
 		Example: `  loopx vet
   loopx vet --json`,
