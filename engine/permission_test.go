@@ -186,7 +186,7 @@ func TestPermission(t *testing.T) {
 		{"push asks", e, "claude", PermissionInput{Tool: "Bash", Command: "git push origin main"}, "ask", []string{"command_ask"}},
 		{"force push denies", e, "claude", PermissionInput{Tool: "Bash", Command: "git push --force origin main"}, "deny", []string{"command_denied"}},
 		{"plain command defers", e, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... 2>&1 | tee /tmp/log"}, "defer", []string{"no_grant"}},
-		{"self answer", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp && sh -c './loopx gate answer g-1 --option approve'"}, "deny", []string{"human_only"}},
+		{"self answer", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp && env -i ./loopx gate answer g-1 --option approve"}, "deny", []string{"human_only"}},
 		{"redirect into state", e, "claude", PermissionInput{Tool: "Bash", Command: "echo x >> .loopx/state.db"}, "deny", []string{"protected_path"}},
 		{"rm the parent", e, "claude", PermissionInput{Tool: "Bash", Command: "rm -rf .."}, "deny", []string{"protected_path"}},
 		{"rm everything", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp; rm -rf *"}, "deny", []string{"protected_path", "protected_path"}},

@@ -258,12 +258,12 @@ else := ""
 #   loopx's human-only verbs never run as an agent (design §8, §16: the
 #   judgment stays human): `gate answer`, `adopt`, `doctor --accept-store`,
 #   `events --prune-before`, `hooks uninstall`, `agent register`, `dashboard`.
-#   Any simple command carries one when its positional words (the words after
-#   the command word that are not flags, nor the value of loopx's --project)
-#   begin with the verb's words, and a flag verb's flag is among its words,
-#   whatever its command word: a copied or renamed loopx binary (./bin/lx,
-#   /tmp/x) answers the same. So `git commit -m "adopt x"` and `npm run
-#   dashboard` pass: their first positional word is not the verb.
+#   Any simple command carries one when, after its command word, only flags
+#   and the values they may take come before the verb's words (and between
+#   them), and a flag verb's flag is among its words, whatever its command
+#   word: a copied or renamed loopx binary (./bin/lx, /tmp/x) answers the
+#   same. So `git commit -m "adopt x"`, `git log --author adopt` and `npm run
+#   dashboard` pass: a non-flag word comes first.
 #   False positives avoided: a one-word verb (adopt, dashboard) right after a
 #   well-known tool's bare name (`cd dashboard`, `make dashboard`, `ls adopt`)
 #   passes, unless the line could make that name run something else (a path
@@ -292,7 +292,7 @@ human_only_hits contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only 
 
 human_only_hits contains $"`{command}` cannot be read and names `{verb}`, a verb only a human may run" if {
 	opaque
-	some m in regex.find_n(human_verb_text, command, 1)
+	some m in regex.find_n(human_verb_text, unquoted, 1)
 	verb := trim(m, " \t\n'\"`;&|()<>")
 }
 
@@ -307,23 +307,46 @@ human_verbs := [
 	{"name": "dashboard", "words": ["dashboard"], "flag": ""},
 ]
 
+# unquoted is the raw line without quotes and backslashes (g""ate 'answer').
+unquoted := regex.replace(command, `['"\\]`, "")
+
 # human_verb_text finds a human-only verb in a raw line's text.
 human_verb_text := `\bgate\s+answer\b|\bhooks\s+uninstall\b|\bagent\s+register\b|--accept-store\b|--prune-before\b|(?:^|[^\w./-])(?:adopt|dashboard)(?:[^\w./-]|$)`
 
-# positional are argv's words after the command word that are not flags nor
-# the value of loopx's only value-taking global flag (--project DIR).
-positional(argv) := [w |
-	some i, w in argv
-	i > 0
-	not startswith(w, "-")
-	not argv[i - 1] == "--project"
-]
-
+# carries: argv runs the verb v when, after the command word, only flags
+# and the values they may take come before the verb's first word, and
+# between its words. Any flag without "=" may take the next word as its
+# value: cobra's own command search skips it so (`lx --prune-before X
+# events` runs events).
 carries(argv, v) if {
-	p := positional(argv)
-	count(p) >= count(v.words)
-	array.slice(p, 0, count(v.words)) == v.words
+	some j, w in argv
+	j > 0
+	w == v.words[0]
+	only_flags(argv, 1, j)
+	rest_at(argv, v, j)
 	has_flag(argv, v.flag)
+}
+
+rest_at(_, v, _) if count(v.words) == 1
+
+rest_at(argv, v, j) if {
+	count(v.words) == 2
+	some j2, w in argv
+	j2 > j
+	w == v.words[1]
+	only_flags(argv, j + 1, j2)
+}
+
+# only_flags: every word of argv from index from (included) to to
+# (excluded) is a flag or may be a flag's value.
+only_flags(argv, from, to) if count([k | some k, _ in argv; k >= from; k < to; not flaglike(argv, k)]) == 0
+
+flaglike(argv, k) if startswith(argv[k], "-")
+
+flaglike(argv, k) if {
+	k > 1
+	startswith(argv[k - 1], "-")
+	not contains(argv[k - 1], "=")
 }
 
 has_flag(_, "")
@@ -488,8 +511,9 @@ else := []
 #   (every name matches a grant.paths glob and scope.write when that is set).
 #   A tool that is neither (an MCP tool, WebFetch) is granted by grant.tools
 #   only. An opaque line is never granted, whatever grant.tools or
-#   grant.commands say; a grant never overrides an objection (deny and ask
-#   come first).
+#   grant.commands say, nor one whose argv may hide what runs
+#   (command_words_unsure); a grant never overrides an objection (deny and
+#   ask come first).
 granted := [] if opaque
 
 else := [tool_grant] if tool_grant
@@ -544,7 +568,20 @@ command_granted if command == ""
 command_granted if {
 	count(simple_commands) > 0
 	count(command_grants) == count(simple_commands)
+	not command_words_unsure
 }
+
+# command_words_unsure: the engine's argv hides something that changes what
+# a granted command runs: a command word named by a path (argv[0] is its
+# base name: /tmp/x/go matches "go test*"), a line that redefines names
+# (PATH=, alias, a function), or a leading NAME=value assignment
+# (GOFLAGS=-toolexec=…, LD_PRELOAD=…). Such a line is not granted (defer).
+command_words_unsure if {
+	some a in argvs
+	renamable(a[0])
+}
+
+command_words_unsure if regex.match(`(?:^|[\s;&|(])[A-Za-z_][A-Za-z0-9_]*=`, command)
 
 path_grants := [$"{p.path} ({gs[0]})" |
 	some p in grant_paths

@@ -319,6 +319,14 @@ human_only_cases := [
 	["loopx doctor --accept-store", true],
 	["loopx doctor --accept-store=true", true],
 	["loopx --accept-store doctor", true],
+	["loopx --prune-before 2026-01-01 events", true], # the flag's value comes first
+	["loopx --goal g1 gate --json answer g-1", true],
+	["ag dashboard", true], # kept: an unknown tool's first word
+	["git log --author adopt", false],
+	["go test -run adopt ./...", false],
+	["python manage.py dashboard", false],
+	["make -C web dashboard", false],
+	["echo -n adopt", false],
 	["loopx events --prune-before 2026-01-01", true],
 	["loopx hooks uninstall --host claude-code", true],
 	["loopx agent register bot --host other", true],
@@ -372,6 +380,8 @@ test_opaque_line_naming_a_human_only_verb_denies if {
 		`python3 -c 'import os; os.system("lx hooks uninstall --host codex")'`,
 		`eval "x dashboard"`,
 		`bash -c "lx --json doctor --accept-store"`,
+		`sh -c "$L g""ate 'answer' g-1"`,
+		`eval "$L ag\ent register x"`,
 	] {
 		d := decide(req(opaque_bash(line, ["a command word built from a substitution"])))
 		d.verdict == "deny"
@@ -412,6 +422,13 @@ test_grant_commands_needs_every_simple_command if {
 	}]
 	decide_spec(req(bash("go test ./... && curl -s x")), s).verdict == "defer"
 	decide_spec(req(bash("git status --short")), s).verdict == "defer" # patterns are anchored
+	# A command word named by a path, a redefined name or a leading
+	# assignment may run something else than the pattern says: not granted.
+	every line in ["/tmp/x/go test ./...", "PATH=/tmp/x:$PATH && go test ./...", "GOFLAGS=-toolexec=/tmp/x go test ./...", "alias go=/tmp/x && go test ./..."] {
+		inp := object.union(req(bash(line)), {"permission": {"argvs": [["go", "test", "./..."]], "commands": ["go test ./..."]}})
+		decide_spec(inp, s).verdict == "defer"
+	}
+	decide_spec(req(bash("go test -run=TestX ./...")), s).verdict == "allow"
 	# A line without any simple command (an assignment) grants nothing.
 	decide_spec(req(object.union(bash("X=1"), {"argvs": [], "commands": []})), s).verdict == "defer"
 }
