@@ -26,6 +26,16 @@ type TodoInput struct {
 	By           string
 }
 
+// ParsePriority reads a todo priority written P0 (most urgent) to P4
+// (case-insensitive) and returns 0..4. Errors: *UsageError bad_priority.
+func ParsePriority(s string) (int, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '4' {
+		return int(s[1] - '0'), nil
+	}
+	return 0, Usagef("bad_priority", "priority %q is not P0..P4", s)
+}
+
 var todoKinds = []string{kernel.KindTask, kernel.KindMonitor, kernel.KindGate, kernel.KindAction}
 
 // AddTodo validates and stores a todo. Errors: *UsageError for an unknown

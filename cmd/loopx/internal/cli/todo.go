@@ -39,7 +39,7 @@ func (a *app) todoAddCmd() *cobra.Command {
 				return err
 			}
 			in.Title = strings.Join(args, " ")
-			p, err := parsePriority(prio)
+			p, err := engine.ParsePriority(prio)
 			if err != nil {
 				return err
 			}
@@ -68,14 +68,6 @@ func (a *app) todoAddCmd() *cobra.Command {
 	f.StringArrayVar(&in.Scope, "scope", nil, "a glob the todo writes (repeatable, e.g. docs/**); two agents never hold overlapping scopes")
 	f.StringVar(&every, "every", "", "a monitor's cadence (e.g. 15m)")
 	return c
-}
-
-func parsePriority(s string) (int, error) {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '4' {
-		return int(s[1] - '0'), nil
-	}
-	return 0, usagef("priority %q is not P0..P4", s)
 }
 
 func todoRows(ts []kernel.Todo, now time.Time) [][]string {

@@ -1,32 +1,23 @@
-package main
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const mcpC01Spec = `project: name: "c01"
-agents: a1: {host: "shell"}
-goals: g1: {
-	objective: "Ship the v2 API"
-	agents: ["a1"]
-	quota: {window: "24h", rounds: 3, min_interval: "5m"}
-}
-`
-
-// mcpClient is an MCP client session on loopx's server for a project, over
-// the SDK's in-memory transport, with the server's clock pinned by set.
+// mcpClient is a go-sdk client session on loopx's server for a project,
+// over pipes and the server's Transport, with the server's clock pinned by
+// set.
 type mcpClient struct {
 	t    *testing.T
 	root string
@@ -35,28 +26,32 @@ type mcpClient struct {
 	now  time.Time
 }
 
-func newMCPClient(t *testing.T, spec string) *mcpClient {
+func newMCPClient(t *testing.T, tools []string) *mcpClient {
 	t.Helper()
-	c := &mcpClient{t: t, root: t.TempDir()}
-	if err := os.MkdirAll(filepath.Join(c.root, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(c.root, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c := &mcpClient{t: t, root: newProject(t)}
 	clock := func() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-	srv := cli.NewMCPServer(engine.Options{Root: c.root, Now: clock})
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	ss, err := srv.Connect(ctx, st, nil)
+	srv, err := New(Options{Engine: engine.Options{Root: c.root, Now: clock}, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, &Transport{Reader: inR, Writer: outW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close(); ss.Wait(); cancel() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close() // closes inW: the server sees EOF
+		if err := ss.Wait(); err != nil {
+			t.Errorf("server session: %v", err)
+		}
+		outW.Close()
+	})
 	c.cs = cs
 	return c
 }
@@ -83,8 +78,8 @@ func (c *mcpClient) call(tool string, args map[string]any) (string, bool) {
 		c.t.Fatalf("%s: %d content blocks, want 1", tool, len(res.Content))
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if res.StructuredContent == nil && !strings.HasPrefix(text, "validating") { // the SDK's own input check has none
-		c.t.Fatalf("%s: no structured content", tool)
+	if (res.StructuredContent == nil) != res.IsError {
+		c.t.Fatalf("%s: structured content %v on a result with isError %v", tool, res.StructuredContent, res.IsError)
 	}
 	return text, res.IsError
 }
@@ -132,7 +127,7 @@ func get(t *testing.T, v any, path ...any) any {
 // with the reset instant; status shows the newest open todo. Refusals are
 // tool errors, and no call keeps the state lock.
 func TestMCPCase01(t *testing.T) {
-	c := newMCPClient(t, mcpC01Spec)
+	c := newMCPClient(t, []string{"all"})
 
 	tools, err := c.cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -141,12 +136,12 @@ func TestMCPCase01(t *testing.T) {
 	var names []string
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
-		if tl.Description == "" || tl.InputSchema == nil {
-			t.Errorf("tool %s: no description or input schema", tl.Name)
+		if tl.Description == "" || tl.InputSchema == nil || tl.OutputSchema == nil {
+			t.Errorf("tool %s: no description, input schema or output schema", tl.Name)
 		}
 	}
 	slices.Sort(names)
-	want := []string{"evidence_add", "gate_raise", "round_finish", "round_start", "should_run", "status", "todo_add"}
+	want := []string{"evidence_add", "gate_raise", "prompt", "round_finish", "round_start", "should_run", "status", "todo_add"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
@@ -157,6 +152,16 @@ func TestMCPCase01(t *testing.T) {
 		if get(t, td, "title") != title || get(t, td, "created_by") != "a1" {
 			t.Fatalf("todo_add: %v", td)
 		}
+	}
+
+	// The prompt tool: the bounded-turn prompt `loopx prompt` prints.
+	c.set("2026-11-29T08:55:00Z")
+	p := c.ok("prompt", map[string]any{"goal": "g1", "agent": "a1"})
+	text, _ := get(t, p, "text").(string)
+	if get(t, p, "verdict") != "run" || get(t, p, "todo", "title") != "Write the migration guide" ||
+		!strings.Contains(text, "Ship the v2 API") || !strings.Contains(text, "Write the migration guide") ||
+		get(t, p, "chars").(float64) > 2000 {
+		t.Fatalf("prompt: %v", p)
 	}
 
 	var last string
@@ -232,6 +237,8 @@ func TestMCPCase01(t *testing.T) {
 		{"todo_add", map[string]any{"goal": "g1", "title": "x", "priority": "P9"}, `priority "P9" is not P0..P4`},
 		{"gate_raise", map[string]any{"goal": "g1", "question": "ok"}, "not a concrete question"},
 		{"round_start", map[string]any{"goal": "g1"}, `missing properties: ["agent"]`},
+		{"round_start", map[string]any{"goal": "g1", "agent": "a1", "extra": 1}, `extra`},
+		{"prompt", map[string]any{"goal": "g1", "agent": "a1", "max_chars": -1}, `max_chars must not be negative`},
 	} {
 		text, isErr := c.call(tc.tool, tc.args)
 		if !isErr || !strings.Contains(text, tc.want) {
@@ -247,5 +254,36 @@ func TestMCPCase01(t *testing.T) {
 	ev := c.ok("evidence_add", map[string]any{"goal": "g1", "summary": "CI is green", "kind": "check", "status": "pass"})
 	if get(t, ev, "kind") != "check" || get(t, ev, "by") != "mcp" {
 		t.Fatalf("evidence_add: %v", ev)
+	}
+}
+
+// TestMCPTools_DefaultSetIsSmall: without Options.Tools only the tools of
+// one bounded turn are served; "all" adds the rest; an unknown name is a
+// usage error.
+func TestMCPTools_DefaultSetIsSmall(t *testing.T) {
+	for _, tc := range []struct {
+		tools []string
+		want  []string
+	}{
+		{nil, []string{"gate_raise", "prompt", "round_finish", "round_start", "should_run"}},
+		{[]string{"status", "prompt", "status"}, []string{"prompt", "status"}},
+	} {
+		c := newMCPClient(t, tc.tools)
+		res, err := c.cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("tools %v: served %v, want %v", tc.tools, names, tc.want)
+		}
+	}
+	var ue *engine.UsageError
+	if _, err := New(Options{Tools: []string{"answer_gate"}}); !errors.As(err, &ue) || ue.Code != "unknown_tool" {
+		t.Fatalf("an unknown tool: %v", err)
 	}
 }

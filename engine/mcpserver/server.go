@@ -1,0 +1,345 @@
+// Package mcpserver serves loopx to agent hosts over the Model Context
+// Protocol (design §10 `loopx mcp`): a small set of tools over the engine,
+// each with input and output schemas, on a stdio transport that answers
+// every frame as JSON-RPC 2.0 says (see Transport).
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultTools are the tools served unless Options.Tools says otherwise:
+// what one bounded turn needs (ask, start, read the prompt, finish, ask a
+// human). Every tool's description is in the model's context on every
+// turn, so the rest are opt-in.
+var DefaultTools = []string{"should_run", "round_start", "prompt", "round_finish", "gate_raise"}
+
+// ExtraTools are served only when named in Options.Tools (or with "all").
+var ExtraTools = []string{"todo_add", "evidence_add", "status"}
+
+// Options configure a server.
+type Options struct {
+	// Engine opens the project: every tool call runs engine.New(Engine) and
+	// closes it (releasing the state lock) before it answers.
+	Engine engine.Options
+	// Version is the server version reported to the client.
+	Version string
+	// Tools names the tools to serve (nil = DefaultTools); "all" is every
+	// tool. An unknown name is an error of New.
+	Tools []string
+	// RenderError renders a tool's error: the text for people and the JSON
+	// error envelope {"errors":[…]} (the CLI passes its own, so a tool error
+	// reads like `loopx … --json`). Nil: the message and {"code":"error"}.
+	RenderError func(error) (text string, envelope any)
+	// MaxLineBytes bounds one inbound line for Serve (0 =
+	// DefaultMaxLineBytes).
+	MaxLineBytes int
+}
+
+// Serve runs the server over in (the client's frames) and out until in
+// reaches EOF — every call read by then answered — or ctx ends (ctx.Err()).
+func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
+	s, err := New(o)
+	if err != nil {
+		return err
+	}
+	return s.Run(ctx, &Transport{Reader: in, Writer: out, MaxLineBytes: o.MaxLineBytes})
+}
+
+// New returns loopx's MCP server with the tools o selects. Errors: an
+// unknown tool name (*engine.UsageError unknown_tool).
+func New(o Options) (*mcp.Server, error) {
+	names, err := selectTools(o.Tools)
+	if err != nil {
+		return nil, err
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "loopx", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: "loopx keeps the goal, todos, gates, quota and handoffs of this project. Start a turn with round_start " +
+			"(or should_run to only ask); work only on a run verdict, on the todo it returns; read prompt for the turn's brief; " +
+			"end with round_finish. Raise a gate to ask a human; only a human answers it.",
+	})
+	for _, n := range names {
+		tools[n](s, o)
+	}
+	return s, nil
+}
+
+// selectTools resolves Options.Tools to tool names in a stable order.
+func selectTools(want []string) ([]string, error) {
+	if want == nil {
+		return DefaultTools, nil
+	}
+	all := append(slices.Clone(DefaultTools), ExtraTools...)
+	var out []string
+	for _, w := range want {
+		w = strings.TrimSpace(w)
+		switch {
+		case w == "all":
+			return all, nil
+		case !slices.Contains(all, w):
+			return nil, engine.Usagef("unknown_tool", "unknown MCP tool %q (tools: %s, or all)", w, strings.Join(all, ", "))
+		case !slices.Contains(out, w):
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// Tool inputs. Fields without omitempty are required by the input schema;
+// no other fields are allowed.
+type (
+	goalAgent struct {
+		Goal  string `json:"goal" jsonschema:"the goal id (from the spec)"`
+		Agent string `json:"agent" jsonschema:"your agent id"`
+	}
+	promptIn struct {
+		Goal     string `json:"goal" jsonschema:"the goal id (from the spec)"`
+		Agent    string `json:"agent" jsonschema:"your agent id"`
+		Full     bool   `json:"full,omitempty" jsonschema:"no length bound: every gate, the whole handoff, more evidence"`
+		MaxChars int    `json:"max_chars,omitempty" jsonschema:"the length bound in characters (default 2000)"`
+	}
+	evidenceIn struct {
+		Kind    string `json:"kind" jsonschema:"test, pr, log, metric, check or note"`
+		Status  string `json:"status" jsonschema:"pass, fail or info"`
+		Summary string `json:"summary" jsonschema:"what the evidence shows"`
+	}
+	finishIn struct {
+		Round    string       `json:"round" jsonschema:"the round id returned by round_start"`
+		Outcome  string       `json:"outcome" jsonschema:"progress or failed (charged), no_change, preflight_failed or dry_run (not charged)"`
+		Agent    string       `json:"agent,omitempty" jsonschema:"your agent id; when given it must be the round's agent"`
+		Summary  string       `json:"summary,omitempty" jsonschema:"what the round did"`
+		Tokens   int64        `json:"tokens,omitempty" jsonschema:"model tokens the round used"`
+		CostUSD  float64      `json:"cost_usd,omitempty" jsonschema:"cost of the round in US dollars"`
+		Done     bool         `json:"done,omitempty" jsonschema:"mark the round's todo done"`
+		Handoff  string       `json:"handoff,omitempty" jsonschema:"what the next round must know"`
+		NextTodo string       `json:"next_todo,omitempty" jsonschema:"add a successor todo with this title"`
+		Evidence []evidenceIn `json:"evidence,omitempty" jsonschema:"evidence recorded with the finish"`
+	}
+	todoIn struct {
+		Goal     string `json:"goal" jsonschema:"the goal id"`
+		Title    string `json:"title" jsonschema:"one line saying what to do"`
+		Priority string `json:"priority,omitempty" jsonschema:"P0 (most urgent) to P4; default P2"`
+		Agent    string `json:"agent,omitempty" jsonschema:"your agent id (recorded as the creator)"`
+	}
+	evidenceAddIn struct {
+		Goal    string `json:"goal" jsonschema:"the goal id"`
+		Summary string `json:"summary" jsonschema:"what the evidence shows"`
+		Kind    string `json:"kind,omitempty" jsonschema:"test, pr, log, metric, check or note; default note"`
+		Status  string `json:"status,omitempty" jsonschema:"pass, fail or info; default info"`
+		Todo    string `json:"todo,omitempty" jsonschema:"the todo id it is about"`
+		Agent   string `json:"agent,omitempty" jsonschema:"your agent id (recorded as the author)"`
+	}
+	gateIn struct {
+		Goal     string   `json:"goal" jsonschema:"the goal id"`
+		Question string   `json:"question" jsonschema:"a concrete question for a human, ending in '?' (e.g. 'Merge the v2 branch into main now?')"`
+		Options  []string `json:"options,omitempty" jsonschema:"the possible answers; default approve, reject"`
+		Agent    string   `json:"agent,omitempty" jsonschema:"your agent id (recorded as the raiser)"`
+	}
+	statusIn struct {
+		Goal string `json:"goal,omitempty" jsonschema:"only this goal (default: every goal)"`
+	}
+)
+
+// tools adds each tool by name. Each result is the JSON document the
+// matching command prints with --json.
+var tools = map[string]func(*mcp.Server, Options){
+	"should_run": func(s *mcp.Server, o Options) {
+		addTool(s, o, "should_run", "Ask whether this agent may start a round on the goal now: verdict run (with the selected todo), "+
+			"skip, wait_human or deny, with reasons and quota. Changes nothing.",
+			func(ctx context.Context, e *engine.Engine, in goalAgent) (engine.Decision, error) {
+				if err := e.RequireGoal(in.Goal); err != nil {
+					return engine.Decision{}, err
+				}
+				if in.Agent == "" {
+					return engine.Decision{}, engine.Usagef("missing_agent", "should_run needs an agent")
+				}
+				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: in.Agent})
+			})
+	},
+	"round_start": func(s *mcp.Server, o Options) {
+		addTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
+			"Returns {decision, round, todo}: round is null when the verdict is not run (read decision.reasons).",
+			func(ctx context.Context, e *engine.Engine, in goalAgent) (engine.StartResult, error) {
+				if in.Agent == "" {
+					return engine.StartResult{}, engine.Usagef("missing_agent", "round_start needs an agent")
+				}
+				return e.StartRound(ctx, in.Goal, in.Agent)
+			})
+	},
+	"prompt": func(s *mcp.Server, o Options) {
+		addTool(s, o, "prompt", "The bounded-turn prompt for this agent (what `loopx prompt` prints): the objective, the selected "+
+			"todo, open gates, scope, the latest handoff, fresh evidence, remaining quota and how to report back; at most "+
+			"2,000 characters unless full. Decides should_run (logged); changes nothing else.",
+			func(ctx context.Context, e *engine.Engine, in promptIn) (engine.Prompt, error) {
+				if in.MaxChars < 0 {
+					return engine.Prompt{}, engine.Usagef("bad_max_chars", "max_chars must not be negative")
+				}
+				return e.Prompt(ctx, engine.PromptOptions{Goal: in.Goal, Agent: in.Agent, Full: in.Full, MaxChars: in.MaxChars})
+			})
+	},
+	"round_finish": func(s *mcp.Server, o Options) {
+		addTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
+			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
+			func(ctx context.Context, e *engine.Engine, in finishIn) (engine.Receipt, error) {
+				req := engine.FinishRequest{Agent: in.Agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
+					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
+				for _, ev := range in.Evidence {
+					req.Evidence = append(req.Evidence, kernel.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
+				}
+				return e.FinishRound(ctx, in.Round, req)
+			})
+	},
+	"gate_raise": func(s *mcp.Server, o Options) {
+		addTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
+			"answers it (agents cannot answer gates).",
+			func(ctx context.Context, e *engine.Engine, in gateIn) (kernel.Gate, error) {
+				return e.RaiseGate(engine.GateInput{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(in.Agent)})
+			})
+	},
+	"todo_add": func(s *mcp.Server, o Options) {
+		addTool(s, o, "todo_add", "Add a task todo to a goal.",
+			func(ctx context.Context, e *engine.Engine, in todoIn) (kernel.Todo, error) {
+				prio := 2
+				if in.Priority != "" {
+					p, err := engine.ParsePriority(in.Priority)
+					if err != nil {
+						return kernel.Todo{}, err
+					}
+					prio = p
+				}
+				return e.AddTodo(engine.TodoInput{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(in.Agent)})
+			})
+	},
+	"evidence_add": func(s *mcp.Server, o Options) {
+		addTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
+			func(ctx context.Context, e *engine.Engine, in evidenceAddIn) (kernel.Evidence, error) {
+				return e.AddEvidence(kernel.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
+					Todo: in.Todo, By: actor(in.Agent)})
+			})
+	},
+	"status": func(s *mcp.Server, o Options) {
+		addTool(s, o, "status", "Summarise the goals: status, quota, todos (with the newest open one), open gates, "+
+			"last round, last handoff.",
+			func(ctx context.Context, e *engine.Engine, in statusIn) (engine.Status, error) {
+				return e.Status(in.Goal)
+			})
+	},
+}
+
+// actor is who a tool call acts as: the agent when given, else "mcp".
+func actor(agent string) string {
+	if agent != "" {
+		return agent
+	}
+	return "mcp"
+}
+
+// addTool adds a tool whose input and output schemas are inferred from In
+// and Out. A call validates its arguments against the input schema, runs
+// run on a fresh engine (closed before the answer), and answers either the
+// result — structured content that the output schema validates, and the
+// same JSON as text — or a tool error (IsError, text only: the MCP spec
+// and clients validate structured content of errors against the output
+// schema too).
+func addTool[In, Out any](s *mcp.Server, o Options, name, desc string, run func(context.Context, *engine.Engine, In) (Out, error)) {
+	inSchema, inResolved := schemaFor[In]()
+	outSchema, outResolved := schemaFor[Out]()
+	s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: inSchema, OutputSchema: outSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args := req.Params.Arguments
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage("{}")
+			}
+			var in In
+			if err := validate(args, inResolved); err != nil {
+				return errorResult(o, engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return errorResult(o, engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
+			}
+			e := engine.New(o.Engine)
+			out, err := run(ctx, e, in)
+			if cerr := e.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+			if err != nil {
+				return errorResult(o, err, out), nil
+			}
+			data, err := json.Marshal(out)
+			if err == nil {
+				err = validate(data, outResolved)
+			}
+			if err != nil {
+				return errorResult(o, fmt.Errorf("%s: the result does not match its output schema: %w", name, err), nil), nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: indent(out)}},
+				StructuredContent: json.RawMessage(data)}, nil
+		})
+}
+
+// schemaFor infers the JSON Schema of T (required = the fields without
+// omitempty; no other properties) and resolves it for validation.
+func schemaFor[T any]() (*jsonschema.Schema, *jsonschema.Resolved) {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	r, err := sc.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	return sc, r
+}
+
+// validate checks a JSON document against a resolved schema.
+func validate(doc []byte, r *jsonschema.Resolved) error {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return err
+	}
+	return r.Validate(v)
+}
+
+// errorResult is a tool error: the rendered text, the JSON error envelope,
+// and, for a decision that came with its error (should_run on an unusable
+// store: a deny), that decision.
+func errorResult(o Options, err error, out any) *mcp.CallToolResult {
+	render := o.RenderError
+	if render == nil {
+		render = func(err error) (string, any) {
+			return "loopx: " + err.Error() + "\n", map[string]any{"errors": []any{map[string]any{"code": "error", "message": err.Error(), "location": nil}}}
+		}
+	}
+	text, envelope := render(err)
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString(indent(envelope))
+	if d, ok := out.(engine.Decision); ok && d.DecisionID != "" {
+		b.WriteString(indent(d))
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
+}
+
+// indent renders v as the CLI's --json does: indented, HTML characters
+// kept, newline-terminated.
+func indent(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%q\n", err.Error())
+	}
+	return b.String()
+}
