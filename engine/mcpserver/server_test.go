@@ -120,13 +120,13 @@ func get(t *testing.T, v any, path ...any) any {
 	return v
 }
 
-// TestMCPCase01 runs case C01 through MCP: a goal allows 3 rounds per
+// TestC01_ThroughMCP runs case C01 through MCP: a goal allows 3 rounds per
 // window; an agent runs round_start → round_finish(progress) four times.
 // Each progress finish charges one round; finishing twice replays the
 // receipt and charges nothing; the 4th start is skip, quota_exhausted, 3/3,
 // with the reset instant; status shows the newest open todo. Refusals are
 // tool errors, and no call keeps the state lock.
-func TestMCPCase01(t *testing.T) {
+func TestC01_ThroughMCP(t *testing.T) {
 	c := newMCPClient(t, []string{"all"})
 
 	tools, err := c.cs.ListTools(context.Background(), nil)

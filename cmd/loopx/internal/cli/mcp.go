@@ -19,8 +19,9 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:   "mcp [--project DIR] [--tools LIST]",
 		Short: "Serve loopx to an agent host over MCP (stdio)",
 		Long: `Mcp serves the Model Context Protocol on stdin/stdout for agent hosts that call
-tools. Default tools: ` + strings.Join(mcpserver.DefaultTools, ", ") + `; add
-` + strings.Join(mcpserver.ExtraTools, ", ") + ` with --tools (or --tools all).
+tools. The default tools are what one bounded turn needs:
+  ` + strings.Join(mcpserver.DefaultTools, ", ") + `
+--tools all adds ` + strings.Join(mcpserver.ExtraTools, ", ") + `; --tools A,B serves exactly those.
 Each result is the JSON document the matching command prints with --json, as
 structured content that the tool's output schema describes; a refusal (quota,
 lease, gate, unknown goal, broken spec) is a tool error with the message and
@@ -40,9 +41,10 @@ Host configuration (e.g. .mcp.json for Claude Code):
   {"mcpServers": {"loopx": {"command": "loopx", "args": ["mcp", "--project", "/path/to/project"]}}}
 
 Exit codes: 0 stdin closed; 2 usage (no project, unknown tool); 130 interrupted.`,
-		Example: `  loopx mcp --project .
-  claude mcp add loopx -- loopx mcp --project "$PWD"
-  codex mcp add loopx -- loopx mcp --project "$PWD" --tools all`,
+		Example: `  claude mcp add loopx -- loopx mcp --project "$PWD"
+  codex mcp add loopx -- loopx mcp --project "$PWD" --tools all
+  printf '%s\n' '{bad json' | loopx mcp --project .
+    {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON"}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, err := a.root()
