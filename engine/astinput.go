@@ -10,7 +10,9 @@ import (
 // inputValue converts in to OPA's value form for rego.EvalParsedInput.
 // OPA would round-trip the whole input through JSON; the todos — most of
 // it — are built directly instead, which is a quarter of a decision's
-// evaluation at 200 todos. The result is the same value OPA would build.
+// evaluation at 200 todos. The result is the same value OPA would build
+// from json.Marshal(in) — the input the decision log stores — nil slices
+// included (null); TestInputValue_IsTheStoredInput holds it to that.
 func inputValue(in Input) (ast.Value, error) {
 	todos := in.State.Todos
 	in.State.Todos = nil
@@ -31,13 +33,16 @@ func inputValue(in Input) (ast.Value, error) {
 		arr = append(arr, ast.NewTerm(todoValue(t)))
 	}
 	state, ok := v.(ast.Object).Get(ast.InternedTerm("state")).Value.(ast.Object)
-	if ok {
+	if ok && todos != nil { // nil stays null, as in JSON
 		state.Insert(ast.InternedTerm("todos"), ast.ArrayTerm(arr...))
 	}
 	return v, nil
 }
 
 func strs(ss []string) *ast.Term {
+	if ss == nil {
+		return ast.NullTerm() // as json.Marshal writes a nil slice
+	}
 	ts := make([]*ast.Term, len(ss))
 	for i, s := range ss {
 		ts[i] = ast.StringTerm(s)

@@ -86,3 +86,21 @@ func BenchmarkDecideWarm(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideWarmTicking is BenchmarkDecideWarm with the clock one
+// second further at each decision: every input is new (input.now, the
+// quota window), so each decision stores its evaluated input — the
+// decision log's worst case.
+func BenchmarkDecideWarmTicking(b *testing.B) {
+	root := benchProject(b, 200, 5000)
+	t := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	e := New(Options{Root: root, Now: func() time.Time { t = t.Add(time.Second); return t }})
+	defer e.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

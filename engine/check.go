@@ -203,11 +203,7 @@ func (e *Engine) Redecide(ctx context.Context, le LogEntry) (Decision, error) {
 }
 
 func logRequest(le LogEntry) Request {
-	req := Request{Query: le.Input.Query, Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
-	if req.Query == "" {
-		req.Query = le.Result.Query
-	}
-	return req
+	return Request{Query: le.Input.Query, Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
 }
 
 // Replay re-decides every logged decision at or after since (zero = all,
@@ -244,11 +240,12 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, err
 		in.Permission = req.Permission
 		d := e.evaluate(ctx, req, in)
 		rep.Decisions++
-		if d.Verdict == le.Result.Verdict {
+		old := le.Decision().Verdict
+		if d.Verdict == old {
 			continue
 		}
 		c := ReplayChange{DecisionID: le.DecisionID, Timestamp: le.Timestamp.UTC(), Query: req.Query, Goal: req.Goal,
-			Agent: req.Agent, Old: le.Result.Verdict, New: d.Verdict}
+			Agent: req.Agent, Old: old, New: d.Verdict}
 		if len(d.Reasons) > 0 {
 			c.Rule, c.Code, c.Message = d.Reasons[0].Rule, d.Reasons[0].Code, d.Reasons[0].Message
 		}

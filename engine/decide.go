@@ -133,16 +133,22 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 	if err != nil {
 		return denyDecision("policy_error", "policy result: "+err.Error(), rule)
 	}
+	d := decisionFromValue(raw, req.Query)
+	d.value = raw
+	return d
+}
+
+// decisionFromValue interprets the value of a query's entry rule (JSON) as
+// a decision: a value of the wrong shape, or a verdict the query does not
+// have, is a policy_error deny; allow is true for run and allow.
+func decisionFromValue(raw []byte, query string) Decision {
+	rule := "data.loopx." + policyArea(query) + ".decision"
 	var d Decision
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return denyDecision("policy_error", rule+" has the wrong shape: "+err.Error(), rule)
 	}
-	ok := false
-	for _, v := range verdicts[req.Query] {
-		ok = ok || v == d.Verdict
-	}
-	if !ok {
-		return denyDecision("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, verdicts[req.Query]), rule)
+	if !slices.Contains(verdicts[query], d.Verdict) {
+		return denyDecision("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, verdicts[query]), rule)
 	}
 	d.Allow = d.Verdict == "run" || d.Verdict == "allow"
 	if d.Reasons == nil {

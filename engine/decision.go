@@ -1,5 +1,7 @@
 package engine
 
+import "encoding/json"
+
 // Decision is the answer to a query (design §6). Policies produce Verdict,
 // Allow, Reasons, Todo, NextCheckAt and Charge (the value of the query's entry
 // rule, e.g. data.loopx.run.decision); the engine adds the id, the request,
@@ -32,6 +34,11 @@ type Decision struct {
 	Charge bool `json:"charge"`
 	// Revision identifies the spec, policy and state the decision saw.
 	Revision Revision `json:"revision"`
+
+	// value is the entry rule's value as the policy gave it (JSON), nil
+	// when the policy could not be evaluated; the decision log keeps it
+	// as result.
+	value json.RawMessage
 }
 
 // Reason is one reason of a decision.

@@ -67,6 +67,11 @@ type Engine struct {
 	storeErr error
 	// rmStamp is the state.db stamp of the read model this engine last wrote.
 	rmStamp fileStamp
+
+	// bundlesStored maps a bundle name to the revision this engine knows is
+	// stored beside the decision log; instance is labels.id (log.go).
+	bundlesStored map[string]string
+	instance      string
 }
 
 // New returns an engine for the project at o.Root, with its spec loaded

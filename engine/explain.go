@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,9 +18,19 @@ import (
 // spec, policy and state, an evaluation trace of that re-run, and whether
 // the answer is the same.
 type Explanation struct {
-	// Logged is the decision-log entry: the request, health, revisions and
-	// result as decided then. Its input has no kernel snapshot (LogEntry).
+	// Logged is the decision-log line (an OPA decision-log event): the
+	// request, bundles and the policy's result then. Its input has no
+	// kernel snapshot (LogEntry).
 	Logged LogEntry `json:"logged"`
+	// Then is the decision loopx answered then (Logged.Decision()).
+	Then Decision `json:"then"`
+	// StoredInput is the whole input the logged decision evaluated,
+	// relative to the project root (".loopx/inputs/<hex>.json"), "" when
+	// there is none; StoredInputState says which: "stored", "pruned" (the
+	// line names it, the file is gone) or "none" (a line of loopx's
+	// earlier format).
+	StoredInput      string `json:"stored_input"`
+	StoredInputState string `json:"stored_input_state"`
 	// Rerun is the same request decided now, over the current snapshot. It
 	// is not appended to the decision log.
 	Rerun Decision `json:"rerun"`
@@ -56,19 +68,23 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	if err != nil {
 		return Explanation{}, err
 	}
-	req := Request{Query: le.Input.Query, Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
-	if req.Query == "" {
-		req.Query = le.Result.Query
-	}
+	req := logRequest(le)
+	then := le.Decision()
 	now := e.Now()
 	in, storeErr := e.buildInput(req, now)
 	defer e.Release()
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
-	x := Explanation{Logged: le, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}}
+	x := Explanation{Logged: le, Then: then, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}, StoredInputState: "none"}
+	if p := le.InputPath(e.StateDir()); p != "" {
+		x.StoredInput, x.StoredInputState = filepath.ToSlash(filepath.Join(StateDirName, InputsDirName, filepath.Base(p))), "pruned"
+		if _, err := os.Stat(p); err == nil {
+			x.StoredInputState = "stored"
+		}
+	}
 	x.RuleTrace, x.Trace = e.trace(ctx, req, in)
 
-	old, cur := le.Revision, d.Revision
+	old, cur := then.Revision, d.Revision
 	if old.State != cur.State {
 		x.Changes = append(x.Changes, fmt.Sprintf("state changed since: revision %d → %d", old.State, cur.State))
 	}
@@ -78,7 +94,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	if old.Policy != cur.Policy {
 		x.Changes = append(x.Changes, fmt.Sprintf("policy changed since: %s → %s", shortHash(old.Policy), shortHash(cur.Policy)))
 	}
-	x.Same, x.Differences = compareDecisions(le.Result, d)
+	x.Same, x.Differences = compareDecisions(then, d)
 	return x, storeErr
 }
 

@@ -75,8 +75,8 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 		}
 	}
 	le, err := e.FindDecision(first.DecisionID)
-	if err != nil || le.Result.Verdict != "run" || le.Input.Agent != "a1" {
-		t.Fatalf("FindDecision in the rotated file = %+v, %v", le.Result, err)
+	if err != nil || le.Decision().Verdict != "run" || le.Input.Agent != "a1" {
+		t.Fatalf("FindDecision in the rotated file = %s, %v", le.Result, err)
 	}
 	var ue *UsageError
 	if _, err := e.FindDecision("01NOPE"); !errors.As(err, &ue) || ue.Code != "unknown_decision" {
@@ -131,8 +131,8 @@ func TestExplain_OlderStateAndPolicy(t *testing.T) {
 	if x.Same || x.Rerun.Verdict != "run" || !slices.Equal(x.Changes, wantChanges) || !slices.Contains(x.Differences, "verdict: wait_human → run") {
 		t.Fatalf("after the answer: same %v, rerun %s, changes %q, diffs %q", x.Same, x.Rerun.Verdict, x.Changes, x.Differences)
 	}
-	if x.Logged.Result.Verdict != "wait_human" || x.Logged.Input.Agent != "a1" || x.Input.State.Revision != now {
-		t.Fatalf("logged %+v / input revision %d", x.Logged.Result, x.Input.State.Revision)
+	if x.Then.Verdict != "wait_human" || x.Logged.Input.Agent != "a1" || x.Input.State.Revision != now {
+		t.Fatalf("logged %+v / input revision %d", x.Then, x.Input.State.Revision)
 	}
 	rules, full := strings.Join(x.RuleTrace, "\n"), strings.Join(x.Trace, "\n")
 	for _, want := range []string{"loopx/run/decision.rego:", "Enter data.loopx.run.decision", "Exit data.loopx.run.selected"} {
@@ -156,7 +156,7 @@ func forgeLoggedPolicy(t *testing.T, e *Engine, id, policy string) {
 	var out []string
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.Contains(l, id) {
-			l = strings.ReplaceAll(l, `"policy":"`+policiesHash(e)+`"`, `"policy":"`+policy+`"`)
+			l = strings.ReplaceAll(l, `"loopx":{"revision":"`+policiesHash(e)+`"}`, `"loopx":{"revision":"`+policy+`"}`)
 		}
 		out = append(out, l)
 	}

@@ -31,11 +31,51 @@ type LogFilter struct {
 }
 
 func (f LogFilter) match(le *LogEntry) bool {
-	return (f.Goal == "" || le.Result.Goal == f.Goal) &&
-		(f.Agent == "" || le.Result.Agent == f.Agent) &&
-		(f.Verdict == "" || le.Result.Verdict == f.Verdict) &&
-		(f.Query == "" || le.Result.Query == f.Query) &&
-		(f.Since.IsZero() || !le.Timestamp.Before(f.Since))
+	return (f.Goal == "" || le.Input.Goal == f.Goal) &&
+		(f.Agent == "" || le.Input.Agent == f.Agent) &&
+		(f.Query == "" || le.Input.Query == f.Query) &&
+		(f.Since.IsZero() || !le.Timestamp.Before(f.Since)) &&
+		(f.Verdict == "" || le.Decision().Verdict == f.Verdict)
+}
+
+// legacyLogEntry is a decision-log line of loopx before the OPA event
+// format: the input without the snapshot, its hash, the whole decision as
+// result, and revision as an object.
+type legacyLogEntry struct {
+	DecisionID string    `json:"decision_id"`
+	Path       string    `json:"path"`
+	Input      Input     `json:"input"`
+	InputHash  string    `json:"input_hash"`
+	Result     Decision  `json:"result"`
+	Timestamp  time.Time `json:"timestamp"`
+	Revision   Revision  `json:"revision"`
+}
+
+// ParseLogLine decodes one decision-log line: an OPA decision-log event as
+// loopx writes it (LogEntry), or a line of loopx's earlier format (revision
+// an object, input_hash), converted with Legacy set and no stored input.
+// ok is false for anything else (a torn write, a foreign line).
+func ParseLogLine(line []byte) (le LogEntry, ok bool) {
+	if err := json.Unmarshal(line, &le); err == nil && le.DecisionID != "" && len(le.Result) > 0 {
+		return le, true
+	}
+	var old legacyLogEntry
+	if json.Unmarshal(line, &old) != nil || old.DecisionID == "" || old.InputHash == "" {
+		return LogEntry{}, false
+	}
+	q := old.Input.Query
+	if q == "" {
+		q = old.Result.Query
+	}
+	res, err := json.Marshal(outcomeOf(old.Result))
+	if err != nil {
+		return LogEntry{}, false
+	}
+	le = LogEntry{DecisionID: old.DecisionID, Path: old.Path, Revision: old.Revision.Policy,
+		Bundles: map[string]BundleRevision{PolicyBundle: {Revision: old.Revision.Policy}, SpecBundle: {Revision: old.Revision.Spec}},
+		Input:   LogInput{Query: q, Now: old.Input.Now, Goal: old.Input.Goal, Agent: old.Input.Agent, Health: old.Input.Health, Permission: old.Input.Permission},
+		Result:  res, Timestamp: old.Timestamp, Custom: LogCustom{State: old.Revision.State, Quota: old.Result.Quota}, Legacy: true}
+	return le, true
 }
 
 // LogFiles returns the decision-log files that exist, oldest first: the
@@ -61,8 +101,8 @@ func (e *Engine) LogFiles() []string {
 func (e *Engine) ReadLog(f LogFilter) (entries []LogEntry, skipped int, err error) {
 	for _, path := range e.LogFiles() {
 		n, err := scanLog(path, func(line []byte) bool {
-			var le LogEntry
-			if json.Unmarshal(line, &le) != nil || le.DecisionID == "" {
+			le, ok := ParseLogLine(line)
+			if !ok {
 				return false
 			}
 			if f.match(&le) {
@@ -96,8 +136,8 @@ func (e *Engine) FindDecision(id string) (LogEntry, error) {
 			if found != nil || !bytes.Contains(line, needle) {
 				return true
 			}
-			var le LogEntry
-			if json.Unmarshal(line, &le) != nil || le.DecisionID != id {
+			le, ok := ParseLogLine(line)
+			if !ok || le.DecisionID != id {
 				return false
 			}
 			found = &le

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -209,11 +208,11 @@ func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
 			if !strings.Contains(string(line), `"`+goal+`"`) {
 				continue
 			}
-			var le LogEntry
-			if json.Unmarshal(line, &le) != nil {
+			le, ok := ParseLogLine(line)
+			if !ok {
 				continue
 			}
-			d := le.Result
+			d := le.Decision()
 			if (le.Input.Goal != goal && d.Goal != goal) || d.Allow || d.Verdict == "run" || d.Verdict == "allow" || d.Verdict == "defer" {
 				continue
 			}

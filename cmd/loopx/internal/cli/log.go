@@ -57,7 +57,7 @@ Exit codes: 0 ok; 2 bad flags.`,
 			return a.print(entries, func(w io.Writer) {
 				rows := [][]string{}
 				for _, le := range entries {
-					d := le.Result
+					d := le.Decision()
 					todo, why := "", ""
 					if d.Todo != nil {
 						todo = d.Todo.ID
@@ -117,17 +117,25 @@ Exit codes: 0 shown; 2 unknown decision id; 3 internal error.`,
 }
 
 func renderExplanation(w io.Writer, x engine.Explanation, full bool) {
-	le := x.Logged
-	fmt.Fprintf(w, "decision %s (%s) at %s\n", le.DecisionID, le.Result.Query, le.Timestamp.UTC().Format("2006-01-02T15:04:05Z"))
+	le, then := x.Logged, x.Then
+	fmt.Fprintf(w, "decision %s (%s) at %s\n", le.DecisionID, then.Query, le.Timestamp.UTC().Format("2006-01-02T15:04:05Z"))
 	fmt.Fprintf(w, "  asked: goal %s, agent %s, now %s\n", le.Input.Goal, le.Input.Agent, le.Input.Now)
 	for _, h := range [][2]string{{"store", le.Input.Health.Store}, {"spec", le.Input.Health.Spec}, {"policy", le.Input.Health.Policy}} {
 		if h[1] != "" {
 			fmt.Fprintf(w, "  %s was unusable: %s\n", h[0], h[1])
 		}
 	}
-	fmt.Fprintf(w, "  revisions: spec %s, policy %s, state %d\n", short(le.Revision.Spec), short(le.Revision.Policy), le.Revision.State)
+	fmt.Fprintf(w, "  revisions: spec %s, policy %s, state %d\n", short(then.Revision.Spec), short(then.Revision.Policy), then.Revision.State)
+	switch x.StoredInputState {
+	case "stored":
+		fmt.Fprintf(w, "  input evaluated: %s\n", x.StoredInput)
+	case "pruned":
+		fmt.Fprintf(w, "  input evaluated: %s (pruned)\n", x.StoredInput)
+	default:
+		fmt.Fprintln(w, "  input evaluated: not stored (a line of an earlier loopx)")
+	}
 	fmt.Fprint(w, "then: ")
-	renderDecision(w, le.Result, false)
+	renderDecision(w, then, false)
 	fmt.Fprint(w, "now:  ")
 	renderDecision(w, x.Rerun, false)
 	for _, c := range x.Changes {
