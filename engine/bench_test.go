@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,6 +55,22 @@ func benchProject(tb testing.TB, todos, evidence int) string {
 	return root
 }
 
+// cpuPerOp reports the process's CPU time (user + system) per iteration
+// from the call to the returned function, as cpu-ns/op: on a shared machine
+// it moves less with the load than ns/op.
+func cpuPerOp(b *testing.B) func() {
+	b.Helper()
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op") }
+}
+
 // BenchmarkDecideCold measures one should_run decision the way one
 // `loopx decide` process makes it: a new engine (spec from the cache),
 // store open, snapshot, policy prepare and eval, decision log append.
@@ -62,6 +79,7 @@ func BenchmarkDecideCold(b *testing.B) {
 	New(Options{Root: root}).Close() // warm the spec cache
 	ctx := context.Background()
 	b.ResetTimer()
+	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		e := New(Options{Root: root})
 		d, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"})
@@ -80,6 +98,7 @@ func BenchmarkDecideWarm(b *testing.B) {
 	defer e.Close()
 	ctx := context.Background()
 	b.ResetTimer()
+	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
 			b.Fatal(err)
@@ -98,6 +117,7 @@ func BenchmarkDecideWarmTicking(b *testing.B) {
 	defer e.Close()
 	ctx := context.Background()
 	b.ResetTimer()
+	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
 			b.Fatal(err)

@@ -31,6 +31,11 @@ type Explanation struct {
 	// earlier format).
 	StoredInput      string `json:"stored_input"`
 	StoredInputState string `json:"stored_input_state"`
+	// OPAEval is the `opa eval` command line that evaluates the logged
+	// path on the stored bundles and input, run from the project root; its
+	// output is the logged result. "" when a file it needs is gone or the
+	// policy was not evaluated (custom.decided_by "loopx").
+	OPAEval string `json:"opa_eval"`
 	// Rerun is the same request decided now, over the current snapshot. It
 	// is not appended to the decision log.
 	Rerun Decision `json:"rerun"`
@@ -82,6 +87,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 			x.StoredInputState = "stored"
 		}
 	}
+	x.OPAEval = e.opaEvalCommand(le)
 	x.RuleTrace, x.Trace = e.trace(ctx, req, in)
 
 	old, cur := then.Revision, d.Revision
@@ -96,6 +102,40 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	}
 	x.Same, x.Differences = compareDecisions(then, d)
 	return x, storeErr
+}
+
+// opaEvalCommand is the `opa eval` command line that reproduces le's result
+// from the project root, "" when a file it needs is not stored.
+func (e *Engine) opaEvalCommand(le LogEntry) string {
+	if le.Custom.DecidedBy != "" || le.Path == "" {
+		return ""
+	}
+	rel := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if _, err := os.Stat(p); err != nil {
+			return ""
+		}
+		r, err := filepath.Rel(e.root, p)
+		if err != nil {
+			return ""
+		}
+		return filepath.ToSlash(r)
+	}
+	in, pol := rel(le.InputPath(e.StateDir())), rel(le.BundlePath(e.StateDir(), PolicyBundle))
+	if in == "" || pol == "" {
+		return ""
+	}
+	cmd := "opa eval -f raw -b " + pol
+	if _, ok := le.Bundles[SpecBundle]; ok {
+		spec := rel(le.BundlePath(e.StateDir(), SpecBundle))
+		if spec == "" {
+			return ""
+		}
+		cmd += " -b " + spec
+	}
+	return cmd + " -i " + in + " data." + strings.ReplaceAll(le.Path, "/", ".")
 }
 
 // trace evaluates req's prepared query on in once more with a buffer tracer

@@ -284,6 +284,7 @@ func TestDecisionLog_LineSizeDoesNotGrowWithTodos(t *testing.T) {
 	}
 	l10, s10 := size(10)
 	l1000, s1000 := size(1000)
+	t.Logf("line %d / %d bytes, stored input %d / %d bytes at 10 / 1,000 todos", l10, l1000, s10, s1000)
 	if d := l1000 - l10; d < -16 || d > 16 {
 		t.Errorf("line at 10 todos: %d bytes, at 1,000: %d bytes", l10, l1000)
 	}

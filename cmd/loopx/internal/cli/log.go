@@ -19,8 +19,10 @@ func (a *app) logCmd() *cobra.Command {
 		Short: "List logged decisions (.loopx/decisions.jsonl and its rotated files)",
 		Long: `Log lists decisions from the decision log, oldest first: the current
 .loopx/decisions.jsonl and its rotated files. Each has an id for
-'loopx explain ID'. --json prints the log entries (OPA decision-log fields:
-decision_id, path, input, input_hash, result, timestamp, revision).
+'loopx explain ID'. --json prints the log lines as they are stored: OPA
+decision-log events (labels, decision_id, revision, bundles, path, input,
+result, erased, timestamp, custom; README "The decision log"). Lines of an
+earlier loopx (revision an object, input_hash) are read and shown too.
 
 Exit codes: 0 ok; 2 bad flags.`,
 		Example: `  loopx log --goal g1 --since 2h
@@ -89,9 +91,11 @@ func (a *app) explainCmd() *cobra.Command {
 verdict and reasons given then, and the same request decided again now with
 OPA's tracer: the rules evaluated (every step with --full-trace), whether
 today's spec, policy and state decide the same, and which of them changed
-since. The log keeps the request, not the kernel snapshot, so the re-run
-reads the current state ("state changed since: revision 12 → 15"). The re-run
-is not logged.
+since. The re-run reads the current state ("state changed since: revision
+12 → 15"); it is not logged. The whole input the decision evaluated is
+stored beside the log (.loopx/inputs/<sha256>.json), and explain prints the
+'opa eval' command line that reproduces the logged result from it and the
+stored bundles.
 
 Exit codes: 0 shown; 2 unknown decision id; 3 internal error.`,
 		Example: `  loopx explain 01JD4M3X8Y2Z7Q5W9V6T1R0S2P
@@ -129,6 +133,9 @@ func renderExplanation(w io.Writer, x engine.Explanation, full bool) {
 	switch x.StoredInputState {
 	case "stored":
 		fmt.Fprintf(w, "  input evaluated: %s\n", x.StoredInput)
+		if x.OPAEval != "" {
+			fmt.Fprintf(w, "  reproduce with OPA: %s\n", x.OPAEval)
+		}
 	case "pruned":
 		fmt.Fprintf(w, "  input evaluated: %s (pruned)\n", x.StoredInput)
 	default:

@@ -51,8 +51,10 @@ func exitForVerdict(verdict string) int {
 	return ExitNo
 }
 
-// Version is set at build time with -ldflags "-X …/cli.Version=v1.2.3".
-var Version = "dev"
+// Version is loopx's version: engine.Version, set at build time with
+// -ldflags "-X github.com/loopx-dev/loopx/engine.Version=v1.2.3" (the
+// decision log records it as labels.version).
+var Version = engine.Version
 
 // app is the state shared by every command of one invocation.
 type app struct {
