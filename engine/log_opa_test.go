@@ -201,8 +201,9 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	}
 	want = append(want, decide(t, e, "a1").Verdict)
 
-	p, _ := newEngine(t, permGateSpec)
+	p, _ := newEngine(t, permGateSpec+"goals: g1: scope: grant: commands: [\"go test*\"]\n")
 	for _, in := range []PermissionInput{
+		{Tool: "Bash", Command: "go test ./..."},
 		{Tool: "Edit", Paths: []string{"api/v2/handlers.go"}},
 		{Tool: "Bash", Command: "npm publish"},
 		{Tool: "Bash", Command: "git push origin main"}, // the gate guards it
@@ -210,7 +211,7 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	} {
 		want = append(want, permission(t, p, "claude", in).Verdict)
 	}
-	if !slices.Equal(want, []string{"run", "deny", "wait_human", "deny", "skip", "allow", "ask", "deny", "deny"}) {
+	if !slices.Equal(want, []string{"run", "deny", "wait_human", "deny", "skip", "allow", "defer", "ask", "deny", "deny"}) {
 		t.Fatalf("verdicts %v: the scenario no longer covers every verdict", want)
 	}
 	var got []string
