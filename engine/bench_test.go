@@ -124,3 +124,73 @@ func BenchmarkDecideWarmTicking(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClaimCold measures one `loopx todo claim` as a process makes it:
+// a new engine, store open, the claim decided and committed in one
+// transaction, close. Each iteration claims another todo of 200.
+func BenchmarkClaimCold(b *testing.B) {
+	root := benchProject(b, 200, 5000)
+	New(Options{Root: root}).Close()
+	var ids []string
+	e := New(Options{Root: root})
+	ts, err := e.Todos("g1", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.Close()
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	defer reportCPU(b)()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e := New(Options{Root: root})
+		// Release every round so that the todos stay claimable.
+		res, err := e.ClaimTodo(ClaimRequest{Todo: ids[i%len(ids)], Agent: "a1"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.ReleaseLease(LeaseRequest{Todo: res.Todo.ID, Agent: "a1", ExpectedVersion: res.Lease.Version}); err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}
+
+// BenchmarkRoundStartFinishCold measures a round start and its finish as
+// two processes make them (design §14: a round start+finish).
+func BenchmarkRoundStartFinishCold(b *testing.B) {
+	root := benchProject(b, 200, 5000)
+	New(Options{Root: root}).Close()
+	ctx := context.Background()
+	defer reportCPU(b)()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e := New(Options{Root: root})
+		res, err := e.StartRound(ctx, "g1", "a1")
+		if err != nil || res.Round == nil {
+			b.Fatalf("%v %+v", err, res.Decision)
+		}
+		e.Close()
+		e = New(Options{Root: root})
+		if _, err := e.FinishRound(ctx, res.Round.ID, FinishRequest{Outcome: "progress"}); err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}
+
+// reportCPU reports the process's CPU time (user + system) per operation
+// as cpu-ms/op, a figure that stays comparable when the machine is shared
+// (wall time then mostly measures the wait for a core).
+func reportCPU(b *testing.B) func() {
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	return func() {
+		b.ReportMetric(float64((cpu()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}

@@ -1,10 +1,9 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -69,20 +68,29 @@ func checkTTL(ttl, def time.Duration) (time.Duration, error) {
 // another (design §9). On success the lease has version +1 (never reset),
 // epoch +1 (a new holder) and an absolute expires_at = now + TTL; the todo
 // is "claimed"; a todo.claimed event is appended and the agent's heartbeat
-// updated. Every refusal changes nothing (a gate_violation is audited
-// after the rollback):
+// updated. Whether the agent may hold the todo is the claim decision
+// (data.loopx.claim.decision, op "claim"), prepared before the store is
+// opened and evaluated inside the transaction, then logged. Every refusal
+// changes nothing (a gate_violation is audited after the rollback):
 //   - *UsageError: bad_ttl, missing_agent, unknown_agent, unknown_todo,
-//     idempotency_key_reused (the key names another agent's lease);
-//   - *RefusedError: already_claimed (Data: holder, expires_at, version,
-//     epoch), todo_done / todo_blocked / todo_cancelled, not_agent_work
-//     (gate and action todos), agent_not_on_goal, monitor_only,
-//     role_mismatch, for_other_agent, depends_on_open (Data: open),
-//     gate_violation, scope_conflict (Data: todo, holder, scope, other_scope),
+//     idempotency_key_reused (the key names another agent's lease), and
+//     policy_error for a user policy that does not compile;
+//   - *RefusedError: the decision's first reason — already_claimed (Data:
+//     holder, expires_at, version, epoch), todo_done / todo_blocked /
+//     todo_cancelled, not_agent_work (gate and action todos),
+//     agent_not_on_goal, monitor_only, role_mismatch, for_other_agent,
+//     depends_on_open (Data: open), gate_violation, scope_conflict (Data:
+//     todo, holder, scope, other_scope), a user policy's deny — and
 //     idempotency_key_spent (the key's lease was released or expired).
 //
 // A claim of a lease the agent already holds returns it unchanged
 // (Replayed). An expired lease is claimable by anyone.
 func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
+	return e.ClaimTodoContext(context.Background(), req)
+}
+
+// ClaimTodoContext is ClaimTodo with a context bounding the decision.
+func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseResult, error) {
 	var res LeaseResult
 	ttl, err := checkTTL(req.TTL, DefaultLeaseTTL)
 	if err != nil {
@@ -92,8 +100,10 @@ func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
 		return res, Usagef("missing_agent", "which agent? give --agent")
 	}
 	var goal string
+	var cd claimDecision
+	e.prepareAll(ctx, "claim")
 	err = e.update(func(tx *kernel.Tx) error {
-		res = LeaseResult{}
+		res, cd = LeaseResult{}, claimDecision{}
 		t, err := e.leaseTodo(tx, req.Todo)
 		if err != nil {
 			return err
@@ -116,30 +126,19 @@ func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
 					Data:    map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)}}
 			}
 		}
-		if err := claimable(t); err != nil {
+		facts, err := e.claimTodoFacts(tx, t, req.Agent)
+		if err != nil {
 			return err
 		}
-		if err := e.fitsAgent(tx, t, req.Agent); err != nil {
+		if cd, err = e.decideClaim(ctx, tx, t.Goal, req.Agent, ClaimFacts{Op: "claim", Todo: facts}); err != nil {
 			return err
 		}
-		if l := t.Lease; l.LiveAt(now) {
-			if l.Holder != req.Agent {
-				return alreadyClaimed(t)
-			}
+		if !cd.d.Allow {
+			return e.refusal(cd.d)
+		}
+		if l := t.Lease; l.LiveAt(now) && l.Holder == req.Agent {
 			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
 			return nil
-		}
-		if err := openDeps(tx, t); err != nil {
-			return err
-		}
-		if g, err := blockingGate(tx, t.Goal, req.Agent, t.ID); err != nil || g != nil {
-			if err != nil {
-				return err
-			}
-			return gateViolation(g, "claim of todo "+t.ID)
-		}
-		if err := e.scopeConflict(tx, t, req.Agent); err != nil {
-			return err
 		}
 		prev := t.Lease
 		claim(&t, req.Agent, "", now, ttl)
@@ -158,6 +157,7 @@ func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
 		res = LeaseResult{Todo: t, Lease: *t.Lease, Previous: prev}
 		return nil
 	})
+	e.logClaim(cd)
 	e.auditRefusal(goal, req.Agent, err, "todo.claim", req.Todo)
 	return res, err
 }
@@ -211,8 +211,12 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 		}
 	}
 	var goal string
+	var cd claimDecision
+	if op == "transfer" {
+		e.prepareAll(context.Background(), "claim")
+	}
 	err := e.update(func(tx *kernel.Tx) error {
-		res = LeaseResult{}
+		res, cd = LeaseResult{}, claimDecision{}
 		t, err := e.leaseTodo(tx, req.Todo)
 		if err != nil {
 			return err
@@ -255,17 +259,15 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			if !e.agentKnown(tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
-			if err := e.fitsAgent(tx, t, req.To); err != nil {
+			facts, err := e.claimTodoFacts(tx, t, req.To)
+			if err != nil {
 				return err
 			}
-			if g, err := blockingGate(tx, t.Goal, req.To, t.ID); err != nil || g != nil {
-				if err != nil {
-					return err
-				}
-				return gateViolation(g, "transfer of todo "+t.ID+" to "+req.To)
-			}
-			if err := e.scopeConflict(tx, t, req.To); err != nil {
+			if cd, err = e.decideClaim(context.Background(), tx, t.Goal, req.To, ClaimFacts{Op: "transfer", From: req.Agent, Todo: facts}); err != nil {
 				return err
+			}
+			if !cd.d.Allow {
+				return e.refusal(cd.d)
 			}
 			t.Lease = &kernel.Lease{Holder: req.To, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
 				ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
@@ -285,6 +287,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 		res = LeaseResult{Todo: t, Lease: *t.Lease, Previous: &prev}
 		return nil
 	})
+	e.logClaim(cd)
 	e.auditRefusal(goal, req.Agent, err, "todo."+op, req.Todo)
 	return res, err
 }
@@ -328,121 +331,6 @@ func leaseData(l *kernel.Lease) map[string]any {
 		d["idempotency_key"] = l.IdempotencyKey
 	}
 	return d
-}
-
-// alreadyClaimed is the refusal of a claim of a todo held by another agent.
-func alreadyClaimed(t kernel.Todo) *RefusedError {
-	l := t.Lease
-	return &RefusedError{Code: "already_claimed",
-		Message: fmt.Sprintf("todo %s is already claimed by %s until %s (lease version %d, epoch %d)", t.ID, l.Holder, rfc(l.ExpiresAt), l.Version, l.Epoch),
-		Data:    map[string]any{"todo": t.ID, "holder": l.Holder, "expires_at": rfc(l.ExpiresAt), "version": l.Version, "epoch": l.Epoch}}
-}
-
-// claimable refuses todos no agent may claim: settled ones and human work.
-func claimable(t kernel.Todo) error {
-	switch t.Status {
-	case kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled:
-		msg := fmt.Sprintf("todo %s is %s", t.ID, t.Status)
-		if t.Note != "" {
-			msg += ": " + t.Note
-		}
-		return &RefusedError{Code: "todo_" + t.Status, Message: msg + "; it cannot be claimed", Data: map[string]any{"todo": t.ID, "status": t.Status}}
-	}
-	if t.Kind != kernel.KindTask && t.Kind != kernel.KindMonitor {
-		return &RefusedError{Code: "not_agent_work", Message: fmt.Sprintf("todo %s is a %s todo, for humans; agents claim task and monitor todos", t.ID, t.Kind),
-			Data: map[string]any{"todo": t.ID, "kind": t.Kind}}
-	}
-	return nil
-}
-
-// fitsAgent applies the selection rules of should_run to a claim: the
-// agent is on the goal; a monitor_only agent takes monitors only; a todo
-// handed to agents by name ("for:<agent>" labels) is theirs; otherwise
-// "review" todos go to reviewers and reviewers take only those. A todo whose
-// holder's lease expired (a killed or stuck agent) is open to every agent
-// on the goal, whatever its role or addressee: the work must not stall.
-func (e *Engine) fitsAgent(tx *kernel.Tx, t kernel.Todo, agent string) error {
-	f := e.agentFacts(tx, e.goalSpec(t.Goal), agent)
-	data := map[string]any{"todo": t.ID, "agent": agent, "role": f.Role, "mode": f.Mode}
-	if !f.OnGoal {
-		return &RefusedError{Code: "agent_not_on_goal", Message: fmt.Sprintf("agent %s is not in the agents of goal %s", agent, t.Goal), Data: data}
-	}
-	if f.Mode == "monitor_only" && t.Kind != kernel.KindMonitor {
-		return &RefusedError{Code: "monitor_only", Message: fmt.Sprintf("agent %s is monitor_only and todo %s is a %s", agent, t.ID, t.Kind), Data: data}
-	}
-	if abandoned(t, agent, tx.Now()) {
-		return nil // any agent on the goal takes over an abandoned claim
-	}
-	var addressed []string
-	for _, l := range t.Labels {
-		if a, ok := strings.CutPrefix(l, "for:"); ok {
-			addressed = append(addressed, a)
-		}
-	}
-	if len(addressed) > 0 {
-		if slices.Contains(addressed, agent) {
-			return nil
-		}
-		data["for"] = addressed
-		return &RefusedError{Code: "for_other_agent", Message: fmt.Sprintf("todo %s was handed to %s", t.ID, strings.Join(addressed, ", ")), Data: data}
-	}
-	review := slices.Contains(t.Labels, "review")
-	switch {
-	case review && f.Role != "reviewer":
-		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("todo %s is a review todo and agent %s is not a reviewer (role %s)", t.ID, agent, f.Role), Data: data}
-	case !review && f.Role == "reviewer":
-		return &RefusedError{Code: "role_mismatch", Message: fmt.Sprintf("agent %s is a reviewer and todo %s is not labelled review", agent, t.ID), Data: data}
-	}
-	return nil
-}
-
-// openDeps refuses a todo whose depends_on are not all done.
-func openDeps(tx *kernel.Tx, t kernel.Todo) error {
-	var open []string
-	for _, d := range t.DependsOn {
-		dt, err := tx.Todo(d)
-		if err != nil && !IsNotFound(err) {
-			return err
-		}
-		if err != nil || dt.Status != kernel.TodoDone {
-			open = append(open, d)
-		}
-	}
-	if len(open) == 0 {
-		return nil
-	}
-	return &RefusedError{Code: "depends_on_open", Message: fmt.Sprintf("todo %s depends on %s, not done yet", t.ID, strings.Join(open, ", ")),
-		Data: map[string]any{"todo": t.ID, "open": open}}
-}
-
-// scopeConflict refuses t for agent when its scope overlaps the scope of
-// another todo (of any goal) held by a live lease of another agent.
-func (e *Engine) scopeConflict(tx *kernel.Tx, t kernel.Todo, agent string) error {
-	if len(t.Scope) == 0 {
-		return nil
-	}
-	goals := e.GoalIDs()
-	if !slices.Contains(goals, t.Goal) {
-		goals = append(goals, t.Goal)
-	}
-	now := tx.Now()
-	for _, g := range goals {
-		todos, err := tx.Todos(g)
-		if err != nil {
-			return err
-		}
-		for _, o := range todos {
-			if o.ID == t.ID || len(o.Scope) == 0 || !o.Lease.LiveAt(now) || o.Lease.Holder == agent {
-				continue
-			}
-			if mine, theirs, ok := ScopesOverlap(t.Scope, o.Scope); ok {
-				return &RefusedError{Code: "scope_conflict",
-					Message: fmt.Sprintf("todo %s writes %s, which overlaps %s of todo %s held by %s until %s", t.ID, mine, theirs, o.ID, o.Lease.Holder, rfc(o.Lease.ExpiresAt)),
-					Data:    map[string]any{"todo": o.ID, "holder": o.Lease.Holder, "expires_at": rfc(o.Lease.ExpiresAt), "scope": mine, "other_scope": theirs}}
-			}
-		}
-	}
-	return nil
 }
 
 // checkHeld is the compare-and-swap of renew, release and transfer: the
@@ -501,9 +389,4 @@ func (e *Engine) auditRefusal(goal, agent string, err error, mutation, todo stri
 	if errors.As(err, &re) && re.Code == "gate_violation" {
 		e.recordViolation(goal, agent, re, map[string]any{"mutation": mutation, "todo": todo})
 	}
-}
-
-// abandoned reports whether t carries another agent's expired lease.
-func abandoned(t kernel.Todo, agent string, now time.Time) bool {
-	return t.Lease != nil && !t.Lease.Released && t.Lease.Holder != agent && !t.Lease.LiveAt(now)
 }

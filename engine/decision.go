@@ -52,6 +52,10 @@ type Reason struct {
 	// Ref is the spec field or kernel record it refers to
 	// ("goals.g1.quota.rounds", "gate g-4f9a"); "" when none.
 	Ref string `json:"ref"`
+	// Data carries the reason's facts for scripts, when the rule gives any
+	// (the holder and expires_at of already_claimed, the open dependencies
+	// of depends_on_open); a refused mutation reports it as its error's data.
+	Data map[string]any `json:"data,omitempty"`
 }
 
 // TodoRef names a todo in a decision.

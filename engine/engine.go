@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -56,7 +57,10 @@ type Engine struct {
 	spec    *specs.Loaded
 	specErr error
 
-	prepared  map[string]*rego.PreparedEvalQuery
+	// prepMu guards prepared and policyErr: queries may be prepared in
+	// background goroutines, each once.
+	prepMu    sync.Mutex
+	prepared  map[string]*prepSlot
 	policyErr error
 
 	user       []UserModule
@@ -162,12 +166,58 @@ var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOve
 // rule of query once per engine. A user policy that does not parse,
 // compile, or declare a consulted package fails it (decisions deny).
 func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
-	if pq, ok := e.prepared[query]; ok {
-		return pq, nil
-	}
+	e.prepMu.Lock()
 	if e.policyErr != nil {
+		defer e.prepMu.Unlock()
 		return nil, e.policyErr
 	}
+	slot := e.prepared[query]
+	if slot == nil {
+		if e.prepared == nil {
+			e.prepared = map[string]*prepSlot{}
+		}
+		slot = &prepSlot{}
+		e.prepared[query] = slot
+	}
+	e.prepMu.Unlock()
+	slot.once.Do(func() { slot.pq, slot.err = e.compile(ctx, query) })
+	if slot.err != nil {
+		e.prepMu.Lock()
+		if e.policyErr == nil {
+			e.policyErr = slot.err
+		}
+		e.prepMu.Unlock()
+	}
+	return slot.pq, slot.err
+}
+
+// prepSlot is one query's preparation, done once per engine.
+type prepSlot struct {
+	once sync.Once
+	pq   *rego.PreparedEvalQuery
+	err  error
+}
+
+// prepareAll prepares queries in parallel (each on its own core when there
+// are several) and waits. Mutations call it before the store is opened: they
+// evaluate their decisions inside a transaction, under the state lock, and
+// must not compile policies there.
+func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
+	_, _ = e.UserModules() // loaded once, before any goroutine reads them
+	var wg sync.WaitGroup
+	for _, q := range queries[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = e.prepare(ctx, q)
+		}()
+	}
+	_, _ = e.prepare(ctx, queries[0])
+	wg.Wait()
+}
+
+// compile compiles and prepares query (see prepare).
+func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
 	ref, ok := policies.Queries[query]
 	if !ok {
 		return nil, fmt.Errorf("unknown query %q", query)
@@ -180,7 +230,6 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 	}
 	user, err := e.UserModules()
 	if err != nil {
-		e.policyErr = err
 		return nil, err
 	}
 	compiler, err := policyCompiler()
@@ -230,13 +279,8 @@ func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQ
 	}
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
-		e.policyErr = explainCompileErrors(err)
-		return nil, e.policyErr
+		return nil, explainCompileErrors(err)
 	}
-	if e.prepared == nil {
-		e.prepared = map[string]*rego.PreparedEvalQuery{}
-	}
-	e.prepared[query] = &pq
 	return &pq, nil
 }
 

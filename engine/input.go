@@ -21,6 +21,8 @@ type Input struct {
 	State Snapshot `json:"state"`
 	// Permission carries the fields of a permission query (nil otherwise).
 	Permission *PermissionRequest `json:"permission,omitempty"`
+	// Claim carries the fields of a claim query (nil otherwise).
+	Claim *ClaimFacts `json:"claim,omitempty"`
 }
 
 // Health is the usability of the three inputs of a decision ("" = ok).

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -139,7 +140,9 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 	if !slices.Contains([]string{kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled, kernel.TodoOpen}, status) {
 		return t, Usagef("bad_status", "status %q is not done, blocked, cancelled or open", status)
 	}
-	err := e.update(func(tx *kernel.Tx) error {
+	var cd claimDecision
+	err := e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
+		cd = claimDecision{}
 		var err error
 		t, err = tx.Todo(id)
 		if IsNotFound(err) {
@@ -159,11 +162,12 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 					who = t.Lease.Holder
 				}
 			}
-			if g, err := blockingGate(tx, t.Goal, who, t.ID); err != nil || g != nil {
-				if err != nil {
-					return err
-				}
-				return gateViolation(g, "marking todo "+t.ID+" done")
+			facts, err := e.claimTodoFacts(tx, t, who)
+			if err != nil {
+				return err
+			}
+			if cd, err = e.checkProgress(context.Background(), tx, t.Goal, who, ClaimFacts{Op: "done", Todo: facts}); err != nil {
+				return err
 			}
 		}
 		old := t.Status
@@ -175,6 +179,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		return tx.AppendEvent(kernel.Event{Kind: todoEventKind(status), Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
 			Data: map[string]any{"from": old}})
 	})
+	e.logClaim(cd)
 	var re *RefusedError
 	if errors.As(err, &re) {
 		e.recordViolation(t.Goal, actor, re, map[string]any{"mutation": todoEventKind(status), "todo": id})
@@ -207,22 +212,26 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 	if !slices.Contains(EvidenceKinds, ev.Kind) {
 		return ev, Usagef("bad_kind", "evidence kind %q is not one of %v", ev.Kind, EvidenceKinds)
 	}
-	err := e.update(func(tx *kernel.Tx) error {
+	var cd claimDecision
+	in := ev
+	err := e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
+		ev, cd = in, claimDecision{}
 		if ev.Todo != "" {
 			if _, err := tx.Todo(ev.Todo); IsNotFound(err) {
 				return Usagef("unknown_todo", "unknown todo %q", ev.Todo)
 			}
 		}
-		if g, err := guardingGate(tx, ev.Goal, ev.Action); err != nil || g != nil {
-			if err != nil {
+		if ev.Action != "" {
+			var err error
+			if cd, err = e.checkProgress(context.Background(), tx, ev.Goal, ev.By, ClaimFacts{Op: "evidence", Action: ev.Action}); err != nil {
 				return err
 			}
-			return gateViolation(g, "evidence for guarded action "+ev.Action)
 		}
 		var err error
 		ev, err = tx.AddEvidence(ev)
 		return err
 	})
+	e.logClaim(cd)
 	var re *RefusedError
 	if errors.As(err, &re) {
 		e.recordViolation(ev.Goal, ev.By, re, map[string]any{"mutation": "evidence.add", "action": ev.Action})

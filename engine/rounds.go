@@ -33,9 +33,11 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 	if err := e.RequireGoal(goal); err != nil {
 		return res, err
 	}
-	// Hold the store (and its lock) from the decision to the claim, so that
-	// no other process claims the selected todo in between; an unusable
-	// store is reported by Decide (deny).
+	// Prepare both decisions before the store is opened; then hold the
+	// store (and its lock) from the decision to the claim, so that no other
+	// process claims the selected todo in between; an unusable store is
+	// reported by Decide (deny).
+	e.prepareAll(ctx, "should_run", "claim")
 	_, _ = e.Store()
 	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: goal, Agent: agent})
 	res.Decision = d
@@ -62,8 +64,10 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		}
 		return res, nil
 	}
+	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		now := tx.Now()
+		cd = claimDecision{}
 		if err := e.settleOpenRounds(tx, goal, agent); err != nil {
 			return err
 		}
@@ -71,17 +75,15 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		if err != nil {
 			return err
 		}
-		if g, err := blockingGate(tx, goal, agent, t.ID); err != nil || g != nil {
-			if err != nil {
-				return err
-			}
-			return gateViolation(g, "claim of todo "+t.ID)
-		}
-		if t.Lease.LiveAt(now) && t.Lease.Holder != agent {
-			return &RefusedError{Code: "already_claimed", Message: fmt.Sprintf("todo %s is claimed by %s until %s", t.ID, t.Lease.Holder, rfc(t.Lease.ExpiresAt))}
-		}
-		if err := e.scopeConflict(tx, t, agent); err != nil { // claims.go
+		facts, err := e.claimTodoFacts(tx, t, agent)
+		if err != nil {
 			return err
+		}
+		if cd, err = e.decideClaim(ctx, tx, goal, agent, ClaimFacts{Op: "round_start", Todo: facts}); err != nil {
+			return err
+		}
+		if !cd.d.Allow {
+			return e.refusal(cd.d)
 		}
 		r, err := tx.AddRound(kernel.Round{Goal: goal, Agent: agent, Todo: t.ID, DecisionID: d.DecisionID})
 		if err != nil {
@@ -101,6 +103,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		res.Round, res.Todo = &r, &t
 		return nil
 	})
+	e.logClaim(cd)
 	var re *RefusedError
 	if errors.As(err, &re) {
 		e.recordViolation(goal, agent, re, map[string]any{"mutation": "round.start", "todo": d.Todo.ID})
@@ -245,8 +248,9 @@ func Charged(outcome string) bool {
 // (lease_lost, not_round_agent).
 func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequest) (Receipt, error) {
 	var rc Receipt
-	err := e.update(func(tx *kernel.Tx) error {
-		rc = Receipt{}
+	var cd claimDecision
+	err := e.updatePrepared(ctx, "claim", func(tx *kernel.Tx) error {
+		rc, cd = Receipt{}, claimDecision{}
 		now := tx.Now()
 		r, err := tx.Round(roundID)
 		if IsNotFound(err) {
@@ -317,11 +321,16 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		}
 		charged := Charged(outcome)
 		if charged || req.Done {
-			if g, err := blockingGate(tx, r.Goal, r.Agent, r.Todo); err != nil || g != nil {
-				if err != nil {
+			cf := ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}
+			if t != nil {
+				if cf.Todo, err = e.claimTodoFacts(tx, *t, r.Agent); err != nil {
 					return err
 				}
-				return gateViolation(g, fmt.Sprintf("finishing round %s as %s", r.ID, outcome))
+			} else if r.Todo != "" {
+				cf.Todo = &ClaimTodo{TodoFacts: TodoFacts{ID: r.Todo, DepsOpen: []string{}, Labels: []string{}}, Goal: r.Goal}
+			}
+			if cd, err = e.checkProgress(ctx, tx, r.Goal, r.Agent, cf); err != nil {
+				return err
 			}
 		}
 		entry := kernel.LedgerEntry{Goal: r.Goal, Round: r.ID, Agent: r.Agent, Reason: outcome}
@@ -397,6 +406,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		rc.Round, rc.Charged = r, charged
 		return e.maybeStall(tx, r.Goal, &rc)
 	})
+	e.logClaim(cd)
 	var re *RefusedError
 	if errors.As(err, &re) && re.Code == "gate_violation" {
 		r, _ := e.Round(roundID)

@@ -92,6 +92,13 @@ func specGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 
 // snapshot builds input.state for (goal, agent) at now.
 func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapshot, error) {
+	return e.snapshotOf(tx, goal, agent, now, true)
+}
+
+// snapshotOf builds input.state; without usage it leaves out the quota and
+// progress facts (they need the goal's whole ledger and rounds), which the
+// claim query does not read.
+func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage bool) (Snapshot, error) {
 	var s Snapshot
 	s.Revision = tx.Revision()
 	gs := e.goalSpec(goal)
@@ -108,12 +115,7 @@ func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapsho
 	if err != nil {
 		return s, err
 	}
-	s.Gates = []GateFacts{}
-	for _, g := range gates {
-		s.Gates = append(s.Gates, GateFacts{ID: g.ID, Name: g.Name, Question: g.Question, Options: nonNil(g.Options),
-			Scope:  GateScope{Kind: g.ScopeKind, Agents: nonNil(g.ScopeAgents), Todos: nonNil(g.ScopeTodos)},
-			Guards: nonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: rfc(g.RaisedAt), ExpiresAt: rfc(g.ExpiresAt), Reason: g.Reason})
-	}
+	s.Gates = gateFacts(gates)
 
 	todos, err := tx.Todos(goal)
 	if err != nil {
@@ -149,6 +151,9 @@ func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapsho
 		}
 		s.Todos = append(s.Todos, f)
 	}
+	if !usage {
+		return s, nil
+	}
 
 	rounds, err := tx.Rounds(goal)
 	if err != nil {
@@ -174,6 +179,17 @@ func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapsho
 	}
 	s.Progress = e.progressFacts(tx, goal, agent, rounds, todos, st, now)
 	return s, nil
+}
+
+// gateFacts is input.state.gates for the open gates gates.
+func gateFacts(gates []kernel.Gate) []GateFacts {
+	out := []GateFacts{}
+	for _, g := range gates {
+		out = append(out, GateFacts{ID: g.ID, Name: g.Name, Question: g.Question, Options: nonNil(g.Options),
+			Scope:  GateScope{Kind: g.ScopeKind, Agents: nonNil(g.ScopeAgents), Todos: nonNil(g.ScopeTodos)},
+			Guards: nonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: rfc(g.RaisedAt), ExpiresAt: rfc(g.ExpiresAt), Reason: g.Reason})
+	}
+	return out
 }
 
 func nonNil(s []string) []string {

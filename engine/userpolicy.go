@@ -28,9 +28,10 @@ const UserPackagePrefix = "loopx.user."
 // declares `package loopx.user.<query>` with `deny contains reason if …`
 // and `warn contains reason if …`. Only queries whose built-in policy reads
 // the user package are listed (data.loopx.run reads should_run,
-// data.loopx.permission reads permission): a package no query reads would
-// be silently ignored, so it is refused (case C14).
-var UserQueries = []string{"should_run", "permission"}
+// data.loopx.permission reads permission, data.loopx.claim reads claim): a
+// package no query reads would be silently ignored, so it is refused (case
+// C14).
+var UserQueries = []string{"should_run", "permission", "claim"}
 
 // UserModule is one user policy file.
 type UserModule struct {
@@ -181,7 +182,11 @@ func policyHash(user []UserModule) string {
 
 // PolicyErr is the error preparing the policies, nil when they compiled
 // (or were not prepared yet).
-func (e *Engine) PolicyErr() error { return e.policyErr }
+func (e *Engine) PolicyErr() error {
+	e.prepMu.Lock()
+	defer e.prepMu.Unlock()
+	return e.policyErr
+}
 
 // IsUserPolicyError reports whether err comes from the project's own
 // policies (a *PolicyError, or an OPA error located in loopx/policies/):

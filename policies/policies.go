@@ -18,8 +18,11 @@ import (
 // engine.Decision carries. It is always defined.
 const ShouldRunQuery = "data.loopx.run.decision"
 
-// Queries maps each query name (the engine's Input.Query) to its entry rule.
-var Queries = map[string]string{"should_run": ShouldRunQuery, "permission": "data.loopx.permission.decision"}
+// Queries maps each query name (the engine's Input.Query) to its entry rule
+// (design §6): should_run, permission, claim (may an agent hold or progress
+// a todo) and gate_answer (may this answer be recorded).
+var Queries = map[string]string{"should_run": ShouldRunQuery, "permission": "data.loopx.permission.decision",
+	"claim": "data.loopx.claim.decision"}
 
 //go:embed loopx
 var bundle embed.FS

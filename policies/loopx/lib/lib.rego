@@ -24,3 +24,15 @@ nonempty(s) := s if {
 counted(n, word) := $"{n} {word}" if n == 1
 
 else := $"{n} {word}s"
+
+# reason_data is a reason that carries facts for scripts (engine.Reason.Data:
+# the holder of a lease, the open dependencies, …).
+reason_data(code, message, rule, ref, facts) := object.union(reason(code, message, rule, ref), {"data": facts})
+
+# user_reason turns an entry of a user policy's deny or warn set into a
+# reason: a string, or an object {code, message, ref}; rule names the set.
+user_reason(e, code, rule) := reason(object.get(e, "code", code), object.get(e, "message", $"{e}"), rule, object.get(e, "ref", "")) if is_object(e)
+
+else := reason(code, e, rule, "") if is_string(e)
+
+else := reason(code, $"{e}", rule, "")

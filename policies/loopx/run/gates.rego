@@ -4,19 +4,8 @@ import data.loopx.lib
 
 open_gates := [g | some g in input.state.gates; is_object(g)]
 
-# scope_kind is the gate's scope kind; a gate without one blocks the goal (fail closed).
-scope_kind(g) := g.scope.kind if is_string(g.scope.kind)
-
-else := "goal"
-
-# blocks_agent: scope goal (or an unknown kind), or scope agent naming this agent.
-blocks_agent(g) if not scope_kind(g) in {"agent", "todo", "action"}
-
-blocks_agent(g) if {
-	scope_kind(g) == "agent"
-	some a in g.scope.agents
-	a == agent_id
-}
+# blocks_agent: the gate stops all of this agent's work (lib.gate_blocks_agent).
+blocks_agent(g) if lib.gate_blocks_agent(g, agent_id)
 
 # METADATA
 # description: Step 4, an open gate that blocks this agent waits for a human.
@@ -37,16 +26,13 @@ else := ""
 # description: On run, each todo- or action-scoped open gate; other work goes on.
 gates_elsewhere := [lib.reason("gate_open_elsewhere", msg, "data.loopx.run.gates_elsewhere", $"gate {id}") |
 	some g in open_gates
-	k := scope_kind(g)
+	k := lib.gate_kind(g)
 	k in {"todo", "action"}
 	id := object.get(g, "id", "")
 	path := {"todo": ["scope", "todos"], "action": ["guards"]}[k]
 	items := concat(", ", [x | some x in object.get(g, path, []); is_string(x)])
 	msg := $"gate {id} is open for {k} {items}: {object.get(g, "question", "")}; unrelated todos continue"
 ]
-
-# Todo ids held back by todo-scoped open gates.
-gated_todos := {id | some g in open_gates; scope_kind(g) == "todo"; some id in g.scope.todos}
 
 # METADATA
 # description: Step 5, too many rounds in a row without progress wait for a human.

@@ -8,25 +8,25 @@ todos := input.state.todos if is_array(input.state.todos)
 
 # unclaimable[why]: indexes in todos of the todos this agent cannot claim for
 # that reason; why_order is the precedence and the order in messages.
-unclaimable["held"] := {i | some i, t in todos; t.lease.live == true; not t.lease.holder == agent_id}
+unclaimable["held"] := {i | some i, t in todos; lib.held_by_other(t, agent_id)}
 
-unclaimable["deps"] := {i | some i, t in todos; t.deps_open[0]}
+unclaimable["deps"] := {i | some i, t in todos; lib.deps_waiting(t)}
 
 unclaimable["not_due"] := {i | some i, t in todos; t.kind == "monitor"; not t.due == true}
 
-unclaimable["gated"] := {i | some id in gated_todos; some i, t in todos; t.id == id}
+unclaimable["gated"] := {i | some i, t in todos; some g in open_gates; lib.gate_blocks_todo(g, t.id)}
 
-unclaimable["blocked"] := {i | some i, t in todos; not t.status in {"open", "claimed"}}
+unclaimable["blocked"] := {i | some i, t in todos; not lib.workable(t)}
 
-unclaimable["human"] := {i | some i, t in todos; not t.kind in {"task", "monitor"}}
+unclaimable["human"] := {i | some i, t in todos; not lib.agent_work(t)}
 
-unclaimable["scope"] := {i | some i, t in todos; is_string(t.scope_conflict); t.scope_conflict != ""}
+unclaimable["scope"] := {i | some i, t in todos; lib.scope_taken(t)}
 
-unclaimable["for_other"] := {i | some i, t in todos; a := addressed(t); count(a) > 0; not agent_id in a; not abandoned(t)}
+unclaimable["for_other"] := {i | some i, t in todos; lib.for_other(t, agent_id)}
 
-unclaimable["role"] := {i | some i, t in todos; not role_fits(t)}
+unclaimable["role"] := {i | some i, t in todos; not lib.role_fits(t, asker)}
 
-unclaimable["mode"] := {i | monitor_only; some i, t in todos; not t.kind == "monitor"}
+unclaimable["mode"] := {i | some i, t in todos; not lib.mode_fits(t, asker)}
 
 why_order := [
 	["held", "held by other agents"], ["scope", "overlapping a scope held by another agent"],
@@ -36,41 +36,12 @@ why_order := [
 	["blocked", "blocked"], ["human", "for humans (gate or action)"],
 ]
 
-default agent_role := "executor"
+# asker is the asking agent as lib's eligibility rules take it.
+default asker := {"id": "", "role": "executor", "mode": "active"}
 
-agent_role := input.state.agent.role if is_string(input.state.agent.role)
+asker := object.union(input.state.agent, {"id": agent_id}) if is_object(input.state.agent)
 
-monitor_only if input.state.agent.mode == "monitor_only"
-
-# addressed(t) is the set of agents a todo was handed to by name ("for:<agent>" labels).
-addressed(t) := {substring(l, 4, -1) | some l in t.labels; is_string(l); startswith(l, "for:")}
-
-is_review(t) if "review" in t.labels
-
-# role_fits: a todo handed to this agent fits whatever its role; otherwise
-# review todos go to reviewers, and reviewers take only review todos.
-role_fits(t) if agent_id in addressed(t)
-
-# A todo whose holder's lease expired (a killed or stuck agent) is open to
-# every agent on the goal, whatever its role or addressee.
-role_fits(t) if abandoned(t)
-
-abandoned(t) if {
-	t.lease.live == false
-	t.lease.holder != agent_id
-}
-
-role_fits(t) if {
-	is_review(t)
-	agent_role == "reviewer"
-}
-
-role_fits(t) if {
-	not is_review(t)
-	agent_role != "reviewer"
-}
-
-role_label := "not review todos (this agent is a reviewer)" if agent_role == "reviewer"
+role_label := "not review todos (this agent is a reviewer)" if lib.role(asker) == "reviewer"
 
 else := "review todos (for reviewers)"
 
@@ -81,13 +52,13 @@ else := "review todos (for reviewers)"
 candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), i] |
 	excluded := union({unclaimable[w] | some w in ["held", "deps", "not_due", "gated", "scope", "for_other", "role", "mode"]})
 	some i, t in todos
-	t.status in {"open", "claimed"}
-	t.kind in {"task", "monitor"}
+	lib.workable(t)
+	lib.agent_work(t)
 	not i in excluded
 	rank := object.get(own_claims, i, object.get({"monitor": 1}, t.kind, 2))
 ]
 
-own_claims := {i: 0 | some i, t in todos; t.lease.live == true; t.lease.holder == agent_id}
+own_claims := {i: 0 | some i, t in todos; lib.held_by(t, agent_id)}
 
 # METADATA
 # description: Step 8 on run, the todo this agent should work on.

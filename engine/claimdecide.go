@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// ClaimFacts is input.claim, the request of a claim query (design §6,
+// data.loopx.claim.decision): which mutation asks, about which todo. The
+// engine asks it inside the transaction of the mutation it guards.
+type ClaimFacts struct {
+	// Op is the mutation: "claim" (loopx todo claim), "round_start" (the
+	// claim of a round start's selected todo), "transfer" (a lease handed
+	// from From to input.agent), "finish" (a charged or done round finish),
+	// "done" (marking a todo done) or "evidence" (evidence for a guarded
+	// action). The last three are checked against gates only.
+	Op string `json:"op"`
+	// From is a transfer's current holder ("" otherwise).
+	From string `json:"from"`
+	// Round and Outcome name a finish ("" otherwise).
+	Round   string `json:"round"`
+	Outcome string `json:"outcome"`
+	// Action is the guarded action of an evidence record ("" otherwise).
+	Action string `json:"action"`
+	// Todo is the todo asked about; nil for a round without a todo and for
+	// evidence.
+	Todo *ClaimTodo `json:"todo"`
+}
+
+// ClaimTodo is the todo of a claim query: its facts as input.state.todos
+// lists them (for any status, done and cancelled included), plus its goal,
+// its status note and the scope it conflicts with.
+type ClaimTodo struct {
+	TodoFacts
+	Goal string `json:"goal"`
+	// Note is the note set with its status ("blocked: waiting for legal").
+	Note string `json:"note"`
+	// Conflict is the first todo of any goal held by a live lease of another
+	// agent whose write scope overlaps this todo's; nil when none.
+	Conflict *ConflictFacts `json:"conflict"`
+}
+
+// ConflictFacts is a scope overlap between the claimed todo and a todo held
+// by another agent's live lease.
+type ConflictFacts struct {
+	// Todo, Holder and ExpiresAt describe the held todo and its lease.
+	Todo      string `json:"todo"`
+	Holder    string `json:"holder"`
+	ExpiresAt string `json:"expires_at"`
+	// Scope is the claimed todo's glob and OtherScope the held todo's glob
+	// that overlap.
+	Scope      string `json:"scope"`
+	OtherScope string `json:"other_scope"`
+}
+
+// claimDecision is a claim decision taken inside a transaction, with the
+// input it saw, to be logged after the commit.
+type claimDecision struct {
+	d   Decision
+	in  Input
+	now time.Time
+}
+
+// decideClaim evaluates data.loopx.claim.decision inside tx for agent on
+// goal: the request cf, over the same snapshot shape as should_run with
+// the goal, the agent, the open gates and the todos (quota and progress are
+// left empty: reading the whole ledger is not a claim's business); for the
+// gate-only ops finish, done and evidence only the goal, the agent and the
+// open gates.
+func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
+	now := tx.Now()
+	req := Request{Query: "claim", Goal: goal, Agent: agent}
+	in := Input{Query: "claim", Now: rfc(now), Goal: goal, Agent: agent, Claim: &cf}
+	if e.specErr != nil {
+		in.Health.Spec = specErrorText(e.specErr)
+	}
+	var err error
+	switch cf.Op {
+	case "finish", "done", "evidence":
+		in.State, err = e.gateSnapshot(tx, goal, agent)
+	default:
+		in.State, err = e.snapshotOf(tx, goal, agent, now, false)
+	}
+	if err != nil {
+		return claimDecision{}, err
+	}
+	d := e.evaluate(ctx, req, in)
+	e.finishDecision(&d, req, in)
+	return claimDecision{d: d, in: in, now: now}, nil
+}
+
+// gateSnapshot is a snapshot with only the goal, the agent and the open gates.
+func (e *Engine) gateSnapshot(tx *kernel.Tx, goal, agent string) (Snapshot, error) {
+	s := Snapshot{Revision: tx.Revision(), Gates: []GateFacts{}, Todos: []TodoFacts{}}
+	st, err := tx.Goal(goal)
+	if err != nil {
+		return s, err
+	}
+	gs := e.goalSpec(goal)
+	s.GoalRevision = st.Rev
+	s.Goal = GoalFacts{ID: goal, InSpec: gs != nil, Status: st.Status, Reason: st.Reason}
+	s.Agent = e.agentFacts(tx, gs, agent)
+	gates, err := e.openGates(tx, goal)
+	if err != nil {
+		return s, err
+	}
+	s.Gates = gateFacts(gates)
+	return s, nil
+}
+
+// logClaim appends a claim decision taken in a transaction to the decision log.
+func (e *Engine) logClaim(cd claimDecision) {
+	if cd.d.DecisionID != "" {
+		_ = e.logDecision(cd.d, cd.in, cd.now)
+	}
+}
+
+// claimTodoFacts gathers the facts of t for a claim query: its lease, its
+// open dependencies (a missing dependency counts as open) and the first
+// scope it conflicts with across the spec's goals.
+func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*ClaimTodo, error) {
+	now := tx.Now()
+	f := &ClaimTodo{Goal: t.Goal, Note: t.Note, TodoFacts: TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status,
+		Priority: t.Priority, CreatedAt: t.CreatedAt.UTC().Format(createdAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels)}}
+	for _, d := range t.DependsOn {
+		dt, err := tx.Todo(d)
+		if err != nil && !IsNotFound(err) {
+			return nil, err
+		}
+		if err != nil || dt.Status != kernel.TodoDone {
+			f.DepsOpen = append(f.DepsOpen, d)
+		}
+	}
+	if l := t.Lease; l != nil && !l.Released {
+		f.Lease = &LeaseFacts{Holder: l.Holder, ExpiresAt: rfc(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
+	}
+	if t.Kind == kernel.KindMonitor {
+		f.Due = !now.Before(t.NextDueAt)
+		f.NextDueAt = rfc(t.NextDueAt)
+	}
+	c, err := e.conflict(tx, t, agent)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		f.Conflict, f.ScopeConflict = c, c.Todo
+	}
+	return f, nil
+}
+
+// conflict finds the first todo (of any spec goal, and t's own) held by a
+// live lease of another agent whose scope overlaps t's; nil when none.
+func (e *Engine) conflict(tx *kernel.Tx, t kernel.Todo, agent string) (*ConflictFacts, error) {
+	if len(t.Scope) == 0 {
+		return nil, nil
+	}
+	goals := e.GoalIDs()
+	if !slices.Contains(goals, t.Goal) {
+		goals = append(goals, t.Goal)
+	}
+	now := tx.Now()
+	for _, g := range goals {
+		todos, err := tx.Todos(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range todos {
+			if o.ID == t.ID || len(o.Scope) == 0 || !o.Lease.LiveAt(now) || o.Lease.Holder == agent {
+				continue
+			}
+			if mine, theirs, ok := ScopesOverlap(t.Scope, o.Scope); ok {
+				return &ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: rfc(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// refusal is the error of a mutation its decision denied: the first reason
+// becomes the *RefusedError's code, message and data (gate_violation also
+// names the gate). A reason that names something unknown (unknown_agent,
+// unknown_option) is a *UsageError, and so is a user policy that does not
+// compile (policy_error, with its file:line:col), as for loopx decide.
+func (e *Engine) refusal(d Decision) error {
+	if len(d.Reasons) == 0 {
+		return &RefusedError{Code: "policy_undefined", Message: d.Query + " denied without a reason", Decision: &d}
+	}
+	r := d.Reasons[0]
+	switch {
+	case r.Code == "unknown_agent" || r.Code == "unknown_option":
+		return &UsageError{Code: r.Code, Message: r.Message}
+	case r.Code == "policy_error" && IsUserPolicyError(e.PolicyErr()):
+		return &UsageError{Code: r.Code, Message: r.Message}
+	}
+	re := &RefusedError{Code: r.Code, Message: r.Message, Data: r.Data, Decision: &d}
+	if r.Code == "gate_violation" {
+		re.Gate = gateIDFromRef(r.Ref)
+	}
+	return re
+}
+
+// errUnprepared stops a transaction that needs a query not prepared yet:
+// updatePrepared rolls it back, prepares the query outside the lock and
+// runs the transaction again.
+var errUnprepared = errors.New("engine: query not prepared")
+
+// isPrepared reports whether query was prepared (successfully or not).
+func (e *Engine) isPrepared(query string) bool {
+	e.prepMu.Lock()
+	defer e.prepMu.Unlock()
+	if e.policyErr != nil {
+		return true
+	}
+	slot := e.prepared[query]
+	return slot != nil && (slot.pq != nil || slot.err != nil)
+}
+
+// updatePrepared is update for a mutation that decides query only in some
+// states (a progress check when a gate is open): fn returns errUnprepared
+// when it needs query unprepared, and the transaction is then run again
+// after releasing the store and preparing query.
+func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *kernel.Tx) error) error {
+	err := e.update(fn)
+	if errors.Is(err, errUnprepared) {
+		if err := e.Release(); err != nil {
+			return err
+		}
+		e.prepareAll(ctx, query)
+		err = e.update(fn)
+	}
+	return err
+}
+
+// checkProgress applies the claim decision's gate rules to a progress op
+// (finish, done, evidence) inside tx when goal has an open gate (none open:
+// nothing to check). A deny is returned as the refusal.
+func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
+	gates, err := e.openGates(tx, goal)
+	if err != nil || len(gates) == 0 {
+		return claimDecision{}, err
+	}
+	if !e.isPrepared("claim") {
+		return claimDecision{}, errUnprepared
+	}
+	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
+	if err != nil {
+		return cd, err
+	}
+	if !cd.d.Allow {
+		return cd, e.refusal(cd.d)
+	}
+	return cd, nil
+}
+
+// recordViolation appends a gate_violation event in its own transaction,
+// after the refused mutation rolled back, so the attempt stays visible.
+func (e *Engine) recordViolation(goal, actor string, re *RefusedError, data map[string]any) {
+	if re == nil || re.Code != "gate_violation" {
+		return
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	data["gate"] = re.Gate
+	_ = e.update(func(tx *kernel.Tx) error {
+		return tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: re.Gate, Message: re.Message, Data: data})
+	})
+}

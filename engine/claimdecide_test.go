@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+const claimFreeze = `package loopx.user.claim
+
+deny contains {"code": "freeze", "message": "a2 holds nothing during the freeze"} if input.agent == "a2"
+`
+
+// TestUserClaimDeny_StopsEveryClaimPath: a user claim policy's deny stops
+// loopx todo claim, a lease transfer and a round start's claim, and each
+// refusal changes nothing.
+func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		run  func(e *Engine, todo string) error
+	}{
+		{"claim", func(e *Engine, todo string) error {
+			_, err := e.ClaimTodo(ClaimRequest{Todo: todo, Agent: "a2"})
+			return err
+		}},
+		{"transfer", func(e *Engine, todo string) error {
+			res, err := e.ClaimTodo(ClaimRequest{Todo: todo, Agent: "a1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.TransferLease(LeaseRequest{Todo: todo, Agent: "a1", To: "a2", ExpectedVersion: res.Lease.Version})
+			return err
+		}},
+		{"round start", func(e *Engine, todo string) error {
+			res, err := e.StartRound(ctx, "g1", "a2")
+			if res.Round != nil {
+				t.Errorf("round %s opened", res.Round.ID)
+			}
+			return err
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, _ := newEngine(t, testSpec)
+			writeUserPolicy(t, e, "freeze.rego", claimFreeze)
+			todo := addTodos(t, e, "Write the guide")[0]
+			err := c.run(e, todo.ID)
+			if errCode(err) != "freeze" || !strings.Contains(err.Error(), "a2 holds nothing during the freeze") {
+				t.Fatalf("err = %v (%s), want the user's freeze", err, errCode(err))
+			}
+			after, err := e.Todo(todo.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after.Lease != nil && after.Lease.Holder == "a2" {
+				t.Fatalf("a2 holds the todo after the refusal: %+v", after.Lease)
+			}
+			// a1 is not denied by the policy
+			if c.name == "claim" {
+				if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
+					t.Fatalf("a1: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestBrokenUserClaimPolicy_RefusesWithPolicyError: a user claim policy
+// that does not compile refuses every claim with policy_error at its
+// file:line:col (fail closed) and nothing is claimed; a human's store
+// repair (AcceptStore) does not read policies and still works.
+func TestBrokenUserClaimPolicy_RefusesWithPolicyError(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	writeUserPolicy(t, e, "broken.rego", "package loopx.user.claim\n\ndeny contains msg if {\n\tmsg := undefined_thing\n}\n")
+	todo := addTodos(t, e, "Write the guide")[0]
+	_, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"})
+	if errCode(err) != "usage:policy_error" || !strings.Contains(err.Error(), "loopx/policies/broken.rego:4:") {
+		t.Fatalf("claim: %v (%s), want policy_error at loopx/policies/broken.rego:4:…", err, errCode(err))
+	}
+	res, err := e.StartRound(context.Background(), "g1", "a1")
+	if err != nil || res.Round != nil || res.Decision.Verdict != "deny" || res.Decision.Reasons[0].Code != "policy_error" {
+		t.Fatalf("round start: %v %+v", err, res.Decision)
+	}
+	if got, _ := e.Todo(todo.ID); got.Lease != nil {
+		t.Fatalf("claimed despite the broken policy: %+v", got.Lease)
+	}
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AcceptStore(); err != nil {
+		t.Fatalf("accept store with a broken user policy: %v", err)
+	}
+}
+
+// TestClaim_UnknownGateScopeBlocksFailClosed: a gate whose scope kind loopx
+// does not know blocks claims (the Go twin used to let it pass).
+func TestClaim_UnknownGateScopeBlocksFailClosed(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	todo := addTodos(t, e, "Write the guide")[0]
+	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Is the new scope kind safe?", By: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.update(func(tx *kernel.Tx) error {
+		gg, err := tx.Gate(g.ID)
+		if err != nil {
+			return err
+		}
+		gg.ScopeKind = "team"
+		return tx.PutGate(gg)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"})
+	if errCode(err) != "gate_violation" {
+		t.Fatalf("claim past a gate of scope kind team: %v", err)
+	}
+}
