@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -27,8 +30,9 @@ type Explanation struct {
 	// StoredInput is the whole input the logged decision evaluated,
 	// relative to the project root (".loopx/inputs/<hex>.json"), "" when
 	// there is none; StoredInputState says which: "stored", "pruned" (the
-	// line names it, the file is gone) or "none" (a line of loopx's
-	// earlier format).
+	// line names it, the file is gone), "altered" (the file's SHA-256 is not
+	// the one the line names: it was changed after the decision) or "none"
+	// (a line of loopx's earlier format).
 	StoredInput      string `json:"stored_input"`
 	StoredInputState string `json:"stored_input_state"`
 	// OPAEval is the `opa eval` command line that evaluates the logged
@@ -83,11 +87,14 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	x := Explanation{Logged: le, Then: then, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}, StoredInputState: "none"}
 	if p := le.InputPath(e.StateDir()); p != "" {
 		x.StoredInput, x.StoredInputState = filepath.ToSlash(filepath.Join(StateDirName, InputsDirName, filepath.Base(p))), "pruned"
-		if _, err := os.Stat(p); err == nil {
-			x.StoredInputState = "stored"
+		if b, err := os.ReadFile(p); err == nil {
+			x.StoredInputState = "altered"
+			if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) == le.Custom.Input {
+				x.StoredInputState = "stored"
+				x.OPAEval = e.opaEvalCommand(le)
+			}
 		}
 	}
-	x.OPAEval = e.opaEvalCommand(le)
 	x.RuleTrace, x.Trace = e.trace(ctx, req, in)
 
 	old, cur := then.Revision, d.Revision
@@ -104,10 +111,14 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	return x, storeErr
 }
 
+var policyPath = regexp.MustCompile(`^[a-z_]+(/[a-z_]+)*$`)
+
 // opaEvalCommand is the `opa eval` command line that reproduces le's result
 // from the project root, "" when a file it needs is not stored.
 func (e *Engine) opaEvalCommand(le LogEntry) string {
-	if le.Custom.DecidedBy != "" || le.Path == "" {
+	// The path goes into a command line a person may paste: only the
+	// query's own entry rule, never what a line says.
+	if le.Custom.DecidedBy != "" || le.Path != "loopx/"+policyArea(le.Input.Query)+"/decision" || !policyPath.MatchString(le.Path) {
 		return ""
 	}
 	rel := func(p string) string {

@@ -457,3 +457,44 @@ func TestInputValue_IsTheStoredInput(t *testing.T) {
 }
 
 func sha256Hex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// TestExplain_StoredInputStates: explain names the stored input and the
+// opa eval command while the file is the one the line names; a changed
+// file is "altered" and a removed one "pruned", both without a command;
+// a line whose path is not its query's entry rule gets no command either
+// (the command is for pasting into a shell).
+func TestExplain_StoredInputStates(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	addTodos(t, e, "a")
+	d := decide(t, e, "a1")
+	x, err := e.Explain(context.Background(), d.DecisionID)
+	want := "opa eval -f raw -b .loopx/bundles/loopx/" + strings.TrimPrefix(d.Revision.Policy, "sha256:") +
+		" -b .loopx/bundles/spec/" + strings.TrimPrefix(d.Revision.Spec, "sha256:") + " -i " + x.StoredInput + " data.loopx.run.decision"
+	if err != nil || x.StoredInputState != "stored" || x.OPAEval != want {
+		t.Fatalf("stored: %v, %q, %q\nwant %q", err, x.StoredInputState, x.OPAEval, want)
+	}
+	le, _ := e.FindDecision(d.DecisionID)
+	p := le.InputPath(e.StateDir())
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, bytes.Replace(b, []byte(`"status":"open"`), []byte(`"status":"done"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if x, _ := e.Explain(context.Background(), d.DecisionID); x.StoredInputState != "altered" || x.OPAEval != "" {
+		t.Fatalf("altered: %q, %q", x.StoredInputState, x.OPAEval)
+	}
+	os.Remove(p)
+	if x, _ := e.Explain(context.Background(), d.DecisionID); x.StoredInputState != "pruned" || x.OPAEval != "" {
+		t.Fatalf("pruned: %q, %q", x.StoredInputState, x.OPAEval)
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log, _ := os.ReadFile(e.LogPath())
+	forged := bytes.Replace(log, []byte(`"path":"loopx/run/decision"`), []byte(`"path":"loopx/run/decision; rm -rf ~"`), 1)
+	if err := os.WriteFile(e.LogPath(), forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if x, _ := e.Explain(context.Background(), d.DecisionID); x.StoredInputState != "stored" || x.OPAEval != "" {
+		t.Fatalf("forged path: %q, %q", x.StoredInputState, x.OPAEval)
+	}
+}

@@ -138,6 +138,8 @@ func renderExplanation(w io.Writer, x engine.Explanation, full bool) {
 		}
 	case "pruned":
 		fmt.Fprintf(w, "  input evaluated: %s (pruned)\n", x.StoredInput)
+	case "altered":
+		fmt.Fprintf(w, "  input evaluated: %s (altered since: its SHA-256 is not the logged one)\n", x.StoredInput)
 	default:
 		fmt.Fprintln(w, "  input evaluated: not stored (a line of an earlier loopx)")
 	}
