@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxLineBytes bounds one inbound line (one JSON-RPC frame) unless
-// Transport.MaxLineBytes says otherwise: 1 MiB, far above any loopx tool
-// call.
+// DefaultMaxLineBytes bounds one inbound line (one JSON-RPC frame, without
+// its newline) unless Transport.MaxLineBytes says otherwise: 1 MiB, far
+// above any loopx tool call.
 const DefaultMaxLineBytes = 1 << 20
 
 // lastBatchProtocol is the newest MCP protocol revision that has JSON-RPC
@@ -54,7 +54,8 @@ type Transport struct {
 	Reader io.Reader
 	// Writer receives the server's frames, one per line; it is not closed.
 	Writer io.Writer
-	// MaxLineBytes bounds one line in bytes (0 = DefaultMaxLineBytes).
+	// MaxLineBytes bounds one line in bytes, without its newline (0 =
+	// DefaultMaxLineBytes).
 	MaxLineBytes int
 }
 
@@ -78,7 +79,7 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 // frame is one line read from the client, or the error that ended reading.
 type frame struct {
 	line []byte
-	// tooLong is the length read before giving up on a line over the limit.
+	// tooLong is the length of a line over the limit (read and dropped).
 	tooLong int
 	limit   int
 	err     error
@@ -134,7 +135,7 @@ func (c *conn) readLines(r io.Reader, max int) {
 			var part []byte
 			part, err = br.ReadSlice('\n')
 			n += len(part)
-			if n <= max {
+			if n <= max+1 {
 				line = append(line, part...)
 			} else {
 				line = nil
@@ -142,6 +143,9 @@ func (c *conn) readLines(r io.Reader, max int) {
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				break
 			}
+		}
+		if err == nil {
+			n-- // the newline
 		}
 		if n > max {
 			if !send(frame{tooLong: n, limit: max}) {
@@ -192,7 +196,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.drain(ctx)
 			return nil, f.err
 		case f.tooLong > 0:
-			c.reply(invalid(nil, "the line is %d bytes or more; the limit is %d bytes", f.tooLong, f.limit))
+			c.reply(invalid(nil, "invalid request: the line is %d bytes; the limit is %d bytes", f.tooLong, f.limit))
 		default:
 			if m := c.accept(bytes.TrimSpace(f.line)); m != nil {
 				return m, nil

@@ -216,13 +216,22 @@ func TestMCPFraming(t *testing.T) {
 	}
 }
 
-// TestMCPFraming_LineLimit: a line over the limit is answered with -32600
-// naming the limit, and the next line is served.
+// TestMCPFraming_LineLimit: a line of exactly the limit is served; one
+// byte more is answered with -32600 naming both sizes, and the next line
+// is served.
 func TestMCPFraming_LineLimit(t *testing.T) {
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, MaxLineBytes: 300})
 	w.initialize("2025-06-18")
-	w.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100_000) + `"}}`)
-	wantError(t, w.recv(), -32600, nil, "the limit is 300 bytes")
+	ping := func(id string, size int) string {
+		head := `{"jsonrpc":"2.0","id":"` + id + `","method":"ping","params":{"pad":"`
+		return head + strings.Repeat("x", size-len(head)-3) + `"}}`
+	}
+	w.send(ping("fits", 300))
+	wantPong(t, w.recv(), "fits")
+	w.send(ping("over", 301))
+	wantError(t, w.recv(), -32600, nil, "the line is 301 bytes; the limit is 300 bytes")
+	w.send(ping("huge", 100_000))
+	wantError(t, w.recv(), -32600, nil, "the line is 100000 bytes")
 	w.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	wantPong(t, w.recv(), 2.0)
 }
