@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // GateInput is a runtime gate to raise (`loopx gate raise`).
@@ -43,7 +44,7 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	if strings.TrimSpace(in.Question) == "" {
 		return g, Usagef("empty_question", "a gate needs a question")
 	}
-	if !ConcreteQuestion(in.Question) {
+	if !specs.ConcreteQuestion(in.Question) {
 		return g, Usagef("vague_question", "gate question %q is not a concrete question: end it with \"?\" and use at least 4 words (e.g. \"Merge the v2 branch into main now?\")", in.Question)
 	}
 	seen := map[string]bool{}
@@ -238,13 +239,6 @@ func CheckAnswer(g kernel.Gate, in AnswerInput) error {
 		return &RefusedError{Code: "not_answerer", Message: fmt.Sprintf("%s may not answer gate %s (answerers: %v)", in.Actor, g.ID, g.Answerers)}
 	}
 	return nil
-}
-
-// ConcreteQuestion reports whether q reads as a concrete question a person
-// can answer: it contains a "?" and has at least 4 words (the same rule
-// the spec applies to goals.<g>.gates.<name>.question).
-func ConcreteQuestion(q string) bool {
-	return strings.Contains(q, "?") && len(strings.Fields(q)) >= 4
 }
 
 // AuditAnswerRefusal appends a gate.answer_refused event when err is a

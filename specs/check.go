@@ -15,9 +15,6 @@ import (
 
 func unquote(s string) (string, error) { return literal.Unquote(s) }
 
-// durationRe is the schema's #Duration pattern.
-var durationRe = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?(ms|s|m|h|d|w))+$`)
-
 // idRe is what goal, agent, gate and todo ids must look like: they appear in
 // refs ("goals.ship-v2.quota.rounds"), CLI flags and store keys.
 var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -261,10 +258,6 @@ func (l *loader) checkSemantics(spec cue.Value) {
 			gate := lookup(gates, name)
 			p := []string{"goals", id, "gates", name}
 			l.checkID("gate", p)
-			if q, ok := str(lookup(gate, "question")); ok && vagueQuestion(q) {
-				l.add(l.posError(token.NoPos, append(p[:4:4], "question"), CodeVagueQuestion, fmt.Sprintf(
-					"gate question %q is not a concrete question: ask it with a \"?\" and at least 4 words, e.g. \"Merge the v2 branch into main?\"", q)))
-			}
 			opts, okOpts := strs(lookup(gate, "options"))
 			if okOpts {
 				for i, o := range opts {
@@ -301,10 +294,36 @@ func (l *loader) checkSemantics(spec cue.Value) {
 	}
 }
 
-// vagueQuestion reports whether q is not a concrete question: a gate
-// question needs a "?" and at least 4 words.
-func vagueQuestion(q string) bool {
-	return !strings.Contains(q, "?") || len(strings.Fields(q)) < 4
+// questionRe matches CUE's message for a value the schema's #Question
+// refuses (its "?" or its 4-words pattern); group 1 is the quoted value.
+var questionRe = regexp.MustCompile(`^invalid value (".*") \(out of bound =~`)
+
+// isQuestion reports whether path is a gate's question (goals.*.gates.*.question).
+func isQuestion(path []string) bool {
+	return len(path) == 5 && path[0] == "goals" && path[2] == "gates" && path[4] == "question"
+}
+
+// vagueQuestionMsg says why a gate question (quoted) is refused and how to ask it.
+func vagueQuestionMsg(quoted string) string {
+	return fmt.Sprintf("gate question %s is not a concrete question: ask it with a \"?\" and at least 4 words, e.g. \"Merge the v2 branch into main?\"", quoted)
+}
+
+// ConcreteQuestion reports whether q is a concrete question: whether it
+// satisfies the schema's #Question (a "?" and at least 4 words), the rule
+// every gate question obeys, in the spec or raised at runtime.
+func ConcreteQuestion(q string) bool {
+	evalMu.Lock()
+	defer evalMu.Unlock()
+	ev, err := currentEvaluator()
+	if err != nil {
+		return false // fail closed: no schema, no question passes
+	}
+	return ev.def("#Question").Unify(ev.ctx.Encode(q)).Validate(cue.Concrete(true)) == nil
+}
+
+// isDuration reports whether s satisfies the schema's #Duration.
+func (l *loader) isDuration(s string) bool {
+	return l.ev.def("#Duration").Unify(l.ev.ctx.Encode(s)).Validate(cue.Concrete(true)) == nil
 }
 
 func (l *loader) checkID(kind string, path []string) {
@@ -321,7 +340,7 @@ func (l *loader) checkID(kind string, path []string) {
 // positive is set.
 func (l *loader) checkDuration(v cue.Value, prefix []string, positive bool, field ...string) {
 	s, ok := str(lookup(v, field...))
-	if !ok || !durationRe.MatchString(s) {
+	if !ok || !l.isDuration(s) {
 		return
 	}
 	path := append(prefix[:len(prefix):len(prefix)], field...)
@@ -339,7 +358,7 @@ func (l *loader) checkDuration(v cue.Value, prefix []string, positive bool, fiel
 func (l *loader) checkPolicyDeadline(spec cue.Value) {
 	path := []string{"project", "policy_deadline"}
 	s, ok := str(lookup(spec, path...))
-	if !ok || !durationRe.MatchString(s) {
+	if !ok || !l.isDuration(s) {
 		return
 	}
 	if d, err := ParseDuration(s); err != nil || d < MinPolicyDeadline || d > MaxPolicyDeadline {
@@ -451,6 +470,7 @@ var helpByField = map[string]string{
 	"goals.*.todos":                 "a struct of todos by name",
 	"goals.*.todos.*":               `a todo: {title: "…", kind, priority, every}`,
 	"project.name":                  "a string",
+	"project.policy_deadline":       durationHelp,
 	"agents.*.host":                 `one of "claude-code", "codex", "cursor", "shell", "other"`,
 	"agents.*.role":                 `a non-empty string such as "executor" or "reviewer"`,
 	"agents.*.mode":                 `"active" or "monitor_only"`,

@@ -38,6 +38,10 @@ var schemaSource []byte
 // unifies every spec with.
 func SchemaSource() []byte { return append([]byte(nil), schemaSource...) }
 
+// SchemaFile is the schema's file name in the loopx source tree, as CUE
+// errors about the schema name it.
+const SchemaFile = schemaFile
+
 const (
 	schemaFile = "specs/schema.cue"
 	// cacheFormat versions the hash and the cache files: change it whenever
@@ -233,17 +237,27 @@ func (s *specSource) load() (l *Loaded, err error) {
 				Message: fmt.Sprintf("internal error while evaluating the spec: %v", r)}}
 		}
 	}()
+	ev, err := currentEvaluator()
+	if err != nil {
+		return nil, Errors{{File: s.files[0].name, Line: 1, Col: 1, Code: CodeInternal, Message: err.Error()}}
+	}
+	evaluations.Add(1)
+	ld := &loader{ev: ev, src: s, index: posIndex{}, userFiles: map[string]bool{}}
+	return ld.run()
+}
+
+// currentEvaluator returns the shared evaluator for one more use, replaced
+// by a fresh one every evaluatorUses uses. The caller holds evalMu.
+func currentEvaluator() (*evaluator, error) {
 	if current == nil || current.uses >= evaluatorUses {
 		ev, err := newEvaluator()
 		if err != nil {
-			return nil, Errors{{File: s.files[0].name, Line: 1, Col: 1, Code: CodeInternal, Message: err.Error()}}
+			return nil, err
 		}
 		current = ev
 	}
 	current.uses++
-	evaluations.Add(1)
-	ld := &loader{ev: current, src: s, index: posIndex{}, userFiles: map[string]bool{}}
-	return ld.run()
+	return current, nil
 }
 
 // loader is the state of one evaluation.
@@ -407,6 +421,11 @@ func (l *loader) addCUE(err error, prefix []string) {
 		case strings.Contains(is.msg, "field is required but not present"):
 			is.code = CodeMissingField
 			is.msg = missingMsg(is.path)
+		case isQuestion(is.path):
+			if m := questionRe.FindStringSubmatch(is.msg); m != nil {
+				is.code = CodeVagueQuestion
+				is.msg = vagueQuestionMsg(m[1])
+			}
 		}
 		for _, p := range cueerrors.Positions(e) {
 			if !is.pos.IsValid() && l.isUserPos(p) {

@@ -3,11 +3,14 @@ package specs
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopx-dev/loopx/presets"
 )
@@ -301,8 +304,8 @@ func TestLoad_ErrorCodes(t *testing.T) {
 		{"two values", "goals: g1: objective: \"a\"\ngoals: g1: objective: \"b\"\n", 1, 23, "goals.g1.objective", CodeInvalid, "conflicting values"},
 		{"undefined reference", "goals: g1: objective: nothing\n", 1, 23, "goals.g1.objective", CodeInvalid, "not found"},
 		{"not concrete", "goals: g1: objective: string\n", 1, 12, "goals.g1.objective", CodeInvalid, "not concrete"},
-		{"vague question", "goals: g1: {objective: \"x\", gates: m: question: \"merge\"}\n", 1, 39, "goals.g1.gates.m.question", CodeVagueQuestion, "concrete question"},
-		{"question without ?", "goals: g1: {objective: \"x\", gates: m: question: \"please merge the branch now\"}\n", 1, 39, "goals.g1.gates.m.question", CodeVagueQuestion, ""},
+		{"vague question", "goals: g1: {objective: \"x\", gates: m: question: \"merge\"}\n", 1, 49, "goals.g1.gates.m.question", CodeVagueQuestion, "concrete question"},
+		{"question without ?", "goals: g1: {objective: \"x\", gates: m: question: \"please merge the branch now\"}\n", 1, 49, "goals.g1.gates.m.question", CodeVagueQuestion, ""},
 		{"on_expiry not an option", "goals: g1: {objective: \"x\", gates: m: {question: \"Merge the branch now?\", on_expiry: \"later\"}}\n", 1, 75, "goals.g1.gates.m.on_expiry", CodeInvalid, `not one of the gate's options ("approve", "reject")`},
 		{"monitor without every", "goals: g1: {objective: \"x\", todos: w: {title: \"Watch\", kind: \"monitor\"}}\n", 1, 36, "goals.g1.todos.w.every", CodeMissingField, "cadence"},
 		{"every on a task", "goals: g1: {objective: \"x\", todos: w: {title: \"Watch\", every: \"1h\"}}\n", 1, 56, "goals.g1.todos.w.every", CodeInvalid, "only to monitor"},
@@ -480,7 +483,7 @@ func TestPresets_EachVetsWithAMinimalGoal(t *testing.T) {
 				t.Errorf("window_seconds = 0")
 			}
 			for gn, gate := range g.Gates {
-				if vagueQuestion(gate.Question) || len(gate.Answerers) == 0 {
+				if !ConcreteQuestion(gate.Question) || len(gate.Answerers) == 0 {
 					t.Errorf("gate %s = %+v", gn, gate)
 				}
 			}
@@ -676,4 +679,56 @@ func TestLoad_ValidVariants(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestConcreteQuestion_IsTheSchemasRule(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{
+		{"Merge the v2 branch into main?", true},
+		{"a b c d?", true},
+		{"  Merge   the v2 branch ? ", true}, // "?" is the fifth word
+		{"Merge the v2 branch into main? Please.", true},
+		{"Merge\u3000the\u3000v2\u3000branch?", true}, // ideographic spaces
+		{"Merge\u00a0the\u00a0v2\u00a0branch?", true}, // no-break spaces
+		{"Merge\u0085the\u0085v2\u0085branch?", true}, // NEL
+		{"Merge\tthe\nv2\r\nbranch\v?", true},         // ASCII white space
+		{"Merge\u200bthe\u200bv2 branch now?", false}, // a zero-width space is not white space: 3 words
+		{"a b c?", false},
+		{"merge?", false},
+		{"please merge the branch now", false},
+		{"合并 v2 分支 到 主干？", false}, // a full-width "？" is not "?"
+		{"", false},
+		{"????", false},
+	} {
+		if got := ConcreteQuestion(tc.q); got != tc.want {
+			t.Errorf("ConcreteQuestion(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+		// The spec refuses exactly the questions ConcreteQuestion refuses.
+		src := fmt.Sprintf("goals: g1: {objective: \"x\", gates: m: question: %s}\n", strconv.Quote(tc.q))
+		_, err := Load(writeSpec(t, map[string]string{"loopx.cue": src}))
+		var es Errors
+		vague := errors.As(err, &es) && len(es) == 1 && es[0].Code == CodeVagueQuestion && es[0].Path == "goals.g1.gates.m.question"
+		if tc.want && err != nil || !tc.want && !vague {
+			t.Errorf("spec with question %q: %v", tc.q, err)
+		}
+	}
+}
+
+// FuzzConcreteQuestion checks the schema's #Question against its meaning:
+// a "?" and at least 4 strings.Fields words.
+func FuzzConcreteQuestion(f *testing.F) {
+	for _, q := range []string{"Merge the v2 branch into main?", "a b c?", "a\u3000b\u00a0c\u0085d?", "a\u200bb c d?", "x \x00 y z?"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if !utf8.ValidString(q) {
+			return // CUE strings are UTF-8: such a question is refused
+		}
+		want := strings.Contains(q, "?") && len(strings.Fields(q)) >= 4
+		if got := ConcreteQuestion(q); got != want {
+			t.Errorf("ConcreteQuestion(%q) = %v, want %v", q, got, want)
+		}
+	})
 }

@@ -258,6 +258,7 @@ watch --exec interrupted (the current round recorded first).`,
 	root.AddCommand(a.watchCmd(), a.logCmd(), a.explainCmd())
 	root.AddCommand(a.handoffCmd(), a.promptCmd(), a.reviewCmd()) // peers.go
 	root.AddCommand(a.checkCmd(), a.policyCmd(), a.presetCmd())   // check.go, policy.go, preset.go
+	root.AddCommand(a.schemaCmd())                                // schema.go
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
