@@ -1,15 +1,17 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
-// PermissionAnswer is PreToolUse's answer: hookSpecificOutput with
+// PermissionReply is PreToolUse's answer: hookSpecificOutput with
 // permissionDecision "allow", "deny" or "ask" and its reason (shown to the
 // model on deny, to the user on ask).
-type PermissionAnswer struct {
+type PermissionReply struct {
 	// HookSpecificOutput carries the decision.
 	HookSpecificOutput PermissionOutput `json:"hookSpecificOutput"`
 }
@@ -48,16 +50,91 @@ type ContextOutput struct {
 	AdditionalContext string `json:"additionalContext"`
 }
 
-// WritePermission writes PreToolUse's answer. verdict must be "allow",
-// "deny" or "ask" (a loopx permission verdict); anything else is an error
-// and writes nothing, so that the caller fails closed (exit 2).
-func WritePermission(w io.Writer, verdict, reason string) error {
-	switch verdict {
-	case "allow", "deny", "ask":
-	default:
-		return fmt.Errorf("no PreToolUse answer for verdict %q", verdict)
+// Host names (`loopx hook HOST`, `loopx hooks install --host HOST`).
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+)
+
+// Hosts are the agent hosts loopx answers, in the order help lists them.
+var Hosts = []string{ClaudeCode, Codex}
+
+// KnownHost reports whether host is one of Hosts.
+func KnownHost(host string) bool { return host == ClaudeCode || host == Codex }
+
+// CanAsk reports whether host honours a PreToolUse "ask" (prompts its user).
+// Claude Code does; Codex marks an ask "unsupported", fails the hook run
+// and lets the call proceed, so loopx answers deny there instead.
+func CanAsk(host string) bool { return host == ClaudeCode }
+
+// Blocks reports whether loopx's answer to verdict blocks the tool call on
+// host: deny everywhere, and ask where the host cannot ask (Codex). Such an
+// answer is a denial and is audited like one.
+func Blocks(host, verdict string) bool {
+	return verdict == "deny" || (verdict == "ask" && !CanAsk(host))
+}
+
+// PermissionAnswer returns what `loopx hook HOST` prints for a permission
+// verdict (allow, defer, ask or deny): one JSON line, or nothing (nil)
+// when the host's own permission flow decides. The exit code is 0 in every
+// case. reason explains the verdict (shown to the model on deny, to the
+// user on ask).
+//
+//	verdict   claude-code                 codex
+//	allow     permissionDecision "allow"  no output
+//	defer     no output                   no output
+//	ask       permissionDecision "ask"    permissionDecision "deny" + what a human must do
+//	deny      permissionDecision "deny"   permissionDecision "deny"
+//
+// Claude Code's allow skips its user's prompt, so the policy answers allow
+// only for an explicit spec grant. Codex honours only deny (with a
+// non-empty permissionDecisionReason) and exit 2; its allow without
+// updatedInput and its ask are "unsupported" and let the call proceed. An
+// unknown host or verdict is an error (the caller fails closed: exit 2).
+func PermissionAnswer(host, verdict, reason string) ([]byte, error) {
+	if !KnownHost(host) {
+		return nil, fmt.Errorf("unknown host %q (want claude-code or codex)", host)
 	}
-	return write(w, PermissionAnswer{PermissionOutput{PreToolUse, verdict, reason}})
+	switch verdict {
+	case "allow", "defer", "ask", "deny":
+	default:
+		return nil, fmt.Errorf("no PreToolUse answer for verdict %q", verdict)
+	}
+	if strings.TrimSpace(reason) == "" {
+		reason = "loopx " + verdict
+	}
+	decision := verdict
+	switch {
+	case verdict == "defer":
+		return nil, nil
+	case host == Codex && verdict == "allow":
+		return nil, nil
+	case host == Codex && verdict == "ask":
+		decision = "deny"
+		reason += ". " + CodexAskNote
+	}
+	var b bytes.Buffer
+	err := write(&b, PermissionReply{PermissionOutput{PreToolUse, decision, reason}})
+	return b.Bytes(), err
+}
+
+// CodexAskNote ends the reason of an ask that loopx turns into a deny on
+// Codex: what a human must do for the call to happen.
+const CodexAskNote = "Codex cannot ask for confirmation, so loopx blocks this call (an ask): a human must run it themselves, or allow it for agents with a grant in the spec (goals.<goal>.scope.grant) or by answering the gate that guards it; then the agent may retry"
+
+// WarningAnswer is the answer to a Stop, SubagentStop or SessionStart
+// event that loopx could not decide: only a systemMessage, which both hosts
+// show their user as a warning, and no decision (the agent is never kept
+// working, and nothing is added to its context, because of loopx's own
+// error).
+type WarningAnswer struct {
+	// SystemMessage is the warning shown to the user.
+	SystemMessage string `json:"systemMessage"`
+}
+
+// WriteWarning writes a WarningAnswer with msg.
+func WriteWarning(w io.Writer, msg string) error {
+	return write(w, WarningAnswer{SystemMessage: msg})
 }
 
 // WriteStopBlock writes Stop's blocking answer with reason.

@@ -72,7 +72,10 @@ func ParseHook(r io.Reader) (Event, error) {
 	if len(data) > MaxPayload {
 		return ev, fmt.Errorf("hook payload larger than %d bytes", MaxPayload)
 	}
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return ev, errors.New("hook payload is empty (no JSON on stdin)")
+	}
+	if t := bytes.TrimSpace(data); t[0] != '{' {
 		return ev, errors.New("hook payload is not a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -96,6 +99,26 @@ func ParseHook(r io.Reader) (Event, error) {
 	return ev, nil
 }
 
+// EventName returns the hook_event_name of a payload that ParseHook
+// refuses (a field of another type, trailing data), when the payload is a
+// JSON object whose hook_event_name is a string; "" otherwise. It only
+// tells the caller which event failed, so that it answers the way that
+// event must on an error (PreToolUse blocks, Stop does not).
+func EventName(data []byte) string {
+	var v struct {
+		Name json.RawMessage `json:"hook_event_name"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if dec.Decode(&v) != nil {
+		return ""
+	}
+	var name string
+	if json.Unmarshal(v.Name, &name) != nil {
+		return ""
+	}
+	return name
+}
+
 // ToolCall is what a PreToolUse event asks, in loopx's terms
 // (engine.PermissionInput without the directory).
 type ToolCall struct {
@@ -115,7 +138,9 @@ type ToolCall struct {
 //     NotebookEdit: notebook_path (or file_path);
 //   - apply_patch (Codex): the "*** Add/Update/Delete File:" and "*** Move
 //     to:" paths of the patch in tool_input.command, input or patch;
-//   - mcp__<server>__<tool> and any other tool: the tool name only.
+//   - mcp__<server>__<tool>: the tool name, and the paths in its input
+//     (see MCPPaths): an MCP tool that names files is checked as a write;
+//   - any other tool: the tool name only.
 //
 // Tool names match case-insensitively. A missing or mistyped field is an
 // error (fail closed), never an empty call.
@@ -146,6 +171,10 @@ func (ev Event) ToolCall() (ToolCall, error) {
 		return s, nil
 	}
 	var err error
+	if strings.HasPrefix(ev.ToolName, "mcp__") {
+		tc.Paths = MCPPaths(ev.ToolName, in)
+		return tc, nil
+	}
 	switch strings.ToLower(ev.ToolName) {
 	case "bash", "shell":
 		if tc.Command, err = command(ev.ToolName, in["command"]); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -137,27 +138,120 @@ func TestToolCall_Shapes(t *testing.T) {
 	}
 }
 
-func TestAnswers(t *testing.T) {
-	var b bytes.Buffer
-	if err := WritePermission(&b, "deny", "loopx: protected_path: loopx/loopx.cue <is> loopx's own & more"); err != nil {
-		t.Fatal(err)
+// TestToolCall_MCPPaths: an MCP tool whose input names files is checked
+// as a write of those files; a read-only tool (by its name's first word)
+// only on where it writes.
+func TestToolCall_MCPPaths(t *testing.T) {
+	for _, tc := range []struct {
+		tool, input string
+		want        []string
+	}{
+		{"mcp__fs__write_file", `{"path":"loopx/loopx.cue","content":"x"}`, []string{"loopx/loopx.cue"}},
+		{"mcp__fs__move_file", `{"source":"a.txt","destination":".loopx/state.db"}`, []string{".loopx/state.db", "a.txt"}},
+		{"mcp__fs__edit", `{"File_Path":"/etc/passwd"}`, []string{"/etc/passwd"}},
+		{"mcp__fs__write_many", `{"paths":["a","b",3,null,""],"target":" "}`, []string{"a", "b"}},
+		{"mcp__fs__apply", `{"options":{"new_path":"loopx/x.rego","mode":1},"files":[{"path":"api/x.go"},{"old_path":"b.go"},"c.go"]}`, []string{"api/x.go", "b.go", "loopx/x.rego"}},
+		{"mcp__fs__deep", `{"a":{"b":{"path":"too/deep"}}}`, nil},
+		{"mcp__web__download", `{"source":"https://example.com/x","output_path":"file:///home/u/.bashrc"}`, []string{"/home/u/.bashrc"}},
+		{"mcp__web__download", `{"target":"file://"}`, nil},
+		{"mcp__fs__read_file", `{"path":"loopx/loopx.cue"}`, nil},
+		{"mcp__fs__readFile", `{"path":"loopx/loopx.cue"}`, nil},
+		{"mcp__fs__list-directory", `{"path":"."}`, nil},
+		{"mcp__fs__get_and_save", `{"path":"a","destination":"loopx/x"}`, []string{"loopx/x"}},
+		{"mcp__fs__readonly_looking_writer", `{"path":"a"}`, []string{"a"}},
+		{"mcp__github__merge_pull_request", `{"owner":"acme","pull_number":3}`, nil},
+		{"mcp__github__push_files", `{"files":[{"path":"loopx/loopx.cue","content":"x"}]}`, []string{"loopx/loopx.cue"}},
+	} {
+		payload := `{"hook_event_name":"PreToolUse","tool_name":"` + tc.tool + `","tool_input":` + tc.input + `}`
+		ev, err := ParseHook(strings.NewReader(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ev.ToolCall()
+		if err != nil || got.Tool != tc.tool || !reflect.DeepEqual(got.Paths, tc.want) {
+			t.Errorf("%s %s: %+v, %v; want paths %q", tc.tool, tc.input, got, err, tc.want)
+		}
 	}
+}
+
+func TestReadOnlyTool(t *testing.T) {
+	for tool, want := range map[string]bool{
+		"mcp__fs__read_file": true, "mcp__fs__ReadFile": true, "mcp__fs__readFile": true, "mcp__gh__get": true,
+		"mcp__gh__search-code": true, "mcp__fs__write_file": false, "mcp__fs__reader": false, "mcp__fs__": false,
+		"read_file": false, "mcp__read_file": false, "mcp__s__list.items": true, "mcp__s__Get_x": true,
+	} {
+		if ReadOnlyTool(tool) != want {
+			t.Errorf("ReadOnlyTool(%q) = %v", tool, !want)
+		}
+	}
+}
+
+// TestPermissionAnswer_PerHost is the per-host answer table (README
+// "Hook answers per host"): every verdict on every host, byte for byte.
+func TestPermissionAnswer_PerHost(t *testing.T) {
+	const reason = "loopx deny: loopx/loopx.cue <is> loopx's own & more [protected_path]"
+	ask := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `. ` + CodexAskNote + `"}}` + "\n"
+	for _, tc := range []struct{ host, verdict, want string }{
+		{"claude-code", "allow", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"` + reason + `"}}` + "\n"},
+		{"claude-code", "defer", ""},
+		{"claude-code", "ask", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"` + reason + `"}}` + "\n"},
+		{"claude-code", "deny", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}}` + "\n"},
+		{"codex", "allow", ""},
+		{"codex", "defer", ""},
+		{"codex", "ask", ask},
+		{"codex", "deny", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}}` + "\n"},
+	} {
+		got, err := PermissionAnswer(tc.host, tc.verdict, reason)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s %s: %q, %v\nwant %q", tc.host, tc.verdict, got, err, tc.want)
+		}
+		if wantBlock := strings.Contains(tc.want, `"deny"`); Blocks(tc.host, tc.verdict) != wantBlock {
+			t.Errorf("Blocks(%s, %s) = %v", tc.host, tc.verdict, !wantBlock)
+		}
+	}
+	// Codex requires a non-empty permissionDecisionReason on deny.
+	if got, _ := PermissionAnswer("codex", "deny", " "); !strings.Contains(string(got), `"permissionDecisionReason":"loopx deny"`) {
+		t.Errorf("empty reason: %s", got)
+	}
+	for _, bad := range [][2]string{{"claude-code", "run"}, {"claude-code", ""}, {"cursor", "deny"}, {"codex", "Allow"}} {
+		if got, err := PermissionAnswer(bad[0], bad[1], "x"); err == nil || got != nil {
+			t.Errorf("PermissionAnswer(%q, %q) = %q, %v: want an error and nothing to print", bad[0], bad[1], got, err)
+		}
+	}
+}
+
+func TestOtherAnswers(t *testing.T) {
+	var b bytes.Buffer
 	if err := WriteStopBlock(&b, "next: t-1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteContext(&b, "goal g1"); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"loopx: protected_path: loopx/loopx.cue <is> loopx's own & more"}}
-{"decision":"block","reason":"next: t-1"}
+	if err := WriteWarning(&b, "loopx hook (Stop): <bad> & payload"); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"decision":"block","reason":"next: t-1"}
 {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"goal g1"}}
+{"systemMessage":"loopx hook (Stop): <bad> & payload"}
 `
 	if b.String() != want {
 		t.Fatalf("answers:\n%s\nwant:\n%s", b.String(), want)
 	}
-	b.Reset()
-	if err := WritePermission(&b, "run", "x"); err == nil || b.Len() != 0 {
-		t.Fatalf("a verdict that is not a permission answer must fail and write nothing: %v %q", err, b.String())
+}
+
+func TestEventName(t *testing.T) {
+	for payload, want := range map[string]string{
+		`{"hook_event_name":"Stop","stop_hook_active":"yes"}`: "Stop",
+		`{"hook_event_name":"SessionStart"} trailing`:         "SessionStart",
+		`{"hook_event_name":7}`:                               "",
+		`{"hook_event_name":"Stop"`:                           "",
+		``:                                                    "",
+		`["Stop"]`:                                            "",
+	} {
+		if got := EventName([]byte(payload)); got != want {
+			t.Errorf("EventName(%s) = %q, want %q", payload, got, want)
+		}
 	}
 }
 
@@ -173,10 +267,16 @@ func FuzzParseHook(f *testing.F) {
 	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"MultiEdit","tool_input":{"file_path":"a","edits":[{"file_path":"b"}]}}`))
 	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"shell","tool_input":{"command":["a","b"]}}`))
 	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":null}`))
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__fs__move_file","tool_input":{"source":"a","destination":["b","file:///c"],"o":{"path":"d"},"l":[{"target":"e"}]}}`))
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__fs__read_file","tool_input":{"path":"a","dest":"b"}}`))
+	f.Add([]byte(`{"hook_event_name":"Stop","stop_hook_active":"true"}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ev, err := ParseHook(bytes.NewReader(data))
+		if name := EventName(data); err == nil && name != ev.Name {
+			t.Fatalf("EventName = %q, ParseHook's name %q", name, ev.Name)
+		}
 		var obj map[string]any
 		if json.Unmarshal(data, &obj) != nil && err == nil {
 			t.Fatalf("ParseHook accepted input that is not a JSON object: %q", data)
@@ -200,6 +300,23 @@ func FuzzParseHook(f *testing.F) {
 		for _, p := range tc.Paths {
 			if err == nil && strings.TrimSpace(p) == "" {
 				t.Fatalf("an empty path: %q", data)
+			}
+		}
+		if strings.HasPrefix(ev.ToolName, "mcp__") {
+			// Every string under a path field is a path (checked as a
+			// write) unless it is a URL of another machine.
+			var in map[string]json.RawMessage
+			_ = json.Unmarshal(ev.ToolInput, &in)
+			for k, raw := range in {
+				var s string
+				if json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" || strings.Contains(s, "://") {
+					continue
+				}
+				if isKey(k, DestinationFields) || (isKey(k, PathFields) && !ReadOnlyTool(ev.ToolName)) {
+					if !slices.Contains(tc.Paths, s) {
+						t.Fatalf("%s: %s=%q is not among the paths %q", ev.ToolName, k, s, tc.Paths)
+					}
+				}
 			}
 		}
 	})

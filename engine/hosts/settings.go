@@ -29,27 +29,114 @@ type Hook struct {
 // lock) must stay below it.
 const HookTimeout = 10
 
+// Matchers are the PreToolUse matchers loopx installs per host: the tools
+// that write or run (Claude Code: Bash, Edit, Write, MultiEdit,
+// NotebookEdit; Codex: Bash, shell, apply_patch, Edit, Write) and every MCP
+// tool. Read-only tools (Read, Grep, Glob, …) start no process.
+var Matchers = map[string]string{
+	ClaudeCode: "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*",
+	Codex:      "Bash|shell|apply_patch|Edit|Write|mcp__.*",
+}
+
+// SessionStartMatcher selects every SessionStart source.
+const SessionStartMatcher = "startup|resume|clear|compact"
+
+// HookCommand is the command of loopx's hook entry for host and event:
+// "loopx hook HOST --event EVENT" followed by args (already shell-quoted
+// flags such as "--goal g1 --agent claude"; may be empty). The event is in
+// the command so that loopx knows it even when the payload is unreadable.
+func HookCommand(host, event, args string) string {
+	c := "loopx hook " + host + " --event " + event
+	if args != "" {
+		c += " " + args
+	}
+	return c
+}
+
 // Hooks returns the entries loopx installs for host ("claude-code" in
-// .claude/settings.json, "codex" in .codex/hooks.json): PreToolUse on the
-// tools that write or run (Bash, Edit, Write, MultiEdit, NotebookEdit, MCP
-// tools; Codex: also shell and apply_patch), Stop, and SessionStart.
-// command is the hook command ("loopx hook claude-code --goal g1"). An
-// unknown host is an error.
-func Hooks(host, command string) ([]Hook, error) {
-	var tools string
-	switch host {
-	case "claude-code":
-		tools = "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*"
-	case "codex":
-		tools = "Bash|shell|apply_patch|Edit|Write|mcp__.*"
-	default:
+// .claude/settings.json, "codex" in .codex/hooks.json): PreToolUse on
+// Matchers[host], Stop, and SessionStart on SessionStartMatcher, each
+// running HookCommand(host, event, args) with HookTimeout. An unknown host
+// is an error.
+func Hooks(host, args string) ([]Hook, error) {
+	tools, ok := Matchers[host]
+	if !ok {
 		return nil, fmt.Errorf("unknown host %q (want claude-code or codex)", host)
 	}
 	return []Hook{
-		{Event: PreToolUse, Matcher: tools, Command: command, Timeout: HookTimeout},
-		{Event: Stop, Command: command, Timeout: HookTimeout},
-		{Event: SessionStart, Matcher: "startup|resume|clear|compact", Command: command, Timeout: HookTimeout},
+		{Event: PreToolUse, Matcher: tools, Command: HookCommand(host, PreToolUse, args), Timeout: HookTimeout},
+		{Event: Stop, Command: HookCommand(host, Stop, args), Timeout: HookTimeout},
+		{Event: SessionStart, Matcher: SessionStartMatcher, Command: HookCommand(host, SessionStart, args), Timeout: HookTimeout},
 	}, nil
+}
+
+// CheckSettings reports how a settings document (Claude Code's
+// settings.json or Codex's hooks.json) differs from the hooks loopx
+// installed: one message per hook whose entry is missing (no group of the
+// event runs its command) or changed (the command is there, but under
+// another matcher or with another timeout, or the hook is not a command
+// hook). A document that is not a JSON object with an object "hooks" is
+// one problem. No problems means every entry is in place.
+func CheckSettings(settings []byte, want []Hook) []string {
+	v, err := decodeOrdered(settings)
+	if err != nil {
+		return []string{fmt.Sprintf("the settings are not JSON (%v): every loopx hook is gone", err)}
+	}
+	root, ok := v.(*object)
+	if !ok {
+		return []string{"the settings are not a JSON object: every loopx hook is gone"}
+	}
+	hv, _ := root.get("hooks")
+	hk, ok := hv.(*object)
+	if !ok {
+		return []string{`the settings have no "hooks" object: every loopx hook is gone`}
+	}
+	var problems []string
+	for _, h := range want {
+		ev, _ := hk.get(h.Event)
+		groups, _ := ev.([]any)
+		found, changed := false, ""
+		for _, g := range groups {
+			grp, ok := g.(*object)
+			if !ok {
+				continue
+			}
+			mv, hasMatcher := grp.get("matcher")
+			matcher, _ := mv.(string)
+			hs, _ := grp.get("hooks")
+			list, _ := hs.([]any)
+			for _, x := range list {
+				xo, ok := x.(*object)
+				if !ok {
+					continue
+				}
+				c, _ := xo.get("command")
+				if cmd, _ := c.(string); cmd != h.Command {
+					continue
+				}
+				t, _ := xo.get("type")
+				tv, _ := xo.get("timeout")
+				switch {
+				case t != "command":
+					changed = fmt.Sprintf("its type is %v, not command", t)
+				case (h.Matcher == "" && hasMatcher && matcher != "" && matcher != "*") || (h.Matcher != "" && matcher != h.Matcher):
+					changed = fmt.Sprintf("its matcher is %q, not %q", matcher, h.Matcher)
+				case fmt.Sprint(tv) != fmt.Sprint(h.Timeout):
+					changed = fmt.Sprintf("its timeout is %v, not %d", tv, h.Timeout)
+				default:
+					found = true
+				}
+			}
+		}
+		switch {
+		case found:
+		case changed != "":
+			problems = append(problems, fmt.Sprintf("%s hook `%s` changed: %s", h.Event, h.Command, changed))
+		default:
+			problems = append(problems, fmt.Sprintf("%s hook `%s` is missing", h.Event, h.Command))
+		}
+	}
+	return problems
 }
 
 // Change says what MergeSettings did with one hook: Status is "added",
@@ -73,8 +160,10 @@ func IsLoopxHook(command string) bool {
 // settings.json or Codex's hooks.json; empty = {}) and returns the new
 // document, indented with two spaces, with every other key, hook and the
 // keys' order kept. A hook whose event already has a loopx hook command is
-// left in place (its command updated when it differs), so merging twice
-// adds nothing. Errors: the document is not JSON, or settings/hooks/the
+// left in place, its command, type and timeout set to loopx's ("updated"
+// when any differed); one under another matcher (an edited or narrowed
+// matcher) is moved to a group of its own with loopx's matcher. Merging
+// twice adds nothing. Errors: the document is not JSON, or settings/hooks/the
 // event's list have the wrong type.
 func MergeSettings(settings []byte, hooks []Hook) ([]byte, []Change, error) {
 	root := &object{vals: map[string]any{}}
@@ -109,32 +198,55 @@ func MergeSettings(settings []byte, hooks []Hook) ([]byte, []Change, error) {
 			return nil, nil, fmt.Errorf(`settings "hooks.%s" is not a list`, h.Event)
 		}
 		status := "added"
+		kept := groups[:0:0]
 		for _, g := range groups {
 			grp, ok := g.(*object)
 			if !ok {
+				kept = append(kept, g)
 				continue
 			}
+			mv, _ := grp.get("matcher")
+			matcher, _ := mv.(string)
 			hs, _ := grp.get("hooks")
 			list, _ := hs.([]any)
+			rest := list[:0:0]
 			for _, x := range list {
 				xo, ok := x.(*object)
-				if !ok {
-					continue
-				}
-				c, _ := xo.get("command")
+				c, _ := xo.get2("command")
 				cmd, _ := c.(string)
-				if !IsLoopxHook(cmd) {
+				if !ok || !IsLoopxHook(cmd) || status != "added" {
+					rest = append(rest, x)
 					continue
 				}
-				if cmd == h.Command {
-					status = "unchanged"
-				} else if status == "added" {
+				// loopx's entry for this event: keep it in place when only
+				// its command, timeout or type differ; move it to a group
+				// of its own when its group's matcher is not loopx's.
+				if matcher != h.Matcher {
+					status = "updated"
+					continue
+				}
+				t, _ := xo.get("type")
+				tv, _ := xo.get("timeout")
+				status = "unchanged"
+				if cmd != h.Command || t != "command" || fmt.Sprint(tv) != fmt.Sprint(h.Timeout) {
+					xo.set("type", "command")
 					xo.set("command", h.Command)
+					xo.set("timeout", json.Number(fmt.Sprint(h.Timeout)))
 					status = "updated"
 				}
+				rest = append(rest, x)
 			}
+			if len(rest) == 0 && len(list) > 0 {
+				continue // the group held only loopx's misplaced entry
+			}
+			if len(rest) != len(list) {
+				grp.set("hooks", rest)
+			}
+			kept = append(kept, g)
 		}
-		if status == "added" {
+		groups = kept
+		hk.set(h.Event, groups)
+		if status == "added" || (status == "updated" && !hasCommand(groups, h.Command)) {
 			entry := &object{vals: map[string]any{}}
 			entry.set("type", "command")
 			entry.set("command", h.Command)
@@ -163,6 +275,34 @@ type object struct {
 }
 
 func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+// get2 is get on a possibly nil object.
+func (o *object) get2(k string) (any, bool) {
+	if o == nil {
+		return nil, false
+	}
+	return o.get(k)
+}
+
+// hasCommand reports whether any group's hooks run command.
+func hasCommand(groups []any, command string) bool {
+	for _, g := range groups {
+		grp, ok := g.(*object)
+		if !ok {
+			continue
+		}
+		hs, _ := grp.get("hooks")
+		list, _ := hs.([]any)
+		for _, x := range list {
+			if xo, ok := x.(*object); ok {
+				if c, _ := xo.get("command"); c == command {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 func (o *object) set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {

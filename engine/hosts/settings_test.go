@@ -16,7 +16,7 @@ func TestMergeSettings_KeepsOtherHooksAndIsIdempotent(t *testing.T) {
   },
   "model": "opus"
 }`
-	hooks, err := Hooks("claude-code", "loopx hook claude-code --goal g1")
+	hooks, err := Hooks("claude-code", "--goal g1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestMergeSettings_KeepsOtherHooksAndIsIdempotent(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "loopx hook claude-code --goal g1",
+            "command": "loopx hook claude-code --event PreToolUse --goal g1",
             "timeout": 10
           }
         ]
@@ -68,7 +68,7 @@ func TestMergeSettings_KeepsOtherHooksAndIsIdempotent(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "loopx hook claude-code --goal g1",
+            "command": "loopx hook claude-code --event Stop --goal g1",
             "timeout": 10
           }
         ]
@@ -80,7 +80,7 @@ func TestMergeSettings_KeepsOtherHooksAndIsIdempotent(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "loopx hook claude-code --goal g1",
+            "command": "loopx hook claude-code --event SessionStart --goal g1",
             "timeout": 10
           }
         ]
@@ -100,7 +100,7 @@ func TestMergeSettings_KeepsOtherHooksAndIsIdempotent(t *testing.T) {
 	if err != nil || string(again) != string(out) || statuses(changes) != "PreToolUse:unchanged Stop:unchanged SessionStart:unchanged" {
 		t.Fatalf("second merge changed something (%v, %s):\n%s", err, statuses(changes), again)
 	}
-	hooks2, _ := Hooks("claude-code", "/usr/local/bin/loopx hook claude-code --goal g2")
+	hooks2, _ := Hooks("claude-code", "--goal g2")
 	third, changes, err := MergeSettings(out, hooks2)
 	if err != nil || statuses(changes) != "PreToolUse:updated Stop:updated SessionStart:updated" ||
 		strings.Count(string(third), "loopx hook") != 3 || strings.Contains(string(third), "--goal g1") {
@@ -109,7 +109,7 @@ func TestMergeSettings_KeepsOtherHooksAndIsIdempotent(t *testing.T) {
 }
 
 func TestMergeSettings_EmptyAndErrors(t *testing.T) {
-	hooks, _ := Hooks("codex", "loopx hook codex")
+	hooks, _ := Hooks("codex", "")
 	out, changes, err := MergeSettings(nil, hooks)
 	if err != nil || len(changes) != 3 || !strings.Contains(string(out), `"matcher": "Bash|shell|apply_patch|Edit|Write|mcp__.*"`) {
 		t.Fatalf("empty settings: %v %v\n%s", err, changes, out)
@@ -121,6 +121,65 @@ func TestMergeSettings_EmptyAndErrors(t *testing.T) {
 	}
 	if _, err := Hooks("cursor", "x"); err == nil {
 		t.Error("unknown host must fail")
+	}
+}
+
+// TestMergeSettings_RepairsEditedEntries: an agent (or a person) narrowed
+// loopx's PreToolUse matcher, shortened a timeout and changed a type;
+// installing again restores loopx's entries, leaving the user's own hook
+// where it was.
+func TestMergeSettings_RepairsEditedEntries(t *testing.T) {
+	hooks, _ := Hooks("claude-code", "")
+	in := `{"hooks": {
+  "PreToolUse": [{"matcher": "Read", "hooks": [
+    {"type": "command", "command": "./audit.sh"},
+    {"type": "command", "command": "loopx hook claude-code --event PreToolUse", "timeout": 10}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "loopx hook claude-code --event Stop", "timeout": 1}]}],
+  "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [{"type": "prompt", "command": "loopx hook claude-code --event SessionStart", "timeout": 10}]}]
+}}`
+	if p := CheckSettings([]byte(in), hooks); len(p) != 3 {
+		t.Fatalf("CheckSettings found %d problems, want 3: %q", len(p), p)
+	}
+	out, changes, err := MergeSettings([]byte(in), hooks)
+	if err != nil || statuses(changes) != "PreToolUse:updated Stop:updated SessionStart:updated" {
+		t.Fatalf("%v %s", err, statuses(changes))
+	}
+	if p := CheckSettings(out, hooks); len(p) != 0 {
+		t.Fatalf("after the repair: %q\n%s", p, out)
+	}
+	if !strings.Contains(string(out), `"matcher": "Read",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./audit.sh"
+          }
+        ]`) || strings.Count(string(out), "loopx hook") != 3 {
+		t.Fatalf("the user's hook must stay under its matcher, loopx's move out:\n%s", out)
+	}
+}
+
+// TestCheckSettings: what `loopx doctor` reports for installed entries.
+func TestCheckSettings(t *testing.T) {
+	hooks, _ := Hooks("codex", "--goal g1")
+	good, _, err := MergeSettings([]byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}}`), hooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		doc  string
+		want []string
+	}{
+		"in place":       {string(good), nil},
+		"not json":       {"{", []string{"the settings are not JSON (EOF): every loopx hook is gone"}},
+		"no hooks":       {`{"model": "x"}`, []string{`the settings have no "hooks" object: every loopx hook is gone`}},
+		"stop deleted":   {strings.Replace(string(good), "--event Stop --goal g1", "--event Stop --goal g2", 1), []string{"Stop hook `loopx hook codex --event Stop --goal g1` is missing"}},
+		"matcher edited": {strings.Replace(string(good), `"Bash|shell|apply_patch|Edit|Write|mcp__.*"`, `"Read"`, 1), []string{"PreToolUse hook `loopx hook codex --event PreToolUse --goal g1` changed: its matcher is \"Read\", not \"Bash|shell|apply_patch|Edit|Write|mcp__.*\""}},
+		"all deleted":    {`{"hooks": {}}`, []string{"PreToolUse hook `loopx hook codex --event PreToolUse --goal g1` is missing", "Stop hook `loopx hook codex --event Stop --goal g1` is missing", "SessionStart hook `loopx hook codex --event SessionStart --goal g1` is missing"}},
+	} {
+		got := CheckSettings([]byte(tc.doc), hooks)
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s: CheckSettings = %q, want %q", name, got, tc.want)
+		}
 	}
 }
 
