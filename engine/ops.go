@@ -296,7 +296,8 @@ type EventFilter struct {
 }
 
 // Events returns audit events matching f, oldest first (the newest Limit
-// when Limit > 0). Kind matches exactly or as a family: "gate" matches
+// when Limit > 0), after importing denials that hooks spooled since the
+// last write (spool.go). Kind matches exactly or as a family: "gate" matches
 // every gate.* event and gate_violation.
 func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 	if fam, _, _ := strings.Cut(f.Kind, "."); f.Kind != "" && !slices.Contains(EventFamilies, fam) {
@@ -304,6 +305,13 @@ func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 	}
 	if f.Goal != "" {
 		if err := e.RequireGoal(f.Goal); err != nil {
+			return nil, err
+		}
+	}
+	if e.spoolPending() {
+		// Denials spooled by hooks since the last writer: import them, so
+		// that they are listed like every other event.
+		if err := e.update(func(*kernel.Tx) error { return nil }); err != nil {
 			return nil, err
 		}
 	}

@@ -2,8 +2,9 @@ package engine
 
 import (
 	"context"
-	"github.com/loopx-dev/loopx/kernel"
 	"os"
+
+	"github.com/loopx-dev/loopx/kernel"
 	"path/filepath"
 	"strings"
 )
@@ -24,6 +25,10 @@ type PermissionInput struct {
 	// Dir is the directory relative Paths and the Command's redirections are
 	// relative to ("" = the project root).
 	Dir string
+	// AskBlocks says the caller's host cannot ask its user (Codex): an
+	// "ask" verdict is answered there as a block, so it is audited as a
+	// denial too.
+	AskBlocks bool
 }
 
 // PathFacts is one path of a permission request, as the policy sees it in
@@ -88,16 +93,21 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req PermissionInput) (Decision, error) {
 	pr := e.permissionRequest(req)
 	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
-	if d.Verdict == "deny" && err == nil && e.goalSpec(goal) != nil {
+	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.goalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
 	}
 	return d, err
 }
 
-// auditDenial appends a permission.denied event for a denied tool call, so
-// that an agent whose host ignores the answer still shows in `loopx events`
-// (the decision log has the full decision). Allows, defers and asks are
-// not audited: they are the hot path of every tool call.
+// auditDenial records a denied tool call (a deny, or an ask the host turns
+// into a block) as a permission.denied event, so that an agent whose host
+// ignores the answer still shows in `loopx events` (the decision log has
+// the full decision). It never waits for the state lock: it appends one
+// line to the denial spool (.loopx/spool/denials.jsonl), which the next
+// writer imports in its transaction (spool.go). Allows, defers and asks a
+// host can ask are not audited: they are the hot path of every tool call.
+// When the spool cannot be written (a read-only or full disk), the event
+// is written to the store directly instead, waiting for the lock.
 func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decision) {
 	codes := make([]string, 0, len(d.Reasons))
 	for _, r := range d.Reasons {
@@ -114,10 +124,11 @@ func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decisi
 	if len(d.Reasons) > 0 {
 		msg += ": " + d.Reasons[0].Message
 	}
-	_ = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: "permission.denied", Goal: goal, Actor: agent, Subject: d.DecisionID,
-			Message: msg, Data: map[string]any{"tool": pr.Tool, "action": pr.Action, "codes": codes}})
-	})
+	rec := spoolRecord{Goal: goal, Agent: agent, DecisionID: d.DecisionID, Verdict: d.Verdict,
+		Message: msg, Tool: pr.Tool, Action: pr.Action, Codes: codes, At: e.Now()}
+	if err := e.spoolDenial(rec); err != nil {
+		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(rec.event()) })
+	}
 }
 
 // permissionRequest builds input.permission from req.

@@ -8,16 +8,22 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// update runs fn in one kernel transaction after seeding the spec's todos
-// and housekeeping gates (so every mutation sees the spec applied), and
-// housekeeps again after fn (so a gate whose todos fn cancelled closes in
-// the same transaction, with its audit event).
+// update runs fn in one kernel transaction after importing the denial
+// spool (spool.go), seeding the spec's todos and housekeeping gates (so
+// every mutation sees the spec applied), and housekeeps again after fn (so
+// a gate whose todos fn cancelled closes in the same transaction, with its
+// audit event). The imported spool segments are deleted after the commit.
 func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	s, err := e.Store()
 	if err != nil {
 		return err
 	}
+	var spooled []string
 	err = s.Update(func(tx *kernel.Tx) error {
+		var err error
+		if spooled, err = e.importSpool(tx); err != nil {
+			return err
+		}
 		if err := e.seed(tx); err != nil {
 			return err
 		}
@@ -32,6 +38,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 		return e.housekeep(tx)
 	})
 	if err == nil {
+		removeSpool(spooled)
 		e.writeReadModel()
 	}
 	return err
