@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,8 +37,10 @@ goals: "ship-v2": {
 `
 
 // TestHook_Golden feeds every fixture payload (its cwd pointed at a real
-// project) to `loopx hook claude-code` and compares the answer with
-// testdata/hooks/<fixture>.golden: the exit code, then stdout, normalised.
+// project) to `loopx hook claude-code` and to `loopx hook codex` (with
+// --event, as installed) and compares the answers with
+// testdata/hooks/<fixture>.golden: per host, the exit code, then stdout,
+// normalised.
 // LOOPX_UPDATE_GOLDEN=1 rewrites the goldens (review the diff).
 func TestHook_Golden(t *testing.T) {
 	work := t.TempDir()
@@ -77,12 +80,21 @@ func TestHook_Golden(t *testing.T) {
 				t.Fatal(err)
 			}
 			payload = bytes.ReplaceAll(payload, []byte("/home/dev/src/acme-api"), []byte(root))
-			host := "claude-code"
-			if strings.HasPrefix(e.Name(), "codex-") {
-				host = "codex"
+			var ev struct {
+				Name string `json:"hook_event_name"`
 			}
-			code, stdout, stderr := run(payload, "hook", host)
-			got := normalize(fmt.Sprintf("exit %d\n%s", code, stdout), work)
+			if err := json.Unmarshal(payload, &ev); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for _, host := range []string{"claude-code", "codex"} {
+				code, stdout, stderr := run(payload, "hook", host, "--event", ev.Name)
+				got += normalize(fmt.Sprintf("%s: exit %d\n%s", host, code, stdout), work)
+				if code != 0 {
+					got += stderr
+				}
+			}
+			stderr := ""
 			golden := filepath.Join("testdata", "hooks", strings.TrimSuffix(e.Name(), ".json")+".golden")
 			if os.Getenv("LOOPX_UPDATE_GOLDEN") != "" {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
@@ -107,7 +119,8 @@ func TestHook_Golden(t *testing.T) {
 }
 
 // TestHook_FailClosed: anything loopx cannot answer on PreToolUse exits 2
-// with the reason on stderr and nothing on stdout.
+// with the reason on stderr and nothing on stdout; on Stop it is a warning
+// (exit 0).
 func TestHook_FailClosed(t *testing.T) {
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
@@ -125,6 +138,7 @@ func TestHook_FailClosed(t *testing.T) {
 		env     map[string]string
 		code    int
 		stderr  string
+		stdout  string
 	}{
 		"not json":        {payload: "hello", code: 2, stderr: "not a JSON object"},
 		"truncated":       {payload: `{"hook_event_name":"PreToolUse"`, code: 2, stderr: "hook payload"},
@@ -136,7 +150,7 @@ func TestHook_FailClosed(t *testing.T) {
 		"bad clock":       {payload: `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, env: map[string]string{"LOOPX_NOW": "soon"}, code: 2, stderr: "LOOPX_NOW"},
 		"unknown event":   {payload: `{"hook_event_name":"Notification","message":"hi"}`, code: 0},
 		"stop bad goal":   {payload: `{"hook_event_name":"Stop"}`, env: map[string]string{"LOOPX_GOAL": "nope"}, code: 0},
-		"stop no project": {payload: `{"hook_event_name":"Stop"}`, env: map[string]string{"LOOPX_PROJECT": filepath.Join(root, "nope")}, code: 1, stderr: "loopx hook:"},
+		"stop no project": {payload: `{"hook_event_name":"Stop"}`, env: map[string]string{"LOOPX_PROJECT": filepath.Join(root, "nope")}, code: 0, stderr: "loopx hook: project ", stdout: `{"systemMessage":"loopx hook (Stop): project `},
 	} {
 		t.Run(name, func(t *testing.T) {
 			for k, v := range tc.env {
@@ -144,7 +158,7 @@ func TestHook_FailClosed(t *testing.T) {
 			}
 			var out, errb bytes.Buffer
 			code := cli.Run(context.Background(), []string{"hook", "claude-code"}, strings.NewReader(tc.payload), &out, &errb)
-			if code != tc.code || out.Len() != 0 || !strings.Contains(errb.String(), tc.stderr) {
+			if code != tc.code || !strings.HasPrefix(out.String(), tc.stdout) || (tc.stdout == "") != (out.Len() == 0) || !strings.Contains(errb.String(), tc.stderr) {
 				t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, tc.code, out.String(), errb.String(), tc.stderr)
 			}
 		})
@@ -160,4 +174,102 @@ func brokenProject(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// TestHook_C21_BrokenPayloadsByEvent (case C21): a payload loopx cannot
+// decode — empty stdin, not JSON, a field whose type changed
+// (stop_hook_active as a string, source as a number, tool_input as a
+// string) — never blocks Stop, SubagentStop or SessionStart: exit 0, the
+// error on stderr and as a systemMessage for the user, on both hosts. On
+// PreToolUse alone it fails closed: exit 2, the reason on stderr, nothing
+// on stdout. The event comes from --event (written by hooks install), also
+// when the payload names none.
+func TestHook_C21_BrokenPayloadsByEvent(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(hookSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LOOPX_NOW", "2026-11-29T10:00:00Z")
+	t.Setenv("LOOPX_PROJECT", root)
+	t.Setenv("LOOPX_GOAL", "ship-v2")
+	t.Setenv("LOOPX_AGENT", "")
+	fixture := func(name, from, to string) string {
+		b, err := os.ReadFile(filepath.Join(hookFixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(from)) {
+			t.Fatalf("%s has no %s", name, from)
+		}
+		return string(bytes.Replace(b, []byte(from), []byte(to), 1))
+	}
+	stop := fixture("stop.json", `"stop_hook_active":false`, `"stop_hook_active":"false"`)
+	broken := map[string][]struct{ name, payload, err string }{
+		"Stop": {
+			{"empty stdin", "", "hook payload is empty (no JSON on stdin)"},
+			{"not json", "Stop!", "hook payload is not a JSON object"},
+			{"stop_hook_active a string", stop, "hook payload: json: cannot unmarshal string into Go struct field Event.stop_hook_active of type bool"},
+			{"truncated", stop[:40], "hook payload: unexpected EOF"},
+		},
+		"SubagentStop": {
+			{"stop_hook_active a string", strings.Replace(stop, `"Stop"`, `"SubagentStop"`, 1), "hook payload: json: cannot unmarshal string into Go struct field Event.stop_hook_active of type bool"},
+			{"empty stdin", "", "hook payload is empty (no JSON on stdin)"},
+		},
+		"SessionStart": {
+			{"source a number", fixture("sessionstart.json", `"source":"startup"`, `"source":3`), "hook payload: json: cannot unmarshal number into Go struct field Event.source of type string"},
+			{"empty stdin", "", "hook payload is empty (no JSON on stdin)"},
+		},
+		"PreToolUse": {
+			{"tool_input a string", fixture("pretooluse-edit-in-scope.json", `"tool_input":{`, `"tool_input":"x","was":{`), "PreToolUse payload: tool_input is not an object"},
+			{"session_id a number", fixture("pretooluse-bash-push.json", `"session_id":"8f0c2d7e-1b2a-4c9e-9d61-2f4b7a0e5c11"`, `"session_id":7`), "hook payload: json: cannot unmarshal number into Go struct field Event.session_id of type string"},
+			{"empty stdin", "", "hook payload is empty (no JSON on stdin)"},
+		},
+	}
+	for _, host := range []string{"claude-code", "codex"} {
+		for event, cases := range broken {
+			for _, tc := range cases {
+				t.Run(host+"/"+event+"/"+tc.name, func(t *testing.T) {
+					var out, errb bytes.Buffer
+					code := cli.Run(context.Background(), []string{"hook", host, "--event", event}, strings.NewReader(tc.payload), &out, &errb)
+					if event == "PreToolUse" {
+						want := "loopx hook: blocked: " + tc.err + "\n"
+						if code != 2 || out.Len() != 0 || errb.String() != want {
+							t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2, no stdout, stderr %q", code, out.String(), errb.String(), want)
+						}
+						return
+					}
+					wantOut := `{"systemMessage":"loopx hook (` + event + `): ` + strings.ReplaceAll(tc.err, `"`, `\"`) + `"}` + "\n"
+					if code != 0 || out.String() != wantOut || errb.String() != "loopx hook: "+tc.err+"\n" {
+						t.Fatalf("exit %d, stdout %q, stderr %q; want exit 0, stdout %q", code, out.String(), errb.String(), wantOut)
+					}
+				})
+			}
+		}
+	}
+	// Without --event (an entry installed by an older loopx) an unreadable
+	// payload may be a PreToolUse: it blocks; a payload whose event name is
+	// readable is answered as that event.
+	for _, tc := range []struct {
+		payload string
+		code    int
+	}{{"", 2}, {"{", 2}, {stop, 0}} {
+		var out, errb bytes.Buffer
+		if code := cli.Run(context.Background(), []string{"hook", "codex"}, strings.NewReader(tc.payload), &out, &errb); code != tc.code {
+			t.Errorf("no --event, payload %q: exit %d, want %d (%s)", tc.payload, code, tc.code, errb.String())
+		}
+	}
+	// A payload of another event than --event: blocks when either is a PreToolUse.
+	for _, tc := range []struct {
+		event, payload string
+		code           int
+	}{{"Stop", fixture("pretooluse-bash-push.json", "", ""), 2}, {"PreToolUse", fixture("stop.json", "", ""), 2}, {"SessionStart", fixture("stop.json", "", ""), 0}} {
+		var out, errb bytes.Buffer
+		code := cli.Run(context.Background(), []string{"hook", "claude-code", "--event", tc.event}, strings.NewReader(tc.payload), &out, &errb)
+		if code != tc.code || !strings.Contains(errb.String(), "but this hook entry is installed for --event "+tc.event) {
+			t.Errorf("--event %s: exit %d (want %d), stderr %q", tc.event, code, tc.code, errb.String())
+		}
+	}
 }

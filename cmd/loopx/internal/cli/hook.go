@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -14,32 +18,45 @@ import (
 )
 
 // hookLockTimeout bounds the wait for the state lock inside a hook: it must
-// stay below the hook's declared timeout (hosts.HookTimeout), because a host
-// treats a timed-out hook as "proceed".
+// stay below hookDeadline.
 const hookLockTimeout = 5 * time.Second
+
+// hookDeadline is one hook's whole budget (reading the payload, opening
+// the project, deciding, answering): 8 s, under the 10 s timeout loopx
+// installs (hosts.HookTimeout), because a host treats a timed-out hook as
+// "proceed". Past it PreToolUse exits 2 (blocked); the other events answer
+// as on any loopx error. A variable so that a test can shorten it.
+var hookDeadline = 8 * time.Second
 
 // hookOptions are `loopx hook`'s flags.
 type hookOptions struct {
-	host, goal, agent string
+	host, goal, agent, event string
 }
 
 func (a *app) hookCmd() *cobra.Command {
 	var o hookOptions
 	c := &cobra.Command{
-		Use:   "hook claude-code|codex [--goal G] [--agent A]",
+		Use:   "hook claude-code|codex [--event E] [--goal G] [--agent A]",
 		Short: "Answer an agent host's hook (PreToolUse, Stop, SessionStart) from stdin",
-		Long: `Read one hook payload (JSON) on stdin and answer it on stdout, in Claude
-Code's hook protocol (Codex uses the same shapes). Install it with
-` + "`loopx hooks install`" + `. The goal is --goal, else $LOOPX_GOAL, else the
-spec's only goal; the agent is --agent, else $LOOPX_AGENT, else "claude"
-("codex" for the codex host).
+		Long: `Read one hook payload (JSON) on stdin and answer it on stdout, in the
+host's hook protocol. Install it with ` + "`loopx hooks install`" + `, which writes
+--event into each entry so that loopx knows the event even when the payload
+cannot be read. The goal is --goal, else $LOOPX_GOAL, else the spec's only
+goal; the agent is --agent, else $LOOPX_AGENT, else "claude" ("codex" for
+the codex host).
 
   PreToolUse    the permission decision for the tool call (Bash command;
                 Edit/Write/MultiEdit/NotebookEdit paths; apply_patch files;
-                mcp__<server>__<tool> as action mcp.<server>.<tool>) as
-                {"hookSpecificOutput":{"permissionDecision":"allow|ask|deny",…}};
-                defer (no grant, no objection) is no output: the host's
-                own permission flow decides
+                mcp__<server>__<tool> as action mcp.<server>.<tool>, with
+                the paths in its input checked as writes), answered per host:
+
+                  verdict  claude-code                 codex
+                  allow    permissionDecision allow    no output
+                  defer    no output                   no output
+                  ask      permissionDecision ask      permissionDecision deny,
+                                                       saying what a human must do
+                  deny     permissionDecision deny     permissionDecision deny
+
   Stop,         should-run for this agent: when it says run, {"decision":
   SubagentStop  "block","reason":…} with the next todo and how to report it;
                 otherwise (or when stop_hook_active is true) no output: the
@@ -49,26 +66,32 @@ spec's only goal; the agent is --agent, else $LOOPX_AGENT, else "claude"
                 questions and the last handoff
   anything else no output, exit 0 (a documented no-op)
 
-Fail closed: a malformed payload, a missing field, or any internal error
-while answering PreToolUse prints the reason on stderr and exits 2, which
-blocks the tool call (hosts treat exit 0 without an answer, exit 1, a crash
-or a timeout as "proceed"). Errors on Stop and SessionStart exit 1 (a
-non-blocking error: the agent stops, nothing is spent).
+Errors by event. PreToolUse fails closed: a malformed payload, a missing
+field, an internal error, or no answer within the hook's deadline (8 s,
+under the installed 10 s timeout) prints the reason on stderr and exits 2,
+which blocks the call on both hosts (they treat exit 1, a crash or a timeout
+as "proceed"). Stop, SubagentStop and SessionStart never block because of
+loopx's own error: the error goes to stderr and, as {"systemMessage":…}, to
+the user, and the hook exits 0, so the agent stops normally. An unreadable
+payload without --event (an entry installed by an older loopx) blocks,
+because it may be a PreToolUse.
 
-Exit codes: 0 answered (or nothing to answer); 1 Stop/SessionStart could
-not be answered; 2 blocked: bad payload or an internal error on PreToolUse.`,
-		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push"}}' | loopx hook claude-code --goal g1
-  loopx hook codex --goal g1 --agent codex < payload.json`,
+Exit codes: 0 answered (or nothing to answer, or a Stop/SubagentStop/
+SessionStart error reported as a warning); 2 blocked: bad payload, an
+internal error, or the deadline on PreToolUse.`,
+		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push"}}' | loopx hook claude-code --event PreToolUse --goal g1
+  loopx hook codex --event Stop --goal g1 --agent codex < payload.json`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude-code", "codex"},
+		ValidArgs: hosts.Hosts,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if args[0] != "claude-code" && args[0] != "codex" {
+			if !hosts.KnownHost(args[0]) {
 				return a.hookBlock(fmt.Errorf("unknown host %q (want claude-code or codex)", args[0]))
 			}
 			o.host = args[0]
 			return a.runHook(cmd.Context(), o)
 		},
 	}
+	c.Flags().StringVar(&o.event, "event", "", "the hook event this entry is installed for (PreToolUse, Stop, SubagentStop, SessionStart); `hooks install` writes it")
 	c.Flags().StringVar(&o.goal, "goal", "", "the goal (default $LOOPX_GOAL, else the spec's only goal)")
 	c.Flags().StringVar(&o.agent, "agent", "", `the agent (default $LOOPX_AGENT, else "claude", or "codex" for the codex host)`)
 	return c
@@ -80,35 +103,137 @@ func (a *app) hookBlock(err error) error {
 	return &exitError{code: ExitUsage}
 }
 
-// hookSoftError reports an error on an event where blocking would keep the
-// agent working (Stop) or matter little (SessionStart): exit 1.
-func (a *app) hookSoftError(err error) error {
+// hookSoftError reports loopx's own error on an event where blocking would
+// keep the agent working (Stop, SubagentStop) or would stop a session for
+// nothing (SessionStart): the error on stderr and as a systemMessage the
+// host shows its user, exit 0 (non-blocking on both hosts).
+func (a *app) hookSoftError(event string, err error) error {
 	fmt.Fprintf(a.stderr, "loopx hook: %v\n", err)
-	return &exitError{code: ExitNo}
+	if werr := hosts.WriteWarning(a.stdout, fmt.Sprintf("loopx hook (%s): %v", event, err)); werr != nil {
+		fmt.Fprintf(a.stderr, "loopx hook: %v\n", werr)
+	}
+	return nil
 }
 
-func (a *app) runHook(ctx context.Context, o hookOptions) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = a.hookBlock(fmt.Errorf("internal error: %v", r))
-		}
+// hookEvents are the events `loopx hook` answers (the others are no-ops).
+var hookEvents = []string{hosts.PreToolUse, hosts.Stop, hosts.SubagentStop, hosts.SessionStart}
+
+// hookResult is what one hook's work produced: the answer to print, or the
+// error to report the way its event requires.
+type hookResult struct {
+	// event is the event the answer or error is for ("" = unknown, which
+	// is treated as a PreToolUse: blocked on error).
+	event string
+	out   []byte
+	err   error
+	eng   *engine.Engine
+}
+
+func (a *app) runHook(ctx context.Context, o hookOptions) error {
+	if o.event != "" && !slices.Contains(hookEvents, o.event) {
+		return a.hookBlock(fmt.Errorf("--event %q: want one of %s", o.event, strings.Join(hookEvents, ", ")))
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookDeadline)
+	defer cancel()
+	var event atomic.Value // the event as far as it is known, for the deadline
+	event.Store(o.event)
+	done := make(chan hookResult, 1)
+	go func() {
+		r := hookResult{event: o.event}
+		defer func() {
+			if p := recover(); p != nil {
+				r.out, r.err = nil, fmt.Errorf("internal error: %v", p)
+			}
+			done <- r
+		}()
+		r = a.hook(ctx, o, &event)
 	}()
-	ev, err := hosts.ParseHook(a.stdin)
-	if err != nil {
-		return a.hookBlock(err)
+	var r hookResult
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		// The work goes on in its goroutine until the process exits; its
+		// engine is never used here.
+		r = hookResult{event: event.Load().(string), err: fmt.Errorf("no answer within the hook's deadline (%s, under the host's %d s timeout): %v", hookDeadline, hosts.HookTimeout, context.Cause(ctx))}
+	}
+	if r.eng != nil {
+		a.eng = r.eng // closed by Run
+	}
+	switch {
+	case r.err == nil:
+		_, err := a.stdout.Write(r.out)
+		return err
+	case r.event == "" || r.event == hosts.PreToolUse:
+		return a.hookBlock(r.err) // it is, or may be, a PreToolUse: fail closed
+	default:
+		return a.hookSoftError(r.event, r.err)
+	}
+}
+
+// hook reads, parses and answers one payload; event is updated as soon as
+// the event is known.
+func (a *app) hook(ctx context.Context, o hookOptions, event *atomic.Value) hookResult {
+	data, rerr := io.ReadAll(io.LimitReader(a.stdin, hosts.MaxPayload+1))
+	ev, perr := hosts.ParseHook(bytes.NewReader(data))
+	if rerr != nil {
+		perr = fmt.Errorf("reading the hook payload: %w", rerr)
+	}
+	name := ev.Name
+	if perr != nil {
+		name = hosts.EventName(data)
+	}
+	r := hookResult{event: o.event}
+	switch {
+	case r.event == "":
+		r.event = name
+	case name != "" && name != r.event:
+		// A payload of another event than the entry was installed for:
+		// answer nothing; block when either is a PreToolUse.
+		if name == hosts.PreToolUse {
+			r.event = name
+		}
+		r.err = fmt.Errorf("the payload is a %s event, but this hook entry is installed for --event %s", name, o.event)
+		return r
+	}
+	event.Store(r.event)
+	if perr != nil {
+		r.err = perr
+		return r
+	}
+	if !slices.Contains(hookEvents, r.event) {
+		return r // a documented no-op
+	}
+	if (r.event == hosts.Stop || r.event == hosts.SubagentStop) && ev.StopHookActive {
+		return r // already continuing because of a Stop hook: let it stop
+	}
+	var b bytes.Buffer
+	r.eng, r.err = a.answerHook(ctx, ev, o, &b)
+	r.out = b.Bytes()
+	return r
+}
+
+// answerHook decides ev and writes its answer to w; it returns the engine it
+// opened (nil if none) so that the caller closes it.
+func (a *app) answerHook(ctx context.Context, ev hosts.Event, o hookOptions, w io.Writer) (*engine.Engine, error) {
+	var call hosts.ToolCall
+	if ev.Name == hosts.PreToolUse {
+		var err error
+		if call, err = ev.ToolCall(); err != nil {
+			return nil, err
+		}
+	}
+	e, goal, agent, err := a.hookEngine(ev, o)
+	if e == nil || err != nil {
+		return e, err
 	}
 	switch ev.Name {
 	case hosts.PreToolUse:
-		return a.hookPreToolUse(ctx, ev, o)
+		return e, a.hookPreToolUse(ctx, e, goal, agent, ev, call, o, w)
 	case hosts.Stop, hosts.SubagentStop:
-		if ev.StopHookActive {
-			return nil // already continuing because of a Stop hook: let it stop
-		}
-		return a.hookStop(ctx, ev, o)
-	case hosts.SessionStart:
-		return a.hookSessionStart(ctx, ev, o)
+		return e, a.hookStop(ctx, e, goal, agent, w)
+	default:
+		return e, a.hookSessionStart(ctx, e, goal, agent, w)
 	}
-	return nil
 }
 
 // hookEngine opens the project's engine for a hook: the project is found
@@ -130,10 +255,7 @@ func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal,
 	if err != nil {
 		return nil, "", "", err
 	}
-	if a.eng == nil {
-		a.eng = engine.New(engine.Options{Root: root, Now: now, LockTimeout: hookLockTimeout})
-	}
-	e = a.eng
+	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: hookLockTimeout})
 	goal, agent = o.goal, o.agent
 	if goal == "" {
 		goal = os.Getenv("LOOPX_GOAL")
@@ -142,9 +264,9 @@ func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal,
 		if ids := e.GoalIDs(); e.SpecErr() == nil && len(ids) == 1 {
 			goal = ids[0]
 		} else if err := e.SpecErr(); err != nil {
-			return nil, "", "", fmt.Errorf("the spec is broken: %v", specErrorLine(err))
+			return e, "", "", fmt.Errorf("the spec is broken: %v", specErrorLine(err))
 		} else {
-			return nil, "", "", fmt.Errorf("which goal? the spec has %d goals: pass --goal or set LOOPX_GOAL", len(ids))
+			return e, "", "", fmt.Errorf("which goal? the spec has %d goals: pass --goal or set LOOPX_GOAL", len(ids))
 		}
 	}
 	if agent == "" {
@@ -164,30 +286,22 @@ func specErrorLine(err error) string {
 	return first
 }
 
-func (a *app) hookPreToolUse(ctx context.Context, ev hosts.Event, o hookOptions) error {
-	call, err := ev.ToolCall()
-	if err != nil {
-		return a.hookBlock(err)
-	}
-	e, goal, agent, err := a.hookEngine(ev, o)
-	if err != nil {
-		return a.hookBlock(err)
-	}
+func (a *app) hookPreToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev hosts.Event, call hosts.ToolCall, o hookOptions, w io.Writer) error {
 	dir := ""
 	if filepath.IsAbs(ev.CWD) {
 		dir = ev.CWD
 	}
-	d, err := e.Permission(ctx, goal, agent, engine.PermissionInput{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir})
+	d, err := e.Permission(ctx, goal, agent, engine.PermissionInput{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
+		AskBlocks: !hosts.CanAsk(o.host)})
 	if err != nil {
-		return a.hookBlock(fmt.Errorf("%v (%s)", err, reasonText(d)))
+		return fmt.Errorf("%v (%s)", err, reasonText(d))
 	}
-	if d.Verdict == "defer" {
-		return nil // no grant, no objection: no answer, the host's own permission flow decides
+	out, err := hosts.PermissionAnswer(o.host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d))
+	if err != nil {
+		return err
 	}
-	if err := hosts.WritePermission(a.stdout, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d)); err != nil {
-		return a.hookBlock(err)
-	}
-	return nil
+	_, err = w.Write(out)
+	return err
 }
 
 // reasonText joins a decision's reason messages for a host to show.
@@ -199,22 +313,15 @@ func reasonText(d engine.Decision) string {
 	return strings.Join(msgs, "; ")
 }
 
-func (a *app) hookStop(ctx context.Context, ev hosts.Event, o hookOptions) error {
-	e, goal, agent, err := a.hookEngine(ev, o)
-	if err != nil {
-		return a.hookSoftError(err)
-	}
+func (a *app) hookStop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
 	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
 	if err != nil {
-		return a.hookSoftError(err)
+		return err
 	}
 	if d.Verdict != "run" || d.Todo == nil {
 		return nil // no work, no quota, a gate: the agent may stop
 	}
-	if err := hosts.WriteStopBlock(a.stdout, stopReason(d)); err != nil {
-		return a.hookSoftError(err)
-	}
-	return nil
+	return hosts.WriteStopBlock(w, stopReason(d))
 }
 
 // stopReason is the next instruction of an agent that still has work.
@@ -227,23 +334,16 @@ func stopReason(d engine.Decision) string {
 		d.Goal, d.Todo.ID, d.Todo.Title, d.Todo.Kind, report, d.Goal)
 }
 
-func (a *app) hookSessionStart(ctx context.Context, ev hosts.Event, o hookOptions) error {
-	e, goal, agent, err := a.hookEngine(ev, o)
-	if err != nil {
-		return a.hookSoftError(err)
-	}
+func (a *app) hookSessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
 	st, err := e.Status(goal)
 	if err != nil {
-		return a.hookSoftError(err)
+		return err
 	}
 	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
 	if err != nil {
-		return a.hookSoftError(err)
+		return err
 	}
-	if err := hosts.WriteContext(a.stdout, sessionContext(st, d, agent)); err != nil {
-		return a.hookSoftError(err)
-	}
-	return nil
+	return hosts.WriteContext(w, sessionContext(st, d, agent))
 }
 
 // sessionContext is SessionStart's additionalContext: what an agent must

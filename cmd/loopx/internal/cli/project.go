@@ -212,11 +212,15 @@ func (a *app) doctorCmd() *cobra.Command {
 	var accept bool
 	c := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the project: spec, state store, recovered torn writes",
+		Short: "Check the project: spec, state store, recovered torn writes, installed hooks",
 		Long: `Doctor opens the store and reports its path, revision, and whether a torn
 tail (an incomplete last write, e.g. after kill -9 or a power cut) was ever
-dropped on open. Exit 0 when healthy, 1 when a problem was found, 3 when the
-store cannot be opened.
+dropped on open. It also compares the hook entries ` + "`loopx hooks install`" + ` wrote
+(recorded in .loopx/hooks.json) with the host settings files now, and
+reports each entry that is missing or changed (deleted, its matcher
+narrowed, its timeout or type edited: the host then runs tool calls
+without asking loopx). Exit 0 when healthy, 1 when a problem was found, 3
+when the store cannot be opened.
 
 A store that is missing or behind the last revision the project committed
 (restored from a backup, truncated or replaced) is refused everywhere, so
@@ -256,6 +260,14 @@ why, --accept-store continues from the store as it is (audited).`,
 				return err
 			}
 			rep["corrupt_records"] = bad
+			hookProblems, err := e.CheckHooks()
+			if err != nil {
+				return err
+			}
+			if hookProblems == nil {
+				hookProblems = []engine.HookProblem{}
+			}
+			rep["hooks"] = hookProblems
 			if err := a.print(rep, func(w io.Writer) {
 				fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
 				if rec != nil {
@@ -273,10 +285,13 @@ why, --accept-store continues from the store as it is (audited).`,
 				} else {
 					fmt.Fprintln(w, "spec: ok")
 				}
+				for _, p := range hookProblems {
+					fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
+				}
 			}); err != nil {
 				return err
 			}
-			if e.SpecErr() != nil || len(bad) > 0 {
+			if e.SpecErr() != nil || len(bad) > 0 || len(hookProblems) > 0 {
 				return &exitError{code: ExitNo}
 			}
 			return nil
