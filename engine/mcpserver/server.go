@@ -36,7 +36,8 @@ type Options struct {
 	// Version is the server version reported to the client.
 	Version string
 	// Tools names the tools to serve (nil = DefaultTools); "all" is every
-	// tool. An unknown name is an error of New.
+	// tool. An unknown name, or a non-nil list naming none, is an error of
+	// New.
 	Tools []string
 	// RenderError renders a tool's error: the text for people and the JSON
 	// error envelope {"errors":[…]} (the CLI passes its own, so a tool error
@@ -57,8 +58,8 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	return s.Run(ctx, &Transport{Reader: in, Writer: out, MaxLineBytes: o.MaxLineBytes})
 }
 
-// New returns loopx's MCP server with the tools o selects. Errors: an
-// unknown tool name (*engine.UsageError unknown_tool).
+// New returns loopx's MCP server with the tools o selects. Errors:
+// *engine.UsageError unknown_tool (an unknown name) or no_tools.
 func New(o Options) (*mcp.Server, error) {
 	names, err := selectTools(o.Tools)
 	if err != nil {
@@ -85,6 +86,7 @@ func selectTools(want []string) ([]string, error) {
 	for _, w := range want {
 		w = strings.TrimSpace(w)
 		switch {
+		case w == "":
 		case w == "all":
 			return all, nil
 		case !slices.Contains(all, w):
@@ -92,6 +94,9 @@ func selectTools(want []string) ([]string, error) {
 		case !slices.Contains(out, w):
 			out = append(out, w)
 		}
+	}
+	if len(out) == 0 {
+		return nil, engine.Usagef("no_tools", "no MCP tool selected (tools: %s, or all)", strings.Join(all, ", "))
 	}
 	return out, nil
 }

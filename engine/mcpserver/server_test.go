@@ -283,7 +283,16 @@ func TestMCPTools_DefaultSetIsSmall(t *testing.T) {
 		}
 	}
 	var ue *engine.UsageError
-	if _, err := New(Options{Tools: []string{"answer_gate"}}); !errors.As(err, &ue) || ue.Code != "unknown_tool" {
-		t.Fatalf("an unknown tool: %v", err)
+	for _, tc := range []struct {
+		tools []string
+		code  string
+	}{
+		{[]string{"answer_gate"}, "unknown_tool"},
+		{[]string{}, "no_tools"},
+		{[]string{" ", ""}, "no_tools"},
+	} {
+		if _, err := New(Options{Tools: tc.tools}); !errors.As(err, &ue) || ue.Code != tc.code {
+			t.Errorf("tools %q: %v, want %s", tc.tools, err, tc.code)
+		}
 	}
 }
