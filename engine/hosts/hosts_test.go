@@ -149,6 +149,8 @@ func TestToolCall_MCPPaths(t *testing.T) {
 		{"mcp__fs__write_file", `{"path":"loopx/loopx.cue","content":"x"}`, []string{"loopx/loopx.cue"}},
 		{"mcp__fs__move_file", `{"source":"a.txt","destination":".loopx/state.db"}`, []string{".loopx/state.db", "a.txt"}},
 		{"mcp__fs__edit", `{"File_Path":"/etc/passwd"}`, []string{"/etc/passwd"}},
+		{"mcp__ide__edit", `{"filePath":"loopx/a.cue","newPath":"b","target-path":"c"}`, []string{"loopx/a.cue", "b", "c"}},
+		{"mcp__fs__search_and_replace", `{"path":"loopx/loopx.cue","pattern":"x"}`, []string{"loopx/loopx.cue"}},
 		{"mcp__fs__write_many", `{"paths":["a","b",3,null,""],"target":" "}`, []string{"a", "b"}},
 		{"mcp__fs__apply", `{"options":{"new_path":"loopx/x.rego","mode":1},"files":[{"path":"api/x.go"},{"old_path":"b.go"},"c.go"]}`, []string{"api/x.go", "b.go", "loopx/x.rego"}},
 		{"mcp__fs__deep", `{"a":{"b":{"path":"too/deep"}}}`, nil},
@@ -157,7 +159,8 @@ func TestToolCall_MCPPaths(t *testing.T) {
 		{"mcp__fs__read_file", `{"path":"loopx/loopx.cue"}`, nil},
 		{"mcp__fs__readFile", `{"path":"loopx/loopx.cue"}`, nil},
 		{"mcp__fs__list-directory", `{"path":"."}`, nil},
-		{"mcp__fs__get_and_save", `{"path":"a","destination":"loopx/x"}`, []string{"loopx/x"}},
+		{"mcp__fs__get_and_save", `{"path":"a","destination":"loopx/x"}`, []string{"loopx/x", "a"}},
+		{"mcp__fs__get_file", `{"path":"a","dest":"loopx/x"}`, []string{"loopx/x"}},
 		{"mcp__fs__readonly_looking_writer", `{"path":"a"}`, []string{"a"}},
 		{"mcp__github__merge_pull_request", `{"owner":"acme","pull_number":3}`, nil},
 		{"mcp__github__push_files", `{"files":[{"path":"loopx/loopx.cue","content":"x"}]}`, []string{"loopx/loopx.cue"}},
@@ -179,6 +182,8 @@ func TestReadOnlyTool(t *testing.T) {
 		"mcp__fs__read_file": true, "mcp__fs__ReadFile": true, "mcp__fs__readFile": true, "mcp__gh__get": true,
 		"mcp__gh__search-code": true, "mcp__fs__write_file": false, "mcp__fs__reader": false, "mcp__fs__": false,
 		"read_file": false, "mcp__read_file": false, "mcp__s__list.items": true, "mcp__s__Get_x": true,
+		"mcp__fs__search_and_replace": false, "mcp__fs__searchReplace": false, "mcp__db__get_or_create": false,
+		"mcp__fs__read_then_delete": false, "mcp__fs__list_downloads": true, "mcp__web__get-and-save": false,
 	} {
 		if ReadOnlyTool(tool) != want {
 			t.Errorf("ReadOnlyTool(%q) = %v", tool, !want)

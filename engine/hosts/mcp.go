@@ -3,12 +3,14 @@ package hosts
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
 
 // PathFields are the tool_input fields of an MCP tool (mcp__<server>__<tool>)
-// that name files. Their values (a string, or an array of strings), at the
+// that name files, compared without case, "_" and "-" ("filePath" is
+// "file_path"). Their values (a string, or an array of strings), at the
 // top level of tool_input or one level down (inside an object, or inside the
 // objects of an array), are the paths MCPPaths returns.
 var PathFields = []string{
@@ -24,13 +26,20 @@ var DestinationFields = []string{"destination", "destination_path", "dest", "tar
 // ReadOnlyVerbs are the first words of the MCP tool names that only read.
 // The tool name (the part after mcp__<server>__) is split into words at "_",
 // "-", "." and lower-to-upper case changes ("read_file", "readFile",
-// "list-directory"); when its first word is one of these, its PathFields
-// are not checked as writes — except DestinationFields, which are.
+// "list-directory"); when its first word is one of these and none of its
+// words is one of WriteWords, its PathFields are not checked as writes —
+// except DestinationFields, which are.
 var ReadOnlyVerbs = []string{"read", "get", "list", "search", "find", "view", "show", "describe", "stat", "glob", "grep", "tree"}
+
+// WriteWords are words that make a tool name a writer wherever they appear
+// ("search_and_replace", "get_or_create", "read_then_delete").
+var WriteWords = []string{"write", "edit", "replace", "delete", "remove", "rm", "move", "mv", "rename", "create", "update",
+	"set", "put", "apply", "patch", "save", "upload", "append", "insert", "copy", "cp", "modify", "change", "exec",
+	"execute", "run", "make", "mkdir", "touch", "truncate", "chmod", "chown", "link", "unlink", "download", "clone", "checkout", "commit", "push", "merge"}
 
 // MCPPaths returns the files an MCP tool's input names, as the permission
 // request's paths (each is then checked as a write, like Edit's file_path):
-// the values of the PathFields keys (case-insensitive; strings or arrays of
+// the values of the PathFields keys (without case, "_" or "-"; strings or arrays of
 // strings; nested one level in objects and arrays of objects), in a stable
 // order (the keys sorted, depth first). A file:// URL is read as its path;
 // other URLs ("https://…") and empty strings are not files. For a read-only
@@ -47,7 +56,8 @@ func MCPPaths(tool string, in map[string]json.RawMessage) []string {
 }
 
 // ReadOnlyTool reports whether an MCP tool's name says it only reads: the
-// first word of its name after mcp__<server>__ is one of ReadOnlyVerbs.
+// first word of its name after mcp__<server>__ is one of ReadOnlyVerbs and
+// no word is one of WriteWords.
 func ReadOnlyTool(tool string) bool {
 	rest, ok := strings.CutPrefix(tool, "mcp__")
 	if !ok {
@@ -57,26 +67,46 @@ func ReadOnlyTool(tool string) bool {
 	if !ok {
 		return false
 	}
-	w := firstWord(name)
-	for _, v := range ReadOnlyVerbs {
-		if w == v {
-			return true
+	words := toolWords(name)
+	if len(words) == 0 || !slices.Contains(ReadOnlyVerbs, words[0]) {
+		return false
+	}
+	for _, w := range words {
+		if slices.Contains(WriteWords, w) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-// firstWord is the lower-cased first word of a tool name.
-func firstWord(name string) string {
-	for i, r := range name {
-		if r == '_' || r == '-' || r == '.' || r == ' ' {
-			return strings.ToLower(name[:i])
-		}
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			return strings.ToLower(name[:i])
+// toolWords splits a tool name into lower-cased words at "_", "-", ".",
+// spaces and lower-to-upper case changes.
+func toolWords(name string) []string {
+	var words []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			words = append(words, strings.ToLower(name[start:end]))
 		}
 	}
-	return strings.ToLower(name)
+	for i, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush(i)
+			start = i + 1
+		case i > start && r >= 'A' && r <= 'Z' && !(name[i-1] >= 'A' && name[i-1] <= 'Z'):
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(name))
+	return words
+}
+
+// normKey is a field name without case, "_" and "-" ("filePath",
+// "file_path" and "File-Path" are one key).
+func normKey(k string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
 }
 
 func collectPaths(obj map[string]json.RawMessage, keys []string, depth int, out *[]string) {
@@ -125,8 +155,9 @@ func collectPaths(obj map[string]json.RawMessage, keys []string, depth int, out 
 }
 
 func isKey(k string, keys []string) bool {
+	n := normKey(k)
 	for _, x := range keys {
-		if strings.EqualFold(k, x) {
+		if n == normKey(x) {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/spf13/cobra"
 )
@@ -61,8 +62,13 @@ trusted, and each hook reviewed in /hooks).
 The hook runs ` + "`loopx`" + ` from PATH: a hook the host cannot run lets tool calls
 proceed, so install the binary (go install ./cmd/loopx) where the host finds it.
 
-Exit codes: 0 installed (or already installed); 2 usage error, unknown
-host, goal or agent, or settings that are not a JSON object.`,
+Changing loopx entries already installed (other --goal or --agent, an
+edited matcher put back) is refused (exit 1) when the command descends from
+an agent host or a loopx round: an agent must not re-point its own hook.
+
+Exit codes: 0 installed (or already installed); 1 a change of installed
+entries from an agent, refused; 2 usage error, unknown host, goal or agent,
+or settings that are not a JSON object.`,
 		Example: `  loopx hooks install --host claude-code --goal g1 --agent claude
   loopx hooks install --host codex --goal g1 --agent codex
   loopx hooks install --host claude-code --settings .claude/settings.local.json`,
@@ -125,6 +131,18 @@ func (a *app) hooksInstall(o hooksInstallOptions) error {
 	out, changes, err := hosts.MergeSettings(old, hooks)
 	if err != nil {
 		return usagef("%s: %v", path, err)
+	}
+	for _, c := range changes {
+		if c.Status != "updated" {
+			continue
+		}
+		// Changing loopx's existing entries (another goal or agent, a
+		// restored matcher) is a human's call: an agent could re-point
+		// its own hook at an agent with more grants.
+		if who := agentAncestor(); who != "" {
+			return &engine.RefusedError{Code: "hooks_change_refused", Message: fmt.Sprintf(
+				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who)}
+		}
 	}
 	res := hooksInstallResult{Host: o.host, Settings: path, Agent: agent, Changes: changes, Enable: enableSteps(o.host, root)}
 	for _, h := range hooks {
