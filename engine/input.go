@@ -44,10 +44,29 @@ type PermissionRequest struct {
 	// Paths are the files written, with their facts.
 	Paths []PathFacts `json:"paths"`
 	// Command is the raw command line; Commands its normalised simple
-	// commands; CommandParsed is false when it could not be read.
+	// commands (each Argvs entry joined by spaces); CommandParsed is false
+	// when it could not be parsed at all (malformed, over the 64 KiB parse
+	// cap, nested too deeply: Opaque then says why).
 	Command       string   `json:"command"`
 	Commands      []string `json:"commands"`
 	CommandParsed bool     `json:"command_parsed"`
+	// Argvs are every simple command of the line as its normalised argv:
+	// quotes removed, wrappers (env, sudo, nice, nohup, timeout, command,
+	// exec, time, …) and NAME=value assignments removed, argv[0] reduced to
+	// its base name, git's global options dropped (`git -C x push` is
+	// ["git", "push"]); including the commands inside sh -c, eval, $(…),
+	// <(…), subshells, { }, if/for/while/case and function bodies,
+	// pipelines and lists, find -exec and xargs. [] for no command.
+	Argvs [][]string `json:"argvs"`
+	// Opaque holds one short reason per thing loopx cannot read in the
+	// command line (what runs or what is written depends on what loopx
+	// does not see: a command word built from $…, a pipe into a shell,
+	// inline interpreter code, a runner such as xargs or find -exec, a git
+	// option that runs commands, git stash/reset --hard/clean over the
+	// tree, a relative write after cd to an unknown directory, a malformed
+	// line, …). [] = the line is fully readable. The permission policy never
+	// allows an opaque command.
+	Opaque []string `json:"opaque"`
 }
 
 // Snapshot is the part of kernel state a decision depends on, with the

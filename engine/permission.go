@@ -57,6 +57,13 @@ type PathFacts struct {
 	// directories and scope.deny only, not against scope.write or the
 	// project boundary (a shell may write /tmp and /dev/null).
 	ViaCommand bool `json:"via_command"`
+	// Mentioned is true for a path an opaque command names without loopx
+	// knowing whether it writes it: a path-like word or token of the line
+	// (containing "/", a dot-file name, or the name of an existing file),
+	// including tokens inside inline code ('loopx/loopx.cue' in python -c
+	// "open('loopx/loopx.cue','w')"). Always with ViaCommand. The policy
+	// denies an opaque command that names a protected path.
+	Mentioned bool `json:"mentioned"`
 }
 
 // toolActions are the actions of host tools that write files.
@@ -78,8 +85,10 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     ".." escapes and absolute paths elsewhere flagged outside_project, and
 //     symlinks resolved (EvalSymlinks on the longest existing prefix) into
 //     resolved / symlink_outside;
-//   - the command is read into simple commands (sh -c, eval and $(…) read
-//     recursively; env, sudo, xargs… removed) and the files it writes;
+//   - the command is read (shell.go) into argvs and commands (sh -c, eval,
+//     $(…), find -exec, xargs… read recursively; env, sudo, nice…
+//     removed), the files it writes (following cd), and opaque reasons;
+//     an opaque line's path-like tokens become paths with mentioned set;
 //   - actions are derived: the explicit Action, the tool's ("fs.write" for
 //     Edit/Write/MultiEdit/NotebookEdit/apply_patch, "shell.exec" for Bash,
 //     "mcp.<server>.<tool>" for mcp__<server>__<tool>, plus a known alias
@@ -138,7 +147,7 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 		dir = e.root
 	}
 	pr := &PermissionRequest{Tool: req.Tool, Action: req.Action, Paths: []PathFacts{}, Command: req.Command,
-		Commands: []string{}, Actions: []string{}, CommandParsed: true}
+		Commands: []string{}, Actions: []string{}, CommandParsed: true, Argvs: [][]string{}, Opaque: []string{}}
 	if req.Action != "" {
 		pr.Actions = append(pr.Actions, req.Action)
 	}
@@ -157,18 +166,31 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 	if strings.TrimSpace(req.Command) != "" {
 		cl := readCommandLine(req.Command)
 		pr.Commands = append(pr.Commands, cl.commands...)
+		pr.Argvs = append(pr.Argvs, cl.argvs...)
+		pr.Opaque = append(pr.Opaque, cl.opaque...)
 		pr.CommandParsed = cl.parsed
 		for _, a := range cl.actions {
 			pr.Actions = appendNew(pr.Actions, a)
 		}
-		for _, w := range cl.writes {
+		add := func(w string, mentioned bool) {
 			if w == "" || strings.HasPrefix(w, "/dev/") {
-				continue
+				return
 			}
 			for _, m := range expand(dir, w) {
 				f := pathFacts(roots, dir, m)
-				f.ViaCommand = true
+				f.ViaCommand, f.Mentioned = true, mentioned
 				pr.Paths = append(pr.Paths, f)
+			}
+		}
+		for _, w := range cl.writes {
+			add(w, false)
+		}
+		for _, w := range cl.mentioned {
+			add(w, true)
+		}
+		for _, n := range cl.names { // a bare word names a path only if the file exists
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(n))); err == nil {
+				add(n, true)
 			}
 		}
 	}

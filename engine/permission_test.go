@@ -51,7 +51,7 @@ func TestReadCommandLine(t *testing.T) {
 		{`echo $(loopx gate answer g-1)`, []string{"loopx gate answer g-1", "echo $()"}, []string{"loopx.gate.answer"}, nil, true},
 		{"echo `git push`", []string{"git push", "echo $()"}, []string{"git.push"}, nil, true},
 		{`eval "git push"`, []string{"eval git push", "git push"}, []string{"git.push"}, nil, true},
-		{`xargs -I {} timeout 5s git push`, []string{"git push"}, []string{"git.push"}, nil, true},
+		{`xargs -I {} timeout 5s git push`, []string{"xargs -I {} timeout 5s git push", "git push"}, []string{"git.push"}, nil, true},
 		{`echo hi > loopx/loopx.cue 2>/dev/null 2>&1`, []string{"echo hi"}, nil, []string{"loopx/loopx.cue", "/dev/null"}, true},
 		{`echo hi >>.loopx/x &> b.log`, []string{"echo hi"}, nil, []string{".loopx/x", "b.log"}, true},
 		{`rm -rf .loopx && mv a b && cp -r x loopx/ && sed -i 's/a/b/' loopx/loopx.cue`, []string{"rm -rf .loopx", "mv a b", "cp -r x loopx/", "sed -i s/a/b/ loopx/loopx.cue"}, nil, []string{".loopx", "a", "b", "loopx/", "loopx/loopx.cue"}, true},
@@ -61,7 +61,7 @@ func TestReadCommandLine(t *testing.T) {
 		{`echo 'unclosed`, nil, nil, nil, false},
 		{`echo $(git push`, nil, nil, nil, false},
 		{"# just a comment", nil, nil, nil, true},
-		{`for f in a b; do git tag v1; done`, []string{"for f in a b", "git tag v1"}, []string{"git.tag"}, nil, true},
+		{`for f in a b; do git tag v1; done`, []string{"git tag v1"}, []string{"git.tag"}, nil, true},
 	} {
 		cl := readCommandLine(tc.line)
 		if !reflect.DeepEqual(cl.commands, tc.commands) || !reflect.DeepEqual(cl.actions, tc.actions) ||
@@ -189,7 +189,8 @@ func TestPermission(t *testing.T) {
 		{"self answer", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp && env -i ./loopx gate answer g-1 --option approve"}, "deny", []string{"human_only"}},
 		{"redirect into state", e, "claude", PermissionInput{Tool: "Bash", Command: "echo x >> .loopx/state.db"}, "deny", []string{"protected_path"}},
 		{"rm the parent", e, "claude", PermissionInput{Tool: "Bash", Command: "rm -rf .."}, "deny", []string{"protected_path"}},
-		{"rm everything", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp; rm -rf *"}, "deny", []string{"protected_path", "protected_path"}},
+		// After `cd DIR;` the rm runs in DIR or, when cd failed, in the project.
+		{"rm everything", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /no/such/dir; rm -rf *"}, "deny", []string{"protected_path", "protected_path"}},
 		{"write to /tmp", e, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... > /tmp/out.txt; touch ~/x"}, "defer", []string{"no_grant"}},
 		{"unparsed asks", e, "claude", PermissionInput{Tool: "Bash", Command: "echo 'oops"}, "ask", []string{"command_opaque"}},
 		{"unknown agent", e, "nobody", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"unknown_agent"}},

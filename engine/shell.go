@@ -1,298 +1,759 @@
 package engine
 
 import (
+	"fmt"
 	"path"
-	"regexp"
 	"strings"
+	"sync"
+
+	shexpand "mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // This file reads a shell command line the way a permission decision needs
-// it: as simple commands (argv lists, wrappers such as env/sudo/xargs and
-// leading NAME=value assignments removed, argv[0] reduced to its base name),
-// with `sh -c`, `eval`, $(…) and backquotes read recursively, and the files
-// the line writes through output redirections. It is not a shell: it never
-// expands variables, and it reports the lines it cannot read (unbalanced
-// quotes, too deep nesting) so that the policy can ask a human.
+// it. The line is parsed by mvdan.cc/sh (bash syntax: quote removal,
+// here-documents, compound commands, process substitution) and its syntax
+// tree is walked into:
+//
+//   - argvs: every simple command, wherever it sits (pipelines, lists,
+//     subshells, { }, if/for/while/case bodies, function bodies, $(…), <(…),
+//     `sh -c`, `eval`, `trap`, find -exec, xargs, …), as its normalised argv;
+//   - writes: the files the line writes (redirections and the operands of
+//     the file mutators shellcmds.go knows), relative to the directory each
+//     command runs in (cd/pushd are followed through &&, ||, ; and
+//     subshells);
+//   - opaque: one reason per thing loopx cannot read (what runs or what is
+//     written depends on something loopx does not see).
+//
+// It is not a shell: it never expands variables or runs anything. What it
+// cannot read it reports, so that the policy never allows it.
 
-// simpleCmd is one simple command of a command line.
-type simpleCmd struct {
-	argv []string
-	// writes are the targets of output redirections (>, >>, &>, >|).
-	writes []string
-}
+// maxCommandLine is the parse cap: a longer command line is opaque.
+const maxCommandLine = 64 << 10
 
-// maxShellDepth bounds sh -c / eval / $(…) nesting.
+// maxShellDepth bounds scripts read again inside scripts (sh -c, eval,
+// trap, watch, …): deeper is malformed.
 const maxShellDepth = 8
 
-// parseShell splits line into simple commands; ok is false when the line is
-// malformed (an unclosed quote or substitution) or nested too deeply.
-func parseShell(line string) (cmds []simpleCmd, ok bool) {
-	p := &shellParser{}
-	p.parse(line, 0)
-	return p.cmds, p.ok()
+// maxNesting bounds compound commands and substitutions nested in one
+// script (( ( … ) ), $( $( … ) ), { { … } }): deeper is malformed.
+const maxNesting = 64
+
+// maxBraceWords bounds what one word's brace expansion may produce.
+const maxBraceWords = 64
+
+// maxMentions bounds the paths an opaque line adds to the request.
+const maxMentions = 256
+
+// commandLine is what a command line tells a permission decision.
+type commandLine struct {
+	// argvs are the normalised simple commands (see simple); commands the
+	// same joined by spaces.
+	argvs    [][]string
+	commands []string
+	// actions are the loopx actions the commands map to (see commandAction).
+	actions []string
+	// writes are the files the commands write: redirection targets and the
+	// operands of known file mutators, joined to the directory the command
+	// runs in when a cd/pushd changed it (kept as written otherwise).
+	writes []string
+	// opaque holds one reason per thing the reader cannot read; empty when
+	// the whole line is readable.
+	opaque []string
+	// mentioned are the path-like tokens of an opaque line (containing "/"
+	// or a dot-file name); names its other words, which name a file only if
+	// such a file exists (the caller checks).
+	mentioned []string
+	names     []string
+	// parsed is false when the line could not be parsed at all (malformed,
+	// over the parse cap, nested too deeply); opaque then says why.
+	parsed bool
 }
 
-type shellParser struct {
-	cmds []simpleCmd
-	bad  bool
+// stdinKind is where a command's standard input comes from.
+type stdinKind uint8
+
+const (
+	stdinNone   stdinKind = iota // inherited: nothing loopx sees
+	stdinPipe                    // a pipe or a process substitution
+	stdinInline                  // a here-document or here-string
+	stdinFile                    // a file (< file)
+)
+
+// dynKind says which expansions built a word.
+type dynKind uint8
+
+const (
+	dynParam dynKind = 1 << iota // $X, ${X…}, ~user
+	dynSubst                     // $(…), `…`
+	dynAnsiC                     // $'…'
+	dynProc                      // <(…), >(…)
+	dynArith                     // $((…))
+)
+
+// word is one shell word after quote removal: substitutions are kept as
+// written ($X, ${X}), a command substitution as "$()".
+type word struct {
+	s        string
+	dyn      dynKind
+	glob     bool // an unquoted *, ? or [
+	pos, end uint // offsets in the reader's current source
 }
 
-func (p *shellParser) ok() bool { return !p.bad }
+// dirs is the set of directories a command may run in, relative to the
+// starting directory ("" is the start itself) or absolute; unknownDir
+// stands for one loopx cannot tell (cd -, cd $X, popd).
+type dirs []string
 
-// parse reads one command line at nesting depth.
-func (p *shellParser) parse(s string, depth int) {
-	if depth > maxShellDepth {
-		p.bad = true
-		return
+const unknownDir = "\x00?"
+
+// maxDirs bounds a dirs set; a larger one also holds unknownDir.
+const maxDirs = 8
+
+var startDirs = dirs{""}
+
+func (d dirs) has(x string) bool {
+	for _, y := range d {
+		if y == x {
+			return true
+		}
 	}
-	var (
-		cur      simpleCmd
-		word     strings.Builder
-		inWord   bool
-		redirect string // "out", "in" or "heredoc": the next word is its target
-		heredocs []heredoc
-	)
-	endWord := func() {
-		if !inWord {
+	return false
+}
+
+// union returns the directories of d and o (d itself when o adds none).
+func (d dirs) union(o dirs) dirs {
+	out := d
+	for _, x := range o {
+		if out.has(x) {
+			continue
+		}
+		if len(out) == len(d) {
+			out = append(dirs(nil), d...)
+		}
+		if len(out) >= maxDirs {
+			if !out.has(unknownDir) {
+				out = append(out, unknownDir)
+			}
+			break
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// join returns where a relative or absolute name leads from each of d.
+func (d dirs) join(name string) dirs {
+	out := make(dirs, 0, len(d))
+	for _, x := range d {
+		switch {
+		case x == unknownDir:
+		case path.IsAbs(name) || name == "~" || strings.HasPrefix(name, "~/"):
+			x = path.Clean(name)
+		case x == "":
+			x = path.Clean(name)
+		default:
+			x = path.Join(x, name)
+		}
+		if x == "." {
+			x = ""
+		}
+		if !out.has(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// reader walks one command line's syntax trees.
+type reader struct {
+	cl    *commandLine
+	src   string // the script being walked (word offsets index it)
+	depth int    // scripts read inside scripts
+	nest  int    // compound commands and substitutions nested
+	seen  dirs   // every directory a command may run in
+}
+
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// readCommandLine reads line into simple commands, actions, written files
+// and opaque reasons.
+func readCommandLine(line string) commandLine {
+	cl := commandLine{parsed: true}
+	r := &reader{cl: &cl, seen: startDirs}
+	if len(line) > maxCommandLine {
+		cl.parsed = false
+		cl.opaque = append(cl.opaque, fmt.Sprintf("command line of %d bytes is over the %d KiB parse cap", len(line), maxCommandLine>>10))
+		r.mentions(line[:maxCommandLine])
+		return cl
+	}
+	if err := r.script(line, startDirs, stdinNone); err != nil {
+		cl.parsed = false
+		cl.opaque = append(cl.opaque, err.Error())
+	}
+	if len(cl.opaque) > 0 {
+		r.mentions(line)
+	}
+	return cl
+}
+
+// script parses src and walks it from the directories in; an error means
+// src could not be parsed (or is nested too deeply) and nothing of it was
+// walked.
+func (r *reader) script(src string, in dirs, stdin stdinKind) error {
+	_, _, err := r.scriptDirs(src, in, stdin)
+	return err
+}
+
+// scriptDirs is script returning where the script ends when its last
+// command succeeds and when it fails (eval's cd changes the caller's
+// directory).
+func (r *reader) scriptDirs(src string, in dirs, stdin stdinKind) (ok, fail dirs, err error) {
+	if r.depth >= maxShellDepth {
+		return in, in, fmt.Errorf("scripts nested deeper than %d (sh -c, eval, …)", maxShellDepth)
+	}
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
+	if err != nil {
+		return in, in, fmt.Errorf("malformed shell: %v", err)
+	}
+	saved, savedNest := r.src, r.nest
+	r.src, r.nest = src, 0
+	r.depth++
+	ok, fail = r.stmts(f.Stmts, in, stdin)
+	r.depth--
+	r.src, r.nest = saved, savedNest
+	return ok, fail, nil
+}
+
+// opaquef records a reason loopx cannot read the line.
+func (r *reader) opaquef(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, m := range r.cl.opaque {
+		if m == msg {
 			return
 		}
-		w := word.String()
-		word.Reset()
-		inWord = false
-		switch redirect {
-		case "out":
-			cur.writes = append(cur.writes, w)
-		case "heredoc":
-			heredocs = append(heredocs, heredoc{delim: strings.Trim(w, `'"`)})
-		case "in", "dup":
-		default:
-			cur.argv = append(cur.argv, w)
-		}
-		redirect = ""
 	}
-	endCmd := func() {
-		endWord()
-		if len(cur.argv) > 0 || len(cur.writes) > 0 {
-			p.cmds = append(p.cmds, cur)
-		}
-		cur, redirect = simpleCmd{}, ""
-	}
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case c == '\\':
-			if i+1 < len(rs) {
-				i++
-				if rs[i] != '\n' { // backslash-newline continues the line
-					word.WriteRune(rs[i])
-					inWord = true
-				}
-			}
-		case c == '\'':
-			j := indexRune(rs, i+1, '\'')
-			if j < 0 {
-				p.bad = true
-				return
-			}
-			word.WriteString(string(rs[i+1 : j]))
-			inWord, i = true, j
-		case c == '"':
-			j, ok := p.doubleQuoted(rs, i+1, &word, depth)
-			if !ok {
-				p.bad = true
-				return
-			}
-			inWord, i = true, j
-		case c == '`':
-			j := indexRune(rs, i+1, '`')
-			if j < 0 {
-				p.bad = true
-				return
-			}
-			p.parse(string(rs[i+1:j]), depth+1)
-			word.WriteString("$()")
-			inWord, i = true, j
-		case c == '$' && i+1 < len(rs) && rs[i+1] == '(':
-			j := closingParen(rs, i+2)
-			if j < 0 {
-				p.bad = true
-				return
-			}
-			p.parse(string(rs[i+2:j]), depth+1)
-			word.WriteString("$()")
-			inWord, i = true, j
-		case c == '#' && !inWord:
-			for i+1 < len(rs) && rs[i+1] != '\n' {
-				i++
-			}
-		case c == ' ' || c == '\t':
-			endWord()
-		case c == '\n':
-			endCmd()
-			i = skipHeredocs(rs, i+1, heredocs) - 1
-			heredocs = nil
-		case c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
-			if c == '&' && i+1 < len(rs) && rs[i+1] == '>' { // &> and &>> redirect both streams
-				endWord()
-				i++
-				if i+1 < len(rs) && rs[i+1] == '>' {
-					i++
-				}
-				redirect = "out"
-				continue
-			}
-			endCmd()
-		case c == '>' || c == '<':
-			if inWord && isDigits(word.String()) { // 2>file: the digits name a descriptor
-				word.Reset()
-				inWord = false
-			}
-			endWord()
-			kind := "out"
-			if c == '<' {
-				kind = "in"
-			}
-			for i+1 < len(rs) && (rs[i+1] == '>' || rs[i+1] == '<' || rs[i+1] == '|' || rs[i+1] == '&' || rs[i+1] == '-') {
-				i++
-				switch rs[i] {
-				case '<':
-					kind = "heredoc" // << and <<-; <<< is a here-string
-					if i+1 < len(rs) && rs[i+1] == '<' {
-						i++
-						kind = "in"
-					}
-				case '&':
-					kind = "dup" // 2>&1, <&3
-				}
-			}
-			redirect = kind
-		default:
-			word.WriteRune(c)
-			inWord = true
-		}
-	}
-	endCmd()
+	r.cl.opaque = append(r.cl.opaque, msg)
 }
 
-type heredoc struct{ delim string }
+// malformed records that part of the line cannot be parsed.
+func (r *reader) malformed(err error) {
+	r.cl.parsed = false
+	r.opaquef("%s", err.Error())
+}
 
-// skipHeredocs skips the bodies of pending here-documents starting at i and
-// returns the index after the last body.
-func skipHeredocs(rs []rune, i int, docs []heredoc) int {
-	for _, d := range docs {
-		for i < len(rs) {
-			j := indexRune(rs, i, '\n')
-			if j < 0 {
-				j = len(rs)
+// snippet is w as written, shortened for a reason.
+func (r *reader) snippet(w word) string {
+	s := w.s
+	if w.end > w.pos && int(w.end) <= len(r.src) {
+		s = r.src[w.pos:w.end]
+	}
+	if len(s) > 40 {
+		s = s[:37] + "…"
+	}
+	return s
+}
+
+// stmts walks a list run one after the other; it returns the directories
+// the list may end in when its last command succeeds and when it fails.
+func (r *reader) stmts(ss []*syntax.Stmt, in dirs, stdin stdinKind) (ok, fail dirs) {
+	ok, fail = in, in
+	cur := in
+	for _, s := range ss {
+		ok, fail = r.stmt(s, cur, stdin)
+		cur = ok.union(fail)
+	}
+	return ok, fail
+}
+
+// nested runs f one compound level deeper; false when too deep.
+func (r *reader) nested(f func()) bool {
+	if r.nest >= maxNesting {
+		r.malformed(fmt.Errorf("commands nested deeper than %d", maxNesting))
+		return false
+	}
+	r.nest++
+	f()
+	r.nest--
+	return true
+}
+
+// stmt walks one statement with its redirections.
+func (r *reader) stmt(s *syntax.Stmt, in dirs, stdin stdinKind) (ok, fail dirs) {
+	for _, rd := range s.Redirs {
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			stdin = stdinInline
+		case syntax.RdrIn:
+			stdin = stdinFile
+			for _, p := range rd.Word.Parts {
+				if _, isProc := p.(*syntax.ProcSubst); isProc {
+					stdin = stdinPipe
+				}
 			}
-			line := strings.TrimLeft(string(rs[i:j]), "\t")
-			i = j + 1
-			if line == d.delim {
+		}
+	}
+	ok, fail = in, in
+	if s.Cmd != nil {
+		ok, fail = r.command(s.Cmd, in, stdin, s.Redirs)
+	}
+	r.redirects(s.Redirs, in)
+	if s.Negated {
+		ok, fail = fail, ok
+	}
+	if s.Background || s.Coprocess || s.Disown {
+		return in, in
+	}
+	return ok, fail
+}
+
+// redirects records the files the redirections write and walks the
+// substitutions in their words and here-document bodies.
+func (r *reader) redirects(rds []*syntax.Redirect, in dirs) {
+	for _, rd := range rds {
+		if rd.Hdoc != nil {
+			r.inner(rd.Hdoc, in)
+		}
+		if rd.Word == nil {
+			continue
+		}
+		w := r.word(rd.Word, in, false)
+		switch rd.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+			r.writeTarget(w, in, "redirection target")
+		case syntax.DplOut:
+			if w.dyn != 0 {
+				r.opaquef("redirection target built from %s", r.snippet(w))
+			} else if w.s != "-" && !isDigits(w.s) { // >&file is &>file
+				r.writeTarget(w, in, "redirection target")
+			}
+		}
+	}
+}
+
+// writeTarget records that w is written from the directories in: a word
+// built from expansions, or a relative one under an unknown directory, is
+// opaque instead.
+func (r *reader) writeTarget(w word, in dirs, what string) {
+	if w.dyn != 0 {
+		r.opaquef("%s built from %s", what, r.snippet(w))
+		return
+	}
+	if w.s == "" {
+		return
+	}
+	if path.IsAbs(w.s) || w.s == "~" || strings.HasPrefix(w.s, "~/") {
+		r.cl.writes = appendNew(r.cl.writes, w.s)
+		return
+	}
+	for _, d := range in {
+		switch d {
+		case unknownDir:
+			r.opaquef("writes %s relative to a directory loopx cannot tell (cd -, cd $X, popd)", w.s)
+			r.cl.mentioned = appendNew(r.cl.mentioned, w.s)
+		case "":
+			r.cl.writes = appendNew(r.cl.writes, w.s)
+		default:
+			r.cl.writes = appendNew(r.cl.writes, path.Join(d, w.s))
+		}
+	}
+}
+
+// command walks one command of a statement.
+func (r *reader) command(c syntax.Command, in dirs, stdin stdinKind, rds []*syntax.Redirect) (ok, fail dirs) {
+	ok, fail = in, in
+	switch c := c.(type) {
+	case *syntax.CallExpr:
+		return r.call(c, in, stdin, rds)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt:
+			lo, lf := r.stmt(c.X, in, stdin)
+			ro, rf := r.stmt(c.Y, lo, stdin)
+			return ro, lf.union(rf)
+		case syntax.OrStmt:
+			lo, lf := r.stmt(c.X, in, stdin)
+			ro, rf := r.stmt(c.Y, lf, stdin)
+			return lo.union(ro), rf
+		default: // | and |&: each side in its own subshell
+			r.stmt(c.X, in, stdin)
+			r.stmt(c.Y, in, stdinPipe)
+		}
+	case *syntax.Subshell:
+		r.nested(func() { r.stmts(c.Stmts, in, stdin) })
+	case *syntax.Block:
+		r.nested(func() { ok, fail = r.stmts(c.Stmts, in, stdin) })
+	case *syntax.IfClause:
+		r.nested(func() { ok = r.ifClause(c, in, stdin); fail = ok })
+	case *syntax.WhileClause:
+		r.nested(func() {
+			cur := in
+			for range 2 { // a second pass from where the first ended
+				co, cf := r.stmts(c.Cond, cur, stdin)
+				bo, bf := r.stmts(c.Do, co.union(cf), stdin)
+				next := cur.union(co).union(cf).union(bo).union(bf)
+				if len(next) == len(cur) {
+					break
+				}
+				cur = next
+			}
+			ok, fail = cur, cur
+		})
+	case *syntax.ForClause:
+		r.nested(func() {
+			switch l := c.Loop.(type) {
+			case *syntax.WordIter:
+				for _, w := range l.Items {
+					r.fields(w, in)
+				}
+			default:
+				r.inner(l, in)
+			}
+			cur := in
+			for range 2 {
+				bo, bf := r.stmts(c.Do, cur, stdin)
+				next := cur.union(bo).union(bf)
+				if len(next) == len(cur) {
+					break
+				}
+				cur = next
+			}
+			ok, fail = cur, cur
+		})
+	case *syntax.CaseClause:
+		r.nested(func() {
+			r.word(c.Word, in, false)
+			out := in
+			for _, it := range c.Items {
+				for _, p := range it.Patterns {
+					r.inner(p, in)
+				}
+				io, iff := r.stmts(it.Stmts, in, stdin)
+				out = out.union(io).union(iff)
+			}
+			ok, fail = out, out
+		})
+	case *syntax.FuncDecl:
+		// The body runs when the function is called; read it where it is
+		// defined (a call names only the function).
+		r.nested(func() { r.stmt(c.Body, in, stdinNone) })
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			return r.stmt(c.Stmt, in, stdin)
+		}
+	case *syntax.CoprocClause:
+		r.stmt(c.Stmt, in, stdinPipe)
+	case *syntax.DeclClause:
+		for _, a := range c.Args {
+			r.assign(a, in)
+		}
+	case *syntax.TestDecl:
+		r.nested(func() { r.stmt(c.Body, in, stdinNone) })
+	default: // (( … )), [[ … ]], let: only their substitutions run
+		r.inner(c, in)
+	}
+	return ok, fail
+}
+
+func (r *reader) ifClause(c *syntax.IfClause, in dirs, stdin stdinKind) dirs {
+	co, cf := r.stmts(c.Cond, in, stdin)
+	to, tf := r.stmts(c.Then, co, stdin)
+	out := in.union(to).union(tf)
+	switch {
+	case c.Else == nil:
+		out = out.union(cf)
+	case len(c.Else.Cond) == 0: // else
+		eo, ef := r.stmts(c.Else.Then, cf, stdin)
+		out = out.union(eo).union(ef)
+	default: // elif
+		out = out.union(r.ifClause(c.Else, cf, stdin))
+	}
+	return out
+}
+
+// inner walks the command and process substitutions anywhere inside n
+// (arithmetic, [[ ]], patterns, parameter expansions, here-documents).
+func (r *reader) inner(n syntax.Node, in dirs) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			r.nested(func() { r.stmts(n.Stmts, in, stdinNone) })
+			return false
+		case *syntax.ProcSubst:
+			st := stdinNone
+			if n.Op == syntax.CmdOut {
+				st = stdinPipe
+			}
+			r.nested(func() { r.stmts(n.Stmts, in, st) })
+			return false
+		}
+		return true
+	})
+}
+
+// assign checks one assignment (X=v cmd, X=v alone, export X=v, …): names
+// that make programs run other code are opaque.
+func (r *reader) assign(a *syntax.Assign, in dirs) {
+	if a.Value != nil {
+		r.word(a.Value, in, false)
+	}
+	if a.Array != nil {
+		r.inner(a.Array, in)
+	}
+	if a.Index != nil {
+		r.inner(a.Index, in)
+	}
+	if a.Name != nil && !a.Naked {
+		r.envName(a.Name.Value)
+	}
+}
+
+// call walks a simple command.
+func (r *reader) call(c *syntax.CallExpr, in dirs, stdin stdinKind, rds []*syntax.Redirect) (ok, fail dirs) {
+	for _, a := range c.Assigns {
+		r.assign(a, in)
+	}
+	var ws []word
+	for _, w := range c.Args {
+		ws = append(ws, r.fields(w, in)...)
+	}
+	if len(ws) == 0 {
+		return in, in
+	}
+	return r.simple(ws, in, stdin, rds)
+}
+
+// fields reads one argument word into the words it becomes after brace
+// expansion (usually one).
+func (r *reader) fields(w *syntax.Word, in dirs) []word {
+	braces := false
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
+			braces = true
+		}
+	}
+	if braces && syntax.SplitBraces(w) {
+		var out []word
+		for bw, err := range shexpand.BracesSeq(nil, w) {
+			if err != nil || len(out) == maxBraceWords {
+				r.opaquef("brace expansion of %s makes over %d words", r.snippet(word{pos: w.Pos().Offset(), end: w.End().Offset()}), maxBraceWords)
 				break
 			}
+			out = append(out, r.word(bw, in, len(out) > 0))
 		}
+		return out
 	}
-	return min(i, len(rs))
+	return []word{r.word(w, in, false)}
 }
 
-// doubleQuoted reads a "…" string from i (after the quote) into w, reading
-// command substitutions recursively; it returns the index of the closing quote.
-func (p *shellParser) doubleQuoted(rs []rune, i int, w *strings.Builder, depth int) (int, bool) {
-	for ; i < len(rs); i++ {
-		switch c := rs[i]; {
-		case c == '"':
-			return i, true
-		case c == '\\' && i+1 < len(rs):
-			i++
-			if !strings.ContainsRune("\"\\$`\n", rs[i]) {
-				w.WriteRune('\\')
+// word reads w with quotes removed, walking the command and process
+// substitutions in it (once: again is true for a brace expansion's second
+// and later words, whose substitutions the first one walked).
+func (r *reader) word(w *syntax.Word, in dirs, again bool) word {
+	out := word{pos: w.Pos().Offset(), end: w.End().Offset()}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\*?[~") {
+			out.s = l.Value // the common case, without a copy
+			return out
+		}
+	}
+	var b strings.Builder
+	r.parts(&b, &out, w.Parts, in, false, again)
+	out.s = b.String()
+	return out
+}
+
+func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, in dirs, quoted, again bool) {
+	for i, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if i == 0 && !quoted && b.Len() == 0 && strings.HasPrefix(v, "~") {
+				if rest := v[1:]; (rest != "" && rest[0] != '/') || (rest == "" && len(parts) > 1) {
+					out.dyn |= dynParam // ~user, ~+, ~-, ~$X
+				}
 			}
-			if rs[i] != '\n' {
-				w.WriteRune(rs[i])
+			if quoted {
+				unescapeQuoted(b, v)
+			} else {
+				out.glob = unescapeBare(b, v) || out.glob
 			}
-		case c == '`':
-			j := indexRune(rs, i+1, '`')
-			if j < 0 {
-				return 0, false
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				out.dyn |= dynAnsiC
+				s, _, _ := shexpand.Format(nil, p.Value, nil)
+				s, _, _ = strings.Cut(s, "\x00")
+				b.WriteString(s)
+			} else {
+				b.WriteString(p.Value)
 			}
-			p.parse(string(rs[i+1:j]), depth+1)
-			w.WriteString("$()")
-			i = j
-		case c == '$' && i+1 < len(rs) && rs[i+1] == '(':
-			j := closingParen(rs, i+2)
-			if j < 0 {
-				return 0, false
+		case *syntax.DblQuoted:
+			r.parts(b, out, p.Parts, in, true, again)
+		case *syntax.CmdSubst:
+			out.dyn |= dynSubst
+			if !again {
+				r.nested(func() { r.stmts(p.Stmts, in, stdinNone) })
 			}
-			p.parse(string(rs[i+2:j]), depth+1)
-			w.WriteString("$()")
-			i = j
+			b.WriteString("$()")
+		case *syntax.ProcSubst:
+			out.dyn |= dynProc
+			if !again {
+				st := stdinNone
+				if p.Op == syntax.CmdOut {
+					st = stdinPipe
+				}
+				r.nested(func() { r.stmts(p.Stmts, in, st) })
+			}
+			b.WriteString(p.Op.String())
+			b.WriteString(")")
+		case *syntax.ParamExp:
+			out.dyn |= dynParam
+			if !again {
+				r.inner(p, in)
+			}
+			b.WriteString(r.source(p))
+		case *syntax.ArithmExp:
+			out.dyn |= dynArith
+			if !again {
+				r.inner(p, in)
+			}
+			b.WriteString(r.source(p))
+		case *syntax.ExtGlob:
+			out.glob = true
+			b.WriteString(r.source(p))
 		default:
-			w.WriteRune(c)
+			b.WriteString(r.source(p))
 		}
 	}
-	return 0, false
 }
 
-// closingParen returns the index of the ) closing a $( opened before i,
-// skipping quoted text, here-document bodies and nested parentheses; -1 when
-// there is none.
-func closingParen(rs []rune, i int) int {
-	depth := 1
-	var docs []heredoc
-	for ; i < len(rs); i++ {
-		switch rs[i] {
-		case '\\':
+// source is n as written in the current script.
+func (r *reader) source(n syntax.Node) string {
+	s, e := n.Pos().Offset(), n.End().Offset()
+	if s < e && int(e) <= len(r.src) {
+		return r.src[s:e]
+	}
+	return ""
+}
+
+// unescapeBare writes an unquoted literal with its backslashes removed; it
+// reports an unescaped glob character.
+func unescapeBare(b *strings.Builder, v string) (glob bool) {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '\\' && i+1 < len(v):
 			i++
-		case '\n':
-			if len(docs) > 0 {
-				i = skipHeredocs(rs, i+1, docs) - 1
-				docs = nil
-			}
-		case '<':
-			if i+2 < len(rs) && rs[i+1] == '<' && rs[i+2] != '<' {
-				j := i + 2
-				for j < len(rs) && (rs[j] == '-' || rs[j] == ' ' || rs[j] == '\t') {
-					j++
-				}
-				k := j
-				for k < len(rs) && !strings.ContainsRune(" \t\n;&|()<>", rs[k]) {
-					k++
-				}
-				docs = append(docs, heredoc{delim: strings.Trim(string(rs[j:k]), `'"`)})
-				i = k - 1
-			}
-		case '\'':
-			if i = indexRune(rs, i+1, '\''); i < 0 {
-				return -1
-			}
-		case '"':
-			for i++; i < len(rs) && rs[i] != '"'; i++ {
-				if rs[i] == '\\' {
-					i++
-				}
-			}
-			if i >= len(rs) {
-				return -1
-			}
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				return i
-			}
+			b.WriteByte(v[i])
+		case c == '*' || c == '?' || c == '[':
+			glob = true
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
 		}
 	}
-	return -1
+	return glob
 }
 
-func indexRune(rs []rune, from int, r rune) int {
-	for i := from; i < len(rs); i++ {
-		if rs[i] == r {
-			return i
+// unescapeQuoted writes a literal inside "…": a backslash escapes only
+// $ ` " \ there.
+func unescapeQuoted(b *strings.Builder, v string) {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("$`\"\\", v[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+}
+
+// emit records one normalised simple command.
+func (r *reader) emit(argv []string) {
+	r.cl.argvs = append(r.cl.argvs, argv)
+	r.cl.commands = append(r.cl.commands, strings.Join(argv, " "))
+	if a := commandAction(argv); a != "" {
+		r.cl.actions = appendNew(r.cl.actions, a)
+	}
+}
+
+// mentions adds the path-like tokens of an opaque line: of its text and of
+// every argv word (quotes removed), joined to every directory a command
+// of the line may run in. Command names, options, and the bare root
+// (".", "..", "/": too common in code to name anything) are left out.
+func (r *reader) mentions(line string) {
+	seen := map[string]bool{}
+	commandWords := map[string]bool{}
+	for _, argv := range r.cl.argvs {
+		commandWords[argv[0]] = true
+	}
+	add := func(tok string) {
+		tok = strings.TrimLeft(tok, "-")
+		if tok == "" || seen[tok] || len(r.cl.mentioned)+len(r.cl.names) >= maxMentions {
+			return
+		}
+		seen[tok] = true
+		if strings.Trim(tok, "./") == "" {
+			return
+		}
+		bare := !strings.Contains(tok, "/") && !isDotName(tok)
+		if bare && (commandWords[tok] || !strings.ContainsAny(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")) {
+			return
+		}
+		var targets []string
+		if path.IsAbs(tok) || strings.HasPrefix(tok, "~") {
+			targets = []string{tok}
+		} else {
+			for _, d := range r.seen {
+				switch d {
+				case unknownDir:
+				case "":
+					targets = append(targets, tok)
+				default:
+					targets = append(targets, path.Join(d, tok))
+				}
+			}
+		}
+		for _, t := range targets {
+			if bare {
+				r.cl.names = appendNew(r.cl.names, t)
+			} else {
+				r.cl.mentioned = appendNew(r.cl.mentioned, t)
+			}
 		}
 	}
-	return -1
+	tokens(line, add)
+	for _, argv := range r.cl.argvs {
+		for _, a := range argv[1:] {
+			tokens(a, add)
+		}
+	}
+}
+
+// tokens calls f with each run of characters that may form a path.
+func tokens(s string, f func(string)) {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isPathByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			f(s[start:i])
+			start = -1
+		}
+	}
+}
+
+func isPathByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-/~+@%*", c) >= 0 || c >= 0x80
+}
+
+// isDotName reports a dot-file name such as ".loopx" or ".env".
+func isDotName(s string) bool {
+	return len(s) > 1 && s[0] == '.' && s[1] != '.' && s[1] != '/'
 }
 
 func isDigits(s string) bool {
@@ -304,119 +765,13 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
-// reserved words that may start a simple command's words.
-var reserved = map[string]bool{"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true,
-	"done": true, "while": true, "until": true, "!": true, "{": true, "}": true, "time": true, "case": true, "esac": true}
-
-// wrappers run their arguments as a command; flagArg lists their flags that take a value.
-var wrappers = map[string]bool{"env": true, "sudo": true, "doas": true, "command": true, "builtin": true,
-	"exec": true, "nohup": true, "time": true, "nice": true, "timeout": true, "xargs": true, "stdbuf": true,
-	"ionice": true, "setsid": true, "npx": true, "unbuffer": true}
-
-var flagArg = map[string]bool{"-u": true, "-g": true, "-n": true, "-s": true, "-k": true, "-I": true,
-	"-P": true, "-L": true, "-d": true, "-C": true, "-E": true, "-a": true, "-c": true}
-
-var durationArg = regexp.MustCompile(`^[0-9.]+[smhd]?$`)
-
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true}
-
-// normalize strips what does not change which program runs: leading
-// assignments and reserved words, wrappers with their options, and the
-// directory of argv[0]. It returns nil for a command that is only wrappers.
-func normalize(argv []string) []string {
-	for len(argv) > 0 {
-		switch w := argv[0]; {
-		case assignment.MatchString(w), reserved[w]:
-			argv = argv[1:]
-		case wrappers[path.Base(w)]:
-			name := path.Base(w)
-			argv = argv[1:]
-			for len(argv) > 0 && strings.HasPrefix(argv[0], "-") && argv[0] != "-" {
-				if flagArg[argv[0]] && name != "command" && len(argv) > 1 {
-					argv = argv[1:]
-				}
-				argv = argv[1:]
-			}
-			if name == "timeout" && len(argv) > 0 && durationArg.MatchString(argv[0]) {
-				argv = argv[1:]
-			}
-		default:
-			out := append([]string{path.Base(w)}, argv[1:]...)
-			if out[0] == "git" {
-				out = append([]string{"git"}, gitSubcommand(out[1:])...)
-			}
-			return out
+func appendNew(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
 		}
 	}
-	return nil
-}
-
-// shellScript returns the script a shell runs with -c (sh -c 'SCRIPT',
-// bash -lc 'SCRIPT'), or eval's arguments, and whether there is one.
-func shellScript(argv []string) (string, bool) {
-	if argv[0] == "eval" {
-		return strings.Join(argv[1:], " "), len(argv) > 1
-	}
-	if !shells[argv[0]] {
-		return "", false
-	}
-	for i, a := range argv[1:] {
-		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
-			continue
-		}
-		if strings.Contains(a, "c") && i+2 < len(argv) {
-			return argv[i+2], true
-		}
-	}
-	return "", false
-}
-
-// commandLine is what a command line tells a permission decision.
-type commandLine struct {
-	// commands are the normalised simple commands, argv joined by spaces.
-	commands []string
-	// actions are the loopx actions the commands map to (see commandAction).
-	actions []string
-	// writes are the files the commands write: redirection targets and the
-	// operands of common file mutators (rm, mv, cp, tee, sed -i, …).
-	writes []string
-	// parsed is false when the line could not be read.
-	parsed bool
-}
-
-// readCommandLine reads line into simple commands, actions and written files.
-func readCommandLine(line string) commandLine {
-	cl := commandLine{parsed: true}
-	var walk func(cmds []simpleCmd, depth int)
-	walk = func(cmds []simpleCmd, depth int) {
-		for _, c := range cmds {
-			cl.writes = append(cl.writes, c.writes...)
-			argv := normalize(c.argv)
-			if len(argv) == 0 {
-				continue
-			}
-			cl.commands = append(cl.commands, strings.Join(argv, " "))
-			if a := commandAction(argv); a != "" {
-				cl.actions = appendNew(cl.actions, a)
-			}
-			cl.writes = append(cl.writes, mutatedFiles(argv)...)
-			if script, ok := shellScript(argv); ok {
-				if depth >= maxShellDepth {
-					cl.parsed = false
-					continue
-				}
-				inner, ok := parseShell(script)
-				cl.parsed = cl.parsed && ok
-				walk(inner, depth+1)
-			}
-		}
-	}
-	cmds, ok := parseShell(line)
-	cl.parsed = ok
-	walk(cmds, 0)
-	return cl
+	return append(xs, x)
 }
 
 // commandAction maps a normalised simple command to a loopx action, the
@@ -480,71 +835,4 @@ func operands(args []string, valued map[string]bool) []string {
 		}
 	}
 	return out
-}
-
-// mutatedFiles returns the files a common file-mutating command writes:
-// every operand of rm, rmdir, unlink, shred, touch, truncate, mkdir, tee, mv,
-// chmod/chown/chgrp (after the mode or owner), sed -i and perl -i (after the
-// script); the last operand of cp, install and ln; dd's of=.
-func mutatedFiles(argv []string) []string {
-	ops := operands(argv[1:], map[string]bool{"-s": argv[0] == "truncate", "-m": true, "-o": argv[0] == "install",
-		"-g": argv[0] == "install", "-t": false, "-e": true, "-f": argv[0] == "sed"})
-	switch argv[0] {
-	case "rm", "rmdir", "unlink", "shred", "touch", "truncate", "mkdir", "tee", "mv":
-		return ops
-	case "chmod", "chown", "chgrp":
-		if len(ops) > 1 {
-			return ops[1:]
-		}
-	case "sed", "perl":
-		inPlace, script := false, true
-		for _, a := range argv[1:] {
-			inPlace = inPlace || strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "--in-place") || (argv[0] == "perl" && strings.HasPrefix(a, "-") && strings.Contains(a, "i"))
-			script = script && a != "-e" && a != "-f" && !strings.HasPrefix(a, "--expression")
-		}
-		if inPlace && script && len(ops) > 1 {
-			return ops[1:]
-		}
-		if inPlace && !script {
-			return ops
-		}
-	case "cp", "install", "ln":
-		if len(ops) > 1 {
-			return ops[len(ops)-1:]
-		}
-	case "dd":
-		for _, a := range argv[1:] {
-			if f, ok := strings.CutPrefix(a, "of="); ok {
-				return []string{f}
-			}
-		}
-	}
-	return nil
-}
-
-func appendNew(xs []string, x string) []string {
-	for _, y := range xs {
-		if y == x {
-			return xs
-		}
-	}
-	return append(xs, x)
-}
-
-// gitSubcommand drops git's global options (`-C DIR`, `-c K=V`,
-// `--git-dir=…`, `--no-pager`, …) before the subcommand, so that patterns
-// such as `git push --force*` match `git -C . push --force` too.
-func gitSubcommand(args []string) []string {
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		switch a := args[0]; {
-		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--exec-path" || a == "--config-env":
-			if len(args) < 2 {
-				return args
-			}
-			args = args[2:]
-		default:
-			args = args[1:]
-		}
-	}
-	return args
 }

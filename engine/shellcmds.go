@@ -1,0 +1,1437 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file is what the shell reader knows of particular commands: the
+// wrappers it sees through, the files mutators write, and the shells,
+// interpreters and runners whose effect it cannot see.
+
+// opt is one option of a command: "-x" or "--name", with its value.
+type opt struct {
+	name   string
+	val    word
+	hasVal bool
+}
+
+// scanOpts splits args into options and operands. A short option letter in
+// valued takes a value: the rest of its cluster ("-ofile") or the next word
+// ("-o file"); a long option listed in long (space-separated, without
+// dashes) takes "--name=v" or "--name v", others only "--name=v". With
+// permute, options after operands count too (GNU style); without, the first
+// operand ends them. "--" always ends them; a lone "-" is an operand.
+// When unsure whether a word is a value, scanOpts takes it for an operand:
+// callers treat operands as the files a command touches.
+func scanOpts(args []word, valued, long string, permute bool) (opts []opt, ops []word) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.s == "--":
+			return opts, append(ops, args[i+1:]...)
+		case strings.HasPrefix(a.s, "--"):
+			name, val, hasVal := strings.Cut(a.s[2:], "=")
+			o := opt{name: "--" + name, hasVal: hasVal}
+			if hasVal {
+				o.val = word{s: val, dyn: a.dyn, pos: a.pos, end: a.end}
+			} else if listed(long, name) && i+1 < len(args) {
+				i++
+				o.val, o.hasVal = args[i], true
+			}
+			opts = append(opts, o)
+		case len(a.s) > 1 && a.s[0] == '-':
+			for j := 1; j < len(a.s); j++ {
+				c := a.s[j]
+				o := opt{name: "-" + string(c)}
+				if strings.IndexByte(valued, c) >= 0 {
+					if j+1 < len(a.s) {
+						o.val, o.hasVal = word{s: a.s[j+1:], dyn: a.dyn, pos: a.pos, end: a.end}, true
+					} else if i+1 < len(args) {
+						i++
+						o.val, o.hasVal = args[i], true
+					}
+					opts = append(opts, o)
+					break
+				}
+				opts = append(opts, o)
+			}
+		default:
+			if !permute {
+				return opts, append(ops, args[i:]...)
+			}
+			ops = append(ops, a)
+		}
+	}
+	return opts, ops
+}
+
+// listed reports whether name is in the space-separated list.
+func listed(list, name string) bool {
+	for f := range strings.FieldsSeq(list) {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOpt(opts []opt, names ...string) bool {
+	for _, o := range opts {
+		for _, n := range names {
+			if o.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func optVals(opts []opt, names ...string) []word {
+	var out []word
+	for _, o := range opts {
+		for _, n := range names {
+			if o.name == n && o.hasVal {
+				out = append(out, o.val)
+			}
+		}
+	}
+	return out
+}
+
+// base is a command word's program name: its last path element.
+func base(s string) string {
+	if s == "" {
+		return s
+	}
+	return path.Base(s)
+}
+
+// isName reports a shell variable name.
+func isName(s string) bool {
+	for i, c := range s {
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// execEnv are environment variables that make programs run other code, run
+// another program for a name, or read or write another tree.
+var execEnv = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
+	"DYLD_INSERT_LIBRARIES": true, "DYLD_LIBRARY_PATH": true, "DYLD_FRAMEWORK_PATH": true, "BASH_ENV": true,
+	"ENV": true, "PROMPT_COMMAND": true, "PS4": true, "SHELLOPTS": true, "BASHOPTS": true, "PERL5OPT": true,
+	"PERL5LIB": true, "NODE_OPTIONS": true, "RUBYOPT": true, "PYTHONSTARTUP": true, "PYTHONHOME": true,
+	"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
+	"BROWSER": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true, "PATH": true, "CDPATH": true, "HOME": true,
+	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_PAGER": true,
+	"GIT_ASKPASS": true, "GIT_EXEC_PATH": true, "GIT_EXTERNAL_DIFF": true, "GIT_PROXY_COMMAND": true,
+	"GIT_CONFIG": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_TEMPLATE_DIR": true}
+
+// envName marks an assignment of an environment variable in execEnv opaque.
+func (r *reader) envName(name string) {
+	if execEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "BASH_FUNC_") {
+		r.opaquef("sets %s, which changes what programs run or where they write", name)
+	}
+}
+
+// cdTo is where a command runs after changing to the directory w.
+func (r *reader) cdTo(w word, in dirs) dirs {
+	if w.dyn != 0 || w.s == "" || w.s == "-" {
+		return dirs{unknownDir}
+	}
+	out := in.join(w.s)
+	r.seen = r.seen.union(out)
+	return out
+}
+
+// readScript reads a script given as one word (sh -c 'S', eval, trap, su
+// -c, watch, …) from the directories in, and returns where it ends.
+func (r *reader) readScript(w word, in dirs, what string) (ok, fail dirs) {
+	if w.dyn != 0 {
+		r.opaquef("%s runs a script built from %s", what, r.snippet(w))
+		return in, in
+	}
+	ok, fail, err := r.scriptDirs(w.s, in, stdinNone)
+	if err != nil {
+		r.malformed(fmt.Errorf("%s: %v", what, err))
+	}
+	return ok, fail
+}
+
+// joinWords is the words as one script (eval, watch and parallel join
+// their arguments with spaces); the result is dynamic if any word is.
+func joinWords(ws []word) word {
+	out := word{}
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.s
+		out.dyn |= w.dyn
+	}
+	if len(ws) > 0 {
+		out.pos, out.end = ws[0].pos, ws[len(ws)-1].end
+	}
+	out.s = strings.Join(parts, " ")
+	return out
+}
+
+// unwrap strips what does not change which program runs: leading NAME=value
+// words and wrappers (env, sudo, doas, command, builtin, exec, nohup, time,
+// nice, timeout, stdbuf, ionice, setsid, chrt, taskset, strace, flock, npx,
+// unbuffer, busybox, …) with their options. It returns the command left
+// (none when only wrappers) and the directories it runs in (env -C and
+// sudo -D change them).
+func (r *reader) unwrap(ws []word, in dirs) ([]word, dirs) {
+	for len(ws) > 0 {
+		w := ws[0]
+		if w.dyn != 0 {
+			return ws, in
+		}
+		if n, _, ok := strings.Cut(w.s, "="); ok && isName(n) {
+			r.envName(n)
+			ws = ws[1:]
+			continue
+		}
+		name, args := base(w.s), ws[1:]
+		switch name {
+		case "env":
+			opts, rest := scanOpts(args, "uCSP", "unset chdir split-string", false)
+			for _, o := range opts {
+				switch o.name {
+				case "-C", "--chdir":
+					in = r.cdTo(o.val, in)
+				case "-S", "--split-string":
+					r.opaquef("env -S splits a string into a command")
+					r.readScript(joinWords(append([]word{o.val}, rest...)), in, "env -S")
+					return nil, in
+				}
+			}
+			ws = rest
+		case "sudo", "doas":
+			opts, rest := scanOpts(args, "ugChprtUDRTa", "user group close-from host prompt role type other-user chdir chroot command-timeout", false)
+			for _, o := range opts {
+				switch o.name {
+				case "-e", "--edit":
+					return append([]word{{s: "sudoedit"}}, rest...), in
+				case "-D", "--chdir":
+					in = r.cdTo(o.val, in)
+				}
+			}
+			if len(rest) == 0 && hasOpt(opts, "-s", "--shell", "-i", "--login") {
+				r.opaquef("%s opens a shell that reads commands loopx cannot see", name)
+			}
+			ws = rest
+		case "command":
+			opts, rest := scanOpts(args, "", "", false)
+			if hasOpt(opts, "-v", "-V") {
+				return ws, in // a lookup: nothing runs
+			}
+			ws = rest
+		case "builtin", "nohup", "setsid", "unbuffer", "catchsegv", "proxychains", "proxychains4", "torsocks", "valgrind", "nocache":
+			_, ws = scanOpts(args, "", "", false)
+		case "exec":
+			_, ws = scanOpts(args, "a", "", false)
+		case "time":
+			opts, rest := scanOpts(args, "fo", "format output", false)
+			for _, f := range optVals(opts, "-o", "--output") {
+				r.writeTarget(f, in, "time -o target")
+			}
+			ws = rest
+		case "nice":
+			_, ws = scanOpts(args, "n", "adjustment", false)
+		case "timeout":
+			_, rest := scanOpts(args, "sk", "signal kill-after", false)
+			if len(rest) > 0 {
+				rest = rest[1:] // the duration
+			}
+			ws = rest
+		case "stdbuf":
+			_, ws = scanOpts(args, "ioe", "input output error", false)
+		case "ionice":
+			opts, rest := scanOpts(args, "cnpPu", "class classdata pid pgid uid", false)
+			if hasOpt(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid") {
+				return nil, in
+			}
+			ws = rest
+		case "chrt", "taskset":
+			opts, rest := scanOpts(args, "TPD", "sched-runtime sched-period sched-deadline cpu-list", false)
+			if hasOpt(opts, "-p", "--pid") || len(rest) == 0 {
+				return nil, in
+			}
+			ws = rest[1:] // the priority or the CPU mask
+		case "strace", "ltrace":
+			opts, rest := scanOpts(args, "oepsuEPabXIOSU", "output", false)
+			for _, f := range optVals(opts, "-o", "--output") {
+				r.writeTarget(f, in, name+" -o target")
+			}
+			ws = rest
+		case "flock":
+			_, rest := scanOpts(args, "wEc", "timeout conflict-exit-code command", false)
+			if len(rest) == 0 {
+				return nil, in
+			}
+			opts, cmd := scanOpts(rest[1:], "c", "command", false)
+			for _, c := range optVals(opts, "-c", "--command") {
+				r.readScript(c, in, "flock -c")
+				return nil, in
+			}
+			ws = cmd
+		case "npx":
+			opts, rest := scanOpts(args, "pc", "package call", false)
+			for _, c := range optVals(opts, "-c", "--call") {
+				r.readScript(c, in, "npx -c")
+				return nil, in
+			}
+			ws = rest
+		case "busybox":
+			if len(args) > 0 && shells[base(args[0].s)] {
+				r.opaquef("busybox runs a shell (%s)", args[0].s)
+			}
+			ws = args
+		default:
+			return ws, in
+		}
+	}
+	return ws, in
+}
+
+// simple walks one simple command: it strips wrappers, records the
+// normalised argv (argv[0] reduced to its base name; git's global options
+// dropped), then what the command writes, runs or hides. It returns the
+// directories the next command runs in when this one succeeds and fails.
+func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redirect) (ok, fail dirs) {
+	ws, here := r.unwrap(ws, in)
+	if len(ws) == 0 {
+		return in, in
+	}
+	switch w := ws[0]; {
+	case w.dyn != 0:
+		r.opaquef("command word built from %s", r.snippet(w))
+	case w.glob:
+		r.opaquef("command word is a glob pattern (%s)", r.snippet(w))
+	}
+	name := base(ws[0].s)
+	start := 1
+	var gitDirs dirs
+	if name == "git" {
+		start, gitDirs = r.gitGlobal(ws, here)
+	}
+	argv := make([]string, 0, len(ws)-start+1)
+	argv = append(argv, name)
+	for _, w := range ws[start:] {
+		argv = append(argv, w.s)
+	}
+	r.emit(argv)
+	if name == "git" {
+		r.git(ws[start:], gitDirs)
+		return in, in
+	}
+	return r.effects(name, ws, in, here, stdin, rds)
+}
+
+// shells are the programs that run shell scripts.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+	"ash": true, "fish": true, "tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true}
+
+// interpreter describes how a program takes inline code.
+type interpreter struct {
+	lang    string
+	code    string // short options whose value is code
+	long    string // long options (without dashes) whose value is code
+	valued  string // other short options that take a value
+	lvalued string // other long options that take a value
+	module  string // short options that run a module or file instead of stdin
+}
+
+// interpreters take code inline (-c, -e, …) or from their standard input.
+var interpreters = map[string]interpreter{
+	"python":    {lang: "python", code: "c", valued: "WXQ", module: "m"},
+	"node":      {lang: "node", code: "ep", long: "eval print", valued: "r", lvalued: "require import loader input-type"},
+	"nodejs":    {lang: "node", code: "ep", long: "eval print", valued: "r", lvalued: "require import loader input-type"},
+	"bun":       {lang: "bun", code: "ep", long: "eval print"},
+	"perl":      {lang: "perl", code: "eE", valued: "IMmdDxCl0i"},
+	"ruby":      {lang: "ruby", code: "e", valued: "IrCEFKTWx"},
+	"php":       {lang: "php", code: "rBRE", valued: "cdzF", module: "f"},
+	"lua":       {lang: "lua", code: "e", valued: "l"},
+	"luajit":    {lang: "lua", code: "e", valued: "lbj"},
+	"Rscript":   {lang: "R", code: "e"},
+	"R":         {lang: "R", code: "e"},
+	"osascript": {lang: "AppleScript", code: "e", valued: "ls"},
+	"groovy":    {lang: "groovy", code: "e"},
+	"julia":     {lang: "julia", code: "eE", lvalued: "project"},
+	"elixir":    {lang: "elixir", code: "e", long: "eval"},
+	"tclsh":     {lang: "tcl"},
+	"wish":      {lang: "tcl"},
+	"expect":    {lang: "expect", code: "c"},
+	"dc":        {lang: "dc", code: "e", long: "expression", module: "f"},
+	"gdb":       {lang: "gdb", module: "x"},
+	"ed":        {lang: "ed"},
+	"ex":        {lang: "ex"},
+	"at":        {lang: "at", valued: "qt", module: "f"},
+	"batch":     {lang: "batch", valued: "qt", module: "f"},
+}
+
+var versionedPython = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+
+// interp returns the interpreter a program name is, if any.
+func interp(name string) (interpreter, bool) {
+	if it, ok := interpreters[name]; ok {
+		return it, true
+	}
+	if versionedPython.MatchString(name) {
+		return interpreters["python"], true
+	}
+	switch strings.ToLower(name) {
+	case "pwsh", "powershell", "powershell.exe", "pwsh.exe":
+		return interpreter{lang: "PowerShell"}, true
+	}
+	return interpreter{}, false
+}
+
+// stdinFrom names where a program reading code from its standard input
+// gets it; "" when that is nothing loopx must look at.
+func stdinFrom(stdin stdinKind) string {
+	switch stdin {
+	case stdinPipe:
+		return "input piped into"
+	case stdinInline:
+		return "here-document or here-string into"
+	}
+	return ""
+}
+
+// heredoc is the here-document or here-string a command reads, as text,
+// and whether loopx can read it (no expansions in it).
+func (r *reader) heredoc(rds []*syntax.Redirect) (string, bool) {
+	for i := len(rds) - 1; i >= 0; i-- {
+		rd := rds[i]
+		var w *syntax.Word
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = rd.Hdoc
+		case syntax.WordHdoc:
+			w = rd.Word
+		default:
+			continue
+		}
+		if w == nil {
+			return "", true
+		}
+		var b strings.Builder
+		for _, p := range w.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(p.Value)
+			case *syntax.SglQuoted:
+				if p.Dollar {
+					return "", false
+				}
+				b.WriteString(p.Value)
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					l, ok := q.(*syntax.Lit)
+					if !ok {
+						return "", false
+					}
+					unescapeQuoted(&b, l.Value)
+				}
+			default:
+				return "", false
+			}
+		}
+		return b.String(), true
+	}
+	return "", false
+}
+
+// effects records what a simple command (after unwrap; name is its base
+// name, ws its words) writes, runs or hides; in are the directories the
+// statement runs in and here those of this command (env -C). It returns
+// where the next command runs when this one succeeds and fails.
+func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind, rds []*syntax.Redirect) (ok, fail dirs) {
+	args := ws[1:]
+	write := func(w word) { r.writeTarget(w, here, name+" target") }
+	writeAll := func(ops []word) {
+		for _, w := range ops {
+			write(w)
+		}
+	}
+	if shells[name] {
+		r.shell(name, args, here, stdin, rds)
+		return in, in
+	}
+	if it, ok := interp(name); ok {
+		r.interpret(name, it, args, stdin, here)
+		return in, in
+	}
+	switch name {
+	case "cd", "pushd":
+		_, ops := scanOpts(args, "", "", false)
+		if len(ops) == 0 || (name == "pushd" && strings.HasPrefix(ops[0].s, "+")) {
+			return dirs{unknownDir}, in
+		}
+		return r.cdTo(ops[0], in), in
+	case "popd":
+		return dirs{unknownDir}, in
+	case "eval":
+		return r.readScript(joinWords(args), in, "eval")
+	case "source", ".":
+		if len(args) > 0 {
+			switch f := args[0]; {
+			case f.dyn&dynProc != 0:
+				r.opaquef("%s of a process substitution runs the output of a command", name)
+			case (f.s == "/dev/stdin" || f.s == "-" || strings.HasPrefix(f.s, "/dev/fd/") || strings.HasPrefix(f.s, "/proc/self/fd/")) && stdinFrom(stdin) != "":
+				r.opaquef("%s %s a shell (%s)", stdinFrom(stdin), name, f.s)
+			}
+		}
+	case "trap":
+		_, ops := scanOpts(args, "", "", false)
+		if len(ops) > 1 && ops[0].s != "-" {
+			r.readScript(ops[0], here, "trap")
+		}
+	case "alias":
+		for _, a := range args {
+			if strings.Contains(a.s, "=") {
+				r.opaquef("alias %s defines a command loopx cannot follow", a.s)
+			}
+		}
+	case "hash":
+		if opts, _ := scanOpts(args, "p", "", false); hasOpt(opts, "-p") {
+			r.opaquef("hash -p changes which program a name runs")
+		}
+	case "enable":
+		if opts, _ := scanOpts(args, "f", "", false); hasOpt(opts, "-f") {
+			r.opaquef("enable -f loads a shared library into the shell")
+		}
+	case "rm", "rmdir", "unlink", "tee", "sponge", "trash", "trash-put", "sudoedit", "mkfifo", "mknod", "mkdir", "touch", "shred", "truncate", "mktemp":
+		valued := map[string]string{"mkfifo": "m", "mknod": "m", "mkdir": "m", "touch": "dt", "shred": "ns", "truncate": "sr", "mktemp": "p"}[name]
+		opts, ops := scanOpts(args, valued, "mode date reference size suffix tmpdir", true)
+		writeAll(ops)
+		writeAll(optVals(opts, "-p", "--tmpdir"))
+	case "mv", "cp", "install", "ln":
+		valued := map[string]string{"mv": "tS", "cp": "tS", "install": "tSmog", "ln": "tS"}[name]
+		opts, ops := scanOpts(args, valued, "target-directory suffix mode owner group", true)
+		switch t := optVals(opts, "-t", "--target-directory"); {
+		case len(t) > 0:
+			writeAll(t)
+			if name == "mv" {
+				writeAll(ops)
+			}
+		case name == "mv" || (name == "install" && hasOpt(opts, "-d", "--directory")):
+			writeAll(ops)
+		case len(ops) > 1:
+			write(ops[len(ops)-1])
+		case len(ops) == 1 && name == "ln":
+			w := ops[0]
+			w.s = base(w.s)
+			write(w)
+		}
+	case "chmod", "chown", "chgrp", "chattr", "chcon", "setfacl":
+		var ops []word
+		for _, a := range args { // chmod -w f: a mode, not an option
+			if !strings.HasPrefix(a.s, "-") || (name == "chmod" && len(a.s) > 1 && strings.Trim(a.s[1:], "rwxXst") == "") {
+				ops = append(ops, a)
+			}
+		}
+		opts, _ := scanOpts(args, "", "reference from", true)
+		if hasOpt(opts, "--reference") || name == "setfacl" {
+			writeAll(ops)
+		} else if len(ops) > 1 {
+			writeAll(ops[1:])
+		}
+	case "dd":
+		for _, a := range args {
+			if strings.HasPrefix(a.s, "of=") {
+				a.s = a.s[3:]
+				write(a)
+			}
+		}
+	case "sed":
+		r.sed(args, here)
+	case "awk", "gawk", "mawk", "nawk":
+		r.awk(name, args, here)
+	case "rsync", "scp":
+		opts, ops := scanOpts(args, "efBTMioFPlcS", "rsh rsync-path filter exclude include files-from exclude-from include-from temp-dir partial-dir backup-dir log-file password-file chmod chown timeout port compare-dest copy-dest link-dest out-format suffix bwlimit info debug usermap groupmap block-size max-size min-size write-batch only-write-batch read-batch remote-option", true)
+		if name == "rsync" {
+			for _, e := range optVals(opts, "-e", "--rsh") {
+				r.readScript(e, here, "rsync -e")
+			}
+		}
+		r.sshOptions(opts)
+		writeAll(optVals(opts, "--log-file", "--write-batch", "--only-write-batch", "--backup-dir"))
+		if len(ops) > 1 {
+			if d := ops[len(ops)-1]; !isRemote(d.s) {
+				write(d)
+			}
+		}
+	case "ssh", "sftp":
+		opts, _ := scanOpts(args, "bBcDEeFiIJlLmOoPpQRSwW", "", false)
+		r.sshOptions(opts)
+	case "tar", "bsdtar", "gtar":
+		r.tar(name, args, here)
+	case "unzip":
+		opts, ops := scanOpts(args, "dxP", "", true)
+		d := optVals(opts, "-d")
+		switch {
+		case hasOpt(opts, "-l", "-t", "-v", "-Z", "-p", "-c", "-z"):
+		case len(d) > 0:
+			writeAll(d)
+		default:
+			r.opaquef("unzip extracts files named inside %s into the working directory (name one with -d)", firstWord(ops, "the archive"))
+		}
+	case "7z", "7za", "7zz":
+		if len(args) > 0 && (args[0].s == "x" || args[0].s == "e") {
+			found := false
+			for _, a := range args[1:] {
+				if strings.HasPrefix(a.s, "-o") && len(a.s) > 2 {
+					a.s, found = a.s[2:], true
+					write(a)
+				}
+			}
+			if !found {
+				r.opaquef("7z extracts files named inside the archive into the working directory (name one with -o)")
+			}
+		}
+	case "cpio":
+		if opts, _ := scanOpts(args, "DEFHIMOR", "directory file", true); hasOpt(opts, "-i", "--extract") {
+			if d := optVals(opts, "-D", "--directory"); len(d) > 0 {
+				writeAll(d)
+			} else {
+				r.opaquef("cpio -i extracts files named inside the archive into the working directory")
+			}
+		}
+	case "patch":
+		opts, ops := scanOpts(args, "pdoiBDFrVYzgx", "directory output input prefix reject-file", true)
+		switch {
+		case hasOpt(opts, "--dry-run", "-C", "--check"):
+		case len(optVals(opts, "-o", "--output")) > 0:
+			writeAll(optVals(opts, "-o", "--output"))
+		case len(ops) > 0:
+			write(ops[0])
+		default:
+			r.opaquef("patch writes the files named inside the patch")
+		}
+	case "curl":
+		r.curl(args, here)
+	case "wget":
+		r.wget(args, here)
+	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "compress", "uncompress", "pigz", "unpigz":
+		opts, ops := scanOpts(args, "oST", "suffix output", true)
+		if hasOpt(opts, "-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list") {
+			break
+		}
+		writeAll(ops)
+		writeAll(optVals(opts, "-o", "--output"))
+	case "sort", "shuf", "go", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "tcc":
+		for i, a := range args {
+			switch {
+			case (a.s == "-o" || a.s == "--output") && i+1 < len(args):
+				write(args[i+1])
+			case strings.HasPrefix(a.s, "--output="):
+				a.s = a.s[len("--output="):]
+				write(a)
+			case strings.HasPrefix(a.s, "-o") && len(a.s) > 2 && name != "go":
+				a.s = a.s[2:]
+				write(a)
+			}
+		}
+	case "vi", "vim", "nvim", "view", "nano", "emacs", "pico", "micro", "joe", "kak", "hx", "helix":
+		for i, a := range args {
+			switch {
+			case a.s == "-c" || a.s == "--cmd" || a.s == "-S" || a.s == "--eval" || a.s == "-x" || (strings.HasPrefix(a.s, "+") && len(a.s) > 1):
+				r.opaquef("%s runs editor commands (%s)", name, a.s)
+			case strings.HasPrefix(a.s, "-"):
+			case i > 0 && (args[i-1].s == "-c" || args[i-1].s == "--cmd" || args[i-1].s == "-S" || args[i-1].s == "--eval"):
+			default:
+				write(a)
+			}
+		}
+		if (name == "vi" || name == "vim" || name == "nvim") && stdinFrom(stdin) != "" {
+			r.opaquef("%s %s reads editor commands", stdinFrom(stdin), name)
+		}
+	case "find":
+		r.find(args, here)
+	case "xargs":
+		r.opaquef("xargs runs a command with arguments read from its input")
+		_, rest := scanOpts(args, "adEILnPs", "arg-file delimiter eof max-lines max-args max-procs max-chars process-slot-var", false)
+		if len(rest) > 0 {
+			r.simple(rest, here, stdinNone, nil)
+		}
+	case "watch":
+		r.opaquef("watch runs a command repeatedly")
+		_, rest := scanOpts(args, "nqd", "interval equexit", false)
+		if len(rest) > 0 {
+			r.readScript(joinWords(rest), here, "watch")
+		}
+	case "parallel", "sem":
+		r.opaquef("%s runs commands built from its input or arguments", name)
+		_, rest := scanOpts(args, "jNnSIdEaL", "jobs sshlogin delimiter arg-file", false)
+		var cmd []word
+		for _, w := range rest {
+			if strings.HasPrefix(w.s, ":::") {
+				break
+			}
+			cmd = append(cmd, w)
+		}
+		if len(cmd) > 0 {
+			r.readScript(joinWords(cmd), here, name)
+		}
+	case "script":
+		opts, ops := scanOpts(args, "cOIBTEm", "command log-out log-in log-io log-timing echo logging-format", true)
+		for _, c := range optVals(opts, "-c", "--command") {
+			r.opaquef("script -c runs a command in a terminal")
+			r.readScript(c, here, "script -c")
+		}
+		writeAll(ops)
+		writeAll(optVals(opts, "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"))
+	case "su", "runuser":
+		opts, rest := scanOpts(args, "csgGuw", "command shell group supp-group user whitelist-environment session-command", true)
+		cs := optVals(opts, "-c", "--command", "--session-command")
+		for _, c := range cs {
+			r.opaquef("%s -c runs a command as another user", name)
+			r.readScript(c, here, name+" -c")
+		}
+		if len(cs) == 0 {
+			if name == "runuser" && len(rest) > 0 && hasOpt(opts, "-u", "--user") {
+				r.opaquef("runuser runs a command as another user")
+				r.simple(rest, here, stdinNone, nil)
+			} else {
+				r.opaquef("%s opens a shell that reads commands loopx cannot see", name)
+			}
+		}
+	case "sg":
+		r.opaquef("sg runs a command as another group")
+		_, rest := scanOpts(args, "c", "", true)
+		if len(rest) > 1 {
+			r.readScript(joinWords(rest[1:]), here, "sg")
+		}
+	case "systemd-run":
+		r.opaquef("systemd-run runs a command as a service")
+		_, rest := scanOpts(args, "pEuMH", "unit property setenv description slice uid gid working-directory on-calendar on-active machine host", false)
+		if len(rest) > 0 {
+			r.simple(rest, here, stdinNone, nil)
+		}
+	case "crontab":
+		if opts, ops := scanOpts(args, "u", "", true); len(ops) > 0 || hasOpt(opts, "-e") || stdinFrom(stdin) != "" {
+			r.opaquef("crontab schedules commands to run later")
+		}
+	case "tmux", "screen":
+		for _, a := range args {
+			switch a.s {
+			case "send-keys", "send", "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run",
+				"respawn-pane", "respawnp", "respawn-window", "respawnw", "pipe-pane", "pipep", "display-popup", "popup", "if-shell", "if",
+				"-X", "-dm", "-dmS", "-Dm", "-DmS":
+				r.opaquef("%s runs commands in a terminal (%s)", name, a.s)
+			}
+		}
+	case "socat":
+		for _, a := range args {
+			if l := strings.ToLower(a.s); strings.Contains(l, "exec:") || strings.Contains(l, "system:") {
+				r.opaquef("socat runs a command (%s)", a.s)
+			}
+		}
+	case "nc", "ncat", "netcat":
+		if opts, _ := scanOpts(args, "ecpsw", "exec sh-exec lua-exec", true); hasOpt(opts, "-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
+			r.opaquef("%s runs a command for a connection", name)
+		}
+	case "sqlite3":
+		_, ops := scanOpts(args, "", "cmd init separator newline nullvalue", true)
+		for _, a := range args {
+			if strings.Contains(a.s, ".shell") || strings.Contains(a.s, ".system") {
+				r.opaquef("sqlite3 .shell runs a command")
+			}
+		}
+		if len(ops) > 0 {
+			write(ops[0])
+		}
+	case "deno":
+		if len(args) > 0 && args[0].s == "eval" {
+			r.opaquef("inline deno code (eval)")
+		}
+		if len(args) > 1 && args[0].s == "run" && args[len(args)-1].s == "-" && stdinFrom(stdin) != "" {
+			r.opaquef("%s an interpreter (deno)", stdinFrom(stdin))
+		}
+	case "rename", "prename", "file-rename":
+		r.opaquef("%s runs a perl expression over file names", name)
+	}
+	return in, in
+}
+
+func firstWord(ws []word, alt string) string {
+	if len(ws) > 0 {
+		return ws[0].s
+	}
+	return alt
+}
+
+// isRemote reports an rsync or scp operand on another host (host:path,
+// rsync://…).
+func isRemote(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.Contains(s[:i], "/")
+}
+
+// sshOptions marks -o options that run local commands opaque.
+func (r *reader) sshOptions(opts []opt) {
+	for _, v := range optVals(opts, "-o") {
+		k := strings.ToLower(strings.TrimSpace(v.s))
+		if i := strings.IndexAny(k, "= \t"); i >= 0 {
+			k = k[:i]
+		}
+		switch k {
+		case "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "match", "include", "remotecommand":
+			r.opaquef("ssh -o %s runs a local command", k)
+		}
+	}
+}
+
+// shell reads a shell's script: -c SCRIPT is read again; a script from a
+// pipe, here-document or here-string is opaque (and read when literal); a
+// script file is not read.
+func (r *reader) shell(name string, args []word, here dirs, stdin stdinKind, rds []*syntax.Redirect) {
+	cFlag, sFlag := false, false
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.s == "--" || a.s == "-":
+			sFlag = sFlag || a.s == "-"
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a.s, "--"):
+			if a.s == "--rcfile" || a.s == "--init-file" {
+				i++
+			}
+			if a.s == "--command" || strings.HasPrefix(a.s, "--command=") { // fish
+				cFlag = true
+				if v, ok := strings.CutPrefix(a.s, "--command="); ok {
+					ops = append(ops, word{s: v, dyn: a.dyn, pos: a.pos, end: a.end})
+				}
+			}
+		case (a.s[0] == '-' || a.s[0] == '+') && len(a.s) > 1:
+			if a.s[1:] == "o" || a.s[1:] == "O" {
+				i++
+				continue
+			}
+			cFlag = cFlag || (a.s[0] == '-' && strings.ContainsRune(a.s, 'c'))
+			sFlag = sFlag || (a.s[0] == '-' && strings.ContainsRune(a.s, 's'))
+		default:
+			ops = append(ops, args[i:]...)
+			i = len(args)
+		}
+	}
+	switch {
+	case cFlag:
+		if len(ops) > 0 {
+			r.readScript(ops[0], here, name+" -c")
+		}
+	case len(ops) == 0 || sFlag || ops[0].s == "/dev/stdin":
+		if from := stdinFrom(stdin); from != "" {
+			r.opaquef("%s a shell (%s)", from, name)
+			if body, ok := r.heredoc(rds); ok && stdin == stdinInline {
+				if _, _, err := r.scriptDirs(body, here, stdinNone); err != nil {
+					r.opaquef("%s here-document: %v", name, err)
+				}
+			}
+		}
+	}
+}
+
+// interpret marks an interpreter's inline code, or code from a pipe or
+// here-document, opaque.
+func (r *reader) interpret(name string, it interpreter, args []word, stdin stdinKind, here dirs) {
+	if it.lang == "PowerShell" {
+		for _, a := range args {
+			switch strings.ToLower(a.s) {
+			case "-c", "-command", "-encodedcommand", "-ec", "-e", "-enc", "-commandwithargs", "-cwa":
+				r.opaquef("inline PowerShell code (%s)", a.s)
+				return
+			case "-":
+				if from := stdinFrom(stdin); from != "" {
+					r.opaquef("%s an interpreter (%s)", from, name)
+				}
+				return
+			case "-file", "-f":
+				return
+			}
+		}
+		if len(args) == 0 && stdinFrom(stdin) != "" {
+			r.opaquef("%s an interpreter (%s)", stdinFrom(stdin), name)
+		}
+		return
+	}
+	script := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.s == "-":
+			if from := stdinFrom(stdin); from != "" {
+				r.opaquef("%s an interpreter (%s)", from, name)
+			}
+			return
+		case a.s == "--":
+			script = i+1 < len(args)
+			i = len(args)
+		case strings.HasPrefix(a.s, "--"):
+			n, _, hasVal := strings.Cut(a.s[2:], "=")
+			if listed(it.long, n) {
+				r.opaquef("inline %s code (--%s)", it.lang, n)
+				return
+			}
+			if !hasVal && listed(it.lvalued, n) {
+				i++
+			}
+		case strings.HasPrefix(a.s, "-") && len(a.s) > 1:
+			for j := 1; j < len(a.s); j++ {
+				c := a.s[j]
+				switch {
+				case strings.IndexByte(it.code, c) >= 0:
+					r.opaquef("inline %s code (-%c)", it.lang, c)
+					if name == "perl" {
+						r.perlInPlace(args, here)
+					}
+					return
+				case strings.IndexByte(it.module, c) >= 0:
+					return // a module or file runs
+				case strings.IndexByte(it.valued, c) >= 0:
+					if j == len(a.s)-1 && i+1 < len(args) && !strings.HasPrefix(args[i+1].s, "-") {
+						i++
+					}
+					j = len(a.s)
+				}
+			}
+		default:
+			script = true
+			i = len(args)
+		}
+	}
+	if !script {
+		if from := stdinFrom(stdin); from != "" {
+			r.opaquef("%s an interpreter (%s)", from, name)
+		}
+	}
+}
+
+// perlInPlace records the files perl -i edits: the operands after the code.
+func (r *reader) perlInPlace(args []word, here dirs) {
+	inPlace := false
+	for _, a := range args {
+		if strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") {
+			if i := strings.IndexByte(a.s, 'i'); i > 0 && !strings.ContainsAny(a.s[:i], "eE") {
+				inPlace = true
+			}
+		}
+	}
+	if !inPlace {
+		return
+	}
+	_, ops := scanOpts(args, "eEIMmdDxC", "", true)
+	for _, w := range ops {
+		r.writeTarget(w, here, "perl -i target")
+	}
+}
+
+// sed records the files sed -i edits and marks scripts that run commands
+// (e, s///e) or write files (w, s///w) opaque.
+func (r *reader) sed(args []word, here dirs) {
+	opts, ops := scanOpts(args, "efl", "expression file line-length", true)
+	scripts := optVals(opts, "-e", "--expression")
+	if len(scripts) == 0 && len(optVals(opts, "-f", "--file")) == 0 && len(ops) > 0 {
+		scripts, ops = ops[:1], ops[1:]
+	}
+	for _, s := range scripts {
+		if s.dyn != 0 {
+			r.opaquef("sed script built from %s", r.snippet(s))
+		} else if sedRuns(s.s) {
+			r.opaquef("sed script runs a command or writes a file (e, w): %s", r.snippet(s))
+		}
+	}
+	inPlace := false
+	for _, a := range args { // -i, -i.bak, -Ei, --in-place[=SUFFIX]
+		inPlace = inPlace || strings.HasPrefix(a.s, "--in-place") ||
+			(strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.ContainsRune(strings.SplitN(a.s, ".", 2)[0], 'i'))
+	}
+	if inPlace {
+		for _, w := range ops {
+			r.writeTarget(w, here, "sed -i target")
+		}
+	}
+}
+
+// sedRuns reports whether a sed script has a command that runs a command
+// (e, s///e) or writes a file (w, W, s///w).
+func sedRuns(s string) bool {
+	skipRe := func(i int, d byte) int { // past the next unescaped d
+		for ; i < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if s[i] == d || (d != '\n' && s[i] == '\n') {
+				return i + 1
+			}
+		}
+		return len(s)
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case strings.IndexByte(" \t\n;{}!,~+$0123456789", c) >= 0:
+			i++
+		case c == '/':
+			i = skipRe(i+1, '/')
+		case c == '\\' && i+1 < len(s):
+			i = skipRe(i+2, s[i+1])
+		case c == 'e' || c == 'w' || c == 'W':
+			return true
+		case c == 's' || c == 'y':
+			if i+1 >= len(s) {
+				return false
+			}
+			d := s[i+1]
+			i = skipRe(skipRe(i+2, d), d)
+			for ; i < len(s) && strings.IndexByte(";\n}", s[i]) < 0; i++ {
+				if c == 's' && (s[i] == 'e' || s[i] == 'w' || s[i] == 'W') {
+					return true
+				}
+			}
+		case strings.IndexByte("aicbtT:rRlLqQv#", c) >= 0: // an argument to the end of the line
+			for i < len(s) && s[i] != '\n' && (s[i] != ';' || strings.IndexByte("aic#", c) >= 0) {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+// awkRuns matches awk programs that run commands (system(), | to or from a
+// command) or write files (print > file).
+var awkRuns = regexp.MustCompile(`\bsystem\s*\(|(^|[^|])\|($|[^|])|\|&|\b(print|printf)\b[^;{}\n]*>`)
+
+// awk marks programs that run commands or write files opaque; gawk -i
+// inplace writes its operands.
+func (r *reader) awk(name string, args []word, here dirs) {
+	opts, ops := scanOpts(args, "FvfeiEl", "field-separator assign file source include exec load", true)
+	progs := optVals(opts, "-e", "--source")
+	if len(progs) == 0 && len(optVals(opts, "-f", "--file", "-E", "--exec")) == 0 && len(ops) > 0 {
+		progs, ops = ops[:1], ops[1:]
+	}
+	for _, p := range progs {
+		if p.dyn != 0 {
+			r.opaquef("%s program built from %s", name, r.snippet(p))
+		} else if awkRuns.MatchString(p.s) {
+			r.opaquef("%s program runs a command or writes a file: %s", name, r.snippet(p))
+		}
+	}
+	for _, inc := range optVals(opts, "-i", "--include") {
+		if inc.s == "inplace" || inc.s == "inplace.awk" {
+			for _, w := range ops {
+				r.writeTarget(w, here, name+" -i inplace target")
+			}
+		}
+	}
+}
+
+// tar records where an extraction or a created archive writes and marks
+// options that run commands opaque.
+func (r *reader) tar(name string, args []word, here dirs) {
+	if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") && args[0].dyn == 0 { // old style: tar xzf a.tgz
+		first := args[0]
+		first.s = "-" + first.s
+		args = append([]word{first}, args[1:]...)
+	}
+	opts, ops := scanOpts(args, "fCbIFgHKLNTVX", "file directory blocking-factor use-compress-program info-script new-volume-script listed-incremental format starting-file tape-length files-from label exclude-from to-command checkpoint-action rsh-command rmt-command newer after-date exclude", true)
+	for _, o := range opts {
+		switch o.name {
+		case "--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command":
+			r.opaquef("%s %s runs a command", name, o.name)
+		case "--checkpoint-action":
+			if strings.Contains(o.val.s, "exec") {
+				r.opaquef("%s %s runs a command", name, o.name)
+			}
+		}
+	}
+	extract := hasOpt(opts, "-x", "--extract", "--get")
+	create := hasOpt(opts, "-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate")
+	switch {
+	case extract && !hasOpt(opts, "-O", "--to-stdout"):
+		dirsC := optVals(opts, "-C", "--directory")
+		if len(dirsC) == 0 {
+			r.opaquef("%s extracts files named inside the archive into the working directory (name one with -C)", name)
+			return
+		}
+		for _, d := range dirsC {
+			r.writeTarget(d, here, name+" -C target")
+		}
+		if d := dirsC[len(dirsC)-1]; d.dyn == 0 { // named members, under the last -C
+			for _, m := range ops {
+				m.s = path.Join(d.s, m.s)
+				r.writeTarget(m, here, name+" member")
+			}
+		}
+	case create:
+		for _, f := range optVals(opts, "-f", "--file") {
+			if f.s != "-" {
+				r.writeTarget(f, here, name+" -f target")
+			}
+		}
+	}
+}
+
+// curl records the files curl writes.
+func (r *reader) curl(args []word, here dirs) {
+	opts, ops := scanOpts(args, "oDcKdFHuAexXTbmwrCEUPQyYzt", "output output-dir dump-header cookie-jar trace trace-ascii stderr etag-save hsts alt-svc config data header user user-agent referer proxy request upload-file cookie max-time write-out range", true)
+	out := r.outDir(opts, here)
+	for _, f := range optVals(opts, "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc") {
+		if f.s != "-" {
+			r.writeTarget(f, out, "curl output")
+		}
+	}
+	if hasOpt(opts, "-J", "--remote-header-name") {
+		r.opaquef("curl -J names the file it writes from the server's answer")
+	}
+	if hasOpt(opts, "-K", "--config") {
+		r.opaquef("curl -K reads options (and output files) from a file")
+	}
+	if hasOpt(opts, "-O", "--remote-name", "--remote-name-all") {
+		for _, u := range ops {
+			r.urlFile(u, out, "curl -O")
+		}
+	}
+}
+
+// outDir is where curl --output-dir puts relative outputs.
+func (r *reader) outDir(opts []opt, here dirs) dirs {
+	for _, d := range optVals(opts, "--output-dir") {
+		r.writeTarget(d, here, "curl --output-dir")
+		return r.cdTo(d, here)
+	}
+	return here
+}
+
+// urlFile records the file named by a URL's last path element.
+func (r *reader) urlFile(u word, here dirs, what string) {
+	if u.dyn != 0 {
+		r.opaquef("%s writes a file named by %s", what, r.snippet(u))
+		return
+	}
+	s := u.s
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	name := "index.html"
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && i < len(s)-1 {
+		name = s[i+1:]
+	}
+	r.writeTarget(word{s: name}, here, what+" output")
+}
+
+// wget records the files wget writes.
+func (r *reader) wget(args []word, here dirs) {
+	opts, ops := scanOpts(args, "OPoaietTwUQlADRIX", "output-document directory-prefix output-file append-output input-file tries timeout wait user-agent quota level accept reject include-directories exclude-directories header user password post-data body-data load-cookies save-cookies", true)
+	for _, f := range optVals(opts, "-o", "--output-file", "-a", "--append-output", "--save-cookies") {
+		r.writeTarget(f, here, "wget log")
+	}
+	dir := here
+	for _, p := range optVals(opts, "-P", "--directory-prefix") {
+		r.writeTarget(p, here, "wget -P target")
+		dir = r.cdTo(p, here)
+	}
+	if docs := optVals(opts, "-O", "--output-document"); len(docs) > 0 {
+		for _, d := range docs {
+			if d.s != "-" {
+				r.writeTarget(d, here, "wget -O target")
+			}
+		}
+		return
+	}
+	if hasOpt(opts, "-r", "--recursive", "-m", "--mirror", "-i", "--input-file", "--content-disposition") {
+		if len(optVals(opts, "-P", "--directory-prefix")) == 0 {
+			r.opaquef("wget writes files named by the server into the working directory (name one with -P)")
+		}
+		return
+	}
+	for _, u := range ops {
+		r.urlFile(u, dir, "wget")
+	}
+}
+
+// find records what find -delete and -fprint write and reads the commands
+// -exec/-execdir/-ok/-okdir run (opaque: they run once per file found).
+func (r *reader) find(args []word, here dirs) {
+	i := 0
+	for i < len(args) && (args[i].s == "-H" || args[i].s == "-L" || args[i].s == "-P" || strings.HasPrefix(args[i].s, "-O") || args[i].s == "-D") {
+		if args[i].s == "-D" {
+			i++
+		}
+		i++
+	}
+	var starts []word
+	for ; i < len(args); i++ {
+		s := args[i].s
+		if strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == "," {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []word{{s: "."}}
+	}
+	for ; i < len(args); i++ {
+		switch s := args[i].s; s {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			r.opaquef("find %s runs a command for every file found", s)
+			j := i + 1
+			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+				j++
+			}
+			if j > i+1 {
+				r.simple(args[i+1:j], here, stdinNone, nil)
+			}
+			i = j
+		case "-delete":
+			for _, st := range starts {
+				r.writeTarget(st, here, "find -delete target")
+			}
+		case "-fprint", "-fprint0", "-fls", "-fprintf":
+			if i+1 < len(args) {
+				r.writeTarget(args[i+1], here, "find "+s+" target")
+				i++
+			}
+		}
+	}
+}
+
+// gitExecKeys are git configuration keys whose values run commands, load
+// other configuration, or move the tree git writes.
+var gitExecKeys = regexp.MustCompile(`(?i)^(alias\..+|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|pager\..+|diff\..+\.(command|textconv)|diff\.external|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential\..*helper|sequence\.editor|gpg\.program|gpg\..+\.program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy|vcs)|include\.path|includeif\..+\.path|sendemail\..+|web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|difftool\..+\.cmd|mergetool\..+\.cmd|ssh\.variant|protocol\..+|url\..+|http\..*proxy|init\.templatedir|receive\.procreceiverefs|instaweb\..+)$`)
+
+// gitConfigKey marks a git configuration key that runs commands opaque.
+func (r *reader) gitConfigKey(kv word, how string) {
+	if kv.dyn != 0 {
+		r.opaquef("git %s built from %s", how, r.snippet(kv))
+		return
+	}
+	k, _, _ := strings.Cut(kv.s, "=")
+	if gitExecKeys.MatchString(k) {
+		r.opaquef("git %s %s can run commands", how, k)
+	}
+}
+
+// gitGlobal reads git's global options (before the subcommand): it returns
+// the index of the subcommand in ws and the directories git works in (-C,
+// --work-tree), and marks options that run commands opaque.
+func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs) {
+	i := 1
+	for i < len(ws) && strings.HasPrefix(ws[i].s, "-") {
+		a := ws[i]
+		name, val, hasVal := strings.Cut(a.s, "=")
+		next := func() (word, bool) {
+			if hasVal {
+				return word{s: val, dyn: a.dyn, pos: a.pos, end: a.end}, true
+			}
+			if i+1 < len(ws) {
+				i++
+				return ws[i], true
+			}
+			return word{}, false
+		}
+		switch name {
+		case "-C", "--work-tree":
+			if d, ok := next(); ok {
+				here = r.cdTo(d, here)
+			}
+		case "-c", "--config-env":
+			if kv, ok := next(); ok {
+				r.gitConfigKey(kv, name)
+			}
+		case "--exec-path":
+			if hasVal {
+				r.opaquef("git --exec-path runs git commands from %s", val)
+			}
+		case "--git-dir", "--namespace", "--super-prefix", "--list-cmds", "--attr-source":
+			next()
+		}
+		i++
+	}
+	if i < len(ws) {
+		switch w := ws[i]; {
+		case w.dyn != 0:
+			r.opaquef("git subcommand built from %s", r.snippet(w))
+		case w.glob:
+			r.opaquef("git subcommand is a glob pattern (%s)", w.s)
+		}
+	}
+	return i, here
+}
+
+// git records what a git subcommand (args[0]) writes and marks those that
+// run commands or rewrite the whole tree opaque.
+func (r *reader) git(args []word, here dirs) {
+	if len(args) == 0 {
+		return
+	}
+	sub, rest := args[0].s, args[1:]
+	writeAll := func(ws []word) {
+		for _, w := range ws {
+			r.writeTarget(w, here, "git "+sub+" pathspec")
+		}
+	}
+	for _, a := range rest {
+		for _, f := range []string{"--upload-pack", "--receive-pack", "--exec"} {
+			if a.s == f || strings.HasPrefix(a.s, f+"=") {
+				r.opaquef("git %s %s runs a command", sub, f)
+			}
+		}
+	}
+	switch sub {
+	case "checkout", "restore", "rm":
+		opts, ops := scanOpts(rest, "bBts", "orphan conflict pathspec-from-file source", true)
+		if hasOpt(opts, "--pathspec-from-file") {
+			r.opaquef("git %s --pathspec-from-file reads its paths from a file", sub)
+		}
+		if sep := dashdash(rest); sep >= 0 && sub == "checkout" {
+			ops = rest[sep+1:]
+		}
+		switch {
+		case sub == "restore" && hasOpt(opts, "-S", "--staged") && !hasOpt(opts, "-W", "--worktree"):
+		case sub == "rm" && hasOpt(opts, "--cached"):
+		default:
+			writeAll(ops)
+		}
+	case "mv":
+		_, ops := scanOpts(rest, "", "", true)
+		writeAll(ops)
+	case "clean":
+		opts, ops := scanOpts(rest, "e", "exclude", true)
+		switch {
+		case hasOpt(opts, "-n", "--dry-run"):
+		case len(ops) == 0:
+			r.opaquef("git clean without a pathspec removes untracked files across the tree (loopx/ included)")
+		default:
+			writeAll(ops)
+		}
+	case "stash":
+		verb := "push"
+		if len(rest) > 0 && !strings.HasPrefix(rest[0].s, "-") {
+			verb, rest = rest[0].s, rest[1:]
+		}
+		switch verb {
+		case "push", "save":
+			_, ops := scanOpts(rest, "m", "message pathspec-from-file", true)
+			if verb == "save" {
+				ops = nil // save's operands are the message
+			}
+			if len(ops) == 0 {
+				r.opaquef("git stash %s without a pathspec rewrites the working tree (loopx/ included)", verb)
+			}
+			writeAll(ops)
+		case "pop", "apply", "branch":
+			r.opaquef("git stash %s rewrites the working tree (loopx/ included)", verb)
+		}
+	case "reset":
+		if opts, _ := scanOpts(rest, "", "", true); hasOpt(opts, "--hard", "--keep", "--merge") {
+			r.opaquef("git reset --hard rewrites the working tree (loopx/ included)")
+		}
+	case "apply", "am":
+		if opts, _ := scanOpts(rest, "pC", "directory", true); sub == "am" || !hasOpt(opts, "--check", "--stat", "--numstat", "--summary", "--cached") {
+			r.opaquef("git %s writes the files named inside the patch", sub)
+		}
+	default:
+		r.gitMore(sub, rest, here)
+	}
+}
+
+// gitMore handles the git subcommands that create directories, run
+// commands, or set configuration.
+func (r *reader) gitMore(sub string, rest []word, here dirs) {
+	switch sub {
+	case "clone":
+		_, ops := scanOpts(rest, "obuc", "origin branch upload-pack config template reference separate-git-dir depth jobs filter", true)
+		if len(ops) > 1 {
+			r.writeTarget(ops[1], here, "git clone target")
+		}
+	case "init":
+		_, ops := scanOpts(rest, "b", "template separate-git-dir initial-branch object-format shared", true)
+		for _, d := range ops {
+			r.writeTarget(d, here, "git init target")
+		}
+	case "worktree":
+		if len(rest) > 0 && rest[0].s == "add" {
+			_, ops := scanOpts(rest[1:], "bB", "reason", true)
+			if len(ops) > 0 {
+				r.writeTarget(ops[0], here, "git worktree target")
+			}
+		}
+	case "submodule":
+		for _, a := range rest {
+			if a.s == "foreach" {
+				r.opaquef("git submodule foreach runs a command in every submodule")
+			}
+		}
+	case "bisect":
+		if len(rest) > 0 && rest[0].s == "run" {
+			r.opaquef("git bisect run runs a command at every step")
+			if len(rest) > 1 {
+				r.simple(rest[1:], here, stdinNone, nil)
+			}
+		}
+	case "rebase":
+		if opts, _ := scanOpts(rest, "xsX", "exec strategy strategy-option onto", true); hasOpt(opts, "-x", "--exec") {
+			r.opaquef("git rebase --exec runs a command after every commit")
+		}
+	case "filter-branch":
+		r.opaquef("git filter-branch runs filter commands")
+	case "difftool":
+		if opts, _ := scanOpts(rest, "xt", "extcmd tool", true); hasOpt(opts, "-x", "--extcmd") {
+			r.opaquef("git difftool --extcmd runs a command")
+		}
+	case "config":
+		opts, ops := scanOpts(rest, "f", "file blob type default comment value", true)
+		for _, f := range optVals(opts, "-f", "--file") {
+			r.writeTarget(f, here, "git config --file target")
+		}
+		if len(ops) > 0 && (ops[0].s == "set" || ops[0].s == "unset" || ops[0].s == "get" || ops[0].s == "list" || ops[0].s == "edit") {
+			if ops[0].s != "set" {
+				return
+			}
+			ops = ops[1:]
+		} else if len(ops) < 2 && !hasOpt(opts, "--add", "--replace-all") {
+			return // a read
+		}
+		if len(ops) > 0 {
+			r.gitConfigKey(ops[0], "config")
+		}
+	case "diff", "format-patch", "archive", "bundle":
+		opts, ops := scanOpts(rest, "o", "output output-directory", true)
+		for _, f := range optVals(opts, "-o", "--output", "--output-directory") {
+			r.writeTarget(f, here, "git "+sub+" output")
+		}
+		if sub == "bundle" && len(ops) > 1 && ops[0].s == "create" {
+			r.writeTarget(ops[1], here, "git bundle target")
+		}
+	}
+}
+
+// dashdash returns the index of "--" in ws, or -1.
+func dashdash(ws []word) int {
+	for i, w := range ws {
+		if w.s == "--" {
+			return i
+		}
+	}
+	return -1
+}
