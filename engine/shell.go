@@ -446,9 +446,12 @@ func (r *reader) command(c syntax.Command, in dirs, stdin stdinKind, rds []*synt
 	case *syntax.CoprocClause:
 		r.stmt(c.Stmt, in, stdinPipe)
 	case *syntax.DeclClause:
+		argv := []string{c.Variant.Value}
 		for _, a := range c.Args {
 			r.assign(a, in)
+			argv = append(argv, r.assignText(a))
 		}
+		r.emit(argv)
 	case *syntax.TestDecl:
 		r.nested(func() { r.stmt(c.Body, in, stdinNone) })
 	default: // (( … )), [[ … ]], let: only their substitutions run
@@ -508,6 +511,25 @@ func (r *reader) assign(a *syntax.Assign, in dirs) {
 	if a.Name != nil && !a.Naked {
 		r.envName(a.Name.Value)
 	}
+}
+
+// assignText is an assignment as an argv word: NAME=value, a naked name
+// or option, NAME=(…) for an array.
+func (r *reader) assignText(a *syntax.Assign) string {
+	var v string
+	switch {
+	case a.Array != nil:
+		v = r.source(a.Array)
+	case a.Value != nil:
+		v = r.word(a.Value, nil, true).s
+	}
+	if a.Name == nil {
+		return v
+	}
+	if a.Naked {
+		return a.Name.Value
+	}
+	return a.Name.Value + "=" + v
 }
 
 // call walks a simple command.
@@ -647,7 +669,7 @@ func unescapeBare(b *strings.Builder, v string) (glob bool) {
 		case c == '\\' && i+1 < len(v):
 			i++
 			b.WriteByte(v[i])
-		case c == '*' || c == '?' || c == '[':
+		case c == '*' || c == '?' || (c == '[' && strings.IndexByte(v[i+1:], ']') >= 0):
 			glob = true
 			b.WriteByte(c)
 		default:

@@ -346,6 +346,9 @@ type interpreter struct {
 	valued  string // other short options that take a value
 	lvalued string // other long options that take a value
 	module  string // short options that run a module or file instead of stdin
+	// stdin: the commands always come from standard input (operands are
+	// files to work on or times); edits: the operands are files it writes.
+	stdin, edits bool
 }
 
 // interpreters take code inline (-c, -e, …) or from their standard input.
@@ -369,11 +372,11 @@ var interpreters = map[string]interpreter{
 	"wish":      {lang: "tcl"},
 	"expect":    {lang: "expect", code: "c"},
 	"dc":        {lang: "dc", code: "e", long: "expression", module: "f"},
-	"gdb":       {lang: "gdb", module: "x"},
-	"ed":        {lang: "ed"},
-	"ex":        {lang: "ex"},
-	"at":        {lang: "at", valued: "qt", module: "f"},
-	"batch":     {lang: "batch", valued: "qt", module: "f"},
+	"gdb":       {lang: "gdb", module: "x", stdin: true},
+	"ed":        {lang: "ed", stdin: true, edits: true},
+	"ex":        {lang: "ex", stdin: true, edits: true},
+	"at":        {lang: "at", valued: "qt", module: "f", stdin: true},
+	"batch":     {lang: "batch", valued: "qt", module: "f", stdin: true},
 }
 
 var versionedPython = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
@@ -909,8 +912,13 @@ func (r *reader) interpret(name string, it interpreter, args []word, stdin stdin
 				}
 			}
 		default:
-			script = true
-			i = len(args)
+			if it.edits {
+				r.writeTarget(a, here, name+" target")
+			}
+			if !it.stdin {
+				script = true
+				i = len(args)
+			}
 		}
 	}
 	if !script {
