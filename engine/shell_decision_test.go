@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// broadGrantSpec grants every command and path, and denies only pushes and
+// loopx/: whatever a form escapes, only the reader stands between it and
+// allow.
+const broadGrantSpec = `agents: claude: {host: "claude-code", role: "executor"}
+goals: g1: {
+	objective: "Decide every shell form under a broad grant"
+	agents: ["claude"]
+	scope: {
+		deny: ["loopx/**"]
+		commands: deny: ["git push*"]
+		grant: {commands: ["*"], paths: ["**"]}
+	}
+}
+`
+
+// TestPermission_ShellFormsUnderBroadGrant decides every form of
+// shellForms under broadGrantSpec: no forbidden push, protected write or
+// opaque form is allowed; no benign form asks or denies; the counts of each
+// verdict are logged for the report.
+func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
+	e, _ := newEngine(t, broadGrantSpec)
+	for _, d := range []string{"api", "docs", ".loopx"} {
+		if err := os.MkdirAll(filepath.Join(e.Root(), d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	verdicts := map[string]map[string]int{}
+	for _, f := range shellForms {
+		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: f.line})
+		if verdicts[f.cat] == nil {
+			verdicts[f.cat] = map[string]int{}
+		}
+		verdicts[f.cat][d.Verdict]++
+		short := f.line
+		if len(short) > 80 {
+			short = short[:80] + "…"
+		}
+		switch f.cat {
+		case catBenign: // granted; a line with no command (a comment) defers
+			if d.Verdict != "allow" && d.Verdict != "defer" {
+				t.Errorf("benign %q: %s %+v", short, d.Verdict, d.Reasons)
+			}
+		default:
+			if d.Verdict == "allow" || d.Allow {
+				t.Errorf("%s form %q is allowed: %+v", f.cat, short, d.Reasons)
+			}
+		}
+	}
+	t.Logf("verdicts by category: %v", verdicts)
+}
+
+// TestC24_OpaqueCommandsAreNeverAllowed is case C24: under a scope that
+// denies git push* and loopx/** (and grants everything else), a base64
+// pipe into sh and python -c running git push ask, and a cd into loopx/
+// followed by a relative write denies.
+func TestC24_OpaqueCommandsAreNeverAllowed(t *testing.T) {
+	e, _ := newEngine(t, broadGrantSpec)
+	for _, tc := range []struct{ line, verdict, code string }{
+		{`echo Z2l0IHB1c2g= | base64 -d | sh`, "ask", "command_opaque"},
+		{`python3 -c "os.system('git push')"`, "ask", "command_opaque"},
+		{`cd loopx && echo x > loopx.cue`, "deny", "protected_path"},
+		{`python3 -c "open('loopx/loopx.cue','w').write('x')"`, "deny", "protected_path"},
+	} {
+		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
+		var codes []string
+		for _, r := range d.Reasons {
+			codes = append(codes, r.Code)
+		}
+		if d.Verdict != tc.verdict || !strings.Contains(strings.Join(codes, " "), tc.code) {
+			t.Errorf("%q: %s %v, want %s with %s", tc.line, d.Verdict, codes, tc.verdict, tc.code)
+		}
+	}
+}
