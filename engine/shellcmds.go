@@ -305,8 +305,15 @@ func (r *reader) unwrap(ws []word, in dirs) ([]word, dirs) {
 // dropped), then what the command writes, runs or hides. It returns the
 // directories the next command runs in when this one succeeds and fails.
 func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redirect) (ok, fail dirs) {
+	all := ws
 	ws, here := r.unwrap(ws, in)
-	if len(ws) == 0 {
+	if len(ws) == 0 { // only a wrapper (exec 3>f, env, sudo -s): it is the command
+		argv := make([]string, len(all))
+		for i, w := range all {
+			argv[i] = w.s
+		}
+		argv[0] = base(argv[0])
+		r.emit(argv)
 		return in, in
 	}
 	switch w := ws[0]; {
@@ -819,7 +826,7 @@ func (r *reader) shell(name string, args []word, here dirs, stdin stdinKind, rds
 					ops = append(ops, word{s: v, dyn: a.dyn, pos: a.pos, end: a.end})
 				}
 			}
-		case (a.s[0] == '-' || a.s[0] == '+') && len(a.s) > 1:
+		case len(a.s) > 1 && (a.s[0] == '-' || a.s[0] == '+'):
 			if a.s[1:] == "o" || a.s[1:] == "O" {
 				i++
 				continue
