@@ -308,12 +308,8 @@ func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 			return nil, err
 		}
 	}
-	if e.spoolPending() {
-		// Denials spooled by hooks since the last writer: import them, so
-		// that they are listed like every other event.
-		if err := e.update(func(*kernel.Tx) error { return nil }); err != nil {
-			return nil, err
-		}
+	if err := e.importPending(); err != nil {
+		return nil, err
 	}
 	out := []kernel.Event{}
 	now := e.Now()

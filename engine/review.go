@@ -84,6 +84,9 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	if err := e.RequireGoal(o.Goal); err != nil {
 		return rv, err
 	}
+	if err := e.importPending(); err != nil {
+		return rv, err
+	}
 	gs := e.goalSpec(o.Goal)
 	now := e.Now()
 	rv.Objective, rv.Now = gs.Objective, now

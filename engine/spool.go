@@ -104,6 +104,16 @@ func (e *Engine) spoolPending() bool {
 	return len(segs) > 0
 }
 
+// importPending imports denials spooled since the last writer, if any, so
+// that readers of the audit log (Events, Review) list them like every
+// other event.
+func (e *Engine) importPending() error {
+	if !e.spoolPending() {
+		return nil
+	}
+	return e.update(func(*kernel.Tx) error { return nil })
+}
+
 // importSpool imports the spool into tx (see SpoolDir) and returns the
 // segment files to delete once tx has committed. Errors reading the spool
 // are returned (the caller's transaction then fails and nothing is lost).

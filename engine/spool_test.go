@@ -249,3 +249,26 @@ func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSpool_ReviewListsSpooledDenials: the review packet imports pending
+// denials before it reads the audit log, so a denial spooled since the last
+// writer is in this packet (not hidden behind the review's own event).
+func TestSpool_ReviewListsSpooledDenials(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	if d, _ := e.Permission(context.Background(), "g1", "a1", PermissionInput{Tool: "Write", Paths: []string{".loopx/state.db"}}); d.Verdict != "deny" {
+		t.Fatalf("verdict %s", d.Verdict)
+	}
+	rv, err := e.Review(ReviewOptions{Goal: "g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range rv.Events {
+		if ev.Kind == "permission.denied" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("review lists %d denials, want 1: %+v", n, rv.Events)
+	}
+}
