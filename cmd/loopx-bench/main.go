@@ -64,7 +64,7 @@ func main() {
 	case "status":
 		args = []string{"status"}
 	case "hook":
-		args = []string{"hook", "claude-code", "--goal", "g1", "--agent", "a1"}
+		args = []string{"hook", "claude-code", "--event", "PreToolUse", "--goal", "g1", "--agent", "a1"}
 	default:
 		fmt.Fprintf(os.Stderr, "unknown benchmark %q (decide, status, hook)\n", what)
 		os.Exit(2)
