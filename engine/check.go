@@ -197,6 +197,7 @@ type ReplayReport struct {
 func (e *Engine) Redecide(ctx context.Context, le LogEntry) (Decision, error) {
 	req := logRequest(le)
 	in, err := e.buildInput(req, e.Now())
+	in.Claim = le.Input.Claim
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
 	return d, err
@@ -237,7 +238,7 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, err
 			}
 			inputs[key] = in
 		}
-		in.Permission = req.Permission
+		in.Permission, in.Claim = req.Permission, le.Input.Claim
 		d := e.evaluate(ctx, req, in)
 		rep.Decisions++
 		old := le.Decision().Verdict

@@ -81,6 +81,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	then := le.Decision()
 	now := e.Now()
 	in, storeErr := e.buildInput(req, now)
+	in.Claim = le.Input.Claim
 	defer e.Release()
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)

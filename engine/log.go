@@ -118,7 +118,8 @@ type BundleRevision struct {
 }
 
 // LogInput is the request part of a decision's input: Input without the
-// kernel snapshot (input.state, in the stored input).
+// kernel snapshot (input.state, in the stored input); every other field of
+// Input is here (TestLogInput_IsInputWithoutState).
 type LogInput struct {
 	Query      string             `json:"query"`
 	Now        string             `json:"now"`
@@ -126,6 +127,7 @@ type LogInput struct {
 	Agent      string             `json:"agent"`
 	Health     Health             `json:"health"`
 	Permission *PermissionRequest `json:"permission,omitempty"`
+	Claim      *ClaimFacts        `json:"claim,omitempty"`
 }
 
 // LogCustom is what a decision-log line adds to OPA's fields (the event's
@@ -228,7 +230,7 @@ func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
 		Labels:     map[string]string{"id": e.instanceID(), "version": Version},
 		DecisionID: d.DecisionID, Revision: d.Revision.Policy, Bundles: bundles,
 		Path:   "loopx/" + policyArea(d.Query) + "/decision",
-		Input:  LogInput{Query: in.Query, Now: in.Now, Goal: in.Goal, Agent: in.Agent, Health: in.Health, Permission: in.Permission},
+		Input:  LogInput{Query: in.Query, Now: in.Now, Goal: in.Goal, Agent: in.Agent, Health: in.Health, Permission: in.Permission, Claim: in.Claim},
 		Result: result, Erased: []string{erasedState}, Timestamp: now,
 		Custom: LogCustom{Input: "sha256:" + inHex, State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},
 	}

@@ -164,15 +164,23 @@ func jsonRoundTrip(t *testing.T, v any) any {
 	return out
 }
 
-// TestDecisionLog_OPAEventsReproduceUnderOPAEval: should_run and permission
-// decisions of every verdict (and a user policy's deny) are logged as lines
+// TestDecisionLog_OPAEventsReproduceUnderOPAEval: should_run, claim and
+// permission decisions of every verdict (and a user policy's deny) are logged as lines
 // that decode as OPA's logs.EventV1 with unknown fields refused, and
 // evaluating each logged path on the stored bundles and input with OPA's
 // rego package gives the logged result exactly.
 func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	e, c := newEngine(t, testSpec)
-	addTodos(t, e, "Write the migration guide")
+	todo := addTodos(t, e, "Write the migration guide", "Tag the release")[0]
 	want := []string{decide(t, e, "a1").Verdict, decide(t, e, "nobody").Verdict}
+	// Claims: a1 takes the todo (allow), a2 may not take it from a1 (deny).
+	if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a2"}); err == nil {
+		t.Fatal("a2 took a1's live lease")
+	}
+	want = append(want, "allow", "deny")
 	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
@@ -211,14 +219,14 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	} {
 		want = append(want, permission(t, p, "claude", in).Verdict)
 	}
-	if !slices.Equal(want, []string{"run", "deny", "wait_human", "deny", "skip", "allow", "defer", "ask", "deny", "deny"}) {
+	if !slices.Equal(want, []string{"run", "deny", "allow", "deny", "wait_human", "deny", "skip", "allow", "defer", "ask", "deny", "deny"}) {
 		t.Fatalf("verdicts %v: the scenario no longer covers every verdict", want)
 	}
 	var got []string
 	for _, eng := range []*Engine{e, p} {
 		for _, ev := range checkEvents(t, eng) {
 			got = append(got, (*ev.Result).(map[string]any)["verdict"].(string))
-			if wantPath := map[string]string{"should_run": "loopx/run/decision", "permission": "loopx/permission/decision"}[(*ev.Input).(map[string]any)["query"].(string)]; ev.Path != wantPath {
+			if wantPath := map[string]string{"should_run": "loopx/run/decision", "permission": "loopx/permission/decision", "claim": "loopx/claim/decision"}[(*ev.Input).(map[string]any)["query"].(string)]; ev.Path != wantPath {
 				t.Errorf("path %q, want %q", ev.Path, wantPath)
 			}
 		}
@@ -496,5 +504,41 @@ func TestExplain_StoredInputStates(t *testing.T) {
 	}
 	if x, _ := e.Explain(context.Background(), d.DecisionID); x.StoredInputState != "stored" || x.OPAEval != "" {
 		t.Fatalf("forged path: %q, %q", x.StoredInputState, x.OPAEval)
+	}
+}
+
+// TestLogInput_IsInputWithoutState: the line's input has every field of
+// Input but the erased state, with the same JSON names, so that no part of
+// a request (a permission, a claim) is lost from the line.
+func TestLogInput_IsInputWithoutState(t *testing.T) {
+	names := func(typ reflect.Type) []string {
+		var out []string
+		for i := range typ.NumField() {
+			out = append(out, typ.Field(i).Tag.Get("json")+" "+typ.Field(i).Type.String())
+		}
+		return out
+	}
+	want := slices.DeleteFunc(names(reflect.TypeFor[Input]()), func(s string) bool { return strings.HasPrefix(s, "state ") })
+	if got := names(reflect.TypeFor[LogInput]()); !slices.Equal(got, want) {
+		t.Fatalf("LogInput fields %q, Input without state %q", got, want)
+	}
+}
+
+// TestReplay_ClaimKeepsItsRequest: a claim decision is replayed with its
+// logged claim request (input.claim), so an unchanged claim replays
+// unchanged.
+func TestReplay_ClaimKeepsItsRequest(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	todo := addTodos(t, e, "a")[0]
+	if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _, err := e.ReadLog(LogFilter{Query: "claim"})
+	if err != nil || len(entries) != 1 || entries[0].Input.Claim == nil || entries[0].Input.Claim.Op != "claim" {
+		t.Fatalf("logged claim: %+v, %v", entries, err)
+	}
+	rep, err := e.Replay(context.Background(), time.Time{})
+	if err != nil || rep.Decisions != 1 || len(rep.Changed) != 0 {
+		t.Fatalf("replay: %+v, %v", rep, err)
 	}
 }
