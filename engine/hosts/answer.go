@@ -78,7 +78,7 @@ func Blocks(host, verdict string) bool {
 // verdict (allow, defer, ask or deny): one JSON line, or nothing (nil)
 // when the host's own permission flow decides. The exit code is 0 in every
 // case. reason explains the verdict (shown to the model on deny, to the
-// user on ask).
+// user on ask); goal names the goal in what a human must do (Codex's ask).
 //
 //	verdict   claude-code                 codex
 //	allow     permissionDecision "allow"  no output
@@ -91,7 +91,7 @@ func Blocks(host, verdict string) bool {
 // non-empty permissionDecisionReason) and exit 2; its allow without
 // updatedInput and its ask are "unsupported" and let the call proceed. An
 // unknown host or verdict is an error (the caller fails closed: exit 2).
-func PermissionAnswer(host, verdict, reason string) ([]byte, error) {
+func PermissionAnswer(host, verdict, reason, goal string) ([]byte, error) {
 	if !KnownHost(host) {
 		return nil, fmt.Errorf("unknown host %q (want claude-code or codex)", host)
 	}
@@ -111,7 +111,7 @@ func PermissionAnswer(host, verdict, reason string) ([]byte, error) {
 		return nil, nil
 	case host == Codex && verdict == "ask":
 		decision = "deny"
-		reason += ". " + CodexAskNote
+		reason += ". " + CodexAskNote(goal)
 	}
 	var b bytes.Buffer
 	err := write(&b, PermissionReply{PermissionOutput{PreToolUse, decision, reason}})
@@ -119,8 +119,13 @@ func PermissionAnswer(host, verdict, reason string) ([]byte, error) {
 }
 
 // CodexAskNote ends the reason of an ask that loopx turns into a deny on
-// Codex: what a human must do for the call to happen.
-const CodexAskNote = "Codex cannot ask for confirmation, so loopx blocks this call (an ask): a human must run it themselves, or allow it for agents with a grant in the spec (goals.<goal>.scope.grant) or by answering the gate that guards it; then the agent may retry"
+// Codex: what a human must do for the call to happen ("" goal: "<goal>").
+func CodexAskNote(goal string) string {
+	if goal == "" {
+		goal = "<goal>"
+	}
+	return "Codex cannot ask for confirmation, so loopx blocks this call (an ask): a human must run it themselves, or allow it for agents with a grant in the spec (goals." + goal + ".scope.grant) or by answering the gate that guards it; then the agent may retry"
+}
 
 // WarningAnswer is the answer to a Stop, SubagentStop or SessionStart
 // event that loopx could not decide: only a systemMessage, which both hosts

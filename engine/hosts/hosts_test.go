@@ -195,7 +195,7 @@ func TestReadOnlyTool(t *testing.T) {
 // "Hook answers per host"): every verdict on every host, byte for byte.
 func TestPermissionAnswer_PerHost(t *testing.T) {
 	const reason = "loopx deny: loopx/loopx.cue <is> loopx's own & more [protected_path]"
-	ask := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `. ` + CodexAskNote + `"}}` + "\n"
+	ask := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `. ` + CodexAskNote("g1") + `"}}` + "\n"
 	for _, tc := range []struct{ host, verdict, want string }{
 		{"claude-code", "allow", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"` + reason + `"}}` + "\n"},
 		{"claude-code", "defer", ""},
@@ -206,7 +206,7 @@ func TestPermissionAnswer_PerHost(t *testing.T) {
 		{"codex", "ask", ask},
 		{"codex", "deny", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}}` + "\n"},
 	} {
-		got, err := PermissionAnswer(tc.host, tc.verdict, reason)
+		got, err := PermissionAnswer(tc.host, tc.verdict, reason, "g1")
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s %s: %q, %v\nwant %q", tc.host, tc.verdict, got, err, tc.want)
 		}
@@ -215,11 +215,11 @@ func TestPermissionAnswer_PerHost(t *testing.T) {
 		}
 	}
 	// Codex requires a non-empty permissionDecisionReason on deny.
-	if got, _ := PermissionAnswer("codex", "deny", " "); !strings.Contains(string(got), `"permissionDecisionReason":"loopx deny"`) {
+	if got, _ := PermissionAnswer("codex", "deny", " ", "g1"); !strings.Contains(string(got), `"permissionDecisionReason":"loopx deny"`) {
 		t.Errorf("empty reason: %s", got)
 	}
 	for _, bad := range [][2]string{{"claude-code", "run"}, {"claude-code", ""}, {"cursor", "deny"}, {"codex", "Allow"}} {
-		if got, err := PermissionAnswer(bad[0], bad[1], "x"); err == nil || got != nil {
+		if got, err := PermissionAnswer(bad[0], bad[1], "x", "g1"); err == nil || got != nil {
 			t.Errorf("PermissionAnswer(%q, %q) = %q, %v: want an error and nothing to print", bad[0], bad[1], got, err)
 		}
 	}

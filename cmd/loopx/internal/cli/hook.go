@@ -296,7 +296,7 @@ func (a *app) hookPreToolUse(ctx context.Context, e *engine.Engine, goal, agent 
 	if err != nil {
 		return fmt.Errorf("%v (%s)", err, reasonText(d))
 	}
-	out, err := hosts.PermissionAnswer(o.host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d))
+	out, err := hosts.PermissionAnswer(o.host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d), goal)
 	if err != nil {
 		return err
 	}
