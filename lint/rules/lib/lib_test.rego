@@ -26,5 +26,5 @@ test_instant_and_duration if {
 	lib.duration(90) == "90s"
 	lib.duration(600) == "10m"
 	lib.duration(36 * 3600) == "36h"
-	lib.duration(4 * 86400 + 5) == "4d"
+	lib.duration((4 * 86400) + 5) == "4d"
 }

@@ -41,7 +41,7 @@ op := input.claim.op if is_string(input.claim.op)
 # deny lists every reason against the request, most important first.
 deny := [r | some rs in [health, bad_request, status, human_work, agent, monitor_only, for_other, role, held, deps, gates, scope, user_deny]; some r in rs] if op in holding_ops
 
-else := [r | some rs in [health, gates]; some r in rs] if op in {"finish", "done"}
+else := [r | some rs in [health, gates]; some r in rs] if op in {"done", "finish"}
 
 else := [r | some rs in [health, action_gates]; some r in rs] if op == "evidence"
 

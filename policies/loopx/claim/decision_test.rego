@@ -125,6 +125,7 @@ test_live_lease_of_another_agent_holds_the_todo if {
 	codes(d) == ["already_claimed"]
 	d.reasons[0].message == "todo t-1 is already claimed by claude until 2026-11-29T10:30:00Z (lease version 3, epoch 2)"
 	d.reasons[0].data == {"todo": "t-1", "holder": "claude", "expires_at": "2026-11-29T10:30:00Z", "version": 3, "epoch": 2}
+
 	# the holder itself, an expired lease, and a transfer by the holder pass
 	decide(object.union(with_todo({"status": "claimed", "lease": lease("codex", true)}), {})).allow
 	decide(with_todo({"status": "claimed", "lease": lease("claude", false)})).allow
@@ -146,6 +147,7 @@ test_blocking_gates_refuse if {
 	d.reasons[0].ref == "gate g-1"
 	codes(decide(with_gates([gate("g-2", "agent", {"scope": {"agents": ["codex"]}})]))) == ["gate_violation"]
 	codes(decide(with_gates([gate("g-3", "todo", {"scope": {"todos": ["t-1"]}})]))) == ["gate_violation"]
+
 	# fail closed: a scope kind loopx does not know blocks
 	codes(decide(with_gates([gate("g-4", "team", {})]))) == ["gate_violation"]
 }
@@ -185,6 +187,7 @@ test_progress_ops_check_gates_only if {
 	d.reasons[0].message == "finishing round r-1 as progress refused: gate g-1 is open: Merge the v2 branch now? (answer it with: loopx gate answer g-1 --option …)"
 	done := object.union(base, {"agent": "", "claim": {"op": "done", "todo": {"status": "done"}}, "state": {"gates": [gate("g-3", "todo", {"scope": {"todos": ["t-1"]}})]}})
 	startswith(decide(done).reasons[0].message, "marking todo t-1 done refused")
+
 	# a round without a todo is still stopped by a goal gate
 	codes(decide(object.union(base, {"claim": {"op": "finish", "todo": null}, "state": {"gates": [gate("g-1", "goal", {})]}}))) == ["gate_violation"]
 }

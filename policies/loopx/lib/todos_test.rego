@@ -49,6 +49,7 @@ test_handed_todos if {
 	lib.for_other(h, "codex")
 	not lib.for_other(h, "claude")
 	not lib.for_other(t({}), "codex")
+
 	# an abandoned handed todo is anyone's
 	not lib.for_other(object.union(h, {"lease": {"holder": "claude", "live": false}}), "codex")
 }

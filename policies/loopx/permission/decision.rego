@@ -111,7 +111,9 @@ actions := {a | some a in array.concat([object.get(req, "action", "")], strs(obj
 # call_name names the call in messages: its tool, else its command, else "the call".
 call_name := object.get(req, "tool", "") if object.get(req, "tool", "") != ""
 
-else := $"`{command}`" if command != ""
+# (count, not command != "": OPA v1.22's formatter garbles a string literal
+# in the body of a middle else, and every .rego file is kept opa fmt clean.)
+else := $"`{command}`" if count(command) > 0
 
 else := "the call"
 
@@ -474,7 +476,7 @@ command_hits(k, code) := [lib.reason(code, msg, $"data.loopx.permission.{code}",
 # description: With scope.commands.allow set (a restriction, never a grant), a simple command matching none of it asks.
 command_not_allowed := [lib.reason("command_not_allowed", $"`{c}` matches no scope.commands.allow pattern", "data.loopx.permission.command_not_allowed", $"goals.{goal_id}.scope.commands.allow") |
 	count(patterns("allow")) > 0
-	some c in {s | some s in simple_commands} | {command | count(simple_commands) == 0; command != ""}
+	some c in ({s | some s in simple_commands} | {command | count(simple_commands) == 0; command != ""})
 	not command_allowed(c)
 ]
 

@@ -212,11 +212,13 @@ test_gate_answer_is_human_only if {
 		"code": "human_only", "message": "`./loopx gate answer g-1 --option approve` runs `loopx gate answer`, which only a human may run",
 		"rule": "data.loopx.permission.human_only", "ref": "",
 	}]
+
 	# The action alone (--action loopx.gate.answer) is enough.
 	decide(req({"tool": "", "action": "loopx.gate.answer", "actions": ["loopx.gate.answer"]})).reasons == [{
 		"code": "human_only", "message": "`loopx gate answer` is for a gate's answerers, never for an agent's tool call",
 		"rule": "data.loopx.permission.human_only", "ref": "",
 	}]
+
 	# Without the engine's simple commands the line is opaque, and its raw text gives it away.
 	d2 := decide(req({"command": "env X=1 loopx --json gate  answer g-1"}))
 	d2.verdict == "deny"
@@ -355,7 +357,11 @@ test_human_only_verbs_whatever_the_command_word if {
 		d := run(c[0])
 		want := {true: "deny", false: "defer"}[c[1]]
 		d.verdict == want
-		c[1] == ("human_only" in codes(d))
+
+		# (a variable, not c[1] == ("human_only" in codes(d)): OPA v1.22's
+		# formatter drops those parentheses, which changes the expression)
+		hit := "human_only" in codes(d)
+		c[1] == hit
 	}
 	run("./bin/lx adopt r-1").verdict == "deny"
 	run("loopx adopt r-1").reasons[0] == {
@@ -387,11 +393,11 @@ test_opaque_line_naming_a_human_only_verb_denies if {
 		d.verdict == "deny"
 		codes(d) == ["human_only"]
 	}
+
 	# Names inside paths or words are not verbs.
 	d := decide(req(opaque_bash(`find src/dashboard -name '*.ts' -exec wc -l {} +`, ["find -exec runs other commands"])))
 	codes(d) == ["command_opaque"]
 }
-
 
 # grant_spec is the test spec with goals.g1.scope.grant (and scope overrides) set.
 grant_spec(grant, over) := {"goals": {"g1": {"scope": object.union(object.union(spec.goals.g1.scope, {"grant": grant}), over)}}}
@@ -422,6 +428,7 @@ test_grant_commands_needs_every_simple_command if {
 	}]
 	decide_spec(req(bash("go test ./... && curl -s x")), s).verdict == "defer"
 	decide_spec(req(bash("git status --short")), s).verdict == "defer" # patterns are anchored
+
 	# A command word named by a path, a redefined name or a leading
 	# assignment may run something else than the pattern says: not granted.
 	every line in ["/tmp/x/go test ./...", "PATH=/tmp/x:$PATH && go test ./...", "GOFLAGS=-toolexec=/tmp/x go test ./...", "alias go=/tmp/x && go test ./..."] {
@@ -429,6 +436,7 @@ test_grant_commands_needs_every_simple_command if {
 		decide_spec(inp, s).verdict == "defer"
 	}
 	decide_spec(req(bash("go test -run=TestX ./...")), s).verdict == "allow"
+
 	# A line without any simple command (an assignment) grants nothing.
 	decide_spec(req(object.union(bash("X=1"), {"argvs": [], "commands": []})), s).verdict == "defer"
 }
@@ -441,6 +449,7 @@ test_grant_commands_and_the_files_the_line_writes if {
 	d.verdict == "allow"
 	codes(d) == ["granted", "granted"]
 	d.reasons[1].message == "every path matches scope.grant.paths: /tmp/test.log (/tmp/**)"
+
 	# With scope.write set, a granted path must also be inside it.
 	decide_spec(inp, grant_spec({"commands": ["go test*"], "paths": ["/tmp/**"]}, {})).verdict == "defer"
 }
@@ -454,10 +463,13 @@ test_grant_paths_allows_a_writing_tool if {
 		"rule": "data.loopx.permission.granted", "ref": "goals.g1.scope.grant.paths",
 	}]
 	decide_spec(req({"paths": [path("docs/a.md"), path("cmd/x/main_test.go")]}), s).verdict == "defer"
+
 	# Both the path and its symlink target must be granted.
 	decide_spec(req({"paths": [object.union(path("docs/link.md"), {"resolved": "cmd/x/main.go"})]}), s).verdict == "defer"
+
 	# A tool that is not a writing or shell tool is granted by grant.tools only.
 	decide_spec(req({"tool": "mcp__fs__write_file", "action": "mcp.fs.write_file", "actions": ["mcp.fs.write_file"], "paths": [path("docs/a.md")]}), s).verdict == "defer"
+
 	# A call with nothing to grant (no command, no path) is not granted.
 	decide_spec(req({"tool": "Bash", "actions": ["shell.exec"]}), grant_spec({"commands": ["*"], "paths": ["**"]}, {})).verdict == "defer"
 }
@@ -527,6 +539,7 @@ test_mentioned_paths_are_not_held_to_scope_or_the_project if {
 	d := decide(inp)
 	d.verdict == "ask"
 	codes(d) == ["command_opaque"]
+
 	# A written (not only named) root still denies.
 	codes(decide(req({"tool": "Bash", "paths": [object.union(path("."), {"via_command": true})]}))) == ["protected_path"]
 }

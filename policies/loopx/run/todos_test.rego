@@ -7,6 +7,7 @@ picked(todos) := decide(state({"todos": todos})).todo.id
 test_priority_first_then_age_then_input_order if {
 	picked([todo("t-3", 2, "2026-11-01T00:00:00Z"), todo("t-2", 1, "2026-11-02T00:00:00Z")]) == "t-2"
 	picked([todo("t-3", 1, "2026-11-02T00:00:00Z"), todo("t-2", 1, "2026-11-01T00:00:00Z")]) == "t-2"
+
 	# Same instant: the engine lists todos in insertion order; the first wins.
 	picked([todo("t-b", 1, "2026-11-01T00:00:00Z"), todo("t-a", 1, "2026-11-01T00:00:00Z")]) == "t-b"
 }
@@ -98,6 +99,7 @@ test_monitor_only_agent_gets_monitors_only if {
 	d := decide(as_agent("watcher", "executor", "monitor_only", [todo("t-1", 0, "2026-11-01T00:00:00Z")]))
 	d.verdict == "skip"
 	d.reasons[0].message == "1 todo: 1 not monitors (this agent is monitor_only)"
+
 	# An active agent still gets the task.
 	as_agent_pick("codex", "executor", "active", [todo("t-1", 0, "2026-11-01T00:00:00Z"), monitor("m-1", false, "2026-11-29T11:00:00Z")]) == "t-1"
 }
