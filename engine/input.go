@@ -27,6 +27,8 @@ type Input struct {
 
 // Health is the usability of the three inputs of a decision ("" = ok).
 type Health struct {
+	// Store, Spec and Policy are the error of the kernel store, the spec
+	// and the policies ("" = usable).
 	Store  string `json:"store"`
 	Spec   string `json:"spec"`
 	Policy string `json:"policy"`
@@ -93,6 +95,7 @@ type Snapshot struct {
 
 // GoalFacts is a goal's runtime status.
 type GoalFacts struct {
+	// ID is the goal's id (spec field goals.<id>).
 	ID string `json:"id"`
 	// InSpec is false when the spec declares no such goal.
 	InSpec bool `json:"in_spec"`
@@ -104,6 +107,7 @@ type GoalFacts struct {
 
 // AgentFacts is what is known of the asking agent.
 type AgentFacts struct {
+	// ID is the agent's id (spec field agents.<id>).
 	ID string `json:"id"`
 	// Known is true when the spec declares the agent or it is registered.
 	Known bool `json:"known"`
@@ -116,18 +120,22 @@ type AgentFacts struct {
 
 // GateFacts is one open gate of the goal.
 type GateFacts struct {
-	ID       string   `json:"id"`
-	Name     string   `json:"name"` // spec gate name, "" for runtime gates
+	// ID is the gate's id ("g-4f9a"; "<goal>/<name>" for spec gates).
+	ID   string `json:"id"`
+	Name string `json:"name"` // spec gate name, "" for runtime gates
+	// Question is what the answerer is asked; Options are the answers.
 	Question string   `json:"question"`
 	Options  []string `json:"options"`
 	// Scope says what the gate blocks: kind "goal" (everyone on the goal),
 	// "agent" (only Agent), "todo" (only Todo) or "action" (only the
 	// Guards actions, checked by permission decisions).
-	Scope     GateScope `json:"scope"`
-	Guards    []string  `json:"guards"`
-	RaisedBy  string    `json:"raised_by"`
-	RaisedAt  string    `json:"raised_at"`
-	ExpiresAt string    `json:"expires_at"` // "" = never
+	Scope  GateScope `json:"scope"`
+	Guards []string  `json:"guards"`
+	// RaisedBy is who raised it ("human", "spec", "loopx", an agent id)
+	// and RaisedAt when.
+	RaisedBy  string `json:"raised_by"`
+	RaisedAt  string `json:"raised_at"`
+	ExpiresAt string `json:"expires_at"` // "" = never
 	// Reason is why the gate was raised by loopx itself ("stall" for the
 	// stall gate; "" otherwise).
 	Reason string `json:"reason"`
@@ -135,6 +143,8 @@ type GateFacts struct {
 
 // GateScope is what a gate blocks.
 type GateScope struct {
+	// Kind is "goal", "agent", "todo" or "action"; Agents and Todos are the
+	// agent and todo ids it blocks.
 	Kind   string   `json:"kind"`
 	Agents []string `json:"agents"`
 	Todos  []string `json:"todos"`
@@ -142,11 +152,13 @@ type GateScope struct {
 
 // TodoFacts is one todo that is not done or cancelled.
 type TodoFacts struct {
-	ID       string `json:"id"`
-	Title    string `json:"title"`
-	Kind     string `json:"kind"`   // task | monitor | gate | action
-	Status   string `json:"status"` // open | claimed | blocked
-	Priority int    `json:"priority"`
+	// ID is the todo's id ("t-4f9a") and Title what is to be done.
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Kind   string `json:"kind"`   // task | monitor | gate | action
+	Status string `json:"status"` // open | claimed | blocked
+	// Priority is 0 (P0, most urgent) to 4 (P4).
+	Priority int `json:"priority"`
 	// CreatedAt orders todos of equal priority (older first).
 	CreatedAt string `json:"created_at"`
 	// DepsOpen lists the depends_on ids that are not done yet.
@@ -167,10 +179,12 @@ type TodoFacts struct {
 
 // LeaseFacts is a todo's claim.
 type LeaseFacts struct {
+	// Holder is the agent holding the lease until ExpiresAt.
 	Holder    string `json:"holder"`
 	ExpiresAt string `json:"expires_at"`
 	// Live is true while ExpiresAt is in the future.
-	Live    bool   `json:"live"`
+	Live bool `json:"live"`
+	// Version is +1 on every change of the lease; Epoch +1 per new holder.
 	Version uint64 `json:"version"`
 	Epoch   uint64 `json:"epoch"`
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -54,10 +55,21 @@ var loadSchemas = sync.OnceValue(func() *policySchemas {
 })
 
 func (ps *policySchemas) build() error {
+	docs, err := goDocs("engine", inputSource, permissionSource)
+	if err != nil {
+		return err
+	}
+	specDocs, err := goDocs("specs", specs.TypesSource)
+	if err != nil {
+		return err
+	}
+	maps.Copy(docs, specDocs)
 	spec, err := jsonschema.For[specs.Spec](nil)
 	if err != nil {
 		return err
 	}
+	describe(spec, reflect.TypeFor[specs.Spec](), docs)
+	spec.Description = "data.loopx.spec: " + docs["specs.Spec"]
 	if err := ps.put("spec", spec); err != nil {
 		return err
 	}
@@ -67,6 +79,7 @@ func (ps *policySchemas) build() error {
 		if err != nil {
 			return err
 		}
+		describe(s, reflect.TypeFor[Input](), docs)
 		name := "input"
 		if q == "" {
 			s.Description = "The input of any loopx query (" + strings.Join(queries, ", ") + ")."

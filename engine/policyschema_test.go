@@ -288,3 +288,42 @@ func TestPolicySchema_Names(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// TestPolicySchema_EveryFieldIsDescribed: each property of each schema
+// carries its Go field's doc comment (`loopx policy schema` is the
+// reference of what a policy sees). A field added without a doc comment,
+// or a type moved out of the embedded sources, fails here.
+func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
+	var walk func(name, path string, s map[string]any)
+	walk = func(name, path string, s map[string]any) {
+		props, _ := s["properties"].(map[string]any)
+		for k, v := range props {
+			p := v.(map[string]any)
+			if d, _ := p["description"].(string); d == "" {
+				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (types of engine/input.go, engine/permission.go, specs/types.go)", name, path, k)
+			}
+			walk(name, path+"."+k, p)
+			if items, ok := p["items"].(map[string]any); ok {
+				walk(name, path+"."+k+"[_]", items)
+			}
+			if m, ok := p["additionalProperties"].(map[string]any); ok {
+				walk(name, path+"."+k+"[_]", m)
+			}
+		}
+	}
+	for _, n := range PolicySchemaNames() {
+		b, _ := PolicySchema(n)
+		var s map[string]any
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		root := "input"
+		if n == SpecSchemaName {
+			root = "data.loopx.spec"
+		}
+		if d, _ := s["description"].(string); d == "" {
+			t.Errorf("%s has no description", n)
+		}
+		walk(n, root, s)
+	}
+}

@@ -20,6 +20,7 @@ type Spec struct {
 
 // Project is the spec's project block.
 type Project struct {
+	// Name is the project's name.
 	Name string `json:"name"`
 	// PolicyDeadline bounds one evaluation of the policies (spec field
 	// project.policy_deadline; "2s" default, between MinPolicyDeadline and
@@ -187,6 +188,7 @@ type EvidencePolicy struct {
 
 // TodoSpec is a spec-seeded todo (spec field goals.<id>.todos.<name>).
 type TodoSpec struct {
+	// Title is what is to be done (required).
 	Title string `json:"title"`
 	// Kind is "task" (default), "monitor" or "action".
 	Kind string `json:"kind"`

@@ -40,8 +40,9 @@ func (a *app) policySchemaCmd() *cobra.Command {
 		Short: "Print the JSON schema policies are type-checked with",
 		Long: `Schema prints the JSON schema (draft-07) of a query's input (should_run,
 permission) or, for "spec", of data.loopx.spec: the schemas OPA
-type-checks every policy with. They are generated from the types loopx
-fills, so they are exactly what a policy sees. Objects are closed: a
+type-checks every policy with, each field with its description. They are
+generated from the types loopx fills, so they are exactly what a policy
+sees. Objects are closed: a
 reference to a field a schema does not declare is a compile error. Below a
 map keyed by id (data.loopx.spec.goals[g], agents, gates) OPA checks
 nothing.

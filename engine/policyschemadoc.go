@@ -1,0 +1,121 @@
+package engine
+
+import (
+	_ "embed"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The Go sources of the input types: their doc comments become the
+// descriptions of the schemas' properties, so that `loopx policy schema`
+// documents each field as the code does.
+var (
+	//go:embed input.go
+	inputSource string
+	//go:embed permission.go
+	permissionSource string
+)
+
+// goDocs maps "pkg.Type" and "pkg.Type.Field" (pkg is the package's name)
+// to the doc comment of that type or struct field, on one line. A field's
+// trailing line comment counts; a field without a comment of its own gets
+// the previous field's when it names the field ("Goal and Agent are …").
+func goDocs(pkg string, sources ...string) (map[string]string, error) {
+	docs := map[string]string{}
+	fset := gotoken.NewFileSet()
+	for _, src := range sources {
+		f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != gotoken.TYPE {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				ts := sp.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				name := pkg + "." + ts.Name.Name
+				if doc != nil {
+					docs[name] = oneLine(doc.Text())
+				}
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				var above []string // the comments so far, for "A and B are …"
+				for _, fld := range st.Fields.List {
+					text := ""
+					if fld.Doc != nil {
+						text = oneLine(fld.Doc.Text())
+						above = append(above, text)
+					} else if fld.Comment != nil {
+						text = oneLine(fld.Comment.Text())
+					}
+					for _, n := range fld.Names {
+						for i := len(above) - 1; text == "" && i >= 0; i-- {
+							if mentions(above[i], n.Name) {
+								text = above[i]
+							}
+						}
+						if text != "" {
+							docs[name+"."+n.Name] = text
+						}
+					}
+				}
+			}
+		}
+	}
+	return docs, nil
+}
+
+// describe sets the description of each property of s (the schema of
+// Go type t) to its field's doc comment, all the way down.
+func describe(s *jsonschema.Schema, t reflect.Type, docs map[string]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if s == nil {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		describe(s.Items, t.Elem(), docs)
+	case reflect.Map:
+		describe(s.AdditionalProperties, t.Elem(), docs)
+	case reflect.Struct:
+		pkg := t.PkgPath()[strings.LastIndex(t.PkgPath(), "/")+1:]
+		for _, f := range reflect.VisibleFields(t) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			p := s.Properties[name]
+			if p == nil || name == "" || name == "-" {
+				continue
+			}
+			if d := docs[pkg+"."+t.Name()+"."+f.Name]; d != "" {
+				p.Description = d
+			}
+			describe(p, f.Type, docs)
+		}
+	}
+}
+
+// mentions reports whether doc names the Go identifier name as a word.
+func mentions(doc, name string) bool {
+	for _, w := range strings.FieldsFunc(doc, func(r rune) bool {
+		return !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) {
+		if w == name {
+			return true
+		}
+	}
+	return false
+}
