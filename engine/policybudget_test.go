@@ -77,10 +77,6 @@ func TestUserPolicy_DeadlineCutsEvaluation(t *testing.T) {
 	if d.Verdict != "deny" || !d.HasReason("policy_error") || !strings.Contains(d.Reasons[0].Message, "passed its deadline of 100ms (spec field project.policy_deadline)") {
 		t.Fatalf("decision: %s %+v", d.Verdict, d.Reasons)
 	}
-	pd := permission(t, e, "a1", PermissionInput{Tool: "Edit", Paths: []string{"x.go"}})
-	if pd.Verdict == "deny" {
-		t.Fatalf("a should_run policy must not touch permission decisions: %+v", pd.Reasons)
-	}
 	rep, err := e.TestPolicies(context.Background())
 	if err != nil || rep.Errors != 1 || rep.OK() || !strings.HasPrefix(rep.Results[0].Error, "stopped at the policy deadline of 100ms (spec field project.policy_deadline): ") {
 		t.Fatalf("policy test: %+v %v", rep, err)
