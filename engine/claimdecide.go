@@ -36,6 +36,7 @@ type ClaimFacts struct {
 // its status note and the scope it conflicts with.
 type ClaimTodo struct {
 	TodoFacts
+	// Goal is the id of the todo's goal.
 	Goal string `json:"goal"`
 	// Note is the note set with its status ("blocked: waiting for legal").
 	Note string `json:"note"`

@@ -55,7 +55,7 @@ var loadSchemas = sync.OnceValue(func() *policySchemas {
 })
 
 func (ps *policySchemas) build() error {
-	docs, err := goDocs("engine", inputSource, permissionSource)
+	docs, err := goDocs("engine", inputSource, permissionSource, claimSource)
 	if err != nil {
 		return err
 	}

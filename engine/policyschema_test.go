@@ -300,7 +300,7 @@ func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
 		for k, v := range props {
 			p := v.(map[string]any)
 			if d, _ := p["description"].(string); d == "" {
-				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (types of engine/input.go, engine/permission.go, specs/types.go)", name, path, k)
+				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and embed the file declaring its type in engine/policyschemadoc.go)", name, path, k)
 			}
 			walk(name, path+"."+k, p)
 			if items, ok := p["items"].(map[string]any); ok {

@@ -14,11 +14,15 @@ import (
 // The Go sources of the input types: their doc comments become the
 // descriptions of the schemas' properties, so that `loopx policy schema`
 // documents each field as the code does.
+// A type an input carries that is declared in another file needs that
+// file here (TestPolicySchema_EveryFieldIsDescribed says so).
 var (
 	//go:embed input.go
 	inputSource string
 	//go:embed permission.go
 	permissionSource string
+	//go:embed claimdecide.go
+	claimSource string
 )
 
 // goDocs maps "pkg.Type" and "pkg.Type.Field" (pkg is the package's name)
@@ -97,10 +101,17 @@ func describe(s *jsonschema.Schema, t reflect.Type, docs map[string]string) {
 		for _, f := range reflect.VisibleFields(t) {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			p := s.Properties[name]
-			if p == nil || name == "" || name == "-" {
+			if p == nil || name == "" || name == "-" || f.Anonymous {
 				continue
 			}
-			if d := docs[pkg+"."+t.Name()+"."+f.Name]; d != "" {
+			owner := t // the struct declaring f (an embedded one for a promoted field)
+			if len(f.Index) > 1 {
+				owner = t.FieldByIndex(f.Index[:len(f.Index)-1]).Type
+				for owner.Kind() == reflect.Pointer {
+					owner = owner.Elem()
+				}
+			}
+			if d := docs[pkg+"."+owner.Name()+"."+f.Name]; d != "" {
 				p.Description = d
 			}
 			describe(p, f.Type, docs)
