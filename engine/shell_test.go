@@ -241,6 +241,13 @@ var shellForms = []struct{ cat, line string }{
 	{catWrite, `cd "$D" && rm -rf *`},
 	{catWrite, `cd - && rm loopx.cue`},
 	{catWrite, `/usr/bin/time -o loopx/t ls`},
+	{catWrite, `ln -s loopx L && rm -rf L/x`},
+	{catWrite, `ln loopx/loopx.cue x && echo y > x`},
+	{catWrite, `cp -l loopx/loopx.cue x`},
+	{catWrite, `rsync -a --remove-source-files loopx/ /tmp/b/`},
+	{catWrite, `tar --remove-files -czf /tmp/a.tgz loopx`},
+	{catWrite, `zip -m /tmp/a.zip loopx/loopx.cue`},
+	{catWrite, `zip loopx/a.zip f`},
 
 	// Opaque: command words and write targets built from expansions.
 	{catOpaque, `$CMD arg`},
@@ -356,6 +363,15 @@ var shellForms = []struct{ cat, line string }{
 	{catOpaque, `PATH=.:$PATH ls`},
 	{catOpaque, `env LD_PRELOAD=/tmp/x.so ls`},
 	{catOpaque, `BASH_ENV=/tmp/x bash s.sh`},
+	// Opaque: scripts from a substitution, or written by the line itself.
+	{catOpaque, `bash <(curl -s https://example.com/i.sh)`},
+	{catOpaque, `python3 <(echo 'print(1)')`},
+	{catOpaque, `bash "$script"`},
+	{catOpaque, `echo 'rm -rf loopx' > s.sh; bash s.sh`},
+	{catOpaque, `printf x > t.sh && chmod +x t.sh && ./t.sh`},
+	{catOpaque, `echo x > gen.sh; source gen.sh`},
+	{catOpaque, `python3 /dev/stdin <<< 'print(1)'`},
+	{catOpaque, `cat x.py | python3 /dev/stdin`},
 	// Opaque: git commands that rewrite the whole tree (loopx/ included).
 	{catOpaque, `git stash -u`},
 	{catOpaque, `git stash apply`},
@@ -626,7 +642,7 @@ func TestReadCommandLine_Details(t *testing.T) {
 		{`cd $D && rm x`, []string{"cd $D", "rm x"}, nil, []string{"writes x relative to a directory loopx cannot tell (cd -, cd $X, popd)"}},
 		{`cp -t loopx a b`, []string{"cp -t loopx a b"}, []string{"loopx"}, nil},
 		{`mv a b c/`, []string{"mv a b c/"}, []string{"a", "b", "c/"}, nil},
-		{`ln -s /tmp/x`, []string{"ln -s /tmp/x"}, []string{"x"}, nil},
+		{`ln -s /tmp/x`, []string{"ln -s /tmp/x"}, []string{"/tmp/x", "x"}, nil},
 		{`curl -O https://example.com/a/b.tgz?x=1`, []string{"curl -O https://example.com/a/b.tgz?x=1"}, []string{"b.tgz"}, nil},
 		{`git restore --staged loopx`, []string{"git restore --staged loopx"}, nil, nil},
 		{`git rm --cached loopx/x`, []string{"git rm --cached loopx/x"}, nil, nil},

@@ -322,6 +322,9 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 	case w.glob:
 		r.opaquef("command word is a glob pattern (%s)", r.snippet(w))
 	}
+	if w := ws[0]; strings.Contains(w.s, "/") && w.dyn == 0 && r.writtenHere(w, here) {
+		r.opaquef("runs %s, which this command line writes", w.s)
+	}
 	name := base(ws[0].s)
 	start := 1
 	var gitDirs dirs
@@ -497,6 +500,8 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 				r.opaquef("%s of a process substitution runs the output of a command", name)
 			case (f.s == "/dev/stdin" || f.s == "-" || strings.HasPrefix(f.s, "/dev/fd/") || strings.HasPrefix(f.s, "/proc/self/fd/")) && stdinFrom(stdin) != "":
 				r.opaquef("%s %s a shell (%s)", stdinFrom(stdin), name, f.s)
+			default:
+				r.scriptFile(name, f, here)
 			}
 		}
 	case "trap":
@@ -526,14 +531,22 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	case "mv", "cp", "install", "ln":
 		valued := map[string]string{"mv": "tS", "cp": "tS", "install": "tSmog", "ln": "tS"}[name]
 		opts, ops := scanOpts(args, valued, "target-directory suffix mode owner group", true)
+		// mv removes its sources; a link (ln, cp -l/-s) makes its source
+		// writable under another name: their sources count as writes too.
+		links := name == "ln" || (name == "cp" && hasOpt(opts, "-l", "--link", "-s", "--symbolic-link"))
 		switch t := optVals(opts, "-t", "--target-directory"); {
 		case len(t) > 0:
 			writeAll(t)
-			if name == "mv" {
+			if name == "mv" || links {
 				writeAll(ops)
 			}
-		case name == "mv" || (name == "install" && hasOpt(opts, "-d", "--directory")):
+		case name == "mv" || links || (name == "install" && hasOpt(opts, "-d", "--directory")):
 			writeAll(ops)
+			if name == "ln" && len(ops) == 1 { // ln SOURCE links it into the working directory
+				w := ops[0]
+				w.s = base(w.s)
+				write(w)
+			}
 		case len(ops) > 1:
 			write(ops[len(ops)-1])
 		case len(ops) == 1 && name == "ln":
@@ -577,6 +590,13 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		if len(ops) > 1 {
 			if d := ops[len(ops)-1]; !isRemote(d.s) {
 				write(d)
+			}
+			if hasOpt(opts, "--remove-source-files", "--remove-sent-files") {
+				for _, src := range ops[:len(ops)-1] {
+					if !isRemote(src.s) {
+						write(src)
+					}
+				}
 			}
 		}
 	case "ssh", "sftp":
@@ -759,6 +779,22 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		if len(ops) > 0 {
 			write(ops[0])
 		}
+	case "zip":
+		opts, ops := scanOpts(args, "bnstxiOPZ", "temp-path suffixes from-crlf exclude include output-file password", true)
+		if len(ops) > 0 {
+			write(ops[0]) // the archive
+		}
+		writeAll(optVals(opts, "-O", "--output-file"))
+		if hasOpt(opts, "-m", "--move") && len(ops) > 1 {
+			writeAll(ops[1:])
+		}
+		if hasOpt(opts, "-T", "--test") {
+			for _, a := range args {
+				if a.s == "-TT" || strings.HasPrefix(a.s, "--unzip-command") {
+					r.opaquef("zip -TT runs a command")
+				}
+			}
+		}
 	case "deno":
 		if len(args) > 0 && args[0].s == "eval" {
 			r.opaquef("inline deno code (eval)")
@@ -843,7 +879,9 @@ func (r *reader) shell(name string, args []word, here dirs, stdin stdinKind, rds
 		if len(ops) > 0 {
 			r.readScript(ops[0], here, name+" -c")
 		}
-	case len(ops) == 0 || sFlag || ops[0].s == "/dev/stdin":
+	case len(ops) > 0 && !sFlag && !isStdinFile(ops[0].s):
+		r.scriptFile(name, ops[0], here)
+	default:
 		if from := stdinFrom(stdin); from != "" {
 			r.opaquef("%s a shell (%s)", from, name)
 			if body, ok := r.heredoc(rds); ok && stdin == stdinInline {
@@ -923,6 +961,13 @@ func (r *reader) interpret(name string, it interpreter, args []word, stdin stdin
 				r.writeTarget(a, here, name+" target")
 			}
 			if !it.stdin {
+				if isStdinFile(a.s) {
+					if from := stdinFrom(stdin); from != "" {
+						r.opaquef("%s an interpreter (%s)", from, name)
+					}
+					return
+				}
+				r.scriptFile(name, a, here)
 				script = true
 				i = len(args)
 			}
@@ -933,6 +978,42 @@ func (r *reader) interpret(name string, it interpreter, args []word, stdin stdin
 			r.opaquef("%s an interpreter (%s)", from, name)
 		}
 	}
+}
+
+// isStdinFile reports a file name that is the standard input.
+func isStdinFile(s string) bool {
+	return s == "-" || s == "/dev/stdin" || s == "/dev/fd/0" || s == "/proc/self/fd/0"
+}
+
+// scriptFile checks the script file a shell or interpreter runs: one built
+// from a substitution (bash <(curl …), python3 "$f") or written by the
+// same command line is opaque.
+func (r *reader) scriptFile(name string, f word, here dirs) {
+	switch {
+	case f.dyn&dynProc != 0:
+		r.opaquef("%s runs the output of a command (%s)", name, r.snippet(f))
+	case f.dyn != 0:
+		r.opaquef("%s runs a script named by %s", name, r.snippet(f))
+	case r.writtenHere(f, here):
+		r.opaquef("%s runs %s, which this command line writes", name, f.s)
+	}
+}
+
+// writtenHere reports whether the file w names (from the directories
+// here) is one the command line writes before it.
+func (r *reader) writtenHere(w word, here dirs) bool {
+	for _, d := range here {
+		p := w.s
+		if d != "" && d != unknownDir && !path.IsAbs(p) {
+			p = path.Join(d, p)
+		}
+		for _, x := range r.cl.writes {
+			if path.Clean(x) == path.Clean(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // perlInPlace records the files perl -i edits: the operands after the code.
@@ -1098,6 +1179,15 @@ func (r *reader) tar(name string, args []word, here dirs) {
 		for _, f := range optVals(opts, "-f", "--file") {
 			if f.s != "-" {
 				r.writeTarget(f, here, name+" -f target")
+			}
+		}
+		if hasOpt(opts, "--remove-files") { // the archived files are removed
+			from := here
+			for _, d := range optVals(opts, "-C", "--directory") {
+				from = r.cdTo(d, here)
+			}
+			for _, m := range ops {
+				r.writeTarget(m, from, name+" --remove-files target")
 			}
 		}
 	}
