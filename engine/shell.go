@@ -406,7 +406,7 @@ func (r *reader) command(c syntax.Command, in dirs, stdin stdinKind, rds []*synt
 			switch l := c.Loop.(type) {
 			case *syntax.WordIter:
 				for _, w := range l.Items {
-					r.fields(w, in)
+					r.fields(nil, w, in)
 				}
 			default:
 				r.inner(l, in)
@@ -537,9 +537,9 @@ func (r *reader) call(c *syntax.CallExpr, in dirs, stdin stdinKind, rds []*synta
 	for _, a := range c.Assigns {
 		r.assign(a, in)
 	}
-	var ws []word
+	ws := make([]word, 0, len(c.Args))
 	for _, w := range c.Args {
-		ws = append(ws, r.fields(w, in)...)
+		ws = r.fields(ws, w, in)
 	}
 	if len(ws) == 0 {
 		return in, in
@@ -547,9 +547,9 @@ func (r *reader) call(c *syntax.CallExpr, in dirs, stdin stdinKind, rds []*synta
 	return r.simple(ws, in, stdin, rds)
 }
 
-// fields reads one argument word into the words it becomes after brace
+// fields appends to ws the words one argument word becomes after brace
 // expansion (usually one).
-func (r *reader) fields(w *syntax.Word, in dirs) []word {
+func (r *reader) fields(ws []word, w *syntax.Word, in dirs) []word {
 	braces := false
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
@@ -557,17 +557,18 @@ func (r *reader) fields(w *syntax.Word, in dirs) []word {
 		}
 	}
 	if braces && syntax.SplitBraces(w) {
-		var out []word
+		n := 0
 		for bw, err := range shexpand.BracesSeq(nil, w) {
-			if err != nil || len(out) == maxBraceWords {
+			if err != nil || n == maxBraceWords {
 				r.opaquef("brace expansion of %s makes over %d words", r.snippet(word{pos: w.Pos().Offset(), end: w.End().Offset()}), maxBraceWords)
 				break
 			}
-			out = append(out, r.word(bw, in, len(out) > 0))
+			ws = append(ws, r.word(bw, in, n > 0))
+			n++
 		}
-		return out
+		return ws
 	}
-	return []word{r.word(w, in, false)}
+	return append(ws, r.word(w, in, false))
 }
 
 // word reads w with quotes removed, walking the command and process
