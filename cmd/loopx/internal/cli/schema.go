@@ -20,10 +20,12 @@ func (a *app) schemaCmd() *cobra.Command {
 definitions #Spec, #Goal, #Gate, #Duration, #Question, … that every
 loopx/*.cue file is unified with. It needs no project.
 
-The output is a file the cue tool can vet a spec with, whatever the spec
-files' package: its last line makes every top-level field a field of
-#Spec, so an unknown field, a malformed duration or a vague gate question
-is an error at its file:line:col:
+The output is a file the cue tool (go install cuelang.org/go/cmd/cue@v0.17.1)
+can vet a spec with: spec files without a package clause (as loopx init
+writes them) or with "package loopx" join its package, and its last line
+makes every top-level field a field of #Spec, so an unknown field, a
+malformed duration or a vague gate question is an error at its
+file:line:col:
 
   loopx schema | cue vet -c cue: - loopx/*.cue
 
