@@ -800,7 +800,7 @@ func appendNew(xs []string, x string) []string {
 // commandAction maps a normalised simple command to a loopx action, the
 // names spec gates guard (goals.<g>.gates.<n>.guards):
 //
-//	git push …                → git.push
+//	git push … (send-pack, http-push, subtree push, lfs push) → git.push
 //	git merge … / gh pr merge → git.merge
 //	git commit …              → git.commit
 //	git tag …                 → git.tag
@@ -823,6 +823,12 @@ func commandAction(argv []string) string {
 		switch at(0) {
 		case "push", "merge", "commit", "tag":
 			return "git." + at(0)
+		case "send-pack", "http-push": // plumbing pushes
+			return "git.push"
+		case "subtree", "lfs":
+			if at(1) == "push" {
+				return "git.push"
+			}
 		}
 	case "gh":
 		if at(0) == "pr" && at(1) == "merge" {

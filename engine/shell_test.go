@@ -372,6 +372,8 @@ var shellForms = []struct{ cat, line string }{
 	{catOpaque, `echo x > gen.sh; source gen.sh`},
 	{catOpaque, `python3 /dev/stdin <<< 'print(1)'`},
 	{catOpaque, `cat x.py | python3 /dev/stdin`},
+	{catOpaque, "make -f - <<'MK'\nall:\n\tgit push\nMK"},
+	{catOpaque, `make --eval='x: ; git push' x`},
 	// Opaque: git commands that rewrite the whole tree (loopx/ included).
 	{catOpaque, `git stash -u`},
 	{catOpaque, `git stash apply`},
@@ -617,7 +619,7 @@ func TestReadCommandLine_Forms(t *testing.T) {
 }
 
 // TestReadCommandLine_Details pins what the reader yields for forms whose
-// exact reading matters.
+// exact reading matters, and the plumbing pushes that map to git.push.
 func TestReadCommandLine_Details(t *testing.T) {
 	for _, tc := range []struct {
 		line     string
@@ -656,6 +658,12 @@ func TestReadCommandLine_Details(t *testing.T) {
 		if !reflect.DeepEqual(cl.commands, tc.commands) || !reflect.DeepEqual(cl.writes, tc.writes) || !reflect.DeepEqual(cl.opaque, tc.opaque) {
 			t.Errorf("readCommandLine(%q)\n got commands %q writes %q opaque %q\nwant commands %q writes %q opaque %q",
 				tc.line, cl.commands, cl.writes, cl.opaque, tc.commands, tc.writes, tc.opaque)
+		}
+	}
+	for line, action := range map[string]string{"git send-pack origin main": "git.push", "git subtree push --prefix=d origin main": "git.push",
+		"git lfs push origin main": "git.push", "git http-push https://example.com/r main": "git.push"} {
+		if cl := readCommandLine(line); !reflect.DeepEqual(cl.actions, []string{action}) {
+			t.Errorf("%q: actions %q, want %s", line, cl.actions, action)
 		}
 	}
 }

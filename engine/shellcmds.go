@@ -779,6 +779,18 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		if len(ops) > 0 {
 			write(ops[0])
 		}
+	case "make", "gmake":
+		opts, _ := scanOpts(args, "fCIjloWE", "file makefile directory include-dir jobs load-average old-file what-if eval", true)
+		if hasOpt(opts, "-E", "--eval") {
+			r.opaquef("%s --eval runs make code given inline", name)
+		}
+		for _, f := range optVals(opts, "-f", "--file", "--makefile") {
+			if isStdinFile(f.s) && stdinFrom(stdin) != "" {
+				r.opaquef("%s a makefile (%s -f %s)", stdinFrom(stdin), name, f.s)
+			} else {
+				r.scriptFile(name, f, here)
+			}
+		}
 	case "zip":
 		opts, ops := scanOpts(args, "bnstxiOPZ", "temp-path suffixes from-crlf exclude include output-file password", true)
 		if len(ops) > 0 {
