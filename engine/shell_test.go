@@ -374,6 +374,9 @@ var shellForms = []struct{ cat, line string }{
 	{catOpaque, `cat x.py | python3 /dev/stdin`},
 	{catOpaque, "make -f - <<'MK'\nall:\n\tgit push\nMK"},
 	{catOpaque, `make --eval='x: ; git push' x`},
+	{catOpaque, `x=gate; loopx $x answer g-1`},
+	{catOpaque, `gh pr $(echo merge) 12`},
+	{catOpaque, `npm $CMD`},
 	// Opaque: git commands that rewrite the whole tree (loopx/ included).
 	{catOpaque, `git stash -u`},
 	{catOpaque, `git stash apply`},

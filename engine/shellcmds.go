@@ -337,11 +337,37 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 		argv = append(argv, w.s)
 	}
 	r.emit(argv)
+	r.subcommands(name, ws)
 	if name == "git" {
 		r.git(ws[start:], gitDirs)
 		return in, in
 	}
 	return r.effects(name, ws, in, here, stdin, rds)
+}
+
+// subcommands marks a command whose action words are built from
+// expansions opaque: any word of loopx (its human-only verbs hide behind
+// `loopx $x answer`), the first two operands of gh, npm, yarn and pnpm
+// (`gh pr $x`, `npm $x`). git's subcommand is checked by gitGlobal.
+func (r *reader) subcommands(name string, ws []word) {
+	n := 0
+	switch name {
+	case "loopx":
+		n = len(ws)
+	case "gh", "npm", "yarn", "pnpm":
+		n = 3
+	default:
+		return
+	}
+	for i, w := range ws[1:] {
+		if i+1 >= n {
+			return
+		}
+		if w.dyn != 0 {
+			r.opaquef("%s argument built from %s", name, r.snippet(w))
+			return
+		}
+	}
 }
 
 // shells are the programs that run shell scripts.
