@@ -569,3 +569,20 @@ test_host_settings_in_the_home_and_through_commands_are_protected if {
 	d := decide(req({"paths": [link]}))
 	d.reasons[0].message == "docs/h.json (-> .codex/hooks.json) is an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json): agents may not write it"
 }
+
+test_defer_names_the_call if {
+	d := decide(req({"tool": "", "action": "", "actions": [], "command": "git status", "commands": ["git status"], "argvs": [["git", "status"]]}))
+	d.reasons[0].message == "`git status`: no rule objects and no scope.grant matches; the host's own permission flow decides"
+	decide(req({"tool": "", "action": "", "actions": []})).reasons[0].message == "the call: no rule objects and no scope.grant matches; the host's own permission flow decides"
+}
+
+test_malformed_grants_and_opaque_fields_grant_nothing if {
+	s := {"goals": {"g1": {"scope": {"grant": "everything"}}}}
+	decide_spec(req(bash("go test ./...")), s).verdict == "defer"
+	s2 := {"goals": {"g1": {"scope": {"grant": {"commands": "*", "tools": [1, "Bash"]}}}}}
+	decide_spec(req(bash("go test ./...")), s2).verdict == "allow" # by the tool name
+	decide_spec(req(object.union(bash("go test ./..."), {"tool": "Shell"})), s2).verdict == "defer"
+	# Opaque reasons that are not strings are ignored; strings make the line opaque.
+	decide(req(object.union(bash("ls"), {"opaque": [1, null]}))).verdict == "defer"
+	decide(req(object.union(bash("ls"), {"opaque": ["x"]}))).verdict == "ask"
+}
