@@ -276,7 +276,14 @@ else := ""
 #   The peer exception: an agent answering a gate that names it answers as
 #   itself (`gate answer G --option O --as agent:<itself>`) in one plain,
 #   readable command; the engine still checks the gate's answerers.
-human_only := [lib.reason("human_only", msg, "data.loopx.permission.human_only", "") | some msg in human_only_hits] if count(human_only_hits) > 0
+human_only := [lib.reason("human_only", msg, "data.loopx.permission.human_only", "") | some msg in argv_verbs] if count(argv_verbs) > 0
+
+else := [lib.reason("human_only", msg, "data.loopx.permission.human_only", "")] if {
+	opaque
+	some m in regex.find_n(human_verb_text, unquoted, 1)
+	verb := trim(m, " \t\n;&|()<>")
+	msg := $"`{command}` cannot be read and names `{verb}`, a verb only a human may run"
+}
 
 else := [lib.reason("human_only", "`loopx gate answer` is for a gate's answerers, never for an agent's tool call", "data.loopx.permission.human_only", "")] if {
 	"loopx.gate.answer" in actions
@@ -285,17 +292,12 @@ else := [lib.reason("human_only", "`loopx gate answer` is for a gate's answerers
 
 else := []
 
-human_only_hits contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only a human may run" if {
+# argv_verbs are the simple commands that run a human-only verb.
+argv_verbs contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only a human may run" if {
 	some a in argvs
 	some v in human_verbs
 	carries(a, v)
 	not exempt(a, v)
-}
-
-human_only_hits contains $"`{command}` cannot be read and names `{verb}`, a verb only a human may run" if {
-	opaque
-	some m in regex.find_n(human_verb_text, unquoted, 1)
-	verb := trim(m, " \t\n'\"`;&|()<>")
 }
 
 # human_verbs are the verbs (words, plus a flag when the flag makes it human-only).
