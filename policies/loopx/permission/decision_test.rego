@@ -582,6 +582,7 @@ test_malformed_grants_and_opaque_fields_grant_nothing if {
 	s2 := {"goals": {"g1": {"scope": {"grant": {"commands": "*", "tools": [1, "Bash"]}}}}}
 	decide_spec(req(bash("go test ./...")), s2).verdict == "allow" # by the tool name
 	decide_spec(req(object.union(bash("go test ./..."), {"tool": "Shell"})), s2).verdict == "defer"
+
 	# Opaque reasons that are not strings are ignored; strings make the line opaque.
 	decide(req(object.union(bash("ls"), {"opaque": [1, null]}))).verdict == "defer"
 	decide(req(object.union(bash("ls"), {"opaque": ["x"]}))).verdict == "ask"
