@@ -139,7 +139,7 @@ func TestEvalInput_HandWrittenAndCurrentState(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
-	if _, _, err := e.EvalInput(ctx, "shouldrun", []byte(`{}`), "g1", "a1"); err == nil || !strings.Contains(err.Error(), "known: claim, permission, should_run") {
+	if _, _, err := e.EvalInput(ctx, "shouldrun", []byte(`{}`), "g1", "a1"); err == nil || !strings.Contains(err.Error(), "known: claim, gate_answer, permission, should_run") {
 		t.Errorf("unknown query: %v", err)
 	}
 	if fi, err := os.Stat(e.LogPath()); err == nil && fi.Size() > 0 {

@@ -187,6 +187,12 @@ func (e *Engine) conflict(tx *kernel.Tx, t kernel.Todo, agent string) (*Conflict
 // unknown_option) is a *UsageError, and so is a user policy that does not
 // compile (policy_error, with its file:line:col), as for loopx decide.
 func (e *Engine) refusal(d Decision) error {
+	return e.Refusal(d)
+}
+
+// Refusal is the error of a mutation d denied (see refusal); the CLI uses
+// it for a preview's deny.
+func (e *Engine) Refusal(d Decision) error {
 	if len(d.Reasons) == 0 {
 		return &RefusedError{Code: "policy_undefined", Message: d.Query + " denied without a reason", Decision: &d}
 	}

@@ -119,3 +119,82 @@ func TestClaim_UnknownGateScopeBlocksFailClosed(t *testing.T) {
 		t.Fatalf("claim past a gate of scope kind team: %v", err)
 	}
 }
+
+// TestUserGateAnswerDeny_StopsTheAnswer: a user gate_answer policy's deny
+// stops an answer that every built-in rule allows; nothing is recorded and
+// the refusal is audited.
+func TestUserGateAnswerDeny_StopsTheAnswer(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	writeUserPolicy(t, e, "answers.rego", `package loopx.user.gate_answer
+
+deny contains {"code": "two_person_rule", "message": "a second human must approve merges"} if input.answer.option == "approve"
+`)
+	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
+	if errCode(err) != "two_person_rule" {
+		t.Fatalf("answer: %v (%s), want the user's deny", err, errCode(err))
+	}
+	if got, _ := e.Gate(g.ID); got.Status != "open" || got.Answer != nil {
+		t.Fatalf("the refused answer was recorded: %+v", got)
+	}
+	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+		t.Fatalf("reject: %v", err)
+	}
+}
+
+// TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork: a user gate_answer
+// policy that does not compile refuses every answer with policy_error and
+// its file:line:col; the human-only repair rule is built-in only and still
+// allows a human at a terminal.
+func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	writeUserPolicy(t, e, "broken.rego", "package loopx.user.gate_answer\n\ndeny contains x if {\n\tx := nope\n}\n")
+	e = New(Options{Root: e.Root(), Now: newClock().now})
+	defer e.Close()
+	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
+	if errCode(err) != "usage:policy_error" || !strings.Contains(err.Error(), "loopx/policies/broken.rego:4:") {
+		t.Fatalf("answer: %v (%s)", err, errCode(err))
+	}
+	if err := e.RepairAllowed(context.Background(), Channel{Kind: "terminal"}); err != nil {
+		t.Fatalf("repair at a terminal with a broken user policy: %v", err)
+	}
+	if err := e.RepairAllowed(context.Background(), Channel{Kind: "terminal", InRound: true}); errCode(err) != "self_answer_forbidden" {
+		t.Fatalf("repair inside a round: %v", err)
+	}
+}
+
+// TestDemoChannel_OnlyInADemoProject: loopx demo's own answer (channel
+// demo) is refused in an ordinary project and accepted in one Init created
+// with Demo.
+func TestDemoChannel_OnlyInADemoProject(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo := AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: Channel{Kind: "demo"}}
+	if _, err := e.AnswerGate(demo); errCode(err) != "demo_only" {
+		t.Fatalf("demo answer in an ordinary project: %v", err)
+	}
+	dir := t.TempDir()
+	if _, err := Init(InitOptions{Dir: dir, Demo: true, Goal: "g1", Objective: "Show the demo", Agent: "a1"}); err != nil {
+		t.Fatal(err)
+	}
+	d := New(Options{Root: dir, Now: newClock().now})
+	defer d.Close()
+	dg, err := d.RaiseGate(GateInput{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.AnswerGate(AnswerInput{Gate: dg.ID, Option: "approve", Actor: "human", Channel: Channel{Kind: "demo"}}); err != nil {
+		t.Fatalf("demo answer in a demo project: %v", err)
+	}
+}

@@ -116,6 +116,12 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 	if err != nil {
 		return denyDecision("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
+	return e.evalPrepared(ctx, pq, rule, req.Query, in)
+}
+
+// evalPrepared evaluates pq (the rule named rule, of query's verdicts) on
+// in; every failure becomes a deny.
+func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in Input) Decision {
 	iv, err := inputValue(in)
 	if err != nil {
 		return denyDecision("policy_error", "policy input: "+err.Error(), rule)
@@ -133,7 +139,7 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 	if err != nil {
 		return denyDecision("policy_error", "policy result: "+err.Error(), rule)
 	}
-	d := decisionFromValue(raw, req.Query)
+	d := decisionFromValue(raw, query)
 	d.value = raw
 	return d
 }

@@ -222,15 +222,21 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 	if !ok {
 		return nil, fmt.Errorf("unknown query %q", query)
 	}
+	user, err := e.UserModules()
+	if err != nil {
+		return nil, err
+	}
+	return e.compileRef(ctx, ref, policyArea(query), user)
+}
+
+// compileRef prepares the rule ref over the built-in modules of area and
+// the shared library, and the user modules user (none: built-in only).
+func (e *Engine) compileRef(ctx context.Context, ref, area string, user []UserModule) (*rego.PreparedEvalQuery, error) {
 	var spec map[string]any
 	if e.spec != nil {
 		if err := json.Unmarshal(e.spec.JSON, &spec); err != nil {
 			return nil, err
 		}
-	}
-	user, err := e.UserModules()
-	if err != nil {
-		return nil, err
 	}
 	compiler, err := policyCompiler()
 	if err != nil {
@@ -247,7 +253,7 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 		rego.StrictBuiltinErrors(true),
 		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})),
 	}
-	area := "loopx/" + policyArea(query) + "/"
+	area = "loopx/" + area + "/"
 	for path, src := range policies.Modules() {
 		// Only the query's own area and the shared library: preparing
 		// costs time linear in the policy compiled.
@@ -268,7 +274,6 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 			}
 			pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
 			if err != nil {
-				e.policyErr = err
 				return nil, err
 			}
 			mods[m.Path] = pm

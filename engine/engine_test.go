@@ -179,7 +179,7 @@ func TestStall_GateRaisedAtLimitAndNothingMoreCharged(t *testing.T) {
 		t.Fatalf("start while stalled opened a round: %+v %v", st.Round, err)
 	}
 	// A human approves: the count restarts.
-	if _, err := e.AnswerGate(AnswerInput{Gate: rc.Gate.ID, Option: "approve", Actor: "human"}); err != nil {
+	if _, err := e.AnswerGate(AnswerInput{Gate: rc.Gate.ID, Option: "approve", Actor: "human", Channel: TypedBack(rc.Gate.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(t, e, "a1"); d.Verdict != "run" {
@@ -255,7 +255,7 @@ func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
 	if d.Verdict != "run" || d.Todo.ID != ts[1].ID || !d.HasReason("gate_open_elsewhere") {
 		t.Fatalf("todo-scoped gate: %s %+v %+v", d.Verdict, d.Todo, d.Reasons)
 	}
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human"}); err != nil {
+	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
@@ -281,11 +281,11 @@ func TestAnswerGate_Refusals(t *testing.T) {
 		in   AnswerInput
 		code string
 	}{
-		{"unknown option", AnswerInput{Gate: g.ID, Option: "maybe", Actor: "human"}, "unknown_option"},
-		{"raiser answers", AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:a1"}, "self_answer_forbidden"},
-		{"human inside a round", AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", InRound: true}, "self_answer_forbidden"},
-		{"not an answerer", AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:zz"}, "not_answerer"},
-		{"unknown gate", AnswerInput{Gate: "g-0000", Option: "approve", Actor: "human"}, "unknown_gate"},
+		{"unknown option", AnswerInput{Gate: g.ID, Option: "maybe", Actor: "human", Channel: TypedBack(g.ID)}, "unknown_option"},
+		{"raiser answers", AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:a1", Channel: Channel{Kind: "agent"}}, "self_answer_forbidden"},
+		{"human inside a round", AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: Channel{Kind: "terminal", InRound: true, TTY: true}}, "self_answer_forbidden"},
+		{"not an answerer", AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:zz", Channel: Channel{Kind: "agent"}}, "not_answerer"},
+		{"unknown gate", AnswerInput{Gate: "g-0000", Option: "approve", Actor: "human", Channel: TypedBack("g-0000")}, "unknown_gate"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -304,10 +304,10 @@ func TestAnswerGate_Refusals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:a2"}); err != nil {
+	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:a2", Channel: Channel{Kind: "agent"}}); err != nil {
 		t.Fatalf("a peer answerer: %v", err)
 	}
-	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "reject", Actor: "human"})
+	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)})
 	var re *RefusedError
 	if !errors.As(err, &re) || re.Code != "gate_closed" {
 		t.Fatalf("answering a closed gate: %v", err)

@@ -115,7 +115,7 @@ func TestExplain_OlderStateAndPolicy(t *testing.T) {
 		t.Fatalf("explain logged its re-run: %d entries", len(n))
 	}
 
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human"}); err != nil {
+	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	forgeLoggedPolicy(t, e, old.DecisionID, "sha256:0123456789abcdef")

@@ -1,8 +1,8 @@
 package engine
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -121,33 +121,38 @@ type AnswerInput struct {
 	Gate, Option, Note string
 	// Actor is "human" or "agent:<id>".
 	Actor string
-	// InRound is true when the caller runs inside a round (LOOPX_ROUND or
-	// LOOPX_AGENT set): a human answer is then refused.
-	InRound bool
+	// Channel is how the answer came and the facts its caller gathered
+	// (the gate decision's channel rules judge them).
+	Channel Channel
 }
 
-// AnswerGate validates an answer synchronously and records it in one
-// transaction. Refused and never recorded when: the gate is unknown or the
-// option is not one of its options (*UsageError), the gate is closed
-// (gate_closed), the actor is not an answerer (not_answerer), the actor
-// raised it or a human answer comes from inside a round
-// (self_answer_forbidden) — the refusals are *RefusedError.
+// AnswerGate decides the answer (data.loopx.gate.decision, the gate_answer
+// query, prepared before the store is opened) inside the transaction that
+// records it, and records it only on allow: the gate's status becomes the
+// option, with the answer and a gate.answered event. The decision is
+// logged. Refused and never recorded (each refusal audited as
+// gate.answer_refused): *UsageError unknown_gate, unknown_option, and
+// policy_error for a user policy that does not compile; *RefusedError
+// with the decision's first reason otherwise (gate_closed, not_answerer,
+// self_answer_forbidden, confirmation_required, confirmation_pending,
+// confirmation_mismatch, bad_channel, demo_only, a user policy's deny).
 func (e *Engine) AnswerGate(in AnswerInput) (g kernel.Gate, err error) {
+	return e.AnswerGateContext(context.Background(), in)
+}
+
+// AnswerGateContext is AnswerGate with a context bounding the decision.
+func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kernel.Gate, err error) {
 	defer func() { e.AuditAnswerRefusal(in.Gate, in.Actor, err) }()
-	if in.Actor == "" {
-		in.Actor = "human"
-	}
+	e.prepareAll(ctx, "gate_answer")
+	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		var err error
-		g, err = tx.Gate(in.Gate)
-		if IsNotFound(err) {
-			return Usagef("unknown_gate", "unknown gate %q", in.Gate)
-		}
+		g, cd, err = e.decideAnswer(ctx, tx, in)
 		if err != nil {
 			return err
 		}
-		if err := CheckAnswer(g, in); err != nil {
-			return err
+		if !cd.d.Allow {
+			return e.refusal(cd.d)
 		}
 		g.Status = in.Option
 		g.Answer = &kernel.Answer{Option: in.Option, By: in.Actor, Note: in.Note, At: tx.Now()}
@@ -155,9 +160,78 @@ func (e *Engine) AnswerGate(in AnswerInput) (g kernel.Gate, err error) {
 			return err
 		}
 		return tx.AppendEvent(kernel.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,
-			Message: in.Option, Data: map[string]any{"note": in.Note, "question": g.Question}})
+			Message: in.Option, Data: map[string]any{"note": in.Note, "question": g.Question, "channel": in.Channel.Kind}})
 	})
+	e.logClaim(cd)
 	return g, err
+}
+
+// DecideAnswer decides an answer without recording it (a preview: `loopx
+// decide gate-answer`, and `loopx gate answer` before it asks a person to
+// type a confirmation) and logs the decision. Errors: *UsageError
+// unknown_gate; store errors.
+func (e *Engine) DecideAnswer(ctx context.Context, in AnswerInput) (Decision, error) {
+	e.prepareAll(ctx, "gate_answer")
+	var cd claimDecision
+	err := e.update(func(tx *kernel.Tx) error {
+		var err error
+		_, cd, err = e.decideAnswer(ctx, tx, in)
+		return err
+	})
+	e.logClaim(cd)
+	return cd.d, err
+}
+
+// decideAnswer evaluates the gate_answer query for in inside tx.
+func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput) (kernel.Gate, claimDecision, error) {
+	g, err := tx.Gate(in.Gate)
+	if IsNotFound(err) {
+		return g, claimDecision{}, Usagef("unknown_gate", "unknown gate %q", in.Gate)
+	}
+	if err != nil {
+		return g, claimDecision{}, err
+	}
+	p, err := tx.Project()
+	if err != nil {
+		return g, claimDecision{}, err
+	}
+	now := tx.Now()
+	agent := strings.TrimPrefix(in.Actor, "agent:")
+	if !strings.HasPrefix(in.Actor, "agent:") {
+		agent = ""
+	}
+	af := &AnswerFacts{Gate: AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
+		Options: nonNil(g.Options), Answerers: nonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
+		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: ProjectFacts{Demo: p.Demo}}
+	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
+	input := Input{Query: "gate_answer", Now: rfc(now), Goal: g.Goal, Agent: agent, Answer: af}
+	if e.specErr != nil {
+		input.Health.Spec = specErrorText(e.specErr)
+	}
+	if input.State, err = e.gateSnapshot(tx, g.Goal, agent); err != nil {
+		return g, claimDecision{}, err
+	}
+	d := e.evaluate(ctx, req, input)
+	e.finishDecision(&d, req, input)
+	return g, claimDecision{d: d, in: input, now: now}, nil
+}
+
+// RepairAllowed decides whether a human-only repair of loopx itself
+// (`loopx doctor --accept-store`) may run through channel ch: the rule
+// data.loopx.gate.repair, compiled with the built-in bundle only (no user
+// policy takes part, so a broken one cannot lock the human out). It
+// returns nil when allowed, else a *RefusedError with the first reason.
+func (e *Engine) RepairAllowed(ctx context.Context, ch Channel) error {
+	pq, err := e.compileRef(ctx, "data.loopx.gate.repair", "gate", nil)
+	if err != nil {
+		return err
+	}
+	in := Input{Query: "gate_answer", Now: rfc(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
+	d := e.evalPrepared(ctx, pq, "data.loopx.gate.repair", "gate_answer", in)
+	if d.Allow {
+		return nil
+	}
+	return e.refusal(d)
 }
 
 // Gates lists gates of a goal ("" = every spec goal), optionally only those
@@ -212,34 +286,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-// CheckAnswer validates an answer to g without recording anything: the
-// refusals of AnswerGate (gate_closed, unknown_option, self_answer_forbidden,
-// not_answerer). AnswerGate re-checks inside its transaction.
-func CheckAnswer(g kernel.Gate, in AnswerInput) error {
-	if in.Actor == "" {
-		in.Actor = "human"
-	}
-	if g.Status != kernel.GateOpen {
-		return &RefusedError{Code: "gate_closed", Message: fmt.Sprintf("gate %s is already closed (%s)", g.ID, g.Status)}
-	}
-	if !slices.Contains(g.Options, in.Option) {
-		return Usagef("unknown_option", "option %q is not one of gate %s's options %v", in.Option, g.ID, g.Options)
-	}
-	if in.Actor == "human" && in.InRound {
-		return &RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("gate %s needs a human answer, and this command runs inside an agent round (LOOPX_ROUND/LOOPX_AGENT set): answer it from your own terminal", g.ID)}
-	}
-	raiser := g.RaisedBy
-	if raiser != "human" && raiser != "spec" && raiser != "loopx" {
-		raiser = "agent:" + raiser
-	}
-	if raiser == in.Actor && in.Actor != "human" {
-		return &RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("%s raised gate %s and cannot answer it", in.Actor, g.ID)}
-	}
-	if !slices.Contains(g.Answerers, in.Actor) {
-		return &RefusedError{Code: "not_answerer", Message: fmt.Sprintf("%s may not answer gate %s (answerers: %v)", in.Actor, g.ID, g.Answerers)}
-	}
-	return nil
-}
 
 // AuditAnswerRefusal appends a gate.answer_refused event when err is a
 // refusal (*RefusedError) of an answer to gate by actor, in its own
@@ -263,4 +309,11 @@ func (e *Engine) AuditAnswerRefusal(gate, actor string, err error) {
 		return tx.AppendEvent(kernel.Event{Kind: "gate.answer_refused", Goal: goal, Actor: actor, Subject: gate,
 			Message: re.Message, Data: map[string]any{"code": re.Code}})
 	})
+}
+
+// TypedBack is the channel of a human who answers gate at a terminal and
+// typed its id back: what `loopx gate answer` gathers once the person
+// confirmed. Tests and embedders answering for a person use it.
+func TypedBack(gate string) Channel {
+	return Channel{Kind: "terminal", TTY: true, Typed: &gate}
 }

@@ -21,6 +21,10 @@ type InitOptions struct {
 	Preset, Goal, Objective, Agent, Host string
 	// Force overwrites an existing loopx/loopx.cue.
 	Force bool
+	// Demo marks the project as one `loopx demo` created (kernel.Project):
+	// the gate decision accepts the demo's own answers (channel "demo")
+	// there and nowhere else. No command line flag sets it.
+	Demo bool
 }
 
 // InitResult says what Init did.
@@ -79,6 +83,12 @@ func Init(o InitOptions) (InitResult, error) {
 	s, err := kernel.Open(state, kernel.Options{})
 	if err != nil {
 		return res, err
+	}
+	if o.Demo {
+		if err := s.Update(func(tx *kernel.Tx) error { return tx.PutProject(kernel.Project{Demo: true}) }); err != nil {
+			s.Close()
+			return res, err
+		}
 	}
 	if err := s.Close(); err != nil {
 		return res, err

@@ -23,6 +23,67 @@ type Input struct {
 	Permission *PermissionRequest `json:"permission,omitempty"`
 	// Claim carries the fields of a claim query (nil otherwise).
 	Claim *ClaimFacts `json:"claim,omitempty"`
+	// Answer carries the fields of a gate_answer query (nil otherwise).
+	Answer *AnswerFacts `json:"answer,omitempty"`
+}
+
+// AnswerFacts is input.answer, the request of a gate_answer query (design
+// §6, §8, data.loopx.gate.decision): the gate as stored, the answer, and
+// the channel it came through.
+type AnswerFacts struct {
+	Gate   AnswerGate `json:"gate"`
+	Option string     `json:"option"`
+	// Actor is "human" or "agent:<id>".
+	Actor   string       `json:"actor"`
+	Note    string       `json:"note"`
+	Channel Channel      `json:"channel"`
+	Project ProjectFacts `json:"project"`
+}
+
+// AnswerGate is the answered gate in input.answer.gate, any status.
+type AnswerGate struct {
+	ID   string `json:"id"`
+	Goal string `json:"goal"`
+	// Status is "open", an option, "expired" or "cancelled".
+	Status    string   `json:"status"`
+	Question  string   `json:"question"`
+	Options   []string `json:"options"`
+	Answerers []string `json:"answerers"`
+	// RaisedBy is "human", "spec", "loopx" or the raising agent's id.
+	RaisedBy string `json:"raised_by"`
+	Reason   string `json:"reason"`
+}
+
+// Channel is how an answer (or a human-only repair) reached loopx, with the
+// facts its caller gathered (input.answer.channel). Go gathers facts; the
+// gate decision's channel rules judge them.
+type Channel struct {
+	// Kind is "terminal" (loopx gate answer as a human), "dashboard" (the
+	// server's HTTP page), "agent" (an agent answering as itself: --as
+	// agent:ID or LOOPX_AGENT) or "demo" (loopx demo answering its own gate).
+	Kind string `json:"kind"`
+	// InRound is true when LOOPX_ROUND or LOOPX_AGENT is set.
+	InRound bool `json:"in_round"`
+	// RoundAgent is LOOPX_AGENT ("" when unset).
+	RoundAgent string `json:"round_agent"`
+	// AgentAncestor describes the nearest ancestor process that runs in a
+	// round, is an agent runner or an agent host ("" when none).
+	AgentAncestor string `json:"agent_ancestor"`
+	// TTY is true when stdin is a terminal; TTYError is why the controlling
+	// terminal could not be opened ("" when it could, or was not tried).
+	TTY      bool   `json:"tty"`
+	TTYError string `json:"tty_error"`
+	// Typed is what the person typed back on the terminal (trimmed); nil
+	// while nobody was asked yet.
+	Typed *string `json:"typed"`
+	// Session is true when the dashboard's session token was verified.
+	Session bool `json:"session"`
+}
+
+// ProjectFacts is what is known of the project itself.
+type ProjectFacts struct {
+	// Demo is true for a project `loopx demo` created.
+	Demo bool `json:"demo"`
 }
 
 // Health is the usability of the three inputs of a decision ("" = ok).

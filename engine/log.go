@@ -127,7 +127,9 @@ type LogInput struct {
 	Agent      string             `json:"agent"`
 	Health     Health             `json:"health"`
 	Permission *PermissionRequest `json:"permission,omitempty"`
-	Claim      *ClaimFacts        `json:"claim,omitempty"`
+	// Claim and Answer are the requests of claim and gate_answer decisions.
+	Claim  *ClaimFacts  `json:"claim,omitempty"`
+	Answer *AnswerFacts `json:"answer,omitempty"`
 }
 
 // LogCustom is what a decision-log line adds to OPA's fields (the event's
@@ -230,7 +232,7 @@ func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
 		Labels:     map[string]string{"id": e.instanceID(), "version": Version},
 		DecisionID: d.DecisionID, Revision: d.Revision.Policy, Bundles: bundles,
 		Path:   "loopx/" + policyArea(d.Query) + "/decision",
-		Input:  LogInput{Query: in.Query, Now: in.Now, Goal: in.Goal, Agent: in.Agent, Health: in.Health, Permission: in.Permission, Claim: in.Claim},
+		Input:  LogInput{Query: in.Query, Now: in.Now, Goal: in.Goal, Agent: in.Agent, Health: in.Health, Permission: in.Permission, Claim: in.Claim, Answer: in.Answer},
 		Result: result, Erased: []string{erasedState}, Timestamp: now,
 		Custom: LogCustom{Input: "sha256:" + inHex, State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},
 	}

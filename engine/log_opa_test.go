@@ -186,9 +186,10 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, decide(t, e, "a1").Verdict)
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human"}); err != nil {
+	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
+	want = append(want, "allow") // the gate_answer decision
 	// A user policy's deny is part of the policy bundle.
 	if err := os.MkdirAll(filepath.Join(e.Root(), SpecDirName, UserPolicyDir), 0o755); err != nil {
 		t.Fatal(err)
@@ -219,14 +220,14 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	} {
 		want = append(want, permission(t, p, "claude", in).Verdict)
 	}
-	if !slices.Equal(want, []string{"run", "deny", "allow", "deny", "wait_human", "deny", "skip", "allow", "defer", "ask", "deny", "deny"}) {
+	if !slices.Equal(want, []string{"run", "deny", "allow", "deny", "wait_human", "allow", "deny", "skip", "allow", "defer", "ask", "deny", "deny"}) {
 		t.Fatalf("verdicts %v: the scenario no longer covers every verdict", want)
 	}
 	var got []string
 	for _, eng := range []*Engine{e, p} {
 		for _, ev := range checkEvents(t, eng) {
 			got = append(got, (*ev.Result).(map[string]any)["verdict"].(string))
-			if wantPath := map[string]string{"should_run": "loopx/run/decision", "permission": "loopx/permission/decision", "claim": "loopx/claim/decision"}[(*ev.Input).(map[string]any)["query"].(string)]; ev.Path != wantPath {
+			if wantPath := map[string]string{"should_run": "loopx/run/decision", "permission": "loopx/permission/decision", "gate_answer": "loopx/gate/decision", "claim": "loopx/claim/decision"}[(*ev.Input).(map[string]any)["query"].(string)]; ev.Path != wantPath {
 				t.Errorf("path %q, want %q", ev.Path, wantPath)
 			}
 		}

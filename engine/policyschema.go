@@ -32,7 +32,7 @@ const SpecSchemaName = "spec"
 // should_run policy reading input.permission is a type error; the query's
 // own schema requires them. A query with its own request fields (claim,
 // gate_answer) adds its Input field here.
-var queryFields = map[string]string{"permission": "permission", "claim": "claim"}
+var queryFields = map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"}
 
 // schemaQueries are the queries with an input schema: those with a policy.
 func schemaQueries() []string { return slices.Sorted(maps.Keys(policies.Queries)) }

@@ -275,7 +275,7 @@ test_push_main if {
 }
 
 func TestPolicySchema_Names(t *testing.T) {
-	if got := PolicySchemaNames(); !slices.Equal(got, []string{"claim", "permission", "should_run", "spec"}) {
+	if got := PolicySchemaNames(); !slices.Equal(got, []string{"claim", "gate_answer", "permission", "should_run", "spec"}) {
 		t.Errorf("names = %v", got)
 	}
 	for _, n := range PolicySchemaNames() {
@@ -284,7 +284,7 @@ func TestPolicySchema_Names(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
-	if _, err := PolicySchema("shouldrun"); err == nil || !strings.Contains(err.Error(), "known: claim, permission, should_run, spec") {
+	if _, err := PolicySchema("shouldrun"); err == nil || !strings.Contains(err.Error(), "known: claim, gate_answer, permission, should_run, spec") {
 		t.Errorf("unknown name: %v", err)
 	}
 }

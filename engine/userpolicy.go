@@ -28,10 +28,11 @@ const UserPackagePrefix = "loopx.user."
 // declares `package loopx.user.<query>` with `deny contains reason if …`
 // and `warn contains reason if …`. Only queries whose built-in policy reads
 // the user package are listed (data.loopx.run reads should_run,
-// data.loopx.permission reads permission, data.loopx.claim reads claim): a
+// data.loopx.permission reads permission, data.loopx.claim reads claim,
+// data.loopx.gate reads gate_answer): a
 // package no query reads would be silently ignored, so it is refused (case
 // C14).
-var UserQueries = []string{"should_run", "permission", "claim"}
+var UserQueries = []string{"should_run", "permission", "claim", "gate_answer"}
 
 // UserModule is one user policy file.
 type UserModule struct {

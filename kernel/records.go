@@ -400,3 +400,22 @@ func (tx *Tx) scanEvidenceCount(goal string) (int, error) {
 	})
 	return n, err
 }
+
+const keyProject = "meta:project"
+
+// Project is the project's own record: how it was created.
+type Project struct {
+	// Demo is true for a project `loopx demo` created (engine.InitOptions.Demo):
+	// only there is the demo's own gate answer (channel "demo") accepted.
+	Demo bool `json:"demo"`
+}
+
+// Project returns the project record (the zero Project when none was written).
+func (tx *Tx) Project() (Project, error) {
+	var p Project
+	_, err := tx.getJSON(keyProject, &p)
+	return p, err
+}
+
+// PutProject writes the project record.
+func (tx *Tx) PutProject(p Project) error { return tx.putJSON(keyProject, p) }

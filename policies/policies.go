@@ -22,7 +22,7 @@ const ShouldRunQuery = "data.loopx.run.decision"
 // (design §6): should_run, permission, claim (may an agent hold or progress
 // a todo) and gate_answer (may this answer be recorded).
 var Queries = map[string]string{"should_run": ShouldRunQuery, "permission": "data.loopx.permission.decision",
-	"claim": "data.loopx.claim.decision"}
+	"claim": "data.loopx.claim.decision", "gate_answer": "data.loopx.gate.decision"}
 
 //go:embed loopx
 var bundle embed.FS

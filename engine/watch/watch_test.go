@@ -339,7 +339,7 @@ func TestGateAnsweredElsewhere_WaitHumanToRunOnState(t *testing.T) {
 	if c := next(t, r.changes, "the start change"); c.Verdict != "wait_human" {
 		t.Fatalf("start verdict = %s", c.Verdict)
 	}
-	if _, err := e.AnswerGate(engine.AnswerInput{Gate: g.ID, Option: "approve", Actor: "human"}); err != nil {
+	if _, err := e.AnswerGate(engine.AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: engine.TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	e.Release()

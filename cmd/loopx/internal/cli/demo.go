@@ -97,7 +97,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 	step := func(format string, args ...any) { fmt.Fprintf(w, "\n== "+format+"\n", args...) }
 
 	step("loopx init in %s (not a git repository)", dir)
-	if _, err := engine.Init(engine.InitOptions{Dir: dir}); err != nil {
+	if _, err := engine.Init(engine.InitOptions{Dir: dir, Demo: true}); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "loopx", "loopx.cue"), []byte(demoSpec), 0o644); err != nil {
@@ -151,7 +151,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 		return fmt.Errorf("demo: no open gate after wait_human: %v", err)
 	}
 	step("the loop stopped at gate %s; a human answers it", gates[0].ID)
-	if _, err := e.AnswerGate(engine.AnswerInput{Gate: gates[0].ID, Option: "approve", Actor: "human", Note: "demo: looks good"}); err != nil {
+	if _, err := e.AnswerGate(engine.AnswerInput{Gate: gates[0].ID, Option: "approve", Actor: "human", Note: "demo: looks good", Channel: engine.Channel{Kind: "demo"}}); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "(at a terminal, a human runs: loopx gate answer %s --option approve, and types the gate id to confirm)\n", gates[0].ID)

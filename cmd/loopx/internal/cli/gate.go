@@ -11,7 +11,50 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
+
+// answerChannel fills in.Actor's default and gathers the facts of the
+// channel an answer from this command comes through (the rules are the gate
+// decision's): "agent" when the command runs as an agent (LOOPX_AGENT, or
+// --as agent:ID), else "terminal", with whether stdin is a terminal and
+// which ancestor process runs an agent.
+func answerChannel(in *engine.AnswerInput, stdin io.Reader) engine.Channel {
+	ag := os.Getenv("LOOPX_AGENT")
+	if in.Actor == "" {
+		in.Actor = "human"
+		if ag != "" {
+			in.Actor = "agent:" + ag
+		}
+	}
+	ch := engine.Channel{Kind: "terminal", RoundAgent: ag, InRound: os.Getenv("LOOPX_ROUND") != "" || ag != ""}
+	if ag != "" || strings.HasPrefix(in.Actor, "agent:") {
+		ch.Kind = "agent"
+	}
+	if ch.Kind == "terminal" {
+		ch.AgentAncestor = agentAncestor()
+		if f, ok := stdin.(*os.File); ok {
+			ch.TTY = term.IsTerminal(int(f.Fd()))
+		}
+	}
+	return ch
+}
+
+// onlyPending reports whether d denies only for the terminal confirmation
+// nobody was asked for yet (and user warnings).
+func onlyPending(d engine.Decision) bool {
+	pending := false
+	for _, r := range d.Reasons {
+		switch r.Code {
+		case "confirmation_pending":
+			pending = true
+		case "user_warning":
+		default:
+			return false
+		}
+	}
+	return pending
+}
 
 func printTable(w io.Writer, header []string, rows [][]string) { output.Table(w, header, rows) }
 
@@ -139,12 +182,17 @@ func (a *app) gateAnswerCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "answer GATE --option OPTION",
 		Short: "Answer a gate",
-		Long: `Answer a gate. The answer is validated before anything is recorded: an
-unknown option, a closed gate, an actor who is not an answerer, or the agent
-that raised the gate are refused. A human answer is refused from inside an
-agent round (LOOPX_ROUND or LOOPX_AGENT set), and needs a confirmation typed
-on the controlling terminal (the gate id, typed back): an agent piping input
-cannot answer for a human.
+		Long: `Answer a gate. The gate decision (data.loopx.gate.decision, the
+gate_answer query; preview it with loopx decide gate-answer) is taken in the
+transaction that records the answer: an unknown option, a closed gate, an
+actor who is not an answerer, the agent that raised the gate, or a user
+gate_answer policy's deny are refused, and nothing is recorded. The channel
+rule: a human answers at a terminal (this command), never from inside an
+agent round (LOOPX_ROUND or LOOPX_AGENT set) or from a process that
+descends from an agent, and confirms by typing the gate id back on the
+controlling terminal (an agent piping input cannot answer for a human); an
+agent answers as itself (--as agent:ID, or LOOPX_AGENT), never as another
+agent or as a human.
 
 Exit codes: 0 recorded; 1 refused (closed gate, not an answerer, the raiser,
 inside a round, no terminal or a wrong confirmation); 2 an unknown gate or
@@ -161,36 +209,30 @@ option, or a malformed --as.`,
 			if as != "" && as != "human" && !strings.HasPrefix(as, "agent:") {
 				return usagef(`--as %q: want "human" or "agent:ID"`, as)
 			}
-			if ag := os.Getenv("LOOPX_AGENT"); ag != "" && as != "" && as != "agent:"+ag {
-				err := &engine.RefusedError{Code: "self_answer_forbidden", Message: fmt.Sprintf("this command runs as agent %s (LOOPX_AGENT): it may answer only as agent:%s, not %s", ag, ag, as)}
-				e.AuditAnswerRefusal(args[0], "agent:"+ag, err)
-				return err
-			}
-			if in.Actor == "" {
-				in.Actor = "human"
-				if ag := os.Getenv("LOOPX_AGENT"); ag != "" {
-					in.Actor = "agent:" + ag
-				}
-			}
-			in.InRound = os.Getenv("LOOPX_ROUND") != "" || os.Getenv("LOOPX_AGENT") != ""
-			if in.Actor == "human" && !in.InRound {
-				g, err := e.Gate(in.Gate)
+			in.Channel = answerChannel(&in, a.stdin)
+			if in.Channel.Kind == "terminal" && in.Actor == "human" {
+				// Decide before asking anyone to type: only the missing
+				// confirmation may stand between this answer and its record.
+				d, err := e.DecideAnswer(cmd.Context(), in)
 				if err != nil {
 					return err
 				}
-				if err := engine.CheckAnswer(g, in); err != nil { // refuse before asking anyone to type
-					e.AuditAnswerRefusal(g.ID, in.Actor, err)
+				if !d.Allow && !onlyPending(d) {
+					err := e.Refusal(d)
+					e.AuditAnswerRefusal(in.Gate, in.Actor, err)
+					return err
+				}
+				g, err := e.Gate(in.Gate)
+				if err != nil {
 					return err
 				}
 				if err := e.Release(); err != nil { // never hold the state lock while a person types
 					return err
 				}
-				if err := confirmHuman(g, in.Option); err != nil {
-					e.AuditAnswerRefusal(g.ID, in.Actor, err)
-					return err
-				}
+				typed, ttyErr := confirmHuman(g, in.Option)
+				in.Channel.Typed, in.Channel.TTYError = &typed, ttyErr
 			}
-			g, err := e.AnswerGate(in)
+			g, err := e.AnswerGateContext(cmd.Context(), in)
 			if err != nil {
 				return err
 			}

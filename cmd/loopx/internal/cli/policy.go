@@ -16,7 +16,8 @@ func (a *app) policyCmd() *cobra.Command {
 		Use:   "policy",
 		Short: "Test the project's policies and try a query by hand",
 		Long: `User policies live in loopx/policies/*.rego (Rego v1), beside the built-in
-bundle: package loopx.user.should_run or loopx.user.permission, with
+bundle: package loopx.user.should_run, loopx.user.permission,
+loopx.user.claim or loopx.user.gate_answer (one per query), with
 "deny contains reason if …" and "warn contains reason if …" (a reason is a
 string or {code, message}); helpers go in loopx.user.lib. Tests are
 *_test.rego files beside them.

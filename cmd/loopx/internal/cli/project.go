@@ -225,7 +225,11 @@ when the store cannot be opened.
 A store that is missing or behind the last revision the project committed
 (restored from a backup, truncated or replaced) is refused everywhere, so
 that spent quota and open gates never silently disappear; after checking
-why, --accept-store continues from the store as it is (audited).`,
+why, --accept-store continues from the store as it is (audited). It is a
+human-only repair, decided by the built-in channel rule
+data.loopx.gate.repair alone (no user policy takes part, so a broken one
+cannot lock the human out): refused (exit 1) from inside an agent round
+(LOOPX_ROUND/LOOPX_AGENT) or from a process that descends from an agent.`,
 		Example: "  loopx doctor --json\n  loopx doctor --accept-store",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -239,6 +243,12 @@ why, --accept-store continues from the store as it is (audited).`,
 			}
 			open := e.Store
 			if accept {
+				// A human-only repair: decided by the built-in channel rule
+				// (data.loopx.gate.repair), never by user policies.
+				in := engine.AnswerInput{Actor: "human"}
+				if err := e.RepairAllowed(cmd.Context(), answerChannel(&in, a.stdin)); err != nil {
+					return err
+				}
 				open = e.AcceptStore
 			}
 			s, err := open()
