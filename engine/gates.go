@@ -286,7 +286,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-
 // AuditAnswerRefusal appends a gate.answer_refused event when err is a
 // refusal (*RefusedError) of an answer to gate by actor, in its own
 // transaction: every refused attempt to answer a gate — by a peer that is
