@@ -31,27 +31,38 @@ type Input struct {
 // §6, §8, data.loopx.gate.decision): the gate as stored, the answer, and
 // the channel it came through.
 type AnswerFacts struct {
-	Gate   AnswerGate `json:"gate"`
-	Option string     `json:"option"`
+	// Gate is the answered gate as stored (any status).
+	Gate AnswerGate `json:"gate"`
+	// Option is the answer given (one of the gate's options to be accepted).
+	Option string `json:"option"`
 	// Actor is "human" or "agent:<id>".
-	Actor   string       `json:"actor"`
-	Note    string       `json:"note"`
-	Channel Channel      `json:"channel"`
+	Actor string `json:"actor"`
+	// Note is the note kept with the answer.
+	Note string `json:"note"`
+	// Channel is how the answer came, with the facts its caller gathered.
+	Channel Channel `json:"channel"`
+	// Project is what is known of the project itself.
 	Project ProjectFacts `json:"project"`
 }
 
 // AnswerGate is the answered gate in input.answer.gate, any status.
 type AnswerGate struct {
-	ID   string `json:"id"`
+	// ID is the gate's id ("g-4f9a", or "<goal>/<name>" for a spec gate).
+	ID string `json:"id"`
+	// Goal is the gate's goal.
 	Goal string `json:"goal"`
 	// Status is "open", an option, "expired" or "cancelled".
-	Status    string   `json:"status"`
-	Question  string   `json:"question"`
-	Options   []string `json:"options"`
+	Status string `json:"status"`
+	// Question is the gate's concrete question.
+	Question string `json:"question"`
+	// Options are the answers it accepts.
+	Options []string `json:"options"`
+	// Answerers are who may answer: "human" or "agent:<id>".
 	Answerers []string `json:"answerers"`
 	// RaisedBy is "human", "spec", "loopx" or the raising agent's id.
 	RaisedBy string `json:"raised_by"`
-	Reason   string `json:"reason"`
+	// Reason is why loopx raised it itself ("stall"; "" otherwise).
+	Reason string `json:"reason"`
 }
 
 // Channel is how an answer (or a human-only repair) reached loopx, with the
