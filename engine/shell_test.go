@@ -208,6 +208,7 @@ var shellForms = []struct{ cat, line string }{
 	{catWrite, `git mv loopx x`},
 	{catWrite, `git clean -fdx loopx`},
 	{catWrite, `git stash push -- loopx`},
+	{catWrite, `git reset -- loopx/loopx.cue`},
 	{catWrite, `git -C loopx checkout .`},
 	{catWrite, `git --work-tree=loopx checkout .`},
 	{catWrite, `git config -f loopx/loopx.cue a.b c`},

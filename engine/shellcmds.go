@@ -1486,9 +1486,14 @@ func (r *reader) git(args []word, here dirs) {
 			r.opaquef("git stash %s rewrites the working tree (loopx/ included)", verb)
 		}
 	case "reset":
-		if opts, _ := scanOpts(rest, "", "", true); hasOpt(opts, "--hard", "--keep", "--merge") {
+		opts, ops := scanOpts(rest, "", "pathspec-from-file", true)
+		if hasOpt(opts, "--hard", "--keep", "--merge") {
 			r.opaquef("git reset --hard rewrites the working tree (loopx/ included)")
 		}
+		if sep := dashdash(rest); sep >= 0 {
+			ops = rest[sep+1:]
+		}
+		writeAll(ops) // the index entries reset (a commit named here is no protected path)
 	case "apply", "am":
 		if opts, _ := scanOpts(rest, "pC", "directory", true); sub == "am" || !hasOpt(opts, "--check", "--stat", "--numstat", "--summary", "--cached") {
 			r.opaquef("git %s writes the files named inside the patch", sub)
