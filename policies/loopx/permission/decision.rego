@@ -270,9 +270,12 @@ else := ""
 #   well-known tool's bare name (`cd dashboard`, `make dashboard`, `ls adopt`)
 #   passes, unless the line could make that name run something else (a path
 #   ending in that name, PATH=, alias, hash, function definitions).
-#   False positives kept: `echo gate answer` and `grep -r dashboard` from an
-#   unusual tool deny; in an opaque line (which asks anyway) any human-only
-#   verb named in the raw text denies, so `find . -exec grep adopt {} +` denies.
+#   That exemption trusts the bare name: a loopx copy an earlier call put on
+#   the PATH under a tool's name (~/.local/bin/make) runs `make dashboard`
+#   unseen; the multi-word and flag verbs (gate answer…) are never exempt.
+#   False positives kept: `echo gate answer` and `ag dashboard` (an unknown
+#   tool) deny; in an opaque line (which asks anyway) any human-only verb
+#   named in the raw text denies, so `find . -exec grep adopt {} +` denies.
 #   The peer exception: an agent answering a gate that names it answers as
 #   itself (`gate answer G --option O --as agent:<itself>`) in one plain,
 #   readable command; the engine still checks the gate's answerers.
