@@ -277,3 +277,59 @@ func (e *Engine) recordViolation(goal, actor string, re *RefusedError, data map[
 		return tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: re.Gate, Message: re.Message, Data: data})
 	})
 }
+
+// ClaimPreview is a claim question asked without acting on it (`loopx
+// decide claim`).
+type ClaimPreview struct {
+	Todo, Agent string
+	// Op is "claim" (the default) or "transfer" (then From is the holder).
+	Op, From string
+}
+
+// DecideClaim decides the claim query for p over the current state, as
+// the mutation would inside its transaction, without changing anything
+// (spec todos and gates are materialised first, as before any mutation);
+// the decision is logged. Errors: *UsageError missing_todo, unknown_todo,
+// missing_agent, bad_op, missing_from; store errors.
+func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, error) {
+	if p.Op == "" {
+		p.Op = "claim"
+	}
+	if p.Op != "claim" && p.Op != "transfer" {
+		return Decision{}, Usagef("bad_op", "--op %q: want claim or transfer", p.Op)
+	}
+	if p.Agent == "" {
+		return Decision{}, Usagef("missing_agent", "which agent? give --agent")
+	}
+	if p.Op == "transfer" && p.From == "" {
+		return Decision{}, Usagef("missing_from", "a transfer preview needs --from (the current holder)")
+	}
+	e.prepareAll(ctx, "claim")
+	var cd claimDecision
+	err := e.update(func(tx *kernel.Tx) error {
+		t, err := e.leaseTodo(tx, p.Todo)
+		if err != nil {
+			return err
+		}
+		facts, err := e.claimTodoFacts(tx, t, p.Agent)
+		if err != nil {
+			return err
+		}
+		cd, err = e.decideClaim(ctx, tx, t.Goal, p.Agent, ClaimFacts{Op: p.Op, From: p.From, Todo: facts})
+		return err
+	})
+	e.logClaim(cd)
+	return failClosed(cd.d, "claim", err), err
+}
+
+// failClosed is d, or when a preview could not decide because of a store
+// error, a deny (store_error) saying so.
+func failClosed(d Decision, query string, err error) Decision {
+	var ue *UsageError
+	if err == nil || errors.As(err, &ue) || d.Verdict != "" {
+		return d
+	}
+	d = denyDecision("store_error", "store unusable: "+err.Error(), "data.loopx."+policyArea(query)+".decision")
+	d.Query = query
+	return d
+}

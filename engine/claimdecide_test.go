@@ -198,3 +198,21 @@ func TestDemoChannel_OnlyInADemoProject(t *testing.T) {
 		t.Fatalf("demo answer in a demo project: %v", err)
 	}
 }
+
+// TestCheckPolicies_KnowsClaimAndGateAnswerPackages: user packages
+// loopx.user.claim and loopx.user.gate_answer are consulted (no problem
+// reported); a typo of one is refused as never consulted, with a hint.
+func TestCheckPolicies_KnowsClaimAndGateAnswerPackages(t *testing.T) {
+	e, _ := newEngine(t, testSpec)
+	writeUserPolicy(t, e, "claim.rego", claimFreeze)
+	writeUserPolicy(t, e, "answers.rego", "package loopx.user.gate_answer\n\nwarn contains \"late answer\" if input.answer.option == \"approve\"\n")
+	probs, err := e.CheckPolicies()
+	if err != nil || len(probs) != 0 {
+		t.Fatalf("problems %+v, err %v", probs, err)
+	}
+	writeUserPolicy(t, e, "typo.rego", "package loopx.user.gateanswer\n\ndeny contains \"x\" if false\n")
+	probs, err = e.CheckPolicies()
+	if err != nil || len(probs) != 1 || probs[0].Code != "policy_unreachable" || !strings.Contains(probs[0].Message, "did you mean loopx.user.gate_answer?") {
+		t.Fatalf("typo: %+v %v", probs, err)
+	}
+}

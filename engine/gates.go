@@ -179,7 +179,7 @@ func (e *Engine) DecideAnswer(ctx context.Context, in AnswerInput) (Decision, er
 		return err
 	})
 	e.logClaim(cd)
-	return cd.d, err
+	return failClosed(cd.d, "gate_answer", err), err
 }
 
 // decideAnswer evaluates the gate_answer query for in inside tx.

@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) decideCmd() *cobra.Command {
-	c := &cobra.Command{Use: "decide", Short: "Ask the policy a question (should-run, permission)"}
+	c := &cobra.Command{Use: "decide", Short: "Ask the policy a question (should-run, permission, claim, gate-answer)"}
 	var goal, agent string
 	var explain bool
 	sr := &cobra.Command{
@@ -51,7 +51,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
 	sr.Flags().StringVar(&agent, "agent", "", "the asking agent (required)")
 	sr.Flags().BoolVar(&explain, "explain", false, "also show the rule and spec field behind each reason, and the revisions")
 	c.AddCommand(sr)
-	c.AddCommand(a.decidePermissionCmd())
+	c.AddCommand(a.decidePermissionCmd(), a.decideClaimCmd(), a.decideGateAnswerCmd())
 	return c
 }
 

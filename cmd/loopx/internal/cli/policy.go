@@ -189,13 +189,15 @@ func (a *app) policyEvalCmd() *cobra.Command {
 	var explain bool
 	c := &cobra.Command{
 		Use:   "eval QUERY --input FILE [--goal G --agent A]",
-		Short: "Decide a query (should_run, permission) on a hand-written input",
-		Long: `Eval evaluates QUERY (should_run or permission) with the current spec and
+		Short: "Decide a query (should_run, permission, claim, gate_answer) on a hand-written input",
+		Long: `Eval evaluates QUERY (should_run, permission, claim or gate_answer) with the current spec and
 policies — built-in and user — on the input in FILE ("-" reads stdin) and
 prints the decision, without logging it or changing the state.
 
 The input has the shape of a decision's input (see "loopx decide … --json"
-and README): query, now, goal, agent, health, state, permission. --goal and
+and README): query, now, goal, agent, health, state, and the query's
+request: permission, claim ({op, todo: {id, status, kind, …}}) or answer
+({gate: {…}, option, actor, channel: {kind, …}}). --goal and
 --agent replace input.goal and input.agent; a missing now is the current
 time (set now to try another instant: eval never acts on its answer); a
 missing state is the current kernel snapshot for the goal and agent at
