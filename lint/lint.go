@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/loopx-dev/loopx/specs"
 	"maps"
 	"slices"
 	"strconv"
@@ -106,27 +107,19 @@ type bundle struct {
 }
 
 var loadBundle = sync.OnceValue(func() bundle {
-	b := bundle{modules: map[string]string{}, tests: map[string]string{}}
-	b.err = fs.WalkDir(rulesFS, "rules", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
-			return err
-		}
-		src, err := rulesFS.ReadFile(path)
+	var b bundle
+	b.modules, b.tests, b.err = policies.ReadBundle(rulesFS, "rules", "lint/")
+	if b.err != nil {
+		return b
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.modules)) {
+		m, err := ast.ParseModuleWithOpts(name, b.modules[name], ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
 		if err != nil {
-			return err
-		}
-		name := "lint/" + path
-		if strings.HasSuffix(path, "_test.rego") {
-			b.tests[name] = string(src)
-			return nil
-		}
-		b.modules[name] = string(src)
-		m, err := ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
-		if err != nil {
-			return err
+			b.err = err
+			return b
 		}
 		if !strings.HasPrefix(m.Package.Path.String(), "data.loopx.lint.rules.") {
-			return nil
+			continue
 		}
 		info := RuleInfo{Severity: SeverityError}
 		for _, a := range m.Annotations {
@@ -139,11 +132,11 @@ var loadBundle = sync.OnceValue(func() bundle {
 			}
 		}
 		if info.ID == "" {
-			return fmt.Errorf("%s: the package's METADATA has no title (the rule id)", name)
+			b.err = fmt.Errorf("%s: the package's METADATA has no title (the rule id)", name)
+			return b
 		}
 		b.rules = append(b.rules, info)
-		return nil
-	})
+	}
 	slices.SortFunc(b.rules, func(x, y RuleInfo) int { return strings.Compare(x.ID, y.ID) })
 	return b
 })
@@ -166,8 +159,10 @@ var prepared = sync.OnceValues(func() (rego.PreparedEvalQuery, error) {
 		return rego.PreparedEvalQuery{}, b.err
 	}
 	opts := []func(*rego.Rego){rego.Query(ReportQuery)}
-	for _, path := range slices.Sorted(maps.Keys(b.modules)) {
-		opts = append(opts, rego.Module(path, b.modules[path]))
+	lib, _ := policies.Library() // the rules use data.loopx.lib (globs) rather than copies
+	maps.Copy(lib, b.modules)
+	for _, path := range slices.Sorted(maps.Keys(lib)) {
+		opts = append(opts, rego.Module(path, lib[path]))
 	}
 	return rego.New(opts...).PrepareForEval(context.Background())
 })
@@ -264,7 +259,46 @@ func inputDoc(in Input) (map[string]any, error) {
 		}
 		doc["state"] = state
 	}
+	doc["questions"] = questionFacts(doc)
 	return doc, nil
+}
+
+// questionFacts maps every gate question of the spec and the state to
+// whether it is a concrete question (input.questions): the schema's
+// #Question decides (specs.ConcreteQuestion), the one place that rule lives;
+// the vague-gate-question rule reads the answer.
+func questionFacts(doc map[string]any) map[string]bool {
+	out := map[string]bool{}
+	add := func(g any) {
+		if m, ok := g.(map[string]any); ok {
+			if q, ok := m["question"].(string); ok {
+				if _, seen := out[q]; !seen {
+					out[q] = specs.ConcreteQuestion(q)
+				}
+			}
+		}
+	}
+	if spec, ok := doc["spec"].(map[string]any); ok {
+		if goals, ok := spec["goals"].(map[string]any); ok {
+			for _, g := range goals {
+				if gm, ok := g.(map[string]any); ok {
+					if gates, ok := gm["gates"].(map[string]any); ok {
+						for _, gate := range gates {
+							add(gate)
+						}
+					}
+				}
+			}
+		}
+	}
+	if state, ok := doc["state"].(map[string]any); ok {
+		if gates, ok := state["gates"].([]any); ok {
+			for _, g := range gates {
+				add(g)
+			}
+		}
+	}
+	return out
 }
 
 // Sort orders findings by file, row, column, rule and message; findings

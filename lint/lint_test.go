@@ -1,8 +1,11 @@
 package lint
 
 import (
+	"maps"
+
 	"context"
 	"encoding/json"
+	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/policies/regotest"
 	"regexp"
 	"strings"
@@ -14,7 +17,10 @@ import (
 // `opa test lint/rules` would, built-in errors raised) and requires a test
 // file with at least one test beside every rule file.
 func TestRego(t *testing.T) {
-	n := regotest.Run(t, Modules(), TestModules())
+	mods, tests := policies.Library() // the rules compile with the policies' library
+	maps.Copy(mods, Modules())
+	maps.Copy(tests, TestModules())
+	n := regotest.Run(t, mods, tests)
 	t.Logf("%d Rego tests", n)
 }
 

@@ -33,22 +33,9 @@ type loaded struct {
 }
 
 var load = sync.OnceValue(func() loaded {
-	l := loaded{modules: map[string]string{}, tests: map[string]string{}}
-	err := fs.WalkDir(bundle, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
-			return err
-		}
-		src, err := bundle.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(path, "_test.rego") {
-			l.tests[path] = string(src)
-		} else {
-			l.modules[path] = string(src)
-		}
-		return nil
-	})
+	var l loaded
+	var err error
+	l.modules, l.tests, err = ReadBundle(bundle, ".", "")
 	if err != nil { // the bundle is compiled in: this cannot happen at run time
 		panic("policies: reading the embedded bundle: " + err.Error())
 	}
@@ -62,6 +49,51 @@ var load = sync.OnceValue(func() loaded {
 	l.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return l
 })
+
+// ReadBundle reads the Rego files of fsys below root into policy modules
+// and tests (*_test.rego), keyed by prefix + their slash-separated path
+// relative to fsys ("lint/" + "rules/x/x.rego"). It is the one bundle
+// loader: the built-in policies and loopx check's lint rules use it.
+// Errors: fsys's.
+func ReadBundle(fsys fs.FS, root, prefix string) (modules, tests map[string]string, err error) {
+	modules, tests = map[string]string{}, map[string]string{}
+	err = fs.WalkDir(fsys, root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
+			return err
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(path, "_test.rego") {
+			tests[prefix+path] = string(src)
+		} else {
+			modules[prefix+path] = string(src)
+		}
+		return nil
+	})
+	return modules, tests, err
+}
+
+// Library returns the shared library (package loopx.lib: reasons, todo
+// eligibility, gate blocking, path globs) with its tests, keyed like
+// Modules: other Rego bundles (loopx check's lint rules) compile with it
+// instead of copying its rules.
+func Library() (modules, tests map[string]string) {
+	l := load()
+	modules, tests = map[string]string{}, map[string]string{}
+	for p, src := range l.modules {
+		if strings.HasPrefix(p, "loopx/lib/") {
+			modules[p] = src
+		}
+	}
+	for p, src := range l.tests {
+		if strings.HasPrefix(p, "loopx/lib/") {
+			tests[p] = src
+		}
+	}
+	return modules, tests
+}
 
 // Modules returns the bundle's policy modules (tests excluded), keyed by their
 // slash-separated path in the bundle ("loopx/run/decision.rego"). The map is a

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/loopx-dev/loopx/policies"
-	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/loopx-dev/loopx/engine"
 )
 
 // debris reports whether a file name is an editor's or a tool's scratch
@@ -103,48 +100,23 @@ func scan(root string) (content, error) {
 	return c, nil
 }
 
-// validatePolicies parses every user policy file (Rego v1) and compiles
-// the non-test ones together with the built-in bundle. It returns one
-// positioned line per problem ("loopx/policies/p.rego:3:1: rego_parse_error:
-// …"), nil when they are all valid.
-func validatePolicies(rego map[string]string) []string {
-	if len(rego) == 0 {
-		return nil
-	}
-	opts := ast.ParserOptions{RegoVersion: ast.RegoV1}
-	var problems []string
-	modules := policies.Modules()
-	for _, path := range slices.Sorted(maps.Keys(rego)) {
-		if _, err := ast.ParseModuleWithOpts(path, rego[path], opts); err != nil {
-			problems = append(problems, astProblems(err)...)
-			continue
-		}
-		if !strings.HasSuffix(path, "_test.rego") {
-			modules["user/"+path] = rego[path]
-		}
-	}
-	if len(problems) > 0 {
-		return problems
-	}
-	if _, err := ast.CompileModulesWithOpt(modules, ast.CompileOpts{ParserOptions: opts}); err != nil {
-		return astProblems(err)
-	}
-	return nil
-}
-
-// astProblems formats OPA's errors as "file:row:col: code: message".
-func astProblems(err error) []string {
-	var es ast.Errors
-	if !errors.As(err, &es) {
+// policyProblems validates the project's user policies through the engine,
+// exactly as every decision does (a file that does not parse, a package
+// outside loopx.user.* or one no query consults — case C14 —, a compile
+// error), and returns one positioned line per problem
+// ("loopx/policies/p.rego:3:1: rego_parse_error: …"); nil when they are
+// usable. A rule nothing reaches is check's finding, not a reason to keep
+// the last good policy.
+func policyProblems(e *engine.Engine) []string {
+	probs, err := e.CheckPolicies()
+	if err != nil {
 		return []string{err.Error()}
 	}
-	out := make([]string, 0, len(es))
-	for _, e := range es {
-		loc := ""
-		if e.Location != nil {
-			loc = fmt.Sprintf("%s:%d:%d: ", strings.TrimPrefix(e.Location.File, "user/"), e.Location.Row, e.Location.Col)
+	var out []string
+	for _, p := range probs {
+		if p.Code != "unreachable_rule" {
+			out = append(out, p.String())
 		}
-		out = append(out, loc+e.Code+": "+e.Message)
 	}
 	return out
 }

@@ -219,7 +219,7 @@ func New(o Options) (*Watcher, error) {
 		}
 		return nil, err
 	}
-	if probs := validatePolicies(c.rego); len(probs) > 0 {
+	if probs := policyProblems(eng); len(probs) > 0 {
 		return nil, engine.Usagef("policy_error", "user policies do not compile:\n%s", strings.Join(probs, "\n"))
 	}
 	if o.Goal != "" {
@@ -487,7 +487,7 @@ func (w *Watcher) rescan(ctx context.Context) {
 	}
 	var probs []string
 	if c.policy != w.good.policy {
-		probs = validatePolicies(c.rego)
+		probs = policyProblems(w.newEngine())
 	}
 	var ne *engine.Engine
 	if len(probs) == 0 {

@@ -323,6 +323,21 @@ func TestBadPolicyEdit_IsReportedWithPosition(t *testing.T) {
 	none(t, r.evals, "evaluation when the policy is back to the active version")
 }
 
+// TestNeverConsultedPackage_IsABadPolicyInWatchToo: the watcher validates
+// policies through the engine, so a package no query reads (a typo, case
+// C14) is refused as everywhere else: reported at its position, and the
+// last good policy stays active.
+func TestNeverConsultedPackage_IsABadPolicyInWatchToo(t *testing.T) {
+	p := newProject(t, spec("5", "0s"))
+	r := start(t, p, Options{})
+	p.save(t, "loopx/policies/policy.rego", strings.Replace(policyV1, "loopx.user.should_run", "loopx.user.shouldrun", 1))
+	n := next(t, r.notices, "the policy error")
+	if n.Level != "error" || !strings.Contains(n.Message, "loopx/policies/policy.rego:1:1: policy_unreachable") {
+		t.Fatalf("notice = %+v", n)
+	}
+	none(t, r.evals, "evaluation on a never-consulted package")
+}
+
 // TestGateAnsweredElsewhere_WaitHumanToRunOnState: a gate answered through
 // another engine (another process's Update) re-decides the watcher's agent
 // from wait_human to run, with trigger state, without any timer.

@@ -1,6 +1,6 @@
 # METADATA
 # title: loopx.lint.lib
-# description: Helpers shared by the lint rules (violations, shapes, globs, instants).
+# description: Helpers shared by the lint rules (violations, shapes, instants); path globs are the policies library, data.loopx.lib.glob_match.
 package loopx.lint.lib
 
 # violation is one finding of a lint rule (lint.Finding in Go).
@@ -36,16 +36,6 @@ agents := obj(object.get(input, ["spec", "agents"], {}))
 
 # state(k) is the snapshot's list k ("todos", "gates", "evidence", "agents", "goals").
 state(k) := [x | some x in arr(object.get(input, ["state", k], [])); is_object(x)]
-
-# glob_match has the permission policy's doublestar semantics: ** crosses
-# directories, * and ? do not, "dir/**" matches below dir, "**/" also
-# matches zero directories, a leading "./" is ignored.
-glob_match(g, name) := glob.match(doublestar(trim_prefix(g, "./")), ["/"], name)
-
-doublestar(g) := concat("", ["{,**/}", substring(s, 3, -1)]) if {
-	s := replace(g, "/**/", "{/,/**/}")
-	startswith(s, "**/")
-} else := replace(g, "/**/", "{/,/**/}")
 
 rfc3339 := `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`
 

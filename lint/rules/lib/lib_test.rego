@@ -2,16 +2,6 @@ package loopx.lint.lib_test
 
 import data.loopx.lint.lib
 
-test_glob_match_doublestar if {
-	lib.glob_match("**", "loopx/loopx.cue")
-	lib.glob_match("**", ".loopx/state.db")
-	lib.glob_match("loopx/**", "loopx/policies/a.rego")
-	lib.glob_match("**/*.cue", "loopx/loopx.cue")
-	lib.glob_match("./src/**", "src/a/b.go")
-	not lib.glob_match("src/**", "loopx/loopx.cue")
-	not lib.glob_match("*", "loopx/loopx.cue")
-}
-
 test_shapes_default_when_missing if {
 	lib.obj(null) == {}
 	lib.arr("x") == []

@@ -10,6 +10,7 @@
 #   severity: error
 package loopx.lint.rules.scope_writes_loopx
 
+import data.loopx.lib as policies
 import data.loopx.lint.lib
 
 # probes are files in loopx's own directories that a write glob must not reach.
@@ -29,7 +30,7 @@ violations contains lib.violation("scope-writes-loopx", "error", msg, $"goals.{g
 	exposed := [[g, f] |
 		some f in files
 		some g in writes
-		lib.glob_match(g, f)
+		policies.glob_match(g, f)
 		not denied(denies, f)
 	]
 	count(exposed) > 0
@@ -38,5 +39,5 @@ violations contains lib.violation("scope-writes-loopx", "error", msg, $"goals.{g
 
 denied(denies, f) if {
 	some d in denies
-	lib.glob_match(d, f)
+	policies.glob_match(d, f)
 }

@@ -1,8 +1,9 @@
 # METADATA
 # title: vague-gate-question
 # description: |
-#   A gate's question must be a concrete question, with a "?" and at least
-#   4 words, so that its answerer knows what they decide. Checks the
+#   A gate's question must be a concrete question (the spec schema's
+#   #Question: a "?" and at least 4 words), so that its answerer knows what
+#   they decide. Checks the
 #   spec's gates and the open gates in the store (raised at runtime); a
 #   gate without a question at all is reported too (case C15).
 # custom:
@@ -31,10 +32,12 @@ violations contains lib.violation("vague-gate-question", "error", msg, $"gate {i
 	msg := message($"open gate {id} of goal {object.get(g, "goal", "")}", g)
 }
 
+# concrete(q): the spec schema's #Question accepts q. The rule lives there
+# once; the engine evaluates it for every question and passes the answers
+# as input.questions.
 concrete(q) if {
 	is_string(q)
-	contains(q, "?")
-	count(regex.split(`\s+`, trim_space(q))) >= 4
+	input.questions[q] == true
 }
 
 message(what, g) := $"{what} has no question: ask what the answerer decides, e.g. \"Merge the v2 branch into main?\"" if {

@@ -18,7 +18,7 @@
 #   word an opaque command names; the simple commands of the command line
 #   (argvs, and joined as commands), the reasons it is opaque (opaque), and
 #   the actions they map to (actions). Path globs have doublestar semantics
-#   (glob_match); command patterns are globs where * matches anything.
+#   (lib.glob_match); command patterns are globs where * matches anything.
 package loopx.permission
 
 import data.loopx.lib
@@ -141,19 +141,6 @@ outside_path(p) if p.outside_project == true
 
 outside_path(p) if p.symlink_outside == true
 
-# METADATA
-# description: |
-#   Doublestar globs: ** crosses directories, * and ? do not, dotfiles match like
-#   any file, "dir/**" matches below dir but not dir itself, "**/" and "/**/"
-#   also match zero directories, a leading "./" is ignored, patterns are anchored
-#   at the project root.
-glob_match(g, name) := glob.match(doublestar(trim_prefix(g, "./")), ["/"], name)
-
-doublestar(g) := concat("", ["{,**/}", substring(s, 3, -1)]) if {
-	s := replace(g, "/**/", "{/,/**/}")
-	startswith(s, "**/")
-} else := replace(g, "/**/", "{/,/**/}")
-
 # cmd_match matches a command pattern: * matches anything, / and . included
 # (glob.match's empty delimiter list would mean ".").
 cmd_match(g, c) := glob.match(g, ["\u0000"], c)
@@ -246,7 +233,7 @@ host_settings := ["**/.claude/settings*.json", "**/.claude", "**/.codex/hooks.js
 
 host_setting(n) if {
 	some g in host_settings
-	glob_match(g, lower(n))
+	lib.glob_match(g, lower(n))
 }
 
 mentioned(p) if object.get(p, "mentioned", false) == true
@@ -429,7 +416,7 @@ else := lib.reason("symlink_outside", $"{p.path} resolves through a symlink to {
 scope_denied := [lib.reason("scope_denied", msg, "data.loopx.permission.scope_denied", $"goals.{goal_id}.scope.deny") |
 	some p in paths
 	not outside_path(p)
-	hits := [g | some g in globs("deny"); some n in names(p); glob_match(g, n)]
+	hits := [g | some g in globs("deny"); some n in names(p); lib.glob_match(g, n)]
 	count(hits) > 0
 	msg := denied_message(p, hits[0])
 ]
@@ -459,7 +446,7 @@ every_writable(p) if every n in names(p) {
 
 writable(n) if {
 	some g in globs("write")
-	glob_match(g, n)
+	lib.glob_match(g, n)
 }
 
 # METADATA
@@ -593,7 +580,7 @@ command_words_unsure if regex.match(`(?:^|[\s;&|(])[A-Za-z_][A-Za-z0-9_]*=`, com
 path_grants := [$"{p.path} ({gs[0]})" |
 	some p in grant_paths
 	gs := [g | some g in grant_list("paths"); every n in names(p) {
-		glob_match(g, n)
+		lib.glob_match(g, n)
 	}]
 	count(gs) > 0
 	writable_if_restricted(p)
@@ -619,18 +606,14 @@ gate_open := [lib.reason("gate_open", msg, "data.loopx.permission.gate_open", $"
 guarded(x) if x in actions
 
 # METADATA
-# description: An open gate that stops this agent's work on the goal (scope goal, or agent naming it) denies every tool call until it is answered, as should_run waits.
+# description: An open gate that stops this agent's work on the goal (lib.gate_blocks_agent, shared with should_run and claim) denies every tool call until it is answered.
 goal_gate := [lib.reason("gate_open", msg, "data.loopx.permission.goal_gate", $"gate {id}") |
 	some g in input.state.gates
 	is_object(g)
-	stops_agent(object.get(object.get(g, "scope", {}), "kind", "goal"), g)
+	lib.gate_blocks_agent(g, input.agent)
 	id := object.get(g, "id", "")
 	msg := $"gate {id} is open: {object.get(g, "question", "")} (work on the goal waits for its answer)"
 ]
-
-stops_agent("goal", _)
-
-stops_agent("agent", g) if input.agent in strs(object.get(g.scope, "agents", []))
 
 guarded(x) if {
 	some c in cmd_targets
