@@ -203,8 +203,10 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	d.Charge = d.Verdict == "run"
 	spec, policy := e.revisions()
 	d.Revision = Revision{Spec: spec, Policy: policy, State: in.State.Revision}
-	if gs := e.goalSpec(req.Goal); gs != nil && in.Health.Store == "" {
-		d.Quota = quotaSummary(gs, in.State.Quota) // no made-up usage when the store is unusable
+	// No made-up usage when the store is unusable, nor for claim and
+	// gate_answer decisions, whose snapshot leaves the usage out.
+	if gs := e.goalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
+		d.Quota = quotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
