@@ -373,3 +373,22 @@ func (e *Engine) AcceptStore() (*kernel.Store, error) {
 	e.store = s
 	return s, nil
 }
+
+// ClockBehind reports whether the engine's clock reads earlier than the
+// newest instant the store recorded (kernel.Store.NewestInstant): the
+// system clock was moved back since the last commit, or a commit was made
+// while it ran ahead. It returns that instant and true; false when the
+// store is not open (it never opens it) or the clock is not behind.
+// Decisions stay closed meanwhile: ledger entries and rounds dated after
+// now still count against the quota and min_interval, and evidence dated
+// after now is stale.
+func (e *Engine) ClockBehind() (time.Time, bool) {
+	if e.store == nil {
+		return time.Time{}, false
+	}
+	newest, err := e.store.NewestInstant()
+	if err != nil || newest.IsZero() {
+		return time.Time{}, false
+	}
+	return newest, e.Now().Before(newest)
+}

@@ -349,8 +349,12 @@ func staleAfter(gs *specs.Goal) time.Duration {
 	return DefaultStaleAfter
 }
 
-// Stale reports whether evidence created at created is stale at now.
-func Stale(created, now time.Time, after time.Duration) bool { return now.Sub(created) >= after }
+// Stale reports whether evidence created at created is stale at now:
+// older than after, or dated after now (the clock moved back, or the
+// record claims a time that has not come yet).
+func Stale(created, now time.Time, after time.Duration) bool {
+	return created.After(now) || now.Sub(created) >= after
+}
 
 func freshEvidence(evs []kernel.Evidence, after time.Duration, now time.Time) []kernel.Evidence {
 	var out []kernel.Evidence

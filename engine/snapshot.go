@@ -217,6 +217,10 @@ func (e *Engine) agentFacts(tx source, gs *specs.Goal, agent string) AgentFacts 
 
 // quotaFacts sums the goal's ledger over the rolling window ending at now.
 // It reads the whole ledger: no "last N records" window changes a verdict.
+// An entry dated after now (written while the clock was ahead, or by a
+// clock since moved back) counts as inside the window, and a round started
+// after now is the last round for min_interval: moving the clock never
+// gives budget back (README "One clock").
 func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Round, now time.Time) QuotaFacts {
 	var q QuotaFacts
 	q.MinIntervalElapsed = true
@@ -229,7 +233,7 @@ func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 	q.ComputeLimitSeconds = gs.Quota.Compute * window.Seconds()
 	var oldest time.Time
 	for _, l := range ledger {
-		if !l.At.After(start) || l.At.After(now) {
+		if !l.At.After(start) {
 			continue
 		}
 		q.Rounds += l.Rounds
@@ -245,7 +249,7 @@ func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 	}
 	var last time.Time
 	for _, r := range rounds {
-		if r.StartedAt.After(last) && !r.StartedAt.After(now) {
+		if r.StartedAt.After(last) {
 			last = r.StartedAt
 		}
 	}

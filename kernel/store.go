@@ -311,6 +311,11 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		if err := tx.set(keyRev, strconv.FormatUint(tx.rev, 10)); err != nil {
 			return err
 		}
+		if newest, _ := tx.newest(); tx.now.After(newest) {
+			if err := tx.set(keyNewest, tx.now.Format(time.RFC3339Nano)); err != nil {
+				return err
+			}
+		}
 		for g := range tx.touched {
 			gs, err := tx.Goal(g)
 			if err != nil {
@@ -352,6 +357,31 @@ func (s *Store) Revision() (uint64, error) {
 		return err
 	})
 	return rev, err
+}
+
+// NewestInstant is the newest instant a commit of this store recorded (the
+// zero time for a store that predates the record). A clock earlier than it
+// was moved back since that commit (README "One clock").
+func (s *Store) NewestInstant() (time.Time, error) {
+	var t time.Time
+	err := s.View(func(tx *Tx) error {
+		var err error
+		t, err = tx.newest()
+		return err
+	})
+	return t, err
+}
+
+// newest reads keyNewest; the zero time when it is absent.
+func (tx *Tx) newest() (time.Time, error) {
+	v, err := tx.tx.Get(keyNewest)
+	if errors.Is(err, buntdb.ErrNotFound) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339Nano, v)
 }
 
 func recoveryMessage(r Recovery) string {

@@ -21,6 +21,9 @@ const (
 	keyRev      = "meta:rev"
 	keySeq      = "meta:seq"
 	keyRecovery = "meta:recovery"
+	// keyNewest is the newest instant any commit recorded (RFC 3339 with
+	// nanoseconds): the store's own memory of time (Store.NewestInstant).
+	keyNewest = "meta:newest_at"
 )
 
 func keyGoal(g string) string               { return "goal:" + g }

@@ -17,7 +17,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	cli.ClockOverride = true    // tests pin the clock with LOOPX_NOW
 	cli.IgnoreAgentHosts = true // the suite may run inside Claude Code, Codex, …
 	testscript.Main(m, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
 }

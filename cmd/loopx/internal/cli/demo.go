@@ -107,7 +107,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 		return err
 	}
 	fmt.Fprint(w, demoSpec)
-	now, err := clock()
+	now, err := a.clock()
 	if err != nil {
 		return err
 	}

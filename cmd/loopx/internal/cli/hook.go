@@ -251,7 +251,7 @@ func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal,
 	if _, err := os.Stat(root); err != nil {
 		return nil, "", "", fmt.Errorf("project %s: %w", root, os.ErrNotExist)
 	}
-	now, err := clock()
+	now, err := a.clock()
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -57,7 +57,7 @@ Exit codes: 0 stdin closed; 2 usage (no project, unknown tool); 130 interrupted.
 			if _, err := os.Stat(root); err != nil {
 				return fmt.Errorf("project %s: %w", root, os.ErrNotExist)
 			}
-			now, err := clock()
+			now, err := a.clock()
 			if err != nil {
 				return err
 			}

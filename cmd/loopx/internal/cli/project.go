@@ -219,8 +219,9 @@ dropped on open. It also compares the hook entries ` + "`loopx hooks install`" +
 (recorded in .loopx/hooks.json) with the host settings files now, and
 reports each entry that is missing or changed (deleted, its matcher
 narrowed, its timeout or type edited: the host then runs tool calls
-without asking loopx). Exit 0 when healthy, 1 when a problem was found, 3
-when the store cannot be opened.
+without asking loopx). A system clock earlier than the store's newest
+commit (moved back) is reported as a clock: line. Exit 0 when healthy, 1
+when a problem was found, 3 when the store cannot be opened.
 
 A store that is missing or behind the last revision the project committed
 (restored from a backup, truncated or replaced) is refused everywhere, so
@@ -278,6 +279,10 @@ cannot lock the human out): refused (exit 1) from inside an agent round
 				hookProblems = []engine.HookProblem{}
 			}
 			rep["hooks"] = hookProblems
+			newest, clockBehind := e.ClockBehind()
+			if clockBehind {
+				rep["clock_behind"] = map[string]any{"now": e.Now(), "newest_commit": newest}
+			}
 			if err := a.print(rep, func(w io.Writer) {
 				fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
 				if rec != nil {
@@ -295,13 +300,16 @@ cannot lock the human out): refused (exit 1) from inside an agent round
 				} else {
 					fmt.Fprintln(w, "spec: ok")
 				}
+				if clockBehind {
+					fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(e.Now(), newest), "loopx: "))
+				}
 				for _, p := range hookProblems {
 					fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
 				}
 			}); err != nil {
 				return err
 			}
-			if e.SpecErr() != nil || len(bad) > 0 || len(hookProblems) > 0 {
+			if e.SpecErr() != nil || len(bad) > 0 || len(hookProblems) > 0 || clockBehind {
 				return &exitError{code: ExitNo}
 			}
 			return nil

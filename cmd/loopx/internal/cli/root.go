@@ -115,6 +115,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		a.json = true // flag parsing stopped before --json was read
 	}
 	if a.eng != nil {
+		a.warnClockBehind()
 		if cerr := a.eng.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
@@ -300,24 +301,6 @@ func groupExamples(c *cobra.Command) {
 	c.Example = strings.Join(lines, "\n")
 }
 
-// ClockOverride lets LOOPX_NOW (RFC 3339) pin the clock. Only test builds
-// set it (cmd/loopx's TestMain): in a real binary an agent could otherwise
-// set LOOPX_NOW to move outside its quota window.
-var ClockOverride = false
-
-// clock returns the clock: the real time, or LOOPX_NOW in test builds.
-func clock() (func() time.Time, error) {
-	v := os.Getenv("LOOPX_NOW")
-	if v == "" || !ClockOverride {
-		return time.Now, nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return nil, usagef("LOOPX_NOW=%q is not an RFC 3339 time (e.g. 2026-11-29T10:00:00Z)", v)
-	}
-	return func() time.Time { return t }, nil
-}
-
 // root resolves the project root: --project, $LOOPX_PROJECT, or walking up.
 func (a *app) root() (string, error) {
 	if a.project != "" {
@@ -345,7 +328,7 @@ func (a *app) engine() (*engine.Engine, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("project %s: %w", root, os.ErrNotExist)
 	}
-	now, err := clock()
+	now, err := a.clock()
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"golang.org/x/term"
 
@@ -66,11 +65,9 @@ start; 3 internal error.`,
 				return usagef("unexpected arguments %q (an agent command needs --exec)", args)
 			}
 			o.Root = root
-			if v := os.Getenv("LOOPX_NOW"); v != "" {
-				t, err := time.Parse(time.RFC3339, v)
-				if err != nil {
-					return usagef("LOOPX_NOW=%q is not an RFC 3339 time", v)
-				}
+			if t, pinned, err := a.pinnedClock(); err != nil {
+				return err
+			} else if pinned {
 				o.Clock = watch.NewManualClock(t) // pinned: timers never fire
 			}
 			o.ExecStdout, o.ExecStderr = a.stderr, a.stderr
