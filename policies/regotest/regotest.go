@@ -45,6 +45,9 @@ func Run(t testing.TB, rules, tests map[string]string) int {
 			t.Errorf("%s:%d: %s.%s: ERROR: %v", r.Location.File, r.Location.Row, r.Package, r.Name, r.Error)
 		case r.Fail:
 			t.Errorf("%s:%d: %s.%s: FAIL", r.Location.File, r.Location.Row, r.Package, r.Name)
+			if len(r.Output) > 0 {
+				t.Logf("%s print output:\n%s", r.Name, r.Output)
+			}
 		}
 	}
 	for path := range rules {
