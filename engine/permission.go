@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"os"
+	"slices"
 
 	"github.com/loopx-dev/loopx/kernel"
 	"path/filepath"
@@ -64,6 +65,17 @@ type PathFacts struct {
 	// "open('loopx/loopx.cue','w')"). Always with ViaCommand. The policy
 	// denies an opaque command that names a protected path.
 	Mentioned bool `json:"mentioned"`
+	// Home are the path's names relative to the user's home directory
+	// ($HOME, symlinks resolved too), slash-separated, "." for the home
+	// itself: of the path as written and of its symlink target, when inside
+	// the home (omitted otherwise). The policy protects the user-level host
+	// settings by these names (~/.claude/settings*.json, ~/.claude.json,
+	// ~/.codex/config.toml, ~/.codex/hooks.json) and any directory holding one.
+	Home []string `json:"home,omitempty"`
+	// ContainsHome is true for a path that contains the user's home
+	// directory (its parent, "/"): writing or removing it reaches the
+	// user-level host settings.
+	ContainsHome bool `json:"contains_home,omitempty"`
 }
 
 // toolActions are the actions of host tools that write files.
@@ -160,8 +172,16 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 		}
 	}
 	roots := projectRoots(e.root)
+	homes, hasHome := homeRoots()
+	facts := func(p string) PathFacts {
+		f := pathFacts(roots, dir, p)
+		if hasHome {
+			homeFacts(homes, dir, p, &f)
+		}
+		return f
+	}
 	for _, p := range req.Paths {
-		pr.Paths = append(pr.Paths, pathFacts(roots, dir, p))
+		pr.Paths = append(pr.Paths, facts(p))
 	}
 	if strings.TrimSpace(req.Command) != "" {
 		cl := readCommandLine(req.Command)
@@ -177,7 +197,7 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 				return
 			}
 			for _, m := range expand(dir, w) {
-				f := pathFacts(roots, dir, m)
+				f := facts(m)
 				f.ViaCommand, f.Mentioned = true, mentioned
 				pr.Paths = append(pr.Paths, f)
 			}
@@ -254,6 +274,44 @@ func projectRoots(root string) [2]string {
 		real = abs
 	}
 	return [2]string{abs, real}
+}
+
+// homeRoots returns the user's home directory ($HOME, absolute, cleaned)
+// and with its symlinks resolved; ok is false when there is none.
+func homeRoots() (roots [2]string, ok bool) {
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return roots, false
+	}
+	return projectRoots(home), true
+}
+
+// homeFacts sets f.Home and f.ContainsHome for p (absolute, or relative to
+// dir) against the home directory's roots: the names of p and of p with its
+// symlinks resolved relative to the home, and whether p contains the home.
+func homeFacts(homes [2]string, dir, p string, f *PathFacts) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	for _, q := range []string{p, resolvedOr(p)} {
+		if rel, ok := relative(homes, q); ok && !slices.Contains(f.Home, rel) {
+			f.Home = append(f.Home, rel)
+		}
+		for _, h := range homes {
+			if rel, err := filepath.Rel(q, h); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				f.ContainsHome = true
+			}
+		}
+	}
+}
+
+// resolvedOr is p with its symlinks resolved, or p when it cannot be.
+func resolvedOr(p string) string {
+	if real, ok := resolve(p); ok {
+		return real
+	}
+	return p
 }
 
 // pathFacts normalises p (absolute, or relative to dir) against the roots.

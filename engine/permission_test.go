@@ -133,7 +133,7 @@ func TestPathFacts(t *testing.T) {
 		}
 		realOut, _ := filepath.EvalSymlinks(outside)
 		want.Resolved = strings.Replace(want.Resolved, "OUT", filepath.ToSlash(realOut), 1)
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("pathFacts(%q, %q)\n got %+v\nwant %+v", tc.dir, tc.in, got, want)
 		}
 	}

@@ -103,8 +103,19 @@ has_argvs if is_array(object.get(req, "argvs", null))
 # simple_commands are the simple commands as command patterns see them.
 simple_commands := [concat(" ", a) | some a in argvs]
 
-# Everything a command pattern is matched against: the raw line and each simple command.
-cmd_targets := {c | some c in array.concat(array.concat([command], segments), simple_commands); c != ""}
+# Everything a command pattern is matched against: the raw line, each
+# simple command, and the canonical command of each action the line (or
+# tool) carries, so that `git send-pack`, `git subtree push` and `git lfs
+# push` (action git.push) ask or deny under "git push*" like `git push`.
+cmd_targets := text_targets | {canonical_commands[a] | some a in actions}
+
+text_targets := {c | some c in array.concat(array.concat([command], segments), simple_commands); c != ""}
+
+# canonical_commands are the commands loopx's actions stand for.
+canonical_commands := {
+	"git.push": "git push", "git.merge": "git merge", "git.commit": "git commit", "git.tag": "git tag",
+	"npm.publish": "npm publish", "loopx.gate.answer": "loopx gate answer",
+}
 
 actions := {a | some a in array.concat([object.get(req, "action", "")], strs(object.get(req, "actions", []))); is_string(a); a != ""}
 
@@ -122,7 +133,11 @@ else := "the call"
 # command line without any simple command read from it, is opaque too.
 opaque_reasons := array.concat(strs(object.get(req, "opaque", [])), unread)
 
-unread := ["it does not parse"] if req.command_parsed == false
+# (The reader says why a line does not parse; the policy says it only when the reader did not.)
+unread := [] if {
+	req.command_parsed == false
+	count(strs(object.get(req, "opaque", []))) > 0
+} else := ["it does not parse"] if req.command_parsed == false
 
 else := ["no simple command was read from it"] if {
 	command != ""
@@ -183,28 +198,44 @@ goal_known if is_object(data.loopx.spec.goals[goal_id])
 
 # METADATA
 # description: |
-#   loopx's own spec, policies and state (loopx/**, .loopx/**) and the agent
-#   hosts' hook and tool settings (.claude/settings*.json, .codex/hooks.json,
-#   .codex/config.toml, .mcp.json in any directory, the user's home included,
-#   and the .claude and .codex directories themselves: an agent must not
-#   switch its hooks off) are never written by agents, nor is a directory
-#   containing the project. An opaque command that names one of them
-#   (a mentioned path) denies too; one that names only a directory containing
-#   them (., .., /) asks as any opaque command.
-protected := array.concat(
-	[lib.reason("protected_path", msg, "data.loopx.permission.protected", "") |
-		some p in paths
-		hits := [n | some n in names(p); guarded_name(p, n)]
-		count(hits) > 0
-		msg := protected_message(p, hits)
-	],
-	[lib.reason("protected_path", msg, "data.loopx.permission.protected", "") |
-		some p in paths
-		p.contains_project == true
-		not mentioned(p)
-		msg := $"{p.path} contains the project and loopx's own loopx/ and .loopx/"
-	],
-)
+#   Never written by agents: loopx's own spec, policies and state (loopx/**,
+#   .loopx/**); the agent hosts' hook and tool settings in any directory of
+#   the project (.claude/settings*.json, .codex/hooks.json,
+#   .codex/config.toml, .mcp.json); git's files that run code at the next
+#   git command (.git/hooks/**, .git/config: core.hooksPath, aliases); the
+#   user's host settings in the home directory (~/.claude/settings*.json,
+#   ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json; Go gives each
+#   path's home-relative names as p.home); and any directory containing one
+#   of them (.claude, .git, ~/.codex, the home itself, a directory containing
+#   the project or the home: removing or moving it removes them). An opaque
+#   command that names one of them (a mentioned path) denies too; one that
+#   names only a directory containing them all (., the home, /) asks as any
+#   opaque command.
+protected := [lib.reason("protected_path", msg, "data.loopx.permission.protected", "") |
+	some p in paths
+	msg := protected_message(p)
+]
+
+protected_message(p) := msg if {
+	hits := [n | some n in names(p); guarded_name(p, n)]
+	count(hits) > 0
+	msg := named_message(p, $"{p.path}{via(p, hits)}", protected_kind(hits[0]), covers_verb(protected_globs(hits[0]), hits[0]))
+} else := msg if {
+	hits := [h | some h in strs(object.get(p, "home", [])); home_setting(h); not all_home_named(p, h)]
+	count(hits) > 0
+	msg := named_message(p, $"{p.path} (~/{hits[0]})", home_kind, covers_verb(home_settings, lower(hits[0])))
+} else := $"{p.path} contains the project and loopx's own loopx/ and .loopx/" if {
+	p.contains_project == true
+	not mentioned(p)
+} else := $"{p.path} contains the user's home directory and its {home_kind}" if {
+	p.contains_home == true
+	not mentioned(p)
+}
+
+# named_message says which protected name p is (verb "is") or contains.
+named_message(p, name, kind, verb) := $"`{command}` cannot be read and names {p.path}, {kind}" if mentioned(p)
+
+else := $"{name} {verb} {kind}: agents may not write it"
 
 guarded_name(p, n) if {
 	protected_kind(n)
@@ -213,13 +244,20 @@ guarded_name(p, n) if {
 
 container_named(p, ".") if mentioned(p)
 
-protected_message(p, hits) := $"`{command}` cannot be read and names {p.path}{via(p, hits)}, {protected_kind(hits[0])}" if mentioned(p)
-
-else := $"{p.path}{via(p, hits)} is {protected_kind(hits[0])}: agents may not write it"
+all_home_named(p, ".") if mentioned(p)
 
 protected_kind(n) := "loopx's own (loopx/**, .loopx/**)" if own(n)
 
 else := "an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json)" if host_setting(n)
+
+else := "git's hooks and config, which run code at the next git command (.git/hooks/**, .git/config)" if git_setting(n)
+
+# protected_globs are the globs a protected name n falls under (for the message's verb).
+protected_globs(n) := ["loopx/**", ".loopx/**"] if own(n)
+
+else := host_settings if host_setting(n)
+
+else := git_settings
 
 own(n) if lower(n) in {".", "loopx", ".loopx"}
 
@@ -227,14 +265,64 @@ own(n) if startswith(lower(n), "loopx/")
 
 own(n) if startswith(lower(n), ".loopx/")
 
-# host_settings are the files (and directories holding them) through which
-# Claude Code and Codex load hooks and tools, in the project and the home.
-host_settings := ["**/.claude/settings*.json", "**/.claude", "**/.codex/hooks.json", "**/.codex/config.toml", "**/.codex", "**/.mcp.json"]
+# host_settings are the files through which Claude Code and Codex load
+# hooks and tools, in any directory (an absolute name in the home too).
+host_settings := ["**/.claude/settings*.json", "**/.codex/hooks.json", "**/.codex/config.toml", "**/.mcp.json"]
 
 host_setting(n) if {
 	some g in host_settings
-	lib.glob_match(g, lower(n))
+	covers(g, lower(n))
 }
+
+# git_settings run code at the next git command (hooks; core.hooksPath,
+# core.fsmonitor, aliases in the config).
+git_settings := [".git/hooks/**", ".git/config"]
+
+git_setting(n) if {
+	some g in git_settings
+	covers(g, lower(n))
+}
+
+# home_settings are the user's host settings, relative to the home
+# directory: Claude Code's user settings and its global state (MCP servers,
+# allowed tools), Codex's config and hooks.
+home_settings := [".claude/settings*.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json"]
+
+home_kind := "user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json)"
+
+home_setting(".")
+
+home_setting(h) if {
+	some g in home_settings
+	covers(g, lower(h))
+}
+
+# METADATA
+# description: |
+#   covers(g, n): glob g matches the name n, or n is a directory that may
+#   contain a match (removing, moving or chmod -R'ing n reaches it): n
+#   matches g's first k segments, the k-th not **, and g has more
+#   ("secrets" for secrets/**, ".claude" and "a/.claude" for
+#   **/.claude/settings*.json, "api" for api/**/gen/**). A name below a
+#   ** segment is not taken for a container (it may be a file: api/v2 for
+#   api/**/gen/**, src for **/*.pem); "." covers every glob.
+covers(g, n) if lib.glob_match(g, n)
+
+covers(_, ".")
+
+covers(g, n) if {
+	gs := split(trim_prefix(g, "./"), "/")
+	some k in numbers.range(1, count(gs) - 1)
+	k < count(gs)
+	gs[k - 1] != "**"
+	lib.glob_match(concat("/", array.slice(gs, 0, k)), n)
+}
+
+# covers_verb is "is" when a glob matches n itself, "contains" when n only contains a match.
+covers_verb(gs, n) := "is" if {
+	some g in gs
+	lib.glob_match(g, lower(n))
+} else := "contains"
 
 mentioned(p) if object.get(p, "mentioned", false) == true
 
@@ -412,18 +500,28 @@ outside_reason(p) := lib.reason("outside_project", $"{p.path} is outside the pro
 else := lib.reason("symlink_outside", $"{p.path} resolves through a symlink to {object.get(p, "resolved", "")}, outside the project", "data.loopx.permission.outside", "") if p.symlink_outside == true
 
 # METADATA
-# description: A path matching a goals.<g>.scope.deny glob denies.
+# description: |
+#   A path matching a goals.<g>.scope.deny glob denies, and so does a
+#   directory that may contain such a path (covers: rm -rf secrets, mv
+#   secrets /tmp, chmod -R 000 secrets under secrets/**).
 scope_denied := [lib.reason("scope_denied", msg, "data.loopx.permission.scope_denied", $"goals.{goal_id}.scope.deny") |
 	some p in paths
 	not outside_path(p)
-	hits := [g | some g in globs("deny"); some n in names(p); lib.glob_match(g, n)]
+	hits := [g | some g in globs("deny"); some n in names(p); covers(g, n); not container_named(p, n)]
 	count(hits) > 0
 	msg := denied_message(p, hits[0])
 ]
 
 denied_message(p, g) := $"`{command}` cannot be read and names {p.path}, which matches scope.deny pattern {g}" if mentioned(p)
 
-else := $"{p.path} matches scope.deny pattern {g}"
+else := $"{p.path} matches scope.deny pattern {g}" if some_name_matches(p, g)
+
+else := $"{p.path} contains paths matching scope.deny pattern {g}"
+
+some_name_matches(p, g) if {
+	some n in names(p)
+	lib.glob_match(g, n)
+}
 
 # METADATA
 # description: |
@@ -459,10 +557,17 @@ command_ask := command_hits("ask", "command_ask")
 
 command_hits(k, code) := [lib.reason(code, msg, $"data.loopx.permission.{code}", $"goals.{goal_id}.scope.commands.{k}") |
 	some g in patterns(k)
-	hits := [c | some c in cmd_targets; cmd_match(g, c)]
-	count(hits) > 0
-	msg := $"`{hits[0]}` matches scope.commands.{k} pattern {g}"
+	count([c | some c in cmd_targets; cmd_match(g, c)]) > 0
+	msg := command_hit_message(g, k)
 ]
+
+command_hit_message(g, k) := $"`{hits[0]}` matches scope.commands.{k} pattern {g}" if {
+	hits := [c | some c in text_targets; cmd_match(g, c)]
+	count(hits) > 0
+} else := $"`{command}` is a `{hits[0].c}` (action {hits[0].a}), which matches scope.commands.{k} pattern {g}" if {
+	hits := [{"a": a, "c": c} | some a in actions; c := canonical_commands[a]; cmd_match(g, c)]
+	count(hits) > 0
+}
 
 # METADATA
 # description: With scope.commands.allow set (a restriction, never a grant), a simple command matching none of it asks.

@@ -525,8 +525,8 @@ test_mentioned_paths_are_not_held_to_scope_or_the_project if {
 	d.verdict == "ask"
 	codes(d) == ["command_opaque"]
 
-	# A written (not only named) root still denies.
-	codes(decide(req({"tool": "Bash", "paths": [object.union(path("."), {"via_command": true})]}))) == ["protected_path"]
+	# A written (not only named) root still denies (and contains secrets/**).
+	codes(decide(req({"tool": "Bash", "paths": [object.union(path("."), {"via_command": true})]}))) == ["protected_path", "scope_denied"]
 }
 
 test_host_settings_are_protected if {
@@ -571,4 +571,96 @@ test_malformed_grants_and_opaque_fields_grant_nothing if {
 	# Opaque reasons that are not strings are ignored; strings make the line opaque.
 	decide(req(object.union(bash("ls"), {"opaque": [1, null]}))).verdict == "defer"
 	decide(req(object.union(bash("ls"), {"opaque": ["x"]}))).verdict == "ask"
+}
+
+test_unparsed_line_with_the_readers_reason_says_it_once if {
+	d := decide(req({"tool": "Bash", "command": "echo 'x", "commands": [], "command_parsed": false, "opaque": ["the line does not parse: 1:6: reached EOF without closing quote '"]}))
+	d.reasons[0].message == "`echo 'x` cannot be read safely (the line does not parse: 1:6: reached EOF without closing quote '): a human decides"
+}
+
+# A plumbing push carries git.push: command patterns also match the action's canonical command.
+test_plumbing_push_matches_git_push_patterns if {
+	every line in ["git send-pack origin main", "git subtree push --prefix=d origin main", "git lfs push origin", "git http-push https://h/r main"] {
+		d := decide(req(object.union(bash(line), {"actions": ["shell.exec", "git.push"]})))
+		d.verdict == "ask"
+		d.reasons == [{
+			"code": "command_ask", "message": $"`{line}` is a `git push` (action git.push), which matches scope.commands.ask pattern git push*",
+			"rule": "data.loopx.permission.command_ask", "ref": "goals.g1.scope.commands.ask",
+		}]
+	}
+
+	# A deny pattern on the canonical command denies too; a plain push keeps its own message.
+	s := {"goals": {"g1": {"scope": {"commands": {"deny": ["git push*"]}}}}}
+	decide_spec(req(object.union(bash("git send-pack origin main"), {"actions": ["shell.exec", "git.push"]})), s).verdict == "deny"
+	run("git push origin main").reasons[0].message == "`git push origin main` matches scope.commands.ask pattern git push*"
+
+	# Actions without a canonical command (shell.exec) add nothing.
+	run("git status").verdict == "defer"
+}
+
+# Item 14 of hostile trial 1: a scope.deny glob also covers a directory that contains a match.
+test_scope_deny_covers_a_directory_containing_a_denied_path if {
+	every n in ["secrets", "api", "api/v2/gen"] {
+		d := decide(req({"tool": "Bash", "paths": [object.union(path(n), {"via_command": true})]}))
+		codes(d) == ["scope_denied"]
+	}
+	d := decide(req({"tool": "Bash", "paths": [object.union(path("secrets"), {"via_command": true})]}))
+	d.reasons[0].message == "secrets contains paths matching scope.deny pattern secrets/**"
+
+	# Tool paths alike; the directory's own glob match keeps its message.
+	codes(write("secrets")) == ["scope_denied", "outside_scope"]
+	write("secrets/k").reasons[0].message == "secrets/k matches scope.deny pattern secrets/**"
+
+	# A name below a ** segment, or a sibling, is not a container.
+	every n in ["api/v2", "secretsx", "docs", "api/v2/handlers.go"] {
+		not "scope_denied" in codes(decide(req({"tool": "Bash", "paths": [object.union(path(n), {"via_command": true})]})))
+	}
+	s := {"goals": {"g1": {"scope": {"deny": ["**/*.pem"]}}}}
+	decide_spec(req({"tool": "Bash", "paths": [object.union(path("src"), {"via_command": true})]}), s).verdict == "defer"
+}
+
+test_git_hooks_and_config_are_protected if {
+	s := {"goals": {"g1": {"scope": {"write": ["**"]}}}}
+	every p in [".git/hooks/pre-commit", ".git/hooks/x/y", ".git/config", ".git", ".git/hooks", ".GIT/CONFIG"] {
+		codes(decide_spec(req({"paths": [path(p)]}), s)) == ["protected_path"]
+	}
+	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's hooks and config, which run code at the next git command (.git/hooks/**, .git/config): agents may not write it"
+	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's hooks and config, which run code at the next git command (.git/hooks/**, .git/config): agents may not write it"
+	every p in [".git/COMMIT_EDITMSG", ".git/info/exclude", ".gitignore", "docs/.git-notes", "sub/.git/config"] {
+		decide_spec(req({"paths": [path(p)]}), s).verdict == "defer"
+	}
+}
+
+test_host_setting_directories_are_containers if {
+	s := {"goals": {"g1": {"scope": {"write": ["**"]}}}}
+	d := decide_spec(req({"paths": [path("sub/.claude")]}), s)
+	d.reasons[0].message == "sub/.claude contains an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json): agents may not write it"
+}
+
+# Item 13 of hostile trial 1: the user's host settings (p.home are the home-relative names).
+home_path(p, h) := object.union(path(p), {"outside_project": true, "via_command": true, "home": [h]})
+
+test_user_level_host_settings_are_protected if {
+	every c in [
+		["/root/.claude/settings.json", ".claude/settings.json"], ["/root/.claude/settings.local.json", ".claude/settings.local.json"],
+		["/root/.claude.json", ".claude.json"], ["/root/.codex/config.toml", ".codex/config.toml"], ["/root/.codex/hooks.json", ".codex/hooks.json"],
+		["/root", "."], ["/root/.claude", ".claude"], ["/root/.codex", ".codex"],
+	] {
+		codes(decide(req({"tool": "Bash", "paths": [home_path(c[0], c[1])]}))) == ["protected_path"]
+	}
+	d := decide(req({"tool": "Bash", "paths": [home_path("/root/.claude.json", ".claude.json")]}))
+	d.reasons[0].message == "/root/.claude.json (~/.claude.json) is user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
+	d2 := decide(req({"tool": "Bash", "paths": [home_path("/root", ".")]}))
+	d2.reasons[0].message == "/root (~/.) contains user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
+
+	# A directory containing the home.
+	up := object.union(path("/"), {"outside_project": true, "via_command": true, "contains_home": true})
+	decide(req({"tool": "Bash", "paths": [up]})).reasons[0].message == "/ contains the user's home directory and its user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json)"
+
+	# Other files of the home are not protected; an opaque line naming only the home asks.
+	every h in [".bashrc", ".claude/commands/x.md", ".codex/prompts/p.md", ".claude.json.bak", "src/.claude.json"] {
+		decide(req({"tool": "Bash", "paths": [home_path(concat("/", ["/root", h]), h)]})).verdict == "defer"
+	}
+	m := object.union(home_path("/root", "."), {"mentioned": true})
+	codes(decide(req(object.union(opaque_bash("xargs rm -rf ~", ["xargs runs other commands"]), {"paths": [m]})))) == ["command_opaque"]
 }

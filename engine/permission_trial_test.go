@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestPermission_HostileTrial1 holds the fixes of hostile trial 1 of issue
+// 9 that live in the permission policy and its Go facts (items 13, 14, the
+// git hooks and config, plumbing pushes), each decided end to end under
+// permSpec (scope.deny secrets/**, commands.ask git push*) with HOME set to
+// a directory holding real host settings.
+func TestPermission_HostileTrial1(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, f := range []string{".claude/settings.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json", ".bashrc"} {
+		writeFile(t, filepath.Join(home, f), "{}")
+	}
+	e, _ := newEngine(t, permSpec)
+	for _, f := range []string{"secrets/k.pem", "x/a.txt", ".git/hooks/pre-commit.sample", ".git/config", "src/main.go"} {
+		writeFile(t, filepath.Join(e.Root(), f), "x")
+	}
+	for _, tc := range []struct {
+		name, command string
+		tool          string
+		paths         []string
+		want          string
+		code          string
+	}{
+		// Item 13: the user's host settings and the directories holding them.
+		{name: "rm_home_tilde", command: "rm -rf ~", want: "deny", code: "protected_path"},
+		{name: "rm_home_tilde_slash", command: "rm -rf ~/", want: "deny", code: "protected_path"},
+		{name: "rm_home_absolute", command: "rm -rf " + home, want: "deny", code: "protected_path"},
+		{name: "rm_home_parent", command: "rm -rf " + filepath.Dir(home), want: "deny", code: "protected_path"},
+		{name: "rm_home_claude", command: "rm -rf ~/.claude", want: "deny", code: "protected_path"},
+		{name: "write_claude_json", command: "echo '{}' > ~/.claude.json", want: "deny", code: "protected_path"},
+		{name: "write_codex_config", command: "cp /dev/null " + home + "/.codex/config.toml", want: "deny", code: "protected_path"},
+		{name: "write_codex_hooks", command: "echo x > ~/.codex/hooks.json", want: "deny", code: "protected_path"},
+		{name: "tool_writes_home_settings", tool: "Write", paths: []string{filepath.Join(home, ".claude", "settings.json")}, want: "deny", code: "protected_path"},
+		{name: "home_other_file_defers", command: "echo x >> ~/.bashrc", want: "defer"},
+		// .git/hooks and .git/config run code at the next git command.
+		{name: "git_hook_written", command: "echo 'rm -rf /' > .git/hooks/pre-commit", want: "deny", code: "protected_path"},
+		{name: "git_config_written", command: "cp /tmp/x .git/config", want: "deny", code: "protected_path"},
+		{name: "git_dir_removed", command: "rm -rf .git", want: "deny", code: "protected_path"},
+		{name: "git_hook_edit_tool", tool: "Edit", paths: []string{".git/hooks/pre-push"}, want: "deny", code: "protected_path"},
+		// Item 14: a directory containing a scope.deny match.
+		{name: "rm_secrets", command: "rm -rf secrets", want: "deny", code: "scope_denied"},
+		{name: "rm_secrets_slash", command: "rm -rf secrets/", want: "deny", code: "scope_denied"},
+		{name: "rm_dot_secrets", command: "rm -rf ./secrets", want: "deny", code: "scope_denied"},
+		{name: "rm_secret_glob", command: "rm -rf secret?", want: "deny", code: "scope_denied"},
+		{name: "mv_secrets", command: "mv secrets /tmp/s", want: "deny", code: "scope_denied"},
+		{name: "chmod_secrets", command: "chmod -R 000 secrets", want: "deny", code: "scope_denied"},
+		{name: "cp_into_secrets", command: "cp -r x secrets", want: "deny", code: "scope_denied"},
+		{name: "rm_src_defers", command: "rm -rf src", want: "defer"},
+		// Plumbing pushes ask like git push.
+		{name: "send_pack", command: "git send-pack origin main", want: "ask", code: "command_ask"},
+		{name: "subtree_push", command: "git subtree push --prefix=d origin main", want: "ask", code: "command_ask"},
+		{name: "lfs_push", command: "git lfs push origin main", want: "ask", code: "command_ask"},
+		{name: "http_push", command: "git http-push https://h/r.git main", want: "ask", code: "command_ask"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := PermissionInput{Tool: tc.tool, Command: tc.command, Paths: tc.paths}
+			if tc.command != "" {
+				in.Tool = "Bash"
+			}
+			d := permission(t, e, "claude", in)
+			if d.Verdict != tc.want {
+				t.Fatalf("%q: verdict %s, want %s (%s)", tc.command, d.Verdict, tc.want, reasonCodes(d))
+			}
+			if tc.code != "" && (len(d.Reasons) == 0 || d.Reasons[0].Code != tc.code) {
+				t.Fatalf("%q: reasons %s, want %s first", tc.command, reasonCodes(d), tc.code)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func reasonCodes(d Decision) []string {
+	var c []string
+	for _, r := range d.Reasons {
+		c = append(c, r.Code+": "+r.Message)
+	}
+	return c
+}
