@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -172,6 +173,9 @@ type reader struct {
 	depth int    // scripts read inside scripts
 	nest  int    // compound commands and substitutions nested
 	seen  dirs   // every directory a command may run in
+	// knownDirs: $PWD and $HOME at the start of a word are resolved (the
+	// line does not set them).
+	knownDirs bool
 }
 
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
@@ -181,6 +185,7 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 func readCommandLine(line string) commandLine {
 	cl := commandLine{parsed: true}
 	r := &reader{cl: &cl, seen: startDirs}
+	r.knownDirs = !(strings.Contains(line, "PWD") || strings.Contains(line, "HOME")) || !dirVarsSet.MatchString(line)
 	if len(line) > maxCommandLine {
 		cl.parsed = false
 		cl.opaque = append(cl.opaque, fmt.Sprintf("command line of %d bytes is over the %d KiB parse cap", len(line), maxCommandLine>>10))
@@ -583,12 +588,14 @@ func (r *reader) word(w *syntax.Word, in dirs, again bool) word {
 		}
 	}
 	var b strings.Builder
-	r.parts(&b, &out, w.Parts, in, false, again)
+	r.parts(&b, &out, w.Parts, in, false, again, true)
 	out.s = b.String()
 	return out
 }
 
-func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, in dirs, quoted, again bool) {
+// parts writes parts into b; endOK says what follows them in the word is
+// nothing or starts with "/" (where $PWD and $HOME may be resolved).
+func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, in dirs, quoted, again, endOK bool) {
 	for i, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -604,16 +611,18 @@ func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, i
 				out.glob = unescapeBare(b, v) || out.glob
 			}
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				out.dyn |= dynAnsiC
-				s, _, _ := shexpand.Format(nil, p.Value, nil)
+			if p.Dollar { // $'…' decodes exactly (bash stops at a NUL)
+				s, _, err := shexpand.Format(nil, p.Value, nil)
+				if err != nil {
+					out.dyn |= dynAnsiC
+				}
 				s, _, _ = strings.Cut(s, "\x00")
 				b.WriteString(s)
 			} else {
 				b.WriteString(p.Value)
 			}
 		case *syntax.DblQuoted:
-			r.parts(b, out, p.Parts, in, true, again)
+			r.parts(b, out, p.Parts, in, true, again, endsPath(parts, i, endOK))
 		case *syntax.CmdSubst:
 			out.dyn |= dynSubst
 			if !again {
@@ -632,6 +641,12 @@ func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, i
 			b.WriteString(p.Op.String())
 			b.WriteString(")")
 		case *syntax.ParamExp:
+			if b.Len() == 0 && out.dyn == 0 && r.knownDirs && endsPath(parts, i, endOK) {
+				if d := knownDir(p); d != "" { // $PWD/x, ${HOME}/x, "$HOME"
+					b.WriteString(d)
+					continue
+				}
+			}
 			out.dyn |= dynParam
 			if !again {
 				r.inner(p, in)
@@ -651,6 +666,47 @@ func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, i
 		}
 	}
 }
+
+// endsPath reports whether what follows parts[i] in its word is nothing
+// (endOK says so for the end of parts) or starts with "/".
+func endsPath(parts []syntax.WordPart, i int, endOK bool) bool {
+	if i+1 == len(parts) {
+		return endOK
+	}
+	switch p := parts[i+1].(type) {
+	case *syntax.Lit:
+		return strings.HasPrefix(p.Value, "/")
+	case *syntax.SglQuoted:
+		return !p.Dollar && strings.HasPrefix(p.Value, "/")
+	case *syntax.DblQuoted:
+		if len(p.Parts) == 0 {
+			return endsPath(parts, i+1, endOK)
+		}
+		l, ok := p.Parts[0].(*syntax.Lit)
+		return ok && strings.HasPrefix(l.Value, "/")
+	}
+	return false
+}
+
+// knownDir is what a plain $PWD or $HOME (${PWD}, ${HOME}) stands for in a
+// path: "." (the directory the command runs in; cd is followed) or "~"
+// (the home directory, os.UserHomeDir); "" for any other expansion.
+func knownDir(p *syntax.ParamExp) string {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Exp != nil {
+		return ""
+	}
+	switch p.Param.Value {
+	case "PWD":
+		return "."
+	case "HOME":
+		return "~"
+	}
+	return ""
+}
+
+// dirVarsSet matches a line that may set PWD or HOME itself (PWD=…, read
+// HOME, ${HOME:=…}, unset PWD): there the two are not resolved.
+var dirVarsSet = regexp.MustCompile(`(?:^|[^\w$])(?:PWD|HOME)(?:[^\w}]|$)|\$\{(?:PWD|HOME)[^}]`)
 
 // source is n as written in the current script.
 func (r *reader) source(n syntax.Node) string {
