@@ -95,9 +95,12 @@ const (
 // word is one shell word after quote removal: substitutions are kept as
 // written ($X, ${X}), a command substitution as "$()".
 type word struct {
-	s        string
-	dyn      dynKind
-	glob     bool // an unquoted *, ? or [
+	s    string
+	dyn  dynKind
+	glob bool // an unquoted *, ? or [
+	// optLike: an expansion starts the word or stands unquoted in it (word
+	// splitting), so it may yield an option (go test $(cat pkgs)).
+	optLike  bool
 	pos, end uint // offsets in the reader's current source
 }
 
@@ -624,6 +627,7 @@ func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, i
 		case *syntax.DblQuoted:
 			r.parts(b, out, p.Parts, in, true, again, endsPath(parts, i, endOK))
 		case *syntax.CmdSubst:
+			out.optLike = out.optLike || !quoted || b.Len() == 0
 			out.dyn |= dynSubst
 			if !again {
 				r.nested(func() { r.stmts(p.Stmts, in, stdinNone) })
@@ -647,12 +651,14 @@ func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, i
 					continue
 				}
 			}
+			out.optLike = out.optLike || !quoted || b.Len() == 0
 			out.dyn |= dynParam
 			if !again {
 				r.inner(p, in)
 			}
 			b.WriteString(r.source(p))
 		case *syntax.ArithmExp:
+			out.optLike = out.optLike || !quoted || b.Len() == 0
 			out.dyn |= dynArith
 			if !again {
 				r.inner(p, in)

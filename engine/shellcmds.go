@@ -338,6 +338,7 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 	}
 	r.emit(argv)
 	r.subcommands(name, ws)
+	r.optionArgs(name, ws)
 	if name == "git" {
 		r.git(ws[start:], gitDirs)
 		return in, in
@@ -503,6 +504,9 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	if shells[name] {
 		r.shell(name, args, here, stdin, rds)
 		return in, in
+	}
+	if name == "gdb" {
+		r.gdb(args)
 	}
 	if it, ok := interp(name); ok {
 		r.interpret(name, it, args, stdin, here)
@@ -683,7 +687,9 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		}
 		writeAll(ops)
 		writeAll(optVals(opts, "-o", "--output"))
-	case "sort", "shuf", "go", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "tcc":
+	case "go":
+		r.golang(args, here)
+	case "sort", "shuf", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "tcc":
 		for i, a := range args {
 			switch {
 			case (a.s == "-o" || a.s == "--output") && i+1 < len(args):
@@ -1582,4 +1588,89 @@ func dashdash(ws []word) int {
 		}
 	}
 	return -1
+}
+
+// goWrites are the go command's flags whose value is a file or directory
+// it writes; goRunners those whose value is a program it runs.
+var (
+	goWrites  = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "pkgdir": true, "modfile": true}
+	goRunners = map[string]bool{"exec": true, "toolexec": true, "vettool": true}
+)
+
+// golang records what a go command writes (-o, -coverprofile, …: also as
+// -test.X; -C changes the directory and counts as a write) and marks the
+// flags that run another program (-exec, -toolexec, -vettool) opaque.
+func (r *reader) golang(args []word, here dirs) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.s, "-") || a.s == "-" {
+			continue
+		}
+		if a.s == "--" {
+			return
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a.s, "-"), "=")
+		name = strings.TrimPrefix(name, "test.")
+		v := word{s: val, dyn: a.dyn, pos: a.pos, end: a.end}
+		if !hasVal && i+1 < len(args) {
+			if goWrites[name] || goRunners[name] || name == "C" {
+				i++
+				v, hasVal = args[i], true
+			}
+		}
+		switch {
+		case goRunners[name]:
+			r.opaquef("go -%s runs %s", name, firstWord([]word{v}, "another program"))
+		case !hasVal:
+		case name == "C":
+			r.writeTarget(v, here, "go -C directory")
+			here = r.cdTo(v, here)
+		case goWrites[name]:
+			r.writeTarget(v, here, "go -"+name+" target")
+		}
+	}
+}
+
+// gdb marks gdb commands given inline (-ex, -iex, --eval-command, …) and
+// command files from a pipe opaque: gdb's `shell` runs anything.
+func (r *reader) gdb(args []word) {
+	for _, a := range args {
+		n, _, _ := strings.Cut(strings.TrimLeft(a.s, "-"), "=")
+		switch n {
+		case "ex", "iex", "eval-command", "init-eval-command", "x", "ix", "command", "init-command", "p", "pid":
+			if strings.HasPrefix(a.s, "-") {
+				r.opaquef("gdb %s runs debugger commands (gdb's shell runs any command)", a.s)
+				return
+			}
+		}
+	}
+}
+
+// runnerCmds are programs with options that run other programs or code
+// (go test -exec, make --eval, git -c, find -exec, tar --to-command, …):
+// an argument that may yield such an option (an expansion at its start or
+// unquoted) makes the command opaque.
+var runnerCmds = map[string]bool{"go": true, "make": true, "gmake": true, "gdb": true, "cargo": true, "npm": true,
+	"pnpm": true, "yarn": true, "npx": true, "git": true, "rsync": true, "scp": true, "ssh": true, "tar": true,
+	"bsdtar": true, "gtar": true, "find": true, "sed": true, "zip": true, "docker": true, "kubectl": true, "bazel": true,
+	"mvn": true, "gradle": true, "pip": true, "pip3": true, "uv": true, "pytest": true, "deno": true, "bun": true}
+
+// valueOpts are the options of runnerCmds whose value an expansion may be
+// (it cannot become another option there).
+var valueOpts = map[string]bool{"-m": true, "--message": true, "--author": true, "--date": true, "-b": true, "-B": true,
+	"--format": true, "--pretty": true, "--grep": true, "-run": true, "-bench": true, "-count": true, "-timeout": true,
+	"-tags": true, "-ldflags": true, "-gcflags": true, "-skip": true, "-p": true, "-parallel": true}
+
+// optionArgs marks a runner command opaque when an argument built from an
+// expansion may yield an option (go test $(cat pkgs) may be -toolexec=…).
+func (r *reader) optionArgs(name string, ws []word) {
+	if !runnerCmds[name] {
+		return
+	}
+	for i := 1; i < len(ws); i++ {
+		if w := ws[i]; w.optLike && !valueOpts[ws[i-1].s] {
+			r.opaquef("%s argument built from %s may carry options that run commands", name, r.snippet(w))
+			return
+		}
+	}
 }
