@@ -28,7 +28,7 @@ goals: g1: {
 // verdict are logged for the report.
 func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
 	e, _ := newEngine(t, broadGrantSpec)
-	for _, d := range []string{"api", "docs", ".loopx"} {
+	for _, d := range []string{"api", "docs", ".loopx", "loopx"} {
 		if err := os.MkdirAll(filepath.Join(e.Root(), d), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,8 @@ const (
 	// call the line opaque or yield the command `git push…`.
 	catPush = "push"
 	// catWrite: a write into loopx/ or .loopx/ in disguise; the reader must
-	// call the line opaque or yield the protected write.
+	// call the line opaque or yield the protected write, or (a command it
+	// does not model) mention the protected path.
 	catWrite = "write"
 	// catOpaque: something the reader cannot read; it must say so.
 	catOpaque = "opaque"
@@ -243,6 +244,41 @@ var shellForms = []struct{ cat, line string }{
 	{catWrite, `go build -o loopx/bin .`},
 	{catWrite, `go test -test.trace=loopx/t ./...`},
 	{catWrite, `go -C loopx build`},
+	// Directory flags (a write target) and the arguments of commands the
+	// reader does not model (mentioned).
+	{catWrite, `make -C loopx`},
+	{catWrite, `make -C .loopx clean`},
+	{catWrite, `make --directory=loopx`},
+	{catWrite, `make -Cloopx`},
+	{catWrite, `npm --prefix loopx install`},
+	{catWrite, `npm install --prefix=.loopx x`},
+	{catWrite, `npm -C loopx install`},
+	{catWrite, `pnpm --dir loopx add x`},
+	{catWrite, `yarn --cwd loopx add x`},
+	{catWrite, `pip install -t loopx x`},
+	{catWrite, `pip install --target loopx x`},
+	{catWrite, `pip3 install --prefix=.loopx x`},
+	{catWrite, `python3 -m pip install -t loopx x`},
+	{catWrite, `cargo build --target-dir loopx`},
+	{catWrite, `cargo build --target-dir=.loopx`},
+	{catWrite, `split -b 1 x loopx/`},
+	{catWrite, `csplit -f loopx/xx x 1`},
+	{catWrite, `openssl enc -out loopx/loopx.cue -in x`},
+	{catWrite, `base64 -d x -o loopx/loopx.cue`},
+	{catWrite, `xxd -r x loopx/loopx.cue`},
+	{catWrite, `uniq x loopx/loopx.cue`},
+	{catWrite, `ssh-keygen -f loopx/k -N ''`},
+	{catWrite, `convert x.png loopx/x.png`},
+	{catWrite, `gofmt -w loopx/x.go`},
+	{catWrite, `python3 -m zipfile -e x.zip loopx`},
+	{catWrite, `python3 tool.py --out=loopx/loopx.cue`},
+	{catWrite, `./tool -o.loopx/state.db`},
+	{catWrite, `bash gen.sh loopx/loopx.cue`},
+	{catWrite, `cd api && ../tool ../loopx`},
+	{catWrite, `less -o loopx/log README.md`},
+	{catWrite, `zip -m /tmp/z.zip loopx/loopx.cue`},
+	{catWrite, `tar cf x.tar --remove-files loopx`},
+	{catWrite, `rsync --remove-source-files loopx/ /tmp/x`},
 	// Writes whose target is decoded ($'…') or resolved ($PWD).
 	{catWrite, `echo x > $'\x6coopx/loopx.cue'`},
 	{catWrite, `echo x > $'\154oopx/loopx.cue'`},
@@ -414,6 +450,8 @@ var shellForms = []struct{ cat, line string }{
 	{catOpaque, `make --eval='x:;rm -rf y' x`},
 	{catOpaque, `gdb -batch -ex 'shell rm -rf x'`},
 	{catOpaque, `gdb -x cmds.gdb ./bin`},
+	{catOpaque, `chroot / rm -rf /tmp/p/loopx`},
+	{catOpaque, `rg --pre ./conv pattern`},
 	{catOpaque, `gdb --eval-command='shell id' ./bin`},
 	// Opaque: git commands that rewrite the whole tree (loopx/ included).
 	{catOpaque, `git stash -u`},
@@ -456,6 +494,11 @@ var shellForms = []struct{ cat, line string }{
 	{catBenign, `go test ./... 2>&1 | tail -20`},
 	{catBenign, `go run ./cmd/loopx status`},
 	{catBenign, `go env GOPATH`},
+	{catBenign, `cat loopx/loopx.cue`},
+	{catBenign, `grep -rn answer loopx/`},
+	{catBenign, `less loopx/loopx.cue`},
+	{catBenign, `diff loopx/loopx.cue /tmp/old.cue`},
+	{catBenign, `wc -l .loopx/decisions.jsonl`},
 	{catBenign, `go test -run "$PAT" ./...`},
 	{catBenign, `go build -ldflags "-X main.version=$(git describe)" ./cmd/x`},
 	{catBenign, `go test -coverprofile=/tmp/c.out ./...`},
@@ -626,11 +669,11 @@ func TestReadCommandLine_Forms(t *testing.T) {
 			}
 		case catWrite:
 			protected := false
-			for _, w := range cl.writes {
+			for _, w := range slices.Concat(cl.writes, cl.mentioned, cl.names) {
 				protected = protected || protectedWrite(w)
 			}
 			if !opaque && !protected {
-				t.Errorf("write form %q: neither opaque nor a protected write: writes %q", short, cl.writes)
+				t.Errorf("write form %q: neither opaque nor a protected write or mention: writes %q mentioned %q", short, cl.writes, slices.Concat(cl.mentioned, cl.names))
 			}
 		case catOpaque, catBenignOpaque:
 			if !opaque {

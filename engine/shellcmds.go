@@ -816,6 +816,9 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		if hasOpt(opts, "-E", "--eval") {
 			r.opaquef("%s --eval runs make code given inline", name)
 		}
+		for _, d := range optVals(opts, "-C", "--directory") {
+			r.writeTarget(d, here, name+" -C directory")
+		}
 		for _, f := range optVals(opts, "-f", "--file", "--makefile") {
 			if isStdinFile(f.s) && stdinFrom(stdin) != "" {
 				r.opaquef("%s a makefile (%s -f %s)", stdinFrom(stdin), name, f.s)
@@ -848,6 +851,24 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		}
 	case "rename", "prename", "file-rename":
 		r.opaquef("%s runs a perl expression over file names", name)
+	case "chroot":
+		r.opaquef("chroot runs a command under another root directory")
+		if _, rest := scanOpts(args, "", "userspec groups", false); len(rest) > 1 {
+			r.simple(rest[1:], here, stdinNone, nil)
+		}
+	case "less", "more":
+		opts, _ := scanOpts(args, "oObhjkpPtTxyz", "log-file LOG-FILE", true)
+		for _, f := range optVals(opts, "-o", "-O", "--log-file", "--LOG-FILE") {
+			r.writeTarget(f, here, name+" log file")
+		}
+	case "rg":
+		if opts, _ := scanOpts(args, "", "pre", true); hasOpt(opts, "--pre") {
+			r.opaquef("rg --pre runs a command over every file searched")
+		}
+	default:
+		if !readOnly[name] {
+			r.unmodelled(name, args, here)
+		}
 	}
 	return in, in
 }
@@ -925,6 +946,7 @@ func (r *reader) shell(name string, args []word, here dirs, stdin stdinKind, rds
 		}
 	case len(ops) > 0 && !sFlag && !isStdinFile(ops[0].s):
 		r.scriptFile(name, ops[0], here)
+		r.unmodelled(name, ops[1:], here)
 	default:
 		if from := stdinFrom(stdin); from != "" {
 			r.opaquef("%s a shell (%s)", from, name)
@@ -991,8 +1013,14 @@ func (r *reader) interpret(name string, it interpreter, args []word, stdin stdin
 						r.perlInPlace(args, here)
 					}
 					return
-				case strings.IndexByte(it.module, c) >= 0:
-					return // a module or file runs
+				case strings.IndexByte(it.module, c) >= 0: // a module or file runs
+					if j == len(a.s)-1 {
+						i++
+					}
+					if i+1 < len(args) {
+						r.unmodelled(name, args[i+1:], here)
+					}
+					return
 				case strings.IndexByte(it.valued, c) >= 0:
 					if j == len(a.s)-1 && i+1 < len(args) && !strings.HasPrefix(args[i+1].s, "-") {
 						i++
@@ -1012,6 +1040,7 @@ func (r *reader) interpret(name string, it interpreter, args []word, stdin stdin
 					return
 				}
 				r.scriptFile(name, a, here)
+				r.unmodelled(name, args[i+1:], here)
 				script = true
 				i = len(args)
 			}
@@ -1671,6 +1700,122 @@ func (r *reader) optionArgs(name string, ws []word) {
 		if w := ws[i]; w.optLike && !valueOpts[ws[i-1].s] {
 			r.opaquef("%s argument built from %s may carry options that run commands", name, r.snippet(w))
 			return
+		}
+	}
+}
+
+// readOnly are commands that write no file their arguments name (their
+// output goes to standard output): their arguments are not mentioned.
+var readOnly = map[string]bool{"cat": true, "head": true, "tail": true, "grep": true, "egrep": true, "fgrep": true,
+	"ag": true, "ack": true, "wc": true, "diff": true, "cmp": true, "comm": true, "ls": true, "stat": true, "file": true,
+	"echo": true, "printf": true, "pwd": true, "which": true, "type": true, "whereis": true, "tree": true, "du": true,
+	"df": true, "ps": true, "jq": true, "yq": true, "cut": true, "tr": true, "basename": true, "dirname": true,
+	"realpath": true, "readlink": true, "test": true, "[": true, "true": true, "false": true, ":": true, "sleep": true,
+	"date": true, "id": true, "whoami": true, "uname": true, "hostname": true, "nl": true, "od": true, "hexdump": true,
+	"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "cksum": true, "column": true, "paste": true,
+	"fold": true, "rev": true, "tac": true, "strings": true, "printenv": true, "seq": true, "expr": true, "nproc": true,
+	"uptime": true, "free": true, "exit": true, "return": true, "set": true, "shift": true, "read": true, "wait": true,
+	"jobs": true, "kill": true, "unset": true, "shopt": true, "local": true, "declare": true, "readonly": true,
+	"export": true, "getopts": true, "history": true, "help": true, "env": true, "lsof": true, "bat": true,
+	"fd": true, "tokei": true, "cloc": true, "locale": true, "tput": true, "clear": true, "break": true,
+	"continue": true, "sum": true, "zcat": true, "zgrep": true, "xzcat": true, "bzcat": true, "look": true}
+
+// dirFlag lists a command's options whose value is the directory it works
+// in or installs into (npm --prefix, pip --target, cargo --target-dir):
+// short option letters and long names (without dashes).
+type dirFlag struct{ short, long string }
+
+var dirFlags = map[string]dirFlag{
+	"npm":      {"C", "prefix cache"},
+	"pnpm":     {"C", "dir prefix modules-dir store-dir"},
+	"yarn":     {"", "cwd modules-folder cache-folder"},
+	"pip":      {"td", "target prefix root src dest cache-dir"},
+	"pip3":     {"td", "target prefix root src dest cache-dir"},
+	"uv":       {"", "target prefix directory project cache-dir"},
+	"cargo":    {"", "target-dir out-dir artifact-dir root manifest-path"},
+	"gem":      {"in", "install-dir bindir"},
+	"composer": {"d", "working-dir"},
+	"bundle":   {"", "path"},
+	"mvn":      {"f", "file"},
+	"gradle":   {"p", "project-dir project-cache-dir"},
+	"cmake":    {"BS", ""},
+	"docker":   {"o", "output"},
+}
+
+// unmodelled records what a command whose effects loopx does not model
+// names: every path-like argument and option value ("--x=v", "-xv") is a
+// mentioned path (a bare word only if such a file exists), so a protected
+// one denies; dirFlags values are write targets.
+func (r *reader) unmodelled(name string, args []word, here dirs) {
+	df := dirFlags[name]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.s == "--":
+			for _, w := range args[i+1:] {
+				r.mention(w, here)
+			}
+			return
+		case strings.HasPrefix(a.s, "--"):
+			n, val, hasVal := strings.Cut(a.s[2:], "=")
+			v := word{s: val, dyn: a.dyn, pos: a.pos, end: a.end}
+			if listed(df.long, n) {
+				if !hasVal && i+1 < len(args) {
+					i++
+					v, hasVal = args[i], true
+				}
+				if hasVal {
+					r.writeTarget(v, here, name+" --"+n+" directory")
+				}
+			} else if hasVal {
+				r.mention(v, here)
+			}
+		case len(a.s) > 1 && a.s[0] == '-':
+			v := word{s: a.s[2:], dyn: a.dyn, pos: a.pos, end: a.end}
+			if strings.IndexByte(df.short, a.s[1]) >= 0 {
+				if v.s == "" && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				r.writeTarget(v, here, name+" "+a.s[:2]+" directory")
+			} else {
+				r.mention(v, here)
+			}
+		default:
+			r.mention(a, here)
+		}
+	}
+}
+
+// mention adds the path a word names from the directories here: a
+// path-like word (containing "/", a dot-file name, ~) to mentioned, a bare
+// word with a letter to names (a path only if such a file exists).
+func (r *reader) mention(w word, here dirs) {
+	s := w.s
+	if w.dyn != 0 || strings.Trim(s, "./") == "" || len(r.cl.mentioned)+len(r.cl.names) >= maxMentions {
+		return
+	}
+	bare := !strings.Contains(s, "/") && !isDotName(s) && !strings.HasPrefix(s, "~")
+	if bare && !strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return
+	}
+	add := func(p string) {
+		if bare {
+			r.cl.names = appendNew(r.cl.names, p)
+		} else {
+			r.cl.mentioned = appendNew(r.cl.mentioned, p)
+		}
+	}
+	if path.IsAbs(s) || strings.HasPrefix(s, "~") {
+		add(s)
+		return
+	}
+	for _, d := range here {
+		switch d {
+		case unknownDir, "":
+			add(s)
+		default:
+			add(path.Join(d, s))
 		}
 	}
 }
