@@ -441,6 +441,8 @@ func stdinFrom(stdin stdinKind) string {
 		return "input piped into"
 	case stdinInline:
 		return "here-document or here-string into"
+	case stdinFile:
+		return "a file redirected into"
 	}
 	return ""
 }
@@ -566,6 +568,7 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		links := name == "ln" || (name == "cp" && hasOpt(opts, "-l", "--link", "-s", "--symbolic-link"))
 		switch t := optVals(opts, "-t", "--target-directory"); {
 		case len(t) > 0:
+			r.opaquef("%s -t writes into the directory %s", name, r.snippet(t[0]))
 			writeAll(t)
 			if name == "mv" || links {
 				writeAll(ops)
@@ -618,6 +621,9 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		r.sshOptions(opts)
 		writeAll(optVals(opts, "--log-file", "--write-batch", "--only-write-batch", "--backup-dir"))
 		if len(ops) > 1 {
+			if name == "rsync" {
+				r.opaquef("rsync writes files loopx cannot list into %s", r.snippet(ops[len(ops)-1]))
+			}
 			if d := ops[len(ops)-1]; !isRemote(d.s) {
 				write(d)
 			}
@@ -640,6 +646,7 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		switch {
 		case hasOpt(opts, "-l", "-t", "-v", "-Z", "-p", "-c", "-z"):
 		case len(d) > 0:
+			r.opaquef("unzip extracts files named inside the archive (loopx cannot list them) into %s", r.snippet(d[0]))
 			writeAll(d)
 		default:
 			r.opaquef("unzip extracts files named inside %s into the working directory (name one with -d)", firstWord(ops, "the archive"))
@@ -650,6 +657,7 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 			for _, a := range args[1:] {
 				if strings.HasPrefix(a.s, "-o") && len(a.s) > 2 {
 					a.s, found = a.s[2:], true
+					r.opaquef("7z extracts files named inside the archive (loopx cannot list them) into %s", a.s)
 					write(a)
 				}
 			}
@@ -660,6 +668,7 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	case "cpio":
 		if opts, _ := scanOpts(args, "DEFHIMOR", "directory file", true); hasOpt(opts, "-i", "--extract") {
 			if d := optVals(opts, "-D", "--directory"); len(d) > 0 {
+				r.opaquef("cpio -i extracts files named inside the archive (loopx cannot list them) into %s", r.snippet(d[0]))
 				writeAll(d)
 			} else {
 				r.opaquef("cpio -i extracts files named inside the archive into the working directory")
@@ -1239,6 +1248,7 @@ func (r *reader) tar(name string, args []word, here dirs) {
 			r.opaquef("%s extracts files named inside the archive into the working directory (name one with -C)", name)
 			return
 		}
+		r.opaquef("%s extracts files named inside the archive (loopx cannot list them) into %s", name, r.snippet(dirsC[len(dirsC)-1]))
 		for _, d := range dirsC {
 			r.writeTarget(d, here, name+" -C target")
 		}
@@ -1275,6 +1285,12 @@ func (r *reader) curl(args []word, here dirs) {
 			r.writeTarget(f, out, "curl output")
 		}
 	}
+	for _, f := range optVals(opts, "-o", "--output") {
+		if f.s != "-" && f.s != "/dev/null" {
+			r.opaquef("curl writes a download loopx cannot see into %s", r.snippet(f))
+			break
+		}
+	}
 	if hasOpt(opts, "-J", "--remote-header-name") {
 		r.opaquef("curl -J names the file it writes from the server's answer")
 	}
@@ -1282,6 +1298,7 @@ func (r *reader) curl(args []word, here dirs) {
 		r.opaquef("curl -K reads options (and output files) from a file")
 	}
 	if hasOpt(opts, "-O", "--remote-name", "--remote-name-all") {
+		r.opaquef("curl -O writes a download loopx cannot see")
 		for _, u := range ops {
 			r.urlFile(u, out, "curl -O")
 		}
@@ -1330,11 +1347,15 @@ func (r *reader) wget(args []word, here dirs) {
 	}
 	if docs := optVals(opts, "-O", "--output-document"); len(docs) > 0 {
 		for _, d := range docs {
-			if d.s != "-" {
+			if d.s != "-" && d.s != "/dev/null" {
+				r.opaquef("wget writes a download loopx cannot see into %s", r.snippet(d))
 				r.writeTarget(d, here, "wget -O target")
 			}
 		}
 		return
+	}
+	if len(ops) > 0 && !hasOpt(opts, "--spider") {
+		r.opaquef("wget writes a download loopx cannot see")
 	}
 	if hasOpt(opts, "-r", "--recursive", "-m", "--mirror", "-i", "--input-file", "--content-disposition") {
 		if len(optVals(opts, "-P", "--directory-prefix")) == 0 {
