@@ -826,7 +826,7 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 			r.opaquef("%s --eval runs make code given inline", name)
 		}
 		for _, d := range optVals(opts, "-C", "--directory") {
-			r.writeTarget(d, here, name+" -C directory")
+			r.writeDir(d, here, name+" -C directory")
 		}
 		for _, f := range optVals(opts, "-f", "--file", "--makefile") {
 			if isStdinFile(f.s) && stdinFrom(stdin) != "" {
@@ -1489,11 +1489,18 @@ func (r *reader) git(args []word, here dirs) {
 			r.writeTarget(w, here, "git "+sub+" pathspec")
 		}
 	}
-	for _, a := range rest {
+	for i, a := range rest {
 		for _, f := range []string{"--upload-pack", "--receive-pack", "--exec"} {
 			if a.s == f || strings.HasPrefix(a.s, f+"=") {
 				r.opaquef("git %s %s runs a command", sub, f)
 			}
+		}
+		switch { // any subcommand's --output (log, diff, show, format-patch, …)
+		case strings.HasPrefix(a.s, "--output="):
+			a.s = a.s[len("--output="):]
+			r.writeTarget(a, here, "git "+sub+" --output")
+		case a.s == "--output" && i+1 < len(rest):
+			r.writeTarget(rest[i+1], here, "git "+sub+" --output")
 		}
 	}
 	switch sub {
@@ -1502,6 +1509,13 @@ func (r *reader) git(args []word, here dirs) {
 		if hasOpt(opts, "--pathspec-from-file") {
 			r.opaquef("git %s --pathspec-from-file reads its paths from a file", sub)
 		}
+		if sub == "checkout" && hasOpt(opts, "-f", "--force") {
+			r.opaquef("git checkout --force rewrites the working tree (loopx/ included)")
+		}
+		if sub == "restore" && hasOpt(opts, "-s", "--source") {
+			r.opaquef("git restore --source writes files from another commit")
+		}
+		r.magicPathspecs(sub, ops)
 		if sep := dashdash(rest); sep >= 0 && sub == "checkout" {
 			ops = rest[sep+1:]
 		}
@@ -1514,8 +1528,23 @@ func (r *reader) git(args []word, here dirs) {
 	case "mv":
 		_, ops := scanOpts(rest, "", "", true)
 		writeAll(ops)
+	case "switch":
+		if opts, _ := scanOpts(rest, "cC", "orphan conflict", true); hasOpt(opts, "-f", "--force", "--discard-changes") {
+			r.opaquef("git switch --discard-changes rewrites the working tree (loopx/ included)")
+		}
+	case "read-tree":
+		if opts, _ := scanOpts(rest, "", "prefix index-output exclude-per-directory", true); hasOpt(opts, "-u", "-m", "--reset") {
+			r.opaquef("git read-tree -m/-u/--reset rewrites the index or the working tree (loopx/ included)")
+		}
+	case "checkout-index", "update-index":
+		r.opaquef("git %s writes the index or the working tree from object ids loopx cannot read", sub)
+		_, ops := scanOpts(rest, "", "prefix stage cacheinfo index-info chmod", true)
+		if sub == "checkout-index" {
+			writeAll(ops)
+		}
 	case "clean":
 		opts, ops := scanOpts(rest, "e", "exclude", true)
+		r.magicPathspecs(sub, ops)
 		switch {
 		case hasOpt(opts, "-n", "--dry-run"):
 		case len(ops) == 0:
@@ -1570,6 +1599,9 @@ func (r *reader) gitMore(sub string, rest []word, here dirs) {
 		}
 	case "init":
 		_, ops := scanOpts(rest, "b", "template separate-git-dir initial-branch object-format shared", true)
+		if len(ops) == 0 { // the repository of the directory git works in
+			ops = []word{{s: ".git"}}
+		}
 		for _, d := range ops {
 			r.writeTarget(d, here, "git init target")
 		}
@@ -1673,7 +1705,7 @@ func (r *reader) golang(args []word, here dirs) {
 			r.opaquef("go -%s runs %s", name, firstWord([]word{v}, "another program"))
 		case !hasVal:
 		case name == "C":
-			r.writeTarget(v, here, "go -C directory")
+			r.writeDir(v, here, "go -C directory")
 			here = r.cdTo(v, here)
 		case goWrites[name]:
 			r.writeTarget(v, here, "go -"+name+" target")
@@ -1786,7 +1818,7 @@ func (r *reader) unmodelled(name string, args []word, here dirs) {
 					v, hasVal = args[i], true
 				}
 				if hasVal {
-					r.writeTarget(v, here, name+" --"+n+" directory")
+					r.writeDir(v, here, name+" --"+n+" directory")
 				}
 			} else if hasVal {
 				r.mention(v, here)
@@ -1798,7 +1830,7 @@ func (r *reader) unmodelled(name string, args []word, here dirs) {
 					i++
 					v = args[i]
 				}
-				r.writeTarget(v, here, name+" "+a.s[:2]+" directory")
+				r.writeDir(v, here, name+" "+a.s[:2]+" directory")
 			} else {
 				r.mention(v, here)
 			}
@@ -1839,4 +1871,24 @@ func (r *reader) mention(w word, here dirs) {
 			add(path.Join(d, s))
 		}
 	}
+}
+
+// magicPathspecs marks git pathspecs with magic (":/" the whole tree from
+// the top, ":(exclude)x", ":!x") opaque: they name files loopx cannot list.
+func (r *reader) magicPathspecs(sub string, ops []word) {
+	for _, w := range ops {
+		if strings.HasPrefix(w.s, ":") {
+			r.opaquef("git %s pathspec %s names files loopx cannot list", sub, r.snippet(w))
+			return
+		}
+	}
+}
+
+// writeDir records a directory a command works in or installs into as a
+// write target; "." (where it runs anyway) is none.
+func (r *reader) writeDir(w word, here dirs, what string) {
+	if w.dyn == 0 && path.Clean(w.s) == "." {
+		return
+	}
+	r.writeTarget(w, here, what)
 }
