@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,26 @@ func TestC24_OpaqueCommandsAreNeverAllowed(t *testing.T) {
 		}
 		if d.Verdict != tc.verdict || !strings.Contains(strings.Join(codes, " "), tc.code) {
 			t.Errorf("%q: %s %v, want %s with %s", tc.line, d.Verdict, codes, tc.verdict, tc.code)
+		}
+	}
+}
+
+// TestPermission_HumanOnlyVerbsBehindExpansions: a loopx verb hidden
+// behind an expansion is never allowed under a broad grant ("ask" or
+// "deny": the reader's opaque reason names the verb the literal words may
+// complete); one whose raw text names a human-only verb denies.
+func TestPermission_HumanOnlyVerbsBehindExpansions(t *testing.T) {
+	e, _ := newEngine(t, broadGrantSpec)
+	for _, tc := range []struct{ line, verdict string }{
+		{`loopx ${V:-gate} answer g-1`, "ask|deny"},
+		{`loopx gate $A g-1`, "ask|deny"},
+		{`loopx $(echo adopt)`, "deny"},
+		{`./bin/lx $(echo dashboard)`, "deny"},
+		{`x $A answer g-1`, "ask|deny"},
+	} {
+		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
+		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) || d.Allow {
+			t.Errorf("%q: %s %+v, want %s", tc.line, d.Verdict, d.Reasons, tc.verdict)
 		}
 	}
 }

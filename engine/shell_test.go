@@ -472,6 +472,17 @@ var shellForms = []struct{ cat, line string }{
 	{catOpaque, `chroot / rm -rf /tmp/p/loopx`},
 	{catOpaque, `rg --pre ./conv pattern`},
 	{catOpaque, `gdb --eval-command='shell id' ./bin`},
+	// Opaque: loopx's human-only verbs behind expansions, whatever the
+	// command word.
+	{catOpaque, `loopx ${V:-gate} answer g-1`},
+	{catOpaque, `loopx gate $A g-1`},
+	{catOpaque, `loopx $(echo adopt)`},
+	{catOpaque, `./bin/lx $(echo adopt)`},
+	{catOpaque, `/tmp/x $V answer g-1 --option yes`},
+	{catOpaque, `mytool "$(printf gate)" answer g-1`},
+	{catOpaque, `cp $A hooks uninstall`},
+	{catOpaque, `lx doctor $F`},
+	{catOpaque, "lx `echo events` --prune-before 2026-01-01"},
 	// Opaque: git commands that rewrite the whole tree (loopx/ included).
 	{catOpaque, `git stash -u`},
 	{catOpaque, `git stash apply`},

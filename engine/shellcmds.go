@@ -347,28 +347,75 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 }
 
 // subcommands marks a command whose action words are built from
-// expansions opaque: any word of loopx (its human-only verbs hide behind
-// `loopx $x answer`), the first two operands of gh, npm, yarn and pnpm
-// (`gh pr $x`, `npm $x`). git's subcommand is checked by gitGlobal.
+// expansions opaque: the first two operands of gh, npm, yarn and pnpm
+// (`gh pr $x`, `npm $x`); and, since loopx's human-only verbs must never
+// hide behind an expansion, any command with an argument built from one
+// whose other arguments hold a verb word of loopx (`x $A answer`), or whose
+// command word is loopx, a path or a program loopx does not know (`loopx
+// ${V:-gate} answer`, `./bin/lx $(echo adopt)`). The reason names the
+// verbs the literal words may complete (for the policy's human-only rule).
+// git's subcommand is checked by gitGlobal.
 func (r *reader) subcommands(name string, ws []word) {
-	n := 0
-	switch name {
-	case "loopx":
-		n = len(ws)
-	case "gh", "npm", "yarn", "pnpm":
-		n = 3
-	default:
+	var dyn *word
+	var verbs []string
+	for i := range ws[1:] {
+		w := &ws[i+1]
+		switch {
+		case w.dyn != 0:
+			if dyn == nil {
+				dyn = w
+			}
+		case verbWords[w.s] != "":
+			verbs = appendNew(verbs, verbWords[w.s])
+		}
+	}
+	if dyn != nil && (len(verbs) > 0 || name == "loopx" || strings.Contains(ws[0].s, "/") || !knownCommand(name)) {
+		if len(verbs) > 0 {
+			r.opaquef("%s argument built from %s beside loopx verb words: it may run `%s`", name, r.snippet(*dyn), strings.Join(verbs, "`, `"))
+		} else {
+			r.opaquef("%s argument built from %s", name, r.snippet(*dyn))
+		}
 		return
 	}
-	for i, w := range ws[1:] {
-		if i+1 >= n {
-			return
-		}
-		if w.dyn != 0 {
-			r.opaquef("%s argument built from %s", name, r.snippet(w))
-			return
+	switch name {
+	case "gh", "npm", "yarn", "pnpm":
+		for i, w := range ws[1:] {
+			if i >= 2 {
+				return
+			}
+			if w.dyn != 0 {
+				r.opaquef("%s argument built from %s", name, r.snippet(w))
+				return
+			}
 		}
 	}
+}
+
+// verbWords maps each word of loopx's human-only verbs to the verb it is
+// part of (design §8, §16; the policy's human_only rule decides).
+var verbWords = map[string]string{"gate": "gate answer", "answer": "gate answer", "adopt": "adopt",
+	"doctor": "doctor --accept-store", "--accept-store": "doctor --accept-store", "events": "events --prune-before",
+	"--prune-before": "events --prune-before", "hooks": "hooks uninstall", "uninstall": "hooks uninstall",
+	"agent": "agent register", "register": "agent register", "dashboard": "dashboard"}
+
+// knownTools are well-known programs the reader has no rules for (their
+// effects are unmodelled), beside those it has.
+var knownTools = map[string]bool{"gofmt": true, "goimports": true, "golangci-lint": true, "staticcheck": true,
+	"kubectl": true, "helm": true, "terraform": true, "pytest": true, "jest": true, "eslint": true, "prettier": true,
+	"tsc": true, "gh": true, "cmake": true, "ninja": true, "bazel": true, "rustup": true, "cd": true, "pushd": true,
+	"popd": true, "eval": true, "source": true, ".": true, "rm": true, "rmdir": true, "mkdir": true, "touch": true,
+	"mv": true, "cp": true, "ln": true, "install": true, "chmod": true, "chown": true, "tee": true, "sed": true,
+	"awk": true, "sort": true, "uniq": true, "xargs": true, "find": true, "curl": true, "wget": true, "unzip": true,
+	"zip": true, "gzip": true, "gunzip": true, "vi": true, "vim": true, "nano": true, "ssh": true, "scp": true,
+	"sqlite3": true, "tmux": true, "watch": true, "time": true, "nice": true, "timeout": true, "sudo": true}
+
+// knownCommand reports a program the reader has rules for or knows.
+func knownCommand(name string) bool {
+	if _, ok := interp(name); ok {
+		return true
+	}
+	_, df := dirFlags[name]
+	return readOnly[name] || runnerCmds[name] || df || shells[name] || knownTools[name]
 }
 
 // shells are the programs that run shell scripts.
