@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -340,7 +341,7 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 	r.subcommands(name, ws)
 	r.optionArgs(name, ws)
 	if name == "git" {
-		r.git(ws[start:], gitDirs)
+		r.git(ws[start:], gitDirs, !slices.Equal(gitDirs, here))
 		return in, in
 	}
 	return r.effects(name, ws, in, here, stdin, rds)
@@ -1524,9 +1525,10 @@ func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs) {
 	return i, here
 }
 
-// git records what a git subcommand (args[0]) writes and marks those that
+// git records what a git subcommand (args[0]) writes (moved: git -C or
+// --work-tree changed the directory here) and marks those that
 // run commands or rewrite the whole tree opaque.
-func (r *reader) git(args []word, here dirs) {
+func (r *reader) git(args []word, here dirs, moved bool) {
 	if len(args) == 0 {
 		return
 	}
@@ -1631,13 +1633,13 @@ func (r *reader) git(args []word, here dirs) {
 			r.opaquef("git %s writes the files named inside the patch", sub)
 		}
 	default:
-		r.gitMore(sub, rest, here)
+		r.gitMore(sub, rest, here, moved)
 	}
 }
 
 // gitMore handles the git subcommands that create directories, run
 // commands, or set configuration.
-func (r *reader) gitMore(sub string, rest []word, here dirs) {
+func (r *reader) gitMore(sub string, rest []word, here dirs, moved bool) {
 	switch sub {
 	case "clone":
 		_, ops := scanOpts(rest, "obuc", "origin branch upload-pack config template reference separate-git-dir depth jobs filter", true)
@@ -1645,12 +1647,19 @@ func (r *reader) gitMore(sub string, rest []word, here dirs) {
 			r.writeTarget(ops[1], here, "git clone target")
 		}
 	case "init":
-		_, ops := scanOpts(rest, "b", "template separate-git-dir initial-branch object-format shared", true)
-		if len(ops) == 0 { // the repository of the directory git works in
-			ops = []word{{s: ".git"}}
+		opts, ops := scanOpts(rest, "b", "template separate-git-dir initial-branch object-format shared", true)
+		for _, d := range optVals(opts, "--separate-git-dir") {
+			r.writeTarget(d, here, "git init --separate-git-dir")
 		}
-		for _, d := range ops {
-			r.writeTarget(d, here, "git init target")
+		switch {
+		case len(ops) > 0:
+			for _, d := range ops {
+				r.writeTarget(d, here, "git init target")
+			}
+		case moved: // git -C DIR init creates DIR
+			r.writeTarget(word{s: "."}, here, "git -C directory")
+		case hasOpt(opts, "--template"): // copies hooks into .git/hooks
+			r.writeTarget(word{s: ".git"}, here, "git init --template")
 		}
 	case "worktree":
 		if len(rest) > 0 && rest[0].s == "add" {
