@@ -295,6 +295,8 @@ var shellForms = []struct{ cat, line string }{
 	{catWrite, `bash gen.sh loopx/loopx.cue`},
 	{catWrite, `cd api && ../tool ../loopx`},
 	{catWrite, `less -o loopx/log README.md`},
+	{catWrite, `tree -o loopx/x`},
+	{catWrite, `yq -i '.a = 1' loopx/loopx.cue`},
 	{catWrite, `zip -m /tmp/z.zip loopx/loopx.cue`},
 	{catWrite, `tar cf x.tar --remove-files loopx`},
 	{catWrite, `rsync --remove-source-files loopx/ /tmp/x`},
@@ -471,6 +473,13 @@ var shellForms = []struct{ cat, line string }{
 	{catOpaque, `gdb -x cmds.gdb ./bin`},
 	{catOpaque, `chroot / rm -rf /tmp/p/loopx`},
 	{catOpaque, `rg --pre ./conv pattern`},
+	{catOpaque, `fd -e go -x rm`},
+	{catOpaque, `GOFLAGS=-toolexec=/tmp/evil go test ./...`},
+	{catOpaque, `go env -w GOFLAGS=-toolexec=/tmp/evil`},
+	{catOpaque, `make SHELL=/tmp/evil`},
+	{catOpaque, `MAKEFLAGS=--eval=x make`},
+	{catOpaque, `RUSTC_WRAPPER=/tmp/evil cargo build`},
+	{catOpaque, `env CC=/tmp/evil make`},
 	{catOpaque, `gdb --eval-command='shell id' ./bin`},
 	// Opaque: loopx's human-only verbs behind expansions, whatever the
 	// command word.

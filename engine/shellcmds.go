@@ -132,7 +132,11 @@ var execEnv = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_A
 	"BROWSER": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true, "PATH": true, "CDPATH": true, "HOME": true,
 	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_PAGER": true,
 	"GIT_ASKPASS": true, "GIT_EXEC_PATH": true, "GIT_EXTERNAL_DIFF": true, "GIT_PROXY_COMMAND": true,
-	"GIT_CONFIG": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_TEMPLATE_DIR": true}
+	"GIT_CONFIG": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_TEMPLATE_DIR": true,
+	"GOFLAGS": true, "GOENV": true, "MAKEFLAGS": true, "MFLAGS": true, "RUSTC_WRAPPER": true, "RUSTC": true,
+	"CARGO_BUILD_RUSTC_WRAPPER": true, "CC": true, "CXX": true, "LD": true, "PYTHONPATH": true, "NODE_PATH": true,
+	"RUBYLIB": true, "npm_config_script_shell": true, "NPM_CONFIG_SCRIPT_SHELL": true, "TAR_OPTIONS": true,
+	"RSYNC_RSH": true, "CURL_HOME": true, "WGETRC": true}
 
 // envName marks an assignment of an environment variable in execEnv opaque.
 func (r *reader) envName(name string) {
@@ -876,6 +880,11 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		for _, d := range optVals(opts, "-C", "--directory") {
 			r.writeDir(d, here, name+" -C directory")
 		}
+		for _, a := range args { // make SHELL=/tmp/x runs every recipe with it
+			if n, _, ok := strings.Cut(a.s, "="); ok && (n == "SHELL" || n == ".SHELLFLAGS" || n == "MAKEFLAGS" || n == "MAKESHELL") {
+				r.opaquef("%s %s= changes what runs every recipe", name, n)
+			}
+		}
 		for _, f := range optVals(opts, "-f", "--file", "--makefile") {
 			if isStdinFile(f.s) && stdinFrom(stdin) != "" {
 				r.opaquef("%s a makefile (%s -f %s)", stdinFrom(stdin), name, f.s)
@@ -921,6 +930,15 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	case "rg":
 		if opts, _ := scanOpts(args, "", "pre", true); hasOpt(opts, "--pre") {
 			r.opaquef("rg --pre runs a command over every file searched")
+		}
+	case "fd", "fdfind":
+		if opts, _ := scanOpts(args, "xX", "exec exec-batch", true); hasOpt(opts, "-x", "-X", "--exec", "--exec-batch") {
+			r.opaquef("%s --exec runs a command for every file found", name)
+		}
+	case "tree":
+		opts, _ := scanOpts(args, "oLPIH", "", true)
+		for _, f := range optVals(opts, "-o") {
+			r.writeTarget(f, here, "tree -o target")
 		}
 	default:
 		if !readOnly[name] {
@@ -1739,6 +1757,13 @@ var (
 // -test.X; -C changes the directory and counts as a write) and marks the
 // flags that run another program (-exec, -toolexec, -vettool) opaque.
 func (r *reader) golang(args []word, here dirs) {
+	if _, ops := scanOpts(args, "C", "", false); len(ops) > 0 && ops[0].s == "env" {
+		for _, a := range ops[1:] {
+			if a.s == "-w" || a.s == "-u" {
+				r.opaquef("go env %s changes go's settings (GOFLAGS, …) for every later go command", a.s)
+			}
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a.s, "-") || a.s == "-" {
@@ -1817,16 +1842,16 @@ func (r *reader) optionArgs(name string, ws []word) {
 // output goes to standard output): their arguments are not mentioned.
 var readOnly = map[string]bool{"cat": true, "head": true, "tail": true, "grep": true, "egrep": true, "fgrep": true,
 	"ag": true, "ack": true, "wc": true, "diff": true, "cmp": true, "comm": true, "ls": true, "stat": true, "file": true,
-	"echo": true, "printf": true, "pwd": true, "which": true, "type": true, "whereis": true, "tree": true, "du": true,
-	"df": true, "ps": true, "jq": true, "yq": true, "cut": true, "tr": true, "basename": true, "dirname": true,
+	"echo": true, "printf": true, "pwd": true, "which": true, "type": true, "whereis": true, "du": true,
+	"df": true, "ps": true, "jq": true, "cut": true, "tr": true, "basename": true, "dirname": true,
 	"realpath": true, "readlink": true, "test": true, "[": true, "true": true, "false": true, ":": true, "sleep": true,
 	"date": true, "id": true, "whoami": true, "uname": true, "hostname": true, "nl": true, "od": true, "hexdump": true,
 	"md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "cksum": true, "column": true, "paste": true,
 	"fold": true, "rev": true, "tac": true, "strings": true, "printenv": true, "seq": true, "expr": true, "nproc": true,
 	"uptime": true, "free": true, "exit": true, "return": true, "set": true, "shift": true, "read": true, "wait": true,
 	"jobs": true, "kill": true, "unset": true, "shopt": true, "local": true, "declare": true, "readonly": true,
-	"export": true, "getopts": true, "history": true, "help": true, "env": true, "lsof": true, "bat": true,
-	"fd": true, "tokei": true, "cloc": true, "locale": true, "tput": true, "clear": true, "break": true,
+	"export": true, "getopts": true, "help": true, "env": true, "lsof": true, "bat": true,
+	"tokei": true, "cloc": true, "locale": true, "tput": true, "clear": true, "break": true,
 	"continue": true, "sum": true, "zcat": true, "zgrep": true, "xzcat": true, "bzcat": true, "look": true}
 
 // dirFlag lists a command's options whose value is the directory it works
