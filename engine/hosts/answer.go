@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -78,7 +79,8 @@ func Blocks(host, verdict string) bool {
 // verdict (allow, defer, ask or deny): one JSON line, or nothing (nil)
 // when the host's own permission flow decides. The exit code is 0 in every
 // case. reason explains the verdict (shown to the model on deny, to the
-// user on ask); goal names the goal in what a human must do (Codex's ask).
+// user on ask); goal names the goal and codes are the decision's reason
+// codes, from which a Codex ask says what a human must do (CodexAskNote).
 //
 //	verdict   claude-code                 codex
 //	allow     permissionDecision "allow"  no output
@@ -91,7 +93,7 @@ func Blocks(host, verdict string) bool {
 // non-empty permissionDecisionReason) and exit 2; its allow without
 // updatedInput and its ask are "unsupported" and let the call proceed. An
 // unknown host or verdict is an error (the caller fails closed: exit 2).
-func PermissionAnswer(host, verdict, reason, goal string) ([]byte, error) {
+func PermissionAnswer(host, verdict, reason, goal string, codes []string) ([]byte, error) {
 	if !KnownHost(host) {
 		return nil, fmt.Errorf("unknown host %q (want claude-code or codex)", host)
 	}
@@ -111,20 +113,44 @@ func PermissionAnswer(host, verdict, reason, goal string) ([]byte, error) {
 		return nil, nil
 	case host == Codex && verdict == "ask":
 		decision = "deny"
-		reason += ". " + CodexAskNote(goal)
+		reason += ". " + CodexAskNote(goal, codes)
 	}
 	var b bytes.Buffer
 	err := write(&b, PermissionReply{PermissionOutput{PreToolUse, decision, reason}})
 	return b.Bytes(), err
 }
 
+// askAdvice says, per reason code of an ask, what lets the call happen.
+// A grant never overrides an ask (the policy's objections come first), so
+// none of them suggests one; an opaque line can never be allowed at all.
+var askAdvice = []struct{ code, advice string }{
+	{"command_opaque", "loopx cannot read this command line, so no spec setting allows it: a human must run it themselves, or the agent may rewrite it so that loopx can read it (plain commands: no $(…), eval, `| sh`, inline -c/-e code)"},
+	{"command_ask", "The spec asks a human for it (goals.%s.scope.commands.ask): a human must run it themselves, or take the pattern out of scope.commands.ask; then the agent may retry"},
+	{"command_not_allowed", "It matches no pattern of goals.%s.scope.commands.allow: a human must run it themselves, or add a matching pattern there; then the agent may retry"},
+}
+
 // CodexAskNote ends the reason of an ask that loopx turns into a deny on
-// Codex: what a human must do for the call to happen ("" goal: "<goal>").
-func CodexAskNote(goal string) string {
+// Codex: what a human must do for the call to happen, by the decision's
+// reason codes (askAdvice; "" goal: "<goal>"). Without a known code: a
+// human must run it themselves.
+func CodexAskNote(goal string, codes []string) string {
 	if goal == "" {
 		goal = "<goal>"
 	}
-	return "Codex cannot ask for confirmation, so loopx blocks this call (an ask): a human must run it themselves, or allow it for agents with a grant in the spec (goals." + goal + ".scope.grant) or by answering the gate that guards it; then the agent may retry"
+	var advice []string
+	for _, a := range askAdvice {
+		if slices.Contains(codes, a.code) {
+			if strings.Contains(a.advice, "%s") {
+				advice = append(advice, fmt.Sprintf(a.advice, goal))
+			} else {
+				advice = append(advice, a.advice)
+			}
+		}
+	}
+	if len(advice) == 0 {
+		advice = append(advice, "A human must run it themselves")
+	}
+	return "Codex cannot ask for confirmation, so loopx blocks this call (an ask). " + strings.Join(advice, ". ")
 }
 
 // WarningAnswer is the answer to a Stop, SubagentStop or SessionStart

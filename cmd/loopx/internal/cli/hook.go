@@ -296,7 +296,11 @@ func (a *app) hookPreToolUse(ctx context.Context, e *engine.Engine, goal, agent 
 	if err != nil {
 		return fmt.Errorf("%v (%s)", err, reasonText(d))
 	}
-	out, err := hosts.PermissionAnswer(o.host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d), goal)
+	codes := make([]string, 0, len(d.Reasons))
+	for _, r := range d.Reasons {
+		codes = append(codes, r.Code)
+	}
+	out, err := hosts.PermissionAnswer(o.host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d), goal, codes)
 	if err != nil {
 		return err
 	}
