@@ -261,15 +261,68 @@ func TestHook_C21_BrokenPayloadsByEvent(t *testing.T) {
 			t.Errorf("no --event, payload %q: exit %d, want %d (%s)", tc.payload, code, tc.code, errb.String())
 		}
 	}
-	// A payload of another event than --event: blocks when either is a PreToolUse.
+	// A payload of another event than --event: the installed --event wins.
+	// A PreToolUse entry blocks; a Stop, SubagentStop or SessionStart entry
+	// never exits 2 (on Stop that would keep the agent working): a warning.
+	push := fixture("pretooluse-bash-push.json", "", "")
 	for _, tc := range []struct {
 		event, payload string
 		code           int
-	}{{"Stop", fixture("pretooluse-bash-push.json", "", ""), 2}, {"PreToolUse", fixture("stop.json", "", ""), 2}, {"SessionStart", fixture("stop.json", "", ""), 0}} {
+	}{
+		{"Stop", push, 0}, {"SubagentStop", push, 0}, {"SessionStart", push, 0},
+		{"PreToolUse", fixture("stop.json", "", ""), 2}, {"SessionStart", fixture("stop.json", "", ""), 0},
+	} {
 		var out, errb bytes.Buffer
 		code := cli.Run(context.Background(), []string{"hook", "claude-code", "--event", tc.event}, strings.NewReader(tc.payload), &out, &errb)
 		if code != tc.code || !strings.Contains(errb.String(), "but this hook entry is installed for --event "+tc.event) {
 			t.Errorf("--event %s: exit %d (want %d), stderr %q", tc.event, code, tc.code, errb.String())
 		}
+		if tc.code == 0 && !strings.HasPrefix(out.String(), `{"systemMessage":"loopx hook (`+tc.event+`): the payload is a`) {
+			t.Errorf("--event %s: stdout %q, want a systemMessage warning", tc.event, out.String())
+		}
+	}
+}
+
+// TestHook_ArgumentErrorsByEvent: a `loopx hook` whose arguments cobra
+// refuses (an unknown flag, a missing or unknown host) never exits 2 on a
+// Stop, SubagentStop or SessionStart event (--event as written, else the
+// payload's); on PreToolUse, or when the event is unknown, it blocks.
+func TestHook_ArgumentErrorsByEvent(t *testing.T) {
+	stop := `{"hook_event_name":"Stop","session_id":"s","stop_hook_active":false}`
+	pre := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		payload string
+		code    int
+		err     string
+	}{
+		{"unknown flag after --event Stop", []string{"hook", "claude-code", "--event", "Stop", "--bogus"}, stop, 0, "unknown flag: --bogus"},
+		{"unknown flag before --event=SessionStart", []string{"hook", "--bogus", "codex", "--event=SessionStart"}, stop, 0, "unknown flag: --bogus"},
+		{"unknown flag, event from the payload", []string{"hook", "codex", "--bogus"}, stop, 0, "unknown flag: --bogus"},
+		{"unknown flag on SubagentStop", []string{"hook", "codex", "--event", "SubagentStop", "--goal"}, stop, 0, "flag needs an argument: --goal"},
+		{"unknown host on Stop", []string{"hook", "cursor", "--event", "Stop"}, stop, 0, `unknown host "cursor" (want claude-code or codex)`},
+		{"no host on Stop", []string{"hook", "--event", "Stop"}, stop, 0, "want one host argument (claude-code or codex), got 0"},
+		{"unknown flag on PreToolUse", []string{"hook", "claude-code", "--event", "PreToolUse", "--bogus"}, pre, 2, "unknown flag: --bogus"},
+		{"unknown flag, PreToolUse payload", []string{"hook", "claude-code", "--bogus"}, pre, 2, "unknown flag: --bogus"},
+		{"unknown flag, unreadable payload", []string{"hook", "claude-code", "--bogus"}, "{", 2, "unknown flag: --bogus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := cli.Run(context.Background(), tc.args, strings.NewReader(tc.payload), &out, &errb)
+			wantErr := "loopx hook: " + tc.err + "\n"
+			if tc.code == 2 {
+				wantErr = "loopx hook: blocked: " + tc.err + "\n"
+			}
+			if code != tc.code || errb.String() != wantErr {
+				t.Fatalf("exit %d, stderr %q; want exit %d, stderr %q", code, errb.String(), tc.code, wantErr)
+			}
+			if tc.code == 0 && !strings.Contains(out.String(), `"systemMessage":"loopx hook (`) {
+				t.Fatalf("stdout %q: want a systemMessage", out.String())
+			}
+			if tc.code == 2 && out.Len() != 0 {
+				t.Fatalf("stdout %q: want none when blocked", out.String())
+			}
+		})
 	}
 }

@@ -74,27 +74,74 @@ as "proceed"). Stop, SubagentStop and SessionStart never block because of
 loopx's own error: the error goes to stderr and, as {"systemMessage":…}, to
 the user, and the hook exits 0, so the agent stops normally. An unreadable
 payload without --event (an entry installed by an older loopx) blocks,
-because it may be a PreToolUse.
+because it may be a PreToolUse. The installed --event wins over the
+payload's: a payload of another event is an error answered as --event's
+(a Stop entry warns even for a PreToolUse payload). Arguments that cannot
+be parsed (an unknown flag, a missing or unknown host) are answered by the
+event too: --event as written, else the payload's; unknown, blocked.
 
 Exit codes: 0 answered (or nothing to answer, or a Stop/SubagentStop/
 SessionStart error reported as a warning); 2 blocked: bad payload, an
 internal error, or the deadline on PreToolUse.`,
 		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push"}}' | loopx hook claude-code --event PreToolUse --goal g1
   loopx hook codex --event Stop --goal g1 --agent codex < payload.json`,
-		Args:      cobra.ExactArgs(1),
+		Args:      cobra.ArbitraryArgs, // checked in RunE, answered by event
 		ValidArgs: hosts.Hosts,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return a.hookArgsError(o.event, fmt.Errorf("want one host argument (claude-code or codex), got %d", len(args)))
+			}
 			if !hosts.KnownHost(args[0]) {
-				return a.hookBlock(fmt.Errorf("unknown host %q (want claude-code or codex)", args[0]))
+				return a.hookArgsError(o.event, fmt.Errorf("unknown host %q (want claude-code or codex)", args[0]))
 			}
 			o.host = args[0]
 			return a.runHook(cmd.Context(), o)
 		},
 	}
+	// A flag error (an unknown flag) is answered the way the event
+	// requires: the event is --event as written in the arguments, else the
+	// payload's hook_event_name.
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return a.hookArgsError(hookEventOf(a.args), err)
+	})
 	c.Flags().StringVar(&o.event, "event", "", "the hook event this entry is installed for (PreToolUse, Stop, SubagentStop, SessionStart); `hooks install` writes it")
 	c.Flags().StringVar(&o.goal, "goal", "", "the goal (default $LOOPX_GOAL, else the spec's only goal)")
 	c.Flags().StringVar(&o.agent, "agent", "", `the agent (default $LOOPX_AGENT, else "claude", or "codex" for the codex host)`)
 	return c
+}
+
+// hookEventOf returns the value of the last --event in args ("" if none):
+// it is read from the raw arguments when cobra could not parse them.
+func hookEventOf(args []string) string {
+	event := ""
+	for i, w := range args {
+		if w == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(w, "--event="); ok {
+			event = v
+		} else if w == "--event" && i+1 < len(args) {
+			event = args[i+1]
+		}
+	}
+	return event
+}
+
+// hookArgsError answers a `loopx hook` whose arguments are wrong (an
+// unknown flag, an unknown host): on a Stop, SubagentStop or SessionStart
+// event (--event, else the payload's hook_event_name) a warning and exit
+// 0, as for any loopx error there; otherwise (PreToolUse, or unknown)
+// blocked, exit 2.
+func (a *app) hookArgsError(event string, err error) error {
+	if event == "" {
+		data, _ := io.ReadAll(io.LimitReader(a.stdin, hosts.MaxPayload+1))
+		event = hosts.EventName(data)
+	}
+	switch event {
+	case hosts.Stop, hosts.SubagentStop, hosts.SessionStart:
+		return a.hookSoftError(event, err)
+	}
+	return a.hookBlock(err)
 }
 
 // hookBlock fails closed: the reason on stderr, exit 2 (the host blocks).
@@ -188,10 +235,10 @@ func (a *app) hook(ctx context.Context, o hookOptions, event *atomic.Value) hook
 		r.event = name
 	case name != "" && name != r.event:
 		// A payload of another event than the entry was installed for:
-		// answer nothing; block when either is a PreToolUse.
-		if name == hosts.PreToolUse {
-			r.event = name
-		}
+		// answer nothing. The installed --event wins: on a PreToolUse
+		// entry the call is blocked; on a Stop, SubagentStop or
+		// SessionStart entry it is a warning (exit 0), never a block that
+		// would keep the agent working.
 		r.err = fmt.Errorf("the payload is a %s event, but this hook entry is installed for --event %s", name, o.event)
 		return r
 	}

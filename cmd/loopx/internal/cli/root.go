@@ -63,6 +63,9 @@ type app struct {
 	json           bool
 	project        string
 	eng            *engine.Engine
+	// args are the command-line arguments as given (`loopx hook` reads
+	// --event from them when cobra cannot parse its flags).
+	args []string
 	// leaseTTL is --lease-ttl of run and round start (0 = default).
 	leaseTTL time.Duration
 }
@@ -104,7 +107,7 @@ func Main() int {
 
 // Run runs loopx with args and returns the exit code; tests drive it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, stdin: stdin}
+	a := &app{stdout: stdout, stderr: stderr, stdin: stdin, args: args}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
