@@ -152,8 +152,20 @@ func TestToolCall_MCPPaths(t *testing.T) {
 		{"mcp__ide__edit", `{"filePath":"loopx/a.cue","newPath":"b","target-path":"c"}`, []string{"loopx/a.cue", "b", "c"}},
 		{"mcp__fs__search_and_replace", `{"path":"loopx/loopx.cue","pattern":"x"}`, []string{"loopx/loopx.cue"}},
 		{"mcp__fs__write_many", `{"paths":["a","b",3,null,""],"target":" "}`, []string{"a", "b"}},
-		{"mcp__fs__apply", `{"options":{"new_path":"loopx/x.rego","mode":1},"files":[{"path":"api/x.go"},{"old_path":"b.go"},"c.go"]}`, []string{"api/x.go", "b.go", "loopx/x.rego"}},
-		{"mcp__fs__deep", `{"a":{"b":{"path":"too/deep"}}}`, nil},
+		{"mcp__fs__apply", `{"options":{"new_path":"loopx/x.rego","mode":1},"files":[{"path":"api/x.go"},{"old_path":"b.go"},"c.go"]}`, []string{"api/x.go", "b.go", "c.go", "loopx/x.rego"}},
+		{"mcp__fs__deep", `{"a":{"b":{"path":"loopx/x"}}}`, []string{"loopx/x"}},
+		// Hostile trial 1: more keys, any depth, file:// URLs decoded.
+		{"mcp__fs__open", `{"uri":"file:///p/loopx/loopx%2Ecue"}`, []string{"/p/loopx/loopx.cue"}},
+		{"mcp__fs__open", `{"url":"https://example.com/loopx/x"}`, nil},
+		{"mcp__fs__op", `{"file":"loopx/a.cue"}`, []string{"loopx/a.cue"}},
+		{"mcp__fs__op", `{"from":"a","to":"loopx/a.cue"}`, []string{"a", "loopx/a.cue"}},
+		{"mcp__fs__op", `{"save_to":".claude/settings.json","out":".codex/hooks.json","outputFile":"o","savepath":"s","workDir":"w"}`, []string{".codex/hooks.json", "o", ".claude/settings.json", "s", "w"}},
+		{"mcp__fs__op", `{"args":{"files":[{"path":"loopx/x","content":"loopx/not-a-path"}]}}`, []string{"loopx/x"}},
+		{"mcp__fs__op", `{"path":["src/ok",["loopx/x"]]}`, []string{"src/ok", "loopx/x"}},
+		{"mcp__fs__op", `{"location":{"dir":"d"},"dest":[[{"filename":"f"}]]}`, []string{"f", "d"}},
+		{"mcp__fs__op", `{"token":"t","timeout":"30","layout":"grid","content":"loopx/x"}`, nil},
+		{"mcp__fs__ReadFileThenOverwrite", `{"path":"loopx/loopx.cue"}`, []string{"loopx/loopx.cue"}},
+		{"mcp__fs__read_file", `{"path":"a","options":{"save_to":"loopx/x"}}`, []string{"loopx/x"}},
 		{"mcp__web__download", `{"source":"https://example.com/x","output_path":"file:///home/u/.bashrc"}`, []string{"/home/u/.bashrc"}},
 		{"mcp__web__download", `{"target":"file://"}`, nil},
 		{"mcp__fs__read_file", `{"path":"loopx/loopx.cue"}`, nil},
@@ -183,7 +195,8 @@ func TestReadOnlyTool(t *testing.T) {
 		"mcp__gh__search-code": true, "mcp__fs__write_file": false, "mcp__fs__reader": false, "mcp__fs__": false,
 		"read_file": false, "mcp__read_file": false, "mcp__s__list.items": true, "mcp__s__Get_x": true,
 		"mcp__fs__search_and_replace": false, "mcp__fs__searchReplace": false, "mcp__db__get_or_create": false,
-		"mcp__fs__read_then_delete": false, "mcp__fs__list_downloads": true, "mcp__web__get-and-save": false,
+		"mcp__fs__read_then_delete": false, "mcp__fs__ReadFileThenOverwrite": false, "mcp__fs__get_and_store": false,
+		"mcp__fs__read_upload": false, "mcp__fs__get_put": false, "mcp__fs__list_downloads": true, "mcp__web__get-and-save": false,
 	} {
 		if ReadOnlyTool(tool) != want {
 			t.Errorf("ReadOnlyTool(%q) = %v", tool, !want)
@@ -338,7 +351,7 @@ func FuzzParseHook(f *testing.F) {
 				if json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" || strings.Contains(s, "://") {
 					continue
 				}
-				if isKey(k, DestinationFields) || (isKey(k, PathFields) && !ReadOnlyTool(ev.ToolName)) {
+				if isDestinationKey(k) || (isPathKey(k) && !ReadOnlyTool(ev.ToolName)) {
 					if !slices.Contains(tc.Paths, s) {
 						t.Fatalf("%s: %s=%q is not among the paths %q", ev.ToolName, k, s, tc.Paths)
 					}

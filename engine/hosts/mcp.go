@@ -8,50 +8,73 @@ import (
 	"strings"
 )
 
-// PathFields are the tool_input fields of an MCP tool (mcp__<server>__<tool>)
-// that name files, compared without case, "_" and "-" ("filePath" is
-// "file_path"). Their values (a string, or an array of strings), at the
-// top level of tool_input or one level down (inside an object, or inside the
-// objects of an array), are the paths MCPPaths returns.
-var PathFields = []string{
-	"path", "paths", "file_path", "file_paths", "filepath", "filename", "notebook_path",
-	"dir", "directory", "source", "source_path", "src", "old_path",
-	"destination", "destination_path", "dest", "target", "target_path", "new_path", "output_path",
+// PathWords make a tool_input key a path key: the key is split into words
+// (at "_", "-", ".", spaces and lower-to-upper case changes: "save_to",
+// "outputFile", "File-Path") and names files when one of its words is one
+// of these, or when, without case and separators, it contains one of
+// PathParts ("notebookpath", "savefile", "workdir").
+var PathWords = []string{
+	"path", "paths", "pathname", "file", "files", "filename", "filenames", "filepath", "filepaths",
+	"dir", "dirs", "directory", "directories", "folder", "folders", "location", "root", "cwd", "workdir",
+	"src", "source", "sources", "from", "dest", "destination", "destinations", "target", "targets",
+	"to", "into", "out", "output", "outputs", "outfile", "outdir", "save", "uri", "url",
 }
 
-// DestinationFields are the PathFields that name where a tool writes. A
-// read-only tool (ReadOnlyTool) is still checked on these.
-var DestinationFields = []string{"destination", "destination_path", "dest", "target", "target_path", "new_path", "output_path"}
+// PathParts are the key parts that make a key a path key wherever they
+// appear in it (without case and separators).
+var PathParts = []string{"path", "file", "dir", "folder"}
+
+// DestinationWords are the words (and DestinationParts the parts) of the
+// path keys that name where a tool writes ("destination", "save_to",
+// "output_path", "new_path", "outfile"). A read-only tool (ReadOnlyTool)
+// is still checked on these.
+var DestinationWords = []string{"dest", "destination", "destinations", "target", "targets", "to", "into",
+	"out", "output", "outputs", "outfile", "outdir", "save", "new"}
+
+// DestinationParts are the key parts that make a path key a destination
+// key wherever they appear in it ("savepath", "outputfile", "destdir").
+var DestinationParts = []string{"dest", "target", "output", "save"}
 
 // ReadOnlyVerbs are the first words of the MCP tool names that only read.
 // The tool name (the part after mcp__<server>__) is split into words at "_",
 // "-", "." and lower-to-upper case changes ("read_file", "readFile",
 // "list-directory"); when its first word is one of these and none of its
-// words is one of WriteWords, its PathFields are not checked as writes —
-// except DestinationFields, which are.
+// words is one of WriteWords, only its destination keys are checked.
 var ReadOnlyVerbs = []string{"read", "get", "list", "search", "find", "view", "show", "describe", "stat", "glob", "grep", "tree"}
 
 // WriteWords are words that make a tool name a writer wherever they appear
-// ("search_and_replace", "get_or_create", "read_then_delete").
-var WriteWords = []string{"write", "edit", "replace", "delete", "remove", "rm", "move", "mv", "rename", "create", "update",
-	"set", "put", "apply", "patch", "save", "upload", "append", "insert", "copy", "cp", "modify", "change", "exec",
-	"execute", "run", "make", "mkdir", "touch", "truncate", "chmod", "chown", "link", "unlink", "download", "clone", "checkout", "commit", "push", "merge"}
+// ("search_and_replace", "get_or_create", "read_then_delete",
+// "ReadFileThenOverwrite").
+var WriteWords = []string{"write", "overwrite", "edit", "replace", "delete", "remove", "rm", "move", "mv", "rename",
+	"create", "update", "set", "put", "apply", "patch", "save", "store", "upload", "append", "insert", "copy", "cp",
+	"modify", "change", "exec", "execute", "run", "make", "mkdir", "touch", "truncate", "chmod", "chown", "link",
+	"unlink", "download", "clone", "checkout", "commit", "push", "merge", "import", "install", "extract", "unzip",
+	"restore", "export", "dump", "sync", "transfer", "generate", "render", "convert"}
 
 // MCPPaths returns the files an MCP tool's input names, as the permission
 // request's paths (each is then checked as a write, like Edit's file_path):
-// the values of the PathFields keys (without case, "_" or "-"; strings or arrays of
-// strings; nested one level in objects and arrays of objects), in a stable
-// order (the keys sorted, depth first). A file:// URL is read as its path;
-// other URLs ("https://…") and empty strings are not files. For a read-only
-// tool (ReadOnlyTool) only the DestinationFields are returned. Values of
-// other types (numbers, booleans) name no file.
+// every string under a path key (PathWords, PathParts), at any depth of
+// tool_input — in objects, in arrays, in objects in arrays, in arrays of
+// arrays — in a stable order (an object's keys sorted, depth first). The
+// strings of an array under a path key are paths; an object under any key
+// is searched again by its own keys (a "content" inside a "files" entry is
+// not a path). A file:// URL is read as its path (percent-decoded); other
+// URLs ("https://…") and blank strings are not files. For a read-only tool
+// (ReadOnlyTool) only the destination keys (DestinationWords,
+// DestinationParts) count. Values of other types (numbers, booleans) name
+// no file.
 func MCPPaths(tool string, in map[string]json.RawMessage) []string {
-	keys := PathFields
+	isKey := isPathKey
 	if ReadOnlyTool(tool) {
-		keys = DestinationFields
+		isKey = isDestinationKey
 	}
 	var out []string
-	collectPaths(in, keys, 1, &out)
+	for _, k := range sortedKeys(in) {
+		var v any
+		if json.Unmarshal(in[k], &v) == nil {
+			collectPaths(v, isKey(k), isKey, &out)
+		}
+	}
 	return out
 }
 
@@ -103,65 +126,65 @@ func toolWords(name string) []string {
 	return words
 }
 
-// normKey is a field name without case, "_" and "-" ("filePath",
-// "file_path" and "File-Path" are one key).
+// normKey is a field name without case, "_", "-", "." and spaces
+// ("filePath", "file_path" and "File-Path" are one key).
 func normKey(k string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "", " ", "").Replace(k))
 }
 
-func collectPaths(obj map[string]json.RawMessage, keys []string, depth int, out *[]string) {
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		raw := obj[k]
-		if isKey(k, keys) {
-			var s string
-			if json.Unmarshal(raw, &s) == nil {
-				addPath(s, out)
-				continue
-			}
-			var list []json.RawMessage
-			if json.Unmarshal(raw, &list) == nil {
-				for _, e := range list {
-					var s string
-					if json.Unmarshal(e, &s) == nil {
-						addPath(s, out)
-					}
-				}
-				continue
-			}
-		}
-		if depth == 0 {
-			continue
-		}
-		var inner map[string]json.RawMessage
-		if json.Unmarshal(raw, &inner) == nil && inner != nil {
-			collectPaths(inner, keys, depth-1, out)
-			continue
-		}
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) == nil {
-			for _, e := range list {
-				if json.Unmarshal(e, &inner) == nil && inner != nil {
-					collectPaths(inner, keys, depth-1, out)
-				}
-				inner = nil
-			}
-		}
-	}
+// isPathKey reports whether the tool_input key k names files (PathWords, PathParts).
+func isPathKey(k string) bool {
+	return hasWordOrPart(k, PathWords, PathParts)
 }
 
-func isKey(k string, keys []string) bool {
+// isDestinationKey reports whether k names where a tool writes: a path
+// key with a DestinationWords word or a DestinationParts part.
+func isDestinationKey(k string) bool {
+	return isPathKey(k) && hasWordOrPart(k, DestinationWords, DestinationParts)
+}
+
+func hasWordOrPart(k string, words, parts []string) bool {
+	for _, w := range toolWords(k) {
+		if slices.Contains(words, w) {
+			return true
+		}
+	}
 	n := normKey(k)
-	for _, x := range keys {
-		if n == normKey(x) {
+	for _, p := range parts {
+		if strings.Contains(n, p) {
 			return true
 		}
 	}
 	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// collectPaths appends the paths in v: its strings when under is true (v
+// sits under a path key, directly or in arrays), and whatever the objects
+// inside v name by their own keys.
+func collectPaths(v any, under bool, isKey func(string) bool, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		if under {
+			addPath(x, out)
+		}
+	case []any:
+		for _, e := range x {
+			collectPaths(e, under, isKey, out)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			collectPaths(x[k], isKey(k), isKey, out)
+		}
+	}
 }
 
 // addPath appends s when it names a file: not blank, not a URL other than
