@@ -159,6 +159,11 @@ func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
 	writeUserPolicy(t, e, "broken.rego", "package loopx.user.gate_answer\n\ndeny contains x if {\n\tx := nope\n}\n")
 	e = New(Options{Root: e.Root(), Now: newClock().now})
 	defer e.Close()
+	// The broken policy does not block adopting it (built-in rules only).
+	if err := e.RepairAllowed(context.Background(), Channel{Kind: "terminal"}); err != nil {
+		t.Fatal(err)
+	}
+	mustAdopt(t, e)
 	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
 	if errCode(err) != "usage:policy_error" || !strings.Contains(err.Error(), "loopx/policies/broken.rego:4:") {
 		t.Fatalf("answer: %v (%s)", err, errCode(err))

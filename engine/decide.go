@@ -211,6 +211,9 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
 	}
+	if e.pending != nil && !e.onDisk {
+		d.Reasons = append(d.Reasons, e.pending.reason())
+	}
 }
 
 func quotaSummary(gs *specs.Goal, q QuotaFacts) *QuotaSummary {

@@ -42,6 +42,10 @@ type Options struct {
 	// MinLeaseTTL..MaxLeaseTTL). A shorter lease hands a killed agent's todo
 	// to its peers sooner.
 	LeaseTTL time.Duration
+	// OnDisk evaluates the files in loopx/ as they are, not the adopted
+	// revision (`vet`, `check`, `policy test|eval`); Pending still says
+	// how they differ. Never for decisions that guard work.
+	OnDisk bool
 }
 
 // Engine is one project's decision engine. Load the spec and policy once
@@ -54,8 +58,17 @@ type Engine struct {
 	lock     time.Duration
 	leaseTTL time.Duration
 
+	// spec is the adopted spec decisions evaluate (adopt.go); disk is the
+	// spec the files on disk give, the same one unless a change is pending.
 	spec    *specs.Loaded
 	specErr error
+	disk    *specs.Loaded
+	diskErr error
+	// pending is the change of loopx/ waiting for a human, nil when none.
+	pending *Pending
+	// rulesChecked is set once this engine made sure rules were adopted.
+	rulesChecked bool
+	onDisk       bool
 
 	// prepMu guards prepared and policyErr: queries may be prepared in
 	// background goroutines, each once.
@@ -79,15 +92,18 @@ type Engine struct {
 }
 
 // New returns an engine for the project at o.Root, with its spec loaded
-// (from the cache when unchanged). A broken spec does not fail New: it is
+// (from the cache when unchanged) and the adopted rules in effect
+// (adopt.go: a loosening edit of loopx/ is pending and not evaluated). A broken spec does not fail New: it is
 // kept as SpecErr and every decision fails closed; commands that need the
 // spec call Spec and report the error.
 func New(o Options) *Engine {
-	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL}
+	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk}
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.spec, e.specErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
+	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
+	e.spec, e.specErr = e.disk, e.diskErr
+	e.resolveRules(context.Background())
 	return e
 }
 

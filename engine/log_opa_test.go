@@ -198,13 +198,17 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.Root(), SpecDirName, UserPolicyDir, "freeze.rego"), []byte(freeze), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	e.Release()
 	u := New(Options{Root: e.Root(), Now: c.now})
 	defer u.Close()
+	mustAdopt(t, u)
+	u.Release()
 	d, err := u.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a2"})
 	if err != nil || !d.HasReason("release_freeze") {
 		t.Fatalf("user deny: %v %+v", err, d)
 	}
 	want = append(want, d.Verdict)
+	u.Release()
 	if _, err := e.SetGoalStatus("g1", "paused", "release", "human"); err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +254,10 @@ func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.Root(), SpecDirName, UserPolicyDir, "bad.rego"), []byte("package loopx.user.should_run\n\ndeny contains x if { x := }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	e.Release()
 	b := New(Options{Root: e.Root(), Now: newClock().now})
 	defer b.Close()
+	mustAdopt(t, b)
 	d, _ := b.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
 	if d.Verdict != "deny" || !d.HasReason("policy_error") {
 		t.Fatalf("broken user policy: %s %+v", d.Verdict, d.Reasons)

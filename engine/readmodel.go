@@ -27,7 +27,7 @@ type source interface {
 }
 
 // readModelVersion changes whenever the read model's shape does.
-const readModelVersion = 2
+const readModelVersion = 3
 
 // readModel is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -44,7 +44,10 @@ type readModel struct {
 	Stamp   fileStamp             `json:"stamp"`
 	Goals   map[string]*goalModel `json:"goals"`
 	Agents  map[string]kernel.Agent
-	now     time.Time
+	// Rules are the adopted rules (nil when none): decisions read them
+	// here without opening the store or evaluating CUE.
+	Rules *kernel.Rules `json:"rules"`
+	now   time.Time
 }
 
 type goalModel struct {
@@ -210,6 +213,11 @@ func (e *Engine) buildReadModel() (readModel, []byte, error) {
 				gm.LastHandoff = &h
 			}
 			rm.Goals[g] = &gm
+		}
+		if r, ok, err := tx.Rules(); err != nil {
+			return err
+		} else if ok {
+			rm.Rules = &r
 		}
 		as, err := tx.Agents()
 		for _, a := range as {

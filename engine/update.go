@@ -24,6 +24,9 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 		if spooled, err = e.importSpool(tx); err != nil {
 			return err
 		}
+		if err := e.firstAdoption(tx); err != nil {
+			return err
+		}
 		if err := e.seed(tx); err != nil {
 			return err
 		}

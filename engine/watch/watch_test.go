@@ -237,9 +237,13 @@ func TestC19_RenameSavesAndMoveAreThreeEvaluations(t *testing.T) {
 	p.write(t, "loopx/policies/policy.rego", string(data))
 	r.settle(t, p)
 	none(t, r.evals, "evaluation after touch / identical rewrite / debris")
-	// The decision itself never changed: nothing was printed after start.
+	// The verdict never changed; the policy edits are not adopted (design
+	// §16), which the decision says once, at the first save.
 	if c := next(t, r.changes, "the start change"); c.Trigger != TriggerStart || c.Verdict != "run" {
 		t.Fatalf("start change = %s %s", c.Trigger, c.Verdict)
+	}
+	if c := next(t, r.changes, "the pending change"); c.Trigger != TriggerPolicy || c.Verdict != "run" || !c.HasReason("rules_pending") {
+		t.Fatalf("pending change = %s %s %+v", c.Trigger, c.Verdict, c.Reasons)
 	}
 	none(t, r.changes, "changed decision")
 }

@@ -112,7 +112,7 @@ quota_loosens(ov, nv) := {m |
 quota_field(f, ov, nv) := {$"quota.{f} raised or removed"} if {
 	f in {"rounds", "tokens", "cost_usd"}
 	limit_loosens(ov, nv, f)
-} else := set() if f in {"rounds", "tokens", "cost_usd"}
+} else := set() if f in {"cost_usd", "rounds", "tokens"}
 
 else := {"quota.compute raised"} if {
 	f == "compute"
@@ -122,7 +122,7 @@ else := {"quota.compute raised"} if {
 else := {"quota.min_interval shortened"} if {
 	f == "min_interval_seconds"
 	not nv.min_interval_seconds > ov.min_interval_seconds
-} else := set() if f in {"min_interval_seconds", "min_interval"}
+} else := set() if f in {"min_interval", "min_interval_seconds"}
 
 else := {$"quota.{f} changed"}
 

@@ -133,7 +133,7 @@ unusable state store, lint rules that do not compile).`,
 }
 
 func (a *app) runCheck(ctx context.Context, o checkOptions) error {
-	e, err := a.engine()
+	e, err := a.diskEngine()
 	if err != nil {
 		return err
 	}

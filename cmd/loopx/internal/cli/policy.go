@@ -94,7 +94,7 @@ problem, or (--fail-on-empty) there are no tests; 2 usage error.`,
   loopx policy test --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.engine()
+			e, err := a.diskEngine()
 			if err != nil {
 				return err
 			}
@@ -225,7 +225,7 @@ error, an unknown query or a malformed input.`,
 			if err != nil {
 				return usagef("--input: %v", err)
 			}
-			e, err := a.engine()
+			e, err := a.diskEngine()
 			if err != nil {
 				return err
 			}

@@ -82,7 +82,7 @@ more: lint rules, policy tests, the publication scan.)`,
   loopx vet --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.engine()
+			e, err := a.diskEngine()
 			if err != nil {
 				return err
 			}

@@ -68,6 +68,8 @@ type app struct {
 	args []string
 	// leaseTTL is --lease-ttl of run and round start (0 = default).
 	leaseTTL time.Duration
+	// onDisk makes engine() read loopx/ as it is (diskEngine).
+	onDisk bool
 }
 
 // exitError carries an exit code through cobra without printing anything
@@ -262,7 +264,7 @@ watch --exec interrupted (the current round recorded first).`,
 	root.AddCommand(a.watchCmd(), a.logCmd(), a.explainCmd())
 	root.AddCommand(a.handoffCmd(), a.promptCmd(), a.reviewCmd()) // peers.go
 	root.AddCommand(a.checkCmd(), a.policyCmd(), a.presetCmd())   // check.go, policy.go, preset.go
-	root.AddCommand(a.schemaCmd())                                // schema.go
+	root.AddCommand(a.schemaCmd(), a.adoptCmd())                  // schema.go, adopt.go
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -335,9 +337,26 @@ func (a *app) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL})
+	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk})
 	return a.eng, nil
 }
+
+// diskEngine is engine() over the files in loopx/ as they are (`vet`,
+// `check`, `policy test|eval`), with a note on stderr when they differ from
+// the adopted rules.
+func (a *app) diskEngine() (*engine.Engine, error) {
+	a.onDisk = true
+	e, err := a.engine()
+	if err != nil {
+		return nil, err
+	}
+	if p := e.Pending(); p != nil {
+		fmt.Fprintf(a.stderr, "note: loopx/ differs from the adopted rules (spec %s, policies %s): %s; this command reads the files, decisions use the adopted revision until a human runs `loopx adopt`\n",
+			short(p.Adopted.Spec), short(p.Adopted.Policy), p.Summary())
+	}
+	return e, nil
+}
+
 
 // print writes v as JSON under --json, else calls text.
 func (a *app) print(v any, text func(w io.Writer)) error {

@@ -1,0 +1,426 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// AdoptQuery is the rule that classifies a change of loopx/ (design §16):
+// {"verdict": "adopt"|"pending", "loosens": [reason]}.
+const AdoptQuery = "data.loopx.adopt.decision"
+
+// Pending says that loopx/ on disk differs from the adopted rules in a way
+// only a human may adopt (`loopx adopt`). Decisions keep evaluating the
+// adopted revision and carry a rules_pending reason meanwhile.
+type Pending struct {
+	// Adopted is the revision in effect (spec and policy hashes).
+	Adopted RulesRevision `json:"adopted"`
+	// Disk is the revision of the files on disk.
+	Disk RulesRevision `json:"disk"`
+	// Loosens lists what the disk revision loosens (code "loosens", ref the
+	// spec field; "policy_changed" for a changed user policy).
+	Loosens []Reason `json:"loosens"`
+}
+
+// RulesRevision names one revision of loopx/: the spec's content hash and
+// the hash of the user policy files (tests excluded).
+type RulesRevision struct {
+	Spec   string `json:"spec"`
+	Policy string `json:"policy"`
+}
+
+// Summary is Loosens' messages joined for one line of text.
+func (p *Pending) Summary() string {
+	var ms []string
+	for _, r := range p.Loosens {
+		m := r.Message
+		if r.Ref != "" && !strings.Contains(m, r.Ref) {
+			m = r.Ref + ": " + m
+		}
+		ms = append(ms, m)
+	}
+	return strings.Join(ms, "; ")
+}
+
+// reason is the rules_pending reason decisions carry while p stands.
+func (p *Pending) reason() Reason {
+	return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
+		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), short(p.Adopted.Spec))}
+}
+
+func short(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// Pending returns what waits for a human's adoption, nil when the files on
+// disk are the rules in effect (or no store exists yet).
+func (e *Engine) Pending() *Pending { return e.pending }
+
+// DiskSpec returns the spec as the files on disk say (what `vet` and
+// `check` read), or its error; Spec is the adopted one decisions use.
+func (e *Engine) DiskSpec() (*specs.Loaded, error) { return e.disk, e.diskErr }
+
+// diskRules reads loopx/ as it is on disk: spec files and user policy
+// files (tests excluded), with their hashes.
+func (e *Engine) diskRules() (kernel.Rules, error) {
+	var r kernel.Rules
+	files, hash, err := specs.Sources(e.SpecDir())
+	if err != nil {
+		return r, err
+	}
+	r.SpecFiles, r.SpecHash = files, hash
+	if e.disk != nil && e.disk.Hash == hash {
+		r.SpecJSON = e.disk.JSON
+	}
+	r.Policies = map[string]string{}
+	err = walkUserModules(e.root, func(m UserModule, _ *ast.Module, _ error) error {
+		if !m.Test {
+			r.Policies[m.Path] = m.Source
+		}
+		return nil
+	})
+	r.PolicyHash = policyFilesHash(r.Policies)
+	return r, err
+}
+
+// policyFilesHash is "sha256:<hex>" over the sorted paths and contents.
+func policyFilesHash(files map[string]string) string {
+	h := sha256.New()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%s\x00", p, files[p])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// adoptedRules returns the adopted rules from the read model when it is
+// fresh, else from the store; ok false when none were adopted.
+func (e *Engine) adoptedRules() (kernel.Rules, bool, error) {
+	if e.store == nil {
+		if rm := e.loadReadModel(e.Now()); rm != nil {
+			if rm.Rules == nil {
+				return kernel.Rules{}, false, nil
+			}
+			return *rm.Rules, true, nil
+		}
+	}
+	var r kernel.Rules
+	var ok bool
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		r, ok, err = tx.Rules()
+		return err
+	})
+	return r, ok, err
+}
+
+// resolveRules makes the adopted revision the rules in effect (design
+// §16). With no store yet nothing is adopted (the first write adopts the
+// files, as `loopx init` does). A disk spec that does not load stays the
+// spec error (decisions fail closed). Disk equal to the adopted revision:
+// nothing to do. A change that only tightens (data.loopx.adopt) and leaves
+// the policies alone is adopted at once; anything else is pending, and
+// the adopted spec and policies are what this engine evaluates.
+func (e *Engine) resolveRules(ctx context.Context) {
+	e.pending = nil
+	if e.diskErr != nil {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); err != nil {
+		return
+	}
+	disk, err := e.diskRules()
+	if err != nil {
+		return
+	}
+	cur, ok, err := e.adoptedRules()
+	if err != nil {
+		return // the store's own error is reported by the decision (fail closed)
+	}
+	if !ok {
+		return // the next write adopts the files (firstAdoption)
+	}
+	if cur.SpecHash == disk.SpecHash && cur.PolicyHash == disk.PolicyHash {
+		return
+	}
+	var loosens []Reason
+	if cur.SpecHash != disk.SpecHash {
+		loosens = e.classify(ctx, cur.SpecJSON, e.disk.JSON)
+	}
+	if cur.PolicyHash != disk.PolicyHash {
+		loosens = append(loosens, Reason{Code: "policy_changed", Rule: AdoptQuery, Ref: SpecDirName + "/" + UserPolicyDir,
+			Message: "user policies changed: " + strings.Join(changedFiles(cur.Policies, disk.Policies), ", ")})
+	}
+	if len(loosens) == 0 {
+		_ = e.adopt(disk, "loopx", "only tightens", nil)
+		return
+	}
+	e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash}, Loosens: loosens}
+	if e.onDisk {
+		return
+	}
+	spec, err := specs.FromExport(cur.SpecHash, slices.Sorted(maps.Keys(cur.SpecFiles)), cur.SpecJSON)
+	if err != nil {
+		e.spec, e.specErr = nil, err
+		return
+	}
+	e.spec, e.specErr = spec, nil
+	e.user, e.userErr = parseUserModules(cur.Policies)
+	e.userLoaded = true
+}
+
+// changedFiles lists the paths added, removed or changed between a and b.
+func changedFiles(a, b map[string]string) []string {
+	var out []string
+	for p, s := range b {
+		if o, ok := a[p]; !ok || o != s {
+			out = append(out, p)
+		}
+	}
+	for p := range a {
+		if _, ok := b[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parseUserModules parses adopted policy sources the way loadUserModules
+// parses files on disk.
+func parseUserModules(files map[string]string) ([]UserModule, error) {
+	var out []UserModule
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		m := UserModule{Path: p, Source: files[p]}
+		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			return out, parseError(m.Path, err)
+		}
+		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
+		if err := checkUserPackage(m, parsed); err != nil {
+			return out, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// classify evaluates data.loopx.adopt.decision over the two exported specs
+// and returns what loosens. Any error loosens (fail closed).
+func (e *Engine) classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
+	fail := func(err error) []Reason {
+		return []Reason{{Code: "loosens", Rule: AdoptQuery, Message: "the revisions cannot be compared: " + err.Error()}}
+	}
+	var in struct {
+		Old any `json:"old"`
+		New any `json:"new"`
+	}
+	if err := json.Unmarshal(oldJSON, &in.Old); err != nil {
+		return fail(err)
+	}
+	if err := json.Unmarshal(newJSON, &in.New); err != nil {
+		return fail(err)
+	}
+	opts := []func(*rego.Rego){rego.Query(AdoptQuery), rego.StrictBuiltinErrors(true)}
+	for path, src := range policies.Modules() {
+		if strings.HasPrefix(path, "loopx/adopt/") || strings.HasPrefix(path, "loopx/lib/") {
+			opts = append(opts, rego.Module(path, src))
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rs, err := rego.New(append(opts, rego.Input(in))...).Eval(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return fail(errors.New("data.loopx.adopt.decision is undefined"))
+	}
+	b, _ := json.Marshal(rs[0].Expressions[0].Value)
+	var d struct {
+		Verdict string   `json:"verdict"`
+		Loosens []Reason `json:"loosens"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return fail(err)
+	}
+	if d.Verdict != "adopt" && len(d.Loosens) == 0 {
+		return fail(fmt.Errorf("verdict %q without reasons", d.Verdict))
+	}
+	if d.Verdict == "adopt" {
+		return nil
+	}
+	return d.Loosens
+}
+
+// adopt records r as the adopted rules in one transaction with a
+// rules.adopted event (actor by, why, what loosened), and makes the files
+// on disk the rules this engine evaluates.
+func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason) error {
+	if r.SpecJSON == nil {
+		return errors.New("the spec on disk does not load")
+	}
+	r.By = by
+	e.rulesChecked = true
+	err := e.update(func(tx *kernel.Tx) error {
+		r.AdoptedAt = tx.Now()
+		if err := tx.PutRules(r); err != nil {
+			return err
+		}
+		data := map[string]any{"spec": r.SpecHash, "policy": r.PolicyHash}
+		if len(loosens) > 0 {
+			data["loosens"] = loosens
+		}
+		return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash,
+			Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, short(r.SpecHash), short(r.PolicyHash)), Data: data})
+	})
+	if err != nil {
+		return err
+	}
+	e.pending = nil
+	return nil
+}
+
+// AdoptResult is what `loopx adopt` did.
+type AdoptResult struct {
+	// Adopted is the revision now in effect.
+	Adopted RulesRevision `json:"adopted"`
+	// Changed is false when the files already were the adopted rules.
+	Changed bool `json:"changed"`
+	// Loosens lists what the adopted change loosened ([] when nothing).
+	Loosens []Reason `json:"loosens"`
+}
+
+// Adopt makes the files in loopx/ the rules in effect (`loopx adopt`), a
+// human's decision: the caller checks the channel first (RepairAllowed).
+// Errors: the spec on disk does not load (its specs.Errors, exit 2).
+// Policies are adopted as they are: one that does not compile makes
+// decisions deny (policy_error) until it is fixed and adopted again.
+func (e *Engine) Adopt(ctx context.Context) (AdoptResult, error) {
+	res := AdoptResult{Loosens: []Reason{}}
+	if e.diskErr != nil {
+		return res, e.diskErr
+	}
+	disk, err := e.diskRules()
+	if err != nil {
+		return res, err
+	}
+	res.Adopted = RulesRevision{disk.SpecHash, disk.PolicyHash}
+	if e.pending == nil {
+		if cur, ok, err := e.adoptedRules(); err != nil {
+			return res, err
+		} else if ok && cur.SpecHash == disk.SpecHash && cur.PolicyHash == disk.PolicyHash {
+			return res, nil
+		}
+	} else {
+		res.Loosens = e.pending.Loosens
+	}
+	res.Changed = true
+	// The adopted revision takes effect in the adoption's own transaction
+	// (housekeeping cancels the gates it removed, with their events).
+	e.spec, e.specErr = e.disk, e.diskErr
+	e.user, e.userErr = loadUserModules(e.root)
+	e.userLoaded = true
+	e.dropPrepared()
+	return res, e.adopt(disk, "human", "adopted by a human", res.Loosens)
+}
+
+// Restore writes the adopted revision back into loopx/ (`loopx adopt
+// --restore`): spec files and user policies are made exactly the adopted
+// ones (files loopx would read that are not in it are removed; policy
+// tests are left alone). It returns the paths written or removed. Errors:
+// *UsageError no_adopted_rules when nothing was adopted yet; I/O errors.
+func (e *Engine) Restore() ([]string, error) {
+	cur, ok, err := e.adoptedRules()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, Usagef("no_adopted_rules", "no rules were adopted yet in this project (the first write adopts loopx/ as it is)")
+	}
+	disk, err := e.diskRules()
+	if err != nil && disk.SpecFiles == nil {
+		disk.SpecFiles = map[string]string{}
+	}
+	changed := append(changedFiles(disk.SpecFiles, cur.SpecFiles), changedFiles(disk.Policies, cur.Policies)...)
+	sort.Strings(changed)
+	want := maps.Clone(cur.SpecFiles)
+	maps.Copy(want, cur.Policies)
+	for _, p := range changed {
+		full := filepath.Join(e.root, filepath.FromSlash(p))
+		src, keep := want[p]
+		if !keep {
+			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeFileAtomic(full, []byte(src)); err != nil {
+			return nil, err
+		}
+	}
+	if len(changed) > 0 {
+		err = e.update(func(tx *kernel.Tx) error {
+			return tx.AppendEvent(kernel.Event{Kind: "rules.restored", Actor: "loopx", Subject: cur.SpecHash,
+				Message: fmt.Sprintf("loopx/ restored to the adopted rules: %s", strings.Join(changed, ", ")), Data: map[string]any{"paths": changed}})
+		})
+	}
+	if changed == nil {
+		changed = []string{}
+	}
+	e.pending = nil
+	return changed, err
+}
+
+// dropPrepared forgets prepared queries and policy errors (the rules in
+// effect changed).
+func (e *Engine) dropPrepared() {
+	e.prepMu.Lock()
+	e.prepared, e.policyErr = nil, nil
+	e.prepMu.Unlock()
+}
+
+// firstAdoption records the files on disk as the adopted rules when the
+// store holds none (a new project: `loopx init`, or a store from before
+// adoption), inside the write's own transaction.
+func (e *Engine) firstAdoption(tx *kernel.Tx) error {
+	if e.rulesChecked || e.diskErr != nil {
+		return nil
+	}
+	e.rulesChecked = true
+	if _, ok, err := tx.Rules(); err != nil || ok {
+		return err
+	}
+	r, err := e.diskRules()
+	if err != nil || r.SpecJSON == nil {
+		return nil
+	}
+	// No event: the first adoption is the project's creation (or an old
+	// store meeting this version), and keeps revisions and sequences as
+	// they were.
+	r.By, r.AdoptedAt = "loopx", tx.Now()
+	return tx.PutRules(r)
+}

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+const adoptBase = `agents: a1: {host: "shell", role: "executor"}
+goals: g1: {
+	objective: "Test adoption"
+	agents: ["a1"]
+	quota: {window: "24h", rounds: 3}
+	scope: write: ["api/**"]
+	gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}
+}
+`
+
+// adoptedProject is a project whose first write adopted adoptBase.
+func adoptedProject(t *testing.T) (string, *testClock) {
+	t.Helper()
+	e, c := newEngine(t, adoptBase)
+	if _, err := e.Gates("g1", ""); err != nil { // a first write adopts
+		t.Fatal(err)
+	}
+	e.Close()
+	return e.Root(), c
+}
+
+func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
+	cases := []struct {
+		name, from, to string
+		pending        bool
+		ref            string
+	}{
+		{"quota lowered", "rounds: 3", "rounds: 2", false, ""},
+		{"gate added", "gates: merge:", "gates: deploy: {question: \"Deploy the v2 API now?\"}\n\tgates: merge:", false, ""},
+		{"scope narrowed", `write: ["api/**"]`, `write: []`, false, ""},
+		{"quota raised", "rounds: 3", "rounds: 30", true, "goals.g1.quota"},
+		{"gate removed", `gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}`, "", true, "goals.g1.gates"},
+		{"scope widened", `write: ["api/**"]`, `write: ["**"]`, true, "goals.g1.scope"},
+		{"agent added", `agents: a1: {host: "shell", role: "executor"}`, "agents: a1: {host: \"shell\", role: \"executor\"}\nagents: a2: {host: \"shell\", role: \"executor\"}", true, "agents.a2"},
+		{"policy deadline", `agents: a1:`, "project: policy_deadline: \"1s\"\nagents: a1:", true, "project"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, c := adoptedProject(t)
+			writeSpec(t, root, strings.Replace(adoptBase, tc.from, tc.to, 1))
+			e := New(Options{Root: root, Now: c.now})
+			defer e.Close()
+			p := e.Pending()
+			if (p != nil) != tc.pending {
+				t.Fatalf("pending = %+v, want pending %v", p, tc.pending)
+			}
+			d := decide(t, e, "a1")
+			has := false
+			for _, r := range d.Reasons {
+				has = has || r.Code == "rules_pending"
+			}
+			if has != tc.pending {
+				t.Fatalf("rules_pending reason = %v, want %v: %+v", has, tc.pending, d.Reasons)
+			}
+			if !tc.pending {
+				if d.Revision.Spec != e.disk.Hash {
+					t.Fatalf("decision revision %s, want the adopted disk %s", d.Revision.Spec, e.disk.Hash)
+				}
+				return
+			}
+			if p.Loosens[0].Ref != tc.ref {
+				t.Fatalf("loosens %+v, want ref %s", p.Loosens, tc.ref)
+			}
+			if d.Revision.Spec == e.disk.Hash {
+				t.Fatal("a pending decision evaluated the files on disk")
+			}
+		})
+	}
+}
+
+func TestAdopt_PendingGateRemovalWritesNothingThenAdoptCancels(t *testing.T) {
+	root, c := adoptedProject(t)
+	writeSpec(t, root, strings.Replace(adoptBase, `gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}`, "", 1))
+	e := New(Options{Root: root, Now: c.now})
+	defer e.Close()
+	gs, err := e.Gates("g1", "open") // a write: housekeeping runs on the adopted spec
+	if err != nil || len(gs) != 1 {
+		t.Fatalf("open gates %v, %v: want the merge gate still open", gs, err)
+	}
+	res, err := e.Adopt(context.Background())
+	if err != nil || !res.Changed || len(res.Loosens) == 0 {
+		t.Fatalf("adopt = %+v, %v", res, err)
+	}
+	if gs, err := e.Gates("g1", "open"); err != nil || len(gs) != 0 {
+		t.Fatalf("after adopt open gates %v, %v: want none", gs, err)
+	}
+	if e.Pending() != nil {
+		t.Fatal("still pending after adopt")
+	}
+}
+
+func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
+	root, c := adoptedProject(t)
+	pol := filepath.Join(root, SpecDirName, UserPolicyDir, "deny.rego")
+	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pol, []byte("package loopx.user.should_run\n\ndeny contains \"no\" if true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 1", 1))
+	e := New(Options{Root: root, Now: c.now})
+	defer e.Close()
+	if p := e.Pending(); p == nil || p.Loosens[len(p.Loosens)-1].Code != "policy_changed" {
+		t.Fatalf("pending = %+v, want policy_changed", p)
+	}
+	addTodos(t, e, "Write the guide")
+	if d := decide(t, e, "a1"); d.Verdict != "run" {
+		t.Fatalf("the unadopted deny policy was evaluated: %+v", d)
+	}
+	paths, err := e.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(paths, ",") != "loopx/loopx.cue,loopx/policies/deny.rego" {
+		t.Fatalf("restored %v", paths)
+	}
+	b, _ := os.ReadFile(filepath.Join(root, SpecDirName, "loopx.cue"))
+	if string(b) != adoptBase {
+		t.Fatalf("restored spec:\n%s", b)
+	}
+	if _, err := os.Stat(pol); !os.IsNotExist(err) {
+		t.Fatalf("the unadopted policy is still there: %v", err)
+	}
+	e.Close()
+	e2 := New(Options{Root: root, Now: c.now})
+	defer e2.Close()
+	if e2.Pending() != nil {
+		t.Fatal("pending after restore")
+	}
+	var r kernel.Rules
+	if err := e2.view(func(tx *kernel.Tx) error { r, _, err = tx.Rules(); return err }); err != nil || r.By != "loopx" {
+		t.Fatalf("rules %+v, %v", r, err)
+	}
+}
+
+// mustAdopt adopts loopx/ as a human would after editing it (tests that
+// edit policies or loosen the spec and mean the edit to take effect).
+func mustAdopt(t *testing.T, e *Engine) {
+	t.Helper()
+	if _, err := e.Adopt(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,42 @@
+package kernel
+
+import (
+	"encoding/json"
+	"time"
+)
+
+const keyRules = "meta:rules"
+
+// Rules is the adopted revision of a project's loopx/ directory (design
+// §16): the rules decisions, hooks, `run` and `watch` evaluate, whatever
+// the files on disk say now. It holds the content, not only the hashes, so
+// that the rules in effect survive an edit of loopx/ and can be written back
+// (`loopx adopt --restore`). The kernel stores it as given; the engine
+// decides what is adopted.
+type Rules struct {
+	// SpecHash is the spec's content hash ("sha256:…", specs.Loaded.Hash).
+	SpecHash string `json:"spec_hash"`
+	// SpecJSON is the exported spec (data.loopx.spec): decisions read it
+	// without evaluating CUE.
+	SpecJSON json.RawMessage `json:"spec_json"`
+	// SpecFiles maps each spec file ("loopx/loopx.cue") to its content.
+	SpecFiles map[string]string `json:"spec_files"`
+	// PolicyHash is the hash over Policies (engine's policy revision).
+	PolicyHash string `json:"policy_hash"`
+	// Policies maps each user policy file ("loopx/policies/x.rego", tests
+	// excluded) to its content.
+	Policies map[string]string `json:"policies"`
+	// AdoptedAt is when this revision was adopted; By who adopted it
+	// ("loopx" for an automatic adoption, "human").
+	AdoptedAt time.Time `json:"adopted_at"`
+	By        string    `json:"by"`
+}
+
+// Rules returns the adopted rules; ok is false when none were adopted yet.
+func (tx *Tx) Rules() (r Rules, ok bool, err error) {
+	ok, err = tx.getJSON(keyRules, &r)
+	return r, ok, err
+}
+
+// PutRules records r as the adopted rules.
+func (tx *Tx) PutRules(r Rules) error { return tx.putJSON(keyRules, r) }
