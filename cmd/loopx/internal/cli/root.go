@@ -357,7 +357,6 @@ func (a *app) diskEngine() (*engine.Engine, error) {
 	return e, nil
 }
 
-
 // print writes v as JSON under --json, else calls text.
 func (a *app) print(v any, text func(w io.Writer)) error {
 	if a.json {
