@@ -4,24 +4,48 @@
 # agent is input.state.agent ({id, role, mode}).
 package loopx.lib
 
-# agent_work(t): task and monitor todos are agent work; gate and action todos are for humans.
-agent_work(t) if t.kind in {"task", "monitor"}
+# unfit(todos, agent) sorts the todos agent cannot take, by reason: an
+# object from reason to the set of indexes in todos it excludes. Every
+# eligibility rule is here once, written over the whole list so that
+# should_run decides 200 todos in one call (a call per todo and rule costs
+# an evaluation each); the per-todo rules below, which claim asks about one
+# todo, read it.
+#   held       another agent holds a live lease on the todo
+#   deps       some todo it depends on is not done yet
+#   scope      its write scope overlaps a todo held by a live lease of another agent
+#   for_other  it was handed to other agents by name ("for:<agent>" labels) and is not abandoned
+#   role       review todos go to reviewers, and reviewers take only review todos
+#              (a todo handed to this agent, or abandoned, fits whatever its role)
+#   mode       a monitor_only agent takes monitor todos only
+#   blocked    done, blocked and cancelled todos are settled (open and claimed are
+#              workable: a claimed one becomes free when its lease ends)
+#   human      gate and action todos are for humans; task and monitor todos are agent work
+unfit(todos, agent) := {
+	"held": {i | some i, t in todos; t.lease.live == true; t.lease.holder != agent.id},
+	"deps": {i | some i, t in todos; t.deps_open[0]},
+	"scope": {i | some i, t in todos; is_string(t.scope_conflict); t.scope_conflict != ""},
+	"for_other": {i | some i, t in todos; a := addressed(t); count(a) > 0; not agent.id in a; not abandoned(t, agent.id)},
+	"role": {i | some i, t in todos; not role_fits(t, agent)},
+	"mode": {i | monitor_only(agent); some i, t in todos; t.kind != "monitor"},
+	"blocked": {i | some i, t in todos; not t.status in {"open", "claimed"}},
+	"human": {i | some i, t in todos; not t.kind in {"task", "monitor"}},
+}
 
-# workable(t): an open or claimed todo (a claimed one becomes free when its lease ends);
-# done, blocked and cancelled todos are settled.
-workable(t) if t.status in {"open", "claimed"}
+# holding(todos, agent_id) is the set of indexes in todos of the todos
+# agent_id holds a live lease on.
+holding(todos, agent_id) := {i | some i, t in todos; t.lease.live == true; t.lease.holder == agent_id}
+
+# agent_work(t): task and monitor todos are agent work; gate and action todos are for humans.
+agent_work(t) if not 0 in unfit([t], {}).human
+
+# workable(t): an open or claimed todo; done, blocked and cancelled todos are settled.
+workable(t) if not 0 in unfit([t], {}).blocked
 
 # held_by_other(t, agent_id): another agent holds a live lease on t.
-held_by_other(t, agent_id) if {
-	t.lease.live == true
-	t.lease.holder != agent_id
-}
+held_by_other(t, agent_id) if 0 in unfit([t], {"id": agent_id}).held
 
 # held_by(t, agent_id): agent_id holds a live lease on t.
-held_by(t, agent_id) if {
-	t.lease.live == true
-	t.lease.holder == agent_id
-}
+held_by(t, agent_id) if 0 in holding([t], agent_id)
 
 # abandoned(t, agent_id): t carries another agent's expired lease (a killed or stuck
 # agent); any agent on the goal may take it over, whatever its role or addressee.
@@ -31,24 +55,16 @@ abandoned(t, agent_id) if {
 }
 
 # deps_waiting(t): some todo t depends on is not done yet.
-deps_waiting(t) if t.deps_open[0]
+deps_waiting(t) if 0 in unfit([t], {}).deps
 
 # scope_taken(t): t's write scope overlaps a todo held by a live lease of another agent.
-scope_taken(t) if {
-	is_string(t.scope_conflict)
-	t.scope_conflict != ""
-}
+scope_taken(t) if 0 in unfit([t], {}).scope
 
 # addressed(t) is the set of agents a todo was handed to by name ("for:<agent>" labels).
 addressed(t) := {substring(l, 4, -1) | some l in t.labels; is_string(l); startswith(l, "for:")}
 
 # for_other(t, agent_id): t was handed to other agents by name (and is not abandoned).
-for_other(t, agent_id) if {
-	a := addressed(t)
-	count(a) > 0
-	not agent_id in a
-	not abandoned(t, agent_id)
-}
+for_other(t, agent_id) if 0 in unfit([t], {"id": agent_id}).for_other
 
 is_review(t) if "review" in t.labels
 
@@ -57,8 +73,7 @@ role(agent) := agent.role if is_string(agent.role)
 
 else := "executor"
 
-# role_fits(t, agent): a todo handed to this agent, or abandoned, fits whatever its
-# role; otherwise review todos go to reviewers, and reviewers take only review todos.
+# role_fits(t, agent): see unfit's role.
 role_fits(t, agent) if agent.id in addressed(t)
 
 role_fits(t, agent) if abandoned(t, agent.id)
@@ -77,6 +92,4 @@ role_fits(t, agent) if {
 monitor_only(agent) if agent.mode == "monitor_only"
 
 # mode_fits(t, agent): a monitor_only agent takes monitor todos only.
-mode_fits(t, agent) if not monitor_only(agent)
-
-mode_fits(t, agent) if t.kind == "monitor"
+mode_fits(t, agent) if not 0 in unfit([t], agent).mode

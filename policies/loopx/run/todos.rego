@@ -8,25 +8,14 @@ todos := input.state.todos if is_array(input.state.todos)
 
 # unclaimable[why]: indexes in todos of the todos this agent cannot claim for
 # that reason; why_order is the precedence and the order in messages.
-unclaimable["held"] := {i | some i, t in todos; lib.held_by_other(t, agent_id)}
-
-unclaimable["deps"] := {i | some i, t in todos; lib.deps_waiting(t)}
+unclaimable[why] := ids if some why, ids in unfit
 
 unclaimable["not_due"] := {i | some i, t in todos; t.kind == "monitor"; not t.due == true}
 
 unclaimable["gated"] := {i | some i, t in todos; some g in open_gates; lib.gate_blocks_todo(g, t.id)}
 
-unclaimable["blocked"] := {i | some i, t in todos; not lib.workable(t)}
-
-unclaimable["human"] := {i | some i, t in todos; not lib.agent_work(t)}
-
-unclaimable["scope"] := {i | some i, t in todos; lib.scope_taken(t)}
-
-unclaimable["for_other"] := {i | some i, t in todos; lib.for_other(t, agent_id)}
-
-unclaimable["role"] := {i | some i, t in todos; not lib.role_fits(t, asker)}
-
-unclaimable["mode"] := {i | some i, t in todos; not lib.mode_fits(t, asker)}
+# unfit is lib.unfit over todos for the asking agent (every eligibility rule but gates and due monitors).
+unfit := lib.unfit(todos, asker)
 
 why_order := [
 	["held", "held by other agents"], ["scope", "overlapping a scope held by another agent"],
@@ -47,18 +36,15 @@ else := "review todos (for reviewers)"
 
 # Claimable todos with their selection key: own live claims, then due
 # monitors, then priority (0 first), age, then input order (the engine lists
-# todos oldest first, ties in insertion order). Status and kind are checked
-# inline (unclaimable.blocked and .human stay lazy: no_todo only).
+# todos oldest first, ties in insertion order).
 candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), i] |
-	excluded := union({unclaimable[w] | some w in ["held", "deps", "not_due", "gated", "scope", "for_other", "role", "mode"]})
+	excluded := union({ids | some ids in unclaimable})
 	some i, t in todos
-	lib.workable(t)
-	lib.agent_work(t)
 	not i in excluded
 	rank := object.get(own_claims, i, object.get({"monitor": 1}, t.kind, 2))
 ]
 
-own_claims := {i: 0 | some i, t in todos; lib.held_by(t, agent_id)}
+own_claims := {i: 0 | some i in lib.holding(todos, agent_id)}
 
 # METADATA
 # description: Step 8 on run, the todo this agent should work on.
