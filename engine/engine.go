@@ -9,9 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -269,13 +269,16 @@ func (e *Engine) compileRef(ctx context.Context, ref, area string, user []UserMo
 		rego.StrictBuiltinErrors(true),
 		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})),
 	}
-	area = "loopx/" + area + "/"
-	for path, src := range policies.Modules() {
-		// Only the query's own area and the shared library: preparing
-		// costs time linear in the policy compiled.
-		if strings.HasPrefix(path, area) || strings.HasPrefix(path, "loopx/lib/") {
-			opts = append(opts, rego.Module(path, src))
-		}
+	// Only the query's own area and the library modules it calls
+	// (preparing costs time linear in the policy compiled); user policies
+	// may call any library rule, so with them the whole library.
+	mods := policies.AreaModules(area)
+	if len(user) > 0 {
+		lib, _ := policies.Library()
+		maps.Copy(mods, lib)
+	}
+	for path, src := range mods {
+		opts = append(opts, rego.Module(path, src))
 	}
 	if len(user) > 0 {
 		// User policies are compiled with every check, their METADATA

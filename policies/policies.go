@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -94,6 +95,66 @@ func Library() (modules, tests map[string]string) {
 	}
 	return modules, tests
 }
+
+// AreaModules returns the modules that answer the queries of one policy
+// area ("run", "permission", "claim", "gate": the directory under loopx/):
+// the area's own modules and the library modules it calls, keyed like
+// Modules. A library module is included when the area calls a rule it
+// defines (lib.<name>), or when an included library module names one
+// (transitively); the match is textual and errs on including more.
+// Preparing costs time linear in the policy compiled, so each query
+// compiles only this (user policies may call any library rule: the engine
+// compiles the whole library with them). The map is a fresh copy.
+func AreaModules(area string) map[string]string {
+	l := load()
+	out := map[string]string{}
+	var calls strings.Builder
+	for p, src := range l.modules {
+		if strings.HasPrefix(p, "loopx/"+area+"/") {
+			out[p] = src
+			for _, m := range libCall.FindAllStringSubmatch(src, -1) {
+				calls.WriteString(m[1] + " ")
+			}
+		}
+	}
+	lib := map[string][]string{} // library module -> the rules it defines
+	for p, src := range l.modules {
+		if strings.HasPrefix(p, "loopx/lib/") {
+			for _, m := range ruleHead.FindAllStringSubmatch(src, -1) {
+				if !slices.Contains([]string{"package", "import", "default", "else"}, m[1]) {
+					lib[p] = append(lib[p], m[1])
+				}
+			}
+		}
+	}
+	for added := true; added; {
+		added = false
+		named := " " + calls.String()
+		for p, names := range lib {
+			if _, ok := out[p]; ok {
+				continue
+			}
+			for _, n := range names {
+				if strings.Contains(named, " "+n+" ") {
+					out[p] = l.modules[p]
+					// Names this module uses unqualified (same package).
+					for _, w := range word.FindAllString(l.modules[p], -1) {
+						calls.WriteString(w + " ")
+					}
+					added = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+var (
+	libCall  = regexp.MustCompile(`\blib\.([A-Za-z_][A-Za-z0-9_]*)`)
+	ruleHead = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\b`)
+	word     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+)
 
 // Modules returns the bundle's policy modules (tests excluded), keyed by their
 // slash-separated path in the bundle ("loopx/run/decision.rego"). The map is a

@@ -179,3 +179,49 @@ func BenchmarkEval(b *testing.B) {
 		}
 	}
 }
+
+// TestAreaModules_CompileAlone compiles each area's modules as the engine
+// prepares them, with every compiler check (an undefined function is an
+// error): the library modules AreaModules leaves out are ones the area
+// never calls.
+func TestAreaModules_CompileAlone(t *testing.T) {
+	tests := []struct {
+		area      string
+		want, not []string
+	}{
+		{"run", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
+		{"permission", []string{"loopx/lib/lib.rego", "loopx/lib/glob.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/todos.rego"}},
+		{"claim", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
+		{"gate", []string{"loopx/lib/lib.rego"}, []string{"loopx/lib/glob.rego", "loopx/lib/todos.rego"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.area, func(t *testing.T) {
+			mods := AreaModules(tt.area)
+			for _, p := range tt.want {
+				if _, ok := mods[p]; !ok {
+					t.Errorf("AreaModules(%q) lacks %s", tt.area, p)
+				}
+			}
+			for _, p := range tt.not {
+				if _, ok := mods[p]; ok {
+					t.Errorf("AreaModules(%q) includes %s, which it never calls", tt.area, p)
+				}
+			}
+			parsed := map[string]*ast.Module{}
+			for p, src := range mods {
+				m, err := ast.ParseModuleWithOpts(p, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				parsed[p] = m
+			}
+			c := ast.NewCompiler()
+			if c.Compile(parsed); c.Failed() {
+				t.Fatalf("area %s alone does not compile: %v", tt.area, c.Errors)
+			}
+		})
+	}
+	if mods := AreaModules("nope"); len(mods) != 0 {
+		t.Fatalf("AreaModules(unknown) = %v, want none", mods)
+	}
+}
