@@ -242,10 +242,8 @@ func (e *Engine) classify(ctx context.Context, oldJSON, newJSON []byte) []Reason
 		return fail(err)
 	}
 	opts := []func(*rego.Rego){rego.Query(AdoptQuery), rego.StrictBuiltinErrors(true)}
-	for path, src := range policies.Modules() {
-		if strings.HasPrefix(path, "loopx/adopt/") || strings.HasPrefix(path, "loopx/lib/") {
-			opts = append(opts, rego.Module(path, src))
-		}
+	for path, src := range policies.AreaModules("adopt") {
+		opts = append(opts, rego.Module(path, src))
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
