@@ -422,3 +422,33 @@ func (e *Engine) firstAdoption(tx *kernel.Tx) error {
 	r.By, r.AdoptedAt = "loopx", tx.Now()
 	return tx.PutRules(r)
 }
+
+// refreshRules reads loopx/ again (after an agent command may have changed
+// it) and resolves the rules in effect as New does.
+func (e *Engine) refreshRules(ctx context.Context) {
+	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
+	e.spec, e.specErr = e.disk, e.diskErr
+	e.user, e.userErr = loadUserModules(e.root)
+	e.userLoaded = true
+	e.dropPrepared()
+	e.resolveRules(ctx)
+}
+
+// adoptByGate adopts the revision an approved adoption gate names, inside
+// the answer's transaction, when loopx/ still holds exactly that revision;
+// otherwise nothing is adopted and an event says why (the human runs
+// `loopx adopt` after looking again).
+func (e *Engine) adoptByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
+	disk, err := e.diskRules()
+	if err != nil || e.diskErr != nil || disk.SpecHash != g.Adopt.Spec || disk.PolicyHash != g.Adopt.Policy || disk.SpecJSON == nil {
+		return tx.AppendEvent(kernel.Event{Kind: "rules.not_adopted", Goal: g.Goal, Actor: "loopx", Subject: g.ID,
+			Message: "loopx/ changed since the adoption gate was raised: nothing adopted; review it and run `loopx adopt`"})
+	}
+	disk.By, disk.AdoptedAt = actor, tx.Now()
+	if err := tx.PutRules(disk); err != nil {
+		return err
+	}
+	return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
+		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, short(disk.SpecHash), short(disk.PolicyHash)),
+		Data:    map[string]any{"spec": disk.SpecHash, "policy": disk.PolicyHash, "gate": g.ID}})
+}

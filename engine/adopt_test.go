@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,48 @@ func mustAdopt(t *testing.T, e *Engine) {
 	t.Helper()
 	if _, err := e.Adopt(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAdopt_AdoptionGate: an agent command run by loopx run removes a spec
+// gate; the "Keep these changes?" gate becomes the adoption gate and says
+// what loosens. Rejecting it keeps the adopted rules; approving a second
+// one adopts the revision it names.
+func TestAdopt_AdoptionGate(t *testing.T) {
+	for _, option := range []string{"reject", "approve"} {
+		t.Run(option, func(t *testing.T) {
+			root, c := adoptedProject(t)
+			loose := strings.Replace(adoptBase, "rounds: 3", "rounds: 30", 1)
+			if err := os.WriteFile(filepath.Join(root, "loose.cue"), []byte(loose), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e := New(Options{Root: root, Now: c.now})
+			defer e.Close()
+			addTodos(t, e, "Write the guide")
+			res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+				Cmd: []string{"cp", "loose.cue", "loopx/loopx.cue"}, Stdout: io.Discard, Stderr: io.Discard})
+			if err != nil || len(res.Receipts) != 1 {
+				t.Fatalf("run: %+v %v", res, err)
+			}
+			g := res.Receipts[0].Gate
+			if g == nil || g.Adopt == nil || !strings.Contains(g.Question, "quota.rounds raised or removed") {
+				t.Fatalf("adoption gate %+v", g)
+			}
+			e.Close()
+			h := New(Options{Root: root, Now: c.now})
+			defer h.Close()
+			if h.Pending() == nil {
+				t.Fatal("the loosening edit took effect without a human")
+			}
+			if _, err := h.AnswerGate(AnswerInput{Gate: g.ID, Option: option, Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+				t.Fatal(err)
+			}
+			h.Close()
+			after := New(Options{Root: root, Now: c.now})
+			defer after.Close()
+			if pending := after.Pending() != nil; pending != (option == "reject") {
+				t.Fatalf("%s: pending = %v", option, pending)
+			}
+		})
 	}
 }

@@ -159,8 +159,14 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 		if err := tx.PutGate(g); err != nil {
 			return err
 		}
-		return tx.AppendEvent(kernel.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,
-			Message: in.Option, Data: map[string]any{"note": in.Note, "question": g.Question, "channel": in.Channel.Kind}})
+		if err := tx.AppendEvent(kernel.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,
+			Message: in.Option, Data: map[string]any{"note": in.Note, "question": g.Question, "channel": in.Channel.Kind}}); err != nil {
+			return err
+		}
+		if g.Adopt != nil && in.Option == "approve" {
+			return e.adoptByGate(tx, g, in.Actor)
+		}
+		return nil
 	})
 	e.logClaim(cd)
 	return g, err

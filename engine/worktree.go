@@ -109,6 +109,19 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 			protected = append(protected, p)
 		}
 	}
+	question := fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s. Keep these changes and let agents continue?",
+		agent, strings.Join(protected, ", "), round)
+	var adopt *kernel.GateAdopt
+	if len(protected) > 0 {
+		// The adoption gate (design §16): what the edit loosens, if
+		// anything; a tightening edit is adopted by refreshRules itself.
+		e.refreshRules(context.Background())
+		if p := e.pending; p != nil {
+			adopt = &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
+			question = fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
+				agent, strings.Join(protected, ", "), round, p.Summary())
+		}
+	}
 	var gate *kernel.Gate
 	err := e.update(func(tx *kernel.Tx) error {
 		if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
@@ -119,8 +132,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 			return nil
 		}
 		g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
-			Question: fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s. Keep these changes and let agents continue?",
-				agent, strings.Join(protected, ", "), round),
+			Question: question, Adopt: adopt,
 			Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
 		gate = &g
 		return err

@@ -146,6 +146,17 @@ type Gate struct {
 	OnExpiry  string    `json:"on_expiry,omitempty"`
 	// Answer is set once the gate is answered or expired.
 	Answer *Answer `json:"answer,omitempty"`
+	// Adopt is the revision of loopx/ an adoption gate asks about (raised
+	// when an agent's round changed loopx/ in a way that loosens the rules):
+	// approving it adopts that revision. nil for every other gate.
+	Adopt *GateAdopt `json:"adopt,omitempty"`
+}
+
+// GateAdopt names the loopx/ revision an adoption gate would adopt.
+type GateAdopt struct {
+	// Spec and Policy are Rules.SpecHash and Rules.PolicyHash.
+	Spec   string `json:"spec"`
+	Policy string `json:"policy"`
 }
 
 // Answer records how a gate was closed.

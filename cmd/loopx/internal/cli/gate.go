@@ -41,14 +41,15 @@ func answerChannel(in *engine.AnswerInput, stdin io.Reader) engine.Channel {
 }
 
 // onlyPending reports whether d denies only for the terminal confirmation
-// nobody was asked for yet (and user warnings).
+// nobody was asked for yet (and user warnings, or the note that the rules
+// in effect have a pending change).
 func onlyPending(d engine.Decision) bool {
 	pending := false
 	for _, r := range d.Reasons {
 		switch r.Code {
 		case "confirmation_pending":
 			pending = true
-		case "user_warning":
+		case "user_warning", "rules_pending": // informational: they decide nothing
 		default:
 			return false
 		}
