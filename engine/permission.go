@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"slices"
 
@@ -41,7 +42,9 @@ type PathFacts struct {
 	Path string `json:"path"`
 	// Resolved is Path with symlinks resolved (on the longest existing
 	// prefix; the rest is kept as written): relative to the project root
-	// when inside it, absolute when outside.
+	// when inside it, absolute when outside. A regular file with more than
+	// one hard link that is the same file as one under loopx/ or .loopx/
+	// resolves to that file (writing either writes both).
 	Resolved string `json:"resolved"`
 	// OutsideProject is true when Path escapes the project root (".."
 	// traversal, an absolute path elsewhere).
@@ -339,10 +342,46 @@ func pathFacts(roots [2]string, dir, p string) PathFacts {
 	}
 	if r, ok := relative(roots, real); ok {
 		f.Resolved = r
+		if own, ok := hardLinkIntoOwn(roots[1], real); ok {
+			f.Resolved = own
+		}
 	} else {
 		f.Resolved, f.SymlinkOutside = filepath.ToSlash(real), true
 	}
 	return f
+}
+
+// maxOwnFiles bounds the files of loopx/ and .loopx/ compared with a hard
+// link.
+const maxOwnFiles = 4096
+
+// hardLinkIntoOwn returns the file under root's loopx/ or .loopx/ (relative
+// to root, slash-separated) that p is a hard link of, if any; only a
+// regular file with more than one link is looked up.
+func hardLinkIntoOwn(root, p string) (string, bool) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || linkCount(fi) < 2 {
+		return "", false
+	}
+	found, n := "", 0
+	for _, dir := range []string{"loopx", ".loopx"} {
+		_ = filepath.WalkDir(filepath.Join(root, dir), func(q string, d fs.DirEntry, err error) error {
+			if err != nil || found != "" || n >= maxOwnFiles {
+				return filepath.SkipDir
+			}
+			n++
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if qi, err := d.Info(); err == nil && os.SameFile(fi, qi) {
+				if rel, err := filepath.Rel(root, q); err == nil {
+					found = filepath.ToSlash(rel)
+				}
+			}
+			return nil
+		})
+	}
+	return found, found != ""
 }
 
 // relative returns p relative to the first root that contains it, slash-separated.

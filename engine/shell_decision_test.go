@@ -101,3 +101,35 @@ func TestPermission_HumanOnlyVerbsBehindExpansions(t *testing.T) {
 		}
 	}
 }
+
+// TestPermission_HardLinkIntoLoopxDenies: a file that is a hard link of
+// one under loopx/ resolves to it, so writing it (a tool or a shell
+// redirection) denies; an ordinary file with one link does not.
+func TestPermission_HardLinkIntoLoopxDenies(t *testing.T) {
+	e, _ := newEngine(t, broadGrantSpec)
+	own := filepath.Join(e.Root(), "loopx", "extra.cue")
+	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(own, []byte("x: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(own, filepath.Join(e.Root(), "hard")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Root(), "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in      PermissionInput
+		verdict string
+	}{
+		{PermissionInput{Tool: "Write", Paths: []string{"hard"}}, "deny"},
+		{PermissionInput{Tool: "Bash", Command: "echo x > hard"}, "deny"},
+		{PermissionInput{Tool: "Write", Paths: []string{"plain"}}, "allow"},
+	} {
+		if d := permission(t, e, "claude", tc.in); d.Verdict != tc.verdict {
+			t.Errorf("%+v: %s %+v, want %s", tc.in, d.Verdict, d.Reasons, tc.verdict)
+		}
+	}
+}
