@@ -156,6 +156,40 @@ func IsLoopxHook(command string) bool {
 	return len(f) >= 2 && path.Base(f[0]) == "loopx" && f[1] == "hook"
 }
 
+// HasLoopxHook reports whether a settings document (Claude Code's
+// settings.json, Codex's hooks.json) has at least one command hook that
+// runs `loopx hook` (IsLoopxHook) under any event; false for a document
+// that is not such JSON.
+func HasLoopxHook(doc []byte) bool {
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(doc, &s) != nil {
+		return false
+	}
+	for _, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if IsLoopxHook(h.Command) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// SettingsFile is where `loopx hooks install` writes host's hooks by
+// default, relative to the project root: .claude/settings.json for
+// claude-code, .codex/hooks.json for codex ("" for an unknown host).
+func SettingsFile(host string) string {
+	return map[string]string{ClaudeCode: ".claude/settings.json", Codex: ".codex/hooks.json"}[host]
+}
+
 // MergeSettings merges hooks into a settings document (Claude Code's
 // settings.json or Codex's hooks.json; empty = {}) and returns the new
 // document, indented with two spaces, with every other key, hook and the

@@ -201,3 +201,20 @@ func statuses(cs []Change) string {
 	}
 	return strings.Join(s, " ")
 }
+
+func TestHasLoopxHook(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/loopx hook codex --event Stop"}]}]}}`: true,
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo loopx hook"}]}]}}`:       false,
+		`{"permissions":{"allow":["Bash(ls)"]}}`: false,
+		`not json`:                               false,
+		`{"hooks":{"Stop":"x"}}`:                 false,
+	} {
+		if got := HasLoopxHook([]byte(doc)); got != want {
+			t.Errorf("HasLoopxHook(%s) = %v", doc, got)
+		}
+	}
+	if SettingsFile(ClaudeCode) != ".claude/settings.json" || SettingsFile(Codex) != ".codex/hooks.json" || SettingsFile("cursor") != "" {
+		t.Error("SettingsFile")
+	}
+}

@@ -39,7 +39,12 @@ func (a *app) hookCmd() *cobra.Command {
 		Use:   "hook claude-code|codex [--event E] [--goal G] [--agent A]",
 		Short: "Answer an agent host's hook (PreToolUse, Stop, SessionStart) from stdin",
 		Long: `Read one hook payload (JSON) on stdin and answer it on stdout, in the
-host's hook protocol. Install it with ` + "`loopx hooks install`" + `, which writes
+host's hook protocol. The project is found as usual (--project,
+$LOOPX_PROJECT, walking up) and must be the one that installed the hook:
+$CLAUDE_PROJECT_DIR for claude-code, else the nearest directory upwards
+whose .claude/settings.json or .codex/hooks.json runs ` + "`loopx hook`" + `;
+another (a loopx/ an agent made below the project) blocks PreToolUse.
+Install it with ` + "`loopx hooks install`" + `, which writes
 --event into each entry so that loopx knows the event even when the payload
 cannot be read. The goal is --goal, else $LOOPX_GOAL, else the spec's only
 goal; the agent is --agent, else $LOOPX_AGENT, else "claude" ("codex" for
@@ -288,12 +293,17 @@ func (a *app) answerHook(ctx context.Context, ev hosts.Event, o hookOptions, w i
 // directory), else by walking up from the payload's cwd; it then resolves
 // the goal and the agent.
 func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal, agent string, err error) {
+	start, _ := os.Getwd()
 	root, err := a.root()
 	if err != nil && ev.CWD != "" && a.project == "" && os.Getenv("LOOPX_PROJECT") == "" {
 		root, err = engine.FindRoot(ev.CWD)
+		start = ev.CWD
 	}
 	if err != nil {
 		return nil, "", "", err
+	}
+	if inst, how := hookInstaller(o.host, start); inst != "" && !sameDir(inst, root) {
+		return nil, "", "", fmt.Errorf("the project found, %s, is not the one that installed this hook (%s, %s): a loopx/ below or beside that project never governs its hooks; start the host in the project root or re-install the hooks there", root, inst, how)
 	}
 	if _, err := os.Stat(root); err != nil {
 		return nil, "", "", fmt.Errorf("project %s: %w", root, os.ErrNotExist)
@@ -326,6 +336,48 @@ func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal,
 		agent = "claude"
 	}
 	return e, goal, agent, nil
+}
+
+// hookInstaller returns the directory whose settings installed this hook
+// and how it was found: for claude-code $CLAUDE_PROJECT_DIR (Claude Code
+// sets it for every hook to the project whose .claude/ it loaded), else the
+// nearest directory from start upwards whose hosts.SettingsFile holds a
+// `loopx hook` command. "" when neither is found (a hook run by hand, or
+// installed with --settings elsewhere): the project is then found as usual.
+func hookInstaller(host, start string) (dir, how string) {
+	if host == hosts.ClaudeCode {
+		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+			return d, "$CLAUDE_PROJECT_DIR"
+		}
+	}
+	rel := hosts.SettingsFile(host)
+	if rel == "" || start == "" {
+		return "", ""
+	}
+	for d := filepath.Clean(start); ; {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(rel))); err == nil && hosts.HasLoopxHook(b) {
+			return d, "its " + rel + " has loopx's hooks"
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", ""
+		}
+		d = parent
+	}
+}
+
+// sameDir reports whether a and b name one directory (absolute, symlinks resolved).
+func sameDir(a, b string) bool {
+	norm := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		return filepath.Clean(p)
+	}
+	return norm(a) == norm(b)
 }
 
 func specErrorLine(err error) string {
