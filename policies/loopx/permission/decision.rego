@@ -223,7 +223,7 @@ protected_message(p) := msg if {
 } else := msg if {
 	hits := [h | some h in strs(object.get(p, "home", [])); home_setting(h); not all_home_named(p, h)]
 	count(hits) > 0
-	msg := named_message(p, $"{p.path} (~/{hits[0]})", home_kind, covers_verb(home_settings, lower(hits[0])))
+	msg := named_message(p, $"{p.path} ({home_name(hits[0])})", home_kind, covers_verb(home_settings, lower(hits[0])))
 } else := $"{p.path} contains the project and loopx's own loopx/ and .loopx/" if {
 	p.contains_project == true
 	not mentioned(p)
@@ -289,6 +289,11 @@ git_setting(n) if {
 home_settings := [".claude/settings*.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json"]
 
 home_kind := "user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json)"
+
+# home_name writes a home-relative name as the shell would (~, ~/x).
+home_name(".") := "~"
+
+home_name(h) := concat("/", ["~", h]) if h != "."
 
 home_setting(".")
 

@@ -651,7 +651,7 @@ test_user_level_host_settings_are_protected if {
 	d := decide(req({"tool": "Bash", "paths": [home_path("/root/.claude.json", ".claude.json")]}))
 	d.reasons[0].message == "/root/.claude.json (~/.claude.json) is user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
 	d2 := decide(req({"tool": "Bash", "paths": [home_path("/root", ".")]}))
-	d2.reasons[0].message == "/root (~/.) contains user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
+	d2.reasons[0].message == "/root (~) contains user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
 
 	# A directory containing the home.
 	up := object.union(path("/"), {"outside_project": true, "via_command": true, "contains_home": true})
