@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -43,6 +45,14 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	}
 	if strings.TrimSpace(in.Question) == "" {
 		return g, Usagef("empty_question", "a gate needs a question")
+	}
+	if err := inert.Check("the gate question", in.Question, false); err != nil {
+		return g, Usagef("control_character", "%v", err)
+	}
+	for _, o := range in.Options {
+		if err := inert.Check(fmt.Sprintf("gate option %q", o), o, false); err != nil {
+			return g, Usagef("control_character", "%v", err)
+		}
 	}
 	if !specs.ConcreteQuestion(in.Question) {
 		return g, Usagef("vague_question", "gate question %q is not a concrete question: end it with \"?\" and use at least 4 words (e.g. \"Merge the v2 branch into main now?\")", in.Question)
@@ -143,6 +153,9 @@ func (e *Engine) AnswerGate(in AnswerInput) (g kernel.Gate, err error) {
 // AnswerGateContext is AnswerGate with a context bounding the decision.
 func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kernel.Gate, err error) {
 	defer func() { e.AuditAnswerRefusal(in.Gate, in.Actor, err) }()
+	if err := inert.Check("the answer note", in.Note, true); err != nil {
+		return g, Usagef("control_character", "%v", err)
+	}
 	e.prepareAll(ctx, "gate_answer")
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {

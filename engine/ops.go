@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -61,8 +61,8 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	if in.Kind != kernel.KindMonitor && in.EverySeconds != 0 {
 		return out, Usagef("bad_every", "--every is a monitor's cadence: add --kind monitor")
 	}
-	if strings.ContainsFunc(in.Title, unicode.IsControl) {
-		return out, Usagef("bad_title", "a todo title is one line of text (no newlines or control characters)")
+	if err := inert.Check("the todo title", in.Title, false); err != nil {
+		return out, Usagef("bad_title", "%v (a todo title is one line of text)", err)
 	}
 	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
 		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")

@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
 
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/presets"
 )
 
@@ -249,6 +250,7 @@ func (l *loader) checkSemantics(spec cue.Value) {
 		g := lookup(goals, id)
 		gp := []string{"goals", id}
 		l.checkID("goal", gp)
+		l.checkText(lookup(g, "objective"), append(gp[:2:2], "objective"), true)
 		l.checkDuration(g, gp, true, "quota", "window")
 		l.checkDuration(g, gp, false, "quota", "min_interval")
 		l.checkDuration(g, gp, true, "evidence", "stale_after")
@@ -258,9 +260,11 @@ func (l *loader) checkSemantics(spec cue.Value) {
 			gate := lookup(gates, name)
 			p := []string{"goals", id, "gates", name}
 			l.checkID("gate", p)
+			l.checkText(lookup(gate, "question"), append(p[:4:4], "question"), false)
 			opts, okOpts := strs(lookup(gate, "options"))
 			if okOpts {
 				for i, o := range opts {
+					l.checkString(o, append(p[:4:4], "options"), false)
 					if slices.Index(opts, o) != i {
 						l.add(l.posError(token.NoPos, append(p[:4:4], "options"), CodeInvalid, fmt.Sprintf("option %q is listed twice", o)))
 					}
@@ -278,6 +282,7 @@ func (l *loader) checkSemantics(spec cue.Value) {
 			todo := lookup(todos, name)
 			p := []string{"goals", id, "todos", name}
 			l.checkID("todo", p)
+			l.checkText(lookup(todo, "title"), append(p[:4:4], "title"), false)
 			kind, ok := str(lookup(todo, "kind"))
 			every := lookup(todo, "every")
 			switch {
@@ -324,6 +329,23 @@ func ConcreteQuestion(q string) bool {
 // isDuration reports whether s satisfies the schema's #Duration.
 func (l *loader) isDuration(s string) bool {
 	return l.ev.def("#Duration").Unify(l.ev.ctx.Encode(s)).Validate(cue.Concrete(true)) == nil
+}
+
+// checkText refuses a text field (a gate's question or option, a todo's
+// title, a goal's objective) that holds a character a terminal would act
+// on: control characters, escape sequences, bidirectional overrides
+// (internal/inert; newline and tab allowed when multiline).
+func (l *loader) checkText(v cue.Value, path []string, multiline bool) {
+	if s, ok := str(v); ok {
+		l.checkString(s, path, multiline)
+	}
+}
+
+// checkString is checkText for a string already read (a list element).
+func (l *loader) checkString(s string, path []string, multiline bool) {
+	if err := inert.Check("this text", s, multiline); err != nil {
+		l.add(l.posError(token.NoPos, path, CodeInvalid, err.Error()))
+	}
 }
 
 func (l *loader) checkID(kind string, path []string) {

@@ -11,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/kernel"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -56,6 +58,7 @@ func TestScripts(t *testing.T) {
 			"corrupt":  cmdCorrupt,
 			"chop":     cmdChop,
 			"jsonget":  cmdJSONGet,
+			"rawgate":  cmdRawGate,
 		},
 	})
 }
@@ -219,4 +222,26 @@ func indentJSON(v any) string {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
 	return b.String()
+}
+
+// cmdRawGate writes an open gate straight into the project's store,
+// bypassing loopx's input checks (as a store written by an older loopx,
+// or an agent writing state.db outside a sandbox, would hold one), and
+// sets $GATE to its id: rawgate GOAL QUESTION (QUESTION is a Go string
+// literal body: \x1b is ESC).
+func cmdRawGate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: rawgate GOAL QUESTION")
+	}
+	q, err := strconv.Unquote(`"` + args[1] + `"`)
+	ts.Check(err)
+	s, err := kernel.Open(ts.MkAbs(".loopx"), kernel.Options{Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }})
+	ts.Check(err)
+	defer s.Close()
+	ts.Check(s.Update(func(tx *kernel.Tx) error {
+		g, err := tx.AddGate(kernel.Gate{Goal: args[0], Question: q, Options: []string{"approve", "reject"},
+			Answerers: []string{"human"}, ScopeKind: "goal", RaisedBy: "a1"})
+		ts.Setenv("GATE", g.ID)
+		return err
+	}))
 }

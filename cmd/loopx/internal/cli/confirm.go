@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -23,7 +24,10 @@ func confirmHuman(g kernel.Gate, option string) (typed, ttyErr string) {
 		return "", err.Error()
 	}
 	defer tty.Close()
-	fmt.Fprintf(tty, "gate %s (%s): %s\nanswer: %s\ntype the gate id to confirm: ", g.ID, g.Goal, g.Question, option)
+	// Every value is rendered inert: a question raised by an agent must not
+	// reach the human's terminal as escape sequences (a faked prompt).
+	fmt.Fprintf(tty, "gate %s (%s): %s\nanswer: %s\ntype the gate id to confirm: ",
+		inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(option))
 	line, _ := bufio.NewReader(tty).ReadString('\n')
 	return strings.TrimSpace(line), ""
 }

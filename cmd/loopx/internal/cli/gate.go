@@ -73,7 +73,12 @@ func (a *app) gateRaiseCmd() *cobra.Command {
 		Short: "Raise a gate: a concrete question a named answerer must answer",
 		Long: `Raise a runtime gate. With no scope flag it blocks the whole goal
 (should-run answers wait_human for every agent); --blocks-todo blocks only one
-todo (other todos keep running) and --blocks-agent only one agent.`,
+todo (other todos keep running) and --blocks-agent only one agent.
+
+The question and the options are one line of text each: a control
+character, an escape sequence or a bidirectional override in them is
+refused (exit 2), so that no question can act on the answering human's
+terminal.`,
 		Example: `  loopx gate raise --goal g1 --question "Merge the v2 branch into main?"
   loopx gate raise --goal g1 --question "Deploy to staging now?" --options yes,no --blocks-todo t-4f9a`,
 		Args: cobra.NoArgs,

@@ -64,7 +64,7 @@ Exit codes: 0 stdin closed; 2 usage (no project, unknown tool); 130 interrupted.
 			longRunning()
 			return mcpserver.Serve(cmd.Context(), mcpserver.Options{
 				Engine: engine.Options{Root: root, Now: now}, Version: Version, Tools: tools, RenderError: renderToolError,
-			}, a.stdin, a.stdout)
+			}, a.stdin, a.rawStdout) // the protocol stream: JSON-RPC, encoded by the SDK
 		},
 	}
 	c.Flags().StringSliceVar(&tools, "tools", nil, "the tools to serve, comma-separated, or all (default "+strings.Join(mcpserver.DefaultTools, ",")+")")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
@@ -58,11 +59,19 @@ var Version = engine.Version
 
 // app is the state shared by every command of one invocation.
 type app struct {
+	// stdout and stderr render every write inert (internal/inert): no
+	// control character, escape sequence or bidirectional override that
+	// came from a spec, a policy, the store or an agent reaches a terminal.
+	// JSON stays exact JSON (its escapes are the same).
 	stdout, stderr io.Writer
-	stdin          io.Reader
-	json           bool
-	project        string
-	eng            *engine.Engine
+	// rawStdout and rawStderr are the process's own streams, for what is not
+	// loopx's text: an agent command's output under run and watch --exec,
+	// the MCP protocol stream, and the watch status line's own redraws.
+	rawStdout, rawStderr io.Writer
+	stdin                io.Reader
+	json                 bool
+	project              string
+	eng                  *engine.Engine
 	// args are the command-line arguments as given (`loopx hook` reads
 	// --event from them when cobra cannot parse its flags).
 	args []string
@@ -109,12 +118,15 @@ func Main() int {
 
 // Run runs loopx with args and returns the exit code; tests drive it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, stdin: stdin, args: args}
+	out, errw := inert.NewWriter(stdout), inert.NewWriter(stderr)
+	defer out.Flush()
+	defer errw.Flush()
+	a := &app{stdout: out, stderr: errw, rawStdout: stdout, rawStderr: stderr, stdin: stdin, args: args}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
 	err := root.ExecuteContext(ctx)
 	if err != nil && !a.json && isFlagError(err) && jsonRequested(args) {
 		a.json = true // flag parsing stopped before --json was read

@@ -200,9 +200,9 @@ Exit codes: 0 the loop ended because the decision was skip or wait_human, or
 				return usagef("--max-rounds %d must not be negative (0 = no limit)", o.MaxRounds)
 			}
 			o.Cmd = args[cmd.ArgsLenAtDash():]
-			o.Stdout, o.Stderr = a.stderr, a.stderr
+			o.Stdout, o.Stderr = a.rawStderr, a.rawStderr // the agent command's own output
 			if !a.json {
-				o.Stdout = a.stdout
+				o.Stdout = a.rawStdout
 			}
 			o.OnDecision = func(d engine.Decision) { renderDecision(a.stderr, d, false) }
 			o.OnReceipt = func(rc engine.Receipt) {

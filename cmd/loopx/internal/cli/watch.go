@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/watch"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"
 )
 
@@ -70,11 +71,11 @@ start; 3 internal error.`,
 			} else if pinned {
 				o.Clock = watch.NewManualClock(t) // pinned: timers never fire
 			}
-			o.ExecStdout, o.ExecStderr = a.stderr, a.stderr
+			o.ExecStdout, o.ExecStderr = a.rawStderr, a.rawStderr
 			if !a.json {
-				o.ExecStdout = a.stdout
+				o.ExecStdout = a.rawStdout
 			}
-			st := newStatusLine(a.stderr)
+			st := newStatusLine(a.rawStderr)
 			o.OnChange = func(ch watch.Change) {
 				st.clear()
 				if a.json {
@@ -184,7 +185,7 @@ func (s *statusLine) update(st watch.Status) {
 	if r := []rune(text); len(r) > s.width-1 {
 		text = string(r[:s.width-2]) + "…"
 	}
-	s.text = text
+	s.text = inert.Line(text)
 	s.redraw()
 }
 

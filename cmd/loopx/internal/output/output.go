@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loopx-dev/loopx/internal/inert"
 )
 
 // ErrorItem is one error of the --json error envelope {"errors":[…]}.
@@ -66,7 +68,7 @@ func Table(w io.Writer, header []string, rows [][]string) {
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			if n := utf8.RuneCountInString(c); i < len(widths) && n > widths[i] {
+			if n := utf8.RuneCountInString(inert.Line(c)); i < len(widths) && n > widths[i] {
 				widths[i] = n
 			}
 		}
@@ -84,6 +86,10 @@ func Table(w io.Writer, header []string, rows [][]string) {
 	}
 	line(header)
 	for _, r := range rows {
-		line(r)
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = inert.Line(c) // one line per row, whatever a cell holds
+		}
+		line(cells)
 	}
 }
