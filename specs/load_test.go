@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/presets"
 )
 
@@ -704,11 +705,18 @@ func TestConcreteQuestion_IsTheSchemasRule(t *testing.T) {
 		if got := ConcreteQuestion(tc.q); got != tc.want {
 			t.Errorf("ConcreteQuestion(%q) = %v, want %v", tc.q, got, tc.want)
 		}
-		// The spec refuses exactly the questions ConcreteQuestion refuses.
+		// The spec refuses exactly the questions ConcreteQuestion refuses,
+		// and, as inert text, a concrete one with control characters.
 		src := fmt.Sprintf("goals: g1: {objective: \"x\", gates: m: question: %s}\n", strconv.Quote(tc.q))
 		_, err := Load(writeSpec(t, map[string]string{"loopx.cue": src}))
 		var es Errors
 		vague := errors.As(err, &es) && len(es) == 1 && es[0].Code == CodeVagueQuestion && es[0].Path == "goals.g1.gates.m.question"
+		if i, _ := inert.Find(tc.q, false); i >= 0 && tc.want {
+			if !errors.As(err, &es) || len(es) != 1 || es[0].Code != CodeInvalid || !strings.Contains(es[0].Message, "control character") {
+				t.Errorf("spec with question %q: %v, want a control character refused", tc.q, err)
+			}
+			continue
+		}
 		if tc.want && err != nil || !tc.want && !vague {
 			t.Errorf("spec with question %q: %v", tc.q, err)
 		}
