@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // cacheKeep is how many spec-*.json files a cache directory keeps.
@@ -36,12 +37,58 @@ func LoadCached(specDir, cacheDir string) (*Loaded, error) {
 	if l := readCache(path, src); l != nil {
 		return l, nil
 	}
+	failed := filepath.Join(cacheDir, "spec-"+hexHash+".budget.json")
+	if errs := readBudgetFailure(failed, src.hash); errs != nil {
+		return nil, errs
+	}
 	l, err := src.load()
+	if IsBudget(err) {
+		writeBudgetFailure(cacheDir, failed, src.hash, err.(Errors))
+	}
 	if err != nil {
 		return nil, err
 	}
 	writeCache(cacheDir, path, l)
 	return l, nil
+}
+
+// budgetFailure records a spec that blew its budget, so that the next
+// decisions fail at once instead of spending the budget again: it holds
+// while the budget is not larger than the one that was blown. (A forged
+// record can only make loopx refuse a spec: fail closed.)
+type budgetFailure struct {
+	Hash    string        `json:"hash"`
+	Memory  int64         `json:"memory"`
+	Timeout time.Duration `json:"timeout"`
+	Errors  Errors        `json:"errors"`
+}
+
+func readBudgetFailure(path, hash string) Errors {
+	b := currentBudget()
+	if b == nil {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var f budgetFailure
+	if json.Unmarshal(data, &f) != nil || f.Hash != hash || len(f.Errors) == 0 || b.Memory > f.Memory || b.Timeout > f.Timeout {
+		return nil
+	}
+	return f.Errors
+}
+
+func writeBudgetFailure(dir, path, hash string, errs Errors) {
+	b := currentBudget()
+	if b == nil {
+		return
+	}
+	data, err := json.Marshal(budgetFailure{Hash: hash, Memory: b.Memory, Timeout: b.Timeout, Errors: errs})
+	if err != nil || os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	_ = os.WriteFile(path, data, 0o644)
 }
 
 func readCache(path string, src *specSource) *Loaded {

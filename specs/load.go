@@ -226,8 +226,18 @@ func (ev *evaluator) preset(name string) (cue.Value, bool, error) {
 
 func presetFile(name string) string { return "presets/" + name + ".cue" }
 
-// load evaluates s with the current evaluator (creating one if needed).
-func (s *specSource) load() (l *Loaded, err error) {
+// load evaluates s: in a child process under the budget set with
+// SetBudget, else in-process.
+func (s *specSource) load() (*Loaded, error) {
+	if b := currentBudget(); b != nil {
+		return s.evalInChild(b)
+	}
+	return s.loadInProcess()
+}
+
+// loadInProcess evaluates s with the current evaluator (creating one if
+// needed).
+func (s *specSource) loadInProcess() (l *Loaded, err error) {
 	evalMu.Lock()
 	defer evalMu.Unlock()
 	defer func() {

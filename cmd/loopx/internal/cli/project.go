@@ -86,6 +86,9 @@ more: lint rules, policy tests, the publication scan.)`,
 			if err != nil {
 				return err
 			}
+			if err := e.SpecErr(); specs.IsBudget(err) {
+				return err // spent once already: not again
+			}
 			l, err := specs.Load(e.SpecDir())
 			if err != nil {
 				return err

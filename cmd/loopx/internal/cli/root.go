@@ -105,6 +105,12 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
+	if len(os.Args) == 2 && os.Args[1] == specs.ChildCommand {
+		// The budgeted spec evaluator (specs.ServeChild): a hidden command
+		// this binary runs itself as, for a spec not in the cache.
+		return specs.ServeChild(os.Stdin, os.Stdout, os.Stderr)
+	}
+	specs.SetBudget(specs.BudgetFromEnv())
 	if os.Getenv("GOGC") == "" {
 		// Most loopx commands live for milliseconds (decide runs before every
 		// agent turn): collecting garbage then is a fifth of their CPU.
