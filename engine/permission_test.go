@@ -54,7 +54,7 @@ func TestReadCommandLine(t *testing.T) {
 		{`xargs -I {} timeout 5s git push`, []string{"xargs -I {} timeout 5s git push", "git push"}, []string{"git.push"}, nil, true},
 		{`echo hi > loopx/loopx.cue 2>/dev/null 2>&1`, []string{"echo hi"}, nil, []string{"loopx/loopx.cue", "/dev/null"}, true},
 		{`echo hi >>.loopx/x &> b.log`, []string{"echo hi"}, nil, []string{".loopx/x", "b.log"}, true},
-		{`rm -rf .loopx && mv a b && cp -r x loopx/ && sed -i 's/a/b/' loopx/loopx.cue`, []string{"rm -rf .loopx", "mv a b", "cp -r x loopx/", "sed -i s/a/b/ loopx/loopx.cue"}, nil, []string{".loopx", "a", "b", "loopx/", "loopx/loopx.cue"}, true},
+		{`rm -rf .loopx && mv a b && cp -r x loopx/ && sed -i 's/a/b/' loopx/loopx.cue`, []string{"rm -rf .loopx", "mv a b", "cp -r x loopx/", "sed -i s/a/b/ loopx/loopx.cue"}, nil, []string{".loopx", "a", "b", "x", "loopx/", "loopx/loopx.cue"}, true},
 		{`git commit -m "don't git push; ok"`, []string{"git commit -m don't git push; ok"}, []string{"git.commit"}, nil, true},
 		{"git commit -m \"$(cat <<'EOF'\nIt's fixed.\n\ngit push later\nEOF\n)\"", []string{"cat", "git commit -m $()"}, []string{"git.commit"}, nil, true},
 		{"cat <<EOF > notes.md\nloopx gate answer g-1\nEOF\ngit status", []string{"cat", "git status"}, nil, []string{"notes.md"}, true},

@@ -618,6 +618,39 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		// mv removes its sources; a link (ln, cp -l/-s) makes its source
 		// writable under another name: their sources count as writes too.
 		links := name == "ln" || (name == "cp" && hasOpt(opts, "-l", "--link", "-s", "--symbolic-link"))
+		// cp that copies a symlink as a symlink (-P, -d, -a, -R/-r
+		// without -L, --preserve=links) makes a new name for the link's
+		// target: its sources count as writes too (a write resolves them).
+		if name == "cp" && !hasOpt(opts, "-L", "--dereference") &&
+			(hasOpt(opts, "-P", "--no-dereference", "-d", "-a", "--archive", "-R", "-r", "--recursive") || preservesLinks(opts)) {
+			links = true
+		}
+		// A relative symlink target is read from the link's own
+		// directory, not the working directory: ln -s ../loopx d/l links
+		// d/l to loopx. The link is the last operand, or a name inside it
+		// (or inside the -t directory) when it is a directory.
+		if symbolic := name == "ln" && hasOpt(opts, "-s", "--symbolic") || name == "cp" && hasOpt(opts, "-s", "--symbolic-link"); symbolic && len(ops) > 0 {
+			var at []string
+			if t := optVals(opts, "-t", "--target-directory"); len(t) > 0 {
+				at = []string{t[0].s}
+			} else if len(ops) > 1 {
+				at = []string{path.Dir(ops[len(ops)-1].s), ops[len(ops)-1].s}
+			}
+			srcs := ops
+			if len(optVals(opts, "-t", "--target-directory")) == 0 && len(ops) > 1 {
+				srcs = ops[:len(ops)-1]
+			}
+			for _, src := range srcs {
+				if src.dyn != 0 || path.IsAbs(src.s) || strings.HasPrefix(src.s, "~") {
+					continue
+				}
+				for _, d := range at {
+					w := src
+					w.s = path.Join(d, src.s)
+					write(w)
+				}
+			}
+		}
 		switch t := optVals(opts, "-t", "--target-directory"); {
 		case len(t) > 0:
 			r.opaquef("%s -t writes into the directory %s", name, r.snippet(t[0]))
@@ -1972,4 +2005,17 @@ func (r *reader) writeDir(w word, here dirs, what string) {
 		return
 	}
 	r.writeTarget(w, here, what)
+}
+
+// preservesLinks reports whether cp's --preserve list keeps symlinks as
+// symlinks (links or all).
+func preservesLinks(opts []opt) bool {
+	for _, v := range optVals(opts, "--preserve") {
+		for _, f := range strings.Split(v.s, ",") {
+			if f == "links" || f == "all" {
+				return true
+			}
+		}
+	}
+	return false
 }
