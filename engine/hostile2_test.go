@@ -39,6 +39,24 @@ func TestPermission_HostileTrial2(t *testing.T) {
 		{"symlink", `cp -a lnk l6`, "deny"},
 		{"symlink", `cp --preserve=links lnkcue l7`, "deny"},
 		{"symlink", `ln -s ../shared web/shared`, "allow"},
+		// (2) git: attached -c, --git-dir/--work-tree, config writes
+		{"git", `git -ccore.pager=evil log`, "ask|deny"},
+		{"git", `git -ccore.hooksPath=/tmp/h commit -m x`, "ask|deny"},
+		{"git", `git -calias.x='!sh x' x`, "ask|deny"},
+		{"git", `git --git-dir=/tmp/evil/.git status`, "ask|deny"},
+		{"git", `git --work-tree /tmp/w status`, "ask|deny"},
+		{"git", `git config --unset core.bare`, "deny"},
+		{"git", `git config user.name x`, "deny"},
+		{"git", `git config core.hooksPath /tmp/h`, "deny"},
+		{"git", `git config --local alias.st '!sh evil.sh'`, "deny"},
+		{"git", `git remote add o /tmp/r`, "deny"},
+		{"git", `git branch --set-upstream-to=o/main`, "deny"},
+		{"git", `git branch -u o/main`, "deny"},
+		{"git", `git config user.name`, "allow"},
+		{"git", `git config --get user.name`, "allow"},
+		{"git", `git remote -v`, "allow"},
+		{"git", `git branch -a`, "allow"},
+		{"git", `git -c color.ui=never log`, "allow"},
 	} {
 		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
 		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) {

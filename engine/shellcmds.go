@@ -1547,20 +1547,28 @@ func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs) {
 			}
 			return word{}, false
 		}
-		switch name {
-		case "-C", "--work-tree":
+		switch {
+		case name == "-C" || name == "--work-tree":
+			if name == "--work-tree" {
+				r.opaquef("git --work-tree points git at a tree loopx does not follow")
+			}
 			if d, ok := next(); ok {
 				here = r.cdTo(d, here)
 			}
-		case "-c", "--config-env":
+		case name == "-c" || name == "--config-env":
 			if kv, ok := next(); ok {
 				r.gitConfigKey(kv, name)
 			}
-		case "--exec-path":
+		case strings.HasPrefix(a.s, "-c") && !strings.HasPrefix(a.s, "--"): // -cKEY=VAL is -c KEY=VAL
+			r.gitConfigKey(word{s: a.s[2:], dyn: a.dyn, pos: a.pos, end: a.end}, "-c")
+		case name == "--exec-path":
 			if hasVal {
 				r.opaquef("git --exec-path runs git commands from %s", val)
 			}
-		case "--git-dir", "--namespace", "--super-prefix", "--list-cmds", "--attr-source":
+		case name == "--git-dir":
+			r.opaquef("git --git-dir points git at a repository (its config and hooks) loopx does not follow")
+			next()
+		case name == "--namespace" || name == "--super-prefix" || name == "--list-cmds" || name == "--attr-source":
 			next()
 		}
 		i++
@@ -1743,20 +1751,19 @@ func (r *reader) gitMore(sub string, rest []word, here dirs, moved bool) {
 			r.opaquef("git difftool --extcmd runs a command")
 		}
 	case "config":
-		opts, ops := scanOpts(rest, "f", "file blob type default comment value", true)
-		for _, f := range optVals(opts, "-f", "--file") {
-			r.writeTarget(f, here, "git config --file target")
-		}
-		if len(ops) > 0 && (ops[0].s == "set" || ops[0].s == "unset" || ops[0].s == "get" || ops[0].s == "list" || ops[0].s == "edit") {
-			if ops[0].s != "set" {
-				return
+		r.gitConfig(rest, here)
+	case "remote":
+		// add, rename, remove, set-url, set-head and set-branches write
+		// .git/config (a remote's url can run a command: ext::).
+		if _, ops := scanOpts(rest, "tm", "", true); len(ops) > 0 {
+			switch ops[0].s {
+			case "add", "rename", "remove", "rm", "set-url", "set-head", "set-branches":
+				r.writeTarget(word{s: ".git/config"}, here, "git remote "+ops[0].s)
 			}
-			ops = ops[1:]
-		} else if len(ops) < 2 && !hasOpt(opts, "--add", "--replace-all") {
-			return // a read
 		}
-		if len(ops) > 0 {
-			r.gitConfigKey(ops[0], "config")
+	case "branch":
+		if opts, _ := scanOpts(rest, "u", "set-upstream-to", true); hasOpt(opts, "-u", "--set-upstream-to", "--set-upstream", "--unset-upstream", "--edit-description") {
+			r.writeTarget(word{s: ".git/config"}, here, "git branch upstream")
 		}
 	case "diff", "format-patch", "archive", "bundle":
 		opts, ops := scanOpts(rest, "o", "output output-directory", true)
@@ -2018,4 +2025,44 @@ func preservesLinks(opts []opt) bool {
 		}
 	}
 	return false
+}
+
+// gitConfig records what git config writes: --file's file, or the
+// repository's .git/config (~/.gitconfig with --global, /etc/gitconfig
+// with --system) for every form that is not a read; keys that run
+// commands are opaque.
+func (r *reader) gitConfig(rest []word, here dirs) {
+	opts, ops := scanOpts(rest, "f", "file blob type default comment value", true)
+	write := false
+	if len(ops) > 0 && slices.Contains([]string{"set", "unset", "get", "list", "edit", "rename-section", "remove-section", "get-color", "get-colorbool"}, ops[0].s) {
+		verb := ops[0].s
+		ops = ops[1:]
+		write = verb == "set" || verb == "unset" || verb == "edit" || verb == "rename-section" || verb == "remove-section"
+		if verb != "set" {
+			ops = nil
+		}
+	} else {
+		write = len(ops) >= 2 || hasOpt(opts, "--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section", "-e", "--edit")
+		if hasOpt(opts, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color", "--get-colorbool") {
+			write = false
+		}
+	}
+	if !write {
+		return
+	}
+	switch f := optVals(opts, "-f", "--file"); {
+	case len(f) > 0:
+		for _, w := range f {
+			r.writeTarget(w, here, "git config --file target")
+		}
+	case hasOpt(opts, "--global"):
+		r.writeTarget(word{s: "~/.gitconfig"}, here, "git config --global")
+	case hasOpt(opts, "--system"):
+		r.writeTarget(word{s: "/etc/gitconfig"}, here, "git config --system")
+	default:
+		r.writeTarget(word{s: ".git/config"}, here, "git config")
+	}
+	if len(ops) > 0 {
+		r.gitConfigKey(ops[0], "config")
+	}
 }
