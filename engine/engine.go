@@ -46,6 +46,9 @@ type Options struct {
 	// revision (`vet`, `check`, `policy test|eval`); Pending still says
 	// how they differ. Never for decisions that guard work.
 	OnDisk bool
+	// Ancestry configures how the caller's ancestor processes are read to
+	// tell who is acting (ancestry.go).
+	Ancestry AncestryOptions
 }
 
 // Engine is one project's decision engine. Load the spec and policy once
@@ -57,6 +60,10 @@ type Engine struct {
 	now      func() time.Time
 	lock     time.Duration
 	leaseTTL time.Duration
+	ancestry AncestryOptions
+	// runner is set while Run runs rounds: RunnerID of this process,
+	// recorded on the rounds it starts (kernel.Round.Runner).
+	runner string
 
 	// spec is the adopted spec decisions evaluate (adopt.go); disk is the
 	// spec the files on disk give, the same one unless a change is pending.
@@ -97,7 +104,7 @@ type Engine struct {
 // kept as SpecErr and every decision fails closed; commands that need the
 // spec call Spec and report the error.
 func New(o Options) *Engine {
-	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk}
+	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry}
 	if e.now == nil {
 		e.now = time.Now
 	}

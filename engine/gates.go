@@ -172,8 +172,14 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 		if err := tx.PutGate(g); err != nil {
 			return err
 		}
+		data := map[string]any{"note": in.Note, "question": g.Question, "channel": in.Channel.Kind}
+		if in.Channel.Kind == "terminal" && in.Channel.Ancestry != nil {
+			// Who answered, as the processes above the command showed it
+			// (design §16: human answers record their ancestry).
+			data["ancestry"] = in.Channel.Ancestry
+		}
 		if err := tx.AppendEvent(kernel.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,
-			Message: in.Option, Data: map[string]any{"note": in.Note, "question": g.Question, "channel": in.Channel.Kind}}); err != nil {
+			Message: in.Option, Data: data}); err != nil {
 			return err
 		}
 		if g.Adopt != nil && in.Option == "approve" {

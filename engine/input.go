@@ -80,6 +80,15 @@ type Channel struct {
 	// AgentAncestor describes the nearest ancestor process that runs in a
 	// round, is an agent runner or an agent host ("" when none).
 	AgentAncestor string `json:"agent_ancestor"`
+	// Ancestry is the caller's ancestor processes, parent first (Acting):
+	// a human answer at a terminal records it in its audit event.
+	Ancestry []Process `json:"ancestry"`
+	// ActingAgents are the distinct agents the ancestry carries (Acting
+	// Agents): an agent acts only as the one agent its ancestors run as.
+	ActingAgents []string `json:"acting_agents"`
+	// AncestryChecked is false when the engine's ancestry check is off
+	// (AncestryOptions.Off): then ActingAgents says nothing.
+	AncestryChecked bool `json:"ancestry_checked"`
 	// TTY is true when stdin is a terminal; TTYError is why the controlling
 	// terminal could not be opened ("" when it could, or was not tried).
 	TTY      bool   `json:"tty"`

@@ -85,7 +85,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		if !cd.d.Allow {
 			return e.refusal(cd.d)
 		}
-		r, err := tx.AddRound(kernel.Round{Goal: goal, Agent: agent, Todo: t.ID, DecisionID: d.DecisionID})
+		r, err := tx.AddRound(kernel.Round{Goal: goal, Agent: agent, Todo: t.ID, DecisionID: d.DecisionID, Runner: e.runner})
 		if err != nil {
 			return err
 		}

@@ -55,6 +55,11 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		return res, Usagef("missing_command", "no agent command given (loopx run --goal G --agent A -- CMD…)")
 	}
 	defer e.Release()
+	// The rounds started here record this process as their runner: its
+	// descendants act as the round's agent whatever environment or
+	// executable they use (ancestry.go).
+	e.runner = RunnerID(os.Getpid())
+	defer func() { e.runner = "" }()
 	for o.MaxRounds <= 0 || res.Rounds < o.MaxRounds {
 		if err := ctx.Err(); err != nil {
 			return res, err

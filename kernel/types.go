@@ -222,7 +222,12 @@ type Round struct {
 	ResultHash string `json:"result_hash,omitempty"`
 	// Evidence lists evidence ids recorded with the finish.
 	Evidence []string `json:"evidence,omitempty"`
-	Handoff  string   `json:"handoff,omitempty"`
+	// Runner names the loopx process that runs the round's command
+	// (`loopx run`, `loopx watch --exec`) as "BOOT:PID:START" (engine
+	// RunnerID); "" for rounds an agent host started itself. Processes
+	// descending from it act as the round's agent.
+	Runner  string `json:"runner,omitempty"`
+	Handoff string `json:"handoff,omitempty"`
 }
 
 // RoundOpen, RoundFinished and RoundAbandoned are Round statuses.

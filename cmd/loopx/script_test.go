@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +20,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	cli.IgnoreAgentHosts = true // the suite may run inside Claude Code, Codex, …
+	// The suite may run inside Claude Code, Codex or a loopx round: the
+	// ancestry walk of the commands it starts stops at the test binary, so
+	// they see only the processes the tests start.
+	stop := os.Getenv("LOOPX_TEST_ANCESTRY_STOP")
+	if stop == "" {
+		stop = strconv.Itoa(os.Getpid())
+		os.Setenv("LOOPX_TEST_ANCESTRY_STOP", stop)
+	}
+	cli.Ancestry.StopAt, _ = strconv.Atoi(stop)
 	testscript.Main(m, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
 }
 
@@ -27,6 +36,7 @@ func TestMain(m *testing.M) {
 // LOOPX_UPDATE_GOLDEN=1 to rewrite cmp goldens inside the scripts (review
 // the diff).
 func TestScripts(t *testing.T) {
+	bin := asAgentBin(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -36,6 +46,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("LOOPX_PROJECT", "")
 			env.Setenv("LOOPX_ROUND", "")
 			env.Setenv("LOOPX_AGENT", "")
+			env.Setenv("LOOPX_TEST_ANCESTRY_STOP", strconv.Itoa(os.Getpid()))
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
 		},
 		// [pty]: a pseudo-terminal can be opened (ttyin needs one; the human
@@ -244,4 +256,18 @@ func cmdRawGate(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("GATE", g.ID)
 		return err
 	}))
+}
+
+// asAgentBin writes the as-agent helper into a temporary directory and
+// returns it: `as-agent ID CMD…` runs CMD below a process whose start
+// environment carries LOOPX_AGENT=ID, as an agent host started by a human
+// with that variable would (an agent acts only as the agent its ancestors
+// run as; engine.Acting).
+func asAgentBin(t *testing.T) string {
+	dir := t.TempDir()
+	script := "#!/bin/sh\nid=$1; shift\nexec env LOOPX_AGENT=\"$id\" sh -c '\"$@\"; exit $?' sh \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "as-agent"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

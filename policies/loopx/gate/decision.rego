@@ -105,6 +105,34 @@ identity_msgs contains $"gate {gate_id} needs a human answer, and an agent's cha
 	object.get(chan, "round_agent", "") == ""
 }
 
+# acting_agents are the agents the caller's ancestor processes run as
+# (LOOPX_AGENT in their start environment, the agent of a loopx run that
+# runs them), when the engine read them.
+default acting_agents := []
+
+acting_agents := strs(chan.acting_agents) if {
+	chan.ancestry_checked == true
+	is_array(chan.acting_agents)
+}
+
+identity_msgs contains $"the processes above this command run as several agents ([{concat(" ", acting_agents)}]): an agent acts only as itself, so none of them may answer from here" if {
+	agent_actor
+	count(acting_agents) > 1
+}
+
+identity_msgs contains $"this command descends from agent {a}'s process: it may answer only as agent:{a}, not {actor}" if {
+	agent_actor
+	count(acting_agents) == 1
+	a := acting_agents[0]
+	actor != $"agent:{a}"
+}
+
+identity_msgs contains $"{actor} acts only from a process descending from `loopx run --agent {trim_prefix(actor, "agent:")}` or from an agent host started with LOOPX_AGENT={trim_prefix(actor, "agent:")}; no process above this command is one" if {
+	agent_actor
+	chan.ancestry_checked == true
+	count(acting_agents) == 0
+}
+
 # METADATA
 # description: A closed gate takes no answer.
 closed := [lib.reason("gate_closed", $"gate {gate_id} is already closed ({s})", "data.loopx.gate.closed", ref) |

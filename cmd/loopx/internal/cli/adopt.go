@@ -58,7 +58,7 @@ channel); 2 the spec on disk does not load, or nothing adopted yet to restore;
 				})
 			}
 			in := engine.AnswerInput{Actor: "human"}
-			if err := e.RepairAllowed(cmd.Context(), answerChannel(&in, a.stdin)); err != nil {
+			if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
 				return err
 			}
 			res, err := e.Adopt(cmd.Context())

@@ -20,12 +20,3 @@ func BenchmarkCLIDecide(b *testing.B) {
 		Run(context.Background(), args, nil, io.Discard, io.Discard)
 	}
 }
-
-func TestAgentHost_NamesKnownHostsOnly(t *testing.T) {
-	if agentHost(os.Getpid()) != "" {
-		t.Fatal("the test binary is not an agent host")
-	}
-	if !agentHosts["claude"] || !agentHosts["codex"] || agentHosts["bash"] {
-		t.Fatal("agent host names")
-	}
-}

@@ -85,7 +85,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable.`,
 				return usagef(`--as %q: want "human" or "agent:ID"`, as)
 			}
 			in.Gate, in.Actor = args[0], as
-			in.Channel = answerChannel(&in, a.stdin)
+			in.Channel = answerChannel(e, &in, a.stdin)
 			d, derr := e.DecideAnswer(cmd.Context(), in)
 			if err := usageOnly(derr); err != nil {
 				return err

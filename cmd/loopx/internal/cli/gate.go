@@ -19,7 +19,7 @@ import (
 // decision's): "agent" when the command runs as an agent (LOOPX_AGENT, or
 // --as agent:ID), else "terminal", with whether stdin is a terminal and
 // which ancestor process runs an agent.
-func answerChannel(in *engine.AnswerInput, stdin io.Reader) engine.Channel {
+func answerChannel(e *engine.Engine, in *engine.AnswerInput, stdin io.Reader) engine.Channel {
 	ag := os.Getenv("LOOPX_AGENT")
 	if in.Actor == "" {
 		in.Actor = "human"
@@ -31,8 +31,10 @@ func answerChannel(in *engine.AnswerInput, stdin io.Reader) engine.Channel {
 	if ag != "" || strings.HasPrefix(in.Actor, "agent:") {
 		ch.Kind = "agent"
 	}
+	acting := e.Acting()
+	ch.Ancestry, ch.ActingAgents, ch.AncestryChecked = acting.Ancestry, acting.Agents, !Ancestry.Off
+	ch.AgentAncestor = acting.Agentish
 	if ch.Kind == "terminal" {
-		ch.AgentAncestor = agentAncestor()
 		if f, ok := stdin.(*os.File); ok {
 			ch.TTY = term.IsTerminal(int(f.Fd()))
 		}
@@ -215,7 +217,7 @@ option, or a malformed --as.`,
 			if as != "" && as != "human" && !strings.HasPrefix(as, "agent:") {
 				return usagef(`--as %q: want "human" or "agent:ID"`, as)
 			}
-			in.Channel = answerChannel(&in, a.stdin)
+			in.Channel = answerChannel(e, &in, a.stdin)
 			if in.Channel.Kind == "terminal" && in.Actor == "human" {
 				// Decide before asking anyone to type: only the missing
 				// confirmation may stand between this answer and its record.

@@ -139,7 +139,7 @@ func (a *app) hooksInstall(o hooksInstallOptions) error {
 		// Changing loopx's existing entries (another goal or agent, a
 		// restored matcher) is a human's call: an agent could re-point
 		// its own hook at an agent with more grants.
-		if who := agentAncestor(); who != "" {
+		if who := a.agentAncestor(); who != "" {
 			return &engine.RefusedError{Code: "hooks_change_refused", Message: fmt.Sprintf(
 				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who)}
 		}

@@ -250,7 +250,7 @@ cannot lock the human out): refused (exit 1) from inside an agent round
 				// A human-only repair: decided by the built-in channel rule
 				// (data.loopx.gate.repair), never by user policies.
 				in := engine.AnswerInput{Actor: "human"}
-				if err := e.RepairAllowed(cmd.Context(), answerChannel(&in, a.stdin)); err != nil {
+				if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
 					return err
 				}
 				open = e.AcceptStore

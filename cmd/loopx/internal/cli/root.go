@@ -355,7 +355,7 @@ func (a *app) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk})
+	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk, Ancestry: Ancestry})
 	return a.eng, nil
 }
 
