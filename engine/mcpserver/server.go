@@ -46,6 +46,28 @@ type Options struct {
 	// MaxLineBytes bounds one inbound line for Serve (0 =
 	// DefaultMaxLineBytes).
 	MaxLineBytes int
+	// Agent is the agent the session acts as (design §16: an agent acts
+	// only as itself), bound when the server starts (`loopx mcp --agent
+	// ID`, else the one agent the server's ancestor processes run as). A
+	// call naming another agent is refused (agent_mismatch, a refusal); a
+	// call naming none acts as it. "" binds no agent: a call naming an
+	// agent is refused (unbound_session), since an agent id a client sends
+	// is never taken on trust.
+	Agent string
+}
+
+// as is the agent a call that names agent acts as: the session's bound
+// agent. Errors: *engine.RefusedError agent_mismatch or unbound_session.
+func (o Options) as(agent string) (string, error) {
+	switch {
+	case o.Agent == "" && agent != "":
+		return "", &engine.RefusedError{Code: "unbound_session", Message: fmt.Sprintf(
+			"this MCP session is bound to no agent, so it cannot act as %q: start it with `loopx mcp --agent %s` from that agent's host", agent, agent)}
+	case agent != "" && agent != o.Agent:
+		return "", &engine.RefusedError{Code: "agent_mismatch", Message: fmt.Sprintf(
+			"this MCP session acts as agent %s (bound at start): it cannot act as %q", o.Agent, agent)}
+	}
+	return o.Agent, nil
 }
 
 // Serve runs the server over in (the client's frames) and out until in
@@ -169,7 +191,11 @@ var tools = map[string]func(*mcp.Server, Options){
 				if in.Agent == "" {
 					return engine.Decision{}, engine.Usagef("missing_agent", "should_run needs an agent")
 				}
-				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: in.Agent})
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return engine.Decision{}, err
+				}
+				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
 			})
 	},
 	"round_start": func(s *mcp.Server, o Options) {
@@ -179,7 +205,11 @@ var tools = map[string]func(*mcp.Server, Options){
 				if in.Agent == "" {
 					return engine.StartResult{}, engine.Usagef("missing_agent", "round_start needs an agent")
 				}
-				return e.StartRound(ctx, in.Goal, in.Agent)
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return engine.StartResult{}, err
+				}
+				return e.StartRound(ctx, in.Goal, agent)
 			})
 	},
 	"prompt": func(s *mcp.Server, o Options) {
@@ -190,14 +220,22 @@ var tools = map[string]func(*mcp.Server, Options){
 				if in.MaxChars < 0 {
 					return engine.Prompt{}, engine.Usagef("bad_max_chars", "max_chars must not be negative")
 				}
-				return e.Prompt(ctx, engine.PromptOptions{Goal: in.Goal, Agent: in.Agent, Full: in.Full, MaxChars: in.MaxChars})
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return engine.Prompt{}, err
+				}
+				return e.Prompt(ctx, engine.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
 			})
 	},
 	"round_finish": func(s *mcp.Server, o Options) {
 		addTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
 			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
 			func(ctx context.Context, e *engine.Engine, in finishIn) (engine.Receipt, error) {
-				req := engine.FinishRequest{Agent: in.Agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return engine.Receipt{}, err
+				}
+				req := engine.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
 					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
 				for _, ev := range in.Evidence {
 					req.Evidence = append(req.Evidence, kernel.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
@@ -209,12 +247,20 @@ var tools = map[string]func(*mcp.Server, Options){
 		addTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
 			"answers it (agents cannot answer gates).",
 			func(ctx context.Context, e *engine.Engine, in gateIn) (kernel.Gate, error) {
-				return e.RaiseGate(engine.GateInput{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(in.Agent)})
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return kernel.Gate{}, err
+				}
+				return e.RaiseGate(engine.GateInput{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
 			})
 	},
 	"todo_add": func(s *mcp.Server, o Options) {
 		addTool(s, o, "todo_add", "Add a task todo to a goal.",
 			func(ctx context.Context, e *engine.Engine, in todoIn) (kernel.Todo, error) {
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return kernel.Todo{}, err
+				}
 				prio := 2
 				if in.Priority != "" {
 					p, err := engine.ParsePriority(in.Priority)
@@ -223,14 +269,18 @@ var tools = map[string]func(*mcp.Server, Options){
 					}
 					prio = p
 				}
-				return e.AddTodo(engine.TodoInput{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(in.Agent)})
+				return e.AddTodo(engine.TodoInput{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(agent)})
 			})
 	},
 	"evidence_add": func(s *mcp.Server, o Options) {
 		addTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
 			func(ctx context.Context, e *engine.Engine, in evidenceAddIn) (kernel.Evidence, error) {
+				agent, err := o.as(in.Agent)
+				if err != nil {
+					return kernel.Evidence{}, err
+				}
 				return e.AddEvidence(kernel.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
-					Todo: in.Todo, By: actor(in.Agent)})
+					Todo: in.Todo, By: actor(agent)})
 			})
 	},
 	"status": func(s *mcp.Server, o Options) {

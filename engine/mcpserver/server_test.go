@@ -30,7 +30,7 @@ func newMCPClient(t *testing.T, tools []string) *mcpClient {
 	t.Helper()
 	c := &mcpClient{t: t, root: newProject(t)}
 	clock := func() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-	srv, err := New(Options{Engine: engine.Options{Root: c.root, Now: clock}, Tools: tools})
+	srv, err := New(Options{Engine: engine.Options{Root: c.root, Now: clock}, Tools: tools, Agent: "a1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,6 +239,12 @@ func TestC01_ThroughMCP(t *testing.T) {
 		{"round_start", map[string]any{"goal": "g1"}, `missing properties: ["agent"]`},
 		{"round_start", map[string]any{"goal": "g1", "agent": "a1", "extra": 1}, `extra`},
 		{"prompt", map[string]any{"goal": "g1", "agent": "a1", "max_chars": -1}, `max_chars must not be negative`},
+		// The session is bound to a1 (loopx mcp --agent a1): a call naming
+		// another agent is refused, whatever tool (issue 12).
+		{"round_start", map[string]any{"goal": "g1", "agent": "a2"}, `acts as agent a1 (bound at start): it cannot act as "a2"`},
+		{"should_run", map[string]any{"goal": "g1", "agent": "a2"}, `cannot act as "a2"`},
+		{"gate_raise", map[string]any{"goal": "g1", "question": "Merge the v2 branch into main now?", "agent": "a2"}, `cannot act as "a2"`},
+		{"round_finish", map[string]any{"round": "r-0000", "outcome": "progress", "agent": "a2"}, `cannot act as "a2"`},
 	} {
 		text, isErr := c.call(tc.tool, tc.args)
 		if !isErr || !strings.Contains(text, tc.want) {
@@ -252,7 +258,7 @@ func TestC01_ThroughMCP(t *testing.T) {
 		t.Fatalf("gate_raise: %v", gt)
 	}
 	ev := c.ok("evidence_add", map[string]any{"goal": "g1", "summary": "CI is green", "kind": "check", "status": "pass"})
-	if get(t, ev, "kind") != "check" || get(t, ev, "by") != "mcp" {
+	if get(t, ev, "kind") != "check" || get(t, ev, "by") != "a1" { // the session's bound agent
 		t.Fatalf("evidence_add: %v", ev)
 	}
 }
@@ -294,5 +300,37 @@ func TestMCPTools_DefaultSetIsSmall(t *testing.T) {
 		if _, err := New(Options{Tools: tc.tools}); !errors.As(err, &ue) || ue.Code != tc.code {
 			t.Errorf("tools %q: %v, want %s", tc.tools, err, tc.code)
 		}
+	}
+}
+
+// TestMCP_UnboundSessionTakesNoAgentOnTrust: a server bound to no agent
+// refuses every call that names one (an MCP client's agent argument is
+// never taken on trust), and still serves calls that name none.
+func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
+	o := Options{Engine: engine.Options{Root: newProject(t)}, Tools: []string{"all"}}
+	for _, tc := range []struct {
+		name, agent string
+		code        string
+	}{
+		{"unbound, naming an agent", "a1", "unbound_session"},
+		{"bound to a1, naming a2", "a2", "agent_mismatch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			oo := o
+			if tc.code == "agent_mismatch" {
+				oo.Agent = "a1"
+			}
+			_, err := oo.as(tc.agent)
+			var re *engine.RefusedError
+			if !errors.As(err, &re) || re.Code != tc.code {
+				t.Fatalf("as(%q) = %v, want %s", tc.agent, err, tc.code)
+			}
+		})
+	}
+	if got, err := o.as(""); err != nil || got != "" {
+		t.Fatalf("unbound, naming none: %q %v", got, err)
+	}
+	if got, err := (Options{Agent: "a1"}).as(""); err != nil || got != "a1" {
+		t.Fatalf("bound, naming none: %q %v, want a1", got, err)
 	}
 }

@@ -144,7 +144,7 @@ func wantPong(t *testing.T, v any, id any) {
 // -32700 parse error with id null, the valid request is answered, and the
 // server keeps serving (a tool call after both works).
 func TestC26_MalformedLineThenValidRequest(t *testing.T) {
-	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}})
+	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.initialize("2025-06-18")
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"`) // truncated
 	wantError(t, w.recv(), -32700, nil, "not valid JSON")
@@ -204,7 +204,7 @@ func TestMCPFraming(t *testing.T) {
 		{"a blank line (no answer)", `   `, 0, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}})
+			w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 			w.initialize("2025-06-18")
 			w.send(tc.frame)
 			if tc.code != 0 {
@@ -220,7 +220,7 @@ func TestMCPFraming(t *testing.T) {
 // byte more is answered with -32600 naming both sizes, and the next line
 // is served.
 func TestMCPFraming_LineLimit(t *testing.T) {
-	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, MaxLineBytes: 300})
+	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, MaxLineBytes: 300, Agent: "a1"})
 	w.initialize("2025-06-18")
 	ping := func(id string, size int) string {
 		head := `{"jsonrpc":"2.0","id":"` + id + `","method":"ping","params":{"pad":"`
@@ -241,7 +241,7 @@ func TestMCPFraming_LineLimit(t *testing.T) {
 // and each invalid member, none for a notification; a batch of only
 // notifications gets no answer.
 func TestMCPFraming_Batch2025_03_26(t *testing.T) {
-	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}})
+	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.initialize("2025-03-26")
 	w.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},` +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"should_run","arguments":{"goal":"g1","agent":"a1"}}},` +
@@ -265,7 +265,7 @@ func TestMCPFraming_Batch2025_03_26(t *testing.T) {
 // TestMCPFraming_BatchBeforeInitialize: a batch before the handshake is
 // refused (initialize must not be batched; no revision is agreed yet).
 func TestMCPFraming_BatchBeforeInitialize(t *testing.T) {
-	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}})
+	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
 	wantError(t, w.recv(), -32600, 1.0, "before initialize")
 	wantError(t, w.recv(), -32600, 2.0, "before initialize")
@@ -287,7 +287,7 @@ func holdLock(t *testing.T, root string) (release func()) {
 // before Serve returns nil; its change is applied exactly once.
 func TestMCPEOF_AnswersCallsInFlight(t *testing.T) {
 	root := newProject(t)
-	w := newWire(t, Options{Engine: engine.Options{Root: root, LockTimeout: 2 * time.Minute}, Tools: []string{"all"}})
+	w := newWire(t, Options{Engine: engine.Options{Root: root, LockTimeout: 2 * time.Minute}, Tools: []string{"all"}, Agent: "a1"})
 	w.initialize("2025-06-18")
 	release := holdLock(t, root)
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todo_add","arguments":{"goal":"g1","title":"Write the guide"}}}`)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -91,10 +92,24 @@ func (a *app) agentCmd() *cobra.Command {
 	var ag kernel.Agent
 	reg := &cobra.Command{
 		Use: "register ID --host H [--role R]", Short: "Register an agent (spec agents register on first use)", Args: cobra.ExactArgs(1),
+		Long: `Register an agent. Human only: refused (exit 1) inside an agent round
+(LOOPX_ROUND or LOOPX_AGENT set) and from a process that descends from an
+agent (a loopx run runner, a process started with LOOPX_AGENT, an agent host).`,
 		Example: "  loopx agent register codex --host codex --role executor --goal g1",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.engine()
 			if err != nil {
+				return err
+			}
+			// Registering an agent names who may act: a human's call
+			// (design §16), decided by the built-in channel rule
+			// (data.loopx.gate.repair), never from an agent's process.
+			in := engine.AnswerInput{Actor: "human"}
+			if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
+				var re *engine.RefusedError
+				if errors.As(err, &re) {
+					re.Message = "agent register is for a human: " + re.Message
+				}
 				return err
 			}
 			ag.ID = args[0]

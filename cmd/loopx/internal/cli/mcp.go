@@ -15,8 +15,9 @@ import (
 
 func (a *app) mcpCmd() *cobra.Command {
 	var tools []string
+	var agent string
 	c := &cobra.Command{
-		Use:   "mcp [--project DIR] [--tools LIST]",
+		Use:   "mcp [--project DIR] [--agent ID] [--tools LIST]",
 		Short: "Serve loopx to an agent host over MCP (stdio)",
 		Long: `Mcp serves the Model Context Protocol on stdin/stdout for agent hosts that call
 tools. The default tools are what one bounded turn needs:
@@ -34,15 +35,23 @@ limited to 1 MiB); batches are answered on protocol 2025-03-26 and older and
 refused with -32600 on newer ones. When stdin closes, every call already read
 is finished and answered before the server exits (exit 0).
 
+The session acts as one agent, bound at start: --agent ID, else the one agent
+the server's ancestor processes run as (a host started with LOOPX_AGENT=ID, a
+loopx run --agent ID). A call naming another agent is refused; a call naming
+none acts as the bound agent; an unbound session refuses every call that names
+an agent. --agent is refused (exit 1) when the processes above the server run
+as another agent.
+
 Every call opens the project's state and releases its lock before it
 returns, so other loopx commands run alongside the server.
 
 Host configuration (e.g. .mcp.json for Claude Code):
-  {"mcpServers": {"loopx": {"command": "loopx", "args": ["mcp", "--project", "/path/to/project"]}}}
+  {"mcpServers": {"loopx": {"command": "loopx", "args": ["mcp", "--project", "/path/to/project", "--agent", "claude"]}}}
 
-Exit codes: 0 stdin closed; 2 usage (no project, unknown tool); 130 interrupted.`,
-		Example: `  claude mcp add loopx -- loopx mcp --project "$PWD"
-  codex mcp add loopx -- loopx mcp --project "$PWD" --tools all
+Exit codes: 0 stdin closed; 1 --agent names another agent than the processes
+above run as; 2 usage (no project, unknown tool); 130 interrupted.`,
+		Example: `  claude mcp add loopx -- loopx mcp --project "$PWD" --agent claude
+  codex mcp add loopx -- loopx mcp --project "$PWD" --agent codex --tools all
   printf '%s\n' '{bad json' | loopx mcp --project .
     {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON"}}`,
 		Args: cobra.NoArgs,
@@ -61,12 +70,18 @@ Exit codes: 0 stdin closed; 2 usage (no project, unknown tool); 130 interrupted.
 			if err != nil {
 				return err
 			}
+			eo := engine.Options{Root: root, Now: now, Ancestry: Ancestry}
+			bound, err := bindAgent(engine.New(eo), agent)
+			if err != nil {
+				return err
+			}
 			longRunning()
 			return mcpserver.Serve(cmd.Context(), mcpserver.Options{
-				Engine: engine.Options{Root: root, Now: now}, Version: Version, Tools: tools, RenderError: renderToolError,
+				Engine: eo, Version: Version, Tools: tools, RenderError: renderToolError, Agent: bound,
 			}, a.stdin, a.rawStdout) // the protocol stream: JSON-RPC, encoded by the SDK
 		},
 	}
+	c.Flags().StringVar(&agent, "agent", "", "the agent this session acts as (default: the one agent the host process was started as, LOOPX_AGENT)")
 	c.Flags().StringSliceVar(&tools, "tools", nil, "the tools to serve, comma-separated, or all (default "+strings.Join(mcpserver.DefaultTools, ",")+")")
 	return c
 }
@@ -78,4 +93,26 @@ func renderToolError(err error) (string, any) {
 	var b bytes.Buffer
 	output.ErrorText(&b, items)
 	return b.String(), map[string]any{"errors": items}
+}
+
+// bindAgent is the agent an MCP session acts as: flag when given, else the
+// one agent e's caller's ancestors run as ("" when none). Errors
+// (*engine.RefusedError agent_mismatch): flag names another agent than the
+// ancestors run as, or the ancestors run as several.
+func bindAgent(e *engine.Engine, flag string) (string, error) {
+	acting := e.Acting()
+	e.Close()
+	switch {
+	case len(acting.Agents) > 1:
+		return "", &engine.RefusedError{Code: "agent_mismatch", Message: fmt.Sprintf(
+			"the processes above this server run as several agents (%s): an agent acts only as itself", strings.Join(acting.Agents, ", "))}
+	case flag != "" && len(acting.Agents) == 1 && acting.Agents[0] != flag:
+		return "", &engine.RefusedError{Code: "agent_mismatch", Message: fmt.Sprintf(
+			"--agent %s: this server descends from agent %s's process and may act only as %s", flag, acting.Agents[0], acting.Agents[0])}
+	case flag != "":
+		return flag, nil
+	case len(acting.Agents) == 1:
+		return acting.Agents[0], nil
+	}
+	return "", nil
 }

@@ -31,7 +31,7 @@ function fail(msg) {
 
 const transport = new StdioClientTransport({
   command: 'loopx',
-  args: ['mcp', '--project', project],
+  args: ['mcp', '--project', project, '--agent', agent],
   env: { ...process.env },
   stderr: 'inherit',
 });
