@@ -25,6 +25,11 @@ type ReviewOptions struct {
 	// Since is how far back to look; 0 means since the goal's last review
 	// (else DefaultReviewWindow).
 	Since time.Duration
+	// Mark records a review.generated event after the packet is built, so
+	// that the next review starts where this one ends (`loopx review
+	// --mark`, human only: the caller checks the channel). Without it the
+	// review writes nothing to the state.
+	Mark bool
 	// Actor is recorded on the review.generated event.
 	Actor string
 }
@@ -76,8 +81,10 @@ type Review struct {
 // review (audit events and rounds), open gates with their questions and
 // options, live leases, evidence (stale marked), quota spent, the
 // decisions that said no and why (from .loopx/decisions.jsonl and its
-// rotations), and the latest handoff. It records a review.generated event
-// so that the next review starts where this one ended. Errors:
+// rotations), and the latest handoff. It is read-only (it only imports
+// the denials hooks spooled, as every writer does) unless o.Mark: then it
+// records a review.generated event so that the next review starts where
+// this one ended. Errors:
 // *UsageError for an unknown goal, store errors.
 func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	rv := Review{Goal: o.Goal}
@@ -177,6 +184,9 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	}
 	rv.Refusals = e.refusals(o.Goal, rv.Since, now)
 	rv.Markdown = renderReview(rv)
+	if !o.Mark {
+		return rv, nil
+	}
 	actor := o.Actor
 	if actor == "" {
 		actor = "human"

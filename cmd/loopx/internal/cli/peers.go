@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -134,10 +135,16 @@ func (a *app) reviewCmd() *cobra.Command {
 since the last review (audit events, rounds), open gates with their questions,
 options and the command to answer, live leases, evidence (stale marked), quota
 spent, the decisions that said no and why (from .loopx/decisions.jsonl), and
-the latest handoff. Without --since it covers the time since the previous
-review of the goal (the first review: 24h); each review is recorded as a
-review.generated event.`,
+the latest handoff. Without --since it covers the time since the last marked
+review of the goal (none yet: 24h).
+
+A review is read-only: printing one moves nothing, so an agent that runs it
+cannot hide its work from the human's next review. --mark records the review
+(a review.generated event) and moves "since the last review" to now; it is
+human only: refused (exit 1) inside an agent round and from a process that
+descends from an agent.`,
 		Example: `  loopx review --goal g1
+  loopx review --goal g1 --mark
   loopx review --goal g1 --since 7d > review.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -156,6 +163,18 @@ review.generated event.`,
 				return usagef("review needs --goal")
 			}
 			o.Actor = actor()
+			if o.Mark {
+				// Moving the marker hides what came before from the next
+				// review: a human's call (data.loopx.gate.repair).
+				in := engine.AnswerInput{Actor: "human"}
+				if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
+					var re *engine.RefusedError
+					if errors.As(err, &re) {
+						re.Message = "review --mark is for a human: " + re.Message
+					}
+					return err
+				}
+			}
 			rv, err := e.Review(o)
 			if err != nil {
 				return err
@@ -164,6 +183,7 @@ review.generated event.`,
 		},
 	}
 	c.Flags().StringVar(&o.Goal, "goal", "", "the goal (required)")
-	c.Flags().StringVar(&since, "since", "", "how far back (default: since the last review, else 24h)")
+	c.Flags().StringVar(&since, "since", "", "how far back (default: since the last marked review, else 24h)")
+	c.Flags().BoolVar(&o.Mark, "mark", false, "record this review: the next one starts here (human only)")
 	return c
 }
