@@ -55,7 +55,7 @@ var loadSchemas = sync.OnceValue(func() *policySchemas {
 })
 
 func (ps *policySchemas) build() error {
-	docs, err := goDocs("engine", inputSource, permissionSource, claimSource)
+	docs, err := goDocs("engine", inputSource, permissionSource, claimSource, ancestrySource)
 	if err != nil {
 		return err
 	}

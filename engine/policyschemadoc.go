@@ -23,6 +23,8 @@ var (
 	permissionSource string
 	//go:embed claimdecide.go
 	claimSource string
+	//go:embed ancestry.go
+	ancestrySource string
 )
 
 // goDocs maps "pkg.Type" and "pkg.Type.Field" (pkg is the package's name)
