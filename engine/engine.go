@@ -49,6 +49,9 @@ type Options struct {
 	// Ancestry configures how the caller's ancestor processes are read to
 	// tell who is acting (ancestry.go).
 	Ancestry AncestryOptions
+	// MaxScanFiles caps the walk `loopx run` makes of a work tree outside
+	// git (0 = MaxScanFiles, changescan.go); reaching it fails the round.
+	MaxScanFiles int
 }
 
 // Engine is one project's decision engine. Load the spec and policy once
@@ -61,6 +64,7 @@ type Engine struct {
 	lock     time.Duration
 	leaseTTL time.Duration
 	ancestry AncestryOptions
+	scanCap  int
 	// runner is set while Run runs rounds: RunnerID of this process,
 	// recorded on the rounds it starts (kernel.Round.Runner).
 	runner string
@@ -104,7 +108,10 @@ type Engine struct {
 // kept as SpecErr and every decision fails closed; commands that need the
 // spec call Spec and report the error.
 func New(o Options) *Engine {
-	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry}
+	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
+	if e.scanCap <= 0 {
+		e.scanCap = MaxScanFiles
+	}
 	if e.now == nil {
 		e.now = time.Now
 	}

@@ -98,6 +98,11 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		return nil, err
 	}
 	before := e.treeState()
+	if before.incomplete != "" {
+		// loopx cannot see what a command would change: it does not run
+		// one (fail closed); the round is failed, charged and audited.
+		return e.scanIncomplete(ctx, r, before.incomplete)
+	}
 	revBefore, err := e.goalRev(o.Goal)
 	if err != nil {
 		return nil, err
@@ -125,16 +130,13 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 	}
 	revKept, changedMeanwhile := keep()
 
-	cur, err := e.Round(r.ID)
-	if err != nil {
-		return nil, err
+	// What the command changed is checked whether or not it reported its
+	// own round: a self-reported finish does not hide a protected write.
+	after := e.treeState()
+	if after.incomplete != "" {
+		return e.scanIncomplete(ctx, r, after.incomplete)
 	}
-	if cur.Status == kernel.RoundFinished { // the command reported itself
-		rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, FinishRequest{})
-		return &rc, err
-	}
-	req := FinishRequest{Agent: r.Agent}
-	written := changedPaths(before, e.treeState())
+	written := changedPaths(before, after)
 	genuine, err := e.VerifyReadModel()
 	if err != nil {
 		return nil, err
@@ -142,6 +144,24 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 	if !genuine { // loopx's own state edited outside loopx during the round
 		written = append(written, StateDirName+"/cache/readmodel.json")
 	}
+	cur, err := e.Round(r.ID)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Status == kernel.RoundFinished { // the command reported itself
+		rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, FinishRequest{})
+		if err != nil {
+			return &rc, err
+		}
+		denied, err := e.checkWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)
+		if err != nil || denied == nil {
+			return &rc, err
+		}
+		g, err := e.recordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
+		rc.Gate = g
+		return &rc, err
+	}
+	req := FinishRequest{Agent: r.Agent}
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -211,3 +231,21 @@ func (e *Engine) goalRev(goal string) (uint64, error) {
 // .loopx/rounds/<round>.md and returns its path (the prompt builder of
 // `loopx prompt`, see prompt.go).
 func (e *Engine) writePrompt(st StartResult) (string, error) { return e.writeRoundPrompt(st) }
+
+// scanIncomplete fails round r because the change scan could not see
+// everything (why): the round is finished failed (charged), a
+// scope_violation.scan_incomplete event is audited (loopx review lists it), and Run
+// stops with a *RefusedError change_scan_incomplete.
+func (e *Engine) scanIncomplete(ctx context.Context, r *kernel.Round, why string) (*Receipt, error) {
+	req := FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
+	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.update(func(tx *kernel.Tx) error {
+		return tx.AppendEvent(kernel.Event{Kind: "scope_violation.scan_incomplete", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: why})
+	}); err != nil {
+		return &rc, err
+	}
+	return &rc, &RefusedError{Code: "change_scan_incomplete", Message: fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why)}
+}

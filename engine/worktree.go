@@ -2,79 +2,22 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// fileSig is what tells a file changed: size and modification time.
+// fileSig is what tells a file changed: size and modification time (the
+// walk outside git), or mode and content hash (protected files and what
+// git status lists).
 type fileSig struct {
 	size  int64
 	mtime int64
-	// sum is a content hash, kept for loopx's own files (loopx/), whose
-	// edits must be seen even when size and mtime are restored.
+	// sum is the content hash (with git's status code for what git status
+	// lists), whose change is seen even when size and mtime are restored.
 	sum [32]byte
-}
-
-// treeState maps the project's files (slash paths relative to the root)
-// outside .loopx/, .git/ and node_modules/ to their signatures — at most
-// 50,000 files — so that `loopx run` sees what an agent command wrote.
-func (e *Engine) treeState() map[string]fileSig {
-	out := map[string]fileSig{}
-	_ = filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case StateDirName, ".git", "node_modules":
-				if p != e.root {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if len(out) >= 50000 {
-			return filepath.SkipAll
-		}
-		if fi, err := d.Info(); err == nil {
-			rel, _ := filepath.Rel(e.root, p)
-			rel = filepath.ToSlash(rel)
-			sig := fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-			if strings.HasPrefix(rel, SpecDirName+"/") {
-				if b, err := os.ReadFile(p); err == nil {
-					sig.sum = sha256.Sum256(b)
-				}
-			}
-			out[rel] = sig
-		}
-		return nil
-	})
-	return out
-}
-
-// changedPaths lists the paths added, removed or modified between two tree
-// states, sorted.
-func changedPaths(before, after map[string]fileSig) []string {
-	var out []string
-	for p, s := range after {
-		if b, ok := before[p]; !ok || b != s {
-			out = append(out, p)
-		}
-	}
-	for p := range before {
-		if _, ok := after[p]; !ok {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // checkWrites asks the permission policy whether agent may have written
@@ -103,13 +46,21 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 	for _, r := range d.Reasons {
 		reasons = append(reasons, r.Message)
 	}
+	// The paths the permission policy named as protected (loopx's own,
+	// git's hooks and config, the hosts' settings): a human decides
+	// whether agents continue after an agent changed them.
 	protected := []string{}
-	for _, p := range paths {
-		if strings.HasPrefix(p, SpecDirName+"/") {
-			protected = append(protected, p)
+	for _, r := range d.Reasons {
+		if r.Code != "protected_path" {
+			continue
+		}
+		for _, p := range paths {
+			if strings.Contains(r.Message, p) && !slices.Contains(protected, p) {
+				protected = append(protected, p)
+			}
 		}
 	}
-	question := fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s. Keep these changes and let agents continue?",
+	question := fmt.Sprintf("Agent %s changed protected files (loopx's own spec, policies or state, git's hooks or config, an agent host's settings: %s) in round %s. Keep these changes and let agents continue?",
 		agent, strings.Join(protected, ", "), round)
 	var adopt *kernel.GateAdopt
 	if len(protected) > 0 {

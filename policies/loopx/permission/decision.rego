@@ -250,7 +250,7 @@ protected_kind(n) := "loopx's own (loopx/**, .loopx/**)" if own(n)
 
 else := "an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json)" if host_setting(n)
 
-else := "git's hooks and config, which run code at the next git command (.git/hooks/**, .git/config)" if git_setting(n)
+else := "git's hooks, config and excludes, which run code at the next git command or hide files from git status (.git/hooks/**, .git/config, .git/config.worktree, .git/info/exclude)" if git_setting(n)
 
 # protected_globs are the globs a protected name n falls under (for the message's verb).
 protected_globs(n) := ["loopx/**", ".loopx/**"] if own(n)
@@ -275,8 +275,10 @@ host_setting(n) if {
 }
 
 # git_settings run code at the next git command (hooks; core.hooksPath,
-# core.fsmonitor, aliases in the config).
-git_settings := [".git/hooks/**", ".git/config"]
+# core.fsmonitor, aliases in the config) or hide files from `git status`,
+# which loopx run reads to see what an agent changed (info/exclude,
+# core.excludesFile).
+git_settings := [".git/hooks/**", ".git/config", ".git/config.worktree", ".git/info/exclude"]
 
 git_setting(n) if {
 	some g in git_settings

@@ -621,12 +621,12 @@ test_scope_deny_covers_a_directory_containing_a_denied_path if {
 
 test_git_hooks_and_config_are_protected if {
 	s := {"goals": {"g1": {"scope": {"write": ["**"]}}}}
-	every p in [".git/hooks/pre-commit", ".git/hooks/x/y", ".git/config", ".git", ".git/hooks", ".GIT/CONFIG"] {
+	every p in [".git/hooks/pre-commit", ".git/hooks/x/y", ".git/config", ".git", ".git/hooks", ".GIT/CONFIG", ".git/info/exclude", ".git/config.worktree"] {
 		codes(decide_spec(req({"paths": [path(p)]}), s)) == ["protected_path"]
 	}
-	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's hooks and config, which run code at the next git command (.git/hooks/**, .git/config): agents may not write it"
-	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's hooks and config, which run code at the next git command (.git/hooks/**, .git/config): agents may not write it"
-	every p in [".git/COMMIT_EDITMSG", ".git/info/exclude", ".gitignore", "docs/.git-notes", "sub/.git/config"] {
+	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's hooks, config and excludes, which run code at the next git command or hide files from git status (.git/hooks/**, .git/config, .git/config.worktree, .git/info/exclude): agents may not write it"
+	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's hooks, config and excludes, which run code at the next git command or hide files from git status (.git/hooks/**, .git/config, .git/config.worktree, .git/info/exclude): agents may not write it"
+	every p in [".git/COMMIT_EDITMSG", ".git/info/attributes", ".gitignore", "docs/.git-notes", "sub/.git/config"] {
 		decide_spec(req({"paths": [path(p)]}), s).verdict == "defer"
 	}
 }
