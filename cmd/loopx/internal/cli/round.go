@@ -175,9 +175,18 @@ outcome with 'loopx round finish'; otherwise a non-zero exit is failed, exit 0
 that changed the work tree or the goal's state is progress (the todo is
 done), and exit 0 that changed nothing is no_change.
 
+What CMD changed is compared before and after it, whether or not it reports
+itself: loopx/, .loopx/ (less loopx's own writes), git's hooks, config and
+excludes and the hosts' settings by content, uncapped; the rest through git
+status (inside git) or a walk of at most 50,000 files (outside git). A write
+the permission policy denies fails the round and is audited (a protected
+path also raises a gate); a tree too large to walk fails the round closed
+(charged, audited) without running CMD. Processes below this one act as
+agent A: they cannot answer gates as another agent or as a human.
+
 Exit codes: 0 the loop ended because the decision was skip or wait_human, or
---max-rounds was reached; 1 it ended on deny; 2 usage (e.g. CMD not found);
-3 internal error.`,
+--max-rounds was reached; 1 it ended on deny, or the change scan could not
+see everything; 2 usage (e.g. CMD not found); 3 internal error.`,
 		Example: `  loopx run --goal g1 --agent a1 -- sh -c 'echo work >> src/work.txt'
   loopx run --goal g1 --agent codex --max-rounds 5 -- ./scripts/agent-turn.sh`,
 		Args: cobra.ArbitraryArgs,
