@@ -57,6 +57,18 @@ func TestPermission_HostileTrial2(t *testing.T) {
 		{"git", `git remote -v`, "allow"},
 		{"git", `git branch -a`, "allow"},
 		{"git", `git -c color.ui=never log`, "allow"},
+		// (3) human-only verbs behind go run and expansions
+		{"verb", `go run ./cmd/loopx gate answer g-1 --option approve`, "deny"},
+		{"verb", `go run ./cmd/loopx adopt`, "deny"},
+		{"verb", `go run -race ./cmd/loopx dashboard`, "deny"},
+		{"verb", `loopx ${V:-adopt}`, "deny"},
+		{"verb", `loopx "$(echo gate)" answer g-1`, "deny"},
+		{"verb", `loopx gate ${A:-answer} g-1`, "deny"},
+		{"verb", `loopx doctor --accept-$X`, "deny"},
+		{"verb", `loopx agent $(echo register) x`, "deny"},
+		{"verb", `printf 'gate\nanswer\n' | xargs loopx`, "deny"},
+		{"verb", `go run ./cmd/loopx status`, "allow"},
+		{"verb", `go test -run adopt ./...`, "allow"},
 	} {
 		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
 		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -370,6 +371,9 @@ func (r *reader) subcommands(name string, ws []word) {
 			if dyn == nil {
 				dyn = w
 			}
+			for _, v := range verbsIn(r.snippet(*w)) {
+				verbs = appendNew(verbs, v)
+			}
 		case verbWords[w.s] != "":
 			verbs = appendNew(verbs, verbWords[w.s])
 		}
@@ -394,6 +398,25 @@ func (r *reader) subcommands(name string, ws []word) {
 			}
 		}
 	}
+}
+
+// verbsIn are the human-only verbs a word of the text of an expansion
+// belongs to: the expansion may yield it (${V:-adopt}, $(echo register));
+// a flag cut short by the expansion counts when a verb flag starts with it
+// (--accept-$X).
+func verbsIn(text string) []string {
+	var out []string
+	for _, t := range strings.FieldsFunc(text, func(c rune) bool {
+		return c != '-' && c != '_' && !unicode.IsLetter(c) && !unicode.IsDigit(c)
+	}) {
+		for k, v := range verbWords {
+			if k == t || k == strings.TrimLeft(t, "-") || (strings.HasPrefix(t, "--") && len(t) > 3 && strings.HasPrefix(k, t)) {
+				out = appendNew(out, v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // verbWords maps each word of loopx's human-only verbs to the verb it is

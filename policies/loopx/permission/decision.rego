@@ -365,9 +365,15 @@ human_only := [lib.reason("human_only", msg, "data.loopx.permission.human_only",
 
 else := [lib.reason("human_only", msg, "data.loopx.permission.human_only", "")] if {
 	opaque
-	some m in regex.find_n(human_verb_text, unquoted, 1)
+	some m in regex.find_n(human_verb_text, loose, 1)
 	verb := trim(m, " \t\n;&|()<>")
 	msg := $"`{command}` cannot be read and names `{verb}`, a verb only a human may run"
+}
+
+else := [lib.reason("human_only", msg, "data.loopx.permission.human_only", "")] if {
+	some r in opaque_reasons
+	some m in regex.find_n("it may run `[^`]+`", r, 1)
+	msg := $"`{command}` cannot be read and {m}, a verb only a human may run"
 }
 
 else := [lib.reason("human_only", "`loopx gate answer` is for a gate's answerers, never for an agent's tool call", "data.loopx.permission.human_only", "")] if {
@@ -379,7 +385,7 @@ else := []
 
 # argv_verbs are the simple commands that run a human-only verb.
 argv_verbs contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only a human may run" if {
-	some a in argvs
+	some a in run_argvs
 	some v in human_verbs
 	carries(a, v)
 	not exempt(a, v)
@@ -398,6 +404,24 @@ human_verbs := [
 
 # unquoted is the raw line without quotes and backslashes (g""ate 'answer').
 unquoted := regex.replace(command, `['"\\]`, "")
+
+# loose is unquoted with the escapes \n, \r, \t read as spaces
+# (printf 'gate\nanswer\n' | xargs loopx) and the punctuation of
+# expansions too: `loopx "$(echo gate)" answer` names gate answer.
+loose := regex.replace(regex.replace(regex.replace(command, `\\[nrt]`, " "), `['"\\]`, ""), `[$(){}\x60]|:[-=+?]`, " ")
+
+# run_argvs are argvs plus, for `go run PKG ARGS…`, the argv of the program
+# it builds from each non-flag word after run (the package is a program
+# loopx cannot name): `go run ./cmd/loopx gate answer` carries its verb.
+run_argvs := array.concat(argvs, [array.slice(a, k, count(a)) |
+	some a in argvs
+	count(a) > 2
+	a[0] == "go"
+	a[1] == "run"
+	some k, w in a
+	k > 1
+	not startswith(w, "-")
+])
 
 # human_verb_text finds a human-only verb in a raw line's text.
 human_verb_text := `\bgate\s+answer\b|\bhooks\s+uninstall\b|\bagent\s+register\b|--accept-store\b|--prune-before\b|(?:^|[^\w./-])(?:adopt|dashboard)(?:[^\w./-]|$)`

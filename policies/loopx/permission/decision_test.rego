@@ -320,6 +320,9 @@ human_only_cases := [
 	["loopx dashboard", true],
 	["mytool dashboard", true], # an unknown command word may be a renamed loopx
 	["echo gate answer", true], # kept: a multi-word verb is never exempt
+	["go run ./cmd/loopx gate answer g-1", true], # go run's package is the program
+	["go run -race ./cmd/loopx adopt", true],
+	["go run ./cmd/loopx status", false],
 	["loopx doctor", false],
 	["loopx events --goal g1", false],
 	["loopx hooks install --host codex", false],
@@ -663,4 +666,20 @@ test_user_level_host_settings_are_protected if {
 	}
 	m := object.union(home_path("/root", "."), {"mentioned": true})
 	codes(decide(req(object.union(opaque_bash("xargs rm -rf ~", ["xargs runs other commands"]), {"paths": [m]})))) == ["command_opaque"]
+}
+
+# An opaque line whose reader reason names a verb the expansion may yield,
+# or whose text names one behind escapes or expansion punctuation, denies.
+test_opaque_verbs_behind_expansions_deny if {
+	d1 := decide(req(opaque_bash("loopx doctor --accept-$X", ["loopx argument built from --accept-$X beside loopx verb words: it may run `doctor --accept-store`"])))
+	d1.verdict == "deny"
+	codes(d1) == ["human_only"]
+	d2 := decide(req(opaque_bash("printf 'gate\\nanswer\\n' | xargs loopx", ["xargs runs a command with arguments read from its input"])))
+	d2.verdict == "deny"
+	d3 := decide(req(opaque_bash("loopx ${V:-adopt}", ["loopx argument built from ${V:-adopt}"])))
+	d3.verdict == "deny"
+	d4 := decide(req(opaque_bash("loopx \"$(echo gate)\" answer g-1", ["loopx argument built from \"$(echo gate)\""])))
+	d4.verdict == "deny"
+	d5 := decide(req(opaque_bash("make $TARGET", ["make argument built from $TARGET"])))
+	d5.verdict == "ask"
 }
