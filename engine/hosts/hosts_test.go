@@ -176,6 +176,11 @@ func TestToolCall_MCPPaths(t *testing.T) {
 		{"mcp__fs__readonly_looking_writer", `{"path":"a"}`, []string{"a"}},
 		{"mcp__github__merge_pull_request", `{"owner":"acme","pull_number":3}`, nil},
 		{"mcp__github__push_files", `{"files":[{"path":"loopx/loopx.cue","content":"x"}]}`, []string{"loopx/loopx.cue"}},
+		// Hostile trial 2: abbreviated keys, and writer words beside a read verb.
+		{"mcp__fs__batch", `{"ops":[{"op":"w","args":{"dst":"loopx/x"}}]}`, []string{"loopx/x"}},
+		{"mcp__fs__op", `{"src":"a","dstPath":"b","fp":"c","fname":"d"}`, []string{"b", "d", "c", "a"}},
+		{"mcp__fs__readThenClobber", `{"path":"loopx/loopx.cue"}`, []string{"loopx/loopx.cue"}},
+		{"mcp__fs__get_file", `{"path":"a","dst":"loopx/x"}`, []string{"loopx/x"}},
 	} {
 		payload := `{"hook_event_name":"PreToolUse","tool_name":"` + tc.tool + `","tool_input":` + tc.input + `}`
 		ev, err := ParseHook(strings.NewReader(payload))
@@ -196,6 +201,7 @@ func TestReadOnlyTool(t *testing.T) {
 		"read_file": false, "mcp__read_file": false, "mcp__s__list.items": true, "mcp__s__Get_x": true,
 		"mcp__fs__search_and_replace": false, "mcp__fs__searchReplace": false, "mcp__db__get_or_create": false,
 		"mcp__fs__read_then_delete": false, "mcp__fs__ReadFileThenOverwrite": false, "mcp__fs__get_and_store": false,
+		"mcp__fs__readThenClobber": false, "mcp__fs__read_and_wipe": false, "mcp__fs__get_then_erase": false,
 		"mcp__fs__read_upload": false, "mcp__fs__get_put": false, "mcp__fs__list_downloads": true, "mcp__web__get-and-save": false,
 	} {
 		if ReadOnlyTool(tool) != want {

@@ -16,7 +16,8 @@ import (
 var PathWords = []string{
 	"path", "paths", "pathname", "file", "files", "filename", "filenames", "filepath", "filepaths",
 	"dir", "dirs", "directory", "directories", "folder", "folders", "location", "root", "cwd", "workdir",
-	"src", "source", "sources", "from", "dest", "destination", "destinations", "target", "targets",
+	"src", "srcs", "source", "sources", "from", "dest", "dst", "destination", "destinations", "target", "targets",
+	"fp", "fpath", "fname", "fnames", "pathspec", "loc", "filespec",
 	"to", "into", "out", "output", "outputs", "outfile", "outdir", "save", "uri", "url",
 }
 
@@ -28,12 +29,12 @@ var PathParts = []string{"path", "file", "dir", "folder"}
 // path keys that name where a tool writes ("destination", "save_to",
 // "output_path", "new_path", "outfile"). A read-only tool (ReadOnlyTool)
 // is still checked on these.
-var DestinationWords = []string{"dest", "destination", "destinations", "target", "targets", "to", "into",
+var DestinationWords = []string{"dest", "dst", "destination", "destinations", "target", "targets", "to", "into",
 	"out", "output", "outputs", "outfile", "outdir", "save", "new"}
 
 // DestinationParts are the key parts that make a path key a destination
 // key wherever they appear in it ("savepath", "outputfile", "destdir").
-var DestinationParts = []string{"dest", "target", "output", "save"}
+var DestinationParts = []string{"dest", "dst", "target", "output", "save"}
 
 // ReadOnlyVerbs are the first words of the MCP tool names that only read.
 // The tool name (the part after mcp__<server>__) is split into words at "_",
@@ -49,7 +50,11 @@ var WriteWords = []string{"write", "overwrite", "edit", "replace", "delete", "re
 	"create", "update", "set", "put", "apply", "patch", "save", "store", "upload", "append", "insert", "copy", "cp",
 	"modify", "change", "exec", "execute", "run", "make", "mkdir", "touch", "truncate", "chmod", "chown", "link",
 	"unlink", "download", "clone", "checkout", "commit", "push", "merge", "import", "install", "extract", "unzip",
-	"restore", "export", "dump", "sync", "transfer", "generate", "render", "convert"}
+	"restore", "export", "dump", "sync", "transfer", "generate", "render", "convert",
+	"clobber", "erase", "wipe", "purge", "destroy", "drop", "trash", "shred", "nuke", "zap", "clear", "reset",
+	"revert", "rewrite", "upsert", "amend", "persist", "emit", "add", "new", "post", "send", "format", "fix",
+	"unpack", "decompress", "untar", "fill", "flush", "spawn", "launch", "shell", "cmd", "kill", "mutate",
+	"chgrp", "stash", "rollback", "migrate", "deploy", "publish", "del", "mod", "w", "wr"}
 
 // MCPPaths returns the files an MCP tool's input names, as the permission
 // request's paths (each is then checked as a write, like Edit's file_path):
