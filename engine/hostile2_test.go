@@ -69,6 +69,27 @@ func TestPermission_HostileTrial2(t *testing.T) {
 		{"verb", `printf 'gate\nanswer\n' | xargs loopx`, "deny"},
 		{"verb", `go run ./cmd/loopx status`, "allow"},
 		{"verb", `go test -run adopt ./...`, "allow"},
+		// (5) runner flags, program files, extract/download
+		{"runner", `go build -ldflags=-extld=/tmp/evil .`, "ask|deny"},
+		{"runner", `go build -ldflags='-linkmode=external -extld=/tmp/evil' .`, "ask|deny"},
+		{"runner", `sort --compress-program=/tmp/evil -S 1 big.txt`, "ask|deny"},
+		{"runner", `sort $(cat opts) x`, "ask|deny"},
+		{"runner", `git clone -u 'sh evil.sh' /tmp/r x`, "ask|deny"},
+		{"runner", `git grep -O'sh evil.sh' foo`, "ask|deny"},
+		{"runner", `git grep --open-files-in-pager=sh x`, "ask|deny"},
+		{"runner", `lldb -o 'platform shell rm -rf x'`, "ask|deny"},
+		{"runner", `go build -ldflags='-s -w' ./...`, "allow"},
+		{"runner", `sort -u names.txt`, "allow"},
+		{"runner", `git grep -n foo`, "allow"},
+		{"file", `echo 'BEGIN{system("x")}' > x.awk && awk -f x.awk f`, "ask|deny"},
+		{"file", `echo 'e x' > x.sed && sed -f x.sed f`, "ask|deny"},
+		{"file", `awk -f tools/sum.awk data.txt`, "allow"},
+		{"file", `sed -f tools/fix.sed a.txt`, "allow"},
+		{"extract", `scp h:x src/a`, "ask|deny"},
+		{"extract", `pax -r < x.pax`, "ask|deny"},
+		{"extract", `ar x lib.a`, "ask|deny"},
+		{"extract", `ar t lib.a`, "allow"},
+		{"extract", `scp build/app h:/srv/app`, "allow"},
 	} {
 		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
 		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) {

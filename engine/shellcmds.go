@@ -585,6 +585,14 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	if name == "gdb" {
 		r.gdb(args)
 	}
+	if name == "lldb" {
+		for _, a := range args {
+			switch a.s {
+			case "-o", "-O", "-k", "-K", "-s", "-S", "--one-line", "--one-line-before-file", "--one-line-on-crash", "--source", "--source-before-file", "--source-on-crash":
+				r.opaquef("lldb %s runs debugger commands (platform shell runs programs)", a.s)
+			}
+		}
+	}
 	if it, ok := interp(name); ok {
 		r.interpret(name, it, args, stdin, here)
 		return in, in
@@ -729,8 +737,8 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		r.sshOptions(opts)
 		writeAll(optVals(opts, "--log-file", "--write-batch", "--only-write-batch", "--backup-dir"))
 		if len(ops) > 1 {
-			if name == "rsync" {
-				r.opaquef("rsync writes files loopx cannot list into %s", r.snippet(ops[len(ops)-1]))
+			if name == "rsync" || slices.ContainsFunc(ops[:len(ops)-1], func(w word) bool { return isRemote(w.s) }) {
+				r.opaquef("%s writes files loopx cannot list into %s", name, r.snippet(ops[len(ops)-1]))
 			}
 			if d := ops[len(ops)-1]; !isRemote(d.s) {
 				write(d)
@@ -773,6 +781,14 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 				r.opaquef("7z extracts files named inside the archive into the working directory (name one with -o)")
 			}
 		}
+	case "pax":
+		if opts, _ := scanOpts(args, "fsopxbBG", "", true); hasOpt(opts, "-r") {
+			r.opaquef("pax -r extracts files named inside the archive into the working directory")
+		}
+	case "ar":
+		if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") && strings.ContainsAny(args[0].s, "x") || len(args) > 0 && strings.HasPrefix(args[0].s, "-") && strings.Contains(args[0].s, "x") {
+			r.opaquef("ar x extracts the members named inside the archive into the working directory")
+		}
 	case "cpio":
 		if opts, _ := scanOpts(args, "DEFHIMOR", "directory file", true); hasOpt(opts, "-i", "--extract") {
 			if d := optVals(opts, "-D", "--directory"); len(d) > 0 {
@@ -809,6 +825,8 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	case "sort", "shuf", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "tcc":
 		for i, a := range args {
 			switch {
+			case name == "sort" && strings.HasPrefix(a.s, "--compress-prog"):
+				r.opaquef("sort --compress-program runs a program")
 			case (a.s == "-o" || a.s == "--output") && i+1 < len(args):
 				write(args[i+1])
 			case strings.HasPrefix(a.s, "--output="):
@@ -1243,6 +1261,9 @@ func (r *reader) perlInPlace(args []word, here dirs) {
 // (e, s///e) or write files (w, s///w) opaque.
 func (r *reader) sed(args []word, here dirs) {
 	opts, ops := scanOpts(args, "efl", "expression file line-length", true)
+	for _, f := range optVals(opts, "-f", "--file") {
+		r.scriptFile("sed -f", f, here) // a script file is read like sh x.sh
+	}
 	scripts := optVals(opts, "-e", "--expression")
 	if len(scripts) == 0 && len(optVals(opts, "-f", "--file")) == 0 && len(ops) > 0 {
 		scripts, ops = ops[:1], ops[1:]
@@ -1322,6 +1343,9 @@ var awkRuns = regexp.MustCompile(`\bsystem\s*\(|(^|[^|])\|($|[^|])|\|&|\b(print|
 // inplace writes its operands.
 func (r *reader) awk(name string, args []word, here dirs) {
 	opts, ops := scanOpts(args, "FvfeiEl", "field-separator assign file source include exec load", true)
+	for _, f := range optVals(opts, "-f", "--file", "-E", "--exec", "-i", "--include") {
+		r.scriptFile(name+" "+"-f", f, here) // a program file is read like sh x.sh
+	}
 	progs := optVals(opts, "-e", "--source")
 	if len(progs) == 0 && len(optVals(opts, "-f", "--file", "-E", "--exec")) == 0 && len(ops) > 0 {
 		progs, ops = ops[:1], ops[1:]
@@ -1724,7 +1748,13 @@ func (r *reader) git(args []word, here dirs, moved bool) {
 func (r *reader) gitMore(sub string, rest []word, here dirs, moved bool) {
 	switch sub {
 	case "clone":
-		_, ops := scanOpts(rest, "obuc", "origin branch upload-pack config template reference separate-git-dir depth jobs filter", true)
+		opts, ops := scanOpts(rest, "obuc", "origin branch upload-pack config template reference separate-git-dir depth jobs filter", true)
+		if hasOpt(opts, "-u") {
+			r.opaquef("git clone -u runs a command (the upload-pack)")
+		}
+		for _, kv := range optVals(opts, "-c", "--config") {
+			r.gitConfigKey(kv, "clone -c")
+		}
 		if len(ops) > 1 {
 			r.writeTarget(ops[1], here, "git clone target")
 		}
@@ -1748,6 +1778,12 @@ func (r *reader) gitMore(sub string, rest []word, here dirs, moved bool) {
 			_, ops := scanOpts(rest[1:], "bB", "reason", true)
 			if len(ops) > 0 {
 				r.writeTarget(ops[0], here, "git worktree target")
+			}
+		}
+	case "grep":
+		for _, a := range rest {
+			if strings.HasPrefix(a.s, "--open-files-in-pager") || (strings.HasPrefix(a.s, "-O") && !strings.HasPrefix(a.s, "--")) {
+				r.opaquef("git grep -O runs a pager command")
 			}
 		}
 	case "submodule":
@@ -1839,7 +1875,7 @@ func (r *reader) golang(args []word, here dirs) {
 		name = strings.TrimPrefix(name, "test.")
 		v := word{s: val, dyn: a.dyn, pos: a.pos, end: a.end}
 		if !hasVal && i+1 < len(args) {
-			if goWrites[name] || goRunners[name] || name == "C" {
+			if goWrites[name] || goRunners[name] || name == "C" || name == "ldflags" {
 				i++
 				v, hasVal = args[i], true
 			}
@@ -1847,6 +1883,8 @@ func (r *reader) golang(args []word, here dirs) {
 		switch {
 		case goRunners[name]:
 			r.opaquef("go -%s runs %s", name, firstWord([]word{v}, "another program"))
+		case name == "ldflags" && (strings.Contains(v.s, "extld") || strings.Contains(v.s, "extar")):
+			r.opaquef("go -ldflags %s names the external linker it runs", r.snippet(v))
 		case !hasVal:
 		case name == "C":
 			r.writeDir(v, here, "go -C directory")
@@ -1879,7 +1917,8 @@ func (r *reader) gdb(args []word) {
 var runnerCmds = map[string]bool{"go": true, "make": true, "gmake": true, "gdb": true, "cargo": true, "npm": true,
 	"pnpm": true, "yarn": true, "npx": true, "git": true, "rsync": true, "scp": true, "ssh": true, "tar": true,
 	"bsdtar": true, "gtar": true, "find": true, "sed": true, "zip": true, "docker": true, "kubectl": true, "bazel": true,
-	"mvn": true, "gradle": true, "pip": true, "pip3": true, "uv": true, "pytest": true, "deno": true, "bun": true}
+	"mvn": true, "gradle": true, "pip": true, "pip3": true, "uv": true, "pytest": true, "deno": true, "bun": true,
+	"sort": true, "lldb": true}
 
 // valueOpts are the options of runnerCmds whose value an expansion may be
 // (it cannot become another option there).
