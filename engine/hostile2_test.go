@@ -78,6 +78,8 @@ func TestPermission_HostileTrial2(t *testing.T) {
 		{"runner", `git grep -O'sh evil.sh' foo`, "ask|deny"},
 		{"runner", `git grep --open-files-in-pager=sh x`, "ask|deny"},
 		{"runner", `lldb -o 'platform shell rm -rf x'`, "ask|deny"},
+		{"runner", `lldb -o'platform shell x' ./app`, "ask|deny"},
+		{"runner", `lldb --one-line-on-crash=bt ./app`, "ask|deny"},
 		{"runner", `go build -ldflags='-s -w' ./...`, "allow"},
 		{"runner", `sort -u names.txt`, "allow"},
 		{"runner", `git grep -n foo`, "allow"},

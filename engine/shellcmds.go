@@ -586,10 +586,10 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 		r.gdb(args)
 	}
 	if name == "lldb" {
-		for _, a := range args {
-			switch a.s {
-			case "-o", "-O", "-k", "-K", "-s", "-S", "--one-line", "--one-line-before-file", "--one-line-on-crash", "--source", "--source-before-file", "--source-on-crash":
-				r.opaquef("lldb %s runs debugger commands (platform shell runs programs)", a.s)
+		for _, a := range args { // -o CMD, -oCMD, --one-line[-…]=CMD, -s FILE, --source…
+			if strings.HasPrefix(a.s, "--one-line") || strings.HasPrefix(a.s, "--source") ||
+				(len(a.s) > 1 && a.s[0] == '-' && a.s[1] != '-' && strings.IndexByte("oOkKsS", a.s[1]) >= 0) {
+				r.opaquef("lldb %s runs debugger commands (platform shell runs programs)", r.snippet(a))
 			}
 		}
 	}
