@@ -92,6 +92,12 @@ func TestPermission_HostileTrial2(t *testing.T) {
 		{"extract", `ar x lib.a`, "ask|deny"},
 		{"extract", `ar t lib.a`, "allow"},
 		{"extract", `scp build/app h:/srv/app`, "allow"},
+		// found trying the fixes: rsync -l takes no value, scp -S runs a
+		// program, git submodule writes .git/config, cargo run's arguments
+		{"extract", `rsync -l lnk l4`, "ask|deny"},
+		{"runner", `scp -S /tmp/evil build/app h:/srv/app`, "ask|deny"},
+		{"git", `git submodule add /tmp/r s`, "deny"},
+		{"verb", `cargo run -- gate answer g-1`, "deny"},
 	} {
 		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
 		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) {

@@ -728,13 +728,19 @@ func (r *reader) effects(name string, ws []word, in, here dirs, stdin stdinKind,
 	case "awk", "gawk", "mawk", "nawk":
 		r.awk(name, args, here)
 	case "rsync", "scp":
-		opts, ops := scanOpts(args, "efBTMioFPlcS", "rsh rsync-path filter exclude include files-from exclude-from include-from temp-dir partial-dir backup-dir log-file password-file chmod chown timeout port compare-dest copy-dest link-dest out-format suffix bwlimit info debug usermap groupmap block-size max-size min-size write-batch only-write-batch read-batch remote-option", true)
+		// rsync's -l, -o, -c, -P, -S, -F take no value; scp's -c, -F, -i,
+		// -J, -l, -o, -P, -S do.
+		valued := map[string]string{"rsync": "efBTM", "scp": "cFiJloPSD"}[name]
+		opts, ops := scanOpts(args, valued, "rsh rsync-path filter exclude include files-from exclude-from include-from temp-dir partial-dir backup-dir log-file password-file chmod chown timeout port compare-dest copy-dest link-dest out-format suffix bwlimit info debug usermap groupmap block-size max-size min-size write-batch only-write-batch read-batch remote-option", true)
 		if name == "rsync" {
 			for _, e := range optVals(opts, "-e", "--rsh") {
 				r.readScript(e, here, "rsync -e")
 			}
 		}
 		r.sshOptions(opts)
+		if name == "scp" && hasOpt(opts, "-S", "-F", "-D") {
+			r.opaquef("scp -S/-F/-D names the program (or the ssh config) it runs")
+		}
 		writeAll(optVals(opts, "--log-file", "--write-batch", "--only-write-batch", "--backup-dir"))
 		if len(ops) > 1 {
 			if name == "rsync" || slices.ContainsFunc(ops[:len(ops)-1], func(w word) bool { return isRemote(w.s) }) {
@@ -1787,6 +1793,12 @@ func (r *reader) gitMore(sub string, rest []word, here dirs, moved bool) {
 			}
 		}
 	case "submodule":
+		if _, ops := scanOpts(rest, "b", "branch name reference depth", true); len(ops) > 0 {
+			switch ops[0].s {
+			case "add", "init", "set-url", "set-branch", "sync", "deinit", "update":
+				r.writeTarget(word{s: ".git/config"}, here, "git submodule "+ops[0].s)
+			}
+		}
 		for _, a := range rest {
 			if a.s == "foreach" {
 				r.opaquef("git submodule foreach runs a command in every submodule")

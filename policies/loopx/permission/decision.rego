@@ -410,18 +410,23 @@ unquoted := regex.replace(command, `['"\\]`, "")
 # expansions too: `loopx "$(echo gate)" answer` names gate answer.
 loose := regex.replace(regex.replace(regex.replace(command, `\\[nrt]`, " "), `['"\\]`, ""), `[$(){}\x60]|:[-=+?]`, " ")
 
-# run_argvs are argvs plus, for `go run PKG ARGS…`, the argv of the program
-# it builds from each non-flag word after run (the package is a program
-# loopx cannot name): `go run ./cmd/loopx gate answer` carries its verb.
+# run_argvs are argvs plus, for `go run PKG ARGS…` and `cargo run -- ARGS…`,
+# the argv of the program they build from each non-flag word (or --) after
+# run (the program is one loopx cannot name): `go run ./cmd/loopx gate
+# answer` and `cargo run -- adopt` carry their verbs.
 run_argvs := array.concat(argvs, [array.slice(a, k, count(a)) |
 	some a in argvs
 	count(a) > 2
-	a[0] == "go"
+	a[0] in {"go", "cargo"}
 	a[1] == "run"
 	some k, w in a
 	k > 1
-	not startswith(w, "-")
+	run_start(w)
 ])
+
+run_start(w) if not startswith(w, "-")
+
+run_start("--")
 
 # human_verb_text finds a human-only verb in a raw line's text.
 human_verb_text := `\bgate\s+answer\b|\bhooks\s+uninstall\b|\bagent\s+register\b|--accept-store\b|--prune-before\b|(?:^|[^\w./-])(?:adopt|dashboard)(?:[^\w./-]|$)`

@@ -323,6 +323,9 @@ human_only_cases := [
 	["go run ./cmd/loopx gate answer g-1", true], # go run's package is the program
 	["go run -race ./cmd/loopx adopt", true],
 	["go run ./cmd/loopx status", false],
+	["cargo run -- gate answer g-1", true],
+	["cargo run --release -- adopt", true],
+	["cargo run -- --help", false],
 	["loopx doctor", false],
 	["loopx events --goal g1", false],
 	["loopx hooks install --host codex", false],
