@@ -97,6 +97,8 @@ func TestPermission_HostileTrial2(t *testing.T) {
 		{"extract", `rsync -l lnk l4`, "ask|deny"},
 		{"runner", `scp -S /tmp/evil build/app h:/srv/app`, "ask|deny"},
 		{"git", `git submodule add /tmp/r s`, "deny"},
+		{"git", `git submodule update --init`, "deny"},
+		{"git", `git submodule update`, "allow"},
 		{"verb", `cargo run -- gate answer g-1`, "deny"},
 	} {
 		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})

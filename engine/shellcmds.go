@@ -1793,10 +1793,14 @@ func (r *reader) gitMore(sub string, rest []word, here dirs, moved bool) {
 			}
 		}
 	case "submodule":
-		if _, ops := scanOpts(rest, "b", "branch name reference depth", true); len(ops) > 0 {
+		if opts, ops := scanOpts(rest, "b", "branch name reference depth", true); len(ops) > 0 {
 			switch ops[0].s {
-			case "add", "init", "set-url", "set-branch", "sync", "deinit", "update":
+			case "add", "init", "set-url", "set-branch", "sync", "deinit":
 				r.writeTarget(word{s: ".git/config"}, here, "git submodule "+ops[0].s)
+			case "update": // registers (writes .git/config) with --init only
+				if hasOpt(opts, "--init") {
+					r.writeTarget(word{s: ".git/config"}, here, "git submodule update --init")
+				}
 			}
 		}
 		for _, a := range rest {
