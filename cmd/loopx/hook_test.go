@@ -306,6 +306,9 @@ func TestHook_ArgumentErrorsByEvent(t *testing.T) {
 		{"unknown flag on PreToolUse", []string{"hook", "claude-code", "--event", "PreToolUse", "--bogus"}, pre, 2, "unknown flag: --bogus"},
 		{"unknown flag, PreToolUse payload", []string{"hook", "claude-code", "--bogus"}, pre, 2, "unknown flag: --bogus"},
 		{"unknown flag, unreadable payload", []string{"hook", "claude-code", "--bogus"}, "{", 2, "unknown flag: --bogus"},
+		{"--event in lower case is Stop", []string{"hook", "claude-code", "--event", "stop", "--bogus"}, pre, 0, "unknown flag: --bogus"},
+		{"--event in lower case is PreToolUse", []string{"hook", "codex", "--event=pretooluse", "--bogus"}, stop, 2, "unknown flag: --bogus"},
+		{"unknown --event blocks", []string{"hook", "codex", "--event", "Stopp"}, stop, 2, `--event "Stopp": want one of PreToolUse, Stop, SubagentStop, SessionStart`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

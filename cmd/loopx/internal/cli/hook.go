@@ -142,7 +142,7 @@ func (a *app) hookArgsError(event string, err error) error {
 		data, _ := io.ReadAll(io.LimitReader(a.stdin, hosts.MaxPayload+1))
 		event = hosts.EventName(data)
 	}
-	switch event {
+	switch event = canonicalEvent(event); event {
 	case hosts.Stop, hosts.SubagentStop, hosts.SessionStart:
 		return a.hookSoftError(event, err)
 	}
@@ -170,6 +170,19 @@ func (a *app) hookSoftError(event string, err error) error {
 // hookEvents are the events `loopx hook` answers (the others are no-ops).
 var hookEvents = []string{hosts.PreToolUse, hosts.Stop, hosts.SubagentStop, hosts.SessionStart}
 
+// canonicalEvent returns the hook event name e spells, compared without
+// case ("stop" is Stop: a hand-written entry must not block a Stop over
+// spelling), or e itself when it names no event loopx answers (which then
+// blocks, as an unknown event may be a PreToolUse).
+func canonicalEvent(e string) string {
+	for _, name := range hookEvents {
+		if strings.EqualFold(e, name) {
+			return name
+		}
+	}
+	return e
+}
+
 // hookResult is what one hook's work produced: the answer to print, or the
 // error to report the way its event requires.
 type hookResult struct {
@@ -182,6 +195,7 @@ type hookResult struct {
 }
 
 func (a *app) runHook(ctx context.Context, o hookOptions) error {
+	o.event = canonicalEvent(o.event)
 	if o.event != "" && !slices.Contains(hookEvents, o.event) {
 		return a.hookBlock(fmt.Errorf("--event %q: want one of %s", o.event, strings.Join(hookEvents, ", ")))
 	}
