@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os/user"
 	"path"
 	"regexp"
 	"strings"
@@ -596,6 +597,25 @@ func (r *reader) word(w *syntax.Word, in dirs, again bool) word {
 	return out
 }
 
+// userHome splits a bare "~name/rest" word into name's home directory
+// (os/user, the password database: absolute) and "/rest"; ok is false for
+// "~" and "~/…" (the caller's home, read elsewhere), "~+", "~-", and a
+// name that is no user (then the word stays unknown: opaque).
+func userHome(v string) (home, rest string, ok bool) {
+	name, rest, _ := strings.Cut(v[1:], "/")
+	if rest != "" || strings.HasSuffix(v, "/") {
+		rest = "/" + rest
+	}
+	if name == "" || name == "+" || name == "-" || strings.ContainsAny(name, "$`\\'\"{}*?[") {
+		return "", "", false
+	}
+	u, err := user.Lookup(name)
+	if err != nil || !path.IsAbs(u.HomeDir) {
+		return "", "", false
+	}
+	return u.HomeDir, rest, true
+}
+
 // parts writes parts into b; endOK says what follows them in the word is
 // nothing or starts with "/" (where $PWD and $HOME may be resolved).
 func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, in dirs, quoted, again, endOK bool) {
@@ -604,8 +624,10 @@ func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, i
 		case *syntax.Lit:
 			v := p.Value
 			if i == 0 && !quoted && b.Len() == 0 && strings.HasPrefix(v, "~") {
-				if rest := v[1:]; (rest != "" && rest[0] != '/') || (rest == "" && len(parts) > 1) {
-					out.dyn |= dynParam // ~user, ~+, ~-, ~$X
+				if home, rest, ok := userHome(v); ok {
+					v = home + rest // ~user/x is that user's home, as the shell expands it
+				} else if rest := v[1:]; (rest != "" && rest[0] != '/') || (rest == "" && len(parts) > 1) {
+					out.dyn |= dynParam // ~+, ~-, ~$X, ~unknown
 				}
 			}
 			if quoted {

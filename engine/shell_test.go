@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os/user"
 	"path"
 	"reflect"
 	"slices"
@@ -904,5 +905,24 @@ func TestC24_OpaqueCommandsAreReported(t *testing.T) {
 	}
 	if cl := readCommandLine(`cd loopx && echo x > loopx.cue`); !reflect.DeepEqual(cl.writes, []string{"loopx/loopx.cue"}) {
 		t.Errorf("cd loopx && echo > loopx.cue: writes %q", cl.writes)
+	}
+}
+
+// TestReadCommandLine_TildeUser: ~user is that user's home directory, as
+// the shell expands it (rm -rf ~root removes /root and the host settings
+// in it); ~ of a name that is no user stays unknown (opaque).
+func TestReadCommandLine_TildeUser(t *testing.T) {
+	u, err := user.Lookup("root")
+	if err != nil {
+		t.Skipf("no root user in the password database: %v", err)
+	}
+	if cl := readCommandLine(`rm -rf ~root`); !reflect.DeepEqual(cl.writes, []string{u.HomeDir}) || len(cl.opaque) != 0 {
+		t.Errorf("rm -rf ~root: writes %q opaque %q, want writes [%s] and readable", cl.writes, cl.opaque, u.HomeDir)
+	}
+	if cl := readCommandLine(`echo x > ~root/.claude/settings.json`); !reflect.DeepEqual(cl.writes, []string{u.HomeDir + "/.claude/settings.json"}) {
+		t.Errorf("~root/.claude/settings.json: writes %q", cl.writes)
+	}
+	if cl := readCommandLine(`rm -rf ~no-such-user-loopx`); len(cl.opaque) == 0 {
+		t.Errorf("~no-such-user-loopx: readable (writes %q), want opaque", cl.writes)
 	}
 }
