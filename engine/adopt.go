@@ -62,15 +62,7 @@ func (p *Pending) Summary() string {
 // reason is the rules_pending reason decisions carry while p stands.
 func (p *Pending) reason() Reason {
 	return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
-		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), short(p.Adopted.Spec))}
-}
-
-func short(h string) string {
-	h = strings.TrimPrefix(h, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return h
+		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), shortHash(p.Adopted.Spec))}
 }
 
 // Pending returns what waits for a human's adoption, nil when the files on
@@ -290,7 +282,7 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason) error {
 			data["loosens"] = loosens
 		}
 		return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash,
-			Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, short(r.SpecHash), short(r.PolicyHash)), Data: data})
+			Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, shortHash(r.SpecHash), shortHash(r.PolicyHash)), Data: data})
 	})
 	if err != nil {
 		return err
@@ -449,6 +441,6 @@ func (e *Engine) adoptByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
 		return err
 	}
 	return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
-		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, short(disk.SpecHash), short(disk.PolicyHash)),
+		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, shortHash(disk.SpecHash), shortHash(disk.PolicyHash)),
 		Data:    map[string]any{"spec": disk.SpecHash, "policy": disk.PolicyHash, "gate": g.ID}})
 }

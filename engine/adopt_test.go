@@ -198,3 +198,41 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 		})
 	}
 }
+
+// TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending: init adopts
+// loopx/ as it leaves it, stamped with the clock it is given; an edit made
+// before any other command is judged against that revision.
+func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
+	c := newClock()
+	dir := t.TempDir()
+	if _, err := Init(InitOptions{Dir: dir, Goal: "g1", Objective: "Test adoption", Agent: "a1", Now: c.now}); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, SpecDirName, "loopx.cue")
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raised := strings.Replace(string(b), "rounds:       24 ", "rounds:       1000 ", 1)
+	if raised == string(b) {
+		t.Fatal("the scaffold has no rounds: 24 to raise")
+	}
+	if err := os.WriteFile(spec, []byte(raised), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: dir, Now: c.now})
+	defer e.Close()
+	if p := e.Pending(); p == nil || p.Loosens[0].Ref != "goals.g1.quota" {
+		t.Fatalf("pending = %+v, want the raised quota", p)
+	}
+	if lim := e.goalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
+		t.Fatalf("rounds limit in effect %v, want the adopted 24", lim)
+	}
+	var r kernel.Rules
+	if err := e.view(func(tx *kernel.Tx) error { r, _, err = tx.Rules(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if r.By != "loopx" || !r.AdoptedAt.Equal(c.now()) {
+		t.Fatalf("adopted by %q at %v, want loopx at the given clock %v", r.By, r.AdoptedAt, c.now())
+	}
+}

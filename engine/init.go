@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/presets"
@@ -25,6 +26,10 @@ type InitOptions struct {
 	// the gate decision accepts the demo's own answers (channel "demo")
 	// there and nowhere else. No command line flag sets it.
 	Demo bool
+	// Now is the clock the new store's first commits are stamped with (the
+	// first adoption's time); nil means time.Now. The CLI passes its one
+	// clock (LOOPX_NOW in test builds).
+	Now func() time.Time
 }
 
 // InitResult says what Init did.
@@ -80,7 +85,7 @@ func Init(o InitOptions) (InitResult, error) {
 		return res, err
 	}
 	state := filepath.Join(root, StateDirName)
-	s, err := kernel.Open(state, kernel.Options{})
+	s, err := kernel.Open(state, kernel.Options{Now: o.Now})
 	if err != nil {
 		return res, err
 	}
@@ -89,6 +94,12 @@ func Init(o InitOptions) (InitResult, error) {
 			s.Close()
 			return res, err
 		}
+	}
+	// The first adoption (design §16): loopx/ as init leaves it becomes the
+	// rules in effect, so that a later edit is judged against it.
+	if err := adoptAtInit(root, s, o.Now); err != nil {
+		s.Close()
+		return res, err
 	}
 	if err := s.Close(); err != nil {
 		return res, err
@@ -184,4 +195,34 @@ func vetScaffold(src []byte) error {
 	}
 	_, err = specs.Load(dir)
 	return err
+}
+
+// adoptAtInit records loopx/ as the adopted rules in s when none are (a
+// store kept by a second init keeps its adopted rules: an edit since is
+// judged against them, as any other).
+func adoptAtInit(root string, s *kernel.Store, now func() time.Time) error {
+	have := false
+	if err := s.View(func(tx *kernel.Tx) error {
+		var err error
+		_, have, err = tx.Rules()
+		return err
+	}); err != nil || have {
+		return err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	e := &Engine{root: root, now: now}
+	e.disk, e.diskErr = specs.Load(e.SpecDir())
+	if e.diskErr != nil {
+		return e.diskErr
+	}
+	r, err := e.diskRules()
+	if err != nil {
+		return err
+	}
+	return s.Update(func(tx *kernel.Tx) error {
+		r.By, r.AdoptedAt = "loopx", tx.Now()
+		return tx.PutRules(r)
+	})
 }

@@ -96,21 +96,27 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 	}
 	step := func(format string, args ...any) { fmt.Fprintf(w, "\n== "+format+"\n", args...) }
 
-	step("loopx init in %s (not a git repository)", dir)
-	if _, err := engine.Init(engine.InitOptions{Dir: dir, Demo: true}); err != nil {
+	now, err := a.clock()
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "loopx", "loopx.cue"), []byte(demoSpec), 0o644); err != nil {
+	step("loopx init in %s (not a git repository)", dir)
+	// The demo's spec is in place before init, which keeps it and adopts
+	// it as the rules in effect (a spec written after init would be an
+	// edit that loosens, pending until a human adopts it).
+	if err := os.MkdirAll(filepath.Join(dir, engine.SpecDirName), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, engine.SpecDirName, "loopx.cue"), []byte(demoSpec), 0o644); err != nil {
+		return err
+	}
+	if _, err := engine.Init(engine.InitOptions{Dir: dir, Demo: true, Now: now}); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "agent.sh"), []byte(demoAgent), 0o755); err != nil {
 		return err
 	}
 	fmt.Fprint(w, demoSpec)
-	now, err := a.clock()
-	if err != nil {
-		return err
-	}
 	e := engine.New(engine.Options{Root: dir, Now: now})
 	defer e.Close()
 	if err := e.SpecErr(); err != nil {

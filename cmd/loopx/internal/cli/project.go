@@ -27,7 +27,7 @@ Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
 		Example: `  loopx init --goal g1 --objective "Ship the v2 API" --agent a1 --host shell
   loopx init --preset pr-watch --goal prs --objective "Keep open PRs green"`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.Dir = "."
 			if len(args) == 1 {
 				o.Dir = args[0]
@@ -38,6 +38,9 @@ Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
 				if _, err := os.Stat(spec); err == nil {
 					return usagef("%s already exists: --goal, --agent and --preset would change it; edit it, or use --force to overwrite it", spec)
 				}
+			}
+			if o.Now, err = a.clock(); err != nil {
+				return err
 			}
 			res, err := engine.Init(o) // creates o.Dir once the options are valid
 			if err != nil {
