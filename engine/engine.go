@@ -95,6 +95,10 @@ type Engine struct {
 	storeErr error
 	// rmStamp is the state.db stamp of the read model this engine last wrote.
 	rmStamp fileStamp
+	// rmNewest is the newest commit instant of the read model this engine
+	// last read (readModel.Newest): ClockBehind's answer while the store
+	// stays closed.
+	rmNewest time.Time
 
 	// bundlesStored maps a bundle name to the revision this engine knows is
 	// stored beside the decision log; instance is labels.id (log.go).
@@ -416,16 +420,22 @@ func (e *Engine) AcceptStore() (*kernel.Store, error) {
 // newest instant the store recorded (kernel.Store.NewestInstant): the
 // system clock was moved back since the last commit, or a commit was made
 // while it ran ahead. It returns that instant and true; false when the
-// store is not open (it never opens it) or the clock is not behind.
+// clock is not behind, or when this engine neither opened the store nor
+// read the read model (it opens neither). A decision read from the read
+// model (the fast path of decide and status) reports it from the instant
+// the read model carries, which is the store's at the read model's commit.
 // Decisions stay closed meanwhile: ledger entries and rounds dated after
 // now still count against the quota and min_interval, and evidence dated
 // after now is stale.
 func (e *Engine) ClockBehind() (time.Time, bool) {
-	if e.store == nil {
-		return time.Time{}, false
+	newest := e.rmNewest
+	if e.store != nil {
+		var err error
+		if newest, err = e.store.NewestInstant(); err != nil {
+			return time.Time{}, false
+		}
 	}
-	newest, err := e.store.NewestInstant()
-	if err != nil || newest.IsZero() {
+	if newest.IsZero() {
 		return time.Time{}, false
 	}
 	return newest, e.Now().Before(newest)

@@ -27,7 +27,7 @@ type source interface {
 }
 
 // readModelVersion changes whenever the read model's shape does.
-const readModelVersion = 3
+const readModelVersion = 4
 
 // readModel is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -47,7 +47,12 @@ type readModel struct {
 	// Rules are the adopted rules (nil when none): decisions read them
 	// here without opening the store or evaluating CUE.
 	Rules *kernel.Rules `json:"rules"`
-	now   time.Time
+	// Newest is the newest instant a commit of the store recorded
+	// (kernel.Store.NewestInstant; zero for a store that predates it), so
+	// that a decision read from here reports a clock moved back as one
+	// read from the store does (Engine.ClockBehind).
+	Newest time.Time `json:"newest"`
+	now    time.Time
 }
 
 type goalModel struct {
@@ -125,6 +130,7 @@ func (e *Engine) loadReadModel(now time.Time) *readModel {
 		return nil
 	}
 	rm.now = now
+	e.rmNewest = rm.Newest
 	return &rm
 }
 
@@ -226,6 +232,9 @@ func (e *Engine) buildReadModel() (readModel, []byte, error) {
 		return err
 	})
 	if err != nil {
+		return rm, nil, err
+	}
+	if rm.Newest, err = e.store.NewestInstant(); err != nil {
 		return rm, nil, err
 	}
 	if rm.Stamp, err = stampOf(e.store.Path()); err != nil {
