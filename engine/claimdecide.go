@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/glob"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -173,12 +174,44 @@ func (e *Engine) conflict(tx *kernel.Tx, t kernel.Todo, agent string) (*Conflict
 			if o.ID == t.ID || len(o.Scope) == 0 || !o.Lease.LiveAt(now) || o.Lease.Holder == agent {
 				continue
 			}
-			if mine, theirs, ok := ScopesOverlap(t.Scope, o.Scope); ok {
+			if mine, theirs, ok := glob.Overlap(t.Scope, o.Scope); ok {
 				return &ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: rfc(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
 			}
 		}
 	}
 	return nil, nil
+}
+
+// scopeConflicts maps the id of each todo of todos whose scope overlaps
+// the scope of another todo held by a live lease of an agent other than
+// agent to that other todo's id (input.state.todos[].scope_conflict). It
+// is nil when no todo has a scope.
+func scopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string]string {
+	var held []kernel.Todo
+	for _, t := range todos {
+		if len(t.Scope) > 0 && t.Lease.LiveAt(now) && t.Lease.Holder != agent {
+			held = append(held, t)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, t := range todos {
+		if len(t.Scope) == 0 || t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
+			continue
+		}
+		for _, h := range held {
+			if h.ID == t.ID {
+				continue
+			}
+			if _, _, ok := glob.Overlap(t.Scope, h.Scope); ok {
+				out[t.ID] = h.ID
+				break
+			}
+		}
+	}
+	return out
 }
 
 // refusal is the error of a mutation its decision denied: the first reason

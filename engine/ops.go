@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/glob"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -20,7 +21,7 @@ type TodoInput struct {
 	Priority  int
 	DependsOn []string
 	Labels    []string
-	// Scope lists the doublestar globs the todo writes (see ValidateScope).
+	// Scope lists the doublestar globs the todo writes (see glob.Validate).
 	Scope []string
 	// EverySeconds is a monitor's cadence.
 	EverySeconds int64
@@ -67,8 +68,8 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
 		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
 	}
-	if err := ValidateScope(in.Scope); err != nil {
-		return out, err
+	if err := glob.Validate(in.Scope); err != nil {
+		return out, Usagef("bad_scope", "%v", err)
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		for _, d := range in.DependsOn {

@@ -128,7 +128,7 @@ func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage 
 		}
 	}
 	s.Todos = []TodoFacts{}
-	conflicts := scopeConflicts(todos, agent, now) // scope.go
+	conflicts := scopeConflicts(todos, agent, now) // claimdecide.go
 	for _, t := range todos {
 		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
 			continue

@@ -1,8 +1,8 @@
-package engine
+package glob
 
 import "testing"
 
-func TestScopesOverlap(t *testing.T) {
+func TestOverlap(t *testing.T) {
 	cases := []struct {
 		a, b string
 		want bool
@@ -39,24 +39,24 @@ func TestScopesOverlap(t *testing.T) {
 			if swap {
 				a, b = b, a
 			}
-			if _, _, got := ScopesOverlap([]string{a}, []string{b}); got != c.want {
+			if _, _, got := Overlap([]string{a}, []string{b}); got != c.want {
 				t.Errorf("overlap(%q, %q) = %v, want %v", a, b, got, c.want)
 			}
 		}
 	}
-	if _, _, ok := ScopesOverlap(nil, []string{"**"}); ok {
+	if _, _, ok := Overlap(nil, []string{"**"}); ok {
 		t.Error("a todo without scope overlaps")
 	}
 }
 
-func TestValidateScope(t *testing.T) {
+func TestValidate(t *testing.T) {
 	for _, ok := range []string{"docs/**", "api/*.go", "src/{a,b}/x", "docs/"} {
-		if err := ValidateScope([]string{ok}); err != nil {
+		if err := Validate([]string{ok}); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"", "/etc/**", "../x", "a/[b"} {
-		if err := ValidateScope([]string{bad}); err == nil {
+		if err := Validate([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -1,40 +1,44 @@
-package engine
+// Package glob validates the doublestar globs of a todo's write scope and
+// decides whether two scopes overlap (some path matches both), the facts
+// behind a claim's scope conflict (design §6). It is pure: it reads no
+// file and knows nothing of todos, leases or the engine.
+package glob
 
 import (
+	"fmt"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/loopx-dev/loopx/kernel"
 )
 
 // maxBraceExpansions bounds brace expansion; a pattern with more
 // alternatives is treated as overlapping everything (safe side).
 const maxBraceExpansions = 256
 
-// ValidateScope checks that every glob of a todo's write scope is a valid
-// doublestar pattern relative to the project root. Errors: *UsageError
-// bad_scope naming the pattern.
-func ValidateScope(globs []string) error {
+// Validate checks that every glob of a todo's write scope is a valid
+// doublestar pattern relative to the project root. The error names the
+// first bad pattern and says what is wanted; the caller gives it its code
+// (the engine's bad_scope).
+func Validate(globs []string) error {
 	for _, g := range globs {
 		n := normGlob(g)
 		if n == "" || strings.HasPrefix(strings.TrimSpace(g), "/") || strings.HasPrefix(n, "../") || n == ".." {
-			return Usagef("bad_scope", "--scope %q: want a glob relative to the project root (e.g. docs/** or api/*.go)", g)
+			return fmt.Errorf("--scope %q: want a glob relative to the project root (e.g. docs/** or api/*.go)", g)
 		}
 		if !doublestar.ValidatePattern(n) {
-			return Usagef("bad_scope", "--scope %q is not a valid glob", g)
+			return fmt.Errorf("--scope %q is not a valid glob", g)
 		}
 	}
 	return nil
 }
 
-// ScopesOverlap reports whether some path matches both a glob of a and a
+// Overlap reports whether some path matches both a glob of a and a
 // glob of b ("docs/**" overlaps "docs/a.md"; "api/*.go" does not overlap
 // "api/*.md"), and returns the first overlapping pair. A todo without a
 // scope overlaps nothing. Character classes are compared conservatively
 // (two classes are taken to share a character).
-func ScopesOverlap(a, b []string) (string, string, bool) {
+func Overlap(a, b []string) (string, string, bool) {
 	for _, x := range a {
 		for _, y := range b {
 			if globsOverlap(x, y) {
@@ -274,36 +278,4 @@ func splitTopLevel(s string) []string {
 		}
 	}
 	return append(out, s[last:])
-}
-
-// scopeConflicts maps the id of each todo of todos whose scope overlaps
-// the scope of another todo held by a live lease of an agent other than
-// agent to that other todo's id (input.state.todos[].scope_conflict). It
-// is nil when no todo has a scope.
-func scopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string]string {
-	var held []kernel.Todo
-	for _, t := range todos {
-		if len(t.Scope) > 0 && t.Lease.LiveAt(now) && t.Lease.Holder != agent {
-			held = append(held, t)
-		}
-	}
-	if len(held) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for _, t := range todos {
-		if len(t.Scope) == 0 || t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
-			continue
-		}
-		for _, h := range held {
-			if h.ID == t.ID {
-				continue
-			}
-			if _, _, ok := ScopesOverlap(t.Scope, h.Scope); ok {
-				out[t.ID] = h.ID
-				break
-			}
-		}
-	}
-	return out
 }
