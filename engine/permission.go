@@ -4,11 +4,12 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"slices"
-
-	"github.com/loopx-dev/loopx/kernel"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/loopx-dev/loopx/engine/shell"
+	"github.com/loopx-dev/loopx/kernel"
 )
 
 // PermissionInput is a permission question as a caller (the CLI, a host
@@ -100,7 +101,7 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     ".." escapes and absolute paths elsewhere flagged outside_project, and
 //     symlinks resolved (EvalSymlinks on the longest existing prefix) into
 //     resolved / symlink_outside;
-//   - the command is read (shell.go) into argvs and commands (sh -c, eval,
+//   - the command is read (engine/shell) into argvs and commands (sh -c, eval,
 //     $(…), find -exec, xargs… read recursively; env, sudo, nice…
 //     removed), the files it writes (following cd), and opaque reasons;
 //     an opaque line's path-like tokens become paths with mentioned set;
@@ -187,12 +188,12 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 		pr.Paths = append(pr.Paths, facts(p))
 	}
 	if strings.TrimSpace(req.Command) != "" {
-		cl := readCommandLine(req.Command)
-		pr.Commands = append(pr.Commands, cl.commands...)
-		pr.Argvs = append(pr.Argvs, cl.argvs...)
-		pr.Opaque = append(pr.Opaque, cl.opaque...)
-		pr.CommandParsed = cl.parsed
-		for _, a := range cl.actions {
+		cl := shell.Read(req.Command)
+		pr.Commands = append(pr.Commands, cl.Commands...)
+		pr.Argvs = append(pr.Argvs, cl.Argvs...)
+		pr.Opaque = append(pr.Opaque, cl.Opaque...)
+		pr.CommandParsed = cl.Parsed
+		for _, a := range cl.Actions {
 			pr.Actions = appendNew(pr.Actions, a)
 		}
 		add := func(w string, mentioned bool) {
@@ -205,13 +206,13 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 				pr.Paths = append(pr.Paths, f)
 			}
 		}
-		for _, w := range cl.writes {
+		for _, w := range cl.Writes {
 			add(w, false)
 		}
-		for _, w := range cl.mentioned {
+		for _, w := range cl.Mentioned {
 			add(w, true)
 		}
-		for _, n := range cl.names { // a bare word names a path only if the file exists
+		for _, n := range cl.Names { // a bare word names a path only if the file exists
 			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(n))); err == nil {
 				add(n, true)
 			}
@@ -222,6 +223,14 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 		pr.Action = pr.Actions[len(pr.Actions)-1]
 	}
 	return pr
+}
+
+// appendNew appends x to xs unless xs holds it already.
+func appendNew(xs []string, x string) []string {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
 }
 
 // toolAction is the action of a host tool: fs.write, shell.exec,

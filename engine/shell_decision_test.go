@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/shell/shelltest"
 )
 
 // broadGrantSpec grants every command and path, and denies only pushes and
@@ -24,7 +26,7 @@ goals: g1: {
 `
 
 // TestPermission_ShellFormsUnderBroadGrant decides every form of
-// shellForms under broadGrantSpec: no forbidden push, protected write or
+// shelltest.Forms under broadGrantSpec: no forbidden push, protected write or
 // opaque form is allowed; no benign form asks or denies; the counts of each
 // verdict are logged for the report.
 func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
@@ -35,24 +37,24 @@ func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
 		}
 	}
 	verdicts := map[string]map[string]int{}
-	for _, f := range shellForms {
-		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: f.line})
-		if verdicts[f.cat] == nil {
-			verdicts[f.cat] = map[string]int{}
+	for _, f := range shelltest.Forms {
+		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: f.Line})
+		if verdicts[f.Cat] == nil {
+			verdicts[f.Cat] = map[string]int{}
 		}
-		verdicts[f.cat][d.Verdict]++
-		short := f.line
+		verdicts[f.Cat][d.Verdict]++
+		short := f.Line
 		if len(short) > 80 {
 			short = short[:80] + "…"
 		}
-		switch f.cat {
-		case catBenign: // granted; a line with no command (a comment) defers
+		switch f.Cat {
+		case shelltest.Benign: // granted; a line with no command (a comment) defers
 			if d.Verdict != "allow" && d.Verdict != "defer" {
 				t.Errorf("benign %q: %s %+v", short, d.Verdict, d.Reasons)
 			}
 		default:
 			if d.Verdict == "allow" || d.Allow {
-				t.Errorf("%s form %q is allowed: %+v", f.cat, short, d.Reasons)
+				t.Errorf("%s form %q is allowed: %+v", f.Cat, short, d.Reasons)
 			}
 		}
 	}

@@ -8,14 +8,21 @@ import (
 
 // TestImportsFlowOneWay enforces design §13: cmd → engine → {specs,
 // policies, kernel}; lint → {specs, policies}; the kernel imports neither
-// OPA nor CUE; library packages never import cmd/; the binary does not
-// carry the test-only SARIF validator.
+// OPA nor CUE; library packages never import cmd/; the engine's pure
+// rooms (the shell reader, scope globs) import neither the top engine
+// package, nor the kernel, nor OPA or CUE; the binary does not carry the
+// test-only SARIF validator.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
 	if err != nil {
 		t.Skipf("go list unavailable: %v\n%s", err, out)
 	}
 	const mod = "github.com/loopx-dev/loopx/"
+	// A forbidden entry ending in "$" is that package alone, not the ones
+	// under it (the top engine package, not engine/...).
+	const engineTop = mod + "engine$"
+	pure := []string{engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint",
+		"github.com/open-policy-agent/opa", "cuelang.org/go"}
 	forbidden := map[string][]string{
 		mod + "kernel":   {"github.com/open-policy-agent/opa", "cuelang.org/go", mod + "engine", mod + "specs", mod + "policies", mod + "cmd", mod + "lint"},
 		mod + "specs":    {mod + "engine", mod + "kernel", mod + "policies", mod + "cmd", mod + "lint"},
@@ -23,10 +30,15 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "presets":  {mod + "engine", mod + "kernel", mod + "specs", mod + "policies", mod + "cmd"},
 		mod + "engine":   {mod + "cmd", mod + "lint"},
 		mod + "lint":     {mod + "engine", mod + "kernel", mod + "cmd"},
+		// The engine's pure rooms.
+		mod + "engine/shell":           pure,
+		mod + "engine/shell/shelltest": pure,
+		mod + "engine/glob":            pure,
 		// The official SARIF schema is for tests only (see its NOTICE).
 		mod + "cmd/loopx": {mod + "internal/sarifcheck"},
 	}
 	checked := 0
+	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		pkg, deps, ok := strings.Cut(line, ": ")
 		if !ok {
@@ -37,12 +49,22 @@ func TestImportsFlowOneWay(t *testing.T) {
 			continue
 		}
 		checked++
+		seen[pkg] = true
 		for _, d := range strings.Fields(deps) {
 			for _, b := range bad {
-				if d == b || strings.HasPrefix(d, b+"/") {
+				if only, ok := strings.CutSuffix(b, "$"); ok {
+					if d == only {
+						t.Errorf("%s imports %s (design §13 forbids it)", pkg, d)
+					}
+				} else if d == b || strings.HasPrefix(d, b+"/") {
 					t.Errorf("%s imports %s (design §13 forbids it)", pkg, d)
 				}
 			}
+		}
+	}
+	for pkg := range forbidden {
+		if !seen[pkg] {
+			t.Errorf("%s is not in go list's output (renamed or gone? update this test)", pkg)
 		}
 	}
 	if checked < 5 {

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"strings"
@@ -13,34 +13,34 @@ import (
 // Seeds: testdata/fuzz/FuzzReadCommandLine and every form of shellForms.
 func FuzzReadCommandLine(f *testing.F) {
 	for _, form := range shellForms {
-		if len(form.line) < 4096 {
-			f.Add(form.line)
+		if len(form.Line) < 4096 {
+			f.Add(form.Line)
 		}
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		cl := readCommandLine(line)
-		if !cl.parsed && len(cl.opaque) == 0 {
+		cl := Read(line)
+		if !cl.Parsed && len(cl.Opaque) == 0 {
 			t.Fatalf("%q: unparsed without an opaque reason", line)
 		}
-		for _, reason := range cl.opaque {
+		for _, reason := range cl.Opaque {
 			if strings.TrimSpace(reason) == "" {
-				t.Fatalf("%q: empty opaque reason in %q", line, cl.opaque)
+				t.Fatalf("%q: empty opaque reason in %q", line, cl.Opaque)
 			}
 		}
-		if len(cl.argvs) != len(cl.commands) {
-			t.Fatalf("%q: %d argvs, %d commands", line, len(cl.argvs), len(cl.commands))
+		if len(cl.Argvs) != len(cl.Commands) {
+			t.Fatalf("%q: %d argvs, %d commands", line, len(cl.Argvs), len(cl.Commands))
 		}
-		for i, argv := range cl.argvs {
-			if len(argv) == 0 || strings.Join(argv, " ") != cl.commands[i] {
-				t.Fatalf("%q: argv %q vs command %q", line, argv, cl.commands[i])
+		for i, argv := range cl.Argvs {
+			if len(argv) == 0 || strings.Join(argv, " ") != cl.Commands[i] {
+				t.Fatalf("%q: argv %q vs command %q", line, argv, cl.Commands[i])
 			}
 		}
-		for _, w := range cl.writes {
+		for _, w := range cl.Writes {
 			if w == "" {
-				t.Fatalf("%q: an empty write in %q", line, cl.writes)
+				t.Fatalf("%q: an empty write in %q", line, cl.Writes)
 			}
 		}
-		if len(cl.opaque) > 0 || len(cl.argvs) > 0 {
+		if len(cl.Opaque) > 0 || len(cl.Argvs) > 0 {
 			return
 		}
 		// Read with nothing to run: the syntax tree holds no command word.

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"fmt"
@@ -1235,7 +1235,7 @@ func (r *reader) writtenHere(w word, here dirs) bool {
 		if d != "" && d != unknownDir && !path.IsAbs(p) {
 			p = path.Join(d, p)
 		}
-		for _, x := range r.cl.writes {
+		for _, x := range r.cl.Writes {
 			if path.Clean(x) == path.Clean(p) {
 				return true
 			}
@@ -2044,7 +2044,7 @@ func (r *reader) unmodelled(name string, args []word, here dirs) {
 // word with a letter to names (a path only if such a file exists).
 func (r *reader) mention(w word, here dirs) {
 	s := w.s
-	if w.dyn != 0 || strings.Trim(s, "./") == "" || len(r.cl.mentioned)+len(r.cl.names) >= maxMentions {
+	if w.dyn != 0 || strings.Trim(s, "./") == "" || len(r.cl.Mentioned)+len(r.cl.Names) >= maxMentions {
 		return
 	}
 	bare := !strings.Contains(s, "/") && !isDotName(s) && !strings.HasPrefix(s, "~")
@@ -2053,9 +2053,9 @@ func (r *reader) mention(w word, here dirs) {
 	}
 	add := func(p string) {
 		if bare {
-			r.cl.names = appendNew(r.cl.names, p)
+			r.cl.Names = appendNew(r.cl.Names, p)
 		} else {
-			r.cl.mentioned = appendNew(r.cl.mentioned, p)
+			r.cl.Mentioned = appendNew(r.cl.Mentioned, p)
 		}
 	}
 	if path.IsAbs(s) || strings.HasPrefix(s, "~") {

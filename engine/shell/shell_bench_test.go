@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import "testing"
 
@@ -14,6 +14,6 @@ var benchLines = []string{
 func BenchmarkReadCommandLine(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		readCommandLine(benchLines[i%len(benchLines)])
+		Read(benchLines[i%len(benchLines)])
 	}
 }

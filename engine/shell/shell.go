@@ -1,4 +1,22 @@
-package engine
+// Package shell reads a shell command line the way a permission decision
+// needs it. The line is parsed by mvdan.cc/sh (bash syntax: quote removal,
+// here-documents, compound commands, process substitution) and its syntax
+// tree is walked into a Line:
+//
+//   - Argvs: every simple command, wherever it sits (pipelines, lists,
+//     subshells, { }, if/for/while/case bodies, function bodies, $(…), <(…),
+//     `sh -c`, `eval`, `trap`, find -exec, xargs, …), as its normalised argv;
+//   - Writes: the files the line writes (redirections and the operands of
+//     the file mutators the reader knows), relative to the directory each
+//     command runs in (cd/pushd are followed through &&, ||, ; and
+//     subshells);
+//   - Opaque: one reason per thing loopx cannot read (what runs or what is
+//     written depends on something loopx does not see).
+//
+// It is not a shell: it never expands variables or runs anything. What it
+// cannot read it reports, so that the policy never allows it. The package
+// is pure: it knows nothing of the engine, the store or the policies.
+package shell
 
 import (
 	"fmt"
@@ -12,23 +30,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// This file reads a shell command line the way a permission decision needs
-// it. The line is parsed by mvdan.cc/sh (bash syntax: quote removal,
-// here-documents, compound commands, process substitution) and its syntax
-// tree is walked into:
-//
-//   - argvs: every simple command, wherever it sits (pipelines, lists,
-//     subshells, { }, if/for/while/case bodies, function bodies, $(…), <(…),
-//     `sh -c`, `eval`, `trap`, find -exec, xargs, …), as its normalised argv;
-//   - writes: the files the line writes (redirections and the operands of
-//     the file mutators shellcmds.go knows), relative to the directory each
-//     command runs in (cd/pushd are followed through &&, ||, ; and
-//     subshells);
-//   - opaque: one reason per thing loopx cannot read (what runs or what is
-//     written depends on something loopx does not see).
-//
-// It is not a shell: it never expands variables or runs anything. What it
-// cannot read it reports, so that the policy never allows it.
+// This file holds the reader's entry point and its walk of the syntax tree
+// (statements, compound commands, redirections, words).
 
 // maxCommandLine is the parse cap: a longer command line is opaque.
 const maxCommandLine = 64 << 10
@@ -47,29 +50,35 @@ const maxBraceWords = 64
 // maxMentions bounds the paths an opaque line adds to the request.
 const maxMentions = 256
 
-// commandLine is what a command line tells a permission decision.
-type commandLine struct {
-	// argvs are the normalised simple commands (see simple); commands the
-	// same joined by spaces.
-	argvs    [][]string
-	commands []string
-	// actions are the loopx actions the commands map to (see commandAction).
-	actions []string
-	// writes are the files the commands write: redirection targets and the
+// Line is what a command line tells a permission decision
+// (input.permission's commands, argvs, actions, opaque and the paths a
+// command writes or mentions). Every list is nil when empty.
+type Line struct {
+	// Argvs are the normalised simple commands (argv[0] reduced to its base
+	// name; wrappers such as env, sudo, timeout and git's global options
+	// dropped); Commands the same joined by spaces.
+	Argvs    [][]string
+	Commands []string
+	// Actions are the loopx actions the commands map to ("git.push",
+	// "git.merge", "git.commit", "git.tag", "npm.publish",
+	// "loopx.gate.answer"), each once.
+	Actions []string
+	// Writes are the files the commands write: redirection targets and the
 	// operands of known file mutators, joined to the directory the command
-	// runs in when a cd/pushd changed it (kept as written otherwise).
-	writes []string
-	// opaque holds one reason per thing the reader cannot read; empty when
+	// runs in when a cd/pushd changed it (kept as written otherwise:
+	// relative to the starting directory, absolute, or "~/…").
+	Writes []string
+	// Opaque holds one reason per thing the reader cannot read; empty when
 	// the whole line is readable.
-	opaque []string
-	// mentioned are the path-like tokens of an opaque line (containing "/"
-	// or a dot-file name); names its other words, which name a file only if
+	Opaque []string
+	// Mentioned are the path-like tokens of an opaque line (containing "/"
+	// or a dot-file name); Names its other words, which name a file only if
 	// such a file exists (the caller checks).
-	mentioned []string
-	names     []string
-	// parsed is false when the line could not be parsed at all (malformed,
-	// over the parse cap, nested too deeply); opaque then says why.
-	parsed bool
+	Mentioned []string
+	Names     []string
+	// Parsed is false when the line could not be parsed at all (malformed,
+	// over the parse cap, nested too deeply); Opaque then says why.
+	Parsed bool
 }
 
 // stdinKind is where a command's standard input comes from.
@@ -172,7 +181,7 @@ func (d dirs) join(name string) dirs {
 
 // reader walks one command line's syntax trees.
 type reader struct {
-	cl    *commandLine
+	cl    *Line
 	src   string // the script being walked (word offsets index it)
 	depth int    // scripts read inside scripts
 	nest  int    // compound commands and substitutions nested
@@ -184,23 +193,25 @@ type reader struct {
 
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
-// readCommandLine reads line into simple commands, actions, written files
-// and opaque reasons.
-func readCommandLine(line string) commandLine {
-	cl := commandLine{parsed: true}
+// Read reads line into simple commands, actions, written files and opaque
+// reasons. It never fails: what it cannot read (a malformed line, one over
+// 64 KiB, scripts nested too deeply) is an opaque reason, with Parsed
+// false when nothing of the line could be read.
+func Read(line string) Line {
+	cl := Line{Parsed: true}
 	r := &reader{cl: &cl, seen: startDirs}
 	r.knownDirs = !(strings.Contains(line, "PWD") || strings.Contains(line, "HOME")) || !dirVarsSet.MatchString(line)
 	if len(line) > maxCommandLine {
-		cl.parsed = false
-		cl.opaque = append(cl.opaque, fmt.Sprintf("command line of %d bytes is over the %d KiB parse cap", len(line), maxCommandLine>>10))
+		cl.Parsed = false
+		cl.Opaque = append(cl.Opaque, fmt.Sprintf("command line of %d bytes is over the %d KiB parse cap", len(line), maxCommandLine>>10))
 		r.mentions(line[:maxCommandLine])
 		return cl
 	}
 	if err := r.script(line, startDirs, stdinNone); err != nil {
-		cl.parsed = false
-		cl.opaque = append(cl.opaque, err.Error())
+		cl.Parsed = false
+		cl.Opaque = append(cl.Opaque, err.Error())
 	}
-	if len(cl.opaque) > 0 {
+	if len(cl.Opaque) > 0 {
 		r.mentions(line)
 	}
 	return cl
@@ -239,17 +250,17 @@ func (r *reader) scriptDirs(src string, in dirs, stdin stdinKind) (ok, fail dirs
 // opaquef records a reason loopx cannot read the line.
 func (r *reader) opaquef(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	for _, m := range r.cl.opaque {
+	for _, m := range r.cl.Opaque {
 		if m == msg {
 			return
 		}
 	}
-	r.cl.opaque = append(r.cl.opaque, msg)
+	r.cl.Opaque = append(r.cl.Opaque, msg)
 }
 
 // malformed records that part of the line cannot be parsed.
 func (r *reader) malformed(err error) {
-	r.cl.parsed = false
+	r.cl.Parsed = false
 	r.opaquef("%s", err.Error())
 }
 
@@ -354,18 +365,18 @@ func (r *reader) writeTarget(w word, in dirs, what string) {
 		return
 	}
 	if path.IsAbs(w.s) || w.s == "~" || strings.HasPrefix(w.s, "~/") {
-		r.cl.writes = appendNew(r.cl.writes, w.s)
+		r.cl.Writes = appendNew(r.cl.Writes, w.s)
 		return
 	}
 	for _, d := range in {
 		switch d {
 		case unknownDir:
 			r.opaquef("writes %s relative to a directory loopx cannot tell (cd -, cd $X, popd)", w.s)
-			r.cl.mentioned = appendNew(r.cl.mentioned, w.s)
+			r.cl.Mentioned = appendNew(r.cl.Mentioned, w.s)
 		case "":
-			r.cl.writes = appendNew(r.cl.writes, w.s)
+			r.cl.Writes = appendNew(r.cl.Writes, w.s)
 		default:
-			r.cl.writes = appendNew(r.cl.writes, path.Join(d, w.s))
+			r.cl.Writes = appendNew(r.cl.Writes, path.Join(d, w.s))
 		}
 	}
 }
@@ -777,10 +788,10 @@ func unescapeQuoted(b *strings.Builder, v string) {
 
 // emit records one normalised simple command.
 func (r *reader) emit(argv []string) {
-	r.cl.argvs = append(r.cl.argvs, argv)
-	r.cl.commands = append(r.cl.commands, strings.Join(argv, " "))
+	r.cl.Argvs = append(r.cl.Argvs, argv)
+	r.cl.Commands = append(r.cl.Commands, strings.Join(argv, " "))
 	if a := commandAction(argv); a != "" {
-		r.cl.actions = appendNew(r.cl.actions, a)
+		r.cl.Actions = appendNew(r.cl.Actions, a)
 	}
 }
 
@@ -791,12 +802,12 @@ func (r *reader) emit(argv []string) {
 func (r *reader) mentions(line string) {
 	seen := map[string]bool{}
 	commandWords := map[string]bool{}
-	for _, argv := range r.cl.argvs {
+	for _, argv := range r.cl.Argvs {
 		commandWords[argv[0]] = true
 	}
 	add := func(tok string) {
 		tok = strings.TrimLeft(tok, "-")
-		if tok == "" || seen[tok] || len(r.cl.mentioned)+len(r.cl.names) >= maxMentions {
+		if tok == "" || seen[tok] || len(r.cl.Mentioned)+len(r.cl.Names) >= maxMentions {
 			return
 		}
 		seen[tok] = true
@@ -823,14 +834,14 @@ func (r *reader) mentions(line string) {
 		}
 		for _, t := range targets {
 			if bare {
-				r.cl.names = appendNew(r.cl.names, t)
+				r.cl.Names = appendNew(r.cl.Names, t)
 			} else {
-				r.cl.mentioned = appendNew(r.cl.mentioned, t)
+				r.cl.Mentioned = appendNew(r.cl.Mentioned, t)
 			}
 		}
 	}
 	tokens(line, add)
-	for _, argv := range r.cl.argvs {
+	for _, argv := range r.cl.Argvs {
 		for _, a := range argv[1:] {
 			tokens(a, add)
 		}
