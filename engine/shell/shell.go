@@ -20,18 +20,16 @@ package shell
 
 import (
 	"fmt"
-	"os/user"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 
-	shexpand "mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// This file holds the reader's entry point and its walk of the syntax tree
-// (statements, compound commands, redirections, words).
+// This file holds the reader's entry point and its walk of the syntax tree:
+// statements, lists, compound commands, redirections, assignments and the
+// scripts read again inside a line (sh -c, eval, trap, …).
 
 // maxCommandLine is the parse cap: a longer command line is opaque.
 const maxCommandLine = 64 << 10
@@ -46,9 +44,6 @@ const maxNesting = 64
 
 // maxBraceWords bounds what one word's brace expansion may produce.
 const maxBraceWords = 64
-
-// maxMentions bounds the paths an opaque line adds to the request.
-const maxMentions = 256
 
 // Line is what a command line tells a permission decision
 // (input.permission's commands, argvs, actions, opaque and the paths a
@@ -90,94 +85,6 @@ const (
 	stdinInline                  // a here-document or here-string
 	stdinFile                    // a file (< file)
 )
-
-// dynKind says which expansions built a word.
-type dynKind uint8
-
-const (
-	dynParam dynKind = 1 << iota // $X, ${X…}, ~user
-	dynSubst                     // $(…), `…`
-	dynAnsiC                     // $'…'
-	dynProc                      // <(…), >(…)
-	dynArith                     // $((…))
-)
-
-// word is one shell word after quote removal: substitutions are kept as
-// written ($X, ${X}), a command substitution as "$()".
-type word struct {
-	s    string
-	dyn  dynKind
-	glob bool // an unquoted *, ? or [
-	// optLike: an expansion starts the word or stands unquoted in it (word
-	// splitting), so it may yield an option (go test $(cat pkgs)).
-	optLike  bool
-	pos, end uint // offsets in the reader's current source
-}
-
-// dirs is the set of directories a command may run in, relative to the
-// starting directory ("" is the start itself) or absolute; unknownDir
-// stands for one loopx cannot tell (cd -, cd $X, popd).
-type dirs []string
-
-const unknownDir = "\x00?"
-
-// maxDirs bounds a dirs set; a larger one also holds unknownDir.
-const maxDirs = 8
-
-var startDirs = dirs{""}
-
-func (d dirs) has(x string) bool {
-	for _, y := range d {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// union returns the directories of d and o (d itself when o adds none).
-func (d dirs) union(o dirs) dirs {
-	out := d
-	for _, x := range o {
-		if out.has(x) {
-			continue
-		}
-		if len(out) == len(d) {
-			out = append(dirs(nil), d...)
-		}
-		if len(out) >= maxDirs {
-			if !out.has(unknownDir) {
-				out = append(out, unknownDir)
-			}
-			break
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-// join returns where a relative or absolute name leads from each of d.
-func (d dirs) join(name string) dirs {
-	out := make(dirs, 0, len(d))
-	for _, x := range d {
-		switch {
-		case x == unknownDir:
-		case path.IsAbs(name) || name == "~" || strings.HasPrefix(name, "~/"):
-			x = path.Clean(name)
-		case x == "":
-			x = path.Clean(name)
-		default:
-			x = path.Join(x, name)
-		}
-		if x == "." {
-			x = ""
-		}
-		if !out.has(x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
 
 // reader walks one command line's syntax trees.
 type reader struct {
@@ -245,6 +152,20 @@ func (r *reader) scriptDirs(src string, in dirs, stdin stdinKind) (ok, fail dirs
 	r.depth--
 	r.src, r.nest = saved, savedNest
 	return ok, fail, nil
+}
+
+// readScript reads a script given as one word (sh -c 'S', eval, trap, su
+// -c, watch, …) from the directories in, and returns where it ends.
+func (r *reader) readScript(w word, in dirs, what string) (ok, fail dirs) {
+	if w.dyn != 0 {
+		r.opaquef("%s runs a script built from %s", what, r.snippet(w))
+		return in, in
+	}
+	ok, fail, err := r.scriptDirs(w.s, in, stdinNone)
+	if err != nil {
+		r.malformed(fmt.Errorf("%s: %v", what, err))
+	}
+	return ok, fail
 }
 
 // opaquef records a reason loopx cannot read the line.
@@ -379,6 +300,19 @@ func (r *reader) writeTarget(w word, in dirs, what string) {
 			r.cl.Writes = appendNew(r.cl.Writes, path.Join(d, w.s))
 		}
 	}
+}
+
+// writer returns write, which records w as a file the command name writes
+// from the directories here ("<name> target" in an opaque reason), and
+// writeAll, which records each of ws.
+func (r *reader) writer(name string, here dirs) (write func(w word), writeAll func(ws []word)) {
+	write = func(w word) { r.writeTarget(w, here, name+" target") }
+	writeAll = func(ws []word) {
+		for _, w := range ws {
+			write(w)
+		}
+	}
+	return write, writeAll
 }
 
 // command walks one command of a statement.
@@ -567,225 +501,6 @@ func (r *reader) call(c *syntax.CallExpr, in dirs, stdin stdinKind, rds []*synta
 	return r.simple(ws, in, stdin, rds)
 }
 
-// fields appends to ws the words one argument word becomes after brace
-// expansion (usually one).
-func (r *reader) fields(ws []word, w *syntax.Word, in dirs) []word {
-	braces := false
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
-			braces = true
-		}
-	}
-	if braces && syntax.SplitBraces(w) {
-		n := 0
-		for bw, err := range shexpand.BracesSeq(nil, w) {
-			if err != nil || n == maxBraceWords {
-				r.opaquef("brace expansion of %s makes over %d words", r.snippet(word{pos: w.Pos().Offset(), end: w.End().Offset()}), maxBraceWords)
-				break
-			}
-			ws = append(ws, r.word(bw, in, n > 0))
-			n++
-		}
-		return ws
-	}
-	return append(ws, r.word(w, in, false))
-}
-
-// word reads w with quotes removed, walking the command and process
-// substitutions in it (once: again is true for a brace expansion's second
-// and later words, whose substitutions the first one walked).
-func (r *reader) word(w *syntax.Word, in dirs, again bool) word {
-	out := word{pos: w.Pos().Offset(), end: w.End().Offset()}
-	if len(w.Parts) == 1 {
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\*?[~") {
-			out.s = l.Value // the common case, without a copy
-			return out
-		}
-	}
-	var b strings.Builder
-	r.parts(&b, &out, w.Parts, in, false, again, true)
-	out.s = b.String()
-	return out
-}
-
-// userHome splits a bare "~name/rest" word into name's home directory
-// (os/user, the password database: absolute) and "/rest"; ok is false for
-// "~" and "~/…" (the caller's home, read elsewhere), "~+", "~-", and a
-// name that is no user (then the word stays unknown: opaque).
-func userHome(v string) (home, rest string, ok bool) {
-	name, rest, _ := strings.Cut(v[1:], "/")
-	if rest != "" || strings.HasSuffix(v, "/") {
-		rest = "/" + rest
-	}
-	if name == "" || name == "+" || name == "-" || strings.ContainsAny(name, "$`\\'\"{}*?[") {
-		return "", "", false
-	}
-	u, err := user.Lookup(name)
-	if err != nil || !path.IsAbs(u.HomeDir) {
-		return "", "", false
-	}
-	return u.HomeDir, rest, true
-}
-
-// parts writes parts into b; endOK says what follows them in the word is
-// nothing or starts with "/" (where $PWD and $HOME may be resolved).
-func (r *reader) parts(b *strings.Builder, out *word, parts []syntax.WordPart, in dirs, quoted, again, endOK bool) {
-	for i, p := range parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			v := p.Value
-			if i == 0 && !quoted && b.Len() == 0 && strings.HasPrefix(v, "~") {
-				if home, rest, ok := userHome(v); ok {
-					v = home + rest // ~user/x is that user's home, as the shell expands it
-				} else if rest := v[1:]; (rest != "" && rest[0] != '/') || (rest == "" && len(parts) > 1) {
-					out.dyn |= dynParam // ~+, ~-, ~$X, ~unknown
-				}
-			}
-			if quoted {
-				unescapeQuoted(b, v)
-			} else {
-				out.glob = unescapeBare(b, v) || out.glob
-			}
-		case *syntax.SglQuoted:
-			if p.Dollar { // $'…' decodes exactly (bash stops at a NUL)
-				s, _, err := shexpand.Format(nil, p.Value, nil)
-				if err != nil {
-					out.dyn |= dynAnsiC
-				}
-				s, _, _ = strings.Cut(s, "\x00")
-				b.WriteString(s)
-			} else {
-				b.WriteString(p.Value)
-			}
-		case *syntax.DblQuoted:
-			r.parts(b, out, p.Parts, in, true, again, endsPath(parts, i, endOK))
-		case *syntax.CmdSubst:
-			out.optLike = out.optLike || !quoted || b.Len() == 0
-			out.dyn |= dynSubst
-			if !again {
-				r.nested(func() { r.stmts(p.Stmts, in, stdinNone) })
-			}
-			b.WriteString("$()")
-		case *syntax.ProcSubst:
-			out.dyn |= dynProc
-			if !again {
-				st := stdinNone
-				if p.Op == syntax.CmdOut {
-					st = stdinPipe
-				}
-				r.nested(func() { r.stmts(p.Stmts, in, st) })
-			}
-			b.WriteString(p.Op.String())
-			b.WriteString(")")
-		case *syntax.ParamExp:
-			if b.Len() == 0 && out.dyn == 0 && r.knownDirs && endsPath(parts, i, endOK) {
-				if d := knownDir(p); d != "" { // $PWD/x, ${HOME}/x, "$HOME"
-					b.WriteString(d)
-					continue
-				}
-			}
-			out.optLike = out.optLike || !quoted || b.Len() == 0
-			out.dyn |= dynParam
-			if !again {
-				r.inner(p, in)
-			}
-			b.WriteString(r.source(p))
-		case *syntax.ArithmExp:
-			out.optLike = out.optLike || !quoted || b.Len() == 0
-			out.dyn |= dynArith
-			if !again {
-				r.inner(p, in)
-			}
-			b.WriteString(r.source(p))
-		case *syntax.ExtGlob:
-			out.glob = true
-			b.WriteString(r.source(p))
-		default:
-			b.WriteString(r.source(p))
-		}
-	}
-}
-
-// endsPath reports whether what follows parts[i] in its word is nothing
-// (endOK says so for the end of parts) or starts with "/".
-func endsPath(parts []syntax.WordPart, i int, endOK bool) bool {
-	if i+1 == len(parts) {
-		return endOK
-	}
-	switch p := parts[i+1].(type) {
-	case *syntax.Lit:
-		return strings.HasPrefix(p.Value, "/")
-	case *syntax.SglQuoted:
-		return !p.Dollar && strings.HasPrefix(p.Value, "/")
-	case *syntax.DblQuoted:
-		if len(p.Parts) == 0 {
-			return endsPath(parts, i+1, endOK)
-		}
-		l, ok := p.Parts[0].(*syntax.Lit)
-		return ok && strings.HasPrefix(l.Value, "/")
-	}
-	return false
-}
-
-// knownDir is what a plain $PWD or $HOME (${PWD}, ${HOME}) stands for in a
-// path: "." (the directory the command runs in; cd is followed) or "~"
-// (the home directory, os.UserHomeDir); "" for any other expansion.
-func knownDir(p *syntax.ParamExp) string {
-	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Exp != nil {
-		return ""
-	}
-	switch p.Param.Value {
-	case "PWD":
-		return "."
-	case "HOME":
-		return "~"
-	}
-	return ""
-}
-
-// dirVarsSet matches a line that may set PWD or HOME itself (PWD=…, read
-// HOME, ${HOME:=…}, unset PWD): there the two are not resolved.
-var dirVarsSet = regexp.MustCompile(`(?:^|[^\w$])(?:PWD|HOME)(?:[^\w}]|$)|\$\{(?:PWD|HOME)[^}]`)
-
-// source is n as written in the current script.
-func (r *reader) source(n syntax.Node) string {
-	s, e := n.Pos().Offset(), n.End().Offset()
-	if s < e && int(e) <= len(r.src) {
-		return r.src[s:e]
-	}
-	return ""
-}
-
-// unescapeBare writes an unquoted literal with its backslashes removed; it
-// reports an unescaped glob character.
-func unescapeBare(b *strings.Builder, v string) (glob bool) {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c == '\\' && i+1 < len(v):
-			i++
-			b.WriteByte(v[i])
-		case c == '*' || c == '?' || (c == '[' && strings.IndexByte(v[i+1:], ']') >= 0):
-			glob = true
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return glob
-}
-
-// unescapeQuoted writes a literal inside "…": a backslash escapes only
-// $ ` " \ there.
-func unescapeQuoted(b *strings.Builder, v string) {
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) && strings.IndexByte("$`\"\\", v[i+1]) >= 0 {
-			i++
-		}
-		b.WriteByte(v[i])
-	}
-}
-
 // emit records one normalised simple command.
 func (r *reader) emit(argv []string) {
 	r.cl.Argvs = append(r.cl.Argvs, argv)
@@ -793,85 +508,6 @@ func (r *reader) emit(argv []string) {
 	if a := commandAction(argv); a != "" {
 		r.cl.Actions = appendNew(r.cl.Actions, a)
 	}
-}
-
-// mentions adds the path-like tokens of an opaque line: of its text and of
-// every argv word (quotes removed), joined to every directory a command
-// of the line may run in. Command names, options, and the bare root
-// (".", "..", "/": too common in code to name anything) are left out.
-func (r *reader) mentions(line string) {
-	seen := map[string]bool{}
-	commandWords := map[string]bool{}
-	for _, argv := range r.cl.Argvs {
-		commandWords[argv[0]] = true
-	}
-	add := func(tok string) {
-		tok = strings.TrimLeft(tok, "-")
-		if tok == "" || seen[tok] || len(r.cl.Mentioned)+len(r.cl.Names) >= maxMentions {
-			return
-		}
-		seen[tok] = true
-		if strings.Trim(tok, "./") == "" {
-			return
-		}
-		bare := !strings.Contains(tok, "/") && !isDotName(tok)
-		if bare && (commandWords[tok] || !strings.ContainsAny(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")) {
-			return
-		}
-		var targets []string
-		if path.IsAbs(tok) || strings.HasPrefix(tok, "~") {
-			targets = []string{tok}
-		} else {
-			for _, d := range r.seen {
-				switch d {
-				case unknownDir:
-				case "":
-					targets = append(targets, tok)
-				default:
-					targets = append(targets, path.Join(d, tok))
-				}
-			}
-		}
-		for _, t := range targets {
-			if bare {
-				r.cl.Names = appendNew(r.cl.Names, t)
-			} else {
-				r.cl.Mentioned = appendNew(r.cl.Mentioned, t)
-			}
-		}
-	}
-	tokens(line, add)
-	for _, argv := range r.cl.Argvs {
-		for _, a := range argv[1:] {
-			tokens(a, add)
-		}
-	}
-}
-
-// tokens calls f with each run of characters that may form a path.
-func tokens(s string, f func(string)) {
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isPathByte(s[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			f(s[start:i])
-			start = -1
-		}
-	}
-}
-
-func isPathByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-/~+@%*", c) >= 0 || c >= 0x80
-}
-
-// isDotName reports a dot-file name such as ".loopx" or ".env".
-func isDotName(s string) bool {
-	return len(s) > 1 && s[0] == '.' && s[1] != '.' && s[1] != '/'
 }
 
 func isDigits(s string) bool {
@@ -890,73 +526,4 @@ func appendNew(xs []string, x string) []string {
 		}
 	}
 	return append(xs, x)
-}
-
-// commandAction maps a normalised simple command to a loopx action, the
-// names spec gates guard (goals.<g>.gates.<n>.guards):
-//
-//	git push … (send-pack, http-push, subtree push, lfs push) → git.push
-//	git merge … / gh pr merge → git.merge
-//	git commit …              → git.commit
-//	git tag …                 → git.tag
-//	npm|yarn|pnpm publish …   → npm.publish
-//	loopx … gate answer …     → loopx.gate.answer
-//
-// Global options before the subcommand (git -C DIR, loopx --project DIR) are
-// skipped. Anything else maps to "" (no action beyond shell.exec).
-func commandAction(argv []string) string {
-	args := operands(argv[1:], map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true,
-		"--namespace": true, "--project": true, "-R": true, "--repo": true})
-	at := func(i int) string {
-		if i < len(args) {
-			return args[i]
-		}
-		return ""
-	}
-	switch argv[0] {
-	case "git":
-		switch at(0) {
-		case "push", "merge", "commit", "tag":
-			return "git." + at(0)
-		case "send-pack", "http-push": // plumbing pushes
-			return "git.push"
-		case "subtree", "lfs":
-			if at(1) == "push" {
-				return "git.push"
-			}
-		}
-	case "gh":
-		if at(0) == "pr" && at(1) == "merge" {
-			return "git.merge"
-		}
-	case "npm", "yarn", "pnpm":
-		if at(0) == "publish" || at(1) == "publish" {
-			return "npm.publish"
-		}
-	case "loopx":
-		if at(0) == "gate" && at(1) == "answer" {
-			return "loopx.gate.answer"
-		}
-	}
-	return ""
-}
-
-// operands returns args without options; an option in valued (given
-// without "=") also drops the word after it. After "--" all are operands.
-func operands(args []string, valued map[string]bool) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(out, args[i+1:]...)
-		case strings.HasPrefix(a, "-") && a != "-":
-			if valued[a] {
-				i++
-			}
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
 }
