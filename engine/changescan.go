@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/loopx-dev/loopx/engine/declog"
 )
 
 // What the agent changed (design §16, README "Trust model"). `loopx run`
@@ -60,7 +62,7 @@ func loopxWrites(rel string) bool {
 	case !strings.Contains(r, "/") && (strings.HasPrefix(base, "state.") || strings.HasSuffix(base, ".lock") ||
 		strings.HasPrefix(base, LogFileName) || strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp")):
 		return true
-	case strings.HasPrefix(r, InputsDirName+"/"), strings.HasPrefix(r, BundlesDirName+"/"),
+	case strings.HasPrefix(r, declog.InputsDirName+"/"), strings.HasPrefix(r, declog.BundlesDirName+"/"),
 		strings.HasPrefix(r, SpoolDir+"/"), strings.HasPrefix(r, "rounds/"), r == "cache/readmodel.json",
 		strings.HasPrefix(r, "cache/") && strings.HasPrefix(base, ".") && strings.Contains(base, ".tmp"):
 		return true

@@ -195,12 +195,19 @@ type ReplayReport struct {
 // request, not the snapshot it saw). It returns the new decision and the
 // store error, if any (the decision is then a fail-closed deny).
 func (e *Engine) Redecide(ctx context.Context, le LogEntry) (Decision, error) {
+	d, _, err := e.rerun(ctx, le)
+	return d, err
+}
+
+// rerun decides le's request again now, over the current snapshot, without
+// logging: the decision, the input it evaluated, and the store error.
+func (e *Engine) rerun(ctx context.Context, le LogEntry) (Decision, Input, error) {
 	req := logRequest(le)
 	in, err := e.buildInput(req, e.Now())
 	in.Claim = le.Input.Claim
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
-	return d, err
+	return d, in, err
 }
 
 func logRequest(le LogEntry) Request {
@@ -241,7 +248,7 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, err
 		in.Permission, in.Claim = req.Permission, le.Input.Claim
 		d := e.evaluate(ctx, req, in)
 		rep.Decisions++
-		old := le.Decision().Verdict
+		old := LoggedDecision(le).Verdict
 		if d.Verdict == old {
 			continue
 		}

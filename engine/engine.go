@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
@@ -27,7 +28,7 @@ import (
 const (
 	SpecDirName  = "loopx"
 	StateDirName = ".loopx"
-	LogFileName  = "decisions.jsonl"
+	LogFileName  = declog.FileName
 )
 
 // Options configure an Engine.
@@ -100,10 +101,9 @@ type Engine struct {
 	// stays closed.
 	rmNewest time.Time
 
-	// bundlesStored maps a bundle name to the revision this engine knows is
-	// stored beside the decision log; instance is labels.id (log.go).
-	bundlesStored map[string]string
-	instance      string
+	// log is the decision log, .loopx/decisions.jsonl with the inputs and
+	// bundles stored beside it (decisionlog.go).
+	log *decisionLog
 }
 
 // New returns an engine for the project at o.Root, with its spec loaded
@@ -113,6 +113,7 @@ type Engine struct {
 // spec call Spec and report the error.
 func New(o Options) *Engine {
 	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
+	e.log = declog.New(e.StateDir(), Version, parseLegacyLine)
 	if e.scanCap <= 0 {
 		e.scanCap = MaxScanFiles
 	}

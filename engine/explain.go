@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -77,17 +78,12 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	if err != nil {
 		return Explanation{}, err
 	}
-	req := logRequest(le)
-	then := le.Decision()
-	now := e.Now()
-	in, storeErr := e.buildInput(req, now)
-	in.Claim = le.Input.Claim
+	then := LoggedDecision(le)
 	defer e.Release()
-	d := e.evaluate(ctx, req, in)
-	e.finishDecision(&d, req, in)
+	d, in, storeErr := e.rerun(ctx, le)
 	x := Explanation{Logged: le, Then: then, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}, StoredInputState: "none"}
 	if p := le.InputPath(e.StateDir()); p != "" {
-		x.StoredInput, x.StoredInputState = filepath.ToSlash(filepath.Join(StateDirName, InputsDirName, filepath.Base(p))), "pruned"
+		x.StoredInput, x.StoredInputState = filepath.ToSlash(filepath.Join(StateDirName, declog.InputsDirName, filepath.Base(p))), "pruned"
 		if b, err := os.ReadFile(p); err == nil {
 			x.StoredInputState = "altered"
 			if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) == le.Custom.Input {
@@ -96,7 +92,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 			}
 		}
 	}
-	x.RuleTrace, x.Trace = e.trace(ctx, req, in)
+	x.RuleTrace, x.Trace = e.trace(ctx, logRequest(le), in)
 
 	old, cur := then.Revision, d.Revision
 	if old.State != cur.State {
@@ -135,13 +131,13 @@ func (e *Engine) opaEvalCommand(le LogEntry) string {
 		}
 		return filepath.ToSlash(r)
 	}
-	in, pol := rel(le.InputPath(e.StateDir())), rel(le.BundlePath(e.StateDir(), PolicyBundle))
+	in, pol := rel(le.InputPath(e.StateDir())), rel(le.BundlePath(e.StateDir(), declog.PolicyBundle))
 	if in == "" || pol == "" {
 		return ""
 	}
 	cmd := "opa eval -f raw -b " + pol
-	if _, ok := le.Bundles[SpecBundle]; ok {
-		spec := rel(le.BundlePath(e.StateDir(), SpecBundle))
+	if _, ok := le.Bundles[declog.SpecBundle]; ok {
+		spec := rel(le.BundlePath(e.StateDir(), declog.SpecBundle))
 		if spec == "" {
 			return ""
 		}

@@ -11,11 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/engine/declog"
 )
 
 // TestLog_RotatesBySizeAndReadsAcrossFiles: a decision that would grow
-// decisions.jsonl past LogMaxBytes rotates it to .1 (and .1 → .2 …, keeping
-// LogKeep files); ReadLog and FindDecision read the rotated files too, and
+// decisions.jsonl past declog.MaxBytes rotates it to .1 (and .1 → .2 …, keeping
+// declog.Keep files); ReadLog and FindDecision read the rotated files too, and
 // skip torn lines.
 func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	e, c := newEngine(t, testSpec)
@@ -23,7 +25,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	first := decide(t, e, "a1")
 	log := e.LogPath()
 	// Rotated files from earlier rotations, oldest last: .3 must go.
-	for i := 1; i <= LogKeep; i++ {
+	for i := 1; i <= declog.Keep; i++ {
 		if err := os.WriteFile(fmt.Sprintf("%s.%d", log, i), []byte(fmt.Sprintf("{\"torn\": %d\n", i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +36,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fi, _ := f.Stat()
-	pad := bytes.Repeat([]byte(strings.Repeat(" ", 1023)+"\n"), int(LogMaxBytes-fi.Size())/1024)
+	pad := bytes.Repeat([]byte(strings.Repeat(" ", 1023)+"\n"), int(declog.MaxBytes-fi.Size())/1024)
 	if _, err := f.Write(pad); err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +50,8 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 			t.Fatalf("%s.%d does not hold %s (err %v)", filepath.Base(log), i, want, err)
 		}
 	}
-	if _, err := os.Stat(fmt.Sprintf("%s.%d", log, LogKeep+1)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("more than LogKeep=%d rotated files: %v", LogKeep, err)
+	if _, err := os.Stat(fmt.Sprintf("%s.%d", log, declog.Keep+1)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("more than declog.Keep=%d rotated files: %v", declog.Keep, err)
 	}
 	if fi, _ := os.Stat(log); fi.Size() > 64<<10 {
 		t.Fatalf("current log is %d bytes after rotation", fi.Size())
@@ -75,7 +77,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 		}
 	}
 	le, err := e.FindDecision(first.DecisionID)
-	if err != nil || le.Decision().Verdict != "run" || le.Input.Agent != "a1" {
+	if err != nil || LoggedDecision(le).Verdict != "run" || le.Input.Agent != "a1" {
 		t.Fatalf("FindDecision in the rotated file = %s, %v", le.Result, err)
 	}
 	var ue *UsageError

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/plugins/logs"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -32,7 +32,7 @@ func logLines(t *testing.T, e *Engine) [][]byte {
 	}
 	var out [][]byte
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, logMaxLine)
+	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
 		out = append(out, slices.Clone(sc.Bytes()))
 	}
@@ -74,10 +74,10 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 		if !regexp.MustCompile(`^[0-9A-Z]{26}$`).MatchString(ev.Labels["id"]) || ev.Labels["version"] != Version || len(ev.Labels) != 2 {
 			t.Errorf("labels = %v, want {id: a ULID, version: %s}", ev.Labels, Version)
 		}
-		if p := ev.Bundles[PolicyBundle].Revision; !sha256Rev.MatchString(p) || ev.Revision != p {
+		if p := ev.Bundles[declog.PolicyBundle].Revision; !sha256Rev.MatchString(p) || ev.Revision != p {
 			t.Errorf("bundles.loopx.revision %q, revision %q", p, ev.Revision)
 		}
-		if s, ok := ev.Bundles[SpecBundle]; ok != (e.spec != nil) || ok && !sha256Rev.MatchString(s.Revision) {
+		if s, ok := ev.Bundles[declog.SpecBundle]; ok != (e.spec != nil) || ok && !sha256Rev.MatchString(s.Revision) {
 			t.Errorf("bundles.spec = %+v (spec loaded: %v)", s, e.spec != nil)
 		}
 		if !slices.Equal(ev.Erased, []string{"/input/state"}) || ev.Input == nil || ev.Result == nil {
@@ -90,7 +90,7 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 		if !sha256Rev.MatchString(in) {
 			t.Fatalf("custom.input = %v", ev.Custom["input"])
 		}
-		stored, err := os.ReadFile(filepath.Join(e.StateDir(), InputsDirName, strings.TrimPrefix(in, "sha256:")+".json"))
+		stored, err := os.ReadFile(filepath.Join(e.StateDir(), declog.InputsDirName, strings.TrimPrefix(in, "sha256:")+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,12 +124,12 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 // the event names (as `opa eval -b … -b … -i …` does) and returns the value.
 func evalStored(t *testing.T, e *Engine, ev logs.EventV1, stored []byte) any {
 	t.Helper()
-	le, ok := ParseLogLine(mustJSON(t, ev))
+	le, ok := parseLogLine(mustJSON(t, ev))
 	if !ok {
 		t.Fatalf("ParseLogLine refuses the event %s", ev.DecisionID)
 	}
 	opts := []func(*rego.Rego){rego.Query("data." + strings.ReplaceAll(ev.Path, "/", "."))}
-	for _, name := range []string{PolicyBundle, SpecBundle} {
+	for _, name := range []string{declog.PolicyBundle, declog.SpecBundle} {
 		if p := le.BundlePath(e.StateDir(), name); p != "" {
 			opts = append(opts, rego.LoadBundle(p))
 		}
@@ -270,7 +270,7 @@ func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := le.Decision(); !reflect.DeepEqual(got.Reasons, d.Reasons) || got.Verdict != "deny" || got.Revision != d.Revision {
+	if got := LoggedDecision(le); !reflect.DeepEqual(got.Reasons, d.Reasons) || got.Verdict != "deny" || got.Revision != d.Revision {
 		t.Fatalf("read back %+v, decided %+v", got, d)
 	}
 }
@@ -288,7 +288,7 @@ func TestDecisionLog_LineSizeDoesNotGrowWithTodos(t *testing.T) {
 			t.Fatalf("%d todos: %v %+v", todos, err, d)
 		}
 		lines := logLines(t, e)
-		le, ok := ParseLogLine(lines[0])
+		le, ok := parseLogLine(lines[0])
 		if len(lines) != 1 || !ok {
 			t.Fatalf("%d lines", len(lines))
 		}
@@ -321,29 +321,32 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 		ents, _ := os.ReadDir(filepath.Join(e.StateDir(), dir))
 		return len(ents)
 	}
-	if n := count(InputsDirName); n != 1 {
+	if n := count(declog.InputsDirName); n != 1 {
 		t.Fatalf("two identical decisions stored %d inputs", n)
 	}
 	c.advance(time.Second)
 	decide(t, e, "a1")
-	if n := count(InputsDirName); n != 2 {
+	if n := count(declog.InputsDirName); n != 2 {
 		t.Fatalf("a new instant stored %d inputs in all, want 2", n)
 	}
-	if p, s := count(filepath.Join(BundlesDirName, PolicyBundle)), count(filepath.Join(BundlesDirName, SpecBundle)); p != 1 || s != 1 {
+	if p, s := count(filepath.Join(declog.BundlesDirName, declog.PolicyBundle)), count(filepath.Join(declog.BundlesDirName, declog.SpecBundle)); p != 1 || s != 1 {
 		t.Fatalf("bundles stored: %d policy, %d spec", p, s)
 	}
 	// Another process (a new engine) agrees on labels.id.
 	f := New(Options{Root: e.Root(), Now: c.now})
-	defer f.Close()
-	if f.instanceID() != e.instanceID() || e.instanceID() == "unknown" {
-		t.Fatalf("labels.id %q vs %q", f.instanceID(), e.instanceID())
+	decide(t, f, "a1")
+	f.Close()
+	lines := logLines(t, e)
+	first, last := decodeEvent(t, lines[0]), decodeEvent(t, lines[len(lines)-1])
+	if first.Labels["id"] != last.Labels["id"] || len(first.Labels["id"]) != 26 {
+		t.Fatalf("labels.id %q vs %q", first.Labels["id"], last.Labels["id"])
 	}
 }
 
 // TestDecisionLog_RotationPrunesStoredInputs: after a rotation drops the
 // oldest log, the inputs and bundles no remaining line names are removed;
-// those named (and the one being logged) stay. Past InputsMaxBytes, the
-// oldest inputs go.
+// those named (and the one being logged) stay. (declog's
+// TestPruneInputsBySize holds the size bound of the stored inputs.)
 func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
@@ -351,18 +354,18 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 	le, _ := e.FindDecision(first.DecisionID)
 	firstInput := le.InputPath(e.StateDir())
 	// A stray bundle of an old revision no line names.
-	stray := filepath.Join(e.StateDir(), BundlesDirName, PolicyBundle, strings.Repeat("ab", 32))
+	stray := filepath.Join(e.StateDir(), declog.BundlesDirName, declog.PolicyBundle, strings.Repeat("ab", 32))
 	if err := os.MkdirAll(stray, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Rotate LogKeep+1 times: the first decision's file is dropped.
-	for i := 0; i <= LogKeep; i++ {
+	// Rotate declog.Keep+1 times: the first decision's file is dropped.
+	for i := 0; i <= declog.Keep; i++ {
 		pad, err := os.OpenFile(e.LogPath(), os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fi, _ := pad.Stat()
-		if err := pad.Truncate(LogMaxBytes - 10); err != nil || fi.Size() > LogMaxBytes {
+		if err := pad.Truncate(declog.MaxBytes - 10); err != nil || fi.Size() > declog.MaxBytes {
 			t.Fatal(err)
 		}
 		pad.Close()
@@ -370,7 +373,7 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 		decide(t, e, "a1")
 	}
 	if _, err := e.FindDecision(first.DecisionID); err == nil {
-		t.Fatal("the first decision survived LogKeep+1 rotations")
+		t.Fatal("the first decision survived declog.Keep+1 rotations")
 	}
 	if _, err := os.Stat(firstInput); err == nil {
 		t.Errorf("the dropped decision's input %s is still stored", firstInput)
@@ -383,34 +386,13 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 		t.Fatalf("ReadLog: %d, %v", len(entries), err)
 	}
 	for _, le := range entries {
-		for _, p := range []string{le.InputPath(e.StateDir()), le.BundlePath(e.StateDir(), PolicyBundle), le.BundlePath(e.StateDir(), SpecBundle)} {
+		for _, p := range []string{le.InputPath(e.StateDir()), le.BundlePath(e.StateDir(), declog.PolicyBundle), le.BundlePath(e.StateDir(), declog.SpecBundle)} {
 			if _, err := os.Stat(p); err != nil {
 				t.Errorf("decision %s: %v", le.DecisionID, err)
 			}
 		}
 	}
 
-	// The size bound: oldest first, down to three quarters.
-	dir := t.TempDir()
-	for i := 0; i < 8; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("%064x.json", i))
-		if err := os.WriteFile(p, make([]byte, 100), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		mt := time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)
-		if err := os.Chtimes(p, mt, mt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pruneInputsBySize(dir, 700)
-	ents, _ := os.ReadDir(dir)
-	var names []string
-	for _, ent := range ents {
-		names = append(names, ent.Name()[62:64])
-	}
-	if !slices.Equal(names, []string{"03", "04", "05", "06", "07"}) {
-		t.Fatalf("after pruning to 700 bytes: %v", names)
-	}
 }
 
 // TestDecisionLog_LegacyLinesAreRead: a line of loopx's earlier format
@@ -430,7 +412,7 @@ func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
 	if err != nil || skipped != 0 || len(entries) != 1 || !entries[0].Legacy {
 		t.Fatalf("ReadLog: %d entries, %d skipped, %v", len(entries), skipped, err)
 	}
-	if d := entries[0].Decision(); d.Agent != "a1" || d.Revision.State != 1 || d.Revision.Policy != "sha256:09ae" || d.Reasons[0].Code != "gate_open" {
+	if d := LoggedDecision(entries[0]); d.Agent != "a1" || d.Revision.State != 1 || d.Revision.Policy != "sha256:09ae" || d.Reasons[0].Code != "gate_open" {
 		t.Fatalf("legacy decision %+v", d)
 	}
 	x, err := e.Explain(context.Background(), "01M8S0C43MDWYWDK41R4VN89Q3")

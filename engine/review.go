@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -203,7 +204,7 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 // goal's decisions in [since, now] that did not allow.
 func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
 	paths := []string{}
-	for i := LogKeep; i >= 1; i-- {
+	for i := declog.Keep; i >= 1; i-- {
 		paths = append(paths, fmt.Sprintf("%s.%d", e.LogPath(), i))
 	}
 	paths = append(paths, e.LogPath())
@@ -221,11 +222,11 @@ func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
 			if !strings.Contains(string(line), `"`+goal+`"`) {
 				continue
 			}
-			le, ok := ParseLogLine(line)
+			le, ok := e.log.Parse(line)
 			if !ok {
 				continue
 			}
-			d := le.Decision()
+			d := LoggedDecision(le)
 			if (le.Input.Goal != goal && d.Goal != goal) || d.Allow || d.Verdict == "run" || d.Verdict == "allow" || d.Verdict == "defer" {
 				continue
 			}

@@ -9,7 +9,7 @@ import (
 // TestImportsFlowOneWay enforces design §13: cmd → engine → {specs,
 // policies, kernel}; lint → {specs, policies}; the kernel imports neither
 // OPA nor CUE; library packages never import cmd/; the engine's pure
-// rooms (the shell reader, scope globs) import neither the top engine
+// rooms (the shell reader, scope globs, the decision log) import neither the top engine
 // package, nor the kernel, nor OPA or CUE; the binary does not carry the
 // test-only SARIF validator.
 func TestImportsFlowOneWay(t *testing.T) {
@@ -34,6 +34,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/shell":           pure,
 		mod + "engine/shell/shelltest": pure,
 		mod + "engine/glob":            pure,
+		mod + "engine/declog":          pure,
 		// The official SARIF schema is for tests only (see its NOTICE).
 		mod + "cmd/loopx": {mod + "internal/sarifcheck"},
 	}

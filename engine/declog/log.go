@@ -1,3 +1,8 @@
+// Package declog is loopx's decision log: .loopx/decisions.jsonl (one OPA
+// decision-log event a line), its rotated files, and the inputs and bundles
+// stored beside it so that `opa eval` reproduces every logged result. It
+// writes, reads, rotates and prunes them; what a line's input and quota
+// mean is the engine's (the type parameters of Entry and Log).
 package declog
 
 import (
@@ -8,28 +13,22 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/policies"
 	"github.com/oklog/ulid/v2"
 )
 
-// Version is loopx's version, set at build time with
-// -ldflags "-X github.com/loopx-dev/loopx/engine.Version=v1.2.3". The
-// decision log records it as labels.version.
-var Version = "dev"
+// FileName is the decision log's name in the state directory (.loopx/).
+const FileName = "decisions.jsonl"
 
-// LogMaxBytes is the size at which decisions.jsonl is rotated.
-const LogMaxBytes = 16 << 20
+// MaxBytes is the size at which decisions.jsonl is rotated.
+const MaxBytes = 16 << 20
 
-// LogKeep is how many rotated decision logs are kept (decisions.jsonl.1 …).
-const LogKeep = 3
+// Keep is how many rotated decision logs are kept (decisions.jsonl.1 …).
+const Keep = 3
 
 // Names beside the decision log (in .loopx/): the evaluated inputs and the
 // bundles the logged decisions name, content-addressed.
@@ -63,11 +62,11 @@ const (
 	SpecBundle = "spec"
 )
 
-// erasedState is the JSON pointer of the input the log line leaves out: the
+// ErasedState is the JSON pointer of the input a line leaves out: the
 // kernel snapshot, kept in the stored input (custom.input).
-const erasedState = "/input/state"
+const ErasedState = "/input/state"
 
-// LogEntry is one line of .loopx/decisions.jsonl, an OPA decision-log event
+// Entry is one line of .loopx/decisions.jsonl, an OPA decision-log event
 // (github.com/open-policy-agent/opa/v1/plugins/logs.EventV1: every line
 // decodes as one, unknown fields refused):
 //
@@ -76,33 +75,32 @@ const erasedState = "/input/state"
 //   - revision: the policy bundle's revision (OPA's legacy single-revision field);
 //   - bundles: {"loopx": {"revision": policy hash}, "spec": {"revision": spec hash}};
 //   - path: the query's entry rule ("loopx/run/decision");
-//   - input: the request (query, now, goal, agent, health, permission), without
-//     the kernel snapshot; erased says so: ["/input/state"];
+//   - input: the request (I: query, now, goal, agent, health, permission, …),
+//     without the kernel snapshot; erased says so: ["/input/state"];
 //   - result: the entry rule's value exactly as the policy gave it;
 //   - timestamp: when it was decided;
-//   - custom: what loopx adds (LogCustom): the stored input's hash, the store
-//     revision, the quota summary.
+//   - custom: what loopx adds (Custom): the stored input's hash, the store
+//     revision, the quota summary (Q).
 //
 // `opa eval` of data.<path> with the two bundles and the stored input
 // (.loopx/inputs/<hex>.json) gives result again (README: the decision log).
-type LogEntry struct {
+type Entry[I, Q any] struct {
 	Labels     map[string]string         `json:"labels"`
 	DecisionID string                    `json:"decision_id"`
 	Revision   string                    `json:"revision,omitempty"`
 	Bundles    map[string]BundleRevision `json:"bundles,omitempty"`
 	Path       string                    `json:"path"`
-	Input      LogInput                  `json:"input"`
+	Input      I                         `json:"input"`
 	// Result is the value of data.<Path> as the policy gave it (a decision
 	// object: verdict, allow, reasons, todo, next_check_at, charge), or the
 	// engine's fail-closed deny in the same shape when the policy could not
-	// be evaluated (Custom.DecidedBy "loopx"). Decision turns it into the
-	// decision loopx answered.
+	// be evaluated (Custom.DecidedBy "loopx").
 	Result json.RawMessage `json:"result"`
 	// Erased lists the JSON pointers left out of the line: the kernel
 	// snapshot, ["/input/state"].
 	Erased    []string  `json:"erased,omitempty"`
 	Timestamp time.Time `json:"timestamp"`
-	Custom    LogCustom `json:"custom"`
+	Custom    Custom[Q] `json:"custom"`
 	// Legacy is true for a line in loopx's earlier format (revision an
 	// object, input_hash), read for explain and replay; it has no stored
 	// input. Not written.
@@ -117,24 +115,9 @@ type BundleRevision struct {
 	Revision string `json:"revision,omitempty"`
 }
 
-// LogInput is the request part of a decision's input: Input without the
-// kernel snapshot (input.state, in the stored input); every other field of
-// Input is here (TestLogInput_IsInputWithoutState).
-type LogInput struct {
-	Query      string             `json:"query"`
-	Now        string             `json:"now"`
-	Goal       string             `json:"goal"`
-	Agent      string             `json:"agent"`
-	Health     Health             `json:"health"`
-	Permission *PermissionRequest `json:"permission,omitempty"`
-	// Claim and Answer are the requests of claim and gate_answer decisions.
-	Claim  *ClaimFacts  `json:"claim,omitempty"`
-	Answer *AnswerFacts `json:"answer,omitempty"`
-}
-
-// LogCustom is what a decision-log line adds to OPA's fields (the event's
-// custom object).
-type LogCustom struct {
+// Custom is what a decision-log line adds to OPA's fields (the event's
+// custom object); Q is the quota summary's type.
+type Custom[Q any] struct {
 	// Input is "sha256:<hex>" of the stored input, the whole input the
 	// policy evaluated: .loopx/inputs/<hex>.json ("" for legacy lines).
 	Input string `json:"input,omitempty"`
@@ -142,35 +125,16 @@ type LogCustom struct {
 	// (input.state.revision).
 	State uint64 `json:"state"`
 	// Quota is the decision's quota summary (nil when none applies).
-	Quota *QuotaSummary `json:"quota,omitempty"`
+	Quota *Q `json:"quota,omitempty"`
 	// DecidedBy is "loopx" when the policy could not be evaluated (it did
 	// not compile or failed) and result is loopx's fail-closed deny; ""
 	// when result is the policy's value.
 	DecidedBy string `json:"decided_by,omitempty"`
 }
 
-// Decision is the decision loopx answered for this line: the result
-// interpreted as at decision time (verdict checked, allow, todo) with the
-// id, request, quota and revisions added.
-func (le *LogEntry) Decision() Decision {
-	d := decisionFromValue(le.Result, le.Input.Query)
-	d.DecisionID = le.DecisionID
-	d.Query, d.Goal, d.Agent = le.Input.Query, le.Input.Goal, le.Input.Agent
-	if d.Verdict != "run" {
-		d.Todo = nil
-	}
-	d.Charge = d.Verdict == "run"
-	d.Quota = le.Custom.Quota
-	d.Revision = Revision{Spec: le.Bundles[SpecBundle].Revision, Policy: le.Bundles[PolicyBundle].Revision, State: le.Custom.State}
-	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
-		d.NextCheckAt = nil
-	}
-	return d
-}
-
 // InputPath is the stored input's file (.loopx/inputs/<hex>.json) under
 // stateDir, "" when the line names none.
-func (le *LogEntry) InputPath(stateDir string) string {
+func (le *Entry[I, Q]) InputPath(stateDir string) string {
 	h, ok := strings.CutPrefix(le.Custom.Input, "sha256:")
 	if !ok || !isHex64(h) {
 		return ""
@@ -180,7 +144,7 @@ func (le *LogEntry) InputPath(stateDir string) string {
 
 // BundlePath is the directory of bundle name ("loopx" or "spec") this line
 // names under stateDir (.loopx/bundles/<name>/<hex>), "" when none.
-func (le *LogEntry) BundlePath(stateDir, name string) string {
+func (le *Entry[I, Q]) BundlePath(stateDir, name string) string {
 	h, ok := strings.CutPrefix(le.Bundles[name].Revision, "sha256:")
 	if !ok || !isHex64(h) {
 		return ""
@@ -196,58 +160,81 @@ func isHex64(s string) bool {
 	return err == nil
 }
 
-// LogPath is the decision log of the project.
-func (e *Engine) LogPath() string { return filepath.Join(e.StateDir(), LogFileName) }
+// Log is a project's decision log in its state directory (.loopx/): the
+// current and rotated files, the stored inputs and bundles, the instance
+// id. I is the type of a line's input (the request without the kernel
+// snapshot), Q the quota summary's. A Log is used by one goroutine at a
+// time; lines of concurrent processes never interleave (one write each).
+type Log[I, Q any] struct {
+	dir     string
+	version string
+	legacy  func(line []byte) (Entry[I, Q], bool)
+	// stored maps a bundle name to the revision this Log knows is stored.
+	stored   map[string]string
+	instance string
+}
 
-// logDecision appends d to the decision log as one JSON line (a single
-// write, so concurrent writers do not interleave lines), rotating by size.
-// The whole input is stored once under .loopx/inputs/<sha256>.json (not
-// rewritten when that file exists), and the policy and spec bundles the
-// line names under .loopx/bundles/.
-func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
-	if err := os.MkdirAll(e.StateDir(), 0o755); err != nil {
+// New is the decision log of state directory dir (.loopx/). version is
+// written as labels.version; legacy, when not nil, reads a line of an
+// earlier format that Parse does not accept (ok false for anything else).
+// Nothing is created before the first Append.
+func New[I, Q any](dir, version string, legacy func(line []byte) (Entry[I, Q], bool)) *Log[I, Q] {
+	return &Log[I, Q]{dir: dir, version: version, legacy: legacy}
+}
+
+// Path is the current decision log (.loopx/decisions.jsonl).
+func (l *Log[I, Q]) Path() string { return filepath.Join(l.dir, FileName) }
+
+// Bundle is a bundle a line names, to be stored beside the log once per
+// revision.
+type Bundle struct {
+	// Name is PolicyBundle or SpecBundle.
+	Name string
+	// Revision is "sha256:<hex>", the bundle's content hash.
+	Revision string
+	// Files gives the bundle's files (slash-separated paths relative to
+	// the bundle's root) and its roots (the .manifest's); called only when
+	// the revision is not stored yet.
+	Files func() (files map[string][]byte, roots []string, err error)
+}
+
+// Append adds le to the decision log as one JSON line (a single write, so
+// concurrent writers do not interleave lines), rotating by size. It sets
+// the line's labels, its bundles map and custom.input: input, the whole
+// input the policy evaluated, is stored once under .loopx/inputs/<sha256>.json
+// (not rewritten when that file exists), and the bundles under
+// .loopx/bundles/<name>/<hex>/. Errors: the state directory, the stored
+// input or bundles, or the log file cannot be written.
+func (l *Log[I, Q]) Append(le Entry[I, Q], input []byte, bundles ...Bundle) error {
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}
-	inRaw, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(inRaw)
+	sum := sha256.Sum256(input)
 	inHex := hex.EncodeToString(sum[:])
-	if err := writeOnce(filepath.Join(e.StateDir(), InputsDirName, inHex+".json"), inRaw); err != nil {
+	if err := writeOnce(filepath.Join(l.dir, InputsDirName, inHex+".json"), input); err != nil {
 		return fmt.Errorf("decision log: storing the input: %w", err)
 	}
-	bundles, err := e.storeBundles(d.Revision)
-	if err != nil {
-		return fmt.Errorf("decision log: storing the bundles: %w", err)
-	}
-	result, decidedBy := d.value, ""
-	if result == nil {
-		decidedBy = "loopx"
-		if result, err = json.Marshal(outcomeOf(d)); err != nil {
-			return err
+	le.Bundles = map[string]BundleRevision{}
+	for _, b := range bundles {
+		if err := l.storeBundle(b); err != nil {
+			return fmt.Errorf("decision log: storing the bundles: %w", err)
 		}
+		le.Bundles[b.Name] = BundleRevision{Revision: b.Revision}
 	}
-	entry := LogEntry{
-		Labels:     map[string]string{"id": e.instanceID(), "version": Version},
-		DecisionID: d.DecisionID, Revision: d.Revision.Policy, Bundles: bundles,
-		Path:   "loopx/" + policyArea(d.Query) + "/decision",
-		Input:  LogInput{Query: in.Query, Now: in.Now, Goal: in.Goal, Agent: in.Agent, Health: in.Health, Permission: in.Permission, Claim: in.Claim, Answer: in.Answer},
-		Result: result, Erased: []string{erasedState}, Timestamp: now,
-		Custom: LogCustom{Input: "sha256:" + inHex, State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},
-	}
-	line, err := json.Marshal(entry)
+	le.Labels = map[string]string{"id": l.instanceID(), "version": l.version}
+	le.Custom.Input = "sha256:" + inHex
+	line, err := json.Marshal(le)
 	if err != nil {
 		return err
 	}
 	line = append(line, '\n')
-	path := e.LogPath()
+	path := l.Path()
 	var size int64
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
-		if size+int64(len(line)) > LogMaxBytes {
+		if size+int64(len(line)) > MaxBytes {
 			rotate(path)
-			e.pruneStored(inHex)
+			l.pruneStored(inHex)
 			size = 0
 		}
 	}
@@ -263,24 +250,9 @@ func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
 		return fmt.Errorf("decision log %s: %w", path, werr)
 	}
 	if size/inputsCheckEvery != (size+int64(len(line)))/inputsCheckEvery {
-		pruneInputsBySize(filepath.Join(e.StateDir(), InputsDirName), InputsMaxBytes)
+		pruneInputsBySize(filepath.Join(l.dir, InputsDirName), InputsMaxBytes)
 	}
 	return nil
-}
-
-// outcome is the shape of a query's entry-rule value (the policy's part of
-// a Decision).
-type outcome struct {
-	Verdict     string   `json:"verdict"`
-	Allow       bool     `json:"allow"`
-	Reasons     []Reason `json:"reasons"`
-	Todo        *TodoRef `json:"todo"`
-	NextCheckAt *string  `json:"next_check_at"`
-	Charge      bool     `json:"charge"`
-}
-
-func outcomeOf(d Decision) outcome {
-	return outcome{Verdict: d.Verdict, Allow: d.Allow, Reasons: d.Reasons, Todo: d.Todo, NextCheckAt: d.NextCheckAt, Charge: d.Charge}
 }
 
 // writeOnce writes data to path unless path exists (content-addressed
@@ -293,44 +265,45 @@ func writeOnce(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
 }
 
-// storeBundles writes the policy and spec bundles rev names, once per
-// revision (an engine checks each revision once), and returns the line's
-// bundles map. A decision without a spec (a broken one) names no spec
-// bundle.
-func (e *Engine) storeBundles(rev Revision) (map[string]BundleRevision, error) {
-	out := map[string]BundleRevision{PolicyBundle: {Revision: rev.Policy}}
-	if err := e.storeBundle(PolicyBundle, rev.Policy, e.policyBundleFiles); err != nil {
-		return nil, err
-	}
-	if e.spec != nil && rev.Spec != "" {
-		out[SpecBundle] = BundleRevision{Revision: rev.Spec}
-		if err := e.storeBundle(SpecBundle, rev.Spec, e.specBundleFiles); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// storeBundle writes bundle name at revision rev as an OPA bundle
-// directory .loopx/bundles/<name>/<hex>/ (a .manifest with the revision and
-// roots, and files), built into a temp directory and renamed into place.
-func (e *Engine) storeBundle(name, rev string, files func(rev string) (map[string][]byte, error)) error {
-	h, ok := strings.CutPrefix(rev, "sha256:")
+// storeBundle writes b as an OPA bundle directory
+// .loopx/bundles/<name>/<hex>/ (a .manifest with the revision and roots,
+// and files), built into a temp directory and renamed into place, once per
+// revision (a Log checks each revision once).
+func (l *Log[I, Q]) storeBundle(b Bundle) error {
+	h, ok := strings.CutPrefix(b.Revision, "sha256:")
 	if !ok || !isHex64(h) {
-		return fmt.Errorf("bundle %s: revision %q is not sha256:<hex>", name, rev)
+		return fmt.Errorf("bundle %s: revision %q is not sha256:<hex>", b.Name, b.Revision)
 	}
-	if e.bundlesStored[name] == rev {
+	if l.stored[b.Name] == b.Revision {
 		return nil
 	}
-	dir := filepath.Join(e.StateDir(), BundlesDirName, name, h)
+	dir := filepath.Join(l.dir, BundlesDirName, b.Name, h)
 	if _, err := os.Lstat(filepath.Join(dir, ".manifest")); err == nil {
-		e.markBundle(name, rev)
+		l.markBundle(b.Name, b.Revision)
 		return nil
 	}
-	contents, err := files(rev)
+	contents, roots, err := b.Files()
+	if err != nil {
+		return err
+	}
+	man, err := json.MarshalIndent(bundleManifest{Revision: b.Revision, Roots: roots, RegoVersion: 1}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -342,6 +315,9 @@ func (e *Engine) storeBundle(name, rev string, files func(rev string) (map[strin
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, ".manifest"), append(man, '\n'), 0o644); err != nil {
+		return err
+	}
 	for p, b := range contents {
 		fp := filepath.Join(tmp, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
@@ -356,15 +332,15 @@ func (e *Engine) storeBundle(name, rev string, files func(rev string) (map[strin
 			return err
 		} // another process stored it first
 	}
-	e.markBundle(name, rev)
+	l.markBundle(b.Name, b.Revision)
 	return nil
 }
 
-func (e *Engine) markBundle(name, rev string) {
-	if e.bundlesStored == nil {
-		e.bundlesStored = map[string]string{}
+func (l *Log[I, Q]) markBundle(name, rev string) {
+	if l.stored == nil {
+		l.stored = map[string]string{}
 	}
-	e.bundlesStored[name] = rev
+	l.stored[name] = rev
 }
 
 // bundleManifest is an OPA bundle's .manifest.
@@ -374,57 +350,14 @@ type bundleManifest struct {
 	RegoVersion int      `json:"rego_version"`
 }
 
-// policyBundleFiles is the policy bundle at revision rev: every built-in
-// module (all areas) and the user policies, under roots that leave
-// loopx/spec to the spec bundle.
-func (e *Engine) policyBundleFiles(rev string) (map[string][]byte, error) {
-	user, err := e.UserModules()
-	if err != nil {
-		user = nil // the decision is a policy_error deny; the bundle holds the built-in modules
-	}
-	if policyHash(user) != rev {
-		user = nil
-	}
-	out := map[string][]byte{}
-	roots := map[string]bool{"loopx/user": true}
-	for p, src := range policies.Modules() {
-		out[p] = []byte(src)
-		roots[path.Dir(p)] = true
-	}
-	for _, m := range user {
-		if !m.Test {
-			out[filepath.ToSlash(m.Path)] = []byte(m.Source)
-		}
-	}
-	man, err := json.MarshalIndent(bundleManifest{Revision: rev, Roots: slices.Sorted(maps.Keys(roots)), RegoVersion: 1}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	out[".manifest"] = append(man, '\n')
-	return out, nil
-}
-
-// specBundleFiles is the spec bundle at revision rev: the exported spec as
-// loopx/spec/data.json (data.loopx.spec).
-func (e *Engine) specBundleFiles(rev string) (map[string][]byte, error) {
-	if e.spec == nil || e.spec.Hash != rev {
-		return nil, errors.New("the spec of revision " + rev + " is not loaded")
-	}
-	man, err := json.MarshalIndent(bundleManifest{Revision: rev, Roots: []string{"loopx/spec"}, RegoVersion: 1}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{".manifest": append(man, '\n'), "loopx/spec/data.json": e.spec.JSON}, nil
-}
-
 // instanceID is the project's decision-log id (labels.id): a ULID made once
 // and kept in .loopx/instance-id, the same for every process of the
 // project. A failure to keep it gives "unknown", never a failed decision.
-func (e *Engine) instanceID() string {
-	if e.instance != "" {
-		return e.instance
+func (l *Log[I, Q]) instanceID() string {
+	if l.instance != "" {
+		return l.instance
 	}
-	p := filepath.Join(e.StateDir(), InstanceFileName)
+	p := filepath.Join(l.dir, InstanceFileName)
 	read := func() string {
 		b, err := os.ReadFile(p)
 		if id := strings.TrimSpace(string(b)); err == nil && len(id) == 26 {
@@ -435,13 +368,13 @@ func (e *Engine) instanceID() string {
 		return ""
 	}
 	if id := read(); id != "" {
-		e.instance = id
+		l.instance = id
 		return id
 	}
 	// Made in a temp file and linked into place: a reader never sees a
 	// partial id, and of two processes making it at once one link wins.
 	id := ulid.MustNew(ulid.Timestamp(time.Now()), rand.Reader).String()
-	tmp, err := os.CreateTemp(e.StateDir(), "."+InstanceFileName+".*.tmp")
+	tmp, err := os.CreateTemp(l.dir, "."+InstanceFileName+".*.tmp")
 	if err == nil {
 		_, werr := tmp.WriteString(id + "\n")
 		cerr := tmp.Close()
@@ -450,12 +383,12 @@ func (e *Engine) instanceID() string {
 		}
 		os.Remove(tmp.Name())
 		if err == nil {
-			e.instance = id
+			l.instance = id
 			return id
 		}
 		if errors.Is(err, fs.ErrExist) {
 			if id := read(); id != "" {
-				e.instance = id
+				l.instance = id
 				return id
 			}
 		}
@@ -464,7 +397,7 @@ func (e *Engine) instanceID() string {
 }
 
 func rotate(path string) {
-	for i := LogKeep - 1; i >= 1; i-- {
+	for i := Keep - 1; i >= 1; i-- {
 		_ = os.Rename(fmt.Sprintf("%s.%d", path, i), fmt.Sprintf("%s.%d", path, i+1))
 	}
 	_ = os.Rename(path, path+".1")

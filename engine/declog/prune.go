@@ -12,12 +12,12 @@ import (
 // pruneStored removes the stored inputs and bundles that no decision-log
 // file (current or rotated) names any more, after a rotation dropped the
 // oldest file. keepInput is the hex of an input stored for a line not
-// written yet; the bundles this engine stores are kept too. Failures leave
+// written yet; the bundles this Log stored are kept too. Failures leave
 // files behind, never fail a decision.
-func (e *Engine) pruneStored(keepInput string) {
+func (l *Log[I, Q]) pruneStored(keepInput string) {
 	inputs := map[string]bool{keepInput: true}
 	bundles := map[string]map[string]bool{PolicyBundle: {}, SpecBundle: {}}
-	for name, rev := range e.bundlesStored {
+	for name, rev := range l.stored {
 		if m := bundles[name]; m != nil {
 			m[strings.TrimPrefix(rev, "sha256:")] = true
 		}
@@ -27,8 +27,8 @@ func (e *Engine) pruneStored(keepInput string) {
 		{[]byte(`"` + PolicyBundle + `":{"revision":"sha256:`), bundles[PolicyBundle]},
 		{[]byte(`"` + SpecBundle + `":{"revision":"sha256:`), bundles[SpecBundle]},
 	}
-	for _, p := range e.LogFiles() {
-		if _, err := scanLog(p, func(line []byte) bool {
+	for _, p := range l.Files() {
+		if _, err := Scan(p, func(line []byte) bool {
 			for _, m := range markers {
 				if h := hexAfter(line, m[0].([]byte)); h != "" {
 					m[1].(map[string]bool)[h] = true
@@ -39,9 +39,9 @@ func (e *Engine) pruneStored(keepInput string) {
 			return // keep everything rather than remove what a line names
 		}
 	}
-	removeUnnamed(filepath.Join(e.StateDir(), InputsDirName), inputs, ".json")
+	removeUnnamed(filepath.Join(l.dir, InputsDirName), inputs, ".json")
 	for name, keep := range bundles {
-		removeUnnamed(filepath.Join(e.StateDir(), BundlesDirName, name), keep, "")
+		removeUnnamed(filepath.Join(l.dir, BundlesDirName, name), keep, "")
 	}
 }
 

@@ -9,81 +9,45 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"time"
 )
 
-// logMaxLine bounds one decision-log line the reader keeps; longer lines
+// maxLine bounds one decision-log line the reader keeps; longer lines
 // (never written by loopx) are skipped without being held in memory.
-const logMaxLine = 4 << 20
+const maxLine = 4 << 20
 
-// LogFilter selects decision-log entries for ReadLog. Zero fields match all.
-type LogFilter struct {
-	// Goal and Agent match the decision's goal and agent.
-	Goal, Agent string
-	// Verdict matches the result's verdict ("run", "skip", …).
-	Verdict string
-	// Query matches the query ("should_run", …).
-	Query string
-	// Since keeps entries with a timestamp at or after it (zero = all).
-	Since time.Time
-	// Limit keeps only the newest Limit entries (0 = all).
-	Limit int
-}
+// ErrNotFound is Find's error when no line has the decision id.
+var ErrNotFound = errors.New("no such decision in the decision log")
 
-func (f LogFilter) match(le *LogEntry) bool {
-	return (f.Goal == "" || le.Input.Goal == f.Goal) &&
-		(f.Agent == "" || le.Input.Agent == f.Agent) &&
-		(f.Query == "" || le.Input.Query == f.Query) &&
-		(f.Since.IsZero() || !le.Timestamp.Before(f.Since)) &&
-		(f.Verdict == "" || le.Decision().Verdict == f.Verdict)
-}
-
-// legacyLogEntry is a decision-log line of loopx before the OPA event
-// format: the input without the snapshot, its hash, the whole decision as
-// result, and revision as an object.
-type legacyLogEntry struct {
-	DecisionID string    `json:"decision_id"`
-	Path       string    `json:"path"`
-	Input      Input     `json:"input"`
-	InputHash  string    `json:"input_hash"`
-	Result     Decision  `json:"result"`
-	Timestamp  time.Time `json:"timestamp"`
-	Revision   Revision  `json:"revision"`
-}
-
-// ParseLogLine decodes one decision-log line: an OPA decision-log event as
-// loopx writes it (LogEntry), or a line of loopx's earlier format (revision
-// an object, input_hash), converted with Legacy set and no stored input.
-// ok is false for anything else (a torn write, a foreign line).
-func ParseLogLine(line []byte) (le LogEntry, ok bool) {
+// Parse decodes one decision-log line as loopx writes it (an OPA
+// decision-log event); ok is false for anything else (a torn write, a
+// foreign line, a line without decision_id or result).
+func Parse[I, Q any](line []byte) (le Entry[I, Q], ok bool) {
 	if err := json.Unmarshal(line, &le); err == nil && le.DecisionID != "" && len(le.Result) > 0 {
 		return le, true
 	}
-	var old legacyLogEntry
-	if json.Unmarshal(line, &old) != nil || old.DecisionID == "" || old.InputHash == "" {
-		return LogEntry{}, false
-	}
-	q := old.Input.Query
-	if q == "" {
-		q = old.Result.Query
-	}
-	res, err := json.Marshal(outcomeOf(old.Result))
-	if err != nil {
-		return LogEntry{}, false
-	}
-	le = LogEntry{DecisionID: old.DecisionID, Path: old.Path, Revision: old.Revision.Policy,
-		Bundles: map[string]BundleRevision{PolicyBundle: {Revision: old.Revision.Policy}, SpecBundle: {Revision: old.Revision.Spec}},
-		Input:   LogInput{Query: q, Now: old.Input.Now, Goal: old.Input.Goal, Agent: old.Input.Agent, Health: old.Input.Health, Permission: old.Input.Permission},
-		Result:  res, Timestamp: old.Timestamp, Custom: LogCustom{State: old.Revision.State, Quota: old.Result.Quota}, Legacy: true}
-	return le, true
+	return Entry[I, Q]{}, false
 }
 
-// LogFiles returns the decision-log files that exist, oldest first: the
-// rotated decisions.jsonl.<LogKeep> … .1, then decisions.jsonl.
-func (e *Engine) LogFiles() []string {
+// Parse decodes one line of this log: Parse's format, else the legacy
+// reader New was given (a line it reads has Legacy set).
+func (l *Log[I, Q]) Parse(line []byte) (Entry[I, Q], bool) {
+	if le, ok := Parse[I, Q](line); ok {
+		return le, true
+	}
+	if l.legacy == nil {
+		return Entry[I, Q]{}, false
+	}
+	le, ok := l.legacy(line)
+	le.Legacy = ok
+	return le, ok
+}
+
+// Files returns the decision-log files that exist, oldest first: the
+// rotated decisions.jsonl.<Keep> … .1, then decisions.jsonl.
+func (l *Log[I, Q]) Files() []string {
 	var out []string
-	for i := LogKeep; i >= 0; i-- {
-		p := e.LogPath()
+	for i := Keep; i >= 0; i-- {
+		p := l.Path()
 		if i > 0 {
 			p = fmt.Sprintf("%s.%d", p, i)
 		}
@@ -94,21 +58,22 @@ func (e *Engine) LogFiles() []string {
 	return out
 }
 
-// ReadLog returns the decision-log entries that match f, oldest first,
-// reading the rotated files and the current one. Lines that do not parse
-// (a torn write, a foreign line) are skipped and counted in skipped. A
-// project without a decision log has no entries and no error.
-func (e *Engine) ReadLog(f LogFilter) (entries []LogEntry, skipped int, err error) {
-	for _, path := range e.LogFiles() {
-		n, err := scanLog(path, func(line []byte) bool {
-			le, ok := ParseLogLine(line)
+// Read returns the entries keep accepts, oldest first, reading the rotated
+// files and the current one; limit > 0 keeps only the newest limit of
+// them. Lines that do not parse (a torn write, a foreign line) are skipped
+// and counted in skipped. A project without a decision log has no entries
+// and no error.
+func (l *Log[I, Q]) Read(keep func(*Entry[I, Q]) bool, limit int) (entries []Entry[I, Q], skipped int, err error) {
+	for _, path := range l.Files() {
+		n, err := Scan(path, func(line []byte) bool {
+			le, ok := l.Parse(line)
 			if !ok {
 				return false
 			}
-			if f.match(&le) {
+			if keep(&le) {
 				entries = append(entries, le)
-				if f.Limit > 0 && len(entries) > 2*f.Limit {
-					entries = append(entries[:0], entries[len(entries)-f.Limit:]...)
+				if limit > 0 && len(entries) > 2*limit {
+					entries = append(entries[:0], entries[len(entries)-limit:]...)
 				}
 			}
 			return true
@@ -118,45 +83,46 @@ func (e *Engine) ReadLog(f LogFilter) (entries []LogEntry, skipped int, err erro
 			return nil, skipped, err
 		}
 	}
-	if f.Limit > 0 && len(entries) > f.Limit {
-		entries = entries[len(entries)-f.Limit:]
+	if limit > 0 && len(entries) > limit {
+		entries = entries[len(entries)-limit:]
 	}
 	return entries, skipped, nil
 }
 
-// FindDecision returns the decision-log entry with this decision id,
-// searching the current log first, then the rotated ones. A missing id is
-// a *UsageError with code unknown_decision.
-func (e *Engine) FindDecision(id string) (LogEntry, error) {
-	files := e.LogFiles()
+// Find returns the entry with decision id, searching the current log
+// first, then the rotated ones. Errors: ErrNotFound, or a file that cannot
+// be read.
+func (l *Log[I, Q]) Find(id string) (Entry[I, Q], error) {
+	files := l.Files()
 	needle := []byte(`"decision_id":"` + id + `"`)
 	for i := len(files) - 1; i >= 0; i-- {
-		var found *LogEntry
-		if _, err := scanLog(files[i], func(line []byte) bool {
+		var found *Entry[I, Q]
+		if _, err := Scan(files[i], func(line []byte) bool {
 			if found != nil || !bytes.Contains(line, needle) {
 				return true
 			}
-			le, ok := ParseLogLine(line)
+			le, ok := l.Parse(line)
 			if !ok || le.DecisionID != id {
 				return false
 			}
 			found = &le
 			return true
 		}); err != nil {
-			return LogEntry{}, err
+			return Entry[I, Q]{}, err
 		}
 		if found != nil {
 			return *found, nil
 		}
 	}
-	return LogEntry{}, Usagef("unknown_decision", "no decision %s in the decision log %s (or its %d rotated files)", id, e.LogPath(), LogKeep)
+	return Entry[I, Q]{}, ErrNotFound
 }
 
-// scanLog calls fn with every line of path (without the newline); fn
-// reports whether the line was usable. It returns how many lines were not
-// (including overlong ones). A file that vanished (rotated meanwhile) is
-// empty.
-func scanLog(path string, fn func(line []byte) bool) (skipped int, err error) {
+// Scan calls fn with every line of the decision-log file path (without the
+// newline, surrounding space trimmed, blank lines passed over); fn reports
+// whether the line was usable. It returns how many lines were not
+// (including lines over 4 MiB, never held in memory). A file that vanished
+// (rotated meanwhile) is empty. Errors: the file cannot be opened or read.
+func Scan(path string, fn func(line []byte) bool) (skipped int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -171,7 +137,7 @@ func scanLog(path string, fn func(line []byte) bool) (skipped int, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !overlong {
-			if len(buf)+len(chunk) > logMaxLine {
+			if len(buf)+len(chunk) > maxLine {
 				overlong, buf = true, buf[:0]
 			} else {
 				buf = append(buf, chunk...)

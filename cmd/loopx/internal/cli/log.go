@@ -59,7 +59,7 @@ Exit codes: 0 ok; 2 bad flags.`,
 			return a.print(entries, func(w io.Writer) {
 				rows := [][]string{}
 				for _, le := range entries {
-					d := le.Decision()
+					d := engine.LoggedDecision(le)
 					todo, why := "", ""
 					if d.Todo != nil {
 						todo = d.Todo.ID
