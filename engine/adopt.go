@@ -164,7 +164,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 			Message: "user policies changed: " + strings.Join(changedFiles(cur.Policies, disk.Policies), ", ")})
 	}
 	if len(loosens) == 0 {
-		_ = e.adopt(disk, "loopx", "only tightens", nil)
+		_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
 		return
 	}
 	e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash}, Loosens: loosens}
@@ -264,9 +264,10 @@ func (e *Engine) classify(ctx context.Context, oldJSON, newJSON []byte) []Reason
 }
 
 // adopt records r as the adopted rules in one transaction with a
-// rules.adopted event (actor by, why, what loosened), and makes the files
-// on disk the rules this engine evaluates.
-func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason) error {
+// rules.adopted event (actor by, why, what loosened, and extra data such as
+// the adopting human's ancestry), and makes the files on disk the rules
+// this engine evaluates.
+func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra map[string]any) error {
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
@@ -278,6 +279,7 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason) error {
 			return err
 		}
 		data := map[string]any{"spec": r.SpecHash, "policy": r.PolicyHash}
+		maps.Copy(data, extra)
 		if len(loosens) > 0 {
 			data["loosens"] = loosens
 		}
@@ -291,9 +293,9 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason) error {
 	return nil
 }
 
-// AdoptResult is what `loopx adopt` did.
+// AdoptResult is what `loopx adopt` did (or, from AdoptPreview, would do).
 type AdoptResult struct {
-	// Adopted is the revision now in effect.
+	// Adopted is the revision now in effect (the files on disk).
 	Adopted RulesRevision `json:"adopted"`
 	// Changed is false when the files already were the adopted rules.
 	Changed bool `json:"changed"`
@@ -301,12 +303,23 @@ type AdoptResult struct {
 	Loosens []Reason `json:"loosens"`
 }
 
-// Adopt makes the files in loopx/ the rules in effect (`loopx adopt`), a
-// human's decision: the caller checks the channel first (RepairAllowed).
-// Errors: the spec on disk does not load (its specs.Errors, exit 2).
-// Policies are adopted as they are: one that does not compile makes
-// decisions deny (policy_error) until it is fixed and adopted again.
-func (e *Engine) Adopt(ctx context.Context) (AdoptResult, error) {
+// AdoptOptions say what the human adopting confirmed (`loopx adopt`).
+type AdoptOptions struct {
+	// Expect is the revision the human was shown (AdoptPreview's Adopted).
+	// When set and loopx/ no longer holds it (changed while the person
+	// read the prompt), nothing is adopted: *RefusedError rules_changed.
+	Expect *RulesRevision
+	// Ancestry is the adopting process's ancestry (Channel.Ancestry),
+	// recorded in the rules.adopted event.
+	Ancestry []Process
+}
+
+// AdoptPreview says what Adopt would adopt, writing nothing: the files'
+// revision, whether it differs from the adopted one, and what it loosens.
+// Errors: the spec on disk does not load (its specs.Errors, exit 2);
+// *RefusedError rules_changed when loopx/ changed since this engine read
+// it (what loosens was judged on another revision).
+func (e *Engine) AdoptPreview() (AdoptResult, error) {
 	res := AdoptResult{Loosens: []Reason{}}
 	if e.diskErr != nil {
 		return res, e.diskErr
@@ -316,23 +329,110 @@ func (e *Engine) Adopt(ctx context.Context) (AdoptResult, error) {
 		return res, err
 	}
 	res.Adopted = RulesRevision{disk.SpecHash, disk.PolicyHash}
-	if e.pending == nil {
-		if cur, ok, err := e.adoptedRules(); err != nil {
-			return res, err
-		} else if ok && cur.SpecHash == disk.SpecHash && cur.PolicyHash == disk.PolicyHash {
-			return res, nil
-		}
-	} else {
-		res.Loosens = e.pending.Loosens
+	changedSince := &RefusedError{Code: "rules_changed", Message: "loopx/ changed while loopx adopt read it: nothing adopted; run it again"}
+	if disk.SpecJSON == nil {
+		return res, changedSince
 	}
-	res.Changed = true
+	if e.pending != nil {
+		if e.pending.Disk != res.Adopted {
+			return res, changedSince
+		}
+		res.Loosens, res.Changed = e.pending.Loosens, true
+		return res, nil
+	}
+	cur, ok, err := e.adoptedRules()
+	if err != nil {
+		return res, err
+	}
+	if !ok {
+		res.Changed = true // a store from before adoption: the first adoption
+		return res, nil
+	}
+	if cur.SpecHash != disk.SpecHash || cur.PolicyHash != disk.PolicyHash {
+		// Nothing was pending when this engine read loopx/: a tightening
+		// edit was adopted then, so this revision came later.
+		return res, changedSince
+	}
+	return res, nil
+}
+
+// Adopt makes the files in loopx/ the rules in effect (`loopx adopt`), a
+// human's decision: the caller decides the channel first (DecideAdopt).
+// Errors: the spec on disk does not load (its specs.Errors, exit 2);
+// *RefusedError rules_changed when loopx/ changed since this engine read
+// it, or o.Expect is set and the files are no longer that revision.
+// Policies are adopted as they are: one that does not compile makes
+// decisions deny (policy_error) until it is fixed and adopted again.
+func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error) {
+	res, err := e.AdoptPreview()
+	if err != nil {
+		return res, err
+	}
+	if o.Expect != nil && *o.Expect != res.Adopted {
+		return res, &RefusedError{Code: "rules_changed", Message: fmt.Sprintf("loopx/ changed since it was shown (spec %s, policies %s; now spec %s, policies %s): nothing adopted; run loopx adopt again to see the change",
+			shortHash(o.Expect.Spec), shortHash(o.Expect.Policy), shortHash(res.Adopted.Spec), shortHash(res.Adopted.Policy))}
+	}
+	if !res.Changed {
+		return res, nil
+	}
+	disk, err := e.diskRules()
+	if err != nil {
+		return res, err
+	}
+	if (RulesRevision{disk.SpecHash, disk.PolicyHash}) != res.Adopted {
+		return res, &RefusedError{Code: "rules_changed", Message: "loopx/ changed while loopx adopt ran: nothing adopted; run it again"}
+	}
 	// The adopted revision takes effect in the adoption's own transaction
 	// (housekeeping cancels the gates it removed, with their events).
 	e.spec, e.specErr = e.disk, e.diskErr
-	e.user, e.userErr = loadUserModules(e.root)
+	e.user, e.userErr = parseUserModules(disk.Policies)
 	e.userLoaded = true
 	e.dropPrepared()
-	return res, e.adopt(disk, "human", "adopted by a human", res.Loosens)
+	var extra map[string]any
+	if o.Ancestry != nil {
+		extra = map[string]any{"ancestry": o.Ancestry}
+	}
+	return res, e.adopt(disk, "human", "adopted by a human", res.Loosens, extra)
+}
+
+// DecideAdopt decides whether an adoption (`loopx adopt`) may come through
+// channel ch: the rule data.loopx.gate.adopt (repair's channel checks, and
+// at a terminal "adopt" typed back), compiled with the built-in bundle only
+// (no user policy takes part, so a broken one cannot lock the human out).
+// A terminal channel nobody was asked on yet (ch.Typed nil) denies with
+// confirmation_pending alone when the channel is otherwise a human's.
+func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
+	pq, err := e.compileRef(ctx, "data.loopx.gate.adopt", "gate", nil)
+	if err != nil {
+		return denyDecision("policy_error", err.Error(), "data.loopx.gate.adopt")
+	}
+	in := Input{Query: "gate_answer", Now: rfc(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
+	d := e.evalPrepared(ctx, pq, "data.loopx.gate.adopt", "gate_answer", in)
+	d.Query = "adopt"
+	return d
+}
+
+// AuditRulesRefusal appends a rules.adopt_refused (restore false) or
+// rules.restore_refused event when err is a refusal (*RefusedError) of
+// `loopx adopt` or `loopx adopt --restore`, in its own transaction: an
+// agent's attempt to adopt its own edit, or to wipe a human's pending one,
+// stays in the audit log. Other errors are ignored.
+func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
+	var re *RefusedError
+	if !errors.As(err, &re) {
+		return
+	}
+	kind, what := "rules.adopt_refused", "loopx adopt"
+	if restore {
+		kind, what = "rules.restore_refused", "loopx adopt --restore"
+	}
+	if actor == "" {
+		actor = "human"
+	}
+	_ = e.update(func(tx *kernel.Tx) error {
+		return tx.AppendEvent(kernel.Event{Kind: kind, Actor: actor, Subject: SpecDirName + "/",
+			Message: what + " refused: " + re.Message, Data: map[string]any{"code": re.Code}})
+	})
 }
 
 // Restore writes the adopted revision back into loopx/ (`loopx adopt

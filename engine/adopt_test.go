@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ func TestAdopt_PendingGateRemovalWritesNothingThenAdoptCancels(t *testing.T) {
 	if err != nil || len(gs) != 1 {
 		t.Fatalf("open gates %v, %v: want the merge gate still open", gs, err)
 	}
-	res, err := e.Adopt(context.Background())
+	res, err := e.Adopt(context.Background(), AdoptOptions{})
 	if err != nil || !res.Changed || len(res.Loosens) == 0 {
 		t.Fatalf("adopt = %+v, %v", res, err)
 	}
@@ -151,7 +152,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 // edit policies or loosen the spec and mean the edit to take effect).
 func mustAdopt(t *testing.T, e *Engine) {
 	t.Helper()
-	if _, err := e.Adopt(context.Background()); err != nil {
+	if _, err := e.Adopt(context.Background(), AdoptOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -234,5 +235,87 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	}
 	if r.By != "loopx" || !r.AdoptedAt.Equal(c.now()) {
 		t.Fatalf("adopted by %q at %v, want loopx at the given clock %v", r.By, r.AdoptedAt, c.now())
+	}
+}
+
+// TestAdopt_RevisionChangedWhileConfirming: the human confirms the
+// revision they were shown; an edit made while the prompt waited is not
+// adopted (rules_changed), and nor is one made after the engine read
+// loopx/.
+func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
+	root, c := adoptedProject(t)
+	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 30", 1))
+	e := New(Options{Root: root, Now: c.now})
+	defer e.Close()
+	shown, err := e.AdoptPreview()
+	if err != nil || !shown.Changed || len(shown.Loosens) == 0 {
+		t.Fatalf("preview = %+v, %v", shown, err)
+	}
+	// meanwhile an agent widens the scope too
+	writeSpec(t, root, strings.Replace(strings.Replace(adoptBase, "rounds: 3", "rounds: 30", 1), `write: ["api/**"]`, `write: ["**"]`, 1))
+	_, err = e.Adopt(context.Background(), AdoptOptions{Expect: &shown.Adopted})
+	var re *RefusedError
+	if !errors.As(err, &re) || re.Code != "rules_changed" {
+		t.Fatalf("adopt after a change = %v, want rules_changed", err)
+	}
+	e.Close()
+	e2 := New(Options{Root: root, Now: c.now})
+	defer e2.Close()
+	if p := e2.Pending(); p == nil || len(p.Loosens) != 2 {
+		t.Fatalf("pending = %+v, want both loosenings still pending", p)
+	}
+	// a policy written after this engine read loopx/: not adopted either
+	pol := filepath.Join(root, SpecDirName, UserPolicyDir, "allow.rego")
+	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pol, []byte("package loopx.user.should_run\n\nwarn contains \"hi\" if true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.Adopt(context.Background(), AdoptOptions{}); !errors.As(err, &re) || re.Code != "rules_changed" {
+		t.Fatalf("adopt of a policy added after New = %v, want rules_changed", err)
+	}
+}
+
+// TestAdopt_DecideAdopt: the built-in rule decides the channel and the
+// typed confirmation; no user policy takes part.
+func TestAdopt_DecideAdopt(t *testing.T) {
+	root, c := adoptedProject(t)
+	pol := filepath.Join(root, SpecDirName, UserPolicyDir, "broken.rego")
+	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pol, []byte("package loopx.user.gate_answer\n\ndeny contains x if { x := not_defined_anywhere }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: root, Now: c.now})
+	defer e.Close()
+	word, other := "adopt", "yes"
+	cases := []struct {
+		name string
+		ch   Channel
+		code string // "" = allow
+	}{
+		{"typed adopt", Channel{Kind: "terminal", TTY: true, Typed: &word}, ""},
+		{"not asked yet", Channel{Kind: "terminal", TTY: true}, "confirmation_pending"},
+		{"no terminal", Channel{Kind: "terminal"}, "confirmation_required"},
+		{"typed something else", Channel{Kind: "terminal", TTY: true, Typed: &other}, "confirmation_mismatch"},
+		{"agent", Channel{Kind: "agent", TTY: true, Typed: &word}, "bad_channel"},
+		{"in a round", Channel{Kind: "terminal", TTY: true, InRound: true, Typed: &word}, "self_answer_forbidden"},
+		{"agent's descendant", Channel{Kind: "terminal", TTY: true, AgentAncestor: "process 7 runs as agent a1", Typed: &word}, "self_answer_forbidden"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := e.DecideAdopt(context.Background(), tc.ch)
+			if tc.code == "" {
+				if !d.Allow {
+					t.Fatalf("denied: %+v", d.Reasons)
+				}
+				return
+			}
+			if d.Allow || len(d.Reasons) == 0 || d.Reasons[0].Code != tc.code {
+				t.Fatalf("decision %+v, want deny %s", d, tc.code)
+			}
+		})
 	}
 }

@@ -26,7 +26,7 @@ func reopen(t *testing.T, e *Engine, c *testClock) *Engine {
 	e2 := New(Options{Root: e.Root(), Now: c.now})
 	t.Cleanup(func() { e2.Close() })
 	if e2.Pending() != nil { // a human edited loopx/: they adopt it too
-		if _, err := e2.Adopt(context.Background()); err != nil {
+		if _, err := e2.Adopt(context.Background(), AdoptOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

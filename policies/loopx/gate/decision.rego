@@ -284,3 +284,47 @@ default dashboard_session_ok := false
 dashboard_session_ok if kind != "dashboard"
 
 dashboard_session_ok if chan.session == true
+
+# METADATA
+# description: |
+#   Adopting the rules in loopx/ (`loopx adopt`): repair's checks (a human,
+#   at a terminal or on the dashboard, outside any round, not from an
+#   agent's process), and at a terminal the person confirms by typing
+#   "adopt" back on the controlling terminal (loopx reads /dev/tty, not
+#   stdin: an agent piping input cannot confirm). Evaluated with the
+#   built-in bundle only, like repair.
+# entrypoint: true
+default adopt := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "adopt produced no decision",
+		"rule": "data.loopx.gate.adopt", "ref": "",
+	}],
+}
+
+adopt := {"verdict": "allow", "allow": true, "reasons": []} if count(adopt_deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": adopt_deny}
+
+# adopt_deny: repair's refusals first; the confirmation only once the
+# channel is one a human may adopt through.
+adopt_deny := repair_deny if count(repair_deny) > 0
+
+else := [lib.reason(c[0], c[1], "data.loopx.gate.adopt", "loopx/") | kind == "terminal"; c := adopt_confirmation]
+
+# adopt_word is what the person types back to adopt.
+adopt_word := "adopt"
+
+adopt_confirmation := ["confirmation_required", "adopting the rules needs a terminal to confirm on (stdin is not one); run loopx adopt in your own terminal"] if {
+	not chan.tty == true
+} else := ["confirmation_required", $"adopting the rules needs a terminal to confirm on (none here: {e}); run loopx adopt in your own terminal"] if {
+	e := chan.tty_error
+	is_string(e)
+	e != ""
+} else := ["confirmation_pending", $"type \"{adopt_word}\" on the terminal to confirm"] if {
+	not is_string(chan.typed)
+} else := ["confirmation_required", "no confirmation typed: nothing adopted"] if {
+	chan.typed == ""
+} else := ["confirmation_mismatch", $"typed \"{chan.typed}\", not \"{adopt_word}\": nothing adopted"] if {
+	chan.typed != adopt_word
+}

@@ -18,15 +18,37 @@ import (
 // input cannot confirm. It only gathers the facts: the gate decision's
 // confirmation rule judges them.
 func confirmHuman(g kernel.Gate, option string) (typed, ttyErr string) {
+	// Every value is rendered inert: a question raised by an agent must not
+	// reach the human's terminal as escape sequences (a faked prompt).
+	return askTTY(fmt.Sprintf("gate %s (%s): %s\nanswer: %s\ntype the gate id to confirm: ",
+		inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(option)))
+}
+
+// confirmAdopt shows the person at the controlling terminal what `loopx
+// adopt` would make the rules in effect (the revision and what it loosens)
+// and asks them to type "adopt" (data.loopx.gate.adopt judges what was
+// typed). Like confirmHuman it reads /dev/tty, never stdin.
+func confirmAdopt(res engine.AdoptResult) (typed, ttyErr string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loopx adopt: make loopx/ (spec %s, policies %s) the rules in effect\n",
+		inert.Line(res.Adopted.Spec), inert.Line(res.Adopted.Policy))
+	for _, r := range res.Loosens {
+		// File names of policies come from whoever wrote loopx/: inert.
+		fmt.Fprintf(&b, "loosens: %s: %s\n", inert.Line(r.Ref), inert.Line(r.Message))
+	}
+	b.WriteString(`type "adopt" to confirm: `)
+	return askTTY(b.String())
+}
+
+// askTTY writes prompt to the controlling terminal and reads one line back
+// (trimmed), or says why the terminal could not be opened.
+func askTTY(prompt string) (typed, ttyErr string) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
 		return "", err.Error()
 	}
 	defer tty.Close()
-	// Every value is rendered inert: a question raised by an agent must not
-	// reach the human's terminal as escape sequences (a faked prompt).
-	fmt.Fprintf(tty, "gate %s (%s): %s\nanswer: %s\ntype the gate id to confirm: ",
-		inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(option))
+	fmt.Fprint(tty, prompt)
 	line, _ := bufio.NewReader(tty).ReadString('\n')
 	return strings.TrimSpace(line), ""
 }
