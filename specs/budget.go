@@ -151,7 +151,7 @@ func (s *specSource) evalInChild(b *Budget) (*Loaded, error) {
 // budgetErr is an error at the first spec file (the child cannot say which
 // file's values it was evaluating when it ran out).
 func (s *specSource) budgetErr(code, msg string) Errors {
-	return Errors{{File: s.files[0].name, Line: 1, Col: 1, Code: code, Message: msg}}
+	return Errors{newError(s.files[0].name, 1, 1, "", code, msg)}
 }
 
 // fileList names the spec files evaluated together.

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // cacheKeep is how many spec-*.json files a cache directory keeps.
@@ -76,15 +78,21 @@ func readBudgetFailure(path, hash string) Errors {
 	if json.Unmarshal(data, &f) != nil || f.Hash != hash || len(f.Errors) == 0 || b.Memory > f.Memory || b.Timeout > f.Timeout {
 		return nil
 	}
+	for _, e := range f.Errors {
+		if e == nil || e.Location.File == "" {
+			return nil // a record of an older loopx, or not one at all
+		}
+		e.Kind = errs.Input // a spec error, whatever the file says
+	}
 	return f.Errors
 }
 
-func writeBudgetFailure(dir, path, hash string, errs Errors) {
+func writeBudgetFailure(dir, path, hash string, es Errors) {
 	b := currentBudget()
 	if b == nil {
 		return
 	}
-	data, err := json.Marshal(budgetFailure{Hash: hash, Memory: b.Memory, Timeout: b.Timeout, Errors: errs})
+	data, err := json.Marshal(budgetFailure{Hash: hash, Memory: b.Memory, Timeout: b.Timeout, Errors: es})
 	if err != nil || os.MkdirAll(dir, 0o755) != nil {
 		return
 	}

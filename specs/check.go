@@ -177,7 +177,7 @@ func (l *loader) checkClosed(uv, sv cue.Value, path []string) {
 func (l *loader) reported(path []string, code string) bool {
 	ps := strings.Join(path, ".")
 	for _, e := range l.errs {
-		if e.Path == ps && e.Code == code {
+		if e.Location.Field == ps && e.Code == code {
 			return true
 		}
 	}

@@ -2,9 +2,9 @@ package specs
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // Error codes of an [Error].
@@ -30,58 +30,34 @@ const (
 	CodeInternal = "internal"
 )
 
-// Error is one problem found in a spec, positioned in the user's files.
+// Error is one problem found in a spec, positioned in the user's files:
+// an errs.Error of kind Input (exit 2), loopx's one error type.
 //
-// File is relative to the project root ("loopx/loopx.cue"); Line and Col are
-// 1-based (0 only for code no_spec, which has no position). Path is the spec
-// field path without the schema's definition prefix ("goals.g1.quota.windw"),
-// "" when the error is not about a field (syntax). Code is one of the Code*
-// constants.
-type Error struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Col     int    `json:"col"`
-	Path    string `json:"path"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Error formats e as "file:line:col: path: message" (path and position
-// parts omitted when empty).
-func (e Error) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
-		}
-		b.WriteString(": ")
-	}
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Message)
-	return b.String()
-}
+// Location.File is relative to the project root ("loopx/loopx.cue");
+// Location.Line and Col are 1-based (0 only for code no_spec, which has no
+// position). Location.Field is the spec field path without the schema's
+// definition prefix ("goals.g1.quota.windw"), "" when the error is not
+// about a field (syntax). Code is one of the Code* constants. Error()
+// reads "file:line:col: field: message" (position and field parts omitted
+// when empty).
+type Error = errs.Error
 
 // Errors is every problem found in one Load, deduplicated and sorted by
 // file, line and column. Load returns it (never empty) as its error; use
-// errors.As to get at the individual errors.
-type Errors []Error
+// errors.As to get at the individual errors. Error() gives them one per
+// line.
+type Errors = errs.List
 
-// Error formats the errors one per line.
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
+// newError is the spec error code/msg at file:line:col, about the field
+// path ("" when none).
+func newError(file string, line, col int, path, code, msg string) *Error {
+	return &Error{Kind: errs.Input, Code: code, Message: msg,
+		Location: errs.Location{File: file, Line: line, Col: col, Field: path}}
 }
 
 // normalize deduplicates errors at the same position, path and code (keeping
 // the first message) and sorts them by file, line, col, path, code.
-func (es Errors) normalize() Errors {
+func normalize(es Errors) Errors {
 	type key struct {
 		file, path, code string
 		line, col        int
@@ -89,19 +65,19 @@ func (es Errors) normalize() Errors {
 	seen := make(map[key]bool, len(es))
 	out := make(Errors, 0, len(es))
 	for _, e := range es {
-		k := key{e.File, e.Path, e.Code, e.Line, e.Col}
+		k := key{e.Location.File, e.Location.Field, e.Code, e.Location.Line, e.Location.Col}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
 		out = append(out, e)
 	}
-	slices.SortStableFunc(out, func(a, b Error) int {
+	slices.SortStableFunc(out, func(a, b *Error) int {
 		return cmp.Or(
-			cmp.Compare(a.File, b.File),
-			cmp.Compare(a.Line, b.Line),
-			cmp.Compare(a.Col, b.Col),
-			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.Location.File, b.Location.File),
+			cmp.Compare(a.Location.Line, b.Location.Line),
+			cmp.Compare(a.Location.Col, b.Location.Col),
+			cmp.Compare(a.Location.Field, b.Location.Field),
 			cmp.Compare(a.Code, b.Code),
 		)
 	})

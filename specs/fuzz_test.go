@@ -57,7 +57,7 @@ func FuzzLoad(f *testing.F) {
 			if e.Code == CodeNoSpec {
 				continue
 			}
-			if e.File != "loopx/loopx.cue" || e.Line <= 0 || e.Col <= 0 || e.Message == "" || e.Code == "" {
+			if e.Location.File != "loopx/loopx.cue" || e.Location.Line <= 0 || e.Location.Col <= 0 || e.Message == "" || e.Code == "" {
 				t.Fatalf("badly positioned error %#v\nall:\n%v", e, es)
 			}
 			if e.Code == CodeInternal {
@@ -148,7 +148,7 @@ func TestLoad_RandomSpecsErrorsArePositioned(t *testing.T) {
 			t.Fatalf("error is not Errors: %v", err)
 		}
 		for _, e := range es {
-			if e.File != "loopx/loopx.cue" || e.Line <= 0 || e.Col <= 0 || e.Code == CodeInternal || e.Message == "" || len(e.Message) > maxMessage+200 {
+			if e.Location.File != "loopx/loopx.cue" || e.Location.Line <= 0 || e.Location.Col <= 0 || e.Code == CodeInternal || e.Message == "" || len(e.Message) > maxMessage+200 {
 				t.Fatalf("bad error %#v for:\n%s", e, src)
 			}
 		}

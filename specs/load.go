@@ -103,7 +103,7 @@ func readSpec(specDir string) (*specSource, Errors) {
 	}
 	base := filepath.Base(abs)
 	noSpec := func(format string, args ...any) Errors {
-		return Errors{{File: base, Code: CodeNoSpec, Message: fmt.Sprintf(format, args...)}}
+		return Errors{newError(base, 0, 0, "", CodeNoSpec, fmt.Sprintf(format, args...))}
 	}
 	entries, err := os.ReadDir(specDir)
 	if err != nil {
@@ -128,7 +128,7 @@ func readSpec(specDir string) (*specSource, Errors) {
 		data, err := os.ReadFile(full)
 		rel := base + "/" + name
 		if err != nil {
-			return nil, Errors{{File: rel, Code: CodeNoSpec, Message: fmt.Sprintf("cannot read spec file: %v", err)}}
+			return nil, Errors{newError(rel, 0, 0, "", CodeNoSpec, fmt.Sprintf("cannot read spec file: %v", err))}
 		}
 		src.files = append(src.files, srcFile{name: rel, data: data})
 	}
@@ -243,13 +243,13 @@ func (s *specSource) loadInProcess() (l *Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			current = nil // its state is suspect
-			l, err = nil, Errors{{File: s.files[0].name, Line: 1, Col: 1, Code: CodeInternal,
-				Message: fmt.Sprintf("internal error while evaluating the spec: %v", r)}}
+			l, err = nil, Errors{newError(s.files[0].name, 1, 1, "", CodeInternal,
+				fmt.Sprintf("internal error while evaluating the spec: %v", r))}
 		}
 	}()
 	ev, err := currentEvaluator()
 	if err != nil {
-		return nil, Errors{{File: s.files[0].name, Line: 1, Col: 1, Code: CodeInternal, Message: err.Error()}}
+		return nil, Errors{newError(s.files[0].name, 1, 1, "", CodeInternal, err.Error())}
 	}
 	evaluations.Add(1)
 	ld := &loader{ev: ev, src: s, index: posIndex{}, userFiles: map[string]bool{}}
@@ -292,8 +292,8 @@ func (l *loader) run() (*Loaded, error) {
 		if err != nil {
 			for _, e := range cueerrors.Errors(err) {
 				pe := l.posError(e.Position(), nil, CodeSyntax, errMsg(e))
-				if pe.File != f.name && !l.isUserPos(e.Position()) {
-					pe.File, pe.Line, pe.Col = f.name, 1, 1
+				if pe.Location.File != f.name && !l.isUserPos(e.Position()) {
+					pe.Location.File, pe.Location.Line, pe.Location.Col = f.name, 1, 1
 				}
 				l.add(pe)
 			}
@@ -303,7 +303,7 @@ func (l *loader) run() (*Loaded, error) {
 		l.index.addFile(af)
 	}
 	if len(l.errs) > 0 {
-		return nil, l.errs.normalize()
+		return nil, normalize(l.errs)
 	}
 
 	// 2. Build the user's files as one instance, the schema in scope.
@@ -314,7 +314,7 @@ func (l *loader) run() (*Loaded, error) {
 		}
 	}
 	if len(l.errs) > 0 {
-		return nil, l.errs.normalize()
+		return nil, normalize(l.errs)
 	}
 	user := l.ev.ctx.BuildInstance(inst, cue.Scope(l.ev.root))
 	if err := user.Err(); err != nil {
@@ -343,50 +343,44 @@ func (l *loader) run() (*Loaded, error) {
 	l.checkRequired(user)
 	l.checkSemantics(spec)
 	if len(l.errs) > 0 {
-		return nil, l.errs.normalize()
+		return nil, normalize(l.errs)
 	}
 
 	// 4. Export, decode, derive.
 	data, err := spec.MarshalJSON()
 	if err != nil {
 		l.addCUE(err, nil)
-		return nil, l.errs.normalize()
+		return nil, normalize(l.errs)
 	}
 	var out Spec
 	if err := json.Unmarshal(data, &out); err != nil {
 		l.addJSON(err)
-		return nil, l.errs.normalize()
+		return nil, normalize(l.errs)
 	}
 	l.derive(&out)
 	if len(l.errs) > 0 {
-		return nil, l.errs.normalize()
+		return nil, normalize(l.errs)
 	}
 	js, err := json.Marshal(&out)
 	if err != nil {
-		return nil, Errors{{File: l.src.files[0].name, Line: 1, Col: 1, Code: CodeInternal, Message: err.Error()}}
+		return nil, Errors{newError(l.src.files[0].name, 1, 1, "", CodeInternal, err.Error())}
 	}
 	return &Loaded{Spec: &out, JSON: js, Hash: l.src.hash, Files: l.src.names()}, nil
 }
 
-func (l *loader) add(e Error) { l.errs = append(l.errs, e) }
+func (l *loader) add(e *Error) { l.errs = append(l.errs, e) }
 
 // posError builds an Error at pos, or, when pos is not in a user file, at
 // the user's declaration nearest to path (the enclosing label), or at the
 // start of the first file.
-func (l *loader) posError(pos token.Pos, path []string, code, msg string) Error {
-	e := Error{Path: strings.Join(path, "."), Code: code, Message: msg}
+func (l *loader) posError(pos token.Pos, path []string, code, msg string) *Error {
 	if !l.isUserPos(pos) {
 		pos, _ = l.index.nearest(path)
 	}
 	if l.isUserPos(pos) {
-		e.File, e.Line, e.Col = pos.Filename(), pos.Line(), pos.Column()
-		if e.Col < 1 {
-			e.Col = 1
-		}
-		return e
+		return newError(pos.Filename(), pos.Line(), max(pos.Column(), 1), strings.Join(path, "."), code, msg)
 	}
-	e.File, e.Line, e.Col = l.src.files[0].name, 1, 1
-	return e
+	return newError(l.src.files[0].name, 1, 1, strings.Join(path, "."), code, msg)
 }
 
 func (l *loader) isUserPos(p token.Pos) bool {
@@ -530,7 +524,7 @@ func newPaths(have, more Errors) Errors {
 	for _, m := range more {
 		dup := false
 		for _, h := range have {
-			if m.Path == h.Path || strings.HasPrefix(m.Path, h.Path+".") || strings.HasPrefix(h.Path, m.Path+".") {
+			if m, h := m.Location.Field, h.Location.Field; m == h || strings.HasPrefix(m, h+".") || strings.HasPrefix(h, m+".") {
 				dup = true
 				break
 			}

@@ -54,23 +54,23 @@ func loadErrs(t *testing.T, src string) Errors {
 }
 
 // find returns the error with the given path and code.
-func find(es Errors, path, code string) (Error, bool) {
+func find(es Errors, path, code string) (*Error, bool) {
 	for _, e := range es {
-		if e.Path == path && e.Code == code {
+		if e.Location.Field == path && e.Code == code {
 			return e, true
 		}
 	}
-	return Error{}, false
+	return nil, false
 }
 
-func wantErr(t *testing.T, es Errors, file string, line, col int, path, code string) Error {
+func wantErr(t *testing.T, es Errors, file string, line, col int, path, code string) *Error {
 	t.Helper()
 	e, ok := find(es, path, code)
 	if !ok {
 		t.Fatalf("no %s error at %s; got:\n%v", code, path, es)
 	}
-	if e.File != file || e.Line != line || (col > 0 && e.Col != col) {
-		t.Fatalf("%s %s at %s:%d:%d, want %s:%d:%d\nall:\n%v", code, path, e.File, e.Line, e.Col, file, line, col, es)
+	if e.Location.File != file || e.Location.Line != line || (col > 0 && e.Location.Col != col) {
+		t.Fatalf("%s %s at %s:%d:%d, want %s:%d:%d\nall:\n%v", code, path, e.Location.File, e.Location.Line, e.Location.Col, file, line, col, es)
 	}
 	return e
 }
@@ -344,7 +344,7 @@ func TestLoad_ConflictingPackagesAcrossFiles(t *testing.T) {
 		"b.cue": "package b\n",
 	}))
 	var es Errors
-	if !errors.As(err, &es) || es[0].File != "loopx/b.cue" || es[0].Line != 1 {
+	if !errors.As(err, &es) || es[0].Location.File != "loopx/b.cue" || es[0].Location.Line != 1 {
 		t.Fatalf("want an error in loopx/b.cue:1, got %v", err)
 	}
 }
@@ -357,7 +357,7 @@ func TestLoad_NoSpec(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(dir)
 			var es Errors
-			if !errors.As(err, &es) || len(es) != 1 || es[0].Code != CodeNoSpec || es[0].File != "loopx" {
+			if !errors.As(err, &es) || len(es) != 1 || es[0].Code != CodeNoSpec || es[0].Location.File != "loopx" {
 				t.Fatalf("want one no_spec error for loopx, got %#v", err)
 			}
 		})
@@ -375,7 +375,7 @@ func TestLoad_ErrorsAreSortedAndDeduplicated(t *testing.T) {
 	}
 	for i := 1; i < len(es); i++ {
 		a, b := es[i-1], es[i]
-		if a.File > b.File || (a.File == b.File && (a.Line > b.Line || (a.Line == b.Line && a.Col > b.Col))) {
+		if a.Location.File > b.Location.File || (a.Location.File == b.Location.File && (a.Location.Line > b.Location.Line || (a.Location.Line == b.Location.Line && a.Location.Col > b.Location.Col))) {
 			t.Errorf("not sorted:\n%v", es)
 		}
 		if a == b {
@@ -388,12 +388,16 @@ func TestLoad_ErrorsAreSortedAndDeduplicated(t *testing.T) {
 }
 
 func TestErrors_JSONAndText(t *testing.T) {
-	e := Error{File: "loopx/loopx.cue", Line: 7, Col: 3, Path: "goals.g1.quota.windw", Code: CodeUnknownField, Message: "unknown field"}
+	e := newError("loopx/loopx.cue", 7, 3, "goals.g1.quota.windw", CodeUnknownField, "unknown field")
 	b, _ := json.Marshal(e)
-	if string(b) != `{"file":"loopx/loopx.cue","line":7,"col":3,"path":"goals.g1.quota.windw","code":"unknown_field","message":"unknown field"}` {
+	if string(b) != `{"kind":2,"code":"unknown_field","message":"unknown field","location":{"file":"loopx/loopx.cue","row":7,"col":3,"path":"goals.g1.quota.windw"}}` {
 		t.Errorf("JSON = %s", b)
 	}
-	es := Errors{e, {File: "loopx", Code: CodeNoSpec, Message: "no spec"}}
+	var back Error
+	if err := json.Unmarshal(b, &back); err != nil || back.Error() != e.Error() || back.Kind != e.Kind {
+		t.Errorf("JSON round trip = %+v, %v", back, err)
+	}
+	es := Errors{e, newError("loopx", 0, 0, "", CodeNoSpec, "no spec")}
 	if es.Error() != "loopx/loopx.cue:7:3: goals.g1.quota.windw: unknown field\nloopx: no spec" {
 		t.Errorf("text = %q", es.Error())
 	}
@@ -461,7 +465,7 @@ goals: tri: {
 	}
 	wantErr(t, es, "loopx/loopx.cue", 16, 17, "goals.tri.quota.rounds", CodeInvalid)
 	for _, e := range es {
-		if e.File != "loopx/loopx.cue" {
+		if e.Location.File != "loopx/loopx.cue" {
 			t.Errorf("error outside the user's files: %v", e)
 		}
 	}
@@ -710,7 +714,7 @@ func TestConcreteQuestion_IsTheSchemasRule(t *testing.T) {
 		src := fmt.Sprintf("goals: g1: {objective: \"x\", gates: m: question: %s}\n", strconv.Quote(tc.q))
 		_, err := Load(writeSpec(t, map[string]string{"loopx.cue": src}))
 		var es Errors
-		vague := errors.As(err, &es) && len(es) == 1 && es[0].Code == CodeVagueQuestion && es[0].Path == "goals.g1.gates.m.question"
+		vague := errors.As(err, &es) && len(es) == 1 && es[0].Code == CodeVagueQuestion && es[0].Location.Field == "goals.g1.gates.m.question"
 		if i, _ := inert.Find(tc.q, false); i >= 0 && tc.want {
 			if !errors.As(err, &es) || len(es) != 1 || es[0].Code != CodeInvalid || !strings.Contains(es[0].Message, "control character") {
 				t.Errorf("spec with question %q: %v, want a control character refused", tc.q, err)

@@ -83,7 +83,7 @@ func TestSchema_EveryDurationFieldIsADuration(t *testing.T) {
 			col := strings.Index(src, bad) + 1
 			ok := false
 			for _, e := range es {
-				if e.File == "loopx/loopx.cue" && e.Line == 1 && e.Col == col && e.Code == CodeInvalid &&
+				if e.Location.File == "loopx/loopx.cue" && e.Location.Line == 1 && e.Location.Col == col && e.Code == CodeInvalid &&
 					strings.Contains(e.Message, bad) && strings.Contains(e.Message, ": want "+durationHelp) {
 					ok = true
 				}
