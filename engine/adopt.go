@@ -439,7 +439,7 @@ func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
 // --restore`): spec files and user policies are made exactly the adopted
 // ones (files loopx would read that are not in it are removed; policy
 // tests are left alone). It returns the paths written or removed. Errors:
-// *UsageError no_adopted_rules when nothing was adopted yet; I/O errors.
+// errs.Usage no_adopted_rules when nothing was adopted yet; I/O errors.
 func (e *Engine) Restore() ([]string, error) {
 	cur, ok, err := e.adoptedRules()
 	if err != nil {

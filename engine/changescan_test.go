@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -115,9 +116,9 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 			script := tc.script
 			res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"sh", "-c", script}, Stdout: os.Stderr, Stderr: os.Stderr})
-			var re *RefusedError
+			var re *errs.Error
 			if tc.incomplete {
-				if !errors.As(err, &re) || re.Code != "change_scan_incomplete" {
+				if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "change_scan_incomplete" {
 					t.Fatalf("err = %v, want change_scan_incomplete", err)
 				}
 			} else if err != nil {

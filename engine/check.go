@@ -99,7 +99,7 @@ type CheckAgent struct {
 // CheckState reads the snapshot `loopx check` lints. It never writes: a
 // project without .loopx/state.db has an empty state (no store is
 // created), and spec gates are not materialised. Errors: the store's
-// (*kernel.StoreError, lock timeout).
+// (kernel.StoreError, lock timeout).
 func (e *Engine) CheckState() (CheckState, error) {
 	st := CheckState{Goals: []CheckGoal{}, Todos: []CheckTodo{}, Gates: []CheckGate{}, Evidence: []CheckEvidence{}, Agents: []CheckAgent{}}
 	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); errors.Is(err, fs.ErrNotExist) {
@@ -279,7 +279,7 @@ func QueryName(q string) (string, bool) {
 // may be given as a caller asks it ({tool, action, paths: ["a.go"],
 // command}; normalised like Permission does) or already normalised
 // (PermissionRequest with actions and commands). It returns the decision
-// and the input evaluated. Errors: *UsageError for an unknown query or a
+// and the input evaluated. Errors: errs.Usage for an unknown query or a
 // malformed input; the store's error when the snapshot cannot be read.
 func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, agent string) (Decision, Input, error) {
 	q, ok := QueryName(query)

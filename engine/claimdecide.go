@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/glob"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -215,10 +216,11 @@ func scopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string
 }
 
 // refusal is the error of a mutation its decision denied: the first reason
-// becomes the *RefusedError's code, message and data (gate_violation also
-// names the gate). A reason that names something unknown (unknown_agent,
-// unknown_option) is a *UsageError, and so is a user policy that does not
-// compile (policy_error, with its file:line:col), as for loopx decide.
+// becomes the errs.No error's code, message and data (gate_violation also
+// names the gate, for recordViolation). A reason that names something
+// unknown (unknown_agent, unknown_option) is an errs.Usage error, and so is
+// a user policy that does not compile (policy_error, with its
+// file:line:col), as for loopx decide.
 func (e *Engine) refusal(d Decision) error {
 	return e.Refusal(d)
 }
@@ -227,20 +229,43 @@ func (e *Engine) refusal(d Decision) error {
 // it for a preview's deny.
 func (e *Engine) Refusal(d Decision) error {
 	if len(d.Reasons) == 0 {
-		return &RefusedError{Code: "policy_undefined", Message: d.Query + " denied without a reason", Decision: &d}
+		return refused("policy_undefined", d.Query+" denied without a reason", nil)
 	}
 	r := d.Reasons[0]
 	switch {
 	case r.Code == "unknown_agent" || r.Code == "unknown_option":
-		return &UsageError{Code: r.Code, Message: r.Message}
+		return errs.New(errs.Usage, r.Code, r.Message)
 	case r.Code == "policy_error" && IsUserPolicyError(e.PolicyErr()):
-		return &UsageError{Code: r.Code, Message: r.Message}
+		return errs.New(errs.Usage, r.Code, r.Message)
+	case r.Code == "gate_violation":
+		return gateViolation(gateIDFromRef(r.Ref), r.Message, r.Data)
 	}
-	re := &RefusedError{Code: r.Code, Message: r.Message, Data: r.Data, Decision: &d}
-	if r.Code == "gate_violation" {
-		re.Gate = gateIDFromRef(r.Ref)
+	return refused(r.Code, r.Message, r.Data)
+}
+
+// gateRef is the cause of a gate_violation refusal: the open gate's id.
+type gateRef string
+
+// Error implements error.
+func (g gateRef) Error() string { return "gate " + string(g) + " is open" }
+
+// gateViolation is the gate_violation refusal (errs.No) of a mutation gate
+// stops, with message and the reason's data; it wraps gate's id
+// (violatedGate) for recordViolation.
+func gateViolation(gate, message string, data map[string]any) *errs.Error {
+	e := refused("gate_violation", message, data)
+	e.Err = gateRef(gate)
+	return e
+}
+
+// violatedGate is the id of the gate behind a gate_violation refusal err,
+// and false when err is none.
+func violatedGate(err error) (string, bool) {
+	var g gateRef
+	if errs.CodeOf(err) != "gate_violation" || !errors.As(err, &g) {
+		return "", false
 	}
-	return re
+	return string(g), true
 }
 
 // errUnprepared stops a transaction that needs a query not prepared yet:
@@ -298,16 +323,17 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 
 // recordViolation appends a gate_violation event in its own transaction,
 // after the refused mutation rolled back, so the attempt stays visible.
-func (e *Engine) recordViolation(goal, actor string, re *RefusedError, data map[string]any) {
-	if re == nil || re.Code != "gate_violation" {
+func (e *Engine) recordViolation(goal, actor string, err error, data map[string]any) {
+	gate, ok := violatedGate(err)
+	if !ok {
 		return
 	}
 	if data == nil {
 		data = map[string]any{}
 	}
-	data["gate"] = re.Gate
+	data["gate"] = gate
 	_ = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: re.Gate, Message: re.Message, Data: data})
+		return tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
 	})
 }
 
@@ -322,7 +348,7 @@ type ClaimPreview struct {
 // DecideClaim decides the claim query for p over the current state, as
 // the mutation would inside its transaction, without changing anything
 // (spec todos and gates are materialised first, as before any mutation);
-// the decision is logged. Errors: *UsageError missing_todo, unknown_todo,
+// the decision is logged. Errors: errs.Usage missing_todo, unknown_todo,
 // missing_agent, bad_op, missing_from; store errors.
 func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, error) {
 	if p.Op == "" {
@@ -358,8 +384,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, err
 // failClosed is d, or when a preview could not decide because of a store
 // error, a deny (store_error) saying so.
 func failClosed(d Decision, query string, err error) Decision {
-	var ue *UsageError
-	if err == nil || errors.As(err, &ue) || d.Verdict != "" {
+	if err == nil || errs.IsKind(err, errs.Usage) || d.Verdict != "" {
 		return d
 	}
 	d = denyDecision("store_error", "store unusable: "+err.Error(), "data.loopx."+policyArea(query)+".decision")

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -72,10 +71,10 @@ func checkTTL(ttl, def time.Duration) (time.Duration, error) {
 // (data.loopx.claim.decision, op "claim"), prepared before the store is
 // opened and evaluated inside the transaction, then logged. Every refusal
 // changes nothing (a gate_violation is audited after the rollback):
-//   - *UsageError: bad_ttl, missing_agent, unknown_agent, unknown_todo,
+//   - errs.Usage: bad_ttl, missing_agent, unknown_agent, unknown_todo,
 //     idempotency_key_reused (the key names another agent's lease), and
 //     policy_error for a user policy that does not compile;
-//   - *RefusedError: the decision's first reason — already_claimed (Data:
+//   - errs.No: the decision's first reason — already_claimed (Data:
 //     holder, expires_at, version, epoch), todo_done / todo_blocked /
 //     todo_cancelled, not_agent_work (gate and action todos),
 //     agent_not_on_goal, monitor_only, role_mismatch, for_other_agent,
@@ -121,9 +120,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 				res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
 				return nil
 			default:
-				return &RefusedError{Code: "idempotency_key_spent",
-					Message: fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, endedHow(l, now)),
-					Data:    map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)}}
+				return refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, endedHow(l, now)), map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)})
 			}
 		}
 		facts, err := e.claimTodoFacts(tx, t, req.Agent)
@@ -163,8 +160,8 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 }
 
 // RenewLease extends the agent's live lease to now + TTL (default: the
-// lease's own TTL), version +1, same epoch. Errors: *UsageError
-// (bad_ttl, missing_expected_version, unknown_todo); *RefusedError
+// lease's own TTL), version +1, same epoch. Errors: errs.Usage
+// (bad_ttl, missing_expected_version, unknown_todo); errs.No
 // version_mismatch (Data: expected, actual) or lease_lost (the lease was
 // released, expired or is another agent's). Refusals change nothing.
 func (e *Engine) RenewLease(req LeaseRequest) (LeaseResult, error) {
@@ -185,7 +182,7 @@ func (e *Engine) ReleaseLease(req LeaseRequest) (LeaseResult, error) {
 // +1, a fresh expires_at (TTL default: the lease's own). The new holder
 // must fit the todo like a claimant (known, on the goal, role, mode, no
 // blocking gate, no scope conflict). Errors as RenewLease, plus
-// *UsageError unknown_agent / same_agent / missing_to and the claim
+// errs.Usage unknown_agent / same_agent / missing_to and the claim
 // refusals for the new holder.
 func (e *Engine) TransferLease(req LeaseRequest) (LeaseResult, error) {
 	if req.To == "" {
@@ -292,7 +289,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 	return res, err
 }
 
-// leaseTodo reads the todo of a lease operation (*UsageError unknown_todo).
+// leaseTodo reads the todo of a lease operation (errs.Usage unknown_todo).
 func (e *Engine) leaseTodo(tx *kernel.Tx, id string) (kernel.Todo, error) {
 	if id == "" {
 		return kernel.Todo{}, Usagef("missing_todo", "which todo? give its id (loopx todo list)")
@@ -349,11 +346,10 @@ func checkHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allo
 			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, rfc(l.ExpiresAt)
 			msg += fmt.Sprintf(" (%s by %s)", leaseState(l, now), l.Holder)
 		}
-		return &RefusedError{Code: "version_mismatch", Message: msg + ": nothing changed", Data: d}
+		return refused("version_mismatch", msg + ": nothing changed", d)
 	}
 	lost := func(why string) error {
-		return &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why),
-			Data: map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released}}
+		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released})
 	}
 	switch {
 	case l.Holder != agent:
@@ -385,8 +381,5 @@ func endedHow(l *kernel.Lease, now time.Time) string {
 
 // auditRefusal records a gate_violation refusal after its rollback.
 func (e *Engine) auditRefusal(goal, agent string, err error, mutation, todo string) {
-	var re *RefusedError
-	if errors.As(err, &re) && re.Code == "gate_violation" {
-		e.recordViolation(goal, agent, re, map[string]any{"mutation": mutation, "todo": todo})
-	}
+	e.recordViolation(goal, agent, err, map[string]any{"mutation": mutation, "todo": todo})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -26,16 +27,16 @@ goals: g2: {
 }
 `
 
-// errCode is the code of a *RefusedError or *UsageError, "" for nil.
+// errCode is the code of a refusal (errs.No) or a usage error, "" for nil.
 func errCode(err error) string {
-	var re *RefusedError
-	var ue *UsageError
+	var re *errs.Error
+	var ue *errs.Error
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &re):
+	case errs.IsKind(err, errs.No) && errors.As(err, &re):
 		return re.Code
-	case errors.As(err, &ue):
+	case errs.IsKind(err, errs.Usage) && errors.As(err, &ue):
 		return "usage:" + ue.Code
 	}
 	return "other:" + err.Error()
@@ -221,9 +222,9 @@ func TestClaim_Refusals(t *testing.T) {
 			t.Errorf("claim %s by %s: %v", s.todo, s.agent, err)
 		}
 	}
-	var re *RefusedError
+	var re *errs.Error
 	_, err := e.ClaimTodo(ClaimRequest{Todo: docs.ID, Agent: "a2"})
-	if !errors.As(err, &re) || re.Data["holder"] != "a1" || re.Data["expires_at"] != "2026-11-29T10:45:00Z" {
+	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Data.(map[string]any)["holder"] != "a1" || re.Data.(map[string]any)["expires_at"] != "2026-11-29T10:45:00Z" {
 		t.Fatalf("already_claimed without holder and expiry: %v %+v", err, re)
 	}
 	if evs, _ := e.Events(EventFilter{Kind: "gate_violation"}); len(evs) != 1 {
@@ -287,8 +288,8 @@ func TestC05_ReleasedThenReclaimed(t *testing.T) {
 	}
 	before, _ := e.Todo(x)
 	_, err = e.RenewLease(LeaseRequest{Todo: x, Agent: "a1", ExpectedVersion: 1})
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "version_mismatch" || re.Data["expected"] != uint64(1) || re.Data["actual"] != uint64(3) {
+	var re *errs.Error
+	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "version_mismatch" || re.Data.(map[string]any)["expected"] != uint64(1) || re.Data.(map[string]any)["actual"] != uint64(3) {
 		t.Fatalf("A's renew: %v", err)
 	}
 	_, err = e.FinishRound(ctx, st.Round.ID, FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true, ExpectedVersion: 1})
@@ -325,8 +326,8 @@ func TestC09_KilledHolderLosesItsTodo(t *testing.T) {
 	}
 	c.advance(30 * time.Second)
 	_, err = e.ClaimTodo(ClaimRequest{Todo: x, Agent: "a2"})
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "already_claimed" || re.Data["expires_at"] != "2026-11-29T10:01:00Z" || re.Data["holder"] != "a1" {
+	var re *errs.Error
+	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "already_claimed" || re.Data.(map[string]any)["expires_at"] != "2026-11-29T10:01:00Z" || re.Data.(map[string]any)["holder"] != "a1" {
 		t.Fatalf("+30 s: %v", err)
 	}
 	if d := decide(t, e, "a2"); d.Verdict != "skip" || d.NextCheckAt == nil || *d.NextCheckAt != "2026-11-29T10:01:00Z" {

@@ -39,7 +39,7 @@ var verdicts = map[string][]string{
 // store, spec or policy is unusable, or the policy's result is undefined or
 // malformed, the decision is a deny with code store_error, spec_error,
 // policy_error or policy_undefined. The returned error is non-nil only for
-// an unusable store (*kernel.StoreError, lock timeout) — the decision is
+// an unusable store (kernel.StoreError, lock timeout) — the decision is
 // still a valid deny then — or a failure to write the decision log.
 func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 	now := e.Now()
@@ -86,7 +86,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 			return err
 		})
 		if err != nil {
-			err = &kernel.StoreError{Path: s.Path(), Err: err}
+			err = kernel.StoreError(s.Path(), err)
 		} else {
 			e.writeReadModel() // the next decision can skip opening the store
 		}

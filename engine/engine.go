@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
@@ -348,55 +349,37 @@ func FindRoot(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", &NoProjectError{Dir: abs}
+			return "", noProject(abs)
 		}
 	}
 }
 
-// NoProjectError says that no directory from Dir up holds a loopx project.
-// It matches os.ErrNotExist (errors.Is).
-type NoProjectError struct{ Dir string }
-
-// Error implements error.
-func (e *NoProjectError) Error() string {
-	return fmt.Sprintf("no loopx project in %s or any parent (run `loopx init` first)", e.Dir)
+// noProject is the error of no loopx project in dir or any parent: an
+// errs.Input no_project that wraps os.ErrNotExist (errors.Is).
+func noProject(dir string) error {
+	return &errs.Error{Kind: errs.Input, Code: "no_project", Err: os.ErrNotExist,
+		Message: fmt.Sprintf("no loopx project in %s or any parent (run `loopx init` first)", dir)}
 }
 
-// Is makes errors.Is(err, os.ErrNotExist) true.
-func (e *NoProjectError) Is(target error) bool { return target == os.ErrNotExist }
-
-// UsageError is a request the engine refuses as malformed or naming
-// something unknown (CLI exit code 2). Code is stable for scripts.
-type UsageError struct {
-	Code    string
-	Message string
-}
-
-// Error implements error.
-func (e *UsageError) Error() string { return e.Message }
-
-// Usagef builds a *UsageError.
+// Usagef is errs.Usagef: a request the engine refuses as malformed or
+// naming something unknown (an errs.Usage error, exit 2) with a code
+// stable for scripts.
 func Usagef(code, format string, args ...any) error {
-	return &UsageError{Code: code, Message: fmt.Sprintf(format, args...)}
+	return errs.Usagef(code, format, args...)
 }
 
-// RefusedError is a mutation refused by a decision or a kernel rule (CLI
-// exit code 1): a closed gate, a lost lease, an open blocking gate.
-type RefusedError struct {
-	Code    string
-	Message string
-	// Gate is the blocking gate's id for code gate_violation.
-	Gate string
-	// Decision is the decision that refused, when one did.
-	Decision *Decision
-	// Data carries the refusal's facts for scripts (e.g. holder and
-	// expires_at of already_claimed; expected and actual of
-	// version_mismatch); the CLI prints it in the JSON error envelope.
-	Data map[string]any
+// refused is a mutation refused by a decision or a kernel rule (an errs.No
+// error, exit 1: a closed gate, a lost lease, an open blocking gate) with
+// code and message; data carries the refusal's facts for scripts (e.g.
+// holder and expires_at of already_claimed; expected and actual of
+// version_mismatch), printed in the JSON error envelope.
+func refused(code, message string, data map[string]any) *errs.Error {
+	e := errs.New(errs.No, code, message)
+	if data != nil {
+		e.Data = data
+	}
+	return e
 }
-
-// Error implements error.
-func (e *RefusedError) Error() string { return e.Message }
 
 // IsNotFound reports whether err says a record does not exist.
 func IsNotFound(err error) bool { return errors.Is(err, kernel.ErrNotFound) }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -206,8 +207,8 @@ func TestFinish_StaleHolderIsRefusedLeaseLost(t *testing.T) {
 		t.Fatalf("lease did not advance: %+v → %+v", st.Todo.Lease, st2.Todo.Lease)
 	}
 	_, err = e.FinishRound(context.Background(), st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress})
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "lease_lost" {
+	var re *errs.Error
+	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "lease_lost" {
 		t.Fatalf("stale finish: %v", err)
 	}
 	if d := decide(t, e, "a1"); d.Quota.Rounds.Used != 0 {
@@ -237,8 +238,7 @@ func TestShouldRun_FailsClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
-		var se *kernel.StoreError
-		if !errors.As(err, &se) || d.Verdict != "deny" || !d.HasReason("store_error") {
+		if !kernel.IsStoreError(err) || d.Verdict != "deny" || !d.HasReason("store_error") {
 			t.Fatalf("err %v, decision %s %+v", err, d.Verdict, d.Reasons)
 		}
 	})
@@ -290,13 +290,13 @@ func TestAnswerGate_Refusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := e.AnswerGate(c.in)
-			var re *RefusedError
-			var ue *UsageError
+			var re *errs.Error
+			var ue *errs.Error
 			code := ""
 			switch {
-			case errors.As(err, &re):
+			case errs.IsKind(err, errs.No) && errors.As(err, &re):
 				code = re.Code
-			case errors.As(err, &ue):
+			case errs.IsKind(err, errs.Usage) && errors.As(err, &ue):
 				code = ue.Code
 			}
 			if code != c.code {
@@ -308,8 +308,8 @@ func TestAnswerGate_Refusals(t *testing.T) {
 		t.Fatalf("a peer answerer: %v", err)
 	}
 	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)})
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "gate_closed" {
+	var re *errs.Error
+	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "gate_closed" {
 		t.Fatalf("answering a closed gate: %v", err)
 	}
 }
@@ -354,8 +354,8 @@ func TestC20_BypassedHookStillCannotRecordProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	isViolation := func(err error) bool {
-		var re *RefusedError
-		return errors.As(err, &re) && re.Code == "gate_violation" && re.Gate == g.ID
+		var re *errs.Error
+		return errs.IsKind(err, errs.No) && errors.As(err, &re) && re.Code == "gate_violation" && errors.Is(err, gateRef(g.ID))
 	}
 	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); !isViolation(err) {
 		t.Fatalf("finish progress: %v", err)

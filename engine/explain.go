@@ -70,7 +70,7 @@ type Explanation struct {
 // and re-decides its request now — the logged input keeps the request, not
 // the kernel snapshot, so the re-run reads the current state — with OPA's
 // tracer on. It reports the revisions that changed since and whether the
-// re-run decides the same. Errors: an unknown id is a *UsageError
+// re-run decides the same. Errors: an unknown id is an errs.Usage error
 // (unknown_decision); a re-run on an unusable store still returns the
 // fail-closed explanation together with the store error.
 func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // TestLog_RotatesBySizeAndReadsAcrossFiles: a decision that would grow
@@ -80,8 +81,8 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	if err != nil || LoggedDecision(le).Verdict != "run" || le.Input.Agent != "a1" {
 		t.Fatalf("FindDecision in the rotated file = %s, %v", le.Result, err)
 	}
-	var ue *UsageError
-	if _, err := e.FindDecision("01NOPE"); !errors.As(err, &ue) || ue.Code != "unknown_decision" {
+	var ue *errs.Error
+	if _, err := e.FindDecision("01NOPE"); !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) || ue.Code != "unknown_decision" {
 		t.Fatalf("unknown id: %v", err)
 	}
 }

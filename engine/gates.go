@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
@@ -36,7 +36,7 @@ type GateInput struct {
 	By string
 }
 
-// RaiseGate validates and stores a runtime gate. Errors: *UsageError for an
+// RaiseGate validates and stores a runtime gate. Errors: errs.Usage for an
 // unknown goal/todo/agent, an empty question, or on_expiry not an option.
 func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	var g kernel.Gate
@@ -141,8 +141,8 @@ type AnswerInput struct {
 // records it, and records it only on allow: the gate's status becomes the
 // option, with the answer and a gate.answered event. The decision is
 // logged. Refused and never recorded (each refusal audited as
-// gate.answer_refused): *UsageError unknown_gate, unknown_option, and
-// policy_error for a user policy that does not compile; *RefusedError
+// gate.answer_refused): errs.Usage unknown_gate, unknown_option, and
+// policy_error for a user policy that does not compile; errs.No
 // with the decision's first reason otherwise (gate_closed, not_answerer,
 // self_answer_forbidden, confirmation_required, confirmation_pending,
 // confirmation_mismatch, bad_channel, demo_only, a user policy's deny).
@@ -193,7 +193,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 
 // DecideAnswer decides an answer without recording it (a preview: `loopx
 // decide gate-answer`, and `loopx gate answer` before it asks a person to
-// type a confirmation) and logs the decision. Errors: *UsageError
+// type a confirmation) and logs the decision. Errors: errs.Usage
 // unknown_gate; store errors.
 func (e *Engine) DecideAnswer(ctx context.Context, in AnswerInput) (Decision, error) {
 	e.prepareAll(ctx, "gate_answer")
@@ -245,7 +245,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 // (`loopx doctor --accept-store`) may run through channel ch: the rule
 // data.loopx.gate.repair, compiled with the built-in bundle only (no user
 // policy takes part, so a broken one cannot lock the human out). It
-// returns nil when allowed, else a *RefusedError with the first reason.
+// returns nil when allowed, else an errs.No refusal with the first reason.
 func (e *Engine) RepairAllowed(ctx context.Context, ch Channel) error {
 	pq, err := e.compileRef(ctx, "data.loopx.gate.repair", "gate", nil)
 	if err != nil {
@@ -287,7 +287,7 @@ func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
 	return out, err
 }
 
-// Gate returns one gate. Errors: *UsageError unknown_gate.
+// Gate returns one gate. Errors: errs.Usage unknown_gate.
 func (e *Engine) Gate(id string) (kernel.Gate, error) {
 	var g kernel.Gate
 	if err := e.update(func(tx *kernel.Tx) error { return nil }); err != nil {
@@ -312,14 +312,14 @@ func btoi(b bool) int {
 }
 
 // AuditAnswerRefusal appends a gate.answer_refused event when err is a
-// refusal (*RefusedError) of an answer to gate by actor, in its own
+// refusal (errs.No) of an answer to gate by actor, in its own
 // transaction: every refused attempt to answer a gate — by a peer that is
 // not an answerer, by the agent that raised it, from inside a round, from
 // a process descending from a round, without a terminal — stays visible
 // in the audit log. Other errors are ignored.
 func (e *Engine) AuditAnswerRefusal(gate, actor string, err error) {
-	var re *RefusedError
-	if !errors.As(err, &re) {
+	re := errs.As(err)
+	if re == nil || re.Kind != errs.No {
 		return
 	}
 	if actor == "" {

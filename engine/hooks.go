@@ -154,7 +154,7 @@ func (e *Engine) displayPath(path string) string {
 // hook will decide for is declared in the spec (agents.<agent>), with the
 // installed host, and — when goal is given and lists its agents — on that
 // goal. Otherwise the hook would deny every call (unknown_agent): the
-// error (a *UsageError, exit 2) says what to add to the spec.
+// error (an errs.Usage error, exit 2) says what to add to the spec.
 func (e *Engine) RequireHookAgent(host, goal, agent string) error {
 	if e.specErr != nil {
 		return e.specErr

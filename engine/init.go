@@ -42,7 +42,7 @@ type InitResult struct {
 
 // Init scaffolds loopx/loopx.cue (unless it exists), creates .loopx/ with
 // an empty store, and adds .loopx/ to .gitignore when dir is inside a git
-// repository. It works outside git too. Errors: *UsageError for an unknown
+// repository. It works outside git too. Errors: errs.Usage for an unknown
 // preset or a goal without an objective; the scaffold's spec errors.
 func Init(o InitOptions) (InitResult, error) {
 	var res InitResult

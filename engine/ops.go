@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -29,7 +28,7 @@ type TodoInput struct {
 }
 
 // ParsePriority reads a todo priority written P0 (most urgent) to P4
-// (case-insensitive) and returns 0..4. Errors: *UsageError bad_priority.
+// (case-insensitive) and returns 0..4. Errors: errs.Usage bad_priority.
 func ParsePriority(s string) (int, error) {
 	s = strings.ToUpper(strings.TrimSpace(s))
 	if len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '4' {
@@ -40,7 +39,7 @@ func ParsePriority(s string) (int, error) {
 
 var todoKinds = []string{kernel.KindTask, kernel.KindMonitor, kernel.KindGate, kernel.KindAction}
 
-// AddTodo validates and stores a todo. Errors: *UsageError for an unknown
+// AddTodo validates and stores a todo. Errors: errs.Usage for an unknown
 // goal, kind, dependency, or a monitor without a cadence.
 func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	var out kernel.Todo
@@ -88,7 +87,7 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	return out, err
 }
 
-// Todo returns one todo. Errors: *UsageError unknown_todo.
+// Todo returns one todo. Errors: errs.Usage unknown_todo.
 func (e *Engine) Todo(id string) (kernel.Todo, error) {
 	var t kernel.Todo
 	err := e.view(func(tx *kernel.Tx) error {
@@ -135,7 +134,7 @@ func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
 }
 
 // SetTodoStatus marks a todo done, blocked, cancelled or open again, with a
-// note, releasing any lease. Errors: *UsageError unknown_todo / bad_status.
+// note, releasing any lease. Errors: errs.Usage unknown_todo / bad_status.
 func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, error) {
 	var t kernel.Todo
 	if !slices.Contains([]string{kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled, kernel.TodoOpen}, status) {
@@ -181,10 +180,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 			Data: map[string]any{"from": old}})
 	})
 	e.logClaim(cd)
-	var re *RefusedError
-	if errors.As(err, &re) {
-		e.recordViolation(t.Goal, actor, re, map[string]any{"mutation": todoEventKind(status), "todo": id})
-	}
+	e.recordViolation(t.Goal, actor, err, map[string]any{"mutation": todoEventKind(status), "todo": id})
 	return t, err
 }
 
@@ -233,10 +229,7 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 		return err
 	})
 	e.logClaim(cd)
-	var re *RefusedError
-	if errors.As(err, &re) {
-		e.recordViolation(ev.Goal, ev.By, re, map[string]any{"mutation": "evidence.add", "action": ev.Action})
-	}
+	e.recordViolation(ev.Goal, ev.By, err, map[string]any{"mutation": "evidence.add", "action": ev.Action})
 	return ev, err
 }
 
@@ -335,7 +328,7 @@ func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 	return out, err
 }
 
-// Round returns one round. Errors: *UsageError unknown_round.
+// Round returns one round. Errors: errs.Usage unknown_round.
 func (e *Engine) Round(id string) (kernel.Round, error) {
 	var r kernel.Round
 	err := e.view(func(tx *kernel.Tx) error {
@@ -423,7 +416,7 @@ func todoEventKind(status string) string {
 
 // goalsIn returns [goal] when the spec declares it, or every spec goal for
 // "". Errors: the spec's error (a broken spec must not read as "nothing
-// here"), *UsageError for an unknown goal.
+// here"), errs.Usage for an unknown goal.
 func (e *Engine) goalsIn(goal string) ([]string, error) {
 	if goal != "" {
 		return []string{goal}, e.RequireGoal(goal)

@@ -79,7 +79,7 @@ func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]HeldLease, error) {
 
 // Handoffs returns the handoffs of goal ("" = every spec goal), oldest
 // first (by creation instant, then goal and store order). Errors:
-// *UsageError for an unknown goal.
+// errs.Usage for an unknown goal.
 func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
 	goals := e.GoalIDs()
 	if goal != "" {

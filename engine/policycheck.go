@@ -87,9 +87,8 @@ func parseProblems(path string, err error) []PolicyProblem {
 }
 
 func problemOf(err error) PolicyProblem {
-	var pe *PolicyError
-	if errors.As(err, &pe) {
-		return PolicyProblem{File: pe.File, Row: pe.Row, Col: pe.Col, Code: pe.Code, Message: pe.Message}
+	if pe := asPolicyError(err); pe != nil {
+		return PolicyProblem{File: pe.Location.File, Row: pe.Location.Line, Col: pe.Location.Col, Code: pe.Code, Message: pe.Message}
 	}
 	return PolicyProblem{Code: "policy_error", Message: err.Error()}
 }

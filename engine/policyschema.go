@@ -159,7 +159,7 @@ package %s
 
 // PolicySchema returns the JSON schema (draft-07) that policies are
 // type-checked with: the input of query name ("should_run", "permission")
-// or, for SpecSchemaName, data.loopx.spec. Errors: *UsageError
+// or, for SpecSchemaName, data.loopx.spec. Errors: errs.Usage
 // (unknown_schema) for any other name.
 func PolicySchema(name string) ([]byte, error) {
 	ps := loadSchemas()

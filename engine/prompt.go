@@ -54,7 +54,7 @@ type Prompt struct {
 // open gates with their questions, the scope rules, the latest handoff,
 // fresh evidence (not older than evidence.stale_after), the remaining
 // quota and the exact loopx commands to report back. It is at most
-// MaxChars characters unless Full. Errors: *UsageError for an unknown
+// MaxChars characters unless Full. Errors: errs.Usage for an unknown
 // goal, the spec's errors, store errors.
 func (e *Engine) Prompt(ctx context.Context, o PromptOptions) (Prompt, error) {
 	p := Prompt{Goal: o.Goal, Agent: o.Agent}

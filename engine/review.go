@@ -86,7 +86,7 @@ type Review struct {
 // the denials hooks spooled, as every writer does) unless o.Mark: then it
 // records a review.generated event so that the next review starts where
 // this one ended. Errors:
-// *UsageError for an unknown goal, store errors.
+// errs.Usage for an unknown goal, store errors.
 func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	rv := Review{Goal: o.Goal}
 	if err := e.RequireGoal(o.Goal); err != nil {

@@ -10,16 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
 func refusedCode(err error) string {
-	var re *RefusedError
-	var ue *UsageError
+	var re *errs.Error
+	var ue *errs.Error
 	switch {
-	case errors.As(err, &re):
+	case errs.IsKind(err, errs.No) && errors.As(err, &re):
 		return re.Code
-	case errors.As(err, &ue):
+	case errs.IsKind(err, errs.Usage) && errors.As(err, &ue):
 		return ue.Code
 	}
 	return ""
@@ -101,8 +102,7 @@ func TestStore_EmptyFileIsRefusedNotReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
-	var se *kernel.StoreError
-	if !errors.As(err, &se) || d.Verdict != "deny" || d.Quota != nil {
+	if !kernel.IsStoreError(err) || d.Verdict != "deny" || d.Quota != nil {
 		t.Fatalf("empty store: err %v, decision %s quota %+v", err, d.Verdict, d.Quota)
 	}
 }

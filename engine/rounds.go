@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -26,7 +26,7 @@ type StartResult struct {
 
 // StartRound decides should_run for (goal, agent) and, on "run", claims the
 // selected todo and opens a round in one transaction. At the stall limit it
-// raises the stall gate. Errors: *UsageError for an unknown goal, the
+// raises the stall gate. Errors: errs.Usage for an unknown goal, the
 // spec's errors, store errors.
 func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResult, error) {
 	var res StartResult
@@ -56,7 +56,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		if d.Verdict == "wait_human" {
 			for _, r := range d.Reasons {
 				if r.Code == "gate_open" {
-					e.recordViolation(goal, agent, &RefusedError{Code: "gate_violation", Gate: gateIDFromRef(r.Ref), Message: "round start refused: " + r.Message},
+					e.recordViolation(goal, agent, gateViolation(gateIDFromRef(r.Ref), "round start refused: "+r.Message, nil),
 						map[string]any{"mutation": "round.start"})
 					break
 				}
@@ -104,10 +104,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		return nil
 	})
 	e.logClaim(cd)
-	var re *RefusedError
-	if errors.As(err, &re) {
-		e.recordViolation(goal, agent, re, map[string]any{"mutation": "round.start", "todo": d.Todo.ID})
-	}
+	e.recordViolation(goal, agent, err, map[string]any{"mutation": "round.start", "todo": d.Todo.ID})
 	return res, err
 }
 
@@ -244,7 +241,7 @@ func Charged(outcome string) bool {
 // FinishRound settles a round in ONE transaction: outcome, evidence,
 // handoff, todo status, lease release, ledger entry (charge for progress
 // and failed, a zero entry otherwise) and, at the stall limit, the stall
-// gate. Errors: *UsageError (unknown round, bad outcome), *RefusedError
+// gate. Errors: errs.Usage (unknown round, bad outcome), errs.No
 // (lease_lost, not_round_agent).
 func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequest) (Receipt, error) {
 	var rc Receipt
@@ -269,7 +266,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 			return e.storedReceipt(tx, r, &rc)
 		}
 		if req.Agent != "" && req.Agent != r.Agent {
-			return &RefusedError{Code: "not_round_agent", Message: fmt.Sprintf("round %s belongs to agent %s, not %s", r.ID, r.Agent, req.Agent)}
+			return refused("not_round_agent", fmt.Sprintf("round %s belongs to agent %s, not %s", r.ID, r.Agent, req.Agent), nil)
 		}
 		var t *kernel.Todo
 		if r.Todo != "" {
@@ -291,7 +288,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		if !slices.Contains(outcomes, outcome) {
 			return Usagef("bad_outcome", "outcome %q is not one of %v", outcome, outcomes)
 		}
-		var lost *RefusedError
+		var lost *errs.Error
 		switch {
 		case t != nil && (t.Lease == nil || t.Lease.Released || t.Lease.Holder != r.Agent || t.Lease.Round != r.ID):
 			holder := "nobody (released)"
@@ -301,10 +298,9 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 					holder += " in round " + t.Lease.Round
 				}
 			}
-			lost = &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder)}
+			lost = refused("lease_lost", fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder), nil)
 		case t != nil && !t.Lease.LiveAt(now):
-			lost = &RefusedError{Code: "lease_lost", Message: fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, rfc(t.Lease.ExpiresAt)),
-				Data: map[string]any{"todo": t.ID, "expires_at": rfc(t.Lease.ExpiresAt), "version": t.Lease.Version}}
+			lost = refused("lease_lost", fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, rfc(t.Lease.ExpiresAt)), map[string]any{"todo": t.ID, "expires_at": rfc(t.Lease.ExpiresAt), "version": t.Lease.Version})
 		}
 		if lost != nil {
 			if Charged(outcome) || req.Done {
@@ -316,8 +312,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 			req.Summary = strings.TrimSpace(req.Summary + " (lease lost: todo left as it is)")
 		}
 		if t != nil && req.ExpectedVersion != 0 && t.Lease.Version != req.ExpectedVersion {
-			return &RefusedError{Code: "version_mismatch", Message: fmt.Sprintf("todo %s: expected lease version %d, actual %d: nothing recorded", t.ID, req.ExpectedVersion, t.Lease.Version),
-				Data: map[string]any{"todo": t.ID, "expected": req.ExpectedVersion, "actual": t.Lease.Version}}
+			return refused("version_mismatch", fmt.Sprintf("todo %s: expected lease version %d, actual %d: nothing recorded", t.ID, req.ExpectedVersion, t.Lease.Version), map[string]any{"todo": t.ID, "expected": req.ExpectedVersion, "actual": t.Lease.Version})
 		}
 		charged := Charged(outcome)
 		if charged || req.Done {
@@ -407,10 +402,9 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		return e.maybeStall(tx, r.Goal, &rc)
 	})
 	e.logClaim(cd)
-	var re *RefusedError
-	if errors.As(err, &re) && re.Code == "gate_violation" {
+	if _, ok := violatedGate(err); ok {
 		r, _ := e.Round(roundID)
-		e.recordViolation(r.Goal, r.Agent, re, map[string]any{"mutation": "round.finish", "round": roundID, "outcome": req.Outcome})
+		e.recordViolation(r.Goal, r.Agent, err, map[string]any{"mutation": "round.finish", "round": roundID, "outcome": req.Outcome})
 	}
 	return rc, err
 }
@@ -482,7 +476,7 @@ func (e *Engine) storedReceipt(tx *kernel.Tx, r kernel.Round, rc *Receipt) error
 }
 
 // RequireGoal returns nil when the spec declares goal; the spec's error
-// when the spec is broken; a *UsageError naming the goal otherwise.
+// when the spec is broken; an errs.Usage error naming the goal otherwise.
 func (e *Engine) RequireGoal(goal string) error {
 	if e.specErr != nil {
 		return e.specErr
@@ -525,8 +519,8 @@ func (e *Engine) settleOpenRounds(tx *kernel.Tx, goal, agent string) error {
 		}
 		if r.Todo != "" {
 			if t, err := tx.Todo(r.Todo); err == nil && t.Lease.LiveAt(now) && t.Lease.Round == r.ID && t.Lease.Holder == agent {
-				return &RefusedError{Code: "round_open", Message: fmt.Sprintf("agent %s already has round %s open on todo %s (lease until %s): finish it first (loopx round finish %s --outcome …)",
-					agent, r.ID, r.Todo, rfc(t.Lease.ExpiresAt), r.ID), Data: map[string]any{"round": r.ID, "todo": r.Todo}}
+				return refused("round_open", fmt.Sprintf("agent %s already has round %s open on todo %s (lease until %s): finish it first (loopx round finish %s --outcome …)",
+					agent, r.ID, r.Todo, rfc(t.Lease.ExpiresAt), r.ID), map[string]any{"round": r.ID, "todo": r.Todo})
 			}
 		}
 		r.Status, r.FinishedAt, r.Summary = kernel.RoundAbandoned, now, "abandoned: its lease expired or moved before it finished"
@@ -551,7 +545,7 @@ func (e *Engine) roundLeaseTTL() time.Duration {
 }
 
 // CheckLeaseTTL validates a lease TTL flag (0 = the default). Errors: a
-// *UsageError (bad_ttl) outside MinLeaseTTL..MaxLeaseTTL.
+// errs.Usage (bad_ttl) outside MinLeaseTTL..MaxLeaseTTL.
 func CheckLeaseTTL(ttl time.Duration) error {
 	if ttl == 0 {
 		return nil

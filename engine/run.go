@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -46,7 +47,7 @@ type RunResult struct {
 // own outcome, which Run then respects). Otherwise the outcome is derived:
 // a non-zero exit is failed; exit 0 with a change to the work tree or the
 // goal's state is progress and marks the todo done; exit 0 with no change
-// is no_change. Errors: a command that cannot start is a *UsageError (the
+// is no_change. Errors: a command that cannot start is an errs.Usage error (the
 // round is finished preflight_failed, not charged); context cancellation
 // finishes the current round failed and returns ctx.Err().
 func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
@@ -197,8 +198,7 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 		}
 		rc.Gate = g
 	}
-	var re *RefusedError
-	if errors.As(err, &re) && re.Code == "gate_violation" {
+	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "gate_violation" {
 		// A gate opened while the command ran: its work is not recorded as
 		// progress nor charged; the round still ends and frees its todo.
 		req.Outcome, req.Done = kernel.OutcomeNoChange, false
@@ -235,7 +235,7 @@ func (e *Engine) writePrompt(st StartResult) (string, error) { return e.writeRou
 // scanIncomplete fails round r because the change scan could not see
 // everything (why): the round is finished failed (charged), a
 // scope_violation.scan_incomplete event is audited (loopx review lists it), and Run
-// stops with a *RefusedError change_scan_incomplete.
+// stops with an errs.No refusal change_scan_incomplete.
 func (e *Engine) scanIncomplete(ctx context.Context, r *kernel.Round, why string) (*Receipt, error) {
 	req := FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
 	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
@@ -247,5 +247,5 @@ func (e *Engine) scanIncomplete(ctx context.Context, r *kernel.Round, why string
 	}); err != nil {
 		return &rc, err
 	}
-	return &rc, &RefusedError{Code: "change_scan_incomplete", Message: fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why)}
+	return &rc, refused("change_scan_incomplete", fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why), nil)
 }

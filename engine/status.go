@@ -37,7 +37,7 @@ type Status struct {
 }
 
 // Status summarises every spec goal (or only goal) from one read
-// transaction. Errors: the spec's errors, *UsageError for an unknown goal,
+// transaction. Errors: the spec's errors, errs.Usage for an unknown goal,
 // store errors.
 func (e *Engine) Status(goal string) (Status, error) {
 	st := Status{Root: e.root, Goals: []GoalStatus{}}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -45,26 +46,25 @@ type UserModule struct {
 	Test bool
 }
 
-// PolicyError is a user policy that cannot be used: it does not parse, it
-// declares a package outside loopx.user.*, or one no query consults (case
-// C14). Decisions deny with code policy_error while it stands.
-type PolicyError struct {
-	File     string
-	Row, Col int
-	Code     string
-	Message  string
+// policyError is the error of a user policy that cannot be used (an
+// errs.Input error, exit 2, at file:row:col): it does not parse (code
+// policy_error), declares a package outside loopx.user.* (policy_error),
+// or one no query consults (policy_unreachable, case C14). Decisions deny
+// with code policy_error while it stands.
+func policyError(file string, row, col int, code, message string) *errs.Error {
+	return &errs.Error{Kind: errs.Input, Code: code, Message: message, Location: errs.Location{File: file, Line: row, Col: col}}
 }
 
-// Error implements error.
-func (e *PolicyError) Error() string {
-	if e.File == "" {
-		return e.Message
+// asPolicyError is the policyError in err's chain, nil when there is none.
+func asPolicyError(err error) *errs.Error {
+	if pe := errs.As(err); pe != nil && pe.Kind == errs.Input && (pe.Code == "policy_error" || pe.Code == "policy_unreachable") && pe.Location.File != "" {
+		return pe
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Row, e.Col, e.Message)
+	return nil
 }
 
 // UserModules reads the project's user policies and tests, sorted by path.
-// Errors: *PolicyError for a file that does not parse or declares a package
+// Errors: a policyError for a file that does not parse or declares a package
 // loopx does not allow; I/O errors.
 func (e *Engine) UserModules() ([]UserModule, error) {
 	if e.userLoaded {
@@ -120,14 +120,14 @@ func walkUserModules(root string, fn func(m UserModule, parsed *ast.Module, pars
 	})
 }
 
-// parseError turns OPA's parse errors into a positioned *PolicyError.
+// parseError turns OPA's parse errors into a positioned policyError.
 func parseError(path string, err error) error {
-	var errs ast.Errors
-	if errors.As(err, &errs) && len(errs) > 0 && errs[0].Location != nil {
-		l := errs[0].Location
-		return &PolicyError{File: path, Row: l.Row, Col: l.Col, Code: "policy_error", Message: errs[0].Message}
+	var aerrs ast.Errors
+	if errors.As(err, &aerrs) && len(aerrs) > 0 && aerrs[0].Location != nil {
+		l := aerrs[0].Location
+		return policyError(path, l.Row, l.Col, "policy_error", aerrs[0].Message)
 	}
-	return &PolicyError{File: path, Row: 1, Col: 1, Code: "policy_error", Message: err.Error()}
+	return policyError(path, 1, 1, "policy_error", err.Error())
 }
 
 // checkUserPackage refuses packages outside loopx.user.* (they would merge
@@ -144,8 +144,8 @@ func checkUserPackage(m UserModule, parsed *ast.Module) error {
 		return nil // tests may live in any package
 	}
 	if !strings.HasPrefix(m.Package, UserPackagePrefix) {
-		return &PolicyError{File: m.Path, Row: row, Col: col, Code: "policy_error",
-			Message: fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, UserPackagePrefix, strings.Join(UserQueries, ", "))}
+		return policyError(m.Path, row, col, "policy_error",
+			fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, UserPackagePrefix, strings.Join(UserQueries, ", ")))
 	}
 	if m.Test {
 		return nil
@@ -160,9 +160,9 @@ func checkUserPackage(m UserModule, parsed *ast.Module) error {
 			hint = fmt.Sprintf(" (did you mean %s%s?)", UserPackagePrefix, q)
 		}
 	}
-	return &PolicyError{File: m.Path, Row: row, Col: col, Code: "policy_unreachable",
-		Message: fmt.Sprintf("package %s is never consulted: no query reads %s%s; use one of %s<%s>, or %slib for helpers%s",
-			m.Package, UserPackagePrefix, first, UserPackagePrefix, strings.Join(UserQueries, "|"), UserPackagePrefix, hint)}
+	return policyError(m.Path, row, col, "policy_unreachable",
+		fmt.Sprintf("package %s is never consulted: no query reads %s%s; use one of %s<%s>, or %slib for helpers%s",
+			m.Package, UserPackagePrefix, first, UserPackagePrefix, strings.Join(UserQueries, "|"), UserPackagePrefix, hint))
 }
 
 // policyHash is the built-in bundle's hash combined with the user modules'.
@@ -190,11 +190,10 @@ func (e *Engine) PolicyErr() error {
 }
 
 // IsUserPolicyError reports whether err comes from the project's own
-// policies (a *PolicyError, or an OPA error located in loopx/policies/):
+// policies (a policyError, or an OPA error located in loopx/policies/):
 // an input error (exit 2), where a failing built-in policy is internal.
 func IsUserPolicyError(err error) bool {
-	var pe *PolicyError
-	if errors.As(err, &pe) {
+	if asPolicyError(err) != nil {
 		return true
 	}
 	return err != nil && strings.Contains(err.Error(), SpecDirName+"/"+UserPolicyDir+"/")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/tidwall/buntdb"
 )
 
@@ -34,18 +35,19 @@ var ErrSchemaTooNew = errors.New("state store was written by a newer loopx")
 // for longer than Options.LockTimeout.
 var ErrLockTimeout = errors.New("timed out waiting for the state lock")
 
-// StoreError says the store file is unusable (corrupt, unreadable). Callers
-// map it to exit code 3 and should_run fails closed.
-type StoreError struct {
-	Path string
-	Err  error
+// CodeStore is the code of an unusable store's error (StoreError).
+const CodeStore = "store_error"
+
+// StoreError is the error of a store file that is unusable (corrupt,
+// unreadable): an errs.Error of kind Internal (exit 3) with code
+// store_error reading "state store PATH: ERR", wrapping err. should_run
+// fails closed on it.
+func StoreError(path string, err error) error {
+	return &errs.Error{Kind: errs.Internal, Code: CodeStore, Message: fmt.Sprintf("state store %s: %v", path, err), Err: err}
 }
 
-// Error implements error.
-func (e *StoreError) Error() string { return fmt.Sprintf("state store %s: %v", e.Path, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *StoreError) Unwrap() error { return e.Err }
+// IsStoreError reports whether err is (or wraps) a StoreError.
+func IsStoreError(err error) bool { return errs.CodeOf(err) == CodeStore }
 
 // Options tune Open. The zero value is usable.
 type Options struct {
@@ -60,7 +62,7 @@ type Options struct {
 	AcceptRollback bool
 }
 
-// ErrRolledBack is returned (wrapped in a *StoreError) by Open when
+// ErrRolledBack is returned (wrapped in a StoreError) by Open when
 // state.db is missing or behind the revision this project last published
 // in state.rev: committed transactions (spent quota, answered or open
 // gates) would silently disappear. `loopx doctor --accept-store` accepts
@@ -95,7 +97,7 @@ type Store struct {
 
 // Open opens (creating if needed) the store in dir (a project's .loopx/
 // directory), after taking an exclusive flock on dir/state.lock.
-// Errors: ErrLockTimeout; *StoreError for an unreadable or corrupt file;
+// Errors: ErrLockTimeout; a StoreError for an unreadable or corrupt file;
 // ErrSchemaTooNew.
 func Open(dir string, o Options) (*Store, error) {
 	if o.Now == nil {
@@ -105,7 +107,7 @@ func Open(dir string, o Options) (*Store, error) {
 		o.LockTimeout = 30 * time.Second
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, &StoreError{Path: dir, Err: err}
+		return nil, StoreError(dir, err)
 	}
 	lk := flock.New(filepath.Join(dir, LockFile))
 	ctx, cancel := context.WithTimeout(context.Background(), o.LockTimeout)
@@ -115,7 +117,7 @@ func Open(dir string, o Options) (*Store, error) {
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, filepath.Join(dir, LockFile), o.LockTimeout)
 		}
-		return nil, &StoreError{Path: filepath.Join(dir, LockFile), Err: err}
+		return nil, StoreError(filepath.Join(dir, LockFile), err)
 	}
 	s, err := openLocked(dir, o)
 	if err != nil {
@@ -130,7 +132,7 @@ func openLocked(dir string, o Options) (*Store, error) {
 	path := filepath.Join(dir, DBFile)
 	published, _ := ReadRevFile(dir)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && published > 0 && !o.AcceptRollback {
-		return nil, &StoreError{Path: path, Err: fmt.Errorf("%w: state.db is missing, but this project reached revision %d; restore it (e.g. from %s) or run `loopx doctor --accept-store` to start over from an empty store", ErrRolledBack, published, BackupFile)}
+		return nil, StoreError(path, fmt.Errorf("%w: state.db is missing, but this project reached revision %d; restore it (e.g. from %s) or run `loopx doctor --accept-store` to start over from an empty store", ErrRolledBack, published, BackupFile))
 	}
 	var before int64 = -1
 	if fi, err := os.Stat(path); err == nil {
@@ -138,28 +140,28 @@ func openLocked(dir string, o Options) (*Store, error) {
 			// Open writes the schema version at once, so a store that exists
 			// but is empty was truncated or clobbered: refuse rather than
 			// start over with no quota spent and no gates open.
-			return nil, &StoreError{Path: path, Err: errors.New("the file is empty (truncated?); restore it from state.db.bak or a backup, or delete it to start a new store")}
+			return nil, StoreError(path, errors.New("the file is empty (truncated?); restore it from state.db.bak or a backup, or delete it to start a new store"))
 		}
 		before = fi.Size()
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, &StoreError{Path: path, Err: err}
+			return nil, StoreError(path, err)
 		}
 		f.Close()
 	}
 	db, err := buntdb.Open(path)
 	if err != nil {
-		return nil, &StoreError{Path: path, Err: err}
+		return nil, StoreError(path, err)
 	}
 	var cfg buntdb.Config
 	if err := db.ReadConfig(&cfg); err != nil {
 		db.Close()
-		return nil, &StoreError{Path: path, Err: err}
+		return nil, StoreError(path, err)
 	}
 	cfg.SyncPolicy = buntdb.Always
 	if err := db.SetConfig(cfg); err != nil {
 		db.Close()
-		return nil, &StoreError{Path: path, Err: err}
+		return nil, StoreError(path, err)
 	}
 	s := &Store{dir: dir, db: db, now: func() time.Time { return o.Now().UTC() }}
 	if before >= 0 {
@@ -174,7 +176,7 @@ func openLocked(dir string, o Options) (*Store, error) {
 	redone, err := s.redoJournal()
 	if err != nil {
 		db.Close()
-		return nil, &StoreError{Path: path, Err: err}
+		return nil, StoreError(path, err)
 	}
 	if redone && s.recovery == nil {
 		s.recovery = &Recovery{At: s.now()}
@@ -182,7 +184,7 @@ func openLocked(dir string, o Options) (*Store, error) {
 	if rev, err := s.Revision(); err == nil && published > rev {
 		if !o.AcceptRollback {
 			db.Close()
-			return nil, &StoreError{Path: path, Err: fmt.Errorf("%w: state.db is at revision %d, but this project reached revision %d (truncated, restored or replaced?); restore it, or run `loopx doctor --accept-store` to continue from revision %d", ErrRolledBack, rev, published, rev)}
+			return nil, StoreError(path, fmt.Errorf("%w: state.db is at revision %d, but this project reached revision %d (truncated, restored or replaced?); restore it, or run `loopx doctor --accept-store` to continue from revision %d", ErrRolledBack, rev, published, rev))
 		}
 		publishRev(dir, rev)
 		if s.recovery == nil {
@@ -221,7 +223,7 @@ func (s *Store) checkSchema() error {
 		return err
 	})
 	if err != nil {
-		return &StoreError{Path: s.Path(), Err: fmt.Errorf("reading schema version: %w", err)}
+		return StoreError(s.Path(), fmt.Errorf("reading schema version: %w", err))
 	}
 	if v > SchemaVersion {
 		return fmt.Errorf("%w: %s has schema %d, this loopx reads up to %d; upgrade loopx", ErrSchemaTooNew, s.Path(), v, SchemaVersion)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
@@ -126,9 +128,8 @@ func TestOpen_CorruptFileIsStoreError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Open(dir, Options{LockTimeout: time.Second})
-	var se *StoreError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), DBFile) {
-		t.Fatalf("err = %v, want a *StoreError naming the file", err)
+	if !IsStoreError(err) || errs.Exit(err) != errs.ExitInternal || !strings.Contains(err.Error(), DBFile) {
+		t.Fatalf("err = %v, want a StoreError naming the file", err)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -57,15 +58,15 @@ type Options struct {
 }
 
 // as is the agent a call that names agent acts as: the session's bound
-// agent. Errors: *engine.RefusedError agent_mismatch or unbound_session.
+// agent. Errors: errs.No agent_mismatch or unbound_session.
 func (o Options) as(agent string) (string, error) {
 	switch {
 	case o.Agent == "" && agent != "":
-		return "", &engine.RefusedError{Code: "unbound_session", Message: fmt.Sprintf(
-			"this MCP session is bound to no agent, so it cannot act as %q: start it with `loopx mcp --agent %s` from that agent's host", agent, agent)}
+		return "", errs.New(errs.No, "unbound_session", fmt.Sprintf(
+			"this MCP session is bound to no agent, so it cannot act as %q: start it with `loopx mcp --agent %s` from that agent's host", agent, agent))
 	case agent != "" && agent != o.Agent:
-		return "", &engine.RefusedError{Code: "agent_mismatch", Message: fmt.Sprintf(
-			"this MCP session acts as agent %s (bound at start): it cannot act as %q", o.Agent, agent)}
+		return "", errs.New(errs.No, "agent_mismatch", fmt.Sprintf(
+			"this MCP session acts as agent %s (bound at start): it cannot act as %q", o.Agent, agent))
 	}
 	return o.Agent, nil
 }
@@ -81,7 +82,7 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 }
 
 // New returns loopx's MCP server with the tools o selects. Errors:
-// *engine.UsageError unknown_tool (an unknown name) or no_tools.
+// errs.Usage unknown_tool (an unknown name) or no_tools.
 func New(o Options) (*mcp.Server, error) {
 	names, err := selectTools(o.Tools)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -288,7 +289,7 @@ func TestMCPTools_DefaultSetIsSmall(t *testing.T) {
 			t.Errorf("tools %v: served %v, want %v", tc.tools, names, tc.want)
 		}
 	}
-	var ue *engine.UsageError
+	var ue *errs.Error
 	for _, tc := range []struct {
 		tools []string
 		code  string
@@ -297,7 +298,7 @@ func TestMCPTools_DefaultSetIsSmall(t *testing.T) {
 		{[]string{}, "no_tools"},
 		{[]string{" ", ""}, "no_tools"},
 	} {
-		if _, err := New(Options{Tools: tc.tools}); !errors.As(err, &ue) || ue.Code != tc.code {
+		if _, err := New(Options{Tools: tc.tools}); !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) || ue.Code != tc.code {
 			t.Errorf("tools %q: %v, want %s", tc.tools, err, tc.code)
 		}
 	}
@@ -321,8 +322,8 @@ func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
 				oo.Agent = "a1"
 			}
 			_, err := oo.as(tc.agent)
-			var re *engine.RefusedError
-			if !errors.As(err, &re) || re.Code != tc.code {
+			var re *errs.Error
+			if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != tc.code {
 				t.Fatalf("as(%q) = %v, want %s", tc.agent, err, tc.code)
 			}
 		})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -184,7 +185,7 @@ type roundResult struct {
 }
 
 // New prepares a watcher for the project at o.Root: it loads the spec and
-// checks the user policies once. Errors: a *engine.UsageError (exit 2) when
+// checks the user policies once. Errors: an errs.Usage error (exit 2) when
 // the project has no spec (its message names the path), a goal that is not
 // in the spec, user policies that do not compile, or Exec without Goal and
 // Agent; the spec's specs.Errors when it does not validate.
@@ -762,11 +763,10 @@ func (w *Watcher) roundFinished(ctx context.Context, r roundResult) {
 			w.o.OnRound(rc)
 		}
 	}
-	var ue *engine.UsageError
 	stalled := false
 	switch {
 	case errors.Is(r.err, context.Canceled), errors.Is(r.err, context.DeadlineExceeded):
-	case errors.As(r.err, &ue):
+	case errs.IsKind(r.err, errs.Usage):
 		w.fatal = r.err
 		return
 	case r.err != nil:

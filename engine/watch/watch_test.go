@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -515,8 +516,8 @@ func TestExec_CommandThatCannotStartStopsTheWatch(t *testing.T) {
 	p.addTodo(t, "first")
 	r := start(t, p, Options{Agent: "a1", Exec: []string{filepath.Join(p.root, "no-such-agent")}})
 	err := next(t, r.done, "the watcher to stop")
-	var ue *engine.UsageError
-	if !errors.As(err, &ue) {
+	var ue *errs.Error
+	if !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) {
 		t.Fatalf("Run = %v, want a usage error", err)
 	}
 	if rc := next(t, r.receipts, "the receipt"); rc.Round.Outcome != kernel.OutcomePreflightFailed || rc.Charged {
@@ -548,15 +549,15 @@ func (w *signalWriter) Write(b []byte) (int, error) {
 func TestNew_Refusals(t *testing.T) {
 	root := t.TempDir()
 	_, err := New(Options{Root: root})
-	var ue *engine.UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), filepath.Join(root, "loopx")) {
+	var ue *errs.Error
+	if !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) || !strings.Contains(err.Error(), filepath.Join(root, "loopx")) {
 		t.Fatalf("no spec: %v", err)
 	}
 	p := newProject(t, spec("5", "0s"))
-	if _, err := New(Options{Root: p.root, Exec: []string{"true"}}); !errors.As(err, &ue) {
+	if _, err := New(Options{Root: p.root, Exec: []string{"true"}}); !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) {
 		t.Fatalf("exec without pair: %v", err)
 	}
-	if _, err := New(Options{Root: p.root, Goal: "nope"}); !errors.As(err, &ue) {
+	if _, err := New(Options{Root: p.root, Goal: "nope"}); !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) {
 		t.Fatalf("unknown goal: %v", err)
 	}
 }

@@ -214,6 +214,13 @@ func As(err error) *Error {
 	return nil
 }
 
+// IsKind reports whether the first *Error in err's chain is of kind k
+// (only an *Error: see KindOf for what any error means).
+func IsKind(err error, k Kind) bool {
+	e := As(err)
+	return e != nil && e.Kind == k
+}
+
 // CodeOf is the code of the first *Error in err's chain, "" when none.
 func CodeOf(err error) string {
 	if e := As(err); e != nil {

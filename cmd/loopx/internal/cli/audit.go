@@ -106,7 +106,7 @@ agent (a loopx run runner, a process started with LOOPX_AGENT, an agent host).`,
 			// (data.loopx.gate.repair), never from an agent's process.
 			in := engine.AnswerInput{Actor: "human"}
 			if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
-				var re *engine.RefusedError
+				var re errs.No
 				if errors.As(err, &re) {
 					re.Message = "agent register is for a human: " + re.Message
 				}

@@ -35,7 +35,7 @@ func parseTTL(s string) (time.Duration, error) {
 		return 0, usagef("--ttl %q: %v", s, err)
 	}
 	if d < engine.MinLeaseTTL || d > engine.MaxLeaseTTL {
-		return 0, &engine.UsageError{Code: "bad_ttl", Message: fmt.Sprintf("--ttl %s is out of range: from 1s to 24h", s)}
+		return 0, errs.New(errs.Usage, "bad_ttl", fmt.Sprintf("--ttl %s is out of range: from 1s to 24h", s))
 	}
 	return d, nil
 }
@@ -99,7 +99,7 @@ func (a *app) leaseCmd(use, short, long, example, verb string, withTTL, withTo b
 				return err
 			}
 			if !cmd.Flags().Changed("expected-version") {
-				return &engine.UsageError{Code: "missing_expected_version", Message: "todo " + strings.Fields(use)[0] + " needs --expected-version (the lease version you hold; see loopx todo show)"}
+				return errs.New(errs.Usage, "missing_expected_version", "todo " + strings.Fields(use)[0] + " needs --expected-version (the lease version you hold; see loopx todo show)")
 			}
 			e, err := a.engine()
 			if err != nil {

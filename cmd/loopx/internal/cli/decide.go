@@ -36,7 +36,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
 			if goal == "" || agent == "" {
 				return usagef("decide should-run needs --goal and --agent")
 			}
-			var ue *engine.UsageError
+			var ue errs.Usage
 			if err := e.RequireGoal(goal); errors.As(err, &ue) {
 				return err
 			}

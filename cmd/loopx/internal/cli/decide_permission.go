@@ -72,7 +72,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
 			if err != nil {
 				return err
 			}
-			var ue *engine.UsageError
+			var ue errs.Usage
 			if err := e.RequireGoal(o.goal); errors.As(err, &ue) {
 				return err
 			}

@@ -140,8 +140,8 @@ func (a *app) hooksInstall(o hooksInstallOptions) error {
 		// restored matcher) is a human's call: an agent could re-point
 		// its own hook at an agent with more grants.
 		if who := a.agentAncestor(); who != "" {
-			return &engine.RefusedError{Code: "hooks_change_refused", Message: fmt.Sprintf(
-				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who)}
+			return errs.New(errs.No, "hooks_change_refused", fmt.Sprintf(
+				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who))
 		}
 	}
 	res := hooksInstallResult{Host: o.host, Settings: path, Agent: agent, Changes: changes, Enable: enableSteps(o.host, root)}

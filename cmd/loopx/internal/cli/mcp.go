@@ -97,18 +97,18 @@ func renderToolError(err error) (string, any) {
 
 // bindAgent is the agent an MCP session acts as: flag when given, else the
 // one agent e's caller's ancestors run as ("" when none). Errors
-// (*engine.RefusedError agent_mismatch): flag names another agent than the
+// (errs.No agent_mismatch): flag names another agent than the
 // ancestors run as, or the ancestors run as several.
 func bindAgent(e *engine.Engine, flag string) (string, error) {
 	acting := e.Acting()
 	e.Close()
 	switch {
 	case len(acting.Agents) > 1:
-		return "", &engine.RefusedError{Code: "agent_mismatch", Message: fmt.Sprintf(
-			"the processes above this server run as several agents (%s): an agent acts only as itself", strings.Join(acting.Agents, ", "))}
+		return "", errs.New(errs.No, "agent_mismatch", fmt.Sprintf(
+			"the processes above this server run as several agents (%s): an agent acts only as itself", strings.Join(acting.Agents, ", ")))
 	case flag != "" && len(acting.Agents) == 1 && acting.Agents[0] != flag:
-		return "", &engine.RefusedError{Code: "agent_mismatch", Message: fmt.Sprintf(
-			"--agent %s: this server descends from agent %s's process and may act only as %s", flag, acting.Agents[0], acting.Agents[0])}
+		return "", errs.New(errs.No, "agent_mismatch", fmt.Sprintf(
+			"--agent %s: this server descends from agent %s's process and may act only as %s", flag, acting.Agents[0], acting.Agents[0]))
 	case flag != "":
 		return flag, nil
 	case len(acting.Agents) == 1:

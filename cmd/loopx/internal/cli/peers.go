@@ -168,7 +168,7 @@ descends from an agent.`,
 				// review: a human's call (data.loopx.gate.repair).
 				in := engine.AnswerInput{Actor: "human"}
 				if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
-					var re *engine.RefusedError
+					var re errs.No
 					if errors.As(err, &re) {
 						re.Message = "review --mark is for a human: " + re.Message
 					}

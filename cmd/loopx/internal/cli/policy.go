@@ -230,7 +230,7 @@ error, an unknown query or a malformed input.`,
 				return err
 			}
 			d, _, derr := e.EvalInput(cmd.Context(), args[0], raw, goal, agent)
-			var ue *engine.UsageError
+			var ue errs.Usage
 			if errors.As(derr, &ue) {
 				return derr
 			}

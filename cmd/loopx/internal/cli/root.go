@@ -160,8 +160,8 @@ func exitCode(err error) int {
 	var (
 		ee  *exitError
 		ue  *usageError
-		eu  *engine.UsageError
-		er  *engine.RefusedError
+		eu  errs.Usage
+		er  errs.No
 		se  specs.Errors
 		kse *kernel.StoreError
 	)
@@ -217,8 +217,8 @@ func errorItems(err error, code int) []output.ErrorItem {
 		return items
 	}
 	c := map[int]string{ExitNo: "refused", ExitUsage: "usage", ExitInternal: "internal"}[code]
-	var eu *engine.UsageError
-	var er *engine.RefusedError
+	var eu errs.Usage
+	var er errs.No
 	var kse *kernel.StoreError
 	var data map[string]any
 	switch {
