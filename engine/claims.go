@@ -346,7 +346,7 @@ func checkHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allo
 			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, rfc(l.ExpiresAt)
 			msg += fmt.Sprintf(" (%s by %s)", leaseState(l, now), l.Holder)
 		}
-		return refused("version_mismatch", msg + ": nothing changed", d)
+		return refused("version_mismatch", msg+": nothing changed", d)
 	}
 	lost := func(why string) error {
 		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released})

@@ -40,10 +40,6 @@ type Options struct {
 	// tool. An unknown name, or a non-nil list naming none, is an error of
 	// New.
 	Tools []string
-	// RenderError renders a tool's error: the text for people and the JSON
-	// error envelope {"errors":[…]} (the CLI passes its own, so a tool error
-	// reads like `loopx … --json`). Nil: the message and {"code":"error"}.
-	RenderError func(error) (text string, envelope any)
 	// MaxLineBytes bounds one inbound line for Serve (0 =
 	// DefaultMaxLineBytes).
 	MaxLineBytes int
@@ -319,10 +315,10 @@ func addTool[In, Out any](s *mcp.Server, o Options, name, desc string, run func(
 			}
 			var in In
 			if err := validate(args, inResolved); err != nil {
-				return errorResult(o, engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
+				return errorResult(engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
 			}
 			if err := json.Unmarshal(args, &in); err != nil {
-				return errorResult(o, engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
+				return errorResult(engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
 			}
 			e := engine.New(o.Engine)
 			out, err := run(ctx, e, in)
@@ -330,14 +326,14 @@ func addTool[In, Out any](s *mcp.Server, o Options, name, desc string, run func(
 				err = cerr
 			}
 			if err != nil {
-				return errorResult(o, err, out), nil
+				return errorResult(err, out), nil
 			}
 			data, err := json.Marshal(out)
 			if err == nil {
 				err = validate(data, outResolved)
 			}
 			if err != nil {
-				return errorResult(o, fmt.Errorf("%s: the result does not match its output schema: %w", name, err), nil), nil
+				return errorResult(fmt.Errorf("%s: the result does not match its output schema: %w", name, err), nil), nil
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: indent(out)}},
 				StructuredContent: json.RawMessage(data)}, nil
@@ -367,20 +363,17 @@ func validate(doc []byte, r *jsonschema.Resolved) error {
 	return r.Validate(v)
 }
 
-// errorResult is a tool error: the rendered text, the JSON error envelope,
-// and, for a decision that came with its error (should_run on an unusable
-// store: a deny), that decision.
-func errorResult(o Options, err error, out any) *mcp.CallToolResult {
-	render := o.RenderError
-	if render == nil {
-		render = func(err error) (string, any) {
-			return "loopx: " + err.Error() + "\n", map[string]any{"errors": []any{map[string]any{"code": "error", "message": err.Error(), "location": nil}}}
-		}
-	}
-	text, envelope := render(err)
+// errorResult is a tool error as `loopx … --json` would print it: the
+// lines for people (errs.Lines), the JSON error envelope {"errors":[…]}
+// (errs.Envelope) and, for a decision that came with its error (should_run
+// on an unusable store: a deny), that decision.
+func errorResult(err error, out any) *mcp.CallToolResult {
 	var b strings.Builder
-	b.WriteString(text)
-	b.WriteString(indent(envelope))
+	for _, line := range errs.Lines(err) {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent(map[string]any{"errors": errs.Envelope(err)}))
 	if d, ok := out.(engine.Decision); ok && d.DecisionID != "" {
 		b.WriteString(indent(d))
 	}

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
@@ -106,8 +106,7 @@ agent (a loopx run runner, a process started with LOOPX_AGENT, an agent host).`,
 			// (data.loopx.gate.repair), never from an agent's process.
 			in := engine.AnswerInput{Actor: "human"}
 			if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
-				var re errs.No
-				if errors.As(err, &re) {
+				if re := errs.As(err); re != nil && re.Kind == errs.No {
 					re.Message = "agent register is for a human: " + re.Message
 				}
 				return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/lint"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
@@ -142,17 +143,17 @@ func (a *app) runCheck(ctx context.Context, o checkOptions) error {
 
 	// 1. The spec.
 	loaded, specErr := e.Spec()
-	var se specs.Errors
+	var se errs.List
 	switch {
 	case errors.As(specErr, &se):
 		for _, s := range se {
 			msg := s.Message
-			if s.Path != "" {
-				msg = s.Path + ": " + msg
+			if s.Location.Field != "" {
+				msg = s.Location.Field + ": " + msg
 			}
-			f := lint.Finding{Rule: "spec", Severity: lint.SeverityError, Message: msg, Ref: s.Path}
-			if s.File != "" {
-				f.Location = &lint.Location{File: s.File, Row: s.Line, Col: s.Col}
+			f := lint.Finding{Rule: "spec", Severity: lint.SeverityError, Message: msg, Ref: s.Location.Field}
+			if s.Location.File != "" {
+				f.Location = &lint.Location{File: s.Location.File, Row: s.Location.Line, Col: s.Location.Col}
 			}
 			findings = append(findings, f)
 		}
@@ -295,7 +296,7 @@ func (a *app) runCheck(ctx context.Context, o checkOptions) error {
 		renderCheck(a.stdout, rep)
 	}
 	if !rep.OK {
-		return &exitError{code: ExitNo}
+		return reported(errs.No)
 	}
 	return nil
 }

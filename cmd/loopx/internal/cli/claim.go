@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
@@ -99,7 +100,7 @@ func (a *app) leaseCmd(use, short, long, example, verb string, withTTL, withTo b
 				return err
 			}
 			if !cmd.Flags().Changed("expected-version") {
-				return errs.New(errs.Usage, "missing_expected_version", "todo " + strings.Fields(use)[0] + " needs --expected-version (the lease version you hold; see loopx todo show)")
+				return errs.New(errs.Usage, "missing_expected_version", "todo "+strings.Fields(use)[0]+" needs --expected-version (the lease version you hold; see loopx todo show)")
 			}
 			e, err := a.engine()
 			if err != nil {

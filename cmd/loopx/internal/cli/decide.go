@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/specs"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -36,8 +36,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
 			if goal == "" || agent == "" {
 				return usagef("decide should-run needs --goal and --agent")
 			}
-			var ue errs.Usage
-			if err := e.RequireGoal(goal); errors.As(err, &ue) {
+			if err := e.RequireGoal(goal); errs.IsKind(err, errs.Usage) {
 				return err
 			}
 			d, derr := e.Decide(cmd.Context(), engine.Request{Query: "should_run", Goal: goal, Agent: agent})
@@ -98,15 +97,16 @@ func short(h string) string {
 // printed decision is the one document; otherwise the store error is
 // printed too.
 func (a *app) decisionExit(e *engine.Engine, d engine.Decision, derr error) error {
-	code := exitForVerdict(d.Verdict)
-	var se specs.Errors
+	var list errs.List
 	switch {
 	case derr != nil && a.json:
-		return &exitError{code: exitCode(derr)}
+		return reported(errs.KindOf(derr))
 	case derr != nil:
-		return &exitError{code: exitCode(derr), err: derr}
-	case errors.As(e.SpecErr(), &se), engine.IsUserPolicyError(e.PolicyErr()):
-		code = ExitUsage
+		return derr
+	case errors.As(e.SpecErr(), &list), engine.IsUserPolicyError(e.PolicyErr()):
+		return reported(errs.Input)
+	case exitForVerdict(d.Verdict) != ExitOK:
+		return reported(errs.No)
 	}
-	return &exitError{code: code}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -107,7 +108,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable.`,
 // usageOnly returns err when it is a usage error (an unknown todo or gate,
 // a bad flag): no decision was taken then.
 func usageOnly(err error) error {
-	if err != nil && exitCode(err) == ExitUsage {
+	if errs.Exit(err) == ExitUsage {
 		return err
 	}
 	return nil

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"errors"
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -72,8 +72,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
 			if err != nil {
 				return err
 			}
-			var ue errs.Usage
-			if err := e.RequireGoal(o.goal); errors.As(err, &ue) {
+			if err := e.RequireGoal(o.goal); errs.IsKind(err, errs.Usage) {
 				return err
 			}
 			d, derr := e.Permission(cmd.Context(), o.goal, o.agent, engine.PermissionInput{

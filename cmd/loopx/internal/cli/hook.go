@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -152,7 +153,7 @@ func (a *app) hookArgsError(event string, err error) error {
 // hookBlock fails closed: the reason on stderr, exit 2 (the host blocks).
 func (a *app) hookBlock(err error) error {
 	fmt.Fprintf(a.stderr, "loopx hook: blocked: %v\n", err)
-	return &exitError{code: ExitUsage}
+	return reported(errs.Usage)
 }
 
 // hookSoftError reports loopx's own error on an event where blocking would

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mcpserver"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -77,22 +76,13 @@ above run as; 2 usage (no project, unknown tool); 130 interrupted.`,
 			}
 			longRunning()
 			return mcpserver.Serve(cmd.Context(), mcpserver.Options{
-				Engine: eo, Version: Version, Tools: tools, RenderError: renderToolError, Agent: bound,
+				Engine: eo, Version: Version, Tools: tools, Agent: bound,
 			}, a.stdin, a.rawStdout) // the protocol stream: JSON-RPC, encoded by the SDK
 		},
 	}
 	c.Flags().StringVar(&agent, "agent", "", "the agent this session acts as (default: the one agent the host process was started as, LOOPX_AGENT)")
 	c.Flags().StringSliceVar(&tools, "tools", nil, "the tools to serve, comma-separated, or all (default "+strings.Join(mcpserver.DefaultTools, ",")+")")
 	return c
-}
-
-// renderToolError renders an MCP tool's error as the CLI renders a command's:
-// the text for people and the --json error envelope.
-func renderToolError(err error) (string, any) {
-	items := errorItems(err, exitCode(err))
-	var b bytes.Buffer
-	output.ErrorText(&b, items)
-	return b.String(), map[string]any{"errors": items}
 }
 
 // bindAgent is the agent an MCP session acts as: flag when given, else the

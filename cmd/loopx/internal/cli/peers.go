@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
@@ -168,8 +168,7 @@ descends from an agent.`,
 				// review: a human's call (data.loopx.gate.repair).
 				in := engine.AnswerInput{Actor: "human"}
 				if err := e.RepairAllowed(cmd.Context(), answerChannel(e, &in, a.stdin)); err != nil {
-					var re errs.No
-					if errors.As(err, &re) {
+					if re := errs.As(err); re != nil && re.Kind == errs.No {
 						re.Message = "review --mark is for a human: " + re.Message
 					}
 					return err

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -110,7 +110,7 @@ problem, or (--fail-on-empty) there are no tests; 2 usage error.`,
 				fmt.Fprintln(a.stderr, "no tests found in loopx/policies/*_test.rego")
 			}
 			if !rep.OK() || (empty && failOnEmpty) {
-				return &exitError{code: ExitNo}
+				return reported(errs.No)
 			}
 			return nil
 		},
@@ -230,18 +230,17 @@ error, an unknown query or a malformed input.`,
 				return err
 			}
 			d, _, derr := e.EvalInput(cmd.Context(), args[0], raw, goal, agent)
-			var ue errs.Usage
-			if errors.As(derr, &ue) {
+			if errs.IsKind(derr, errs.Usage) {
 				return derr
 			}
 			if err := a.print(d, func(w io.Writer) { renderDecision(w, d, explain) }); err != nil {
 				return err
 			}
 			if derr != nil {
-				return &exitError{code: exitCode(derr)}
+				return reported(errs.KindOf(derr))
 			}
-			if code := exitForVerdict(d.Verdict); code != ExitOK {
-				return &exitError{code: code}
+			if exitForVerdict(d.Verdict) != ExitOK {
+				return reported(errs.No)
 			}
 			return nil
 		},

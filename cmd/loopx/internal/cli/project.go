@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
@@ -98,11 +99,12 @@ more: lint rules, policy tests, the publication scan.)`,
 			}
 			probs, err := e.CheckPolicies()
 			if len(probs) > 0 {
-				errs := make(specs.Errors, 0, len(probs))
+				list := make(errs.List, 0, len(probs))
 				for _, p := range probs {
-					errs = append(errs, specs.Error{File: p.File, Line: p.Row, Col: p.Col, Path: p.Rule, Code: p.Code, Message: p.Message})
+					list = append(list, &errs.Error{Kind: errs.Input, Code: p.Code, Message: p.Message,
+						Location: errs.Location{File: p.File, Line: p.Row, Col: p.Col, Field: p.Rule}})
 				}
-				return errs
+				return list
 			}
 			if err != nil {
 				return err
@@ -316,7 +318,7 @@ cannot lock the human out): refused (exit 1) from inside an agent round
 				return err
 			}
 			if e.SpecErr() != nil || len(bad) > 0 || len(hookProblems) > 0 || clockBehind {
-				return &exitError{code: ExitNo}
+				return reported(errs.No)
 			}
 			return nil
 		},

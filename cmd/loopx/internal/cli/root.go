@@ -16,21 +16,21 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
-	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (design §12).
+// Exit codes (design §12): errs.Exit maps every error to one.
 const (
-	ExitOK       = 0
-	ExitNo       = 1
-	ExitUsage    = 2
-	ExitInternal = 3
+	ExitOK       = errs.ExitOK
+	ExitNo       = errs.ExitNo
+	ExitUsage    = errs.ExitUsage
+	ExitInternal = errs.ExitInternal
 	// ExitInterrupted is a run stopped by SIGINT/SIGTERM (128 + SIGINT, as
 	// shells report it); the current round was recorded first.
-	ExitInterrupted = 130
+	ExitInterrupted = errs.ExitInterrupted
 )
 
 // verdictExit is the exit code of each decision verdict, for every query
@@ -81,27 +81,13 @@ type app struct {
 	onDisk bool
 }
 
-// exitError carries an exit code through cobra without printing anything
-// more (the command already printed its answer).
-type exitError struct {
-	code int
-	err  error
-}
+// usagef is a usage mistake caught by the CLI itself: an errs.Usage error
+// with code usage (exit 2).
+func usagef(format string, a ...any) error { return errs.Usagef("usage", format, a...) }
 
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError is a usage mistake caught by the CLI itself (exit 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+// reported is the error of a command that already printed its answer and
+// now exits with kind's code, printing nothing more (errs.Reported).
+func reported(kind errs.Kind) error { return errs.Reported(kind) }
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
@@ -137,6 +123,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil && !a.json && isFlagError(err) && jsonRequested(args) {
 		a.json = true // flag parsing stopped before --json was read
 	}
+	if err != nil && errs.As(err) == nil && errs.KindOf(err) == errs.Internal && isFlagError(err) {
+		err = errs.Wrap(errs.Usage, "usage", err) // cobra's own argument and flag errors
+	}
 	if a.eng != nil {
 		a.warnClockBehind()
 		if cerr := a.eng.Close(); err == nil && cerr != nil {
@@ -146,40 +135,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return ExitOK
 	}
-	var ee *exitError
-	if errors.As(err, &ee) && ee.err == nil {
-		return ee.code
+	if !errors.Is(err, errs.ErrReported) {
+		a.printError(err)
 	}
-	code := exitCode(err)
-	a.printError(err, code)
-	return code
-}
-
-// exitCode maps an error to the exit code: the one place that does.
-func exitCode(err error) int {
-	var (
-		ee  *exitError
-		ue  *usageError
-		eu  errs.Usage
-		er  errs.No
-		se  specs.Errors
-		kse *kernel.StoreError
-	)
-	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
-	case errors.As(err, &er):
-		return ExitNo
-	case errors.As(err, &ue), errors.As(err, &eu), errors.As(err, &se), errors.Is(err, os.ErrNotExist):
-		return ExitUsage
-	case errors.As(err, &kse), errors.Is(err, kernel.ErrLockTimeout), errors.Is(err, kernel.ErrSchemaTooNew):
-		return ExitInternal
-	case isFlagError(err):
-		return ExitUsage
-	}
-	return ExitInternal
+	return errs.Exit(err)
 }
 
 // jsonRequested reports whether args ask for --json before any "--".
@@ -205,50 +164,19 @@ func isFlagError(err error) bool {
 	return false
 }
 
-// errorItems turns an error into the envelope's items.
-func errorItems(err error, code int) []output.ErrorItem {
-	var se specs.Errors
-	if errors.As(err, &se) {
-		items := make([]output.ErrorItem, 0, len(se))
-		for _, e := range se {
-			items = append(items, output.ErrorItem{Code: e.Code, Message: e.Message,
-				Location: &output.Location{File: e.File, Row: e.Line, Col: e.Col, Path: e.Path}})
-		}
-		return items
-	}
-	c := map[int]string{ExitNo: "refused", ExitUsage: "usage", ExitInternal: "internal"}[code]
-	var eu errs.Usage
-	var er errs.No
-	var kse *kernel.StoreError
-	var data map[string]any
-	switch {
-	case errors.As(err, &eu):
-		c = eu.Code
-	case errors.As(err, &er):
-		c, data = er.Code, er.Data
-	case errors.As(err, &kse):
-		c = "store_error"
-	case errors.Is(err, os.ErrNotExist):
-		c = "no_project"
-	}
-	return []output.ErrorItem{{Code: c, Message: err.Error(), Data: data}}
-}
-
-func (a *app) printError(err error, code int) {
-	items := errorItems(err, code)
+// printError prints err once: the JSON error envelope on stdout under
+// --json (errs.Envelope), else its lines on stderr (errs.Lines) and, for
+// a command-line mistake, where to find the usage.
+func (a *app) printError(err error) {
 	if a.json {
-		_ = output.Errors(a.stdout, items)
+		_ = output.Errors(a.stdout, errs.Envelope(err))
 		return
 	}
-	var se specs.Errors
-	if errors.As(err, &se) {
-		for _, e := range se {
-			fmt.Fprintln(a.stderr, e.Error())
-		}
-		return
+	for _, line := range errs.Lines(err) {
+		fmt.Fprintln(a.stderr, line)
 	}
-	output.ErrorText(a.stderr, items)
-	if isFlagError(err) {
+	var list errs.List
+	if isFlagError(err) && !errors.As(err, &list) {
 		fmt.Fprintln(a.stderr, "Run 'loopx --help' for usage.")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +56,7 @@ Exit 0 when a round was opened; 1 when the decision was not run.`,
 				return err
 			}
 			if res.Round == nil {
-				return &exitError{code: ExitNo}
+				return reported(errs.No)
 			}
 			return nil
 		},
@@ -233,7 +234,7 @@ see everything; 2 usage (e.g. CMD not found); 3 internal error.`,
 				return err
 			}
 			if res.Last != nil && res.Last.Verdict == "deny" {
-				return &exitError{code: ExitNo}
+				return reported(errs.No)
 			}
 			return nil
 		},
