@@ -186,7 +186,7 @@ func (e *Engine) ReadLog(f LogFilter) (entries []LogEntry, skipped int, err erro
 
 // FindDecision returns the decision-log entry with this decision id,
 // searching the current log first, then the rotated ones. A missing id is
-// a *UsageError with code unknown_decision.
+// an errs.Usage error with code unknown_decision.
 func (e *Engine) FindDecision(id string) (LogEntry, error) {
 	le, err := e.log.Find(id)
 	if errors.Is(err, declog.ErrNotFound) {
