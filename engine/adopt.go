@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
@@ -307,7 +308,7 @@ type AdoptResult struct {
 type AdoptOptions struct {
 	// Expect is the revision the human was shown (AdoptPreview's Adopted).
 	// When set and loopx/ no longer holds it (changed while the person
-	// read the prompt), nothing is adopted: *RefusedError rules_changed.
+	// read the prompt), nothing is adopted: errs.No rules_changed.
 	Expect *RulesRevision
 	// Ancestry is the adopting process's ancestry (Channel.Ancestry),
 	// recorded in the rules.adopted event.
@@ -317,7 +318,7 @@ type AdoptOptions struct {
 // AdoptPreview says what Adopt would adopt, writing nothing: the files'
 // revision, whether it differs from the adopted one, and what it loosens.
 // Errors: the spec on disk does not load (its specs.Errors, exit 2);
-// *RefusedError rules_changed when loopx/ changed since this engine read
+// errs.No rules_changed when loopx/ changed since this engine read
 // it (what loosens was judged on another revision).
 func (e *Engine) AdoptPreview() (AdoptResult, error) {
 	res := AdoptResult{Loosens: []Reason{}}
@@ -329,7 +330,7 @@ func (e *Engine) AdoptPreview() (AdoptResult, error) {
 		return res, err
 	}
 	res.Adopted = RulesRevision{disk.SpecHash, disk.PolicyHash}
-	changedSince := &RefusedError{Code: "rules_changed", Message: "loopx/ changed while loopx adopt read it: nothing adopted; run it again"}
+	changedSince := refused("rules_changed", "loopx/ changed while loopx adopt read it: nothing adopted; run it again", nil)
 	if disk.SpecJSON == nil {
 		return res, changedSince
 	}
@@ -359,7 +360,7 @@ func (e *Engine) AdoptPreview() (AdoptResult, error) {
 // Adopt makes the files in loopx/ the rules in effect (`loopx adopt`), a
 // human's decision: the caller decides the channel first (DecideAdopt).
 // Errors: the spec on disk does not load (its specs.Errors, exit 2);
-// *RefusedError rules_changed when loopx/ changed since this engine read
+// errs.No rules_changed when loopx/ changed since this engine read
 // it, or o.Expect is set and the files are no longer that revision.
 // Policies are adopted as they are: one that does not compile makes
 // decisions deny (policy_error) until it is fixed and adopted again.
@@ -369,8 +370,8 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 		return res, err
 	}
 	if o.Expect != nil && *o.Expect != res.Adopted {
-		return res, &RefusedError{Code: "rules_changed", Message: fmt.Sprintf("loopx/ changed since it was shown (spec %s, policies %s; now spec %s, policies %s): nothing adopted; run loopx adopt again to see the change",
-			shortHash(o.Expect.Spec), shortHash(o.Expect.Policy), shortHash(res.Adopted.Spec), shortHash(res.Adopted.Policy))}
+		return res, refused("rules_changed", fmt.Sprintf("loopx/ changed since it was shown (spec %s, policies %s; now spec %s, policies %s): nothing adopted; run loopx adopt again to see the change",
+			shortHash(o.Expect.Spec), shortHash(o.Expect.Policy), shortHash(res.Adopted.Spec), shortHash(res.Adopted.Policy)), nil)
 	}
 	if !res.Changed {
 		return res, nil
@@ -380,7 +381,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 		return res, err
 	}
 	if (RulesRevision{disk.SpecHash, disk.PolicyHash}) != res.Adopted {
-		return res, &RefusedError{Code: "rules_changed", Message: "loopx/ changed while loopx adopt ran: nothing adopted; run it again"}
+		return res, refused("rules_changed", "loopx/ changed while loopx adopt ran: nothing adopted; run it again", nil)
 	}
 	// The adopted revision takes effect in the adoption's own transaction
 	// (housekeeping cancels the gates it removed, with their events).
@@ -413,13 +414,13 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
 }
 
 // AuditRulesRefusal appends a rules.adopt_refused (restore false) or
-// rules.restore_refused event when err is a refusal (*RefusedError) of
+// rules.restore_refused event when err is a refusal (errs.No) of
 // `loopx adopt` or `loopx adopt --restore`, in its own transaction: an
 // agent's attempt to adopt its own edit, or to wipe a human's pending one,
 // stays in the audit log. Other errors are ignored.
 func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
-	var re *RefusedError
-	if !errors.As(err, &re) {
+	re := errs.As(err)
+	if re == nil || re.Kind != errs.No {
 		return
 	}
 	kind, what := "rules.adopt_refused", "loopx adopt"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -254,8 +255,8 @@ func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
 	// meanwhile an agent widens the scope too
 	writeSpec(t, root, strings.Replace(strings.Replace(adoptBase, "rounds: 3", "rounds: 30", 1), `write: ["api/**"]`, `write: ["**"]`, 1))
 	_, err = e.Adopt(context.Background(), AdoptOptions{Expect: &shown.Adopted})
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Code != "rules_changed" {
+	var re *errs.Error
+	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "rules_changed" {
 		t.Fatalf("adopt after a change = %v, want rules_changed", err)
 	}
 	e.Close()

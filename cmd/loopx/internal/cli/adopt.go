@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -112,8 +112,7 @@ disk does not load, or nothing adopted yet to restore; 3 internal error.`,
 func (a *app) restore(cmd *cobra.Command, e *engine.Engine, actor string, ch engine.Channel) error {
 	if err := e.RepairAllowed(cmd.Context(), ch); err != nil {
 		e.AuditRulesRefusal(true, actor, err)
-		var re *engine.RefusedError
-		if errors.As(err, &re) {
+		if re := errs.As(err); re != nil && re.Kind == errs.No {
 			re.Message = "adopt --restore is for a human: " + re.Message
 		}
 		return err
