@@ -276,3 +276,7 @@ func changedPaths(before, after treeScan) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Incomplete says why the scan could not see every change ("" when it
+// could); it makes treeScan a runloop.Scan.
+func (s treeScan) Incomplete() string { return s.incomplete }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -286,22 +285,5 @@ goals: g1: {objective: "Ship the reviewed change", quota: rounds: 10}
 	res, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "claude"})
 	if err != nil || res.Todo.Lease.Holder != "claude" {
 		t.Fatalf("takeover by the reviewer: %+v %v", res, err)
-	}
-}
-
-func TestPrunePrompts_KeepsTheNewest(t *testing.T) {
-	dir := t.TempDir()
-	for i := 0; i < 5; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("r-%d.md", i))
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		at := time.Date(2026, 11, 29, 10, i, 0, 0, time.UTC)
-		_ = os.Chtimes(p, at, at)
-	}
-	prunePrompts(dir, 2)
-	left, _ := os.ReadDir(dir)
-	if len(left) != 2 || left[0].Name() != "r-3.md" || left[1].Name() != "r-4.md" {
-		t.Fatalf("left %v", left)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package runloop
 
 import (
 	"os"
@@ -11,20 +11,23 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
+// leaseTTL is the TTL of t's lease, def when t or its lease names none.
+func leaseTTL(t *kernel.Todo, def time.Duration) time.Duration {
+	if t != nil && t.Lease != nil && t.Lease.TTLSeconds > 0 {
+		return time.Duration(t.Lease.TTLSeconds) * time.Second
+	}
+	return def
+}
+
 // keepLease renews the lease of round r's todo every third of its TTL
 // while `loopx run` waits for the agent command, so that a live agent
 // keeps its todo and a killed one loses it when the lease expires (design
-// §9). It must be called with the store released (t is the round's
-// todo as started, for its TTL); the returned stop
+// §9). It must be called with the store released; the returned stop
 // function ends the renewals (the engine is then free again) and reports
 // the goal revision the renewals left (rev, starting from revBefore) and
 // whether anything else changed the goal meanwhile (a renewal is not
 // progress).
-func (e *Engine) keepLease(r *kernel.Round, t *kernel.Todo, revBefore uint64) (stop func() (rev uint64, others bool)) {
-	ttl := DefaultLeaseTTL
-	if t != nil && t.Lease != nil && t.Lease.TTLSeconds > 0 {
-		ttl = time.Duration(t.Lease.TTLSeconds) * time.Second
-	}
+func keepLease(eng Engine, r *kernel.Round, ttl time.Duration, revBefore uint64) (stop func() (rev uint64, others bool)) {
 	every := max(ttl/3, time.Second)
 	var (
 		mu     sync.Mutex
@@ -41,8 +44,8 @@ func (e *Engine) keepLease(r *kernel.Round, t *kernel.Todo, revBefore uint64) (s
 			case <-quit:
 				return
 			case <-tick.C:
-				before, after, ok := e.renewRoundLease(r)
-				_ = e.Release()
+				before, after, ok := eng.RenewLease(r)
+				_ = eng.Release()
 				mu.Lock()
 				if ok {
 					if before != rev {
@@ -63,59 +66,18 @@ func (e *Engine) keepLease(r *kernel.Round, t *kernel.Todo, revBefore uint64) (s
 	}
 }
 
-// renewRoundLease renews the lease round r holds on its todo, if it still
-// holds it: version +1, expires_at = now + TTL. It returns the goal's
-// revision before and after the renewal and whether it renewed.
-func (e *Engine) renewRoundLease(r *kernel.Round) (before, after uint64, ok bool) {
-	err := e.update(func(tx *kernel.Tx) error {
-		t, err := tx.Todo(r.Todo)
-		if err != nil {
-			return err
-		}
-		l := t.Lease
-		if l == nil || l.Released || l.Holder != r.Agent || l.Round != r.ID || !l.LiveAt(tx.Now()) {
-			return nil
-		}
-		g, err := tx.Goal(r.Goal)
-		if err != nil {
-			return err
-		}
-		before = g.Rev
-		ttl := time.Duration(l.TTLSeconds) * time.Second
-		if ttl <= 0 {
-			ttl = DefaultLeaseTTL
-		}
-		nl := *l
-		nl.Version++
-		nl.ExpiresAt, nl.TTLSeconds = tx.Now().Add(ttl), int64(ttl/time.Second)
-		t.Lease = &nl
-		data := leaseData(&nl)
-		data["round"] = r.ID
-		if err := e.putLease(tx, t, "todo.lease_renewed", r.Agent, data); err != nil {
-			return err
-		}
-		after, ok = tx.Revision(), true
-		return nil
-	})
-	if err != nil {
-		return 0, 0, false
-	}
-	return before, after, ok
-}
-
-// writeRoundPrompt writes the bounded-turn prompt of a started round to
-// .loopx/rounds/<round>.md and returns its path.
-func (e *Engine) writeRoundPrompt(st StartResult) (string, error) {
-	dir := filepath.Join(e.StateDir(), "rounds")
+// writePrompt writes the prompt of the round Start opened last to
+// dir/<round>.md and returns its path.
+func writePrompt(eng Engine, dir, round string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
+	text, err := eng.Prompt()
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, st.Round.ID+".md")
-	if err := os.WriteFile(path, []byte(p.Text), 0o644); err != nil {
+	path := filepath.Join(dir, round+".md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return "", err
 	}
 	prunePrompts(dir, keepPrompts)
@@ -125,8 +87,9 @@ func (e *Engine) writeRoundPrompt(st StartResult) (string, error) {
 // keepPrompts is how many round prompt files .loopx/rounds keeps.
 const keepPrompts = 200
 
-// prunePrompts removes all but the newest keep prompt files of dir, so that
-// days of unattended rounds do not fill the state directory.
+// prunePrompts removes all but the newest keep prompt files (*.md, by
+// modification time) of dir, so that days of unattended rounds do not fill
+// the state directory. It reports nothing: a file it cannot remove stays.
 func prunePrompts(dir string, keep int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) <= keep {

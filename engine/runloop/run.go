@@ -1,4 +1,9 @@
-package engine
+// Package runloop is `loopx run`'s loop (design §7): start a round, run the
+// agent command in its own process group while a lease keeper renews the
+// round's todo, and finish the round from what the command did, until the
+// verdict is not "run". It drives the engine through [Engine] (the round
+// mutations, the change scan, the write check) and never imports it.
+package runloop
 
 import (
 	"context"
@@ -7,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,101 +19,141 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// RunOptions configure Run (`loopx run`).
-type RunOptions struct {
-	Goal, Agent string
-	// Cmd is the agent command and its arguments, run in the project root.
+// Started is a round the engine opened: its record and the todo it
+// claimed (as claimed, for the lease's TTL).
+type Started struct {
+	Round *kernel.Round
+	Todo  *kernel.Todo
+}
+
+// Scan is one scan of the project by the engine's change scan, taken
+// before and after the agent command.
+type Scan interface {
+	// Incomplete says why the scan could not see every change ("" when it
+	// could): loopx then runs no command, or records none as progress.
+	Incomplete() string
+}
+
+// Outcome is how the loop finishes a round the command did not finish
+// itself: the kernel outcome (progress, failed, no_change,
+// preflight_failed), a summary for people, and whether the round's todo
+// is done.
+type Outcome struct {
+	Outcome string
+	Summary string
+	Done    bool
+}
+
+// Engine is what the loop needs of the engine. Every method but Prompt,
+// Scan and Written may take the store (and its lock); Release gives it
+// back while the agent command runs, so that the command may call loopx
+// itself.
+type Engine interface {
+	// Start decides should_run for the loop's goal and agent and, on
+	// "run", opens a round and claims its todo; nil (and no error) when
+	// the verdict is not "run", which ends the loop.
+	Start(ctx context.Context) (*Started, error)
+	// Prompt is the bounded-turn prompt (Markdown) of the round Start
+	// opened last.
+	Prompt() (string, error)
+	// Scan scans the project (the change scan).
+	Scan() Scan
+	// Written lists the paths changed between two scans, sorted, and
+	// loopx's own state when it was edited outside loopx meanwhile.
+	Written(before, after Scan) ([]string, error)
+	// ScanIncomplete finishes round r failed (charged) because the change
+	// scan could not see everything (why), audits it, and returns the
+	// error that stops the loop.
+	ScanIncomplete(ctx context.Context, r *kernel.Round, why string) error
+	// GoalRev is the revision of goal in the store.
+	GoalRev(goal string) (uint64, error)
+	// RenewLease renews the lease round r holds on its todo, if it still
+	// holds it; it returns the goal's revision before and after the
+	// renewal and whether it renewed.
+	RenewLease(r *kernel.Round) (before, after uint64, ok bool)
+	// Release gives the store (and its lock) back.
+	Release() error
+	// Round is the stored round id.
+	Round(id string) (kernel.Round, error)
+	// Reported settles round r that the command finished itself (`loopx
+	// round finish`): its receipt, then the check of what it wrote.
+	Reported(ctx context.Context, r *kernel.Round, written []string) error
+	// Finish finishes round r with o unless what it wrote is outside the
+	// agent's scope (then failed, not done) or a gate opened meanwhile
+	// (then no_change, not done); it returns the outcome the round was
+	// finished with.
+	Finish(ctx context.Context, r *kernel.Round, o Outcome, written []string) (Outcome, error)
+}
+
+// Options configure Run.
+type Options struct {
+	// Cmd is the agent command and its arguments (not empty), run in Dir.
 	Cmd []string
+	// Dir is the project root (the command's directory and LOOPX_PROJECT).
+	Dir string
+	// PromptDir is where the round prompts are written (<round>.md; the
+	// newest 200 are kept).
+	PromptDir string
 	// MaxRounds bounds the rounds run (0 = until the verdict is not run).
 	MaxRounds int
+	// LeaseTTL is the lease TTL of a todo whose lease names none.
+	LeaseTTL time.Duration
 	// Stdout and Stderr receive the command's output.
 	Stdout, Stderr io.Writer
-	// OnDecision is called with every start decision; OnReceipt with every
-	// finish the loop settles (not those the command reported itself).
-	OnDecision func(Decision)
-	OnReceipt  func(Receipt)
 }
 
-// RunResult sums up a Run.
-type RunResult struct {
-	// Rounds is how many rounds ran the command.
-	Rounds int `json:"rounds"`
-	// Last is the decision that ended the loop (nil when MaxRounds ended it).
-	Last *Decision `json:"last"`
-	// Receipts are the finishes of the rounds run.
-	Receipts []Receipt `json:"receipts"`
-}
-
-// Run loops round start → exec Cmd → round finish until the verdict is
-// not "run" (design §7). Cmd gets LOOPX_ROUND, LOOPX_GOAL, LOOPX_AGENT,
-// LOOPX_TODO and LOOPX_PROMPT_FILE; the store lock is released while it
-// runs, so it may call loopx itself (e.g. `loopx round finish` to report its
-// own outcome, which Run then respects). Otherwise the outcome is derived:
-// a non-zero exit is failed; exit 0 with a change to the work tree or the
+// Run loops round start → exec Cmd → round finish until the verdict is not
+// "run" or MaxRounds rounds ran, and returns how many rounds ran the
+// command. Cmd gets LOOPX_ROUND, LOOPX_GOAL, LOOPX_AGENT, LOOPX_TODO,
+// LOOPX_PROMPT_FILE and LOOPX_PROJECT; the store is released while it runs,
+// so it may call loopx itself (e.g. `loopx round finish` to report its own
+// outcome, which Run then respects). Otherwise the outcome is derived: a
+// non-zero exit is failed; exit 0 with a change to the work tree or the
 // goal's state is progress and marks the todo done; exit 0 with no change
-// is no_change. Errors: a command that cannot start is an errs.Usage error (the
-// round is finished preflight_failed, not charged); context cancellation
-// finishes the current round failed and returns ctx.Err().
-func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
-	res := RunResult{Receipts: []Receipt{}}
+// is no_change. Errors: no command is an errs.Usage missing_command; one
+// that cannot start is an errs.Usage command_failed (the round is
+// finished preflight_failed, not charged); context
+// cancellation finishes the current round failed and returns an error
+// wrapping ctx.Err(); the engine's errors as they come.
+func Run(ctx context.Context, eng Engine, o Options) (int, error) {
+	rounds := 0
 	if len(o.Cmd) == 0 {
-		return res, Usagef("missing_command", "no agent command given (loopx run --goal G --agent A -- CMD…)")
+		return rounds, errs.Usagef("missing_command", "no agent command given (loopx run --goal G --agent A -- CMD…)")
 	}
-	defer e.Release()
-	// The rounds started here record this process as their runner: its
-	// descendants act as the round's agent whatever environment or
-	// executable they use (ancestry.go).
-	e.runner = RunnerID(os.Getpid())
-	defer func() { e.runner = "" }()
-	for o.MaxRounds <= 0 || res.Rounds < o.MaxRounds {
+	for o.MaxRounds <= 0 || rounds < o.MaxRounds {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return rounds, err
 		}
-		st, err := e.StartRound(ctx, o.Goal, o.Agent)
-		if o.OnDecision != nil && st.Decision.Verdict != "" { // no decision when the request was refused first (unknown goal)
-			o.OnDecision(st.Decision)
+		st, err := eng.Start(ctx)
+		if err != nil || st == nil {
+			return rounds, err
 		}
-		if err != nil {
-			return res, err
-		}
-		if st.Round == nil {
-			d := st.Decision
-			res.Last = &d
-			return res, nil
-		}
-		res.Rounds++
-		rc, err := e.runRound(ctx, o, st)
-		if rc != nil {
-			res.Receipts = append(res.Receipts, *rc)
-			if o.OnReceipt != nil {
-				o.OnReceipt(*rc)
-			}
-		}
-		if err != nil {
-			return res, err
+		rounds++
+		if err := runRound(ctx, eng, o, st); err != nil {
+			return rounds, err
 		}
 	}
-	return res, nil
+	return rounds, nil
 }
 
-func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*Receipt, error) {
+func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	r := st.Round
-	prompt, err := e.writePrompt(st)
+	prompt, err := writePrompt(eng, o.PromptDir, r.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	before := e.treeState()
-	if before.incomplete != "" {
+	before := eng.Scan()
+	if why := before.Incomplete(); why != "" {
 		// loopx cannot see what a command would change: it does not run
 		// one (fail closed); the round is failed, charged and audited.
-		return e.scanIncomplete(ctx, r, before.incomplete)
+		return eng.ScanIncomplete(ctx, r, why)
 	}
-	revBefore, err := e.goalRev(o.Goal)
+	revBefore, err := eng.GoalRev(r.Goal)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := e.Release(); err != nil {
-		return nil, err
+	if err := eng.Release(); err != nil {
+		return err
 	}
 	cmd := exec.CommandContext(ctx, o.Cmd[0], o.Cmd[1:]...)
 	// The agent command gets its own process group, and stopping loopx stops
@@ -118,11 +162,11 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Dir = e.root
+	cmd.Dir = o.Dir
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = o.Stdout, o.Stderr, nil
 	cmd.Env = append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
-		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+e.root)
-	keep := e.keepLease(r, st.Todo, revBefore) // runlease.go
+		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+o.Dir)
+	keep := keepLease(eng, r, leaseTTL(st.Todo, o.LeaseTTL), revBefore) // lease.go
 	runErr := cmd.Run()
 	if ctx.Err() != nil && cmd.Process != nil {
 		// Members of the group that ignored SIGTERM (or outlived their
@@ -133,119 +177,50 @@ func (e *Engine) runRound(ctx context.Context, o RunOptions, st StartResult) (*R
 
 	// What the command changed is checked whether or not it reported its
 	// own round: a self-reported finish does not hide a protected write.
-	after := e.treeState()
-	if after.incomplete != "" {
-		return e.scanIncomplete(ctx, r, after.incomplete)
+	after := eng.Scan()
+	if why := after.Incomplete(); why != "" {
+		return eng.ScanIncomplete(ctx, r, why)
 	}
-	written := changedPaths(before, after)
-	genuine, err := e.VerifyReadModel()
+	written, err := eng.Written(before, after)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if !genuine { // loopx's own state edited outside loopx during the round
-		written = append(written, StateDirName+"/cache/readmodel.json")
-	}
-	cur, err := e.Round(r.ID)
+	cur, err := eng.Round(r.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cur.Status == kernel.RoundFinished { // the command reported itself
-		rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, FinishRequest{})
-		if err != nil {
-			return &rc, err
-		}
-		denied, err := e.checkWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)
-		if err != nil || denied == nil {
-			return &rc, err
-		}
-		g, err := e.recordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
-		rc.Gate = g
-		return &rc, err
+		return eng.Reported(context.WithoutCancel(ctx), r, written)
 	}
-	req := FinishRequest{Agent: r.Agent}
+	var out Outcome
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		req.Outcome, req.Summary = kernel.OutcomeFailed, "interrupted: "+ctx.Err().Error()
+		out.Outcome, out.Summary = kernel.OutcomeFailed, "interrupted: "+ctx.Err().Error()
 	case runErr != nil && !errors.As(runErr, &exitErr):
-		req.Outcome, req.Summary = kernel.OutcomePreflightFailed, "agent command did not start: "+runErr.Error()
+		out.Outcome, out.Summary = kernel.OutcomePreflightFailed, "agent command did not start: "+runErr.Error()
 	case runErr != nil:
-		req.Outcome, req.Summary = kernel.OutcomeFailed, fmt.Sprintf("agent command exited %d", exitErr.ExitCode())
+		out.Outcome, out.Summary = kernel.OutcomeFailed, fmt.Sprintf("agent command exited %d", exitErr.ExitCode())
 	default:
-		revAfter, err := e.goalRev(o.Goal)
+		revAfter, err := eng.GoalRev(r.Goal)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(written) > 0 || revAfter != revKept || changedMeanwhile {
-			req.Outcome, req.Done, req.Summary = kernel.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
+			out.Outcome, out.Done, out.Summary = kernel.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
 		} else {
-			req.Outcome, req.Summary = kernel.OutcomeNoChange, "agent command exited 0 and changed nothing"
+			out.Outcome, out.Summary = kernel.OutcomeNoChange, "agent command exited 0 and changed nothing"
 		}
 	}
-	denied, err := e.checkWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)
+	out, err = eng.Finish(context.WithoutCancel(ctx), r, out, written)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if denied != nil { // writes outside the scope are not progress
-		req.Outcome, req.Done = kernel.OutcomeFailed, false
-		req.Summary = fmt.Sprintf("wrote outside its scope (%s): %s", strings.Join(written, ", "), denied.Reasons[0].Message)
-	}
-	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
-	if err == nil && denied != nil {
-		g, gerr := e.recordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
-		if gerr != nil {
-			return &rc, gerr
-		}
-		rc.Gate = g
-	}
-	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "gate_violation" {
-		// A gate opened while the command ran: its work is not recorded as
-		// progress nor charged; the round still ends and frees its todo.
-		req.Outcome, req.Done = kernel.OutcomeNoChange, false
-		req.Summary = "not recorded as progress: " + re.Message
-		rc, err = e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if req.Outcome == kernel.OutcomePreflightFailed {
-		return &rc, Usagef("command_failed", "%s", req.Summary)
+	if out.Outcome == kernel.OutcomePreflightFailed {
+		return errs.Usagef("command_failed", "%s", out.Summary)
 	}
 	if ctx.Err() != nil {
-		return &rc, fmt.Errorf("interrupted: round %s was finished as failed and its todo released: %w", r.ID, ctx.Err())
+		return fmt.Errorf("interrupted: round %s was finished as failed and its todo released: %w", r.ID, ctx.Err())
 	}
-	return &rc, nil
-}
-
-func (e *Engine) goalRev(goal string) (uint64, error) {
-	var rev uint64
-	err := e.view(func(tx *kernel.Tx) error {
-		g, err := tx.Goal(goal)
-		rev = g.Rev
-		return err
-	})
-	return rev, err
-}
-
-// writePrompt writes the bounded-turn prompt of a started round to
-// .loopx/rounds/<round>.md and returns its path (the prompt builder of
-// `loopx prompt`, see prompt.go).
-func (e *Engine) writePrompt(st StartResult) (string, error) { return e.writeRoundPrompt(st) }
-
-// scanIncomplete fails round r because the change scan could not see
-// everything (why): the round is finished failed (charged), a
-// scope_violation.scan_incomplete event is audited (loopx review lists it), and Run
-// stops with an errs.No refusal change_scan_incomplete.
-func (e *Engine) scanIncomplete(ctx context.Context, r *kernel.Round, why string) (*Receipt, error) {
-	req := FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
-	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: "scope_violation.scan_incomplete", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: why})
-	}); err != nil {
-		return &rc, err
-	}
-	return &rc, refused("change_scan_incomplete", fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why), nil)
+	return nil
 }

@@ -1,0 +1,26 @@
+package runloop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestPrunePrompts_KeepsTheNewest(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 5; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("r-%d.md", i))
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 11, 29, 10, i, 0, 0, time.UTC)
+		_ = os.Chtimes(p, at, at)
+	}
+	prunePrompts(dir, 2)
+	left, _ := os.ReadDir(dir)
+	if len(left) != 2 || left[0].Name() != "r-3.md" || left[1].Name() != "r-4.md" {
+		t.Fatalf("left %v", left)
+	}
+}
