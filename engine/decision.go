@@ -1,6 +1,10 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/loopx-dev/loopx/engine/render"
+)
 
 // Decision is the answer to a query (design §6). Policies produce Verdict,
 // Allow, Reasons, Todo, NextCheckAt and Charge (the value of the query's entry
@@ -41,53 +45,23 @@ type Decision struct {
 	value json.RawMessage
 }
 
-// Reason is one reason of a decision.
-type Reason struct {
-	// Code is stable and machine-readable ("quota_exhausted", "gate_open", …).
-	Code string `json:"code"`
-	// Message is for people.
-	Message string `json:"message"`
-	// Rule is the policy rule that produced it ("data.loopx.run.quota").
-	Rule string `json:"rule"`
-	// Ref is the spec field or kernel record it refers to
-	// ("goals.g1.quota.rounds", "gate g-4f9a"); "" when none.
-	Ref string `json:"ref"`
-	// Data carries the reason's facts for scripts, when the rule gives any
-	// (the holder and expires_at of already_claimed, the open dependencies
-	// of depends_on_open); a refused mutation reports it as its error's data.
-	Data map[string]any `json:"data,omitempty"`
-}
+// Reason is one reason of a decision (render.Reason: the documents
+// render shows hold it too).
+type Reason = render.Reason
 
-// TodoRef names a todo in a decision.
-type TodoRef struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Kind  string `json:"kind"`
-}
+// TodoRef names a todo in a decision (render.TodoRef).
+type TodoRef = render.TodoRef
 
-// QuotaSummary is used/limit per quota dimension; a nil Limit means unlimited.
-type QuotaSummary struct {
-	Rounds   Usage   `json:"rounds"`
-	Tokens   Usage   `json:"tokens"`
-	CostUSD  UsageF  `json:"cost_usd"`
-	Compute  UsageF  `json:"compute_seconds"`
-	ResetsAt *string `json:"resets_at"`
-}
+// QuotaSummary is used/limit per quota dimension; a nil Limit means
+// unlimited (render.QuotaSummary).
+type QuotaSummary = render.QuotaSummary
 
-// Usage is an integer quota dimension (rounds, tokens).
-type Usage struct {
-	Used  int64  `json:"used"`
-	Limit *int64 `json:"limit"`
-	// InFlight counts open rounds not charged yet (rounds only; the
-	// rounds limit applies to Used + InFlight).
-	InFlight int64 `json:"in_flight,omitempty"`
-}
+// Usage is an integer quota dimension: rounds, tokens (render.Usage).
+type Usage = render.Usage
 
-// UsageF is a fractional quota dimension (US dollars, seconds).
-type UsageF struct {
-	Used  float64  `json:"used"`
-	Limit *float64 `json:"limit"`
-}
+// UsageF is a fractional quota dimension: US dollars, seconds
+// (render.UsageF).
+type UsageF = render.UsageF
 
 // Revision identifies what a decision saw: the spec and policy content
 // hashes ("sha256:…") and the store's global revision.

@@ -4,19 +4,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// HeldLease is a live lease an agent holds, for `loopx agent list`.
-type HeldLease struct {
-	Todo      string `json:"todo"`
-	Goal      string `json:"goal"`
-	Title     string `json:"title"`
-	Version   uint64 `json:"version"`
-	Epoch     uint64 `json:"epoch"`
-	ExpiresAt string `json:"expires_at"`
-	Round     string `json:"round,omitempty"`
-}
+// HeldLease is a live lease an agent holds, for `loopx agent list` and
+// the review packet (render.HeldLease).
+type HeldLease = render.HeldLease
 
 // AgentInfo is a registered agent with its heartbeat facts: when it was
 // last seen (any round start or finish, claim, renew, release or

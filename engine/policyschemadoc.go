@@ -132,3 +132,6 @@ func mentions(doc, name string) bool {
 	}
 	return false
 }
+
+// oneLine is s with every run of white space (newlines included) one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -11,10 +11,11 @@ import (
 // OPA nor CUE; library packages never import cmd/; the engine's pure
 // rooms (the shell reader, scope globs, the decision log) import neither
 // the top engine package, nor the kernel, nor OPA or CUE; the run loop
-// (engine/runloop) takes kernel records but imports neither the top
-// engine, nor specs or policies, nor OPA or CUE; internal/errs (the one
-// error type) imports only the standard library; the binary does not carry
-// the test-only SARIF validator nor the shell forms corpus.
+// (engine/runloop) and the renderers (engine/render) take kernel records
+// but import neither the top engine, nor specs or policies, nor OPA or
+// CUE; internal/errs (the one error type) imports only the standard
+// library; the binary does not carry the test-only SARIF validator nor
+// the shell forms corpus.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
 	if err != nil {
@@ -43,6 +44,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// The engine's rooms over kernel records: they drive the engine
 		// through interfaces of their own, never the top engine package.
 		mod + "engine/runloop": rooms,
+		// The renderers take kernel records, never the store's owner.
+		mod + "engine/render": rooms,
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},

@@ -1,8 +1,9 @@
 package render
 
 import (
-	"path/filepath"
-	"time"
+	"fmt"
+	"io"
+	"strings"
 
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -27,7 +28,8 @@ type GoalStatus struct {
 	Evidence int `json:"evidence"`
 }
 
-// Status is the project's summary.
+// Status is the project's summary (`loopx status`), built by the engine;
+// StatusText renders it.
 type Status struct {
 	Root    string       `json:"root"`
 	Project string       `json:"project"`
@@ -36,115 +38,51 @@ type Status struct {
 	Goals   []GoalStatus `json:"goals"`
 }
 
-// Status summarises every spec goal (or only goal) from one read
-// transaction. Errors: the spec's errors, errs.Usage for an unknown goal,
-// store errors.
-func (e *Engine) Status(goal string) (Status, error) {
-	st := Status{Root: e.root, Goals: []GoalStatus{}}
-	if e.specErr != nil {
-		return st, e.specErr
-	}
-	goals := e.GoalIDs()
-	if goal != "" {
-		if err := e.RequireGoal(goal); err != nil {
-			return st, err
+// StatusText writes st as `loopx status` prints it: the project, then per
+// goal its status, reason, quota, todo counts, the newest and next open
+// todos, open gates, the last round and the last handoff.
+func StatusText(w io.Writer, st Status) {
+	fmt.Fprintf(w, "project %s (%s)\n", st.Project, st.Root)
+	for _, g := range st.Goals {
+		fmt.Fprintf(w, "\ngoal %s [%s] %s\n", g.ID, g.Status, g.Objective)
+		if g.Reason != "" {
+			fmt.Fprintf(w, "  reason: %s\n", g.Reason)
 		}
-		goals = []string{goal}
-	}
-	st.Project = e.spec.Spec.Project.Name
-	if st.Project == "" {
-		st.Project = filepath.Base(e.root)
-	}
-	for _, g := range goals {
-		e.seedSpecTodos(g) // the spec's todos show from the first status on
-	}
-	now := e.Now()
-	st.Now = rfc(now)
-	fill := func(src statusSource) error {
-		st.State = src.Revision()
-		for _, g := range goals {
-			gs, err := e.goalStatus(src, g, now)
-			if err != nil {
-				return err
-			}
-			st.Goals = append(st.Goals, gs)
+		if g.Quota != nil {
+			fmt.Fprintf(w, "  quota: %s\n", QuotaLine(g.Quota))
 		}
-		return nil
-	}
-	if e.store == nil { // the read model answers without the store lock
-		if rm := e.loadReadModel(now); rm != nil && rm.has(goals...) {
-			if err := fill(rm); err == nil {
-				return st, nil
-			}
-			st.Goals = []GoalStatus{}
+		fmt.Fprintf(w, "  todos: %d open, %d claimed, %d done, %d blocked; evidence: %d\n",
+			g.Todos[kernel.TodoOpen], g.Todos[kernel.TodoClaimed], g.Todos[kernel.TodoDone], g.Todos[kernel.TodoBlocked], g.Evidence)
+		if g.NewestTodo != nil {
+			fmt.Fprintf(w, "  newest open todo: %s %s\n", g.NewestTodo.ID, g.NewestTodo.Title)
+		}
+		for _, t := range g.NextTodos {
+			fmt.Fprintf(w, "  next: %s %s\n", t.ID, t.Title)
+		}
+		for _, gt := range g.OpenGates {
+			fmt.Fprintf(w, "  gate %s open: %s %v\n", gt.ID, gt.Question, gt.Options)
+		}
+		if r := g.LastRound; r != nil {
+			fmt.Fprintf(w, "  last round: %s by %s, %s %s\n", r.ID, r.Agent, r.Status, r.Outcome)
+		}
+		if h := g.LastHandoff; h != nil {
+			fmt.Fprintf(w, "  last handoff: %s\n", handoffLine(h))
 		}
 	}
-	err := e.view(func(tx *kernel.Tx) error { return fill(tx) })
-	if err == nil {
-		e.writeReadModel() // the next status or decision skips the store
-	}
-	return st, err
 }
 
-// statusSource is what Status reads: a kernel transaction or the read model.
-type statusSource interface {
-	source
-	Handoffs(goal string) ([]kernel.Handoff, error)
-	EvidenceCount(goal string) (int, error)
-}
-
-func (e *Engine) goalStatus(tx statusSource, goal string, now time.Time) (GoalStatus, error) {
-	spec := e.goalSpec(goal)
-	out := GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []TodoRef{}, OpenGates: []kernel.Gate{}}
-	gst, err := tx.Goal(goal)
-	if err != nil {
-		return out, err
+// handoffLine is a handoff's summary and the successor todo it asks for.
+func handoffLine(h *kernel.Handoff) string {
+	parts := []string{}
+	if h.Summary != "" {
+		parts = append(parts, h.Summary)
 	}
-	out.Status, out.Reason = gst.Status, gst.Reason
-	todos, err := tx.Todos(goal)
-	if err != nil {
-		return out, err
-	}
-	var newest *kernel.Todo
-	for i, t := range todos {
-		out.Todos[t.Status]++
-		if t.Status == kernel.TodoOpen || t.Status == kernel.TodoClaimed {
-			if len(out.NextTodos) < 5 {
-				out.NextTodos = append(out.NextTodos, TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
-			}
-			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
-				newest = &todos[i]
-			}
+	if h.NextTodo != "" {
+		next := "next todo: " + h.NextTodo
+		if h.For != "" {
+			next += " (for " + h.For + ")"
 		}
+		parts = append(parts, next)
 	}
-	if newest != nil {
-		out.NewestTodo = &TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
-	}
-	if out.OpenGates, err = e.openGates(tx, goal); err != nil {
-		return out, err
-	}
-	if out.OpenGates == nil {
-		out.OpenGates = []kernel.Gate{}
-	}
-	rounds, err := tx.Rounds(goal)
-	if err != nil {
-		return out, err
-	}
-	if len(rounds) > 0 {
-		out.LastRound = &rounds[len(rounds)-1]
-	}
-	ledger, err := tx.Ledger(goal)
-	if err != nil {
-		return out, err
-	}
-	out.Quota = quotaSummary(spec, quotaFacts(spec, ledger, rounds, now))
-	hs, err := tx.Handoffs(goal)
-	if err != nil {
-		return out, err
-	}
-	if len(hs) > 0 {
-		out.LastHandoff = &hs[len(hs)-1]
-	}
-	out.Evidence, err = tx.EvidenceCount(goal)
-	return out, err
+	return strings.Join(parts, "; ")
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
@@ -32,7 +33,7 @@ func (a *app) quotaCmd() *cobra.Command {
 			}
 			return a.print(out, func(w io.Writer) {
 				for _, g := range s.Goals {
-					fmt.Fprintf(w, "%s: %s\n", g.ID, quotaLine(g.Quota))
+					fmt.Fprintf(w, "%s: %s\n", g.ID, render.QuotaLine(g.Quota))
 				}
 			})
 		},

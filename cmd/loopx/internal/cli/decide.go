@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -77,7 +78,7 @@ func renderDecision(w io.Writer, d engine.Decision, explain bool) {
 	}
 	if explain {
 		if d.Quota != nil {
-			fmt.Fprintf(w, "  quota: %s\n", quotaLine(d.Quota))
+			fmt.Fprintf(w, "  quota: %s\n", render.QuotaLine(d.Quota))
 		}
 		fmt.Fprintf(w, "  decision %s; spec %s; policy %s; state %d\n", d.DecisionID, short(d.Revision.Spec), short(d.Revision.Policy), d.Revision.State)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/spf13/cobra"
 )
@@ -174,7 +175,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 		return err
 	}
 	step("status")
-	renderStatus(w, st)
+	render.StatusText(w, st)
 	e.Close()
 	step("done; inspect it with:\n  loopx status --project %s\n  loopx events --project %s", dir, dir)
 	if a.json {

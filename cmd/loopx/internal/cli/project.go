@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
@@ -134,74 +134,11 @@ func (a *app) statusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.print(st, func(w io.Writer) { renderStatus(w, st) })
+			return a.print(st, func(w io.Writer) { render.StatusText(w, st) })
 		},
 	}
 	c.Flags().StringVar(&goal, "goal", "", "only this goal")
 	return c
-}
-
-func renderStatus(w io.Writer, st engine.Status) {
-	fmt.Fprintf(w, "project %s (%s)\n", st.Project, st.Root)
-	for _, g := range st.Goals {
-		fmt.Fprintf(w, "\ngoal %s [%s] %s\n", g.ID, g.Status, g.Objective)
-		if g.Reason != "" {
-			fmt.Fprintf(w, "  reason: %s\n", g.Reason)
-		}
-		if g.Quota != nil {
-			fmt.Fprintf(w, "  quota: %s\n", quotaLine(g.Quota))
-		}
-		fmt.Fprintf(w, "  todos: %d open, %d claimed, %d done, %d blocked; evidence: %d\n",
-			g.Todos[kernel.TodoOpen], g.Todos[kernel.TodoClaimed], g.Todos[kernel.TodoDone], g.Todos[kernel.TodoBlocked], g.Evidence)
-		if g.NewestTodo != nil {
-			fmt.Fprintf(w, "  newest open todo: %s %s\n", g.NewestTodo.ID, g.NewestTodo.Title)
-		}
-		for _, t := range g.NextTodos {
-			fmt.Fprintf(w, "  next: %s %s\n", t.ID, t.Title)
-		}
-		for _, gt := range g.OpenGates {
-			fmt.Fprintf(w, "  gate %s open: %s %v\n", gt.ID, gt.Question, gt.Options)
-		}
-		if r := g.LastRound; r != nil {
-			fmt.Fprintf(w, "  last round: %s by %s, %s %s\n", r.ID, r.Agent, r.Status, r.Outcome)
-		}
-		if h := g.LastHandoff; h != nil {
-			fmt.Fprintf(w, "  last handoff: %s\n", handoffLine(h))
-		}
-	}
-}
-
-// handoffLine is a handoff's summary and the successor todo it asks for.
-func handoffLine(h *kernel.Handoff) string {
-	parts := []string{}
-	if h.Summary != "" {
-		parts = append(parts, h.Summary)
-	}
-	if h.NextTodo != "" {
-		next := "next todo: " + h.NextTodo
-		if h.For != "" {
-			next += " (for " + h.For + ")"
-		}
-		parts = append(parts, next)
-	}
-	return strings.Join(parts, "; ")
-}
-
-func quotaLine(q *engine.QuotaSummary) string {
-	lim := func(p *int64) string {
-		if p == nil {
-			return "∞"
-		}
-		return fmt.Sprint(*p)
-	}
-	s := fmt.Sprintf("rounds %d/%s, tokens %d/%s", q.Rounds.Used, lim(q.Rounds.Limit), q.Tokens.Used, lim(q.Tokens.Limit))
-	if q.CostUSD.Limit != nil {
-		s += fmt.Sprintf(", cost $%.2f/$%.2f", q.CostUSD.Used, *q.CostUSD.Limit)
-	}
-	if q.ResetsAt != nil {
-		s += ", resets " + *q.ResetsAt
-	}
-	return s
 }
 
 func (a *app) versionCmd() *cobra.Command {

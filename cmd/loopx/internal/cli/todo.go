@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
@@ -186,7 +187,7 @@ func (a *app) goalCmd() *cobra.Command {
 			return a.print(st.Goals, func(w io.Writer) {
 				rows := [][]string{}
 				for _, g := range st.Goals {
-					rows = append(rows, []string{g.ID, g.Status, quotaLine(g.Quota), g.Objective})
+					rows = append(rows, []string{g.ID, g.Status, render.QuotaLine(g.Quota), g.Objective})
 				}
 				printTable(w, []string{"GOAL", "STATUS", "QUOTA", "OBJECTIVE"}, rows)
 			})
@@ -204,7 +205,7 @@ func (a *app) goalCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.print(st.Goals[0], func(w io.Writer) { renderStatus(w, st) })
+			return a.print(st.Goals[0], func(w io.Writer) { render.StatusText(w, st) })
 		},
 	}
 	c.AddCommand(list, show,

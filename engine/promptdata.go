@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"time"
+	"unicode/utf8"
+
+	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
+)
+
+// DefaultPromptChars bounds a bounded-turn prompt unless --full (design
+// §10: `loopx prompt`).
+const DefaultPromptChars = render.DefaultPromptChars
+
+// DefaultStaleAfter is how long evidence stays fresh when the spec does
+// not say (goals.<g>.evidence.stale_after).
+const DefaultStaleAfter = 72 * time.Hour
+
+// PromptOptions select a prompt.
+type PromptOptions struct {
+	Goal, Agent string
+	// Full lifts the character bound and lists every gate, the whole
+	// handoff and up to 50 fresh evidence records.
+	Full bool
+	// MaxChars bounds the prompt in characters (0 = DefaultPromptChars);
+	// ignored when Full.
+	MaxChars int
+}
+
+// Prompt is a bounded-turn prompt and what it was built from.
+type Prompt struct {
+	Goal  string `json:"goal"`
+	Agent string `json:"agent"`
+	// Verdict is the should_run verdict the prompt reflects.
+	Verdict    string `json:"verdict"`
+	DecisionID string `json:"decision_id"`
+	// Todo is the selected todo on "run" (nil otherwise).
+	Todo *kernel.Todo `json:"todo"`
+	// Round is the open round the prompt is for ("" outside `loopx run`).
+	Round string `json:"round,omitempty"`
+	// Text is the prompt (Markdown); Chars its length in characters.
+	Text  string `json:"text"`
+	Chars int    `json:"chars"`
+	// Truncated is true when items were left out to respect the bound.
+	Truncated bool `json:"truncated"`
+}
+
+// Prompt decides should_run for (goal, agent) — the decision is logged
+// like any other — and builds the prompt an agent host feeds its model for
+// one bounded turn: the objective, the selected todo (with its lease), the
+// open gates with their questions, the scope rules, the latest handoff,
+// fresh evidence (not older than evidence.stale_after), the remaining
+// quota and the exact loopx commands to report back. It is at most
+// MaxChars characters unless Full. Errors: errs.Usage for an unknown
+// goal, the spec's errors, store errors.
+func (e *Engine) Prompt(ctx context.Context, o PromptOptions) (Prompt, error) {
+	p := Prompt{Goal: o.Goal, Agent: o.Agent}
+	if err := e.RequireGoal(o.Goal); err != nil {
+		return p, err
+	}
+	if o.Agent == "" {
+		return p, Usagef("missing_agent", "which agent? give --agent")
+	}
+	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: o.Goal, Agent: o.Agent})
+	if err != nil {
+		return p, err
+	}
+	var todo *kernel.Todo
+	if d.Verdict == "run" && d.Todo != nil {
+		t, err := e.Todo(d.Todo.ID)
+		if err != nil {
+			return p, err
+		}
+		todo = &t
+	}
+	return e.buildPrompt(promptInput{goal: o.Goal, agent: o.Agent, decision: d, todo: todo, full: o.Full, max: o.MaxChars})
+}
+
+// promptInput is what a prompt is asked for: the turn's goal, agent and
+// should_run decision, the selected todo, the open round (loopx run) and
+// the bound.
+type promptInput struct {
+	goal, agent string
+	decision    Decision
+	todo        *kernel.Todo
+	round       *kernel.Round
+	full        bool
+	max         int
+}
+
+// buildPrompt reads what the prompt of in shows (the goal's spec, open
+// gates, latest handoff, fresh evidence) in one read transaction and
+// renders it (render.Prompt). Errors: errs.Usage for a goal the spec
+// does not have, store errors.
+func (e *Engine) buildPrompt(in promptInput) (Prompt, error) {
+	p := Prompt{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, DecisionID: in.decision.DecisionID, Todo: in.todo}
+	t := render.Turn{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, Reasons: in.decision.Reasons,
+		NextCheckAt: in.decision.NextCheckAt, Quota: in.decision.Quota, Todo: in.todo, Full: in.full, MaxChars: in.max}
+	if in.round != nil {
+		p.Round, t.Round = in.round.ID, in.round.ID
+	}
+	gs := e.goalSpec(in.goal)
+	if gs == nil {
+		return p, Usagef("unknown_goal", "unknown goal %q", in.goal)
+	}
+	t.Objective = gs.Objective
+	t.Scope = render.Scope{Write: gs.Scope.Write, Deny: gs.Scope.Deny, CommandsDeny: gs.Scope.Commands.Deny, CommandsAsk: gs.Scope.Commands.Ask}
+	now := e.Now()
+	var evidence []kernel.Evidence
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		if t.Gates, err = e.openGates(tx, in.goal); err != nil {
+			return err
+		}
+		hs, err := tx.Handoffs(in.goal)
+		if err != nil {
+			return err
+		}
+		if len(hs) > 0 {
+			t.Handoff = &hs[len(hs)-1]
+		}
+		evidence, err = tx.EvidenceList(in.goal, 0)
+		return err
+	})
+	if err != nil {
+		return p, err
+	}
+	t.Evidence = freshEvidence(evidence, staleAfter(gs), now)
+	p.Text, p.Truncated = render.Prompt(t)
+	p.Chars = utf8.RuneCountInString(p.Text)
+	return p, nil
+}
+
+// staleAfter is the goal's evidence.stale_after (default 72 h).
+func staleAfter(gs *specs.Goal) time.Duration {
+	if gs != nil && gs.Evidence.StaleAfterSeconds > 0 {
+		return time.Duration(gs.Evidence.StaleAfterSeconds) * time.Second
+	}
+	return DefaultStaleAfter
+}
+
+// Stale reports whether evidence created at created is stale at now:
+// older than after, or dated after now (the clock moved back, or the
+// record claims a time that has not come yet).
+func Stale(created, now time.Time, after time.Duration) bool {
+	return created.After(now) || now.Sub(created) >= after
+}
+
+func freshEvidence(evs []kernel.Evidence, after time.Duration, now time.Time) []kernel.Evidence {
+	var out []kernel.Evidence
+	for _, ev := range evs {
+		if !Stale(ev.CreatedAt, now, after) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
