@@ -205,11 +205,25 @@ func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 	return a
 }
 
-// runnerAgents maps the runner ids recorded on rounds to their agent. An
-// unreadable store yields none (the caller's decision then fails closed on
-// the store's health anyway).
+// runnerAgents maps the runner ids recorded on rounds to their agent,
+// read from the read model while it matches the store (so that a hook
+// does not open the store for it), else from the store. An unreadable
+// store yields none (the caller's decision then fails closed on the
+// store's health anyway).
 func (e *Engine) runnerAgents() map[string]string {
 	out := map[string]string{}
+	if e.store == nil {
+		if rm := e.loadReadModel(e.Now()); rm != nil {
+			for _, g := range rm.Goals {
+				for _, r := range g.Rounds {
+					if r.Runner != "" {
+						out[r.Runner] = r.Agent
+					}
+				}
+			}
+			return out
+		}
+	}
 	_ = e.view(func(tx *kernel.Tx) error {
 		rounds, err := tx.Rounds("")
 		for _, r := range rounds {

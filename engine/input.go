@@ -43,6 +43,23 @@ type AnswerFacts struct {
 	Channel Channel `json:"channel"`
 	// Project is what is known of the project itself.
 	Project ProjectFacts `json:"project"`
+	// Acting is set only when a command asks to act as an agent (the
+	// acting decision, data.loopx.gate.acting; Engine.ActAs), never on a
+	// gate answer. Actor is then "agent:ID", or "" when it names none.
+	Acting *ActingFacts `json:"acting,omitempty"`
+}
+
+// ActingFacts is input.answer.acting: how a command asks to act as an
+// agent (data.loopx.gate.acting).
+type ActingFacts struct {
+	// Mode is "act" (a command acting as an agent: todo claim|renew|
+	// release|transfer, round start|finish, run, watch --exec, hook, the
+	// actor of events), "bind" (loopx mcp binding its session at start) or
+	// "session" (a call of a bound MCP session).
+	Mode string `json:"mode"`
+	// Bound is the agent the MCP session was bound to at start ("" = none;
+	// mode session only).
+	Bound string `json:"bound"`
 }
 
 // AnswerGate is the answered gate in input.answer.gate, any status.

@@ -399,7 +399,7 @@ var (
 	EvidenceStatuses = []string{"pass", "fail", "info"}
 	// EventFamilies are the first parts of audit event kinds ("gate" in
 	// "gate.answered").
-	EventFamilies = []string{"agent", "evidence", "gate", "gate_violation", "goal", "handoff", "permission", "review", "round", "rules", "scope_violation", "store", "todo"}
+	EventFamilies = []string{"agent", "evidence", "gate", "gate_violation", "goal", "handoff", "identity", "permission", "review", "round", "rules", "scope_violation", "store", "todo"}
 	// AgentHosts are the agent hosts the spec schema allows.
 	AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
 	validID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -49,22 +49,21 @@ type Options struct {
 	// call naming another agent is refused (agent_mismatch, a refusal); a
 	// call naming none acts as it. "" binds no agent: a call naming an
 	// agent is refused (unbound_session), since an agent id a client sends
-	// is never taken on trust.
+	// is never taken on trust. The identity rule decides each call
+	// (data.loopx.gate.acting, mode "session").
 	Agent string
 }
 
-// as is the agent a call that names agent acts as: the session's bound
-// agent. Errors: errs.No agent_mismatch or unbound_session.
-func (o Options) as(agent string) (string, error) {
-	switch {
-	case o.Agent == "" && agent != "":
-		return "", errs.New(errs.No, "unbound_session", fmt.Sprintf(
-			"this MCP session is bound to no agent, so it cannot act as %q: start it with `loopx mcp --agent %s` from that agent's host", agent, agent))
-	case agent != "" && agent != o.Agent:
-		return "", errs.New(errs.No, "agent_mismatch", fmt.Sprintf(
-			"this MCP session acts as agent %s (bound at start): it cannot act as %q", o.Agent, agent))
-	}
-	return o.Agent, nil
+// as is the agent a call acts as: in.Agent is the agent the call names
+// ("" = none), judged against the session's bound agent by the identity
+// rule (engine.ActAs mode "session", data.loopx.gate.acting): the bound
+// agent, or the named one when it is that agent. Errors: errs.No
+// agent_mismatch (a call naming another agent) or unbound_session (a
+// session bound to none, asked to act as one), audited as
+// identity.refused.
+func (o Options) as(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, error) {
+	in.Mode, in.Bound = "session", o.Agent
+	return e.ActAs(ctx, in)
 }
 
 // Serve runs the server over in (the client's frames) and out until in
@@ -188,7 +187,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				if in.Agent == "" {
 					return engine.Decision{}, engine.Usagef("missing_agent", "should_run needs an agent")
 				}
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp should_run", Goal: in.Goal})
 				if err != nil {
 					return engine.Decision{}, err
 				}
@@ -202,7 +201,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				if in.Agent == "" {
 					return engine.StartResult{}, engine.Usagef("missing_agent", "round_start needs an agent")
 				}
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp round_start", Goal: in.Goal})
 				if err != nil {
 					return engine.StartResult{}, err
 				}
@@ -217,7 +216,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				if in.MaxChars < 0 {
 					return engine.Prompt{}, engine.Usagef("bad_max_chars", "max_chars must not be negative")
 				}
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp prompt", Goal: in.Goal})
 				if err != nil {
 					return engine.Prompt{}, err
 				}
@@ -228,7 +227,7 @@ var tools = map[string]func(*mcp.Server, Options){
 		addTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
 			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
 			func(ctx context.Context, e *engine.Engine, in finishIn) (engine.Receipt, error) {
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp round_finish", Round: in.Round})
 				if err != nil {
 					return engine.Receipt{}, err
 				}
@@ -244,7 +243,7 @@ var tools = map[string]func(*mcp.Server, Options){
 		addTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
 			"answers it (agents cannot answer gates).",
 			func(ctx context.Context, e *engine.Engine, in gateIn) (kernel.Gate, error) {
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp gate_raise", Goal: in.Goal})
 				if err != nil {
 					return kernel.Gate{}, err
 				}
@@ -254,7 +253,7 @@ var tools = map[string]func(*mcp.Server, Options){
 	"todo_add": func(s *mcp.Server, o Options) {
 		addTool(s, o, "todo_add", "Add a task todo to a goal.",
 			func(ctx context.Context, e *engine.Engine, in todoIn) (kernel.Todo, error) {
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp todo_add", Goal: in.Goal})
 				if err != nil {
 					return kernel.Todo{}, err
 				}
@@ -272,7 +271,7 @@ var tools = map[string]func(*mcp.Server, Options){
 	"evidence_add": func(s *mcp.Server, o Options) {
 		addTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
 			func(ctx context.Context, e *engine.Engine, in evidenceAddIn) (kernel.Evidence, error) {
-				agent, err := o.as(in.Agent)
+				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp evidence_add", Goal: in.Goal})
 				if err != nil {
 					return kernel.Evidence{}, err
 				}

@@ -306,32 +306,45 @@ func TestMCPTools_DefaultSetIsSmall(t *testing.T) {
 
 // TestMCP_UnboundSessionTakesNoAgentOnTrust: a server bound to no agent
 // refuses every call that names one (an MCP client's agent argument is
-// never taken on trust), and still serves calls that name none.
+// never taken on trust), and still serves calls that name none; a bound
+// server acts as its agent. Each refusal is audited (identity.refused).
 func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
 	o := Options{Engine: engine.Options{Root: newProject(t)}, Tools: []string{"all"}}
+	ctx := context.Background()
+	refused := 0 // identity.refused events so far (one project for all)
 	for _, tc := range []struct {
-		name, agent string
-		code        string
+		name, bound, agent string
+		want, code         string
 	}{
-		{"unbound, naming an agent", "a1", "unbound_session"},
-		{"bound to a1, naming a2", "a2", "agent_mismatch"},
+		{"unbound, naming an agent", "", "a1", "", "unbound_session"},
+		{"bound to a1, naming a2", "a1", "a2", "", "agent_mismatch"},
+		{"unbound, naming none", "", "", "", ""},
+		{"bound to a1, naming none", "a1", "", "a1", ""},
+		{"bound to a1, naming a1", "a1", "a1", "a1", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oo := o
-			if tc.code == "agent_mismatch" {
-				oo.Agent = "a1"
-			}
-			_, err := oo.as(tc.agent)
+			oo.Agent = tc.bound
+			e := engine.New(oo.Engine)
+			defer e.Close()
+			got, err := oo.as(ctx, e, engine.ActInput{Agent: tc.agent, What: "mcp should_run", Goal: "g1"})
 			var re *errs.Error
-			if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != tc.code {
+			switch {
+			case tc.code == "" && (err != nil || got != tc.want):
+				t.Fatalf("as(%q) = %q, %v; want %q", tc.agent, got, err, tc.want)
+			case tc.code != "" && (!(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != tc.code):
 				t.Fatalf("as(%q) = %v, want %s", tc.agent, err, tc.code)
 			}
+			evs, err := e.Events(engine.EventFilter{Kind: "identity.refused"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.code != "" {
+				refused++
+			}
+			if len(evs) != refused {
+				t.Fatalf("%d identity.refused events, want %d", len(evs), refused)
+			}
 		})
-	}
-	if got, err := o.as(""); err != nil || got != "" {
-		t.Fatalf("unbound, naming none: %q %v", got, err)
-	}
-	if got, err := (Options{Agent: "a1"}).as(""); err != nil || got != "a1" {
-		t.Fatalf("bound, naming none: %q %v, want a1", got, err)
 	}
 }

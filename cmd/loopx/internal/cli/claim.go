@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,8 @@ const leaseExitCodes = `Exit codes: 0 done (or a replay that changed nothing); 1
 changed (already_claimed with holder and expires_at, version_mismatch with
 expected and actual, lease_lost, todo_done/todo_blocked/todo_cancelled,
 depends_on_open, scope_conflict, gate_violation, role_mismatch, monitor_only,
-for_other_agent, agent_not_on_goal); 2 usage (unknown todo or agent, TTL
+for_other_agent, agent_not_on_goal, agent_mismatch: --agent names another
+agent than the processes above this command run as); 2 usage (unknown todo or agent, TTL
 outside 1s..24h, missing --expected-version).`
 
 // todoLeaseCmds are `todo claim|renew|release|transfer` (design §9).
@@ -41,7 +43,20 @@ func parseTTL(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// defaultAgent is the default of an acting --agent flag: $LOOPX_AGENT, a
+// name only, checked like the flag against the processes above the
+// command (actAs).
 func defaultAgent() string { return os.Getenv("LOOPX_AGENT") }
+
+// actAs returns the agent this command acts as: in.Agent is the agent it
+// names (its --agent, by default $LOOPX_AGENT), checked against the
+// processes above it by the identity rule (engine.ActAs,
+// data.loopx.gate.acting); "" when it names none and no agent is above it.
+// Errors: errs.No agent_mismatch (exit 1), audited.
+func actAs(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, error) {
+	in.Mode = "act"
+	return e.ActAs(ctx, in)
+}
 
 func (a *app) todoClaimCmd() *cobra.Command {
 	var req engine.ClaimRequest
@@ -73,6 +88,9 @@ write scopes (two agents never hold todos whose --scope globs overlap).
 				return err
 			}
 			req.Todo, req.TTL = args[0], d
+			if req.Agent, err = actAs(cmd.Context(), e, engine.ActInput{Agent: req.Agent, What: "todo claim", Todo: req.Todo}); err != nil {
+				return err
+			}
 			res, err := e.ClaimTodo(req)
 			if err != nil {
 				return err
@@ -80,7 +98,7 @@ write scopes (two agents never hold todos whose --scope globs overlap).
 			return a.print(res, func(w io.Writer) { renderLease(w, "claimed", res) })
 		},
 	}
-	c.Flags().StringVar(&req.Agent, "agent", defaultAgent(), "the claiming agent (default $LOOPX_AGENT)")
+	c.Flags().StringVar(&req.Agent, "agent", defaultAgent(), "the claiming agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
 	c.Flags().StringVar(&ttl, "ttl", "", "lease time to live, 1s..24h (default 45m)")
 	c.Flags().StringVar(&req.IdempotencyKey, "idempotency-key", "", "a key that makes a retried claim return the same lease")
 	return c
@@ -107,6 +125,9 @@ func (a *app) leaseCmd(use, short, long, example, verb string, withTTL, withTo b
 				return err
 			}
 			req.Todo, req.TTL = args[0], d
+			if req.Agent, err = actAs(cmd.Context(), e, engine.ActInput{Agent: req.Agent, What: "todo " + strings.Fields(use)[0], Todo: req.Todo}); err != nil {
+				return err
+			}
 			res, err := run(e, req)
 			if err != nil {
 				return err
@@ -114,7 +135,7 @@ func (a *app) leaseCmd(use, short, long, example, verb string, withTTL, withTo b
 			return a.print(res, func(w io.Writer) { renderLease(w, verb, res) })
 		},
 	}
-	c.Flags().StringVar(&req.Agent, "agent", defaultAgent(), "the holding agent (default $LOOPX_AGENT)")
+	c.Flags().StringVar(&req.Agent, "agent", defaultAgent(), "the holding agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
 	c.Flags().Uint64Var(&req.ExpectedVersion, "expected-version", 0, "the lease version you hold (required)")
 	if withTTL {
 		c.Flags().StringVar(&ttl, "ttl", "", "new time to live, 1s..24h (default: the lease's own)")

@@ -96,7 +96,9 @@ terminal.`,
 				}
 				in.ExpiresAfter = d
 			}
-			in.By = actor()
+			if in.By, err = actor(cmd.Context(), e, "gate raise", in.Goal); err != nil {
+				return err
+			}
 			g, err := e.RaiseGate(in)
 			if err != nil {
 				return err

@@ -48,8 +48,12 @@ another (a loopx/ an agent made below the project) blocks PreToolUse.
 Install it with ` + "`loopx hooks install`" + `, which writes
 --event into each entry so that loopx knows the event even when the payload
 cannot be read. The goal is --goal, else $LOOPX_GOAL, else the spec's only
-goal; the agent is --agent, else $LOOPX_AGENT, else "claude" ("codex" for
-the codex host).
+goal; the agent is --agent, else $LOOPX_AGENT, else the agent the processes
+above the hook run as (a host started with LOOPX_AGENT, a loopx run), else
+"claude" ("codex" for the codex host). An agent acts only as itself: a
+named agent other than the one the processes above run as (or processes
+of several agents above) is refused (agent_mismatch, audited as
+identity.refused): PreToolUse blocks, the other events warn.
 
   PreToolUse    the permission decision for the tool call (Bash command;
                 Edit/Write/MultiEdit/NotebookEdit paths; apply_patch files;
@@ -289,7 +293,7 @@ func (a *app) answerHook(ctx context.Context, ev hosts.Event, o hookOptions, w i
 			return nil, err
 		}
 	}
-	e, goal, agent, err := a.hookEngine(ev, o)
+	e, goal, agent, err := a.hookEngine(ctx, ev, o)
 	if e == nil || err != nil {
 		return e, err
 	}
@@ -306,8 +310,9 @@ func (a *app) answerHook(ctx context.Context, ev hosts.Event, o hookOptions, w i
 // hookEngine opens the project's engine for a hook: the project is found
 // as usual (--project, $LOOPX_PROJECT, walking up from the working
 // directory), else by walking up from the payload's cwd; it then resolves
-// the goal and the agent.
-func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal, agent string, err error) {
+// the goal and the agent (checked against the processes above the hook:
+// engine.ActAs).
+func (a *app) hookEngine(ctx context.Context, ev hosts.Event, o hookOptions) (e *engine.Engine, goal, agent string, err error) {
 	start, _ := os.Getwd()
 	root, err := a.root()
 	if err != nil && ev.CWD != "" && a.project == "" && os.Getenv("LOOPX_PROJECT") == "" {
@@ -327,7 +332,7 @@ func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal,
 	if err != nil {
 		return nil, "", "", err
 	}
-	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: hookLockTimeout})
+	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: hookLockTimeout, Ancestry: Ancestry})
 	goal, agent = o.goal, o.agent
 	if goal == "" {
 		goal = os.Getenv("LOOPX_GOAL")
@@ -343,6 +348,11 @@ func (a *app) hookEngine(ev hosts.Event, o hookOptions) (e *engine.Engine, goal,
 	}
 	if agent == "" {
 		agent = os.Getenv("LOOPX_AGENT")
+	}
+	// The hook decides for the agent its host runs as: an agent acts only
+	// as itself (data.loopx.gate.acting).
+	if agent, err = actAs(ctx, e, engine.ActInput{Agent: agent, What: "hook " + ev.Name, Goal: goal}); err != nil {
+		return e, "", "", err
 	}
 	if agent == "" {
 		agent = map[string]string{"codex": "codex"}[o.host]

@@ -81,7 +81,7 @@ or settings that are not a JSON object.`,
 	f.StringVar(&o.host, "host", "", "claude-code or codex (required)")
 	f.StringVar(&o.settings, "settings", "", "the settings file (default .claude/settings.json or .codex/hooks.json in the project root)")
 	f.StringVar(&o.goal, "goal", "", "the goal the hook decides for (default: $LOOPX_GOAL at hook time, else the only goal)")
-	f.StringVar(&o.agent, "agent", "", `the agent id the hook decides for (default: $LOOPX_AGENT at hook time, else "claude"/"codex"); must be declared in the spec`)
+	f.StringVar(&o.agent, "agent", "", `the agent id the hook decides for (default: $LOOPX_AGENT at hook time, else the agent the processes above the hook run as, else "claude"/"codex"); must be declared in the spec`)
 	c.AddCommand(in)
 	return c
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mcpserver"
-	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +70,7 @@ above run as; 2 usage (no project, unknown tool); 130 interrupted.`,
 				return err
 			}
 			eo := engine.Options{Root: root, Now: now, Ancestry: Ancestry}
-			bound, err := bindAgent(engine.New(eo), agent)
+			bound, err := bindAgent(cmd.Context(), engine.New(eo), agent)
 			if err != nil {
 				return err
 			}
@@ -85,24 +85,12 @@ above run as; 2 usage (no project, unknown tool); 130 interrupted.`,
 	return c
 }
 
-// bindAgent is the agent an MCP session acts as: flag when given, else the
-// one agent e's caller's ancestors run as ("" when none). Errors
-// (errs.No agent_mismatch): flag names another agent than the
-// ancestors run as, or the ancestors run as several.
-func bindAgent(e *engine.Engine, flag string) (string, error) {
-	acting := e.Acting()
-	e.Close()
-	switch {
-	case len(acting.Agents) > 1:
-		return "", errs.New(errs.No, "agent_mismatch", fmt.Sprintf(
-			"the processes above this server run as several agents (%s): an agent acts only as itself", strings.Join(acting.Agents, ", ")))
-	case flag != "" && len(acting.Agents) == 1 && acting.Agents[0] != flag:
-		return "", errs.New(errs.No, "agent_mismatch", fmt.Sprintf(
-			"--agent %s: this server descends from agent %s's process and may act only as %s", flag, acting.Agents[0], acting.Agents[0]))
-	case flag != "":
-		return flag, nil
-	case len(acting.Agents) == 1:
-		return acting.Agents[0], nil
-	}
-	return "", nil
+// bindAgent is the agent an MCP session acts as, decided by the identity
+// rule (engine.ActAs mode "bind", data.loopx.gate.acting): flag when
+// given, else the one agent e's caller's ancestors run as ("" when none).
+// Errors (errs.No agent_mismatch, audited): flag names another agent than
+// the ancestors run as, or the ancestors run as several.
+func bindAgent(ctx context.Context, e *engine.Engine, flag string) (string, error) {
+	defer e.Close()
+	return e.ActAs(ctx, engine.ActInput{Agent: flag, Mode: "bind", What: "mcp"})
 }

@@ -162,7 +162,9 @@ descends from an agent.`,
 			if o.Goal == "" {
 				return usagef("review needs --goal")
 			}
-			o.Actor = actor()
+			if o.Actor, err = actor(cmd.Context(), e, "review", o.Goal); err != nil {
+				return err
+			}
 			if o.Mark {
 				// Moving the marker hides what came before from the next
 				// review: a human's call (data.loopx.gate.repair).

@@ -312,12 +312,17 @@ func (a *app) print(v any, text func(w io.Writer)) error {
 	return nil
 }
 
-// actor is who runs the command: $LOOPX_AGENT inside a round, else "human".
-func actor() string {
-	if a := os.Getenv("LOOPX_AGENT"); a != "" {
-		return a
+// actor is who runs the command, as its events record it: the agent it
+// acts as ($LOOPX_AGENT names it, checked against the processes above the
+// command; else the one agent they run as: actAs), else "human". what
+// names the command for a refusal's audit event and goal its goal ("" when
+// none). Errors: errs.No agent_mismatch (exit 1).
+func actor(ctx context.Context, e *engine.Engine, what, goal string) (string, error) {
+	ag, err := actAs(ctx, e, engine.ActInput{Agent: os.Getenv("LOOPX_AGENT"), What: what, Goal: goal})
+	if err != nil || ag == "" {
+		return "human", err
 	}
-	return "human"
+	return ag, nil
 }
 
 // groupUnknown makes every command group (a command with subcommands and no

@@ -25,7 +25,11 @@ func (a *app) roundStartCmd() *cobra.Command {
 		Short: "Decide should-run and, on run, claim the todo and open a round",
 		Long: `Start decides should_run; on run it claims the selected todo (a 45-minute
 lease) and opens a round in one transaction, printing the round id.
-Exit 0 when a round was opened; 1 when the decision was not run.`,
+--agent defaults to $LOOPX_AGENT, else the agent the processes above run
+as; an agent acts only as itself (the processes above this command run as
+another agent, or as several: refused, agent_mismatch, audited).
+Exit 0 when a round was opened; 1 when the decision was not run, or
+agent_mismatch; 2 usage.`,
 		Example: `  loopx round start --goal g1 --agent a1 --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,11 +37,17 @@ Exit 0 when a round was opened; 1 when the decision was not run.`,
 			if err != nil {
 				return err
 			}
-			if goal == "" || agent == "" {
+			if goal == "" {
 				return usagef("round start needs --goal and --agent")
 			}
 			if err := engine.CheckLeaseTTL(a.leaseTTL); err != nil {
 				return err
+			}
+			if agent, err = actAs(cmd.Context(), e, engine.ActInput{Agent: agent, What: "round start", Goal: goal}); err != nil {
+				return err
+			}
+			if agent == "" {
+				return usagef("round start needs --goal and --agent")
 			}
 			res, err := e.StartRound(cmd.Context(), goal, agent)
 			if err != nil {
@@ -62,7 +72,7 @@ Exit 0 when a round was opened; 1 when the decision was not run.`,
 		},
 	}
 	c.Flags().StringVar(&goal, "goal", "", "the goal (required)")
-	c.Flags().StringVar(&agent, "agent", "", "the agent (required)")
+	c.Flags().StringVar(&agent, "agent", defaultAgent(), "the agent (default $LOOPX_AGENT, else the agent the processes above run as)")
 	c.Flags().DurationVar(&a.leaseTTL, "lease-ttl", 0, "the lease the round takes on its todo (1s to 24h; default 45m)")
 	return c
 }
@@ -76,10 +86,13 @@ func (a *app) roundFinishCmd() *cobra.Command {
 		Long: `Finish settles a round in one transaction. Outcomes: progress and failed are
 charged (one round, plus --tokens and --cost-usd); no_change, preflight_failed
 and dry_run are not. Finishing a finished round prints the stored receipt and
-charges nothing. ROUND defaults to $LOOPX_ROUND.
+charges nothing. ROUND defaults to $LOOPX_ROUND. The finishing agent is
+--agent (default $LOOPX_AGENT), else the agent the processes above run as;
+an agent acts only as itself and finishes only its own rounds.
 
-Exit codes: 0 settled; 1 refused (lease lost, not this agent's round); 2 an
-unknown round or outcome.`,
+Exit codes: 0 settled; 1 refused (lease lost, not this agent's round,
+agent_mismatch: the processes above run as another agent); 2 an unknown
+round or outcome.`,
 		Example: `  loopx round finish r-1a2b --outcome progress --done --summary "added the guide" \
       --evidence "test:pass:go test ./..."  --handoff "next: review the guide"
   loopx round finish --outcome no_change --result-hash sha256:abc`,
@@ -102,6 +115,9 @@ unknown round or outcome.`,
 					return err
 				}
 				req.Evidence = append(req.Evidence, ev)
+			}
+			if req.Agent, err = actAs(cmd.Context(), e, engine.ActInput{Agent: req.Agent, What: "round finish", Round: id}); err != nil {
+				return err
 			}
 			rc, err := e.FinishRound(cmd.Context(), id, req)
 			if err != nil {
@@ -130,7 +146,7 @@ unknown round or outcome.`,
 	f.StringVar(&req.Handoff, "handoff", "", "what the next round must know")
 	f.StringVar(&req.NextTodo, "next-todo", "", "add a successor todo with this title")
 	f.StringVar(&req.NextFor, "for", "", "the agent the successor todo is for")
-	f.StringVar(&req.Agent, "agent", os.Getenv("LOOPX_AGENT"), "the finishing agent (must be the round's)")
+	f.StringVar(&req.Agent, "agent", os.Getenv("LOOPX_AGENT"), "the finishing agent (must be the round's; default $LOOPX_AGENT, else the agent the processes above run as)")
 	f.Uint64Var(&req.ExpectedVersion, "expected-version", 0, "the lease version the round holds (version_mismatch otherwise; 0 = not checked)")
 	return c
 }
@@ -183,11 +199,15 @@ status (inside git) or a walk of at most 50,000 files (outside git). A write
 the permission policy denies fails the round and is audited (a protected
 path also raises a gate); a tree too large to walk fails the round closed
 (charged, audited) without running CMD. Processes below this one act as
-agent A: they cannot answer gates as another agent or as a human.
+agent A: they cannot answer gates as another agent or as a human, nor act
+as another agent (--agent of todo claim, round start|finish, …). Run itself
+is refused (exit 1, agent_mismatch) when the processes above it run as
+another agent than A.
 
 Exit codes: 0 the loop ended because the decision was skip or wait_human, or
---max-rounds was reached; 1 it ended on deny, or the change scan could not
-see everything; 2 usage (e.g. CMD not found); 3 internal error.`,
+--max-rounds was reached; 1 it ended on deny, the change scan could not
+see everything, or the processes above run as another agent (agent_mismatch);
+2 usage (e.g. CMD not found); 3 internal error.`,
 		Example: `  loopx run --goal g1 --agent a1 -- sh -c 'echo work >> src/work.txt'
   loopx run --goal g1 --agent codex --max-rounds 5 -- ./scripts/agent-turn.sh`,
 		Args: cobra.ArbitraryArgs,
@@ -202,6 +222,11 @@ see everything; 2 usage (e.g. CMD not found); 3 internal error.`,
 			}
 			if o.Goal == "" || o.Agent == "" {
 				return usagef("run needs --goal and --agent")
+			}
+			// Processes below this one act as o.Agent: only a human or that
+			// agent itself may start them.
+			if _, err := actAs(cmd.Context(), e, engine.ActInput{Agent: o.Agent, What: "run", Goal: o.Goal}); err != nil {
+				return err
 			}
 			if err := engine.CheckLeaseTTL(a.leaseTTL); err != nil {
 				return err

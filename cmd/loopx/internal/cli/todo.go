@@ -52,7 +52,9 @@ func (a *app) todoAddCmd() *cobra.Command {
 				}
 				in.EverySeconds = int64(d.Seconds())
 			}
-			in.By = actor()
+			if in.By, err = actor(cmd.Context(), e, "todo add", in.Goal); err != nil {
+				return err
+			}
 			t, err := e.AddTodo(in)
 			if err != nil {
 				return err
@@ -159,7 +161,11 @@ func (a *app) todoStatusCmd(name, status, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := e.SetTodoStatus(args[0], status, note, actor())
+			by, err := actor(cmd.Context(), e, "todo "+name, "")
+			if err != nil {
+				return err
+			}
+			t, err := e.SetTodoStatus(args[0], status, note, by)
 			if err != nil {
 				return err
 			}
@@ -226,7 +232,11 @@ func (a *app) goalStatusCmd(name, status, short string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := e.SetGoalStatus(args[0], status, reason, actor())
+			by, err := actor(cmd.Context(), e, "goal "+name, args[0])
+			if err != nil {
+				return err
+			}
+			st, err := e.SetGoalStatus(args[0], status, reason, by)
 			if err != nil {
 				return err
 			}
@@ -248,7 +258,10 @@ func (a *app) evidenceCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ev.Summary, ev.By = strings.Join(args, " "), actor()
+			ev.Summary = strings.Join(args, " ")
+			if ev.By, err = actor(cmd.Context(), e, "evidence add", ev.Goal); err != nil {
+				return err
+			}
 			saved, err := e.AddEvidence(ev)
 			if err != nil {
 				return err

@@ -41,10 +41,12 @@ fixed. On a terminal a status line on stderr shows the verdicts and the next
 timer.
 
 --exec -- CMD… (needs --goal and --agent) runs a round as 'loopx run' does
-whenever the verdict becomes run, one at a time. Ctrl-C or SIGTERM stops:
-a running round is finished (failed, interrupted) and its lease released.
+whenever the verdict becomes run, one at a time; it is refused (exit 1,
+agent_mismatch, audited) when the processes above it run as another agent
+than --agent. Ctrl-C or SIGTERM stops: a running round is finished (failed,
+interrupted) and its lease released.
 
-Exit codes: 0 stopped by a signal; 2 no spec (the path is named), an invalid
+Exit codes: 0 stopped by a signal; 1 --exec refused (agent_mismatch); 2 no spec (the path is named), an invalid
 spec or policy at start, an unknown goal, or an agent command that cannot
 start; 3 internal error.`,
 		Example: `  loopx watch --goal g1
@@ -66,6 +68,20 @@ start; 3 internal error.`,
 				return usagef("unexpected arguments %q (an agent command needs --exec)", args)
 			}
 			o.Root = root
+			if exec && o.Goal != "" && o.Agent != "" { // without them watch.New says what is missing
+				// The rounds it runs act as --agent: only a human or that
+				// agent itself may start them.
+				now, err := a.clock()
+				if err != nil {
+					return err
+				}
+				e := engine.New(engine.Options{Root: root, Now: now, Ancestry: Ancestry})
+				_, err = actAs(cmd.Context(), e, engine.ActInput{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
+				e.Close()
+				if err != nil {
+					return err
+				}
+			}
 			if t, pinned, err := a.pinnedClock(); err != nil {
 				return err
 			} else if pinned {

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// actingRule is the acting decision's entry rule.
+const actingRule = "data.loopx.gate.acting"
+
+// actingQuery is actingRule prepared once per process: it reads only its
+// input and the built-in bundle (no spec, no user policy), so one
+// preparation serves every engine (an MCP server opens one per call).
+var actingQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
+	return (&Engine{}).compileRef(context.Background(), actingRule, "gate", nil)
+})
+
+// ActInput is a command's request to act as an agent (design §16: an
+// agent acts only as itself), judged by data.loopx.gate.acting.
+type ActInput struct {
+	// Agent is the agent the command names: its --agent, or $LOOPX_AGENT
+	// as the flag's default ("" = none: it acts as the one agent its
+	// ancestry carries, if any).
+	Agent string
+	// Mode is "act", "bind" or "session" (ActingFacts.Mode).
+	Mode string
+	// Bound is the MCP session's agent (mode "session").
+	Bound string
+	// What names the act for its audit event ("todo claim", "round start",
+	// "mcp round_start", …).
+	What string
+	// Goal, Todo and Round are what the act concerns ("" when none): the
+	// audit event of a refusal belongs to Goal, else to the todo's or the
+	// round's goal, so that `loopx review` of that goal shows it.
+	Goal, Todo, Round string
+}
+
+// ActAs decides who a command acts as (data.loopx.gate.acting, compiled
+// with the built-in bundle only: no user policy takes part). Go gathers
+// the facts (the caller's ancestry, except for a session call, which acts
+// as the agent bound at its start); the rule judges them. It returns the
+// agent the command acts as: the one named, else the session's bound
+// agent, else the one agent the ancestry carries, else "" (no agent: a
+// human acting for an agent names it). Errors: errs.No
+// agent_mismatch (the processes above run as another agent, or as
+// several; a session bound to another agent) or unbound_session, each
+// audited as an identity.refused event; errs.No bad_request or
+// policy_error when the rule cannot judge (fail closed).
+func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
+	ch := Channel{Kind: "agent", Ancestry: []Process{}, ActingAgents: []string{}}
+	if in.Mode != "session" {
+		acting := e.Acting()
+		ch.Ancestry, ch.ActingAgents, ch.AgentAncestor = acting.Ancestry, acting.Agents, acting.Agentish
+		ch.AncestryChecked = !e.ancestry.Off
+	}
+	actor := ""
+	if in.Agent != "" {
+		actor = "agent:" + in.Agent
+	}
+	pq, err := actingQuery()
+	if err != nil {
+		return "", err
+	}
+	input := Input{Query: "gate_answer", Now: rfc(e.Now()), Goal: in.Goal, Agent: in.Agent,
+		Answer: &AnswerFacts{Actor: actor, Channel: ch, Acting: &ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
+	d := e.evalPrepared(ctx, pq, actingRule, "gate_answer", input)
+	if d.Allow {
+		return d.Agent, nil
+	}
+	err = e.refusal(d)
+	e.auditActing(in, ch, err)
+	return "", err
+}
+
+// auditActing appends an identity.refused event for a refused act, in its
+// own transaction: the agent it named, what it tried, the reason and the
+// ancestry the rule judged. A store that cannot be written loses only the
+// event (the act is refused either way).
+func (e *Engine) auditActing(in ActInput, ch Channel, err error) {
+	re := errs.As(err)
+	if re == nil || re.Kind != errs.No {
+		return
+	}
+	actor := "agent:" + in.Agent
+	if in.Agent == "" {
+		actor = "unnamed"
+	}
+	_ = e.update(func(tx *kernel.Tx) error {
+		goal := in.Goal
+		if goal == "" && in.Todo != "" {
+			if t, err := tx.Todo(in.Todo); err == nil {
+				goal = t.Goal
+			}
+		}
+		if goal == "" && in.Round != "" {
+			if r, err := tx.Round(in.Round); err == nil {
+				goal = r.Goal
+			}
+		}
+		data := map[string]any{"code": re.Code, "mode": in.Mode, "acting_agents": ch.ActingAgents, "ancestry": ch.Ancestry}
+		for k, v := range map[string]string{"bound": in.Bound, "todo": in.Todo, "round": in.Round} {
+			if v != "" {
+				data[k] = v
+			}
+		}
+		return tx.AppendEvent(kernel.Event{Kind: "identity.refused", Goal: goal, Actor: actor, Subject: in.What,
+			Message: re.Message, Data: data})
+	})
+}
