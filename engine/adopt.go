@@ -38,6 +38,12 @@ type Pending struct {
 	// Loosens lists what the disk revision loosens (code "loosens", ref the
 	// spec field; "policy_changed" for a changed user policy).
 	Loosens []Reason `json:"loosens"`
+	// DiskError is why the spec files on disk do not load
+	// ("file:line:col: field: message"), "" when they load. Such files can
+	// be neither classified nor adopted: decisions keep the adopted
+	// revision until the files are fixed (or restored), and Loosens is
+	// empty.
+	DiskError string `json:"disk_error,omitempty"`
 }
 
 // RulesRevision names one revision of loopx/: the spec's content hash and
@@ -47,8 +53,12 @@ type RulesRevision struct {
 	Policy string `json:"policy"`
 }
 
-// Summary is Loosens' messages joined for one line of text.
+// Summary is Loosens' messages joined for one line of text (or that the
+// files do not load, with DiskError).
 func (p *Pending) Summary() string {
+	if p.DiskError != "" {
+		return "the spec files do not load: " + p.DiskError
+	}
 	var ms []string
 	for _, r := range p.Loosens {
 		m := r.Message
@@ -62,6 +72,10 @@ func (p *Pending) Summary() string {
 
 // reason is the rules_pending reason decisions carry while p stands.
 func (p *Pending) reason() Reason {
+	if p.DiskError != "" {
+		return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
+			Message: fmt.Sprintf("the spec files in loopx/ do not load (%s); decisions use the adopted revision %s until they are fixed (a loosening fix waits for `loopx adopt`) or a human runs `loopx adopt --restore`", p.DiskError, shortHash(p.Adopted.Spec))}
+	}
 	return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
 		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), shortHash(p.Adopted.Spec))}
 }
@@ -130,20 +144,23 @@ func (e *Engine) adoptedRules() (kernel.Rules, bool, error) {
 // resolveRules makes the adopted revision the rules in effect (design
 // §16). With no store yet nothing is adopted (the first write adopts the
 // files, as `loopx init` does). A disk spec that does not load stays the
-// spec error (decisions fail closed). Disk equal to the adopted revision:
-// nothing to do. A change that only tightens (data.loopx.adopt) and leaves
-// the policies alone is adopted at once; anything else is pending, and
-// the adopted spec and policies are what this engine evaluates.
+// spec error (decisions fail closed) when nothing was adopted yet, and for
+// `vet`/`check` (onDisk); otherwise the adopted revision stays in effect
+// and the error is pending (DiskError). Disk equal to the adopted
+// revision: nothing to do. A change that only tightens (data.loopx.adopt)
+// and leaves the policies alone is adopted at once; anything else is
+// pending, and the adopted spec and policies are what this engine
+// evaluates.
 func (e *Engine) resolveRules(ctx context.Context) {
 	e.pending = nil
-	if e.diskErr != nil {
+	if e.diskErr != nil && e.onDisk {
 		return
 	}
 	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); err != nil {
 		return
 	}
 	disk, err := e.diskRules()
-	if err != nil {
+	if err != nil && e.diskErr == nil {
 		return
 	}
 	cur, ok, err := e.adoptedRules()
@@ -152,6 +169,12 @@ func (e *Engine) resolveRules(ctx context.Context) {
 	}
 	if !ok {
 		return // the next write adopts the files (firstAdoption)
+	}
+	if e.diskErr != nil {
+		e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash},
+			Loosens: []Reason{}, DiskError: specErrorText(e.diskErr)}
+		e.useAdopted(cur)
+		return
 	}
 	if cur.SpecHash == disk.SpecHash && cur.PolicyHash == disk.PolicyHash {
 		return
@@ -172,6 +195,13 @@ func (e *Engine) resolveRules(ctx context.Context) {
 	if e.onDisk {
 		return
 	}
+	e.useAdopted(cur)
+}
+
+// useAdopted makes the adopted revision cur the spec and policies this
+// engine evaluates (the stored export: no CUE is evaluated). An export
+// that does not decode is the spec error (decisions fail closed).
+func (e *Engine) useAdopted(cur kernel.Rules) {
 	spec, err := specs.FromExport(cur.SpecHash, slices.Sorted(maps.Keys(cur.SpecFiles)), cur.SpecJSON)
 	if err != nil {
 		e.spec, e.specErr = nil, err

@@ -320,3 +320,64 @@ func TestAdopt_DecideAdopt(t *testing.T) {
 		})
 	}
 }
+
+// TestAdopt_SpecOnDiskError: a spec on disk that does not load leaves the
+// adopted revision in effect (decisions carry rules_pending naming the
+// file:line:col); vet and check (OnDisk) see the error; with nothing
+// adopted decisions fail closed.
+func TestAdopt_SpecOnDiskError(t *testing.T) {
+	broken := strings.Replace(adoptBase, "rounds: 3", `rounds: "lots"`, 1)
+	cases := []struct {
+		name     string
+		adopted  bool
+		onDisk   bool
+		wantSpec bool // the adopted spec in effect (else the spec error)
+	}{
+		{"adopted revision", true, false, true},
+		{"vet and check read the files", true, true, false},
+		{"nothing adopted", false, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, c := t.TempDir(), newClock()
+			if tc.adopted {
+				root, c = adoptedProject(t)
+			}
+			writeSpec(t, root, broken)
+			e := New(Options{Root: root, Now: c.now, OnDisk: tc.onDisk})
+			defer e.Close()
+			if got := e.SpecErr() == nil; got != tc.wantSpec {
+				t.Fatalf("spec usable = %v (err %v), want %v", got, e.SpecErr(), tc.wantSpec)
+			}
+			if _, err := e.DiskSpec(); err == nil {
+				t.Fatal("the broken disk spec loaded")
+			}
+			if !tc.wantSpec {
+				if e.Pending() != nil {
+					t.Fatalf("pending = %+v, want none", e.Pending())
+				}
+				return
+			}
+			p := e.Pending()
+			if p == nil || !strings.HasPrefix(p.DiskError, "loopx/loopx.cue:5:") || len(p.Loosens) != 0 {
+				t.Fatalf("pending = %+v, want the disk error at loopx/loopx.cue:5", p)
+			}
+			d := decide(t, e, "a1")
+			var msg string
+			for _, r := range d.Reasons {
+				if r.Code == "rules_pending" {
+					msg = r.Message
+				}
+			}
+			if !strings.Contains(msg, "do not load (loopx/loopx.cue:5:") {
+				t.Fatalf("reasons %+v: want rules_pending naming loopx/loopx.cue:5", d.Reasons)
+			}
+			if d.Quota == nil || d.Quota.Rounds.Limit == nil || *d.Quota.Rounds.Limit != 3 {
+				t.Fatalf("quota %+v: want the adopted 3 rounds", d.Quota)
+			}
+			if _, err := e.Adopt(context.Background(), AdoptOptions{}); err == nil {
+				t.Fatal("a spec that does not load was adopted")
+			}
+		})
+	}
+}

@@ -67,7 +67,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 		// The adoption gate (design §16): what the edit loosens, if
 		// anything; a tightening edit is adopted by refreshRules itself.
 		e.refreshRules(context.Background())
-		if p := e.pending; p != nil {
+		if p := e.pending; p != nil && p.DiskError == "" {
 			adopt = &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
 			question = fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
 				agent, strings.Join(protected, ", "), round, p.Summary())

@@ -7,6 +7,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -493,12 +494,18 @@ func (w *Watcher) rescan(ctx context.Context) {
 	var ne *engine.Engine
 	if len(probs) == 0 {
 		ne = w.newEngine()
-		if err := ne.SpecErr(); err != nil {
+		// The files on disk, not the rules in effect: an engine keeps the
+		// adopted revision when they do not load (engine.Pending).
+		_, diskErr := ne.DiskSpec()
+		if err := cmp.Or(ne.SpecErr(), diskErr); err != nil {
 			probs = strings.Split(err.Error(), "\n")
 			trigger = TriggerSpec
 		}
 	}
 	if len(probs) > 0 {
+		if ne != nil {
+			_ = ne.Close() // New may have opened the store to read the adopted rules
+		}
 		w.stale = true
 		what := "spec"
 		if trigger == TriggerPolicy {
