@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
@@ -499,7 +500,7 @@ func (e *Engine) Restore() ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(full, []byte(src)); err != nil {
+		if err := atomicfile.Write(full, []byte(src)); err != nil {
 			return nil, err
 		}
 	}

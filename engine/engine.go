@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/engine/scaffold"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
@@ -27,8 +28,8 @@ import (
 
 // Directory and file names of a project (design §3).
 const (
-	SpecDirName  = "loopx"
-	StateDirName = ".loopx"
+	SpecDirName  = scaffold.SpecDirName
+	StateDirName = scaffold.StateDirName
 	LogFileName  = declog.FileName
 )
 

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -152,7 +153,7 @@ func (e *Engine) writeReadModel() {
 	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return
 	}
-	if writeFileAtomic(path, b) == nil {
+	if atomicfile.Write(path, b) == nil {
 		e.rmStamp = rm.Stamp
 	}
 }

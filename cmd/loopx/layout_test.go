@@ -13,9 +13,10 @@ import (
 // the top engine package, nor the kernel, nor OPA or CUE; the run loop
 // (engine/runloop) and the renderers (engine/render) take kernel records
 // but import neither the top engine, nor specs or policies, nor OPA or
-// CUE; internal/errs (the one error type) imports only the standard
-// library; the binary does not carry the test-only SARIF validator nor
-// the shell forms corpus.
+// CUE; the scaffolding (engine/scaffold) imports neither the top engine
+// nor policies nor OPA; internal/errs (the one error type) imports only
+// the standard library; the binary does not carry the test-only SARIF
+// validator nor the shell forms corpus.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
 	if err != nil {
@@ -46,6 +47,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/runloop": rooms,
 		// The renderers take kernel records, never the store's owner.
 		mod + "engine/render": rooms,
+		// Scaffolding writes a spec (specs, presets) and an empty store;
+		// the first adoption is the engine's hook.
+		mod + "engine/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},

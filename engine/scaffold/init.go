@@ -1,4 +1,8 @@
-package engine
+// Package scaffold makes a directory a loopx project (`loopx init`): it
+// scaffolds the spec loopx/loopx.cue from flags and presets, creates the
+// state directory .loopx/ with an empty store, and keeps .loopx/ out of
+// git. The first adoption, which needs the engine, is the caller's hook.
+package scaffold
 
 import (
 	"bufio"
@@ -9,13 +13,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// InitOptions configure Init (`loopx init`).
-type InitOptions struct {
+// The project layout: the spec directory (the rules, under version
+// control) and the state directory (loopx's local state, git-ignored), at
+// the project root.
+const (
+	SpecDirName  = "loopx"
+	StateDirName = ".loopx"
+)
+
+// Options configure Init (`loopx init`).
+type Options struct {
 	// Dir is the directory to make a project root.
 	Dir string
 	// Preset, Goal, Objective, Agent and Host fill the scaffolded spec.
@@ -32,20 +46,28 @@ type InitOptions struct {
 	Now func() time.Time
 }
 
-// InitResult says what Init did.
-type InitResult struct {
+// Result says what Init did: the project root and spec path (absolute),
+// whether the spec was written, and whether .gitignore gained .loopx/.
+type Result struct {
 	Root      string `json:"root"`
 	Spec      string `json:"spec"`
 	Created   bool   `json:"created"`
 	GitIgnore bool   `json:"gitignore"`
 }
 
+// Adopt records the project's rules (loopx/ as Init leaves it) in the new
+// store s as the first adoption, unless s holds adopted rules already;
+// root is the project root (absolute).
+type Adopt func(root string, s *kernel.Store) error
+
 // Init scaffolds loopx/loopx.cue (unless it exists), creates .loopx/ with
-// an empty store, and adds .loopx/ to .gitignore when dir is inside a git
-// repository. It works outside git too. Errors: errs.Usage for an unknown
-// preset or a goal without an objective; the scaffold's spec errors.
-func Init(o InitOptions) (InitResult, error) {
-	var res InitResult
+// an empty store, calls adopt on it (design §16: the first adoption), and
+// adds .loopx/ to .gitignore when dir is inside a git repository. It works
+// outside git too. Errors: errs.Usage for an unknown preset, a preset
+// without a goal or a goal without an objective; the scaffold's spec
+// errors; adopt's error; I/O and store errors.
+func Init(o Options, adopt Adopt) (Result, error) {
+	var res Result
 	root, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return res, err
@@ -53,14 +75,14 @@ func Init(o InitOptions) (InitResult, error) {
 	res.Root = root
 	if o.Preset != "" {
 		if _, ok := presets.Source(o.Preset); !ok {
-			return res, Usagef("unknown_preset", "unknown preset %q (known: %s)", o.Preset, strings.Join(presets.Names(), ", "))
+			return res, errs.Usagef("unknown_preset", "unknown preset %q (known: %s)", o.Preset, strings.Join(presets.Names(), ", "))
 		}
 	}
 	if o.Preset != "" && o.Goal == "" {
-		return res, Usagef("preset_needs_goal", "--preset applies to a goal: give --goal ID --objective TEXT too")
+		return res, errs.Usagef("preset_needs_goal", "--preset applies to a goal: give --goal ID --objective TEXT too")
 	}
 	if o.Goal != "" && o.Objective == "" {
-		return res, Usagef("missing_objective", "--goal needs --objective TEXT (what the goal is for, in one sentence)")
+		return res, errs.Usagef("missing_objective", "--goal needs --objective TEXT (what the goal is for, in one sentence)")
 	}
 	if o.Agent != "" && o.Host == "" {
 		o.Host = "shell"
@@ -76,7 +98,7 @@ func Init(o InitOptions) (InitResult, error) {
 		if err := vetScaffold(src); err != nil { // never leave a spec that does not vet
 			return res, err
 		}
-		if err := writeFileAtomic(specPath, src); err != nil {
+		if err := atomicfile.Write(specPath, src); err != nil {
 			return res, err
 		}
 		res.Created = true
@@ -97,7 +119,7 @@ func Init(o InitOptions) (InitResult, error) {
 	}
 	// The first adoption (design §16): loopx/ as init leaves it becomes the
 	// rules in effect, so that a later edit is judged against it.
-	if err := adoptAtInit(root, s, o.Now); err != nil {
+	if err := adopt(root, s); err != nil {
 		s.Close()
 		return res, err
 	}
@@ -114,6 +136,7 @@ func Init(o InitOptions) (InitResult, error) {
 	return res, nil
 }
 
+// relSlash is p relative to base with slashes (p itself when it has none).
 func relSlash(base, p string) string {
 	r, err := filepath.Rel(base, p)
 	if err != nil {
@@ -122,6 +145,8 @@ func relSlash(base, p string) string {
 	return filepath.ToSlash(r)
 }
 
+// findGit is the nearest directory from dir up that holds .git ("" when
+// none does).
 func findGit(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
@@ -156,25 +181,7 @@ func ensureIgnored(path, line string) (bool, error) {
 		had = append(had, '\n')
 	}
 	had = append(had, []byte(fmt.Sprintf("# loopx local state\n%s\n", line))...)
-	return true, writeFileAtomic(path, had)
-}
-
-// writeFileAtomic writes data to a temp file beside path and renames it over.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return true, atomicfile.Write(path, had)
 }
 
 // vetScaffold loads a scaffolded spec from a scratch directory, so that bad
@@ -195,34 +202,4 @@ func vetScaffold(src []byte) error {
 	}
 	_, err = specs.Load(dir)
 	return err
-}
-
-// adoptAtInit records loopx/ as the adopted rules in s when none are (a
-// store kept by a second init keeps its adopted rules: an edit since is
-// judged against them, as any other).
-func adoptAtInit(root string, s *kernel.Store, now func() time.Time) error {
-	have := false
-	if err := s.View(func(tx *kernel.Tx) error {
-		var err error
-		_, have, err = tx.Rules()
-		return err
-	}); err != nil || have {
-		return err
-	}
-	if now == nil {
-		now = time.Now
-	}
-	e := &Engine{root: root, now: now}
-	e.disk, e.diskErr = specs.Load(e.SpecDir())
-	if e.diskErr != nil {
-		return e.diskErr
-	}
-	r, err := e.diskRules()
-	if err != nil {
-		return err
-	}
-	return s.Update(func(tx *kernel.Tx) error {
-		r.By, r.AdoptedAt = "loopx", tx.Now()
-		return tx.PutRules(r)
-	})
 }
