@@ -48,7 +48,7 @@ type Pending struct {
 }
 
 // RulesRevision names one revision of loopx/: the spec's content hash and
-// the hash of the user policy files (tests excluded).
+// the hash of the user policy files (their tests included).
 type RulesRevision struct {
 	Spec   string `json:"spec"`
 	Policy string `json:"policy"`
@@ -90,7 +90,8 @@ func (e *Engine) Pending() *Pending { return e.pending }
 func (e *Engine) DiskSpec() (*specs.Loaded, error) { return e.disk, e.diskErr }
 
 // diskRules reads loopx/ as it is on disk: spec files and user policy
-// files (tests excluded), with their hashes.
+// files (their _test.rego files too: a test rewritten to pass is a policy
+// change), with their hashes.
 func (e *Engine) diskRules() (kernel.Rules, error) {
 	var r kernel.Rules
 	files, hash, err := specs.Sources(e.SpecDir())
@@ -103,9 +104,7 @@ func (e *Engine) diskRules() (kernel.Rules, error) {
 	}
 	r.Policies = map[string]string{}
 	err = walkUserModules(e.root, func(m UserModule, _ *ast.Module, _ error) error {
-		if !m.Test {
-			r.Policies[m.Path] = m.Source
-		}
+		r.Policies[m.Path] = m.Source
 		return nil
 	})
 	r.PolicyHash = policyFilesHash(r.Policies)
@@ -230,12 +229,12 @@ func changedFiles(a, b map[string]string) []string {
 	return out
 }
 
-// parseUserModules parses adopted policy sources the way loadUserModules
-// parses files on disk.
+// parseUserModules parses adopted policy sources (tests marked by their
+// _test.rego name) the way loadUserModules parses files on disk.
 func parseUserModules(files map[string]string) ([]UserModule, error) {
 	var out []UserModule
 	for _, p := range slices.Sorted(maps.Keys(files)) {
-		m := UserModule{Path: p, Source: files[p]}
+		m := UserModule{Path: p, Source: files[p], Test: strings.HasSuffix(p, "_test.rego")}
 		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
 		if err != nil {
 			return out, parseError(m.Path, err)
@@ -468,9 +467,9 @@ func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
 }
 
 // Restore writes the adopted revision back into loopx/ (`loopx adopt
-// --restore`): spec files and user policies are made exactly the adopted
-// ones (files loopx would read that are not in it are removed; policy
-// tests are left alone). It returns the paths written or removed. Errors:
+// --restore`): spec files and user policies, their tests included, are
+// made exactly the adopted ones (files loopx would read that are not in it
+// are removed). It returns the paths written or removed. Errors:
 // errs.Usage no_adopted_rules when nothing was adopted yet; I/O errors.
 func (e *Engine) Restore() ([]string, error) {
 	cur, ok, err := e.adoptedRules()

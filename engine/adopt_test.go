@@ -381,3 +381,58 @@ func TestAdopt_SpecOnDiskError(t *testing.T) {
 		})
 	}
 }
+
+// TestAdopt_PolicyTestsAreInTheRevision: a _test.rego under
+// loopx/policies is kept and hashed with the policies: changing or adding
+// one is pending, the adopted one is never compiled into decisions, and
+// Restore writes it back.
+func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
+	root, c := t.TempDir(), newClock()
+	writeSpec(t, root, adoptBase)
+	dir := filepath.Join(root, SpecDirName, UserPolicyDir)
+	const test = "package loopx.user.should_run_test\n\ntest_nothing if true\n"
+	for name, src := range map[string]string{
+		"warn.rego":      "package loopx.user.should_run\n\nwarn contains \"careful\" if true\n",
+		"warn_test.rego": test,
+	} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := New(Options{Root: root, Now: c.now})
+	addTodos(t, e, "Write the guide") // the first write adopts
+	e.Close()
+
+	for _, edit := range []struct{ name, file string }{
+		{"a test changed", "warn_test.rego"},
+		{"a test added", "more_test.rego"},
+	} {
+		t.Run(edit.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, edit.file), []byte(test+"\ntest_more if true\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e := New(Options{Root: root, Now: c.now})
+			defer e.Close()
+			p := e.Pending()
+			if p == nil || len(p.Loosens) != 1 || p.Loosens[0].Code != "policy_changed" || !strings.Contains(p.Loosens[0].Message, "loopx/policies/"+edit.file) {
+				t.Fatalf("pending = %+v, want policy_changed naming %s", p, edit.file)
+			}
+			if d := decide(t, e, "a1"); d.Verdict != "run" || !d.HasReason("user_warning") || !d.HasReason("rules_pending") {
+				t.Fatalf("decision %+v: want run with the adopted warn policy and rules_pending", d)
+			}
+			paths, err := e.Restore()
+			if err != nil || len(paths) != 1 || paths[0] != "loopx/policies/"+edit.file {
+				t.Fatalf("restored %v, %v", paths, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "warn_test.rego")); err != nil || string(b) != test {
+				t.Fatalf("warn_test.rego after restore: %q, %v", b, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "more_test.rego")); !os.IsNotExist(err) {
+				t.Fatalf("the added test is still there: %v", err)
+			}
+		})
+	}
+}

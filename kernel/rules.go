@@ -23,8 +23,9 @@ type Rules struct {
 	SpecFiles map[string]string `json:"spec_files"`
 	// PolicyHash is the hash over Policies (engine's policy revision).
 	PolicyHash string `json:"policy_hash"`
-	// Policies maps each user policy file ("loopx/policies/x.rego", tests
-	// excluded) to its content.
+	// Policies maps each user policy file under loopx/policies/ to its
+	// content: policies and their tests ("…_test.rego"), so that a changed
+	// test is a change of the rules like any policy change.
 	Policies map[string]string `json:"policies"`
 	// AdoptedAt is when this revision was adopted; By who adopted it
 	// ("loopx" for an automatic adoption, "human").

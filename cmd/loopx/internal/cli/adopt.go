@@ -36,7 +36,7 @@ changes while the prompt waits, nothing is adopted (rules_changed, exit 1).
 A spec that does not load is not adopted (exit 2).
 
 --restore writes the adopted revision back into loopx/ (spec files and user
-policies; policy tests are left alone), undoing an edit that is pending. It is a human's
+policies with their _test.rego files), undoing an edit that is pending. It is a human's
 call too (data.loopx.gate.repair: refused, exit 1, to an agent, inside a round
 or from an agent's process), without a typed confirmation. Every refusal is
 in the audit log (rules.adopt_refused, rules.restore_refused).
