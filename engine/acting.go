@@ -39,6 +39,11 @@ type ActInput struct {
 	Goal, Todo, Round string
 }
 
+// PrepareActing prepares the acting decision in the background (once per
+// process), so that a caller on a latency budget (a hook) overlaps it with
+// reading its input and opening the project; ActAs waits for it.
+func PrepareActing() { go func() { _, _ = actingQuery() }() }
+
 // ActAs decides who a command acts as (data.loopx.gate.acting, compiled
 // with the built-in bundle only: no user policy takes part). Go gathers
 // the facts (the caller's ancestry, except for a session call, which acts

@@ -200,6 +200,7 @@ type hookResult struct {
 }
 
 func (a *app) runHook(ctx context.Context, o hookOptions) error {
+	engine.PrepareActing() // the hook's agent is checked once the project is open
 	o.event = canonicalEvent(o.event)
 	if o.event != "" && !slices.Contains(hookEvents, o.event) {
 		return a.hookBlock(fmt.Errorf("--event %q: want one of %s", o.event, strings.Join(hookEvents, ", ")))
