@@ -37,6 +37,13 @@ type ActInput struct {
 	// audit event of a refusal belongs to Goal, else to the todo's or the
 	// round's goal, so that `loopx review` of that goal shows it.
 	Goal, Todo, Round string
+	// Fast reads the runners recorded on rounds from the read model, not
+	// the store, while the store is not open: for a hook on its latency
+	// budget only. The read model is a file an agent outside a sandbox can
+	// rewrite (loopx run's change scan then sees it), which could hide a
+	// runner; a hook's host carries its agent in its start environment
+	// anyway, so what the hook decides for does not rest on the runner.
+	Fast bool
 }
 
 // PrepareActing prepares the acting decision in the background (once per
@@ -58,7 +65,7 @@ func PrepareActing() { go func() { _, _ = actingQuery() }() }
 func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 	ch := Channel{Kind: "agent", Ancestry: []Process{}, ActingAgents: []string{}}
 	if in.Mode != "session" {
-		acting := e.Acting()
+		acting := e.acting(in.Fast)
 		ch.Ancestry, ch.ActingAgents, ch.AgentAncestor = acting.Ancestry, acting.Agents, acting.Agentish
 		ch.AncestryChecked = !e.ancestry.Off
 	}

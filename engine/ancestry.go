@@ -140,11 +140,15 @@ func hostOf(args []string) string {
 // environment, not its parents'. A process that detaches itself (double
 // fork, setsid) or rewrites its environment in memory escapes it (README
 // "Trust model").
-func (e *Engine) Acting() Acting {
+func (e *Engine) Acting() Acting { return e.acting(false) }
+
+// acting is Acting; fast reads the recorded runners from the read model
+// (runnerAgents).
+func (e *Engine) acting(fast bool) Acting {
 	if e.ancestry.Off {
 		return ReadAncestry(e.ancestry, nil)
 	}
-	return ReadAncestry(e.ancestry, e.runnerAgents())
+	return ReadAncestry(e.ancestry, e.runnerAgents(fast))
 }
 
 // ReadAncestry is Acting for a caller without a project (runners maps
@@ -206,13 +210,13 @@ func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 }
 
 // runnerAgents maps the runner ids recorded on rounds to their agent,
-// read from the read model while it matches the store (so that a hook
-// does not open the store for it), else from the store. An unreadable
-// store yields none (the caller's decision then fails closed on the
-// store's health anyway).
-func (e *Engine) runnerAgents() map[string]string {
+// read from the store; with fast, from the read model while it matches the
+// store and the store is not open (a hook, on its latency budget: see
+// ActInput.Fast). An unreadable store yields none (the caller's decision
+// then fails closed on the store's health anyway).
+func (e *Engine) runnerAgents(fast bool) map[string]string {
 	out := map[string]string{}
-	if e.store == nil {
+	if fast && e.store == nil {
 		if rm := e.loadReadModel(e.Now()); rm != nil {
 			for _, g := range rm.Goals {
 				for _, r := range g.Rounds {

@@ -352,7 +352,7 @@ func (a *app) hookEngine(ctx context.Context, ev hosts.Event, o hookOptions) (e 
 	}
 	// The hook decides for the agent its host runs as: an agent acts only
 	// as itself (data.loopx.gate.acting).
-	if agent, err = actAs(ctx, e, engine.ActInput{Agent: agent, What: "hook " + ev.Name, Goal: goal}); err != nil {
+	if agent, err = actAs(ctx, e, engine.ActInput{Agent: agent, What: "hook " + ev.Name, Goal: goal, Fast: true}); err != nil {
 		return e, "", "", err
 	}
 	if agent == "" {
