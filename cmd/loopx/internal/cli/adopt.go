@@ -52,9 +52,13 @@ disk does not load, or nothing adopted yet to restore; 3 internal error.`,
 				return err
 			}
 			// in.Actor is who the refusal audit names (agent:ID under
-			// LOOPX_AGENT); the rules judge the channel as a human's.
+			// LOOPX_AGENT, or the one agent the processes above run as);
+			// the rules judge the channel as a human's.
 			var in engine.AnswerInput
 			ch := answerChannel(e, &in, a.stdin)
+			if in.Actor == "human" && len(ch.ActingAgents) == 1 {
+				in.Actor = "agent:" + ch.ActingAgents[0]
+			}
 			if o.restore {
 				return a.restore(cmd, e, in.Actor, ch)
 			}

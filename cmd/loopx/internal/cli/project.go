@@ -24,6 +24,10 @@ func (a *app) initCmd() *cobra.Command {
 local state directory .loopx/ with an empty store, and adds .loopx/ to
 .gitignore when the directory is inside a git repository. No git is needed.
 
+The store adopts loopx/ as init leaves it (the rules in effect): an edit made
+after init that loosens them waits for a human's loopx adopt. A store that
+exists keeps its adopted rules (what --force writes is such an edit).
+
 Presets: ` + strings.Join(presets.Names(), ", ") + `.`,
 		Example: `  loopx init --goal g1 --objective "Ship the v2 API" --agent a1 --host shell
   loopx init --preset pr-watch --goal prs --objective "Keep open PRs green"`,
