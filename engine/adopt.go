@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -103,7 +104,7 @@ func (e *Engine) diskRules() (kernel.Rules, error) {
 		r.SpecJSON = e.disk.JSON
 	}
 	r.Policies = map[string]string{}
-	err = walkUserModules(e.root, func(m UserModule, _ *ast.Module, _ error) error {
+	err = e.book().Walk(func(m UserModule, _ *ast.Module, _ error) error {
 		r.Policies[m.Path] = m.Source
 		return nil
 	})
@@ -208,7 +209,7 @@ func (e *Engine) useAdopted(cur kernel.Rules) {
 		return
 	}
 	e.spec, e.specErr = spec, nil
-	e.user, e.userErr = parseUserModules(cur.Policies)
+	e.user, e.userErr = rulebook.Parse(cur.Policies)
 	e.userLoaded = true
 }
 
@@ -227,25 +228,6 @@ func changedFiles(a, b map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// parseUserModules parses adopted policy sources (tests marked by their
-// _test.rego name) the way loadUserModules parses files on disk.
-func parseUserModules(files map[string]string) ([]UserModule, error) {
-	var out []UserModule
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		m := UserModule{Path: p, Source: files[p], Test: strings.HasSuffix(p, "_test.rego")}
-		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
-		if err != nil {
-			return out, parseError(m.Path, err)
-		}
-		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
-		if err := checkUserPackage(m, parsed); err != nil {
-			return out, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
 }
 
 // classify evaluates data.loopx.adopt.decision over the two exported specs
@@ -416,7 +398,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 	// The adopted revision takes effect in the adoption's own transaction
 	// (housekeeping cancels the gates it removed, with their events).
 	e.spec, e.specErr = e.disk, e.diskErr
-	e.user, e.userErr = parseUserModules(disk.Policies)
+	e.user, e.userErr = rulebook.Parse(disk.Policies)
 	e.userLoaded = true
 	e.dropPrepared()
 	var extra map[string]any
@@ -551,7 +533,7 @@ func (e *Engine) firstAdoption(tx *kernel.Tx) error {
 func (e *Engine) refreshRules(ctx context.Context) {
 	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
 	e.spec, e.specErr = e.disk, e.diskErr
-	e.user, e.userErr = loadUserModules(e.root)
+	e.user, e.userErr = e.book().Load()
 	e.userLoaded = true
 	e.dropPrepared()
 	e.resolveRules(ctx)

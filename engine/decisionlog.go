@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/policies"
 )
 
@@ -125,7 +126,7 @@ func (e *Engine) policyBundleFiles(rev string) func() (map[string][]byte, []stri
 		if err != nil {
 			user = nil // the decision is a policy_error deny; the bundle holds the built-in modules
 		}
-		if policyHash(user) != rev {
+		if rulebook.Hash(user) != rev {
 			user = nil
 		}
 		out := map[string][]byte{}

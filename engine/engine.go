@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/scaffold"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -181,7 +182,7 @@ func (e *Engine) revisions() (spec, policy string) {
 		spec = e.spec.Hash
 	}
 	user, _ := e.UserModules()
-	return spec, policyHash(user)
+	return spec, rulebook.Hash(user)
 }
 
 // tested lists the compiler stages that only check a policy for mistakes
@@ -280,10 +281,10 @@ func (e *Engine) compileRef(ctx context.Context, ref, area string, user []UserMo
 		// The built-in bundle alone skips the tested stages, type checking
 		// among them: it needs no schemas (building them is a third of a
 		// cold decision's preparing), only the capabilities.
-		compiler = ast.NewCompiler().WithCapabilities(policyCapabilities()).WithSkipStages(tested...)
+		compiler = ast.NewCompiler().WithCapabilities(rulebook.Capabilities()).WithSkipStages(tested...)
 	} else {
 		var err error
-		if compiler, err = policyCompiler(); err != nil {
+		if compiler, err = policySchemas.Compiler(); err != nil {
 			return nil, err
 		}
 	}
@@ -309,7 +310,7 @@ func (e *Engine) compileRef(ctx context.Context, ref, area string, user []UserMo
 	if len(user) > 0 {
 		// User policies are compiled with every check, their METADATA
 		// processed, and type-checked against the input and spec schemas.
-		mods, err := schemaModules()
+		mods, err := policySchemas.Modules()
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +330,7 @@ func (e *Engine) compileRef(ctx context.Context, ref, area string, user []UserMo
 	}
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
-		return nil, explainCompileErrors(err)
+		return nil, policySchemas.Explain(err)
 	}
 	return &pq, nil
 }

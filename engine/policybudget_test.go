@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/rulebook"
 )
 
 // TestUserPolicy_ForbiddenBuiltinsRefused: a user policy that calls a
@@ -45,7 +47,7 @@ func TestUserPolicy_ForbiddenBuiltinsRefused(t *testing.T) {
 			}
 		})
 	}
-	if got := strings.Join(ForbiddenBuiltins(), " "); !strings.Contains(got, "http.send") || strings.Contains(got, "net.cidr_contains") {
+	if got := strings.Join(rulebook.ForbiddenBuiltins(), " "); !strings.Contains(got, "http.send") || strings.Contains(got, "net.cidr_contains") {
 		t.Errorf("ForbiddenBuiltins = %s", got)
 	}
 }

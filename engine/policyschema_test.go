@@ -161,7 +161,7 @@ goals: g1: quota: rounds: 5
 // and its tests with the schemas and capabilities user policies get: every
 // reference the bundle makes to input and data.loopx.spec is declared.
 func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
-	parsed, err := parsePolicies(nil)
+	parsed, err := policySchemas.Bundle(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
 		}
 		parsed[path] = m
 	}
-	c, err := policyCompiler()
+	c, err := policySchemas.Compiler()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
 		bad[path] = m
 	}
 	bad["loopx/run/typo.rego"] = ast.MustParseModuleWithOpts("package loopx.run\n\ntypo if input.permission.command\n", ast.ParserOptions{RegoVersion: ast.RegoV1})
-	c, _ = policyCompiler()
+	c, _ = policySchemas.Compiler()
 	if c.Compile(bad); !c.Failed() || !strings.Contains(c.Errors.Error(), "undefined ref: input.permission.command") {
 		t.Fatalf("a should_run built-in reading input.permission compiles: %v", c.Errors)
 	}

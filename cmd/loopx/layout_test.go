@@ -14,9 +14,10 @@ import (
 // (engine/runloop) and the renderers (engine/render) take kernel records
 // but import neither the top engine, nor specs or policies, nor OPA or
 // CUE; the scaffolding (engine/scaffold) imports neither the top engine
-// nor policies nor OPA; internal/errs (the one error type) imports only
-// the standard library; the binary does not carry the test-only SARIF
-// validator nor the shell forms corpus.
+// nor policies nor OPA; the rulebook (engine/rulebook) imports neither
+// the top engine nor the kernel; internal/errs (the one error type)
+// imports only the standard library; the binary does not carry the
+// test-only SARIF validator nor the shell forms corpus.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
 	if err != nil {
@@ -49,6 +50,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/render": rooms,
 		// Scaffolding writes a spec (specs, presets) and an empty store;
 		// the first adoption is the engine's hook.
+		// The rulebook compiles policies (OPA) against the spec's schema
+		// (specs); it never reads the state.
+		mod + "engine/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
 		mod + "engine/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.

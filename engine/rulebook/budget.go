@@ -1,18 +1,14 @@
-package engine
+package rulebook
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agnivade/levenshtein"
-	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // User policies cannot hang or leak (issue 9): they are compiled without
@@ -39,10 +35,11 @@ var ForbiddenBuiltins = sync.OnceValue(func() []string {
 	return out
 })
 
-// policyCapabilities are OPA's capabilities for this version without
+// Capabilities are OPA's capabilities for this version without
 // ForbiddenBuiltins, and with no host allowed to the network (a schema
-// annotation cannot fetch a remote $ref either).
-var policyCapabilities = sync.OnceValue(func() *ast.Capabilities {
+// annotation cannot fetch a remote $ref either); every policy, built-in
+// or the user's, is compiled with them. Shared: do not modify.
+var Capabilities = sync.OnceValue(func() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	forbidden := ForbiddenBuiltins()
 	caps.Builtins = slices.DeleteFunc(caps.Builtins, func(b *ast.Builtin) bool { return slices.Contains(forbidden, b.Name) })
@@ -50,13 +47,14 @@ var policyCapabilities = sync.OnceValue(func() *ast.Capabilities {
 	return caps
 })
 
-// explainCompileErrors rewrites, in place, OPA's compile errors that loopx
-// can say more about, and returns err: "undefined function NAME" for a
-// forbidden built-in says why it is forbidden; "undefined ref" of a field
-// a schema does not declare names the closest field and the fields there.
-// A wrapped compile error is returned unwrapped (a wrapping error's text
-// is fixed when it is made).
-func explainCompileErrors(err error) error {
+// Explain rewrites, in place, OPA's compile errors that loopx can say
+// more about, and returns err: "undefined function NAME" for a forbidden
+// built-in says why it is forbidden; "undefined ref" of a field a schema
+// does not declare names the closest field and the fields there (and the
+// query whose input has it). A wrapped compile error is returned
+// unwrapped (a wrapping error's text is fixed when it is made); any other
+// error as it is.
+func (s *Schemas) Explain(err error) error {
 	var errs ast.Errors
 	if !errors.As(err, &errs) {
 		return err
@@ -68,7 +66,7 @@ func explainCompileErrors(err error) error {
 			e.Message = forbiddenMessage(name)
 		}
 		if d, ok := e.Details.(*ast.RefErrInvalidDetail); ok && strings.HasPrefix(e.Message, "undefined ref") {
-			e.Message += undefinedRefHint(d)
+			e.Message += undefinedRefHint(d, s.in.QueryFields)
 		}
 	}
 	return err
@@ -76,7 +74,7 @@ func explainCompileErrors(err error) error {
 
 // undefinedRefHint is " (did you mean input.x.y? fields of input.x: …)"
 // for a reference to a field its object's schema does not declare.
-func undefinedRefHint(d *ast.RefErrInvalidDetail) string {
+func undefinedRefHint(d *ast.RefErrInvalidDetail, queryFields map[string]string) string {
 	if d.Pos <= 0 || d.Pos >= len(d.Ref) || len(d.OneOf) == 0 {
 		return ""
 	}
@@ -100,7 +98,7 @@ func undefinedRefHint(d *ast.RefErrInvalidDetail) string {
 	slices.Sort(fields)
 	hint := " ("
 	if q, ok := queryFields[string(have)]; ok && prefix == "input" {
-		hint += fmt.Sprintf("input.%s is only in the input of the %s query, package %s%s; ", string(have), q, UserPackagePrefix, q)
+		hint += fmt.Sprintf("input.%s is only in the input of the %s query, package %s%s; ", string(have), q, PackagePrefix, q)
 	}
 	if best != "" && bestDist <= max(2, len(have)/3) {
 		hint += "did you mean " + prefix + "." + best + "? "
@@ -123,28 +121,4 @@ func forbiddenMessage(name string) string {
 		why = "it reads the process's environment"
 	}
 	return fmt.Sprintf("built-in %s is not available to loopx policies: %s, and a decision must follow from its input and the spec alone (the time is input.now)", name, why)
-}
-
-// PolicyDeadline is how long one policy evaluation may run (spec field
-// project.policy_deadline; specs.DefaultPolicyDeadline when the spec is
-// unusable): past it the decision denies with policy_error.
-func (e *Engine) PolicyDeadline() time.Duration {
-	if e.spec == nil {
-		return specs.DefaultPolicyDeadline
-	}
-	return e.spec.Spec.Project.Deadline()
-}
-
-// withDeadline bounds ctx by the policy deadline.
-func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, e.PolicyDeadline())
-}
-
-// evalErrorMessage describes an evaluation error, naming the deadline
-// when evaluation was cut by it.
-func (e *Engine) evalErrorMessage(ctx context.Context, err error) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || topdown.IsCancel(err) && ctx.Err() != nil {
-		return fmt.Sprintf("policy evaluation passed its deadline of %s (spec field project.policy_deadline) and was stopped", e.PolicyDeadline())
-	}
-	return "policy evaluation failed: " + err.Error()
 }

@@ -1,4 +1,4 @@
-package engine
+package rulebook
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -17,10 +18,10 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
-// PolicyProblem is a user policy problem `loopx check` and `loopx policy
+// Problem is a user policy problem `loopx check` and `loopx policy
 // test` report: a file that does not parse, a package no query consults
 // (case C14), a compile error, or a rule nothing reaches.
-type PolicyProblem struct {
+type Problem struct {
 	// File is relative to the project root ("loopx/policies/weekend.rego");
 	// Row and Col are 1-based.
 	File string `json:"file"`
@@ -35,7 +36,7 @@ type PolicyProblem struct {
 }
 
 // String is "file:row:col: code: message (rule R)".
-func (p PolicyProblem) String() string {
+func (p Problem) String() string {
 	s := fmt.Sprintf("%s:%d:%d: %s: %s", p.File, p.Row, p.Col, p.Code, p.Message)
 	if p.Rule != "" {
 		s += " (rule " + p.Rule + ")"
@@ -43,14 +44,14 @@ func (p PolicyProblem) String() string {
 	return s
 }
 
-// UserPolicies reads every user policy and test (loopx/policies/**.rego)
-// and reports every file that does not parse or declares a package loopx
-// refuses — unlike UserModules, which stops at the first. It returns the
-// modules that are usable, sorted by path. Errors: I/O errors.
-func (e *Engine) UserPolicies() ([]UserModule, []PolicyProblem, error) {
-	var mods []UserModule
-	var probs []PolicyProblem
-	err := walkUserModules(e.root, func(m UserModule, parsed *ast.Module, perr error) error {
+// Policies reads every user policy and test of b and reports every file
+// that does not parse or declares a package loopx refuses — unlike Load,
+// which stops at the first. It returns the modules that are usable,
+// sorted by path. Errors: I/O errors.
+func (b Book) Policies() ([]Module, []Problem, error) {
+	var mods []Module
+	var probs []Problem
+	err := b.Walk(func(m Module, parsed *ast.Module, perr error) error {
 		if perr != nil {
 			probs = append(probs, parseProblems(m.Path, perr)...)
 			return nil
@@ -67,14 +68,14 @@ func (e *Engine) UserPolicies() ([]UserModule, []PolicyProblem, error) {
 	return mods, probs, err
 }
 
-func parseProblems(path string, err error) []PolicyProblem {
+func parseProblems(path string, err error) []Problem {
 	var errs ast.Errors
 	if !errors.As(err, &errs) || len(errs) == 0 {
-		return []PolicyProblem{{File: path, Row: 1, Col: 1, Code: "policy_error", Message: err.Error()}}
+		return []Problem{{File: path, Row: 1, Col: 1, Code: "policy_error", Message: err.Error()}}
 	}
-	out := make([]PolicyProblem, 0, len(errs))
+	out := make([]Problem, 0, len(errs))
 	for _, e := range errs {
-		p := PolicyProblem{File: path, Row: 1, Col: 1, Code: "policy_error", Message: e.Message}
+		p := Problem{File: path, Row: 1, Col: 1, Code: "policy_error", Message: e.Message}
 		if e.Code != "" {
 			p.Message = e.Code + ": " + e.Message
 		}
@@ -86,15 +87,15 @@ func parseProblems(path string, err error) []PolicyProblem {
 	return out
 }
 
-func problemOf(err error) PolicyProblem {
-	if pe := asPolicyError(err); pe != nil {
-		return PolicyProblem{File: pe.Location.File, Row: pe.Location.Line, Col: pe.Location.Col, Code: pe.Code, Message: pe.Message}
+func problemOf(err error) Problem {
+	if pe := AsError(err); pe != nil {
+		return Problem{File: pe.Location.File, Row: pe.Location.Line, Col: pe.Location.Col, Code: pe.Code, Message: pe.Message}
 	}
-	return PolicyProblem{Code: "policy_error", Message: err.Error()}
+	return Problem{Code: "policy_error", Message: err.Error()}
 }
 
-func sortProblems(ps []PolicyProblem) {
-	slices.SortStableFunc(ps, func(a, b PolicyProblem) int {
+func sortProblems(ps []Problem) {
+	slices.SortStableFunc(ps, func(a, b Problem) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}
@@ -105,19 +106,19 @@ func sortProblems(ps []PolicyProblem) {
 	})
 }
 
-// CheckPolicies compiles every policy — the built-in bundle and the
+// Check compiles every policy — the built-in bundle and the
 // usable user policies, with every compiler check — and reports, besides
-// UserPolicies' problems, each compile error at its file:line:col with the
+// Policies' problems, each compile error at its file:line:col with the
 // rule it is in, and each user rule that no query can reach: loopx reads
 // only the user rules the built-in bundle refers to
 // (data.loopx.user.should_run.deny and .warn, data.loopx.user.permission.deny,
-// …), and the rules those refer to. Errors: I/O errors.
-func (e *Engine) CheckPolicies() ([]PolicyProblem, error) {
-	mods, probs, err := e.UserPolicies()
+// …), and the rules those refer to. Errors: I/O errors; the schemas'.
+func (b Book) Check() ([]Problem, error) {
+	mods, probs, err := b.Policies()
 	if err != nil {
 		return probs, err
 	}
-	var policyMods []UserModule
+	var policyMods []Module
 	for _, m := range mods {
 		if !m.Test {
 			policyMods = append(policyMods, m)
@@ -126,19 +127,19 @@ func (e *Engine) CheckPolicies() ([]PolicyProblem, error) {
 	if len(policyMods) == 0 {
 		return probs, nil
 	}
-	parsed, err := parsePolicies(policyMods)
+	parsed, err := b.Schemas.Bundle(policyMods)
 	if err != nil {
 		return probs, err
 	}
-	c, err := policyCompiler()
+	c, err := b.Schemas.Compiler()
 	if err != nil {
 		return probs, err
 	}
 	c.Compile(parsed)
 	if c.Failed() {
-		explainCompileErrors(c.Errors)
+		b.Schemas.Explain(c.Errors)
 		for _, ce := range c.Errors {
-			p := PolicyProblem{Code: ce.Code, Message: ce.Message}
+			p := Problem{Code: ce.Code, Message: ce.Message}
 			if ce.Location != nil {
 				p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
 				p.Rule = ruleAt(parsed[p.File], p.Row)
@@ -171,7 +172,7 @@ var userRoot = ast.MustParseRef("data.loopx.user")
 
 // unreachableRules lists the user rules that no reference from the
 // built-in bundle reaches, directly or through other user rules.
-func unreachableRules(c *ast.Compiler, parsed map[string]*ast.Module) []PolicyProblem {
+func unreachableRules(c *ast.Compiler, parsed map[string]*ast.Module) []Problem {
 	builtin := policies.Modules()
 	var frontier []ast.Ref
 	for path, m := range c.Modules {
@@ -221,7 +222,7 @@ func unreachableRules(c *ast.Compiler, parsed map[string]*ast.Module) []PolicyPr
 		}
 	}
 	entries := slices.Sorted(maps.Keys(consulted))
-	var out []PolicyProblem
+	var out []Problem
 	seen := map[string]bool{}
 	for i, ur := range rules {
 		if reached[i] {
@@ -240,17 +241,20 @@ func unreachableRules(c *ast.Compiler, parsed map[string]*ast.Module) []PolicyPr
 		if pkg := strings.TrimPrefix(parsed[ur.path].Package.Path.String(), "data."); strings.Count(pkg, ".") > 2 && (name == "deny" || name == "warn") {
 			msg += fmt.Sprintf(" (a %s in package %s is not read: put it in package loopx.user.<query> itself)", name, pkg)
 		}
-		out = append(out, PolicyProblem{File: ur.path, Row: loc.Row, Col: loc.Col, Code: "unreachable_rule", Message: msg, Rule: name})
+		out = append(out, Problem{File: ur.path, Row: loc.Row, Col: loc.Col, Code: "unreachable_rule", Message: msg, Rule: name})
 	}
 	return out
 }
 
-// parsePolicies parses the built-in bundle's modules, mods (which
-// UserPolicies found usable) and the schema annotation modules, keyed by
-// path, with their METADATA processed (schema annotations type-check).
-func parsePolicies(mods []UserModule) (map[string]*ast.Module, error) {
+// Bundle parses what a policy check compiles: the built-in bundle's
+// modules (the adoption comparison left out: it reads two specs, not a
+// decision's input), mods (usable user modules, as Policies returns them)
+// and the schema annotation modules (Modules), keyed by path, with their
+// METADATA processed (schema annotations type-check). Errors: a module
+// that does not parse; a schema that cannot be built.
+func (s *Schemas) Bundle(mods []Module) (map[string]*ast.Module, error) {
 	opts := ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
-	parsed, err := schemaModules()
+	parsed, err := s.Modules()
 	if err != nil {
 		return nil, err
 	}
@@ -274,8 +278,8 @@ func parsePolicies(mods []UserModule) (map[string]*ast.Module, error) {
 	return parsed, nil
 }
 
-// PolicyTestResult is one Rego test of the project.
-type PolicyTestResult struct {
+// TestResult is one Rego test of the project.
+type TestResult struct {
 	// File and Row locate the test rule.
 	File string `json:"file"`
 	Row  int    `json:"row"`
@@ -293,36 +297,37 @@ type PolicyTestResult struct {
 	DurationMS float64 `json:"duration_ms"`
 }
 
-// PolicyTestReport is the result of TestPolicies.
-type PolicyTestReport struct {
+// TestReport is the result of Test.
+type TestReport struct {
 	Pass   int `json:"pass"`
 	Fail   int `json:"fail"`
 	Errors int `json:"error"`
 	Skip   int `json:"skip"`
 	Total  int `json:"total"`
 	// Results are the tests, sorted by file and row.
-	Results []PolicyTestResult `json:"results"`
+	Results []TestResult `json:"results"`
 	// Problems are user policies that cannot be loaded or compiled; the
 	// tests did not run when there are any.
-	Problems []PolicyProblem `json:"problems"`
+	Problems []Problem `json:"problems"`
 }
 
 // OK is true when no test failed or errored and no policy has a problem.
-func (r PolicyTestReport) OK() bool { return r.Fail == 0 && r.Errors == 0 && len(r.Problems) == 0 }
+func (r TestReport) OK() bool { return r.Fail == 0 && r.Errors == 0 && len(r.Problems) == 0 }
 
-// TestPolicies runs the project's Rego tests (loopx/policies/**_test.rego)
-// with OPA's tester, as `opa test` would, over the built-in bundle and the
-// user policies, with data.loopx.spec set to the exported spec ({} when it
-// does not load) and built-in errors raised. Any problem UserPolicies
+// Test runs the project's Rego tests (loopx/policies/**_test.rego) with
+// OPA's tester, as `opa test` would, over the built-in bundle and the user
+// policies, with data.loopx.spec set to spec (the exported spec, JSON; {}
+// when nil) and built-in errors raised. Any problem Policies
 // finds (a file that does not parse, a package no query consults) is
 // reported instead of running the tests: a test of a never-consulted
 // policy passing would prove nothing (case C14). So is every compile error,
 // tests or not: a reference to a field the input or spec schema does not
 // declare (case C25), a forbidden built-in. Each test runs under the
-// policy deadline (project.policy_deadline). Errors: I/O errors.
-func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
-	rep := PolicyTestReport{Results: []PolicyTestResult{}, Problems: []PolicyProblem{}}
-	mods, probs, err := e.UserPolicies()
+// policy deadline (spec field project.policy_deadline). Errors: I/O
+// errors; the schemas'; spec that is not a JSON object.
+func (b Book) Test(ctx context.Context, spec []byte, deadline time.Duration) (TestReport, error) {
+	rep := TestReport{Results: []TestResult{}, Problems: []Problem{}}
+	mods, probs, err := b.Policies()
 	if err != nil {
 		return rep, err
 	}
@@ -335,32 +340,32 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 	}
 	// Compiled even without tests: a policy that does not compile (an
 	// unknown input field, a forbidden built-in) is a problem either way.
-	parsed, err := parsePolicies(mods)
+	parsed, err := b.Schemas.Bundle(mods)
 	if err != nil {
 		return rep, err
 	}
-	compiler, err := policyCompiler()
+	compiler, err := b.Schemas.Compiler()
 	if err != nil {
 		return rep, err
 	}
-	spec := map[string]any{}
-	if e.spec != nil {
-		if err := json.Unmarshal(e.spec.JSON, &spec); err != nil {
+	specDoc := map[string]any{}
+	if spec != nil {
+		if err := json.Unmarshal(spec, &specDoc); err != nil {
 			return rep, err
 		}
 	}
-	store := inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})
+	store := inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": specDoc}})
 	// Each test runs under the deadline a decision has: a test that needs
 	// longer tests a policy whose decisions would fail closed.
 	ch, err := tester.NewRunner().SetCompiler(compiler.WithEnablePrintStatements(true)).SetModules(parsed).
-		SetStore(store).RaiseBuiltinErrors(true).CapturePrintOutput(true).SetTimeout(e.PolicyDeadline()).RunTests(ctx, nil)
+		SetStore(store).RaiseBuiltinErrors(true).CapturePrintOutput(true).SetTimeout(deadline).RunTests(ctx, nil)
 	if err != nil {
 		var errs ast.Errors
-		if !errors.As(explainCompileErrors(err), &errs) {
+		if !errors.As(b.Schemas.Explain(err), &errs) {
 			return rep, err
 		}
 		for _, ce := range errs {
-			p := PolicyProblem{Code: ce.Code, Message: ce.Message}
+			p := Problem{Code: ce.Code, Message: ce.Message}
 			if ce.Location != nil {
 				p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
 				p.Rule = ruleAt(parsed[p.File], p.Row)
@@ -371,7 +376,7 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 		return rep, nil
 	}
 	for r := range ch {
-		res := PolicyTestResult{Package: r.Package, Name: r.Name, Output: string(r.Output),
+		res := TestResult{Package: r.Package, Name: r.Name, Output: string(r.Output),
 			DurationMS: float64(r.Duration.Microseconds()) / 1000}
 		if r.Location != nil {
 			res.File, res.Row = r.Location.File, r.Location.Row
@@ -383,7 +388,7 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 		case r.Error != nil:
 			res.Status, res.Error = "error", r.Error.Error()
 			if topdown.IsCancel(r.Error) {
-				res.Error = fmt.Sprintf("stopped at the policy deadline of %s (spec field project.policy_deadline): %s", e.PolicyDeadline(), res.Error)
+				res.Error = fmt.Sprintf("stopped at the policy deadline of %s (spec field project.policy_deadline): %s", deadline, res.Error)
 			}
 			rep.Errors++
 		case r.Fail:
@@ -396,7 +401,7 @@ func (e *Engine) TestPolicies(ctx context.Context) (PolicyTestReport, error) {
 		rep.Results = append(rep.Results, res)
 	}
 	rep.Total = len(rep.Results)
-	slices.SortStableFunc(rep.Results, func(a, b PolicyTestResult) int {
+	slices.SortStableFunc(rep.Results, func(a, b TestResult) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}

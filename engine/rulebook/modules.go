@@ -1,4 +1,10 @@
-package engine
+// Package rulebook is a project's own policies (loopx/policies/**.rego,
+// design §6): it reads and parses them, refuses a package no query reads,
+// compiles them with every check against the JSON schemas of the input
+// and the spec, runs their Rego tests, and keeps them from the built-ins
+// that reach the network, a clock or randomness. It never evaluates a
+// decision: that is the engine's.
+package rulebook
 
 import (
 	"crypto/sha256"
@@ -6,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,15 +24,16 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// UserPolicyDir is where a project keeps its own policies (design §3):
-// <root>/loopx/policies/*.rego, with *_test.rego beside them.
-const UserPolicyDir = "policies"
+// DirName is the directory of the spec directory where a project keeps
+// its own policies (design §3): <root>/loopx/policies/*.rego, with
+// *_test.rego beside them.
+const DirName = "policies"
 
-// UserPackagePrefix is the package prefix user policies must use; the rest
+// PackagePrefix is the package prefix user policies must use; the rest
 // of data.loopx belongs to the built-in bundle.
-const UserPackagePrefix = "loopx.user."
+const PackagePrefix = "loopx.user."
 
-// UserQueries are the user packages a query consults: a user policy
+// Queries are the user packages a query consults: a user policy
 // declares `package loopx.user.<query>` with `deny contains reason if …`
 // and `warn contains reason if …`. Only queries whose built-in policy reads
 // the user package are listed (data.loopx.run reads should_run,
@@ -33,10 +41,19 @@ const UserPackagePrefix = "loopx.user."
 // data.loopx.gate reads gate_answer): a
 // package no query reads would be silently ignored, so it is refused (case
 // C14).
-var UserQueries = []string{"should_run", "permission", "claim", "gate_answer"}
+var Queries = []string{"should_run", "permission", "claim", "gate_answer"}
 
-// UserModule is one user policy file.
-type UserModule struct {
+// Book is a project's rulebook: the user policies and tests under Dir
+// (the project's loopx/policies), their paths relative to Root, compiled
+// against Schemas (nil: the engine's input is not typed; Check and Test
+// need it).
+type Book struct {
+	Root, Dir string
+	Schemas   *Schemas
+}
+
+// Module is one user policy or test file.
+type Module struct {
 	// Path is relative to the project root ("loopx/policies/weekend.rego").
 	Path   string
 	Source string
@@ -55,29 +72,24 @@ func policyError(file string, row, col int, code, message string) *errs.Error {
 	return &errs.Error{Kind: errs.Input, Code: code, Message: message, Location: errs.Location{File: file, Line: row, Col: col}}
 }
 
-// asPolicyError is the policyError in err's chain, nil when there is none.
-func asPolicyError(err error) *errs.Error {
+// AsError is the error of a user policy that cannot be used (a file that
+// does not parse, a package outside loopx.user.* or one no query reads:
+// an errs.Input error at file:row:col with code policy_error or
+// policy_unreachable) in err's chain, nil when there is none.
+func AsError(err error) *errs.Error {
 	if pe := errs.As(err); pe != nil && pe.Kind == errs.Input && (pe.Code == "policy_error" || pe.Code == "policy_unreachable") && pe.Location.File != "" {
 		return pe
 	}
 	return nil
 }
 
-// UserModules reads the project's user policies and tests, sorted by path.
-// Errors: a policyError for a file that does not parse or declares a package
-// loopx does not allow; I/O errors.
-func (e *Engine) UserModules() ([]UserModule, error) {
-	if e.userLoaded {
-		return e.user, e.userErr
-	}
-	e.userLoaded = true
-	e.user, e.userErr = loadUserModules(e.root)
-	return e.user, e.userErr
-}
-
-func loadUserModules(root string) ([]UserModule, error) {
-	var out []UserModule
-	err := walkUserModules(root, func(m UserModule, parsed *ast.Module, perr error) error {
+// Load reads the user policies and tests of b (none is fine), sorted by
+// path.
+// Errors: an AsError error for the first file that does not parse or
+// declares a package loopx does not allow; I/O errors.
+func (b Book) Load() ([]Module, error) {
+	var out []Module
+	err := b.Walk(func(m Module, parsed *ast.Module, perr error) error {
 		if perr != nil {
 			return parseError(m.Path, perr)
 		}
@@ -91,12 +103,13 @@ func loadUserModules(root string) ([]UserModule, error) {
 	return out, err
 }
 
-// walkUserModules reads and parses every .rego file under
-// <root>/loopx/policies (none is fine) and calls fn with the module (Package
-// set when it parsed) and the parse error, if any. fn's error stops the walk.
-func walkUserModules(root string, fn func(m UserModule, parsed *ast.Module, parseErr error) error) error {
-	dir := filepath.Join(root, SpecDirName, UserPolicyDir)
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// Walk reads and parses every .rego file under b.Dir (none is fine; dot
+// files are skipped) and calls fn with the module (Path relative to
+// b.Root, slashed; Package set when it parsed) and the parse error, if
+// any. fn's error stops the walk. Errors: fn's, I/O errors.
+func (b Book) Walk(fn func(m Module, parsed *ast.Module, parseErr error) error) error {
+	root := b.Root
+	return filepath.WalkDir(b.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -106,12 +119,12 @@ func walkUserModules(root string, fn func(m UserModule, parsed *ast.Module, pars
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".rego") || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		src, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		m := UserModule{Path: filepath.ToSlash(rel), Source: string(b), Test: strings.HasSuffix(d.Name(), "_test.rego")}
+		m := Module{Path: filepath.ToSlash(rel), Source: string(src), Test: strings.HasSuffix(d.Name(), "_test.rego")}
 		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
 		if err == nil {
 			m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
@@ -134,7 +147,7 @@ func parseError(path string, err error) error {
 // rules into the built-in bundle) and, for policies (not tests), packages
 // under loopx.user. that no query consults (a typo would otherwise be
 // silently ignored: case C14).
-func checkUserPackage(m UserModule, parsed *ast.Module) error {
+func checkUserPackage(m Module, parsed *ast.Module) error {
 	loc := parsed.Package.Location
 	row, col := 1, 1
 	if loc != nil {
@@ -143,30 +156,32 @@ func checkUserPackage(m UserModule, parsed *ast.Module) error {
 	if m.Test && !strings.HasPrefix(m.Package, "loopx.") {
 		return nil // tests may live in any package
 	}
-	if !strings.HasPrefix(m.Package, UserPackagePrefix) {
+	if !strings.HasPrefix(m.Package, PackagePrefix) {
 		return policyError(m.Path, row, col, "policy_error",
-			fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, UserPackagePrefix, strings.Join(UserQueries, ", ")))
+			fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, PackagePrefix, strings.Join(Queries, ", ")))
 	}
 	if m.Test {
 		return nil
 	}
-	first, _, _ := strings.Cut(strings.TrimPrefix(m.Package, UserPackagePrefix), ".")
-	if slices.Contains(UserQueries, first) || first == "lib" {
+	first, _, _ := strings.Cut(strings.TrimPrefix(m.Package, PackagePrefix), ".")
+	if slices.Contains(Queries, first) || first == "lib" {
 		return nil
 	}
 	hint := ""
-	for _, q := range UserQueries {
+	for _, q := range Queries {
 		if strings.ReplaceAll(q, "_", "") == strings.ReplaceAll(first, "_", "") || strings.ReplaceAll(q, "_", "-") == first {
-			hint = fmt.Sprintf(" (did you mean %s%s?)", UserPackagePrefix, q)
+			hint = fmt.Sprintf(" (did you mean %s%s?)", PackagePrefix, q)
 		}
 	}
 	return policyError(m.Path, row, col, "policy_unreachable",
 		fmt.Sprintf("package %s is never consulted: no query reads %s%s; use one of %s<%s>, or %slib for helpers%s",
-			m.Package, UserPackagePrefix, first, UserPackagePrefix, strings.Join(UserQueries, "|"), UserPackagePrefix, hint))
+			m.Package, PackagePrefix, first, PackagePrefix, strings.Join(Queries, "|"), PackagePrefix, hint))
 }
 
-// policyHash is the built-in bundle's hash combined with the user modules'.
-func policyHash(user []UserModule) string {
+// Hash is the policy revision: the built-in bundle's hash combined with
+// the user policies' paths and sources (tests left out), "sha256:<hex>";
+// the bundle's own hash when there are none.
+func Hash(user []Module) string {
 	if len(user) == 0 {
 		return policies.Hash()
 	}
@@ -181,20 +196,24 @@ func policyHash(user []UserModule) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// PolicyErr is the error preparing the policies, nil when they compiled
-// (or were not prepared yet).
-func (e *Engine) PolicyErr() error {
-	e.prepMu.Lock()
-	defer e.prepMu.Unlock()
-	return e.policyErr
-}
-
-// IsUserPolicyError reports whether err comes from the project's own
-// policies (a policyError, or an OPA error located in loopx/policies/):
-// an input error (exit 2), where a failing built-in policy is internal.
-func IsUserPolicyError(err error) bool {
-	if asPolicyError(err) != nil {
-		return true
+// Parse parses policy and test sources keyed by path (the adopted
+// revision's; tests marked by their _test.rego name) the way Load parses
+// files on disk, sorted by path. Errors: an AsError error
+// for the first that does not parse or declares a package loopx does not
+// allow.
+func Parse(files map[string]string) ([]Module, error) {
+	var out []Module
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		m := Module{Path: p, Source: files[p], Test: strings.HasSuffix(p, "_test.rego")}
+		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			return out, parseError(m.Path, err)
+		}
+		m.Package = strings.TrimPrefix(parsed.Package.Path.String(), "data.")
+		if err := checkUserPackage(m, parsed); err != nil {
+			return out, err
+		}
+		out = append(out, m)
 	}
-	return err != nil && strings.Contains(err.Error(), SpecDirName+"/"+UserPolicyDir+"/")
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package rulebook
 
 import (
 	"encoding/json"
@@ -10,13 +10,14 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // The JSON schemas OPA type-checks policies with (issue 10, case C25). They
-// are generated from the Go types the engine fills (Input, specs.Spec), so
+// are generated from the Go types the engine fills (its input, specs.Spec), so
 // they cannot drift from what a policy sees: a struct is a closed object
 // (OPA reports a reference to a field it does not declare, e.g.
 // input.permission.comand, as a type error at the reference), a map keyed
@@ -27,12 +28,42 @@ import (
 // data.loopx.spec; every other name is a query's input.
 const SpecSchemaName = "spec"
 
-// queryFields maps the Input fields that only one query's input carries to
-// that query. Every other query's input schema leaves them out, so that a
-// should_run policy reading input.permission is a type error; the query's
-// own schema requires them. A query with its own request fields (claim,
-// gate_answer) adds its Input field here.
-var queryFields = map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"}
+// Input is the Go type of the input every query evaluates, which the
+// input schemas are generated from.
+type Input struct {
+	// Type is the input's struct type (the engine's Input).
+	Type reflect.Type
+	// Sources are the Go sources declaring Type and every struct type it
+	// carries: their doc comments become the schemas' descriptions.
+	Sources []string
+	// QueryFields maps the input's JSON fields that only one query's input
+	// carries to that query ("permission" → "permission", "answer" →
+	// "gate_answer"). Every other query's input schema leaves them out, so
+	// that a should_run policy reading input.permission is a type error;
+	// the query's own schema requires them.
+	QueryFields map[string]string
+}
+
+// Schemas are the JSON schemas of each query's input and of
+// data.loopx.spec, built once on first use; the zero Schemas is not
+// usable (use NewSchemas).
+type Schemas struct {
+	in   Input
+	once func() *policySchemas
+}
+
+// NewSchemas returns the schemas of in and of specs.Spec; nothing is built
+// before a method needs it (building them is a third of a cold
+// decision's preparing).
+func NewSchemas(in Input) *Schemas {
+	s := &Schemas{in: in}
+	s.once = sync.OnceValue(func() *policySchemas {
+		ps := &policySchemas{json: map[string][]byte{}, set: ast.NewSchemaSet(), modules: map[string]string{}}
+		ps.err = ps.build(in)
+		return ps
+	})
+	return s
+}
 
 // schemaQueries are the queries with an input schema: those with a policy.
 func schemaQueries() []string { return slices.Sorted(maps.Keys(policies.Queries)) }
@@ -48,22 +79,11 @@ type policySchemas struct {
 	err     error
 }
 
-var loadSchemas = sync.OnceValue(func() *policySchemas {
-	ps := &policySchemas{json: map[string][]byte{}, set: ast.NewSchemaSet(), modules: map[string]string{}}
-	ps.err = ps.build()
-	return ps
-})
-
-func (ps *policySchemas) build() error {
-	docs, err := goDocs("engine", inputSource, permissionSource, claimSource, ancestrySource)
+func (ps *policySchemas) build(in Input) error {
+	docs, err := goDocs(append([]string{specs.TypesSource}, in.Sources...)...)
 	if err != nil {
 		return err
 	}
-	specDocs, err := goDocs("specs", specs.TypesSource)
-	if err != nil {
-		return err
-	}
-	maps.Copy(docs, specDocs)
 	spec, err := jsonschema.For[specs.Spec](nil)
 	if err != nil {
 		return err
@@ -75,11 +95,11 @@ func (ps *policySchemas) build() error {
 	}
 	queries := schemaQueries()
 	for _, q := range append([]string{""}, queries...) {
-		s, err := jsonschema.For[Input](nil)
+		s, err := jsonschema.ForType(in.Type, nil)
 		if err != nil {
 			return err
 		}
-		describe(s, reflect.TypeFor[Input](), docs)
+		describe(s, in.Type, docs)
 		name := "input"
 		if q == "" {
 			s.Description = "The input of any loopx query (" + strings.Join(queries, ", ") + ")."
@@ -88,7 +108,7 @@ func (ps *policySchemas) build() error {
 			name += "." + q
 			s.Description = fmt.Sprintf("The input of the %s query (%s).", q, policies.Queries[q])
 			s.Properties["query"].Const = jsonschema.Ptr[any](q)
-			for field, owner := range queryFields {
+			for field, owner := range in.QueryFields {
 				if owner != q {
 					delete(s.Properties, field)
 					s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(f string) bool { return f == field })
@@ -109,7 +129,7 @@ func (ps *policySchemas) build() error {
 	ps.modules["schemas/loopx.rego"] = annotationModule("loopx", "schema.input")
 	for _, q := range queries {
 		builtin := strings.TrimSuffix(strings.TrimPrefix(policies.Queries[q], "data."), ".decision")
-		for _, pkg := range []string{builtin, UserPackagePrefix + q} {
+		for _, pkg := range []string{builtin, PackagePrefix + q} {
 			ps.modules["schemas/"+pkg+".rego"] = annotationModule(pkg, "schema.input."+q)
 		}
 	}
@@ -157,12 +177,12 @@ package %s
 `, input, pkg)
 }
 
-// PolicySchema returns the JSON schema (draft-07) that policies are
-// type-checked with: the input of query name ("should_run", "permission")
-// or, for SpecSchemaName, data.loopx.spec. Errors: errs.Usage
-// (unknown_schema) for any other name.
-func PolicySchema(name string) ([]byte, error) {
-	ps := loadSchemas()
+// JSON returns the JSON schema (draft-07) that policies are type-checked
+// with: the input of query name ("should_run", "permission") or, for
+// SpecSchemaName, data.loopx.spec. Errors: errs.Usage (unknown_schema)
+// for any other name; a schema that cannot be built.
+func (s *Schemas) JSON(name string) ([]byte, error) {
+	ps := s.once()
 	if ps.err != nil {
 		return nil, ps.err
 	}
@@ -172,19 +192,21 @@ func PolicySchema(name string) ([]byte, error) {
 	}
 	b, ok := ps.json[key]
 	if !ok {
-		return nil, Usagef("unknown_schema", "unknown schema %q (known: %s, %s)", name, strings.Join(schemaQueries(), ", "), SpecSchemaName)
+		return nil, errs.Usagef("unknown_schema", "unknown schema %q (known: %s, %s)", name, strings.Join(schemaQueries(), ", "), SpecSchemaName)
 	}
 	return slices.Clone(b), nil
 }
 
-// PolicySchemaNames are the names PolicySchema knows: the queries, then
+// SchemaNames are the names Schemas.JSON knows: the queries, then
 // SpecSchemaName.
-func PolicySchemaNames() []string { return append(schemaQueries(), SpecSchemaName) }
+func SchemaNames() []string { return append(schemaQueries(), SpecSchemaName) }
 
-// schemaModules parses the annotation modules that bind each package to
-// its schemas, keyed by path (schemas/<package>.rego).
-func schemaModules() (map[string]*ast.Module, error) {
-	ps := loadSchemas()
+// Modules parses the annotation modules that bind each package to its
+// schemas (data.loopx: any query's input; each query's built-in and user
+// package: that query's input), keyed by path (schemas/<package>.rego).
+// Errors: a schema that cannot be built.
+func (s *Schemas) Modules() (map[string]*ast.Module, error) {
+	ps := s.once()
 	if ps.err != nil {
 		return nil, ps.err
 	}
@@ -199,15 +221,15 @@ func schemaModules() (map[string]*ast.Module, error) {
 	return out, nil
 }
 
-// policyCompiler is the compiler every policy is compiled with: the
-// schemas of each query's input and of data.loopx.spec (a reference to a
-// field they do not declare is a type error), and the capabilities of
-// policyCapabilities (no network, clock or randomness).
-func policyCompiler() (*ast.Compiler, error) {
-	ps := loadSchemas()
+// Compiler is a new compiler for user policies: the schemas of each
+// query's input and of data.loopx.spec (a reference to a field they do
+// not declare is a type error), and Capabilities (no network, clock or
+// randomness). Errors: a schema that cannot be built.
+func (s *Schemas) Compiler() (*ast.Compiler, error) {
+	ps := s.once()
 	if ps.err != nil {
 		return nil, ps.err
 	}
 	return ast.NewCompiler().WithSchemas(ps.set).WithUseTypeCheckAnnotations(true).
-		WithCapabilities(policyCapabilities()), nil
+		WithCapabilities(Capabilities()), nil
 }

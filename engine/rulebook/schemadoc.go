@@ -1,7 +1,6 @@
-package engine
+package rulebook
 
 import (
-	_ "embed"
 	"go/ast"
 	"go/parser"
 	gotoken "go/token"
@@ -11,27 +10,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The Go sources of the input types: their doc comments become the
-// descriptions of the schemas' properties, so that `loopx policy schema`
-// documents each field as the code does.
-// A type an input carries that is declared in another file needs that
-// file here (TestPolicySchema_EveryFieldIsDescribed says so).
-var (
-	//go:embed input.go
-	inputSource string
-	//go:embed permission.go
-	permissionSource string
-	//go:embed claimdecide.go
-	claimSource string
-	//go:embed ancestry.go
-	ancestrySource string
-)
-
-// goDocs maps "pkg.Type" and "pkg.Type.Field" (pkg is the package's name)
-// to the doc comment of that type or struct field, on one line. A field's
+// goDocs maps "pkg.Type" and "pkg.Type.Field" (pkg is the name of the
+// source's package) to the doc comment of that type or struct field, on
+// one line. A field's
 // trailing line comment counts; a field without a comment of its own gets
 // the previous field's when it names the field ("Goal and Agent are …").
-func goDocs(pkg string, sources ...string) (map[string]string, error) {
+func goDocs(sources ...string) (map[string]string, error) {
 	docs := map[string]string{}
 	fset := gotoken.NewFileSet()
 	for _, src := range sources {
@@ -50,7 +34,7 @@ func goDocs(pkg string, sources ...string) (map[string]string, error) {
 				if doc == nil && len(gd.Specs) == 1 {
 					doc = gd.Doc
 				}
-				name := pkg + "." + ts.Name.Name
+				name := f.Name.Name + "." + ts.Name.Name
 				if doc != nil {
 					docs[name] = oneLine(doc.Text())
 				}

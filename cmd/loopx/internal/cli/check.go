@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/lint"
 	"github.com/loopx-dev/loopx/presets"
@@ -302,7 +303,7 @@ func (a *app) runCheck(ctx context.Context, o checkOptions) error {
 }
 
 // policyFindings turns the engine's policy problems into findings.
-func policyFindings(probs []engine.PolicyProblem) []lint.Finding {
+func policyFindings(probs []rulebook.Problem) []lint.Finding {
 	out := make([]lint.Finding, 0, len(probs))
 	for _, p := range probs {
 		msg := p.Code + ": " + p.Message

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -122,7 +123,7 @@ problem, or (--fail-on-empty) there are no tests; 2 usage error.`,
 
 // renderPolicyTests prints a test report the way opa test does (without
 // timings, so that the output is stable): problems go to errw.
-func renderPolicyTests(w, errw io.Writer, rep engine.PolicyTestReport, verbose bool) {
+func renderPolicyTests(w, errw io.Writer, rep rulebook.TestReport, verbose bool) {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(errw, p.String())
 	}
@@ -134,7 +135,7 @@ func renderPolicyTests(w, errw io.Writer, rep engine.PolicyTestReport, verbose b
 		return
 	}
 	line := strings.Repeat("-", 80)
-	var failed []engine.PolicyTestResult
+	var failed []rulebook.TestResult
 	for _, r := range rep.Results {
 		if r.Status == "fail" || r.Status == "error" {
 			failed = append(failed, r)

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/open-policy-agent/opa/v1/topdown"
+)
+
+// The engine's side of the project's rulebook (package rulebook): which
+// policies are loaded, the schemas of the engine's Input, and the budget
+// of one evaluation.
+
+// UserModule is one user policy or test file (rulebook.Module).
+type UserModule = rulebook.Module
+
+// UserPolicyDir is where a project keeps its own policies under loopx/
+// (rulebook.DirName).
+const UserPolicyDir = rulebook.DirName
+
+// SpecSchemaName is the name `loopx policy schema` gives the schema of
+// data.loopx.spec; every other name is a query's input.
+const SpecSchemaName = rulebook.SpecSchemaName
+
+// The Go sources of the input types: their doc comments become the
+// descriptions of the schemas' properties, so that `loopx policy schema`
+// documents each field as the code does.
+// A type an input carries that is declared in another file needs that
+// file here (TestPolicySchema_EveryFieldIsDescribed says so).
+var (
+	//go:embed input.go
+	inputSource string
+	//go:embed permission.go
+	permissionSource string
+	//go:embed claimdecide.go
+	claimSource string
+	//go:embed ancestry.go
+	ancestrySource string
+)
+
+// policySchemas are the schemas every user policy is type-checked with:
+// of Input (per query) and of the spec, built on first use. A query with
+// its own request fields (claim, gate_answer) adds its Input field to
+// QueryFields.
+var policySchemas = rulebook.NewSchemas(rulebook.Input{
+	Type:        reflect.TypeFor[Input](),
+	Sources:     []string{inputSource, permissionSource, claimSource, ancestrySource},
+	QueryFields: map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"},
+})
+
+// book is the project's rulebook.
+func (e *Engine) book() rulebook.Book {
+	return rulebook.Book{Root: e.root, Dir: filepath.Join(e.SpecDir(), UserPolicyDir), Schemas: policySchemas}
+}
+
+// UserModules reads the project's user policies and tests, sorted by path,
+// once per Engine. Errors: those of rulebook.Book.Load.
+func (e *Engine) UserModules() ([]UserModule, error) {
+	if e.userLoaded {
+		return e.user, e.userErr
+	}
+	e.userLoaded = true
+	e.user, e.userErr = e.book().Load()
+	return e.user, e.userErr
+}
+
+// UserPolicies is rulebook.Book.Policies of the project: the usable user
+// policies and tests, and every problem of the others.
+func (e *Engine) UserPolicies() ([]UserModule, []rulebook.Problem, error) {
+	return e.book().Policies()
+}
+
+// CheckPolicies is rulebook.Book.Check of the project: every problem of
+// the user policies, compile errors and unreachable rules included.
+func (e *Engine) CheckPolicies() ([]rulebook.Problem, error) { return e.book().Check() }
+
+// TestPolicies is rulebook.Book.Test of the project: its Rego tests, with
+// data.loopx.spec the spec in effect ({} when it does not load), each
+// under PolicyDeadline.
+func (e *Engine) TestPolicies(ctx context.Context) (rulebook.TestReport, error) {
+	var spec []byte
+	if e.spec != nil {
+		spec = e.spec.JSON
+	}
+	return e.book().Test(ctx, spec, e.PolicyDeadline())
+}
+
+// PolicySchema returns the JSON schema (draft-07) that policies are
+// type-checked with: the input of query name ("should_run", "permission")
+// or, for SpecSchemaName, data.loopx.spec. Errors: errs.Usage
+// (unknown_schema) for any other name.
+func PolicySchema(name string) ([]byte, error) { return policySchemas.JSON(name) }
+
+// PolicySchemaNames are the names PolicySchema knows: the queries, then
+// SpecSchemaName.
+func PolicySchemaNames() []string { return rulebook.SchemaNames() }
+
+// PolicyErr is the error preparing the policies, nil when they compiled
+// (or were not prepared yet).
+func (e *Engine) PolicyErr() error {
+	e.prepMu.Lock()
+	defer e.prepMu.Unlock()
+	return e.policyErr
+}
+
+// IsUserPolicyError reports whether err comes from the project's own
+// policies (a rulebook.AsError error, or an OPA error located in
+// loopx/policies/): an input error (exit 2), where a failing built-in
+// policy is internal.
+func IsUserPolicyError(err error) bool {
+	if rulebook.AsError(err) != nil {
+		return true
+	}
+	return err != nil && strings.Contains(err.Error(), SpecDirName+"/"+UserPolicyDir+"/")
+}
+
+// PolicyDeadline is how long one policy evaluation may run (spec field
+// project.policy_deadline; specs.DefaultPolicyDeadline when the spec is
+// unusable): past it the decision denies with policy_error.
+func (e *Engine) PolicyDeadline() time.Duration {
+	if e.spec == nil {
+		return specs.DefaultPolicyDeadline
+	}
+	return e.spec.Spec.Project.Deadline()
+}
+
+// withDeadline bounds ctx by the policy deadline.
+func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, e.PolicyDeadline())
+}
+
+// evalErrorMessage describes an evaluation error, naming the deadline
+// when evaluation was cut by it.
+func (e *Engine) evalErrorMessage(ctx context.Context, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || topdown.IsCancel(err) && ctx.Err() != nil {
+		return fmt.Sprintf("policy evaluation passed its deadline of %s (spec field project.policy_deadline) and was stopped", e.PolicyDeadline())
+	}
+	return "policy evaluation failed: " + err.Error()
+}
