@@ -13,7 +13,8 @@ import (
 // TestParse_RefusesWhatNoQueryReads: a policy's package must be under
 // loopx.user.<query> (or .lib); a typo is policy_unreachable with a hint
 // (case C14), a package outside loopx.user is policy_error, a file that
-// does not parse is policy_error at its position.
+// does not parse is policy_error at its position; a test (_test.rego)
+// may use any package outside loopx.
 func TestParse_RefusesWhatNoQueryReads(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, src string
@@ -22,6 +23,8 @@ func TestParse_RefusesWhatNoQueryReads(t *testing.T) {
 	}{
 		{"query package", "loopx/policies/a.rego", "package loopx.user.should_run\n", "", "", 0},
 		{"library", "loopx/policies/a.rego", "package loopx.user.lib.x\n", "", "", 0},
+		{"a test in its own package", "loopx/policies/a_test.rego", "package mytests\n", "", "", 0},
+		{"a test inside loopx", "loopx/policies/a_test.rego", "package loopx.run_test\n", "policy_error", "must declare a package under", 1},
 		{"typo", "loopx/policies/a.rego", "\npackage loopx.user.shouldrun\n", "policy_unreachable", "did you mean loopx.user.should_run?", 2},
 		{"outside loopx.user", "loopx/policies/a.rego", "package loopx.run\n", "policy_error", "must declare a package under loopx.user.", 1},
 		{"syntax", "loopx/policies/a.rego", "package loopx.user.permission\n\ndeny contains if {\n", "policy_error", "", 3},
@@ -29,7 +32,7 @@ func TestParse_RefusesWhatNoQueryReads(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mods, err := Parse(map[string]string{tc.path: tc.src})
 			if tc.code == "" {
-				if err != nil || len(mods) != 1 || mods[0].Package == "" {
+				if err != nil || len(mods) != 1 || mods[0].Package == "" || mods[0].Test != strings.HasSuffix(tc.path, "_test.rego") {
 					t.Fatalf("mods %+v, err %v", mods, err)
 				}
 				return
