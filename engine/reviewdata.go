@@ -1,9 +1,8 @@
 package engine
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -168,38 +167,30 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	return rv, err
 }
 
-// refusals reads the decision log (oldest rotation first) and groups the
-// goal's decisions in [since, now] that did not allow.
+// refusals reads the decision log (oldest rotation first, as declog reads
+// it: an overlong or unreadable line is passed over) and groups the goal's
+// decisions in [since, now] that did not allow.
 func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
-	paths := []string{}
-	for i := declog.Keep; i >= 1; i-- {
-		paths = append(paths, fmt.Sprintf("%s.%d", e.LogPath(), i))
-	}
-	paths = append(paths, e.LogPath())
 	groups := map[string]*Refusal{}
 	var order []string
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			if !strings.Contains(string(line), `"`+goal+`"`) {
-				continue
+	quoted := []byte(`"` + goal + `"`)
+	for _, p := range e.log.Files() {
+		// A file that cannot be read adds no refusals; the packet still
+		// comes (the log command reports the error).
+		_, _ = declog.Scan(p, func(line []byte) bool {
+			if !bytes.Contains(line, quoted) {
+				return true
 			}
 			le, ok := e.log.Parse(line)
 			if !ok {
-				continue
+				return false
 			}
 			d := LoggedDecision(le)
 			if (le.Input.Goal != goal && d.Goal != goal) || d.Allow || d.Verdict == "run" || d.Verdict == "allow" || d.Verdict == "defer" {
-				continue
+				return true
 			}
 			if le.Timestamp.Before(since) || le.Timestamp.After(now) {
-				continue
+				return true
 			}
 			var key strings.Builder
 			fmt.Fprintf(&key, "%s|%s|%s", d.Query, d.Agent, d.Verdict)
@@ -214,8 +205,8 @@ func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
 			}
 			g.Count++
 			g.Last, g.LastID = le.Timestamp, d.DecisionID
-		}
-		f.Close()
+			return true
+		})
 	}
 	out := make([]Refusal, 0, len(order))
 	for _, k := range order {
