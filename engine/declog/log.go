@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -265,21 +266,7 @@ func writeOnce(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
+	return atomicfile.Write(path, data)
 }
 
 // storeBundle writes b as an OPA bundle directory
