@@ -115,3 +115,47 @@ func TestStatusText(t *testing.T) {
 		t.Errorf("StatusText =\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestReviewMarkdown: the packet's sections, each with its empty form
+// ("None.") or its items: events and rounds, gates with how to answer,
+// leases, evidence with stale marked, quota, refusals, the handoff.
+func TestReviewMarkdown(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	empty := Review{Goal: "g1", Objective: "Docs", Status: "active", Now: at, Since: at.Add(-24 * time.Hour)}
+	full := empty
+	full.SinceLastReview = true
+	full.Events = []kernel.Event{{At: at, Kind: "todo.added", Actor: "human", Subject: "t-1", Message: "Write\n  docs"}}
+	full.Rounds = []kernel.Round{{ID: "r-1", Agent: "a1", Todo: "t-1", Status: kernel.RoundFinished, Outcome: "progress", Charged: true, Summary: "half"}}
+	full.OpenGates = []kernel.Gate{{ID: "g-1", Question: "Ship the docs now?", Options: []string{"approve", "reject"}, Answerers: []string{"human"}, RaisedBy: "a1", RaisedAt: at}}
+	full.Leases = []HeldLease{{Todo: "t-1", Title: "Write docs", ExpiresAt: "2026-12-01T11:00:00Z", Version: 2, Epoch: 1}}
+	full.Evidence = []ReviewEvidence{{Evidence: kernel.Evidence{ID: "ev-1", Kind: "test", Status: "pass", Summary: "ok", CreatedAt: at}, Stale: true}}
+	full.EvidenceTotal = 3
+	full.Quota = &QuotaSummary{}
+	full.Refusals = []Refusal{{Query: "permission", Agent: "a1", Verdict: "deny", Count: 2, Last: at, LastID: "01D", Reasons: []Reason{{Code: "protected_path", Message: "no"}}}}
+	full.Handoff = &kernel.Handoff{Agent: "a1", Round: "r-1", CreatedAt: at, Summary: "half done", NextTodo: "C", For: "a2"}
+	for _, tc := range []struct {
+		name string
+		rv   Review
+		want string
+	}{
+		{"empty", empty, lines("# Review: goal g1", "", "> Docs", "",
+			"Status **active**. Generated 2026-12-01T10:00:00Z; changes since 2026-11-30T10:00:00Z (the last 24h).", "",
+			"## What changed (0 events)", "", "Nothing changed.", "", "## Open gates (0)", "", "None.", "", "## Leases (0 live)", "", "None.", "",
+			"## Evidence (0 of 0, newest first)", "", "None.", "", "## Quota spent", "", "", "## Decisions that said no (0 distinct)", "", "None.", "",
+			"## Latest handoff", "", "None.")},
+		{"full", full, lines("# Review: goal g1", "", "> Docs", "",
+			"Status **active**. Generated 2026-12-01T10:00:00Z; changes since 2026-11-30T10:00:00Z (the last review).", "",
+			"## What changed (1 events)", "", "- 2026-12-01T10:00:00Z `todo.added` human t-1: Write docs", "", "Rounds:", "",
+			"- r-1 by a1 on t-1: progress, charged: half", "", "## Open gates (1)", "", "### g-1: Ship the docs now?", "",
+			"Options: approve, reject. Answerers: human. Blocks the goal. Raised by a1 at 2026-12-01T10:00:00Z.", "",
+			"Answer: `loopx gate answer g-1 --option approve`", "", "## Leases (1 live)", "",
+			`- t-1 "Write docs" held until 2026-12-01T11:00:00Z (version 2, epoch 1)`, "", "## Evidence (1 of 3, newest first)", "",
+			"- [test pass] ok (ev-1, 2026-12-01T10:00:00Z) **STALE**", "", "## Quota spent", "", "rounds 0/∞, tokens 0/∞.", "",
+			"## Decisions that said no (1 distinct)", "", "- 2× permission **deny** for a1 (last 2026-12-01T10:00:00Z, 01D); protected_path: no", "",
+			"## Latest handoff", "", "From a1 (r-1, 2026-12-01T10:00:00Z): half done", "Next todo: C (for a2)")},
+	} {
+		if got := ReviewMarkdown(tc.rv); got != tc.want {
+			t.Errorf("%s: ReviewMarkdown =\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+}
