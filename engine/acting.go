@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -122,4 +123,58 @@ func (e *Engine) auditActing(in ActInput, ch Channel, err error) {
 		return tx.AppendEvent(kernel.Event{Kind: "identity.refused", Goal: goal, Actor: actor, Subject: in.What,
 			Message: re.Message, Data: data})
 	})
+}
+
+// AncestryOptions configure how the engine finds who is acting
+// (trust.AncestryOptions).
+type AncestryOptions = trust.AncestryOptions
+
+// Process is one ancestor process of the caller (trust.Process).
+type Process = trust.Process
+
+// Acting is what the caller's ancestry says about who acts (trust.Acting).
+type Acting = trust.Acting
+
+// Acting is trust.ReadAncestry of the caller with the runners the state
+// records on rounds: who acts (design §16).
+func (e *Engine) Acting() Acting { return e.acting(false) }
+
+// acting is Acting; fast reads the recorded runners from the read model
+// (runnerAgents).
+func (e *Engine) acting(fast bool) Acting {
+	if e.ancestry.Off {
+		return trust.ReadAncestry(e.ancestry, nil)
+	}
+	return trust.ReadAncestry(e.ancestry, e.runnerAgents(fast))
+}
+
+// runnerAgents maps the runner ids recorded on rounds to their agent,
+// read from the store; with fast, from the read model while it matches the
+// store and the store is not open (a hook, on its latency budget: see
+// ActInput.Fast). An unreadable store yields none (the caller's decision
+// then fails closed on the store's health anyway).
+func (e *Engine) runnerAgents(fast bool) map[string]string {
+	out := map[string]string{}
+	if fast && e.store == nil {
+		if rm := e.loadReadModel(e.Now()); rm != nil {
+			for _, g := range rm.Goals {
+				for _, r := range g.Rounds {
+					if r.Runner != "" {
+						out[r.Runner] = r.Agent
+					}
+				}
+			}
+			return out
+		}
+	}
+	_ = e.view(func(tx *kernel.Tx) error {
+		rounds, err := tx.Rounds("")
+		for _, r := range rounds {
+			if r.Runner != "" {
+				out[r.Runner] = r.Agent
+			}
+		}
+		return err
+	})
+	return out
 }

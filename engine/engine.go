@@ -18,6 +18,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
@@ -54,7 +55,7 @@ type Options struct {
 	// tell who is acting (ancestry.go).
 	Ancestry AncestryOptions
 	// MaxScanFiles caps the walk `loopx run` makes of a work tree outside
-	// git (0 = MaxScanFiles, changescan.go); reaching it fails the round.
+	// git (0 = trust.MaxScanFiles); reaching it fails the round.
 	MaxScanFiles int
 }
 
@@ -69,7 +70,7 @@ type Engine struct {
 	leaseTTL time.Duration
 	ancestry AncestryOptions
 	scanCap  int
-	// runner is set while Run runs rounds: RunnerID of this process,
+	// runner is set while Run runs rounds: trust.RunnerID of this process,
 	// recorded on the rounds it starts (kernel.Round.Runner).
 	runner string
 
@@ -118,7 +119,7 @@ func New(o Options) *Engine {
 	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
 	e.log = declog.New(e.StateDir(), Version, parseLegacyLine)
 	if e.scanCap <= 0 {
-		e.scanCap = MaxScanFiles
+		e.scanCap = trust.MaxScanFiles
 	}
 	if e.now == nil {
 		e.now = time.Now

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
@@ -34,7 +35,8 @@ const SpecSchemaName = rulebook.SpecSchemaName
 // descriptions of the schemas' properties, so that `loopx policy schema`
 // documents each field as the code does.
 // A type an input carries that is declared in another file needs that
-// file here (TestPolicySchema_EveryFieldIsDescribed says so).
+// file here (TestPolicySchema_EveryFieldIsDescribed says so); the
+// ancestry types are trust's.
 var (
 	//go:embed input.go
 	inputSource string
@@ -42,8 +44,6 @@ var (
 	permissionSource string
 	//go:embed claimdecide.go
 	claimSource string
-	//go:embed ancestry.go
-	ancestrySource string
 )
 
 // policySchemas are the schemas every user policy is type-checked with:
@@ -52,7 +52,7 @@ var (
 // QueryFields.
 var policySchemas = rulebook.NewSchemas(rulebook.Input{
 	Type:        reflect.TypeFor[Input](),
-	Sources:     []string{inputSource, permissionSource, claimSource, ancestrySource},
+	Sources:     []string{inputSource, permissionSource, claimSource, trust.TypesSource},
 	QueryFields: map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"},
 })
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/runloop"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -57,7 +58,7 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 	// The rounds started here record this process as their runner: its
 	// descendants act as the round's agent whatever environment or
 	// executable they use (ancestry.go).
-	e.runner = RunnerID(os.Getpid())
+	e.runner = trust.RunnerID(os.Getpid())
 	defer func() { e.runner = "" }()
 	n, err := runloop.Run(ctx, &runRounds{e: e, o: o, res: &res}, runloop.Options{Cmd: o.Cmd, Dir: e.root,
 		PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds, LeaseTTL: DefaultLeaseTTL,
@@ -108,10 +109,10 @@ func (x *runRounds) Prompt() (string, error) {
 	return p.Text, err
 }
 
-func (x *runRounds) Scan() runloop.Scan { return x.e.treeState() }
+func (x *runRounds) Scan() runloop.Scan { return x.e.scanner().Scan() }
 
 func (x *runRounds) Written(before, after runloop.Scan) ([]string, error) {
-	written := changedPaths(before.(treeScan), after.(treeScan))
+	written := trust.Changed(before.(trust.Scan), after.(trust.Scan))
 	genuine, err := x.e.VerifyReadModel()
 	if err != nil {
 		return nil, err

@@ -9,7 +9,8 @@ import (
 // TestImportsFlowOneWay enforces design §13: cmd → engine → {specs,
 // policies, kernel}; lint → {specs, policies}; the kernel imports neither
 // OPA nor CUE; library packages never import cmd/; the engine's pure
-// rooms (the shell reader, scope globs, the decision log) import neither
+// rooms (the shell reader, scope globs, the decision log, the trust
+// facts: process ancestry and change scan) import neither
 // the top engine package, nor the kernel, nor OPA or CUE; the run loop
 // (engine/runloop) and the renderers (engine/render) take kernel records
 // but import neither the top engine, nor specs or policies, nor OPA or
@@ -43,6 +44,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/shell/shelltest": pure,
 		mod + "engine/glob":            pure,
 		mod + "engine/declog":          pure,
+		mod + "engine/trust":           pure,
 		// The engine's rooms over kernel records: they drive the engine
 		// through interfaces of their own, never the top engine package.
 		mod + "engine/runloop": rooms,

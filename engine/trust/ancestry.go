@@ -1,15 +1,26 @@
-package engine
+// Package trust gathers the facts loopx judges who did what by (design
+// §16): which processes are above the caller (their start environments,
+// the rounds they run in, the agent hosts among them: who is acting), and
+// what an agent command changed in the project (the change scan). It
+// only gathers facts; the engine's policies judge them.
+package trust
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/loopx-dev/loopx/kernel"
 )
+
+// TypesSource is the Go source of this file: the doc comments of Process
+// and Acting document the policy input fields that carry them (`loopx
+// policy schema`).
+//
+//go:embed ancestry.go
+var TypesSource string
 
 // AncestryOptions configure how the engine finds who is acting (design
 // §16 channels): the processes above the caller, read from /proc.
@@ -131,28 +142,16 @@ func hostOf(args []string) string {
 	return ""
 }
 
-// Acting walks the caller's ancestors (parent first, at most 64) and says
-// who acts: the agents their start environments carry (LOOPX_AGENT), the
-// rounds they run in, which of them the state records as a round runner,
-// and which is an agent host. It only gathers facts (the gate decision
-// judges them). Linux only (/proc); elsewhere the ancestry is empty. The
-// caller's own environment is not read: a process chooses its own
-// environment, not its parents'. A process that detaches itself (double
-// fork, setsid) or rewrites its environment in memory escapes it (README
-// "Trust model").
-func (e *Engine) Acting() Acting { return e.acting(false) }
-
-// acting is Acting; fast reads the recorded runners from the read model
-// (runnerAgents).
-func (e *Engine) acting(fast bool) Acting {
-	if e.ancestry.Off {
-		return ReadAncestry(e.ancestry, nil)
-	}
-	return ReadAncestry(e.ancestry, e.runnerAgents(fast))
-}
-
-// ReadAncestry is Acting for a caller without a project (runners maps
-// runner ids to their round's agent; nil knows none).
+// ReadAncestry walks the caller's ancestors (parent first, at most 64)
+// and says who acts: the agents their start environments carry
+// (LOOPX_AGENT), the rounds they run in, which of them runners maps as a
+// round runner (runner id → its round's agent; nil knows none), and which
+// is an agent host. It only gathers facts (the gate decision judges
+// them). Linux only (/proc); elsewhere the ancestry is empty. The caller's
+// own environment is not read: a process chooses its own environment,
+// not its parents'. A process that detaches itself (double fork, setsid)
+// or rewrites its environment in memory escapes it (README "Trust
+// model").
 func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 	a := Acting{Ancestry: []Process{}, Agents: []string{}}
 	if o.Off {
@@ -207,35 +206,4 @@ func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 	}
 	slices.Sort(a.Agents)
 	return a
-}
-
-// runnerAgents maps the runner ids recorded on rounds to their agent,
-// read from the store; with fast, from the read model while it matches the
-// store and the store is not open (a hook, on its latency budget: see
-// ActInput.Fast). An unreadable store yields none (the caller's decision
-// then fails closed on the store's health anyway).
-func (e *Engine) runnerAgents(fast bool) map[string]string {
-	out := map[string]string{}
-	if fast && e.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil {
-			for _, g := range rm.Goals {
-				for _, r := range g.Rounds {
-					if r.Runner != "" {
-						out[r.Runner] = r.Agent
-					}
-				}
-			}
-			return out
-		}
-	}
-	_ = e.view(func(tx *kernel.Tx) error {
-		rounds, err := tx.Rounds("")
-		for _, r := range rounds {
-			if r.Runner != "" {
-				out[r.Runner] = r.Agent
-			}
-		}
-		return err
-	})
-	return out
 }

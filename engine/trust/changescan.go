@@ -1,4 +1,4 @@
-package engine
+package trust
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/loopx-dev/loopx/engine/declog"
 )
 
 // What the agent changed (design §16, README "Trust model"). `loopx run`
@@ -34,9 +32,36 @@ import (
 // the protected ones).
 const MaxScanFiles = 50000
 
-// treeScan is one scan of the project: path (slash, relative to the root;
+// Scanner scans a project for what an agent command changed.
+type Scanner struct {
+	// Root is the project root (absolute).
+	Root string
+	// SpecDir and StateDir are the names of the spec and state directories
+	// at Root ("loopx", ".loopx").
+	SpecDir, StateDir string
+	// Cap caps the walk of a work tree outside git (0 = MaxScanFiles);
+	// reaching it makes the scan incomplete.
+	Cap int
+	// Own reports whether rel (slash, relative to Root, under StateDir) is
+	// a file loopx itself writes while a round runs, which the scan leaves
+	// out; nil leaves out none.
+	Own func(rel string) bool
+}
+
+// fileSig is what tells a file changed: size and modification time (the
+// walk outside git), or mode and content hash (protected files and what
+// git status lists).
+type fileSig struct {
+	size  int64
+	mtime int64
+	// sum is the content hash (with git's status code for what git status
+	// lists), whose change is seen even when size and mtime are restored.
+	sum [32]byte
+}
+
+// Scan is one scan of the project: path (slash, relative to the root;
 // outside the root, absolute) to signature.
-type treeScan struct {
+type Scan struct {
 	sigs map[string]fileSig
 	// incomplete says why the scan could not see every change ("" when it
 	// could): the walk reached MaxScanFiles, git status failed.
@@ -46,29 +71,6 @@ type treeScan struct {
 // hostSettingFiles are the agent hosts' hook and tool settings at the
 // project root (the permission policy's host_settings).
 var hostSettingFiles = []string{".claude/settings*.json", ".codex/hooks.json", ".codex/config.toml", ".mcp.json"}
-
-// loopxWrites reports whether rel (slash, under .loopx/) is a file loopx
-// itself writes while a round runs, which an agent's loopx commands change
-// legitimately: the store, its lock, backup and revision marker (state.*,
-// tamper-evident on their own: hash chain, anchor), the decision log, its inputs and bundles (append-only,
-// content-addressed), the denial spool, the round prompts and the read
-// model (verified against the store by VerifyReadModel). Everything else
-// under .loopx/ (the spec cache, the installed-hooks record, the instance
-// id, any file an agent adds) is compared by content.
-func loopxWrites(rel string) bool {
-	r := strings.TrimPrefix(rel, StateDirName+"/")
-	base := filepath.Base(r)
-	switch {
-	case !strings.Contains(r, "/") && (strings.HasPrefix(base, "state.") || strings.HasSuffix(base, ".lock") ||
-		strings.HasPrefix(base, LogFileName) || strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp")):
-		return true
-	case strings.HasPrefix(r, declog.InputsDirName+"/"), strings.HasPrefix(r, declog.BundlesDirName+"/"),
-		strings.HasPrefix(r, SpoolDir+"/"), strings.HasPrefix(r, "rounds/"), r == "cache/readmodel.json",
-		strings.HasPrefix(r, "cache/") && strings.HasPrefix(base, ".") && strings.Contains(base, ".tmp"):
-		return true
-	}
-	return false
-}
 
 // contentSig is a file's signature by content: mode bits, and the sha256
 // of its bytes (of its target for a symlink).
@@ -122,8 +124,8 @@ func hashTree(out map[string]fileSig, dir string, key func(string) string, skip 
 
 // relKey keys path p relative to the root (slash), or absolute when it lies
 // outside.
-func (e *Engine) relKey(p string) string {
-	rel, err := filepath.Rel(e.root, p)
+func (sc Scanner) relKey(p string) string {
+	rel, err := filepath.Rel(sc.Root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return filepath.ToSlash(p)
 	}
@@ -133,8 +135,8 @@ func (e *Engine) relKey(p string) string {
 // gitDirs returns git's common directory and the work tree's git
 // directory, absolute, or ok false when the root is not in a git work
 // tree.
-func (e *Engine) gitDirs() (common, dir, prefix string, ok bool) {
-	out, err := e.git("rev-parse", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-prefix")
+func (sc Scanner) gitDirs() (common, dir, prefix string, ok bool) {
+	out, err := sc.git("rev-parse", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-prefix")
 	if err != nil {
 		return "", "", "", false
 	}
@@ -150,9 +152,9 @@ func (e *Engine) gitDirs() (common, dir, prefix string, ok bool) {
 
 // git runs git in the root with the options that keep it from running code
 // a repository configures (fsmonitor) and from trusting caches.
-func (e *Engine) git(args ...string) ([]byte, error) {
+func (sc Scanner) git(args ...string) ([]byte, error) {
 	cmd := exec.Command("git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}, args...)...)
-	cmd.Dir = e.root
+	cmd.Dir = sc.Root
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -163,27 +165,28 @@ func (e *Engine) git(args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// treeState scans the project (see the top of this file).
-func (e *Engine) treeState() treeScan {
-	s := treeScan{sigs: map[string]fileSig{}}
-	key := e.relKey
-	hashTree(s.sigs, e.SpecDir(), key, nil)
-	hashTree(s.sigs, e.StateDir(), key, loopxWrites)
+// Scan scans the project (see the top of this file). It never fails: what
+// it cannot see makes it incomplete (Scan.Incomplete).
+func (sc Scanner) Scan() Scan {
+	s := Scan{sigs: map[string]fileSig{}}
+	key := sc.relKey
+	hashTree(s.sigs, sc.specPath(), key, nil)
+	hashTree(s.sigs, sc.statePath(), key, sc.Own)
 	for _, g := range hostSettingFiles {
-		ms, _ := filepath.Glob(filepath.Join(e.root, filepath.FromSlash(g)))
+		ms, _ := filepath.Glob(filepath.Join(sc.Root, filepath.FromSlash(g)))
 		for _, m := range ms {
 			if sig, ok := contentSig(m); ok {
 				s.sigs[key(m)] = sig
 			}
 		}
 	}
-	common, dir, prefix, inGit := e.gitDirs()
+	common, dir, prefix, inGit := sc.gitDirs()
 	if !inGit {
-		if _, err := os.Stat(filepath.Join(e.root, ".git")); err == nil {
+		if _, err := os.Stat(filepath.Join(sc.Root, ".git")); err == nil {
 			s.incomplete = "the project has a .git but git cannot read it (is git installed?)"
 		}
-		if fi, err := os.Stat(filepath.Join(e.root, ".git")); err == nil && fi.IsDir() {
-			common, dir = filepath.Join(e.root, ".git"), filepath.Join(e.root, ".git")
+		if fi, err := os.Stat(filepath.Join(sc.Root, ".git")); err == nil && fi.IsDir() {
+			common, dir = filepath.Join(sc.Root, ".git"), filepath.Join(sc.Root, ".git")
 		}
 	}
 	if common != "" {
@@ -196,17 +199,17 @@ func (e *Engine) treeState() treeScan {
 		}
 	}
 	if inGit {
-		e.gitChanges(&s, prefix)
+		sc.gitChanges(&s, prefix)
 	} else if s.incomplete == "" {
-		e.walkChanges(&s)
+		sc.walkChanges(&s)
 	}
 	return s
 }
 
 // gitChanges adds what `git status --porcelain -z` lists under the root
 // (every untracked file, no rename pairing) by content.
-func (e *Engine) gitChanges(s *treeScan, prefix string) {
-	out, err := e.git("status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none", "--", ".")
+func (sc Scanner) gitChanges(s *Scan, prefix string) {
+	out, err := sc.git("status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none", "--", ".")
 	if err != nil {
 		s.incomplete = err.Error()
 		return
@@ -217,10 +220,10 @@ func (e *Engine) gitChanges(s *treeScan, prefix string) {
 		}
 		code, p := rec[:2], rec[3:]
 		rel := strings.TrimPrefix(p, prefix)
-		if rel == StateDirName || strings.HasPrefix(rel, StateDirName+"/") || strings.HasPrefix(rel, SpecDirName+"/") {
+		if rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/") {
 			continue // compared by content above
 		}
-		sig, ok := contentSig(filepath.Join(e.root, filepath.FromSlash(rel)))
+		sig, ok := contentSig(filepath.Join(sc.Root, filepath.FromSlash(rel)))
 		if !ok {
 			sig.sum = sha256.Sum256([]byte("missing"))
 		}
@@ -232,24 +235,24 @@ func (e *Engine) gitChanges(s *treeScan, prefix string) {
 // walkChanges adds the files outside loopx/, .loopx/ and .git/ by size and
 // modification time, at most Options.MaxScanFiles of them: one more makes
 // the scan incomplete.
-func (e *Engine) walkChanges(s *treeScan) {
+func (sc Scanner) walkChanges(s *Scan) {
 	n := 0
-	_ = filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(sc.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		if d.IsDir() {
-			if p != e.root && (p == e.SpecDir() || p == e.StateDir() || d.Name() == ".git" && filepath.Dir(p) == e.root) {
+			if p != sc.Root && (p == sc.specPath() || p == sc.statePath() || d.Name() == ".git" && filepath.Dir(p) == sc.Root) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		rel := e.relKey(p)
+		rel := sc.relKey(p)
 		if _, ok := s.sigs[rel]; ok {
 			return nil // a host setting, compared by content
 		}
-		if n++; n > e.scanCap {
-			s.incomplete = fmt.Sprintf("the work tree holds more than %d files outside loopx/ and .loopx/ and is not in git: loopx cannot see everything an agent command changes (put it in git, or make it smaller)", e.scanCap)
+		if n++; n > sc.cap() {
+			s.incomplete = fmt.Sprintf("the work tree holds more than %d files outside loopx/ and .loopx/ and is not in git: loopx cannot see everything an agent command changes (put it in git, or make it smaller)", sc.cap())
 			return filepath.SkipAll
 		}
 		if fi, err := d.Info(); err == nil {
@@ -259,9 +262,9 @@ func (e *Engine) walkChanges(s *treeScan) {
 	})
 }
 
-// changedPaths lists the paths added, removed or modified between two
-// scans, sorted.
-func changedPaths(before, after treeScan) []string {
+// Changed lists the paths added, removed or modified between two scans,
+// sorted.
+func Changed(before, after Scan) []string {
 	var out []string
 	for p, s := range after.sigs {
 		if b, ok := before.sigs[p]; !ok || b != s {
@@ -278,5 +281,15 @@ func changedPaths(before, after treeScan) []string {
 }
 
 // Incomplete says why the scan could not see every change ("" when it
-// could); it makes treeScan a runloop.Scan.
-func (s treeScan) Incomplete() string { return s.incomplete }
+// could): the walk reached the cap, git status failed.
+func (s Scan) Incomplete() string { return s.incomplete }
+
+func (sc Scanner) specPath() string  { return filepath.Join(sc.Root, sc.SpecDir) }
+func (sc Scanner) statePath() string { return filepath.Join(sc.Root, sc.StateDir) }
+
+func (sc Scanner) cap() int {
+	if sc.Cap <= 0 {
+		return MaxScanFiles
+	}
+	return sc.Cap
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -66,5 +67,5 @@ func (a *app) agentAncestor() string {
 	if e, err := a.engine(); err == nil {
 		return e.Acting().Agentish
 	}
-	return engine.ReadAncestry(Ancestry, nil).Agentish
+	return trust.ReadAncestry(Ancestry, nil).Agentish
 }
