@@ -436,3 +436,24 @@ func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 		})
 	}
 }
+
+// TestAdopt_RulesEventsInEveryReview: adoptions and refused adoptions are
+// project-wide events; every goal's review shows them.
+func TestAdopt_RulesEventsInEveryReview(t *testing.T) {
+	root, c := adoptedProject(t)
+	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1)) // tightens: adopted
+	e := New(Options{Root: root, Now: c.now})
+	defer e.Close()
+	e.AuditRulesRefusal(true, "agent:a1", refused("self_answer_forbidden", "not a human", nil))
+	rv, err := e.Review(ReviewOptions{Goal: "g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, ev := range rv.Events {
+		kinds[ev.Kind] = true
+	}
+	if !kinds["rules.adopted"] || !kinds["rules.restore_refused"] {
+		t.Fatalf("review events %v: want rules.adopted and rules.restore_refused", kinds)
+	}
+}

@@ -74,7 +74,9 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 		rv.Since = sinceInstant(now, DefaultReviewWindow)
 		var evs []kernel.Event
 		if err := tx.Events(func(ev kernel.Event) bool {
-			if ev.Goal == o.Goal {
+			// The rules in effect (rules.adopted, refused adoptions and
+			// restores) are every goal's: project-wide, in each review.
+			if ev.Goal == o.Goal || (ev.Goal == "" && strings.HasPrefix(ev.Kind, "rules.")) {
 				if ev.Kind == reviewEventKind && o.Since == 0 && !ev.At.After(now) {
 					rv.Since, rv.SinceLastReview, evs = ev.At, true, evs[:0]
 					return true
