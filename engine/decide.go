@@ -71,7 +71,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 		in.Health.Spec = specErrorText(e.specErr)
 	}
 	if e.store == nil {
-		if rm := e.loadReadModel(now); rm != nil && rm.has(req.Goal) {
+		if rm := e.loadReadModel(now); rm != nil && rm.Has(req.Goal) {
 			var err error
 			if in.State, err = e.snapshot(rm, req.Goal, req.Agent, now); err == nil {
 				return in, nil

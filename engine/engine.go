@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -99,9 +100,9 @@ type Engine struct {
 	store    *kernel.Store
 	storeErr error
 	// rmStamp is the state.db stamp of the read model this engine last wrote.
-	rmStamp fileStamp
+	rmStamp readmodel.Stamp
 	// rmNewest is the newest commit instant of the read model this engine
-	// last read (readModel.Newest): ClockBehind's answer while the store
+	// last read (readmodel.Model.Newest): ClockBehind's answer while the store
 	// stays closed.
 	rmNewest time.Time
 

@@ -51,7 +51,7 @@ func (e *Engine) Status(goal string) (Status, error) {
 		return nil
 	}
 	if e.store == nil { // the read model answers without the store lock
-		if rm := e.loadReadModel(now); rm != nil && rm.has(goals...) {
+		if rm := e.loadReadModel(now); rm != nil && rm.Has(goals...) {
 			if err := fill(rm); err == nil {
 				return st, nil
 			}

@@ -10,15 +10,16 @@ import (
 // policies, kernel}; lint → {specs, policies}; the kernel imports neither
 // OPA nor CUE; library packages never import cmd/; the engine's pure
 // rooms (the shell reader, scope globs, the decision log, the trust
-// facts: process ancestry and change scan) import neither
-// the top engine package, nor the kernel, nor OPA or CUE; the run loop
-// (engine/runloop) and the renderers (engine/render) take kernel records
-// but import neither the top engine, nor specs or policies, nor OPA or
-// CUE; the scaffolding (engine/scaffold) imports neither the top engine
-// nor policies nor OPA; the rulebook (engine/rulebook) imports neither
-// the top engine nor the kernel; internal/errs (the one error type)
-// imports only the standard library; the binary does not carry the
-// test-only SARIF validator nor the shell forms corpus.
+// facts: process ancestry and change scan) import neither the top engine
+// package, nor the kernel, nor OPA or CUE; the run loop (engine/runloop),
+// the read model (engine/readmodel) and the renderers (engine/render) take
+// kernel records but import neither the top engine, nor specs or
+// policies, nor OPA or CUE; the scaffolding (engine/scaffold) imports
+// neither the top engine nor policies nor OPA; the rulebook
+// (engine/rulebook) imports neither the top engine nor the kernel;
+// internal/errs (the one error type) imports only the standard library;
+// the binary does not carry the test-only SARIF validator nor the shell
+// forms corpus.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
 	if err != nil {
@@ -48,6 +49,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// The engine's rooms over kernel records: they drive the engine
 		// through interfaces of their own, never the top engine package.
 		mod + "engine/runloop": rooms,
+		// The read model caches kernel records, never the store's owner.
+		mod + "engine/readmodel": rooms,
 		// The renderers take kernel records, never the store's owner.
 		mod + "engine/render": rooms,
 		// Scaffolding writes a spec (specs, presets) and an empty store;
