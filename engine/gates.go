@@ -266,7 +266,7 @@ func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := e.update(func(tx *kernel.Tx) error { return nil }); err != nil { // materialise and expire
+	if err := e.settle(); err != nil { // materialise and expire
 		return nil, err
 	}
 	out := []kernel.Gate{}
@@ -290,7 +290,7 @@ func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
 // Gate returns one gate. Errors: errs.Usage unknown_gate.
 func (e *Engine) Gate(id string) (kernel.Gate, error) {
 	var g kernel.Gate
-	if err := e.update(func(tx *kernel.Tx) error { return nil }); err != nil {
+	if err := e.settle(); err != nil {
 		return g, err
 	}
 	err := e.view(func(tx *kernel.Tx) error {

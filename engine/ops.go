@@ -112,7 +112,7 @@ func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
 		return nil, Usagef("bad_status", "status %q is not one of %v", status, statuses)
 	}
 	out := []kernel.Todo{}
-	err = e.update(func(tx *kernel.Tx) error { return nil }) // seed spec todos
+	err = e.settle() // seed spec todos
 	if err != nil {
 		return nil, err
 	}

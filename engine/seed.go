@@ -39,5 +39,5 @@ func (e *Engine) seedSpecTodos(goal string) {
 	if err := e.view(func(tx *kernel.Tx) error { need = missing(tx); return nil }); err != nil || !need {
 		return
 	}
-	_ = e.update(func(*kernel.Tx) error { return nil }) // update seeds first
+	_ = e.settle() // seeds first
 }

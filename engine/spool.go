@@ -111,7 +111,7 @@ func (e *Engine) importPending() error {
 	if !e.spoolPending() {
 		return nil
 	}
-	return e.update(func(*kernel.Tx) error { return nil })
+	return e.settle()
 }
 
 // importSpool imports the spool into tx (see SpoolDir) and returns the

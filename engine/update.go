@@ -47,6 +47,15 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	return err
 }
 
+// settle runs the housekeeping of update alone, with no mutation of its
+// own, for readers that must see the spec applied and time's effects
+// settled: it imports the denial spool, adopts the first revision, seeds
+// the spec's todos, materialises spec gates and expires or closes open
+// ones (each with its audit event), in one transaction.
+func (e *Engine) settle() error {
+	return e.update(func(*kernel.Tx) error { return nil })
+}
+
 // view runs fn in a read-only kernel transaction.
 func (e *Engine) view(fn func(tx *kernel.Tx) error) error {
 	s, err := e.Store()
