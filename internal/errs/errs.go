@@ -317,7 +317,7 @@ func data(d any) any {
 }
 
 // Lines is err for people, one line each, without newlines: a List's
-// errors as "file:line:col: field: message" (Error.Error), anything else
+// errors as "file:line:col: code: field: message" (Line), anything else
 // as "loopx: " and the error's text. nil has none.
 func Lines(err error) []string {
 	if err == nil {
@@ -327,9 +327,40 @@ func Lines(err error) []string {
 	if errors.As(err, &l) && len(l) > 0 {
 		out := make([]string, len(l))
 		for i, e := range l {
-			out[i] = e.Error()
+			out[i] = e.Line()
 		}
 		return out
 	}
 	return []string{"loopx: " + err.Error()}
+}
+
+// Line is e as one line for people, "file:line:col: code: field:
+// message" (issue 13's one format of a located error): the position only
+// when e has a Location (line and column only when Line > 0), the code
+// only when it has one, the field only when it has one. Error() is the
+// same without the code.
+func (e *Error) Line() string {
+	if e.Code == "" {
+		return e.Error()
+	}
+	msg := e.Message
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	var b strings.Builder
+	if e.Location.File != "" {
+		b.WriteString(e.Location.File)
+		if e.Location.Line > 0 {
+			fmt.Fprintf(&b, ":%d:%d", e.Location.Line, e.Location.Col)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Code)
+	b.WriteString(": ")
+	if e.Location.Field != "" {
+		b.WriteString(e.Location.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(msg)
+	return b.String()
 }

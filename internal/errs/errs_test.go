@@ -53,8 +53,8 @@ func TestExitEnvelopeLines_EveryKind(t *testing.T) {
 		{"a list (spec errors)", spec, 2, Input,
 			`[{"code":"invalid","message":"want an integer","location":{"file":"loopx/loopx.cue","row":3,"col":17,"path":"goals.g2.quota.rounds"}},` +
 				`{"code":"no_spec","message":"no spec","location":{"file":"loopx","row":0,"col":0}}]`,
-			[]string{"loopx/loopx.cue:3:17: goals.g2.quota.rounds: want an integer", "loopx: no spec"}},
-		{"a wrapped list", fmt.Errorf("spec: %w", spec), 2, Input, "", []string{"loopx/loopx.cue:3:17: goals.g2.quota.rounds: want an integer", "loopx: no spec"}},
+			[]string{"loopx/loopx.cue:3:17: invalid: goals.g2.quota.rounds: want an integer", "loopx: no_spec: no spec"}},
+		{"a wrapped list", fmt.Errorf("spec: %w", spec), 2, Input, "", []string{"loopx/loopx.cue:3:17: invalid: goals.g2.quota.rounds: want an integer", "loopx: no_spec: no spec"}},
 		{"an empty list", List{}, 2, Input, `[{"code":"usage","message":"","location":null}]`, []string{"loopx: "}},
 		{"context.Canceled", fmt.Errorf("run: %w", context.Canceled), 130, Interrupted,
 			`[{"code":"","message":"run: context canceled","location":null}]`, []string{"loopx: run: context canceled"}},
