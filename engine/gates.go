@@ -13,6 +13,14 @@ import (
 	"github.com/loopx-dev/loopx/specs"
 )
 
+// Gate is a stored gate instance (kernel.Gate): its question, options,
+// answerers, scope, status and answer.
+type Gate = kernel.Gate
+
+// ParseDuration reads a duration as the spec writes one ("90s", "72h",
+// "7d"): specs.ParseDuration. Errors: a malformed or negative duration.
+func ParseDuration(s string) (time.Duration, error) { return specs.ParseDuration(s) }
+
 // GateInput is a runtime gate to raise (`loopx gate raise`).
 type GateInput struct {
 	Goal     string

@@ -14,44 +14,7 @@ import (
 
 func (a *app) decideCmd() *cobra.Command {
 	c := &cobra.Command{Use: "decide", Short: "Ask the policy a question (should-run, permission, claim, gate-answer)"}
-	var goal, agent string
-	var explain bool
-	sr := &cobra.Command{
-		Use:   "should-run --goal G --agent A",
-		Short: "May this agent start a round on this goal now?",
-		Long: `Decide should_run for an agent on a goal (design §6): run (with the selected
-todo), skip, wait_human or deny, with reasons. Every decision is appended to
-.loopx/decisions.jsonl.
-
-Exit codes: 0 run; 1 skip, wait_human or deny; 2 unknown goal, or a broken
-spec or user policy (the decision is a deny); 3 the state store is unusable
-(the decision is a deny: loopx fails closed).`,
-		Example: `  loopx decide should-run --goal g1 --agent a1
-  loopx decide should-run --goal g1 --agent a1 --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.engine()
-			if err != nil {
-				return err
-			}
-			if goal == "" || agent == "" {
-				return usagef("decide should-run needs --goal and --agent")
-			}
-			if err := e.RequireGoal(goal); errs.IsKind(err, errs.Usage) {
-				return err
-			}
-			d, derr := e.Decide(cmd.Context(), engine.Request{Query: "should_run", Goal: goal, Agent: agent})
-			if err := a.print(d, func(w io.Writer) { renderDecision(w, d, explain) }); err != nil {
-				return err
-			}
-			return a.decisionExit(e, d, derr)
-		},
-	}
-	sr.Flags().StringVar(&goal, "goal", "", "the goal (required)")
-	sr.Flags().StringVar(&agent, "agent", "", "the asking agent (required)")
-	sr.Flags().BoolVar(&explain, "explain", false, "also show the rule and spec field behind each reason, and the revisions")
-	c.AddCommand(sr)
-	c.AddCommand(a.decidePermissionCmd(), a.decideClaimCmd(), a.decideGateAnswerCmd())
+	c.AddCommand(a.shouldRunCmd(), a.decidePermissionCmd(), a.decideClaimCmd(), a.decideGateAnswerCmd())
 	return c
 }
 
@@ -110,4 +73,17 @@ func (a *app) decisionExit(e *engine.Engine, d engine.Decision, derr error) erro
 		return reported(errs.No)
 	}
 	return nil
+}
+
+// printPreview prints a previewed decision (decide claim, decide
+// gate-answer) and exits as decisionExit does; a usage error (an unknown
+// todo or gate: no decision was taken) is returned unprinted.
+func (a *app) printPreview(e *engine.Engine, d engine.Decision, derr error, explain bool) error {
+	if errs.Exit(derr) == ExitUsage {
+		return derr
+	}
+	if err := a.print(d, func(w io.Writer) { renderDecision(w, d, explain) }); err != nil {
+		return err
+	}
+	return a.decisionExit(e, d, derr)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -8,15 +9,45 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// permissionOptions are `loopx decide permission`'s flags.
+// permissionOptions are the flags of `loopx decide permission`.
 type permissionOptions struct {
 	goal, agent, tool, command, action string
 	paths                              []string
 	explain                            bool
 }
 
+// validate checks the flags alone (no project opened): --goal, --agent
+// and at least one of --tool, --command, --path, --action.
+func (o *permissionOptions) validate() error {
+	if o.goal == "" || o.agent == "" {
+		return usagef("decide permission needs --goal and --agent")
+	}
+	if o.tool == "" && o.command == "" && len(o.paths) == 0 && o.action == "" {
+		return usagef("decide permission needs at least one of --tool, --command, --path, --action")
+	}
+	return nil
+}
+
+// runPermission decides the permission query, prints the decision and
+// exits on it.
+func (a *app) runPermission(ctx context.Context, o *permissionOptions) error {
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	if err := e.RequireGoal(o.goal); errs.IsKind(err, errs.Usage) {
+		return err
+	}
+	d, derr := e.Permission(ctx, o.goal, o.agent, engine.PermissionInput{
+		Tool: o.tool, Action: o.action, Paths: o.paths, Command: o.command})
+	if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
+		return err
+	}
+	return a.decisionExit(e, d, derr)
+}
+
 func (a *app) decidePermissionCmd() *cobra.Command {
-	var o permissionOptions
+	o := &permissionOptions{}
 	c := &cobra.Command{
 		Use:   "permission --goal G --agent A [--tool T] [--command CMD] [--path FILE]... [--action A]",
 		Short: "May this agent use this tool, write these files, run this command?",
@@ -62,25 +93,10 @@ spec or user policy (the decision is a deny); 3 the state store is unusable
   loopx decide permission --goal g1 --agent claude --action git.merge`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.goal == "" || o.agent == "" {
-				return usagef("decide permission needs --goal and --agent")
-			}
-			if o.tool == "" && o.command == "" && len(o.paths) == 0 && o.action == "" {
-				return usagef("decide permission needs at least one of --tool, --command, --path, --action")
-			}
-			e, err := a.engine()
-			if err != nil {
+			if err := o.validate(); err != nil {
 				return err
 			}
-			if err := e.RequireGoal(o.goal); errs.IsKind(err, errs.Usage) {
-				return err
-			}
-			d, derr := e.Permission(cmd.Context(), o.goal, o.agent, engine.PermissionInput{
-				Tool: o.tool, Action: o.action, Paths: o.paths, Command: o.command})
-			if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
-				return err
-			}
-			return a.decisionExit(e, d, derr)
+			return a.runPermission(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()

@@ -1,5 +1,10 @@
 // Package cli holds loopx's cobra commands: flags, wiring and rendering
-// over the engine package.
+// over the engine packages. Every command is one thin file named after it
+// (decide_should_run.go, todo_add.go, …) with the same shape: an options
+// struct of its flags and arguments, validate (the flags alone, before the
+// project is opened: usage errors exit 2), and run(ctx, opts), which opens
+// the project, calls the engine and renders its answer. The product logic
+// (what decides, mutates or checks) lives in the engine, never here.
 package cli
 
 import (
@@ -18,7 +23,6 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
-	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
@@ -91,12 +95,12 @@ func reported(kind errs.Kind) error { return errs.Reported(kind) }
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
-	if len(os.Args) == 2 && os.Args[1] == specs.ChildCommand {
-		// The budgeted spec evaluator (specs.ServeChild): a hidden command
-		// this binary runs itself as, for a spec not in the cache.
-		return specs.ServeChild(os.Stdin, os.Stdout, os.Stderr)
+	if len(os.Args) == 2 && os.Args[1] == engine.SpecChildCommand {
+		// The budgeted spec evaluator (engine.ServeSpecChild): a hidden
+		// command this binary runs itself as, for a spec not in the cache.
+		return engine.ServeSpecChild(os.Stdin, os.Stdout, os.Stderr)
 	}
-	specs.SetBudget(specs.BudgetFromEnv())
+	engine.SetSpecBudgetFromEnv()
 	if os.Getenv("GOGC") == "" {
 		// Most loopx commands live for milliseconds (decide runs before every
 		// agent turn): collecting garbage then is a fifth of their CPU.

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/spf13/cobra"
+)
+
+// doctorOptions are the flags of `loopx doctor`.
+type doctorOptions struct {
+	accept bool
+}
+
+// validate checks the flags alone (no project opened).
+func (o *doctorOptions) validate() error { return nil }
+
+// runDoctor checks the spec, the store, recovered torn writes, the
+// installed hooks and the clock, and reports each problem (exit 1 when
+// any). --accept-store first asks the built-in repair rule.
+func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	rep := map[string]any{"root": e.Root(), "spec_ok": e.SpecErr() == nil}
+	if e.SpecErr() != nil {
+		rep["spec_error"] = e.SpecErr().Error()
+	}
+	open := e.Store
+	if o.accept {
+		// A human-only repair: decided by the built-in channel rule
+		// (data.loopx.gate.repair), never by user policies.
+		in := engine.AnswerInput{Actor: "human"}
+		if err := e.RepairAllowed(ctx, answerChannel(e, &in, a.stdin)); err != nil {
+			return err
+		}
+		open = e.AcceptStore
+	}
+	s, err := open()
+	if err != nil {
+		return err
+	}
+	rev, err := s.Revision()
+	if err != nil {
+		return err
+	}
+	rep["store"], rep["revision"] = s.Path(), rev
+	rec, err := s.LastRecovery()
+	if err != nil {
+		return err
+	}
+	rep["recovered"] = rec
+	bad, err := s.Verify()
+	if err != nil {
+		return err
+	}
+	rep["corrupt_records"] = bad
+	hookProblems, err := e.CheckHooks()
+	if err != nil {
+		return err
+	}
+	if hookProblems == nil {
+		hookProblems = []engine.HookProblem{}
+	}
+	rep["hooks"] = hookProblems
+	newest, clockBehind := e.ClockBehind()
+	if clockBehind {
+		rep["clock_behind"] = map[string]any{"now": e.Now(), "newest_commit": newest}
+	}
+	if err := a.print(rep, func(w io.Writer) {
+		fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
+		if rec != nil {
+			done := "every complete transaction kept"
+			if rec.Completed {
+				done = "the last transaction was completed from its journal"
+			}
+			fmt.Fprintf(w, "recovered: a torn tail of %d bytes was dropped on open at %s (%s)\n", rec.DroppedBytes, rec.At.Format("2006-01-02T15:04:05Z"), done)
+		}
+		for _, k := range bad {
+			fmt.Fprintf(w, "corrupt record: %s (its value does not decode; restore state.db from a backup)\n", k)
+		}
+		if e.SpecErr() != nil {
+			fmt.Fprintf(w, "spec: %v\n", e.SpecErr())
+		} else {
+			fmt.Fprintln(w, "spec: ok")
+		}
+		if clockBehind {
+			fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(e.Now(), newest), "loopx: "))
+		}
+		for _, p := range hookProblems {
+			fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
+		}
+	}); err != nil {
+		return err
+	}
+	if e.SpecErr() != nil || len(bad) > 0 || len(hookProblems) > 0 || clockBehind {
+		return reported(errs.No)
+	}
+	return nil
+}
+
+func (a *app) doctorCmd() *cobra.Command {
+	o := &doctorOptions{}
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the project: spec, state store, recovered torn writes, installed hooks",
+		Long: `Doctor opens the store and reports its path, revision, and whether a torn
+tail (an incomplete last write, e.g. after kill -9 or a power cut) was ever
+dropped on open. It also compares the hook entries ` + "`loopx hooks install`" + ` wrote
+(recorded in .loopx/hooks.json) with the host settings files now, and
+reports each entry that is missing or changed (deleted, its matcher
+narrowed, its timeout or type edited: the host then runs tool calls
+without asking loopx). A system clock earlier than the store's newest
+commit (moved back) is reported as a clock: line. Exit 0 when healthy, 1
+when a problem was found, 3 when the store cannot be opened.
+
+A store that is missing or behind the last revision the project committed
+(restored from a backup, truncated or replaced) is refused everywhere, so
+that spent quota and open gates never silently disappear; after checking
+why, --accept-store continues from the store as it is (audited). It is a
+human-only repair, decided by the built-in channel rule
+data.loopx.gate.repair alone (no user policy takes part, so a broken one
+cannot lock the human out): refused (exit 1) from inside an agent round
+(LOOPX_ROUND/LOOPX_AGENT) or from a process that descends from an agent.`,
+		Example: "  loopx doctor --json\n  loopx doctor --accept-store",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return a.runDoctor(cmd.Context(), o)
+		},
+	}
+	c.Flags().BoolVar(&o.accept, "accept-store", false, "accept a store behind the last committed revision (after checking why)")
+	return c
+}

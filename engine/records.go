@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"io"
+
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
+)
+
+// The kernel's records and names as the engine's callers see them, so
+// that the command layer reads and renders them without importing the
+// kernel (design §13).
+
+// Todo is a stored todo (kernel.Todo).
+type Todo = kernel.Todo
+
+// Evidence is a recorded piece of evidence (kernel.Evidence).
+type Evidence = kernel.Evidence
+
+// Handoff is what a round left for the next one (kernel.Handoff).
+type Handoff = kernel.Handoff
+
+// Agent is a registered agent (kernel.Agent).
+type Agent = kernel.Agent
+
+// Todo statuses (kernel.Todo*).
+const (
+	TodoOpen      = kernel.TodoOpen
+	TodoDone      = kernel.TodoDone
+	TodoBlocked   = kernel.TodoBlocked
+	TodoCancelled = kernel.TodoCancelled
+)
+
+// Goal statuses (kernel.Goal*).
+const (
+	GoalActive   = kernel.GoalActive
+	GoalPaused   = kernel.GoalPaused
+	GoalDone     = kernel.GoalDone
+	GoalArchived = kernel.GoalArchived
+)
+
+// PriorityString is priority p (0..4) as written: "P0".."P4".
+func PriorityString(p int) string { return kernel.PriorityString(p) }
+
+// SchemaFile is the schema's file name in loopx's source tree
+// (specs/schema.cue).
+const SchemaFile = specs.SchemaFile
+
+// SchemaSource is the CUE schema every spec is unified with, a copy.
+func SchemaSource() []byte { return specs.SchemaSource() }
+
+// SpecChildCommand is the hidden single argument with which the loopx
+// binary runs as the budgeted spec evaluator (ServeSpecChild).
+const SpecChildCommand = specs.ChildCommand
+
+// ServeSpecChild runs this process as the spec evaluator child: it reads a
+// spec from in, writes the evaluation to out, and returns the exit code
+// (specs.ServeChild).
+func ServeSpecChild(in io.Reader, out, errw io.Writer) int { return specs.ServeChild(in, out, errw) }
+
+// SetSpecBudgetFromEnv makes every later evaluation of a spec not in the
+// cache run in a child process under the budget of the environment
+// (LOOPX_SPEC_MEMORY_MB, LOOPX_SPEC_TIMEOUT; specs.BudgetFromEnv). The
+// loopx binary's main calls it once.
+func SetSpecBudgetFromEnv() { specs.SetBudget(specs.BudgetFromEnv()) }
