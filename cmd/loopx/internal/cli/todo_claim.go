@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
@@ -23,17 +21,12 @@ for_other_agent, agent_not_on_goal, agent_mismatch: --agent names another
 agent than the processes above this command run as); 2 usage (unknown todo or agent, TTL
 outside 1s..24h, missing --expected-version).`
 
-// todoLeaseCmds are `todo claim|renew|release|transfer` (design §9).
-func (a *app) todoLeaseCmds() []*cobra.Command {
-	return []*cobra.Command{a.todoClaimCmd(), a.todoRenewCmd(), a.todoReleaseCmd(), a.todoTransferCmd()}
-}
-
 // parseTTL reads --ttl ("" = the default).
 func parseTTL(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
-	d, err := specs.ParseDuration(s)
+	d, err := engine.ParseDuration(s)
 	if err != nil {
 		return 0, usagef("--ttl %q: %v", s, err)
 	}
@@ -58,9 +51,37 @@ func actAs(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, e
 	return e.ActAs(ctx, in)
 }
 
+// todoClaimOptions are the argument and flags of `loopx todo claim`.
+type todoClaimOptions struct {
+	engine.ClaimRequest
+	ttl string
+}
+
+// validate checks the flags alone (no project opened): --ttl within
+// 1s..24h.
+func (o *todoClaimOptions) validate() (err error) {
+	o.TTL, err = parseTTL(o.ttl)
+	return err
+}
+
+// runTodoClaim claims the todo as the acting agent (engine.ClaimTodo).
+func (a *app) runTodoClaim(ctx context.Context, o *todoClaimOptions) error {
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "todo claim", Todo: o.Todo}); err != nil {
+		return err
+	}
+	res, err := e.ClaimTodo(o.ClaimRequest)
+	if err != nil {
+		return err
+	}
+	return a.print(res, func(w io.Writer) { renderLease(w, "claimed", res) })
+}
+
 func (a *app) todoClaimCmd() *cobra.Command {
-	var req engine.ClaimRequest
-	var ttl string
+	o := &todoClaimOptions{}
 	c := &cobra.Command{
 		Use:   "claim TODO --agent A [--ttl 45m] [--idempotency-key K]",
 		Short: "Claim a todo: a lease with a version, an epoch and an absolute expiry",
@@ -79,101 +100,17 @@ write scopes (two agents never hold todos whose --scope globs overlap).
   loopx todo claim t-4f9a --agent codex --idempotency-key run-17`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := parseTTL(ttl)
-			if err != nil {
+			o.Todo = args[0]
+			if err := o.validate(); err != nil {
 				return err
 			}
-			e, err := a.engine()
-			if err != nil {
-				return err
-			}
-			req.Todo, req.TTL = args[0], d
-			if req.Agent, err = actAs(cmd.Context(), e, engine.ActInput{Agent: req.Agent, What: "todo claim", Todo: req.Todo}); err != nil {
-				return err
-			}
-			res, err := e.ClaimTodo(req)
-			if err != nil {
-				return err
-			}
-			return a.print(res, func(w io.Writer) { renderLease(w, "claimed", res) })
+			return a.runTodoClaim(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&req.Agent, "agent", defaultAgent(), "the claiming agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
-	c.Flags().StringVar(&ttl, "ttl", "", "lease time to live, 1s..24h (default 45m)")
-	c.Flags().StringVar(&req.IdempotencyKey, "idempotency-key", "", "a key that makes a retried claim return the same lease")
+	c.Flags().StringVar(&o.Agent, "agent", defaultAgent(), "the claiming agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
+	c.Flags().StringVar(&o.ttl, "ttl", "", "lease time to live, 1s..24h (default 45m)")
+	c.Flags().StringVar(&o.IdempotencyKey, "idempotency-key", "", "a key that makes a retried claim return the same lease")
 	return c
-}
-
-// leaseCmd builds renew, release and transfer.
-func (a *app) leaseCmd(use, short, long, example, verb string, withTTL, withTo bool,
-	run func(*engine.Engine, engine.LeaseRequest) (engine.LeaseResult, error)) *cobra.Command {
-	var req engine.LeaseRequest
-	var ttl string
-	c := &cobra.Command{
-		Use: use, Short: short, Long: long + "\n\n" + leaseExitCodes, Example: example,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := parseTTL(ttl)
-			if err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("expected-version") {
-				return errs.New(errs.Usage, "missing_expected_version", "todo "+strings.Fields(use)[0]+" needs --expected-version (the lease version you hold; see loopx todo show)")
-			}
-			e, err := a.engine()
-			if err != nil {
-				return err
-			}
-			req.Todo, req.TTL = args[0], d
-			if req.Agent, err = actAs(cmd.Context(), e, engine.ActInput{Agent: req.Agent, What: "todo " + strings.Fields(use)[0], Todo: req.Todo}); err != nil {
-				return err
-			}
-			res, err := run(e, req)
-			if err != nil {
-				return err
-			}
-			return a.print(res, func(w io.Writer) { renderLease(w, verb, res) })
-		},
-	}
-	c.Flags().StringVar(&req.Agent, "agent", defaultAgent(), "the holding agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
-	c.Flags().Uint64Var(&req.ExpectedVersion, "expected-version", 0, "the lease version you hold (required)")
-	if withTTL {
-		c.Flags().StringVar(&ttl, "ttl", "", "new time to live, 1s..24h (default: the lease's own)")
-	}
-	if withTo {
-		c.Flags().StringVar(&req.To, "to", "", "the new holder (required)")
-	}
-	return c
-}
-
-func (a *app) todoRenewCmd() *cobra.Command {
-	return a.leaseCmd("renew TODO --agent A --expected-version N [--ttl 45m]",
-		"Renew a held lease: a new expiry, version +1",
-		`Renew extends the agent's live lease to now + --ttl (default: the TTL it was
-granted) as a compare-and-swap on --expected-version. An expired, released
-or moved lease is lost (lease_lost): claim the todo again instead.`,
-		"  loopx todo renew t-4f9a --agent codex --expected-version 3 --ttl 30m",
-		"renewed", true, false, (*engine.Engine).RenewLease)
-}
-
-func (a *app) todoReleaseCmd() *cobra.Command {
-	return a.leaseCmd("release TODO --agent A --expected-version N",
-		"Release a held lease: the todo is claimable at once",
-		`Release ends the agent's lease, leaving a tombstone (version +1; versions
-never reset) and reopening the todo. Releasing again with the same
---expected-version returns the tombstone and changes nothing.`,
-		"  loopx todo release t-4f9a --agent codex --expected-version 4",
-		"released", false, false, (*engine.Engine).ReleaseLease)
-}
-
-func (a *app) todoTransferCmd() *cobra.Command {
-	return a.leaseCmd("transfer TODO --agent A --to B --expected-version N [--ttl 45m]",
-		"Hand a held lease to another agent: version +1, epoch +1",
-		`Transfer hands the agent's live lease to --to, who must be able to claim the
-todo (on the goal, role, mode, no blocking gate, no scope conflict). The
-old holder's round on the todo can no longer finish (lease_lost).`,
-		"  loopx todo transfer t-4f9a --agent codex --to claude --expected-version 3",
-		"transferred", true, true, (*engine.Engine).TransferLease)
 }
 
 func renderLease(w io.Writer, verb string, res engine.LeaseResult) {
