@@ -1,14 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/render"
-	"github.com/loopx-dev/loopx/kernel"
 	"github.com/spf13/cobra"
 )
 
@@ -56,8 +55,24 @@ if [ "$rounds" -eq 2 ] && [ ! -f src/.asked ]; then
 fi
 `
 
+// demoOptions are the flags of `loopx demo`.
+type demoOptions struct {
+	dir string
+}
+
+// validate checks the flags alone: --dir, when given, is new or empty.
+func (o *demoOptions) validate() error {
+	if o.dir == "" {
+		return nil
+	}
+	if entries, err := os.ReadDir(o.dir); err == nil && len(entries) > 0 {
+		return usagef("demo --dir %s: the directory is not empty; the demo only runs in a new or empty directory", o.dir)
+	}
+	return nil
+}
+
 func (a *app) demoCmd() *cobra.Command {
-	var dir string
+	o := &demoOptions{}
 	c := &cobra.Command{
 		Use:   "demo",
 		Short: "Run a governed loop end to end in a fresh temporary project",
@@ -71,25 +86,29 @@ at the end, the directory to inspect with 'loopx status --project DIR'.`,
 		Example: "  loopx demo\n  go run ./cmd/loopx demo",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := a.stderr
-			if !a.json {
-				w = a.stdout
+			if err := o.validate(); err != nil {
+				return err
 			}
-			return a.demo(cmd, w, dir)
+			return a.runDemo(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&dir, "dir", "", "use this (new or empty) directory instead of a temporary one")
+	c.Flags().StringVar(&o.dir, "dir", "", "use this (new or empty) directory instead of a temporary one")
 	return c
 }
 
-func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
-	var err error
+// runDemo runs the demo in --dir or a new temporary directory: the
+// narration goes to stdout (stderr under --json, whose one document is the
+// final status).
+func (a *app) runDemo(ctx context.Context, o *demoOptions) (err error) {
+	w := a.stderr
+	if !a.json {
+		w = a.stdout
+	}
+	dir := o.dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "loopx-demo-"); err != nil {
 			return err
 		}
-	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return usagef("demo --dir %s: the directory is not empty; the demo only runs in a new or empty directory", dir)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -123,7 +142,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 	if err := e.SpecErr(); err != nil {
 		return err
 	}
-	if _, err := e.RegisterAgent(kernelAgent("worker")); err != nil {
+	if _, err := e.RegisterAgent(engine.Agent{ID: "worker", Host: "shell", Role: "executor", Mode: "active"}); err != nil {
 		return err
 	}
 	step("four todos")
@@ -138,7 +157,7 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 		return err
 	}
 	run := func() (engine.RunResult, error) {
-		return e.Run(cmd.Context(), engine.RunOptions{Goal: "greet", Agent: "worker", Cmd: []string{"sh", "agent.sh"},
+		return e.Run(ctx, engine.RunOptions{Goal: "greet", Agent: "worker", Cmd: []string{"sh", "agent.sh"},
 			Stdout: w, Stderr: w,
 			OnDecision: func(d engine.Decision) { fmt.Fprint(w, "decision → "); renderDecision(w, d, false) },
 			OnReceipt: func(rc engine.Receipt) {
@@ -183,8 +202,4 @@ func (a *app) demo(cmd *cobra.Command, w io.Writer, dir string) error {
 	}
 	fmt.Fprintln(a.stdout, dir)
 	return nil
-}
-
-func kernelAgent(id string) kernel.Agent {
-	return kernel.Agent{ID: id, Host: "shell", Role: "executor", Mode: "active"}
 }

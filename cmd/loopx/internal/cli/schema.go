@@ -1,7 +1,9 @@
 package cli
 
 import (
-	"github.com/loopx-dev/loopx/specs"
+	"context"
+
+	"github.com/loopx-dev/loopx/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -12,7 +14,25 @@ type schemaDoc struct {
 	Source string `json:"source"`
 }
 
+// schemaOptions are the flags of `loopx schema` (none of its own).
+type schemaOptions struct{}
+
+// validate checks the flags alone.
+func (o *schemaOptions) validate() error { return nil }
+
+// runSchema prints the embedded CUE schema (engine.SchemaSource); it needs
+// no project.
+func (a *app) runSchema(_ context.Context, _ *schemaOptions) error {
+	src := engine.SchemaSource()
+	if a.json {
+		return a.print(schemaDoc{File: engine.SchemaFile, Source: string(src)}, nil)
+	}
+	_, err := a.stdout.Write(src)
+	return err
+}
+
 func (a *app) schemaCmd() *cobra.Command {
+	o := &schemaOptions{}
 	return &cobra.Command{
 		Use:   "schema",
 		Short: "Print the CUE schema every spec is unified with",
@@ -38,12 +58,10 @@ Exit codes: 0 printed.`,
   loopx schema --json | jq -r .source`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src := specs.SchemaSource()
-			if a.json {
-				return a.print(schemaDoc{File: specs.SchemaFile, Source: string(src)}, nil)
+			if err := o.validate(); err != nil {
+				return err
 			}
-			_, err := a.stdout.Write(src)
-			return err
+			return a.runSchema(cmd.Context(), o)
 		},
 	}
 }

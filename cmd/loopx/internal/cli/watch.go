@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,9 +16,102 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// watchOptions are the flags and agent command of `loopx watch`.
+type watchOptions struct {
+	watch.Options
+	exec bool
+	// dash is where "--" stood among the arguments (-1: none), args the
+	// arguments.
+	dash int
+	args []string
+}
+
+// validate checks the flags alone (no project opened): an agent command
+// after -- with --exec, none without.
+func (o *watchOptions) validate() error {
+	if o.exec {
+		if o.dash < 0 || len(o.args) == o.dash {
+			return usagef("give the agent command after --: loopx watch --goal G --agent A --exec -- CMD…")
+		}
+		o.Exec = o.args[o.dash:]
+	} else if len(o.args) > 0 {
+		return usagef("unexpected arguments %q (an agent command needs --exec)", o.args)
+	}
+	return nil
+}
+
+// runWatch re-decides should-run on every change (engine/watch) and
+// prints each decision that changed; with --exec it runs rounds.
+func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
+	longRunning()
+	root, err := a.root()
+	if err != nil {
+		return err
+	}
+	o.Root = root
+	if o.exec && o.Goal != "" && o.Agent != "" { // without them watch.New says what is missing
+		// The rounds it runs act as --agent: only a human or that
+		// agent itself may start them.
+		now, err := a.clock()
+		if err != nil {
+			return err
+		}
+		e := engine.New(engine.Options{Root: root, Now: now, Ancestry: Ancestry})
+		_, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
+		e.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if t, pinned, err := a.pinnedClock(); err != nil {
+		return err
+	} else if pinned {
+		o.Clock = watch.NewManualClock(t) // pinned: timers never fire
+	}
+	o.ExecStdout, o.ExecStderr = a.rawStderr, a.rawStderr
+	if !a.json {
+		o.ExecStdout = a.rawStdout
+	}
+	st := newStatusLine(a.rawStderr)
+	o.OnChange = func(ch watch.Change) {
+		st.clear()
+		if a.json {
+			b, _ := json.Marshal(ch)
+			fmt.Fprintf(a.stdout, "%s\n", b)
+		} else {
+			fmt.Fprintln(a.stdout, changeLine(ch))
+		}
+		st.redraw()
+	}
+	o.OnNotice = func(n watch.Notice) {
+		st.clear()
+		for _, l := range strings.Split(n.Message, "\n") {
+			fmt.Fprintf(a.stderr, "loopx: %s: %s\n", n.Level, l)
+		}
+		st.redraw()
+	}
+	o.OnRound = func(rc engine.Receipt) {
+		st.clear()
+		fmt.Fprintf(a.stderr, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
+		st.redraw()
+	}
+	o.OnStatus = st.update
+	w, err := watch.New(o.Options)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "loopx: watching %s in %s (Ctrl-C to stop)\n", strings.Join(w.Pairs(), ", "), root)
+	err = w.Run(ctx)
+	st.clear()
+	if err == nil && o.exec && ctx.Err() != nil {
+		// Exit 130, as loopx run: any round running was recorded first.
+		return fmt.Errorf("watch --exec interrupted: %w", ctx.Err())
+	}
+	return err
+}
+
 func (a *app) watchCmd() *cobra.Command {
-	var o watch.Options
-	var exec bool
+	o := &watchOptions{}
 	c := &cobra.Command{
 		Use:   "watch [--goal G] [--agent A] [--json] [--exec -- CMD…]",
 		Short: "Re-decide should-run whenever the spec, a policy or the state changes",
@@ -54,84 +148,16 @@ start; 3 internal error.`,
   loopx watch --goal g1 --agent a1 --exec -- ./scripts/agent-turn.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			longRunning()
-			root, err := a.root()
-			if err != nil {
+			o.dash, o.args = cmd.ArgsLenAtDash(), args
+			if err := o.validate(); err != nil {
 				return err
 			}
-			if dash := cmd.ArgsLenAtDash(); exec {
-				if dash < 0 || len(args) == dash {
-					return usagef("give the agent command after --: loopx watch --goal G --agent A --exec -- CMD…")
-				}
-				o.Exec = args[dash:]
-			} else if len(args) > 0 {
-				return usagef("unexpected arguments %q (an agent command needs --exec)", args)
-			}
-			o.Root = root
-			if exec && o.Goal != "" && o.Agent != "" { // without them watch.New says what is missing
-				// The rounds it runs act as --agent: only a human or that
-				// agent itself may start them.
-				now, err := a.clock()
-				if err != nil {
-					return err
-				}
-				e := engine.New(engine.Options{Root: root, Now: now, Ancestry: Ancestry})
-				_, err = actAs(cmd.Context(), e, engine.ActInput{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
-				e.Close()
-				if err != nil {
-					return err
-				}
-			}
-			if t, pinned, err := a.pinnedClock(); err != nil {
-				return err
-			} else if pinned {
-				o.Clock = watch.NewManualClock(t) // pinned: timers never fire
-			}
-			o.ExecStdout, o.ExecStderr = a.rawStderr, a.rawStderr
-			if !a.json {
-				o.ExecStdout = a.rawStdout
-			}
-			st := newStatusLine(a.rawStderr)
-			o.OnChange = func(ch watch.Change) {
-				st.clear()
-				if a.json {
-					b, _ := json.Marshal(ch)
-					fmt.Fprintf(a.stdout, "%s\n", b)
-				} else {
-					fmt.Fprintln(a.stdout, changeLine(ch))
-				}
-				st.redraw()
-			}
-			o.OnNotice = func(n watch.Notice) {
-				st.clear()
-				for _, l := range strings.Split(n.Message, "\n") {
-					fmt.Fprintf(a.stderr, "loopx: %s: %s\n", n.Level, l)
-				}
-				st.redraw()
-			}
-			o.OnRound = func(rc engine.Receipt) {
-				st.clear()
-				fmt.Fprintf(a.stderr, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
-				st.redraw()
-			}
-			o.OnStatus = st.update
-			w, err := watch.New(o)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stderr, "loopx: watching %s in %s (Ctrl-C to stop)\n", strings.Join(w.Pairs(), ", "), root)
-			err = w.Run(cmd.Context())
-			st.clear()
-			if err == nil && exec && cmd.Context().Err() != nil {
-				// Exit 130, as loopx run: any round running was recorded first.
-				return fmt.Errorf("watch --exec interrupted: %w", cmd.Context().Err())
-			}
-			return err
+			return a.runWatch(cmd.Context(), o)
 		},
 	}
 	c.Flags().StringVar(&o.Goal, "goal", "", "only this goal (default: every goal of the spec)")
 	c.Flags().StringVar(&o.Agent, "agent", "", "only this agent (default: every agent on each goal)")
-	c.Flags().BoolVar(&exec, "exec", false, "run rounds of --agent on --goal with the command after -- whenever the verdict is run")
+	c.Flags().BoolVar(&o.exec, "exec", false, "run rounds of --agent on --goal with the command after -- whenever the verdict is run")
 	return c
 }
 
