@@ -121,12 +121,16 @@ type Error struct {
 // Error formats e as "file:line:col: field: message": the position only
 // when e has a Location (line and column only when Line > 0), the field
 // only when it has one. The message is Message, else the wrapped error's.
-func (e *Error) Error() string {
+func (e *Error) Error() string { return e.format("") }
+
+// format is e as "file:line:col: code: field: message", each part only
+// when e has it; code is left out when "" (Error) and given by Line.
+func (e *Error) format(code string) string {
 	msg := e.Message
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
-	if e.Location.File == "" && e.Location.Field == "" {
+	if e.Location.File == "" && e.Location.Field == "" && code == "" {
 		return msg
 	}
 	var b strings.Builder
@@ -137,9 +141,11 @@ func (e *Error) Error() string {
 		}
 		b.WriteString(": ")
 	}
-	if e.Location.Field != "" {
-		b.WriteString(e.Location.Field)
-		b.WriteString(": ")
+	for _, part := range []string{code, e.Location.Field} {
+		if part != "" {
+			b.WriteString(part)
+			b.WriteString(": ")
+		}
 	}
 	b.WriteString(msg)
 	return b.String()
@@ -339,28 +345,4 @@ func Lines(err error) []string {
 // when e has a Location (line and column only when Line > 0), the code
 // only when it has one, the field only when it has one. Error() is the
 // same without the code.
-func (e *Error) Line() string {
-	if e.Code == "" {
-		return e.Error()
-	}
-	msg := e.Message
-	if msg == "" && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	var b strings.Builder
-	if e.Location.File != "" {
-		b.WriteString(e.Location.File)
-		if e.Location.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", e.Location.Line, e.Location.Col)
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Code)
-	b.WriteString(": ")
-	if e.Location.Field != "" {
-		b.WriteString(e.Location.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(msg)
-	return b.String()
-}
+func (e *Error) Line() string { return e.format(e.Code) }

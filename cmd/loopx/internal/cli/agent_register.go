@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -36,11 +35,7 @@ func (a *app) runAgentRegister(ctx context.Context, o *agentRegisterOptions) err
 	// Registering an agent names who may act: a human's call
 	// (design §16), decided by the built-in channel rule
 	// (data.loopx.gate.repair), never from an agent's process.
-	in := engine.AnswerInput{Actor: "human"}
-	if err := e.RepairAllowed(ctx, answerChannel(e, &in, a.stdin)); err != nil {
-		if re := errs.As(err); re != nil && re.Kind == errs.No {
-			re.Message = "agent register is for a human: " + re.Message
-		}
+	if err := a.humanOnly(ctx, e, "agent register"); err != nil {
 		return err
 	}
 	saved, err := e.RegisterAgent(o.Agent)

@@ -35,8 +35,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	if o.accept {
 		// A human-only repair: decided by the built-in channel rule
 		// (data.loopx.gate.repair), never by user policies.
-		in := engine.AnswerInput{Actor: "human"}
-		if err := e.RepairAllowed(ctx, answerChannel(e, &in, a.stdin)); err != nil {
+		if err := a.humanOnly(ctx, e, ""); err != nil {
 			return err
 		}
 		open = e.AcceptStore

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
@@ -45,11 +44,7 @@ func (a *app) runReview(ctx context.Context, o *reviewOptions) error {
 	if o.Mark {
 		// Moving the marker hides what came before from the next
 		// review: a human's call (data.loopx.gate.repair).
-		in := engine.AnswerInput{Actor: "human"}
-		if err := e.RepairAllowed(ctx, answerChannel(e, &in, a.stdin)); err != nil {
-			if re := errs.As(err); re != nil && re.Kind == errs.No {
-				re.Message = "review --mark is for a human: " + re.Message
-			}
+		if err := a.humanOnly(ctx, e, "review --mark"); err != nil {
 			return err
 		}
 	}

@@ -329,6 +329,20 @@ func actor(ctx context.Context, e *engine.Engine, what, goal string) (string, er
 	return ag, nil
 }
 
+// humanOnly asks the built-in channel rule (data.loopx.gate.repair, never
+// a user policy) whether a human runs this command, for the human-only
+// repairs (doctor --accept-store, review --mark, agent register). what
+// prefixes a refusal's message ("review --mark is for a human: …"); ""
+// leaves it as the rule says. Errors: errs.No when refused (exit 1).
+func (a *app) humanOnly(ctx context.Context, e *engine.Engine, what string) error {
+	in := engine.AnswerInput{Actor: "human"}
+	err := e.RepairAllowed(ctx, answerChannel(e, &in, a.stdin))
+	if re := errs.As(err); re != nil && re.Kind == errs.No && what != "" {
+		re.Message = what + " is for a human: " + re.Message
+	}
+	return err
+}
+
 // groupUnknown makes every command group (a command with subcommands and no
 // action of its own) name an unknown subcommand instead of complaining about
 // the flags meant for it: `loopx decide foo --goal g1` says that "foo" is
