@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"golang.org/x/term"
-
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/watch"
 	"github.com/loopx-dev/loopx/internal/inert"
@@ -197,11 +195,8 @@ type statusLine struct {
 
 func newStatusLine(w io.Writer) *statusLine {
 	s := &statusLine{w: w, width: 80}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		s.tty = true
-		if wd, _, err := term.GetSize(int(f.Fd())); err == nil && wd > 10 {
-			s.width = wd
-		}
+	if wd, tty := output.Terminal(w); tty {
+		s.tty, s.width = true, wd
 	}
 	return s
 }

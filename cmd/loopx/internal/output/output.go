@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
@@ -58,4 +61,17 @@ func Table(w io.Writer, header []string, rows [][]string) {
 		}
 		line(cells)
 	}
+}
+
+// Terminal reports whether w is a terminal and, when it is, its width in
+// columns (80 when the width cannot be read or is 10 or less).
+func Terminal(w io.Writer) (width int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	if wd, _, err := term.GetSize(int(f.Fd())); err == nil && wd > 10 {
+		return wd, true
+	}
+	return 80, true
 }
