@@ -11,55 +11,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// ClaimFacts is input.claim, the request of a claim query (design §6,
-// data.loopx.claim.decision): which mutation asks, about which todo. The
-// engine asks it inside the transaction of the mutation it guards.
-type ClaimFacts struct {
-	// Op is the mutation: "claim" (loopx todo claim), "round_start" (the
-	// claim of a round start's selected todo), "transfer" (a lease handed
-	// from From to input.agent), "finish" (a charged or done round finish),
-	// "done" (marking a todo done) or "evidence" (evidence for a guarded
-	// action). The last three are checked against gates only.
-	Op string `json:"op"`
-	// From is a transfer's current holder ("" otherwise).
-	From string `json:"from"`
-	// Round and Outcome name a finish ("" otherwise).
-	Round   string `json:"round"`
-	Outcome string `json:"outcome"`
-	// Action is the guarded action of an evidence record ("" otherwise).
-	Action string `json:"action"`
-	// Todo is the todo asked about; nil for a round without a todo and for
-	// evidence.
-	Todo *ClaimTodo `json:"todo"`
-}
-
-// ClaimTodo is the todo of a claim query: its facts as input.state.todos
-// lists them (for any status, done and cancelled included), plus its goal,
-// its status note and the scope it conflicts with.
-type ClaimTodo struct {
-	TodoFacts
-	// Goal is the id of the todo's goal.
-	Goal string `json:"goal"`
-	// Note is the note set with its status ("blocked: waiting for legal").
-	Note string `json:"note"`
-	// Conflict is the first todo of any goal held by a live lease of another
-	// agent whose write scope overlaps this todo's; nil when none.
-	Conflict *ConflictFacts `json:"conflict"`
-}
-
-// ConflictFacts is a scope overlap between the claimed todo and a todo held
-// by another agent's live lease.
-type ConflictFacts struct {
-	// Todo, Holder and ExpiresAt describe the held todo and its lease.
-	Todo      string `json:"todo"`
-	Holder    string `json:"holder"`
-	ExpiresAt string `json:"expires_at"`
-	// Scope is the claimed todo's glob and OtherScope the held todo's glob
-	// that overlap.
-	Scope      string `json:"scope"`
-	OtherScope string `json:"other_scope"`
-}
-
 // claimDecision is a claim decision taken inside a transaction, with the
 // input it saw, to be logged after the commit.
 type claimDecision struct {

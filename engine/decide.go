@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/oklog/ulid/v2"
@@ -122,7 +123,7 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 // evalPrepared evaluates pq (the rule named rule, of query's verdicts) on
 // in; every failure becomes a deny.
 func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in Input) Decision {
-	iv, err := inputValue(in)
+	iv, err := input.Value(in)
 	if err != nil {
 		return denyDecision("policy_error", "policy input: "+err.Error(), rule)
 	}

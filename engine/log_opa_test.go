@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/plugins/logs"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -435,7 +436,7 @@ func TestInputValue_IsTheStoredInput(t *testing.T) {
 		{{ID: "t-2", DepsOpen: []string{"t-1"}, Labels: []string{"review"}, Lease: &LeaseFacts{Holder: "a1", Live: true, Version: 3, Epoch: 1 << 62}}},
 	} {
 		in := Input{Query: "should_run", State: Snapshot{Todos: todos}}
-		iv, err := inputValue(in)
+		iv, err := input.Value(in)
 		if err != nil {
 			t.Fatal(err)
 		}

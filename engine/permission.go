@@ -34,54 +34,6 @@ type PermissionInput struct {
 	AskBlocks bool
 }
 
-// PathFacts is one path of a permission request, as the policy sees it in
-// input.permission.paths (computed in Go, so that Rego compares names only).
-type PathFacts struct {
-	// Path is the path relative to the project root, slash-separated and
-	// cleaned ("api/v2/x.go"; "." is the root itself), or the cleaned
-	// absolute path when it is outside the project.
-	Path string `json:"path"`
-	// Resolved is Path with symlinks resolved (on the longest existing
-	// prefix; the rest is kept as written): relative to the project root
-	// when inside it, absolute when outside. A regular file with more than
-	// one hard link that is the same file as one under loopx/ or .loopx/
-	// resolves to that file (writing either writes both).
-	Resolved string `json:"resolved"`
-	// OutsideProject is true when Path escapes the project root (".."
-	// traversal, an absolute path elsewhere).
-	OutsideProject bool `json:"outside_project"`
-	// SymlinkOutside is true when Path is inside but Resolved is not (or
-	// cannot be resolved: fail closed).
-	SymlinkOutside bool `json:"symlink_outside"`
-	// ContainsProject is true for a path outside the project that contains
-	// it (the root's parent, "/"): writing or removing it touches loopx/ and
-	// .loopx/ too.
-	ContainsProject bool `json:"contains_project"`
-	// ViaCommand is true for a file a shell command writes (a redirection or
-	// a file mutator's operand): such paths are checked against loopx's own
-	// directories and scope.deny only, not against scope.write or the
-	// project boundary (a shell may write /tmp and /dev/null).
-	ViaCommand bool `json:"via_command"`
-	// Mentioned is true for a path an opaque command names without loopx
-	// knowing whether it writes it: a path-like word or token of the line
-	// (containing "/", a dot-file name, or the name of an existing file),
-	// including tokens inside inline code ('loopx/loopx.cue' in python -c
-	// "open('loopx/loopx.cue','w')"). Always with ViaCommand. The policy
-	// denies an opaque command that names a protected path.
-	Mentioned bool `json:"mentioned"`
-	// Home are the path's names relative to the user's home directory
-	// ($HOME, symlinks resolved too), slash-separated, "." for the home
-	// itself: of the path as written and of its symlink target, when inside
-	// the home (omitted otherwise). The policy protects the user-level host
-	// settings by these names (~/.claude/settings*.json, ~/.claude.json,
-	// ~/.codex/config.toml, ~/.codex/hooks.json) and any directory holding one.
-	Home []string `json:"home,omitempty"`
-	// ContainsHome is true for a path that contains the user's home
-	// directory (its parent, "/"): writing or removing it reaches the
-	// user-level host settings.
-	ContainsHome bool `json:"contains_home,omitempty"`
-}
-
 // toolActions are the actions of host tools that write files.
 var toolActions = map[string]string{"edit": "fs.write", "write": "fs.write", "multiedit": "fs.write",
 	"notebookedit": "fs.write", "apply_patch": "fs.write", "bash": "shell.exec", "shell": "shell.exec"}

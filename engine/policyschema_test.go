@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -40,7 +41,7 @@ func validateAgainst(t *testing.T, name string, doc []byte) error {
 // own conversion (inputValue), rendered as JSON.
 func policyInput(t *testing.T, in Input) []byte {
 	t.Helper()
-	v, err := inputValue(in)
+	v, err := input.Value(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
 		for k, v := range props {
 			p := v.(map[string]any)
 			if d, _ := p["description"].(string); d == "" {
-				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and embed the file declaring its type in engine/policyschemadoc.go)", name, path, k)
+				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and give its source to policySchemas in engine/rulebook.go)", name, path, k)
 			}
 			walk(name, path+"."+k, p)
 			if items, ok := p["items"].(map[string]any); ok {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/specs"
@@ -31,28 +31,17 @@ const UserPolicyDir = rulebook.DirName
 // data.loopx.spec; every other name is a query's input.
 const SpecSchemaName = rulebook.SpecSchemaName
 
-// The Go sources of the input types: their doc comments become the
-// descriptions of the schemas' properties, so that `loopx policy schema`
-// documents each field as the code does.
-// A type an input carries that is declared in another file needs that
-// file here (TestPolicySchema_EveryFieldIsDescribed says so); the
-// ancestry types are trust's.
-var (
-	//go:embed input.go
-	inputSource string
-	//go:embed permission.go
-	permissionSource string
-	//go:embed claimdecide.go
-	claimSource string
-)
-
 // policySchemas are the schemas every user policy is type-checked with:
-// of Input (per query) and of the spec, built on first use. A query with
+// of Input (per query) and of the spec, built on first use. Their
+// descriptions are the doc comments of the Go sources of the input's
+// types: a type the input carries that is declared in another file needs
+// that file's source here (TestPolicySchema_EveryFieldIsDescribed says
+// so). A query with
 // its own request fields (claim, gate_answer) adds its Input field to
 // QueryFields.
 var policySchemas = rulebook.NewSchemas(rulebook.Input{
 	Type:        reflect.TypeFor[Input](),
-	Sources:     []string{inputSource, permissionSource, claimSource, trust.TypesSource},
+	Sources:     []string{input.TypesSource, trust.TypesSource},
 	QueryFields: map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"},
 })
 

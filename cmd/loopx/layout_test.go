@@ -16,7 +16,9 @@ import (
 // kernel records but import neither the top engine, nor specs or
 // policies, nor OPA or CUE; the scaffolding (engine/scaffold) imports
 // neither the top engine nor policies nor OPA; the rulebook
-// (engine/rulebook) imports neither the top engine nor the kernel;
+// (engine/rulebook) imports neither the top engine nor the kernel; the
+// input document (engine/input) imports only OPA's value types and the
+// trust facts;
 // internal/errs (the one error type) imports only the standard library;
 // the binary does not carry the test-only SARIF validator nor the shell
 // forms corpus.
@@ -55,6 +57,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/render": rooms,
 		// Scaffolding writes a spec (specs, presets) and an empty store;
 		// the first adoption is the engine's hook.
+		// The input document: its types and their OPA value (OPA's ast).
+		mod + "engine/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// The rulebook compiles policies (OPA) against the spec's schema
 		// (specs); it never reads the state.
 		mod + "engine/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},

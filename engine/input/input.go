@@ -1,4 +1,20 @@
-package engine
+// Package input is the document every policy sees as `input` (design §6):
+// its Go types, whose doc comments document each field (`loopx policy
+// schema`), and its conversion to OPA's value form. The engine fills it
+// from a request and a kernel snapshot; policies never read the store.
+package input
+
+import (
+	_ "embed"
+
+	"github.com/loopx-dev/loopx/engine/trust"
+)
+
+// TypesSource is the Go source of this file: the doc comments of the
+// input's types become the descriptions of the input schemas.
+//
+//go:embed input.go
+var TypesSource string
 
 // Input is the document policies see as `input` for every query. The engine
 // builds it from the request and a kernel snapshot; policies never read the
@@ -99,7 +115,7 @@ type Channel struct {
 	AgentAncestor string `json:"agent_ancestor"`
 	// Ancestry is the caller's ancestor processes, parent first (Acting):
 	// a human answer at a terminal records it in its audit event.
-	Ancestry []Process `json:"ancestry"`
+	Ancestry []trust.Process `json:"ancestry"`
 	// ActingAgents are the distinct agents the ancestry carries (Acting
 	// Agents): an agent acts only as the one agent its ancestors run as.
 	ActingAgents []string `json:"acting_agents"`
@@ -329,4 +345,101 @@ type ProgressFacts struct {
 	// ChangedSinceLast is true when the goal's state, the spec or the
 	// policy changed since that round finished (or a monitor became due).
 	ChangedSinceLast bool `json:"changed_since_last"`
+}
+
+// ClaimFacts is input.claim, the request of a claim query (design §6,
+// data.loopx.claim.decision): which mutation asks, about which todo. The
+// engine asks it inside the transaction of the mutation it guards.
+type ClaimFacts struct {
+	// Op is the mutation: "claim" (loopx todo claim), "round_start" (the
+	// claim of a round start's selected todo), "transfer" (a lease handed
+	// from From to input.agent), "finish" (a charged or done round finish),
+	// "done" (marking a todo done) or "evidence" (evidence for a guarded
+	// action). The last three are checked against gates only.
+	Op string `json:"op"`
+	// From is a transfer's current holder ("" otherwise).
+	From string `json:"from"`
+	// Round and Outcome name a finish ("" otherwise).
+	Round   string `json:"round"`
+	Outcome string `json:"outcome"`
+	// Action is the guarded action of an evidence record ("" otherwise).
+	Action string `json:"action"`
+	// Todo is the todo asked about; nil for a round without a todo and for
+	// evidence.
+	Todo *ClaimTodo `json:"todo"`
+}
+
+// ClaimTodo is the todo of a claim query: its facts as input.state.todos
+// lists them (for any status, done and cancelled included), plus its goal,
+// its status note and the scope it conflicts with.
+type ClaimTodo struct {
+	TodoFacts
+	// Goal is the id of the todo's goal.
+	Goal string `json:"goal"`
+	// Note is the note set with its status ("blocked: waiting for legal").
+	Note string `json:"note"`
+	// Conflict is the first todo of any goal held by a live lease of another
+	// agent whose write scope overlaps this todo's; nil when none.
+	Conflict *ConflictFacts `json:"conflict"`
+}
+
+// ConflictFacts is a scope overlap between the claimed todo and a todo held
+// by another agent's live lease.
+type ConflictFacts struct {
+	// Todo, Holder and ExpiresAt describe the held todo and its lease.
+	Todo      string `json:"todo"`
+	Holder    string `json:"holder"`
+	ExpiresAt string `json:"expires_at"`
+	// Scope is the claimed todo's glob and OtherScope the held todo's glob
+	// that overlap.
+	Scope      string `json:"scope"`
+	OtherScope string `json:"other_scope"`
+}
+
+// PathFacts is one path of a permission request, as the policy sees it in
+// input.permission.paths (computed in Go, so that Rego compares names only).
+type PathFacts struct {
+	// Path is the path relative to the project root, slash-separated and
+	// cleaned ("api/v2/x.go"; "." is the root itself), or the cleaned
+	// absolute path when it is outside the project.
+	Path string `json:"path"`
+	// Resolved is Path with symlinks resolved (on the longest existing
+	// prefix; the rest is kept as written): relative to the project root
+	// when inside it, absolute when outside. A regular file with more than
+	// one hard link that is the same file as one under loopx/ or .loopx/
+	// resolves to that file (writing either writes both).
+	Resolved string `json:"resolved"`
+	// OutsideProject is true when Path escapes the project root (".."
+	// traversal, an absolute path elsewhere).
+	OutsideProject bool `json:"outside_project"`
+	// SymlinkOutside is true when Path is inside but Resolved is not (or
+	// cannot be resolved: fail closed).
+	SymlinkOutside bool `json:"symlink_outside"`
+	// ContainsProject is true for a path outside the project that contains
+	// it (the root's parent, "/"): writing or removing it touches loopx/ and
+	// .loopx/ too.
+	ContainsProject bool `json:"contains_project"`
+	// ViaCommand is true for a file a shell command writes (a redirection or
+	// a file mutator's operand): such paths are checked against loopx's own
+	// directories and scope.deny only, not against scope.write or the
+	// project boundary (a shell may write /tmp and /dev/null).
+	ViaCommand bool `json:"via_command"`
+	// Mentioned is true for a path an opaque command names without loopx
+	// knowing whether it writes it: a path-like word or token of the line
+	// (containing "/", a dot-file name, or the name of an existing file),
+	// including tokens inside inline code ('loopx/loopx.cue' in python -c
+	// "open('loopx/loopx.cue','w')"). Always with ViaCommand. The policy
+	// denies an opaque command that names a protected path.
+	Mentioned bool `json:"mentioned"`
+	// Home are the path's names relative to the user's home directory
+	// ($HOME, symlinks resolved too), slash-separated, "." for the home
+	// itself: of the path as written and of its symlink target, when inside
+	// the home (omitted otherwise). The policy protects the user-level host
+	// settings by these names (~/.claude/settings*.json, ~/.claude.json,
+	// ~/.codex/config.toml, ~/.codex/hooks.json) and any directory holding one.
+	Home []string `json:"home,omitempty"`
+	// ContainsHome is true for a path that contains the user's home
+	// directory (its parent, "/"): writing or removing it reaches the
+	// user-level host settings.
+	ContainsHome bool `json:"contains_home,omitempty"`
 }

@@ -1,4 +1,4 @@
-package engine
+package input
 
 import (
 	"encoding/json"
@@ -7,13 +7,13 @@ import (
 	"github.com/open-policy-agent/opa/v1/util"
 )
 
-// inputValue converts in to OPA's value form for rego.EvalParsedInput.
+// Value converts in to OPA's value form for rego.EvalParsedInput.
 // OPA would round-trip the whole input through JSON; the todos — most of
 // it — are built directly instead, which is a quarter of a decision's
 // evaluation at 200 todos. The result is the same value OPA would build
 // from json.Marshal(in) — the input the decision log stores — nil slices
 // included (null); TestInputValue_IsTheStoredInput holds it to that.
-func inputValue(in Input) (ast.Value, error) {
+func Value(in Input) (ast.Value, error) {
 	todos := in.State.Todos
 	in.State.Todos = nil
 	b, err := json.Marshal(in)

@@ -1,4 +1,4 @@
-package engine
+package input
 
 import (
 	"encoding/json"
@@ -29,7 +29,7 @@ func TestInputValue_SameAsOPAsConversion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := inputValue(in)
+	got, err := Value(in)
 	if err != nil {
 		t.Fatal(err)
 	}
