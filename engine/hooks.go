@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/pathfacts"
 )
 
 // HooksRecordFile (in .loopx/) records the hook entries `loopx hooks
@@ -144,7 +145,7 @@ func (e *Engine) displayPath(path string) string {
 	if err != nil {
 		return path
 	}
-	if rel, ok := relative(projectRoots(e.root), abs); ok {
+	if rel, ok := pathfacts.Rel(pathfacts.Roots(e.root), abs); ok {
 		return rel
 	}
 	return abs

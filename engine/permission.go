@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/pathfacts"
 	"github.com/loopx-dev/loopx/engine/shell"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -127,12 +127,12 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 			pr.Actions = appendNew(pr.Actions, a)
 		}
 	}
-	roots := projectRoots(e.root)
-	homes, hasHome := homeRoots()
+	roots := pathfacts.Roots(e.root)
+	homes, hasHome := pathfacts.HomeRoots()
 	facts := func(p string) PathFacts {
-		f := pathFacts(roots, dir, p)
+		f := pathfacts.Of(roots, dir, p)
 		if hasHome {
-			homeFacts(homes, dir, p, &f)
+			pathfacts.Home(homes, dir, p, &f)
 		}
 		return f
 	}
@@ -152,7 +152,7 @@ func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
 			if w == "" || strings.HasPrefix(w, "/dev/") {
 				return
 			}
-			for _, m := range expand(dir, w) {
+			for _, m := range pathfacts.Expand(dir, w) {
 				f := facts(m)
 				f.ViaCommand, f.Mentioned = true, mentioned
 				pr.Paths = append(pr.Paths, f)
@@ -202,190 +202,4 @@ func mcpTool(tool string) (server, name string, ok bool) {
 	}
 	server, name, ok = strings.Cut(rest, "__")
 	return server, name, ok && server != "" && name != ""
-}
-
-// expand returns the files a shell word names: "~" is the home directory,
-// and a word with glob characters the files it matches (as the shell would
-// expand it, dotfiles included: erring towards more paths), else the word.
-func expand(dir, w string) []string {
-	if w == "~" || strings.HasPrefix(w, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			w = filepath.Join(home, w[1:])
-		}
-	}
-	if !strings.ContainsAny(w, "*?[") {
-		return []string{w}
-	}
-	p := w
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	if m, err := filepath.Glob(p); err == nil && len(m) > 0 {
-		return m
-	}
-	return []string{w}
-}
-
-// projectRoots returns the project root as given (absolute, cleaned) and
-// with its symlinks resolved; paths are compared against both.
-func projectRoots(root string) [2]string {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		abs = filepath.Clean(root)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		real = abs
-	}
-	return [2]string{abs, real}
-}
-
-// homeRoots returns the user's home directory ($HOME, absolute, cleaned)
-// and with its symlinks resolved; ok is false when there is none.
-func homeRoots() (roots [2]string, ok bool) {
-	home, err := os.UserHomeDir()
-	if err != nil || !filepath.IsAbs(home) {
-		return roots, false
-	}
-	return projectRoots(home), true
-}
-
-// homeFacts sets f.Home and f.ContainsHome for p (absolute, or relative to
-// dir) against the home directory's roots: the names of p and of p with its
-// symlinks resolved relative to the home, and whether p contains the home.
-func homeFacts(homes [2]string, dir, p string, f *PathFacts) {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	p = filepath.Clean(p)
-	for _, q := range []string{p, resolvedOr(p)} {
-		if rel, ok := relative(homes, q); ok && !slices.Contains(f.Home, rel) {
-			f.Home = append(f.Home, rel)
-		}
-		for _, h := range homes {
-			if rel, err := filepath.Rel(q, h); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				f.ContainsHome = true
-			}
-		}
-	}
-}
-
-// resolvedOr is p with its symlinks resolved, or p when it cannot be.
-func resolvedOr(p string) string {
-	if real, ok := resolve(p); ok {
-		return real
-	}
-	return p
-}
-
-// pathFacts normalises p (absolute, or relative to dir) against the roots.
-func pathFacts(roots [2]string, dir, p string) PathFacts {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	p = filepath.Clean(p)
-	rel, ok := relative(roots, p)
-	if !ok {
-		slash := filepath.ToSlash(p)
-		f := PathFacts{Path: slash, Resolved: slash, OutsideProject: true}
-		for _, root := range roots {
-			if rel, err := filepath.Rel(p, root); err == nil && !strings.HasPrefix(rel, "..") {
-				f.ContainsProject = true
-			}
-		}
-		return f
-	}
-	f := PathFacts{Path: rel, Resolved: rel}
-	real, ok := resolve(p)
-	if !ok {
-		f.Resolved, f.SymlinkOutside = "", true
-		return f
-	}
-	if r, ok := relative(roots, real); ok {
-		f.Resolved = r
-		if own, ok := hardLinkIntoOwn(roots[1], real); ok {
-			f.Resolved = own
-		}
-	} else {
-		f.Resolved, f.SymlinkOutside = filepath.ToSlash(real), true
-	}
-	return f
-}
-
-// maxOwnFiles bounds the files of loopx/ and .loopx/ compared with a hard
-// link.
-const maxOwnFiles = 4096
-
-// hardLinkIntoOwn returns the file under root's loopx/ or .loopx/ (relative
-// to root, slash-separated) that p is a hard link of, if any; only a
-// regular file with more than one link is looked up.
-func hardLinkIntoOwn(root, p string) (string, bool) {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || linkCount(fi) < 2 {
-		return "", false
-	}
-	found, n := "", 0
-	for _, dir := range []string{"loopx", ".loopx"} {
-		_ = filepath.WalkDir(filepath.Join(root, dir), func(q string, d fs.DirEntry, err error) error {
-			if err != nil || found != "" || n >= maxOwnFiles {
-				return filepath.SkipDir
-			}
-			n++
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			if qi, err := d.Info(); err == nil && os.SameFile(fi, qi) {
-				if rel, err := filepath.Rel(root, q); err == nil {
-					found = filepath.ToSlash(rel)
-				}
-			}
-			return nil
-		})
-	}
-	return found, found != ""
-}
-
-// relative returns p relative to the first root that contains it, slash-separated.
-func relative(roots [2]string, p string) (string, bool) {
-	for _, root := range roots {
-		rel, err := filepath.Rel(root, p)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return filepath.ToSlash(rel), true
-		}
-	}
-	return "", false
-}
-
-// resolve returns the absolute, cleaned path p with every symlink resolved:
-// EvalSymlinks on the longest existing prefix, the missing rest appended as
-// written. A dangling symlink is followed by reading its target; ok is false
-// when the path cannot be resolved (a loop, an unreadable link).
-func resolve(p string) (string, bool) {
-	for range 40 {
-		prefix, rest := p, ""
-		for {
-			if _, err := os.Lstat(prefix); err == nil {
-				break
-			}
-			parent := filepath.Dir(prefix)
-			if parent == prefix {
-				break
-			}
-			rest = filepath.Join(filepath.Base(prefix), rest)
-			prefix = parent
-		}
-		real, err := filepath.EvalSymlinks(prefix)
-		if err == nil {
-			return filepath.Join(real, rest), true
-		}
-		target, lerr := os.Readlink(prefix) // prefix is a dangling symlink
-		if lerr != nil {
-			return "", false
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(prefix), target)
-		}
-		p = filepath.Join(target, rest)
-	}
-	return "", false
 }

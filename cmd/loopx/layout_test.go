@@ -18,7 +18,7 @@ import (
 // neither the top engine nor policies nor OPA; the rulebook
 // (engine/rulebook) imports neither the top engine nor the kernel; the
 // input document (engine/input) imports only OPA's value types and the
-// trust facts;
+// trust facts, and the path facts (engine/pathfacts) only the input;
 // internal/errs (the one error type) imports only the standard library;
 // the binary does not carry the test-only SARIF validator nor the shell
 // forms corpus.
@@ -59,6 +59,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// the first adoption is the engine's hook.
 		// The input document: its types and their OPA value (OPA's ast).
 		mod + "engine/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
+		// Path facts read the file system into the input's path facts.
+		mod + "engine/pathfacts": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// The rulebook compiles policies (OPA) against the spec's schema
 		// (specs); it never reads the state.
 		mod + "engine/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
