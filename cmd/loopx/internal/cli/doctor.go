@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -27,77 +26,52 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := map[string]any{"root": e.Root(), "spec_ok": e.SpecErr() == nil}
-	if e.SpecErr() != nil {
-		rep["spec_error"] = e.SpecErr().Error()
-	}
-	open := e.Store
 	if o.accept {
 		// A human-only repair: decided by the built-in channel rule
 		// (data.loopx.gate.repair), never by user policies.
 		if err := a.humanOnly(ctx, e, ""); err != nil {
 			return err
 		}
-		open = e.AcceptStore
 	}
-	s, err := open()
+	r, err := e.Doctor(o.accept)
 	if err != nil {
 		return err
 	}
-	rev, err := s.Revision()
-	if err != nil {
-		return err
+	rep := map[string]any{"root": r.Root, "spec_ok": r.SpecErr == nil, "store": r.Store, "revision": r.Revision,
+		"recovered": r.Recovered, "corrupt_records": r.Corrupt, "hooks": r.Hooks}
+	if r.SpecErr != nil {
+		rep["spec_error"] = r.SpecErr.Error()
 	}
-	rep["store"], rep["revision"] = s.Path(), rev
-	rec, err := s.LastRecovery()
-	if err != nil {
-		return err
-	}
-	rep["recovered"] = rec
-	bad, err := s.Verify()
-	if err != nil {
-		return err
-	}
-	rep["corrupt_records"] = bad
-	hookProblems, err := e.CheckHooks()
-	if err != nil {
-		return err
-	}
-	if hookProblems == nil {
-		hookProblems = []engine.HookProblem{}
-	}
-	rep["hooks"] = hookProblems
-	newest, clockBehind := e.ClockBehind()
-	if clockBehind {
-		rep["clock_behind"] = map[string]any{"now": e.Now(), "newest_commit": newest}
+	if r.ClockBehind {
+		rep["clock_behind"] = map[string]any{"now": r.Now, "newest_commit": r.NewestCommit}
 	}
 	if err := a.print(rep, func(w io.Writer) {
-		fmt.Fprintf(w, "store %s: revision %d\n", s.Path(), rev)
-		if rec != nil {
+		fmt.Fprintf(w, "store %s: revision %d\n", r.Store, r.Revision)
+		if rec := r.Recovered; rec != nil {
 			done := "every complete transaction kept"
 			if rec.Completed {
 				done = "the last transaction was completed from its journal"
 			}
 			fmt.Fprintf(w, "recovered: a torn tail of %d bytes was dropped on open at %s (%s)\n", rec.DroppedBytes, rec.At.Format("2006-01-02T15:04:05Z"), done)
 		}
-		for _, k := range bad {
+		for _, k := range r.Corrupt {
 			fmt.Fprintf(w, "corrupt record: %s (its value does not decode; restore state.db from a backup)\n", k)
 		}
-		if e.SpecErr() != nil {
-			fmt.Fprintf(w, "spec: %v\n", e.SpecErr())
+		if r.SpecErr != nil {
+			fmt.Fprintf(w, "spec: %v\n", r.SpecErr)
 		} else {
 			fmt.Fprintln(w, "spec: ok")
 		}
-		if clockBehind {
-			fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(e.Now(), newest), "loopx: "))
+		if r.ClockBehind {
+			fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(r.Now, r.NewestCommit), "loopx: "))
 		}
-		for _, p := range hookProblems {
+		for _, p := range r.Hooks {
 			fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
 		}
 	}); err != nil {
 		return err
 	}
-	if e.SpecErr() != nil || len(bad) > 0 || len(hookProblems) > 0 || clockBehind {
+	if !r.Healthy() {
 		return reported(errs.No)
 	}
 	return nil
