@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -34,21 +33,6 @@ func parseTTL(s string) (time.Duration, error) {
 		return 0, errs.New(errs.Usage, "bad_ttl", fmt.Sprintf("--ttl %s is out of range: from 1s to 24h", s))
 	}
 	return d, nil
-}
-
-// defaultAgent is the default of an acting --agent flag: $LOOPX_AGENT, a
-// name only, checked like the flag against the processes above the
-// command (actAs).
-func defaultAgent() string { return os.Getenv("LOOPX_AGENT") }
-
-// actAs returns the agent this command acts as: in.Agent is the agent it
-// names (its --agent, by default $LOOPX_AGENT), checked against the
-// processes above it by the identity rule (engine.ActAs,
-// data.loopx.gate.acting); "" when it names none and no agent is above it.
-// Errors: errs.No agent_mismatch (exit 1), audited.
-func actAs(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, error) {
-	in.Mode = "act"
-	return e.ActAs(ctx, in)
 }
 
 // todoClaimOptions are the argument and flags of `loopx todo claim`.
