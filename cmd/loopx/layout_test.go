@@ -18,7 +18,8 @@ import (
 // neither the top engine nor policies nor OPA; the rulebook
 // (engine/rulebook) imports neither the top engine nor the kernel; the
 // input document (engine/input) imports only OPA's value types and the
-// trust facts, and the path facts (engine/pathfacts) only the input;
+// trust facts, the path facts (engine/pathfacts) only the input, and the
+// tool call reader (engine/toolcall) only these and the shell reader;
 // internal/errs (the one error type) imports only the standard library;
 // the binary does not carry the test-only SARIF validator nor the shell
 // forms corpus.
@@ -61,6 +62,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// Path facts read the file system into the input's path facts.
 		mod + "engine/pathfacts": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
+		// A host's tool call read into the permission request.
+		mod + "engine/toolcall": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// The rulebook compiles policies (OPA) against the spec's schema
 		// (specs); it never reads the state.
 		mod + "engine/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
