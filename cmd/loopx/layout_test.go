@@ -56,8 +56,6 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/readmodel": rooms,
 		// The renderers take kernel records, never the store's owner.
 		mod + "engine/render": rooms,
-		// Scaffolding writes a spec (specs, presets) and an empty store;
-		// the first adoption is the engine's hook.
 		// The input document: its types and their OPA value (OPA's ast).
 		mod + "engine/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// Path facts read the file system into the input's path facts.
@@ -67,6 +65,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// The rulebook compiles policies (OPA) against the spec's schema
 		// (specs); it never reads the state.
 		mod + "engine/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
+		// Scaffolding writes a spec (specs, presets) and an empty store;
+		// the first adoption is the engine's hook.
 		mod + "engine/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
