@@ -121,18 +121,20 @@ var loadBundle = sync.OnceValue(func() bundle {
 		if !strings.HasPrefix(m.Package.Path.String(), "data.loopx.lint.rules.") {
 			continue
 		}
-		info := RuleInfo{Severity: SeverityError}
+		var info RuleInfo
 		for _, a := range m.Annotations {
 			if a.Scope != "package" {
 				continue
 			}
 			info.ID, info.Description = a.Title, strings.Join(strings.Fields(a.Description), " ")
-			if s, ok := a.Custom["severity"].(string); ok {
-				info.Severity = s
-			}
+			info.Severity, _ = a.Custom["severity"].(string)
 		}
 		if info.ID == "" {
 			b.err = fmt.Errorf("%s: the package's METADATA has no title (the rule id)", name)
+			return b
+		}
+		if info.Severity != SeverityError && info.Severity != SeverityWarning {
+			b.err = fmt.Errorf("%s: the package's METADATA custom.severity is %q, want %q or %q", name, info.Severity, SeverityError, SeverityWarning)
 			return b
 		}
 		b.rules = append(b.rules, info)
@@ -150,7 +152,9 @@ func Modules() map[string]string { return maps.Clone(loadBundle().modules) }
 func TestModules() map[string]string { return maps.Clone(loadBundle().tests) }
 
 // Rules describes the Rego lint rules, sorted by id, from each rule
-// package's METADATA (title = id, description, custom.severity).
+// package's METADATA (title = id, description, custom.severity): the one
+// place a rule's id and severity are written (its violations read them
+// with rego.metadata.chain() in lib.violation).
 func Rules() []RuleInfo { return slices.Clone(loadBundle().rules) }
 
 var prepared = sync.OnceValues(func() (rego.PreparedEvalQuery, error) {

@@ -21,6 +21,10 @@ import (
 // trust facts, the path facts (engine/pathfacts) only the input, and the
 // tool call reader (engine/toolcall) only these and the shell reader;
 // internal/errs (the one error type) imports only the standard library;
+// the check pipeline (engine/check), the answers through a
+// command line (engine/gateanswer) and the hooks (engine/hook) drive the
+// top engine but never import cmd/ (nor, but for check, lint); the host
+// protocols (engine/hosts) import neither the top engine nor the kernel;
 // the binary does not carry the test-only SARIF validator nor the shell
 // forms corpus.
 func TestImportsFlowOneWay(t *testing.T) {
@@ -68,6 +72,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// Scaffolding writes a spec (specs, presets) and an empty store;
 		// the first adoption is the engine's hook.
 		mod + "engine/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
+		// The check pipeline audits through the engine (its package doc
+		// says why it imports the top engine); nothing imports it back.
+		mod + "engine/check": {mod + "cmd"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},

@@ -13,7 +13,7 @@ by_id := {t.id: t | some t in lib.state("todos")}
 
 # METADATA
 # description: Live todos depending on missing or cancelled todos.
-violations contains lib.violation("broken-dependency", "error", msg, $"todo {t.id}", lib.state_at) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"todo {t.id}", lib.state_at) if {
 	some t in lib.state("todos")
 	not t.status in {"done", "cancelled"}
 	some d in lib.strs(object.get(t, "depends_on", []))

@@ -12,7 +12,7 @@ import data.loopx.lint.lib
 
 # METADATA
 # description: Claimed todos without a live lease.
-violations contains lib.violation("expired-lease", "warning", msg, $"todo {t.id}", lib.state_at) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"todo {t.id}", lib.state_at) if {
 	some t in lib.state("todos")
 	t.status == "claimed"
 	why := orphaned(t)

@@ -12,7 +12,7 @@ import data.loopx.lint.lib
 
 # METADATA
 # description: Goals with none of quota.rounds, quota.tokens, quota.cost_usd.
-violations contains lib.violation("goal-without-quota", "error", msg, $"goals.{gid}.quota", lib.spec_at(["goals", gid, "quota"])) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.quota", lib.spec_at(["goals", gid, "quota"])) if {
 	some gid, goal in lib.goals
 	not limited(lib.obj(goal))
 	msg := $"goal {gid} has no quota limit: set quota.rounds, quota.tokens or quota.cost_usd, or its agents may spend without bound"

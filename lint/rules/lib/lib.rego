@@ -3,11 +3,18 @@
 # description: Helpers shared by the lint rules (violations, shapes, instants); path globs are the policies library, data.loopx.lib.glob_match.
 package loopx.lint.lib
 
-# violation is one finding of a lint rule (lint.Finding in Go).
-# location is spec_at(path) for a spec field or state_at for kernel records.
-violation(rule, severity, message, ref, location) := {
-	"rule": rule, "severity": severity, "message": message,
-	"ref": ref, "location": location,
+# violation is one finding of a lint rule (lint.Finding in Go). chain is
+# the calling rule's rego.metadata.chain(): the rule id and severity are its
+# package's METADATA (title; custom.severity), the one place they are
+# written (lint.Rules refuses a rule package without them). location is spec_at(path) for a spec field or
+# state_at for kernel records.
+violation(chain, message, ref, location) := {
+	"rule": meta.title, "severity": meta.custom.severity,
+	"message": message, "ref": ref, "location": location,
+} if {
+	some link in chain
+	meta := link.annotations
+	meta.scope == "package"
 }
 
 # spec_at locates a finding at a spec field path (Go maps it to the user's

@@ -12,7 +12,7 @@ import data.loopx.lint.lib
 
 # METADATA
 # description: Goals whose min_interval is longer than their window.
-violations contains lib.violation("min-interval-exceeds-window", "error", msg, $"goals.{gid}.quota.min_interval", lib.spec_at(["goals", gid, "quota", "min_interval"])) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.quota.min_interval", lib.spec_at(["goals", gid, "quota", "min_interval"])) if {
 	some gid, goal in lib.goals
 	q := lib.obj(object.get(lib.obj(goal), "quota", {}))
 	is_number(q.min_interval_seconds)

@@ -21,7 +21,7 @@ probes := {
 
 # METADATA
 # description: One violation per goal and loopx directory a write glob exposes.
-violations contains lib.violation("scope-writes-loopx", "error", msg, $"goals.{gid}.scope.write", lib.spec_at(["goals", gid, "scope", "write"])) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.scope.write", lib.spec_at(["goals", gid, "scope", "write"])) if {
 	some gid, goal in lib.goals
 	scope := lib.obj(object.get(lib.obj(goal), "scope", {}))
 	writes := lib.strs(object.get(scope, "write", []))

@@ -13,7 +13,7 @@ import data.loopx.lint.lib
 
 # METADATA
 # description: Newest evidence of a kind older than evidence.stale_after.
-violations contains lib.violation("stale-evidence", "warning", msg, $"evidence {e.id}", lib.state_at) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"evidence {e.id}", lib.state_at) if {
 	some e in lib.state("evidence")
 	policy := lib.obj(object.get(lib.goals, [object.get(e, "goal", ""), "evidence"], {}))
 	limit := policy.stale_after_seconds

@@ -18,7 +18,7 @@ known contains a.id if some a in lib.state("agents")
 
 # METADATA
 # description: A goal's agents list names an unknown agent.
-violations contains lib.violation("unknown-agent", "error", msg, $"goals.{gid}.agents", lib.spec_at(["goals", gid, "agents", format_int(i, 10)])) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.agents", lib.spec_at(["goals", gid, "agents", format_int(i, 10)])) if {
 	some gid, goal in lib.goals
 	some i, id in lib.arr(object.get(lib.obj(goal), "agents", []))
 	not id in known
@@ -27,7 +27,7 @@ violations contains lib.violation("unknown-agent", "error", msg, $"goals.{gid}.a
 
 # METADATA
 # description: A gate's answerers ("agent:<id>") or agents name an unknown agent.
-violations contains lib.violation("unknown-agent", "error", msg, $"goals.{gid}.gates.{name}.{field}", lib.spec_at(["goals", gid, "gates", name, field, format_int(i, 10)])) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.gates.{name}.{field}", lib.spec_at(["goals", gid, "gates", name, field, format_int(i, 10)])) if {
 	some gid, goal in lib.goals
 	some name, gate in lib.obj(object.get(lib.obj(goal), "gates", {}))
 	some field in ["answerers", "agents"]

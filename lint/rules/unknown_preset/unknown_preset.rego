@@ -13,7 +13,7 @@ known := {p | some p in lib.strs(object.get(input, "presets", []))}
 
 # METADATA
 # description: A goal names a preset loopx does not have.
-violations contains lib.violation("unknown-preset", "error", msg, $"goals.{gid}.preset", lib.spec_at(["goals", gid, "preset"])) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.preset", lib.spec_at(["goals", gid, "preset"])) if {
 	some gid, goal in lib.goals
 	p := object.get(lib.obj(goal), "preset", "")
 	is_string(p)

@@ -14,7 +14,7 @@ import data.loopx.lint.lib
 
 # METADATA
 # description: Spec gates whose question is missing or not concrete.
-violations contains lib.violation("vague-gate-question", "error", msg, $"goals.{gid}.gates.{name}.question", lib.spec_at(path)) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.gates.{name}.question", lib.spec_at(path)) if {
 	some gid, goal in lib.goals
 	some name, gate in lib.obj(object.get(lib.obj(goal), "gates", {}))
 	not concrete(object.get(lib.obj(gate), "question", null))
@@ -24,7 +24,7 @@ violations contains lib.violation("vague-gate-question", "error", msg, $"goals.{
 
 # METADATA
 # description: Open gates in the store whose question is missing or not concrete.
-violations contains lib.violation("vague-gate-question", "error", msg, $"gate {id}", lib.state_at) if {
+violations contains lib.violation(rego.metadata.chain(), msg, $"gate {id}", lib.state_at) if {
 	some g in lib.state("gates")
 	g.status == "open"
 	not concrete(object.get(g, "question", null))

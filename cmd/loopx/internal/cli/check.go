@@ -2,26 +2,16 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
-	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/check"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/lint"
-	"github.com/loopx-dev/loopx/presets"
-	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
-// checkOptions are `loopx check`'s flags.
+// checkOptions are `loopx check`'s flags and arguments.
 type checkOptions struct {
 	scan           []string
 	noScan         bool
@@ -30,33 +20,41 @@ type checkOptions struct {
 	since          string
 	format         string
 	strict         bool
+	// json is the global --json (the default format).
+	json bool
+	// sinceDur is since parsed by validate.
+	sinceDur *time.Duration
 }
 
-// checkReport is `loopx check --json`.
-type checkReport struct {
-	OK       bool           `json:"ok"`
-	Summary  checkSummary   `json:"summary"`
-	Findings []lint.Finding `json:"findings"`
-	// Replay is present with --replay.
-	Replay *engine.ReplayReport `json:"replay,omitempty"`
-}
-
-// checkSummary counts what check looked at and found.
-type checkSummary struct {
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	// SpecOK is false when the spec does not validate (the lint rules then
-	// do not run).
-	SpecOK bool `json:"spec_ok"`
-	// UserPolicies counts loopx/policies/*.rego files that are not tests.
-	UserPolicies int `json:"user_policies"`
-	// PolicyTests counts the project's policy tests and how many passed.
-	PolicyTests       int `json:"policy_tests"`
-	PolicyTestsPassed int `json:"policy_tests_passed"`
-	// LintRules is how many Rego lint rules ran (0 when the spec is broken).
-	LintRules int `json:"lint_rules"`
-	// FilesScanned is how many files the publication scan read; -1 with --no-scan.
-	FilesScanned int `json:"files_scanned"`
+// validate checks the flags alone (no project opened): usage errors exit 2.
+func (o *checkOptions) validate() error {
+	switch o.format {
+	case "":
+		o.format = "text"
+		if o.json {
+			o.format = "json"
+		}
+	case "text", "json", "sarif":
+		if o.format == "text" && o.json {
+			o.format = "json"
+		}
+	default:
+		return usagef("--format %q is not text, json or sarif", o.format)
+	}
+	if o.since != "" && !o.replay {
+		return usagef("--since applies to --replay")
+	}
+	if o.noScan && len(o.scan) > 0 {
+		return usagef("--no-scan and --scan PATH contradict each other")
+	}
+	if o.since != "" {
+		d, err := check.ParseSince(o.since)
+		if err != nil {
+			return usagef("--since %q: %v", o.since, err)
+		}
+		o.sinceDur = &d
+	}
+	return nil
 }
 
 func (a *app) checkCmd() *cobra.Command {
@@ -100,33 +98,17 @@ unusable state store, lint rules that do not compile).`,
   loopx check --replay --since 7d
   loopx check --format sarif > loopx.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.scan = append(o.scan, args...)
-			switch o.format {
-			case "":
-				o.format = "text"
-				if a.json {
-					o.format = "json"
-				}
-			case "text", "json", "sarif":
-				if o.format == "text" && a.json {
-					o.format = "json"
-				}
-			default:
-				return usagef("--format %q is not text, json or sarif", o.format)
+			o.scan, o.json = append(o.scan, args...), a.json
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if o.since != "" && !o.replay {
-				return usagef("--since applies to --replay")
-			}
-			if o.noScan && len(o.scan) > 0 {
-				return usagef("--no-scan and --scan PATH contradict each other")
-			}
-			return a.runCheck(cmd.Context(), o)
+			return a.runCheck(cmd.Context(), &o)
 		},
 	}
 	f := c.Flags()
 	f.StringArrayVar(&o.scan, "scan", nil, "a file or directory to scan for publication (repeatable; arguments are scanned too; default: the files git tracks)")
 	f.BoolVar(&o.noScan, "no-scan", false, "skip the publication scan")
-	f.StringSliceVar(&o.ticketPrefixes, "ticket-prefixes", lint.DefaultTicketPrefixes, "internal ticket-id prefixes the scan reports (PREFIX-123); empty turns it off")
+	f.StringSliceVar(&o.ticketPrefixes, "ticket-prefixes", check.DefaultTicketPrefixes, "internal ticket-id prefixes the scan reports (PREFIX-123); empty turns it off")
 	f.BoolVar(&o.replay, "replay", false, "re-decide the decision log under the current spec, policies and state; list changed verdicts")
 	f.StringVar(&o.since, "since", "", "with --replay: only decisions this recent (e.g. 7d, 12h)")
 	f.StringVar(&o.format, "format", "", "text, json or sarif (default text; json with --json)")
@@ -134,232 +116,31 @@ unusable state store, lint rules that do not compile).`,
 	return c
 }
 
-func (a *app) runCheck(ctx context.Context, o checkOptions) error {
+// runCheck opens the project (as on disk), runs the check pipeline and
+// renders its report; exit 1 when it found errors.
+func (a *app) runCheck(ctx context.Context, o *checkOptions) error {
 	e, err := a.diskEngine()
 	if err != nil {
 		return err
 	}
-	var findings []lint.Finding
-	sum := checkSummary{FilesScanned: -1}
-
-	// 1. The spec.
-	loaded, specErr := e.Spec()
-	var se errs.List
-	switch {
-	case errors.As(specErr, &se):
-		for _, s := range se {
-			msg := s.Message
-			if s.Location.Field != "" {
-				msg = s.Location.Field + ": " + msg
-			}
-			f := lint.Finding{Rule: "spec", Severity: lint.SeverityError, Message: msg, Ref: s.Location.Field}
-			if s.Location.File != "" {
-				f.Location = &lint.Location{File: s.Location.File, Row: s.Location.Line, Col: s.Location.Col}
-			}
-			findings = append(findings, f)
-		}
-	case specErr != nil:
-		return specErr
-	default:
-		sum.SpecOK = true
-	}
-
-	// 2. The policies; 3. their tests.
-	mods, bad, err := e.UserPolicies()
+	rep, err := check.Run(ctx, e, check.Options{Scan: o.scan, NoScan: o.noScan, TicketPrefixes: o.ticketPrefixes,
+		Replay: o.replay, Since: o.sinceDur, Strict: o.strict})
 	if err != nil {
 		return err
 	}
-	files := map[string]bool{}
-	for _, m := range mods {
-		files[m.Path] = !m.Test
-	}
-	for _, p := range bad {
-		files[p.File] = !strings.HasSuffix(p.File, "_test.rego")
-	}
-	for _, policy := range files {
-		if policy {
-			sum.UserPolicies++
-		}
-	}
-	probs, err := e.CheckPolicies()
-	if err != nil {
-		return err
-	}
-	findings = append(findings, policyFindings(probs)...)
-	if len(probs) == 0 {
-		rep, err := e.TestPolicies(ctx)
-		if err != nil {
-			return err
-		}
-		findings = append(findings, policyFindings(rep.Problems)...)
-		sum.PolicyTests, sum.PolicyTestsPassed = rep.Total, rep.Pass
-		for _, r := range rep.Results {
-			if r.Status != "fail" && r.Status != "error" {
-				continue
-			}
-			msg := fmt.Sprintf("%s.%s: %s", strings.TrimPrefix(r.Package, "data."), r.Name, strings.ToUpper(r.Status))
-			if r.Error != "" {
-				msg += ": " + r.Error
-			}
-			findings = append(findings, lint.Finding{Rule: "policy-test", Severity: lint.SeverityError, Message: msg,
-				Location: &lint.Location{File: r.File, Row: r.Row, Col: 1}})
-		}
-	}
-
-	// 4. The lint rules, over the spec and a read-only state snapshot.
-	if sum.SpecOK {
-		state, err := e.CheckState()
-		if err != nil {
-			return err
-		}
-		var locate lint.Locator
-		if loc, err := specs.NewLocator(e.SpecDir()); err == nil {
-			locate = func(path []string) *lint.Location {
-				p, _ := loc.Find(path)
-				return &lint.Location{File: p.File, Row: p.Line, Col: p.Col}
-			}
-		}
-		lf, err := lint.Lint(ctx, lint.Input{Spec: json.RawMessage(loaded.JSON), State: state, Now: e.Now(), Presets: presets.Names()}, locate)
-		if err != nil {
-			return err // an internal error: exit 3
-		}
-		findings = append(findings, lf...)
-		sum.LintRules = len(lint.Rules())
-	}
-
-	// 5. The publication scan.
-	if !o.noScan {
-		var files []string
-		if len(o.scan) > 0 {
-			files, err = lint.ExpandScanPaths(e.Root(), o.scan)
-			if errors.Is(err, fs.ErrNotExist) {
-				return usagef("%v", err)
-			}
-		} else {
-			files, err = lint.PublishedFiles(e.Root())
-		}
-		if err != nil {
-			return err
-		}
-		hits, skipped, err := lint.Scan(e.Root(), files, lint.ScanOptions{TicketPrefixes: nonNilStrings(o.ticketPrefixes)})
-		if err != nil {
-			return err
-		}
-		findings = append(findings, hits...)
-		sum.FilesScanned = len(files) - skipped
-	}
-
-	// 6. The replay of the decision log.
-	var replay *engine.ReplayReport
-	if o.replay {
-		var since time.Time
-		if o.since != "" {
-			d, err := specs.ParseDuration(o.since)
-			if err != nil {
-				return usagef("--since %q: %v", o.since, err)
-			}
-			since = e.Now().Add(-d)
-		}
-		rep, err := e.Replay(ctx, since)
-		if err != nil {
-			return err
-		}
-		replay = &rep
-		for _, c := range rep.Changed {
-			findings = append(findings, lint.Finding{Rule: "replay", Severity: lint.SeverityWarning, Ref: "decision " + c.DecisionID,
-				Message: fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, now by %s: %s", c.DecisionID, c.Query, c.Goal, c.Agent,
-					c.Timestamp.Format(time.RFC3339), c.Old, c.New, c.Rule, c.Message),
-				Location: &lint.Location{File: engine.StateDirName + "/" + engine.LogFileName}})
-		}
-	}
-
-	if o.strict {
-		for i := range findings {
-			findings[i].Severity = lint.SeverityError
-		}
-	}
-	lint.Sort(findings)
-	if findings == nil {
-		findings = []lint.Finding{}
-	}
-	sum.Errors, sum.Warnings = lint.Count(findings, false)
-	rep := checkReport{OK: sum.Errors == 0, Summary: sum, Findings: findings, Replay: replay}
 	switch o.format {
 	case "sarif":
-		if err := output.JSON(a.stdout, lint.ToSARIF(findings, lint.AllRules(), Version, os.DirFS(e.Root()))); err != nil {
-			return err
-		}
+		err = output.JSON(a.stdout, check.SARIF(rep, Version, os.DirFS(e.Root())))
 	case "json":
-		if err := output.JSON(a.stdout, rep); err != nil {
-			return err
-		}
+		err = output.JSON(a.stdout, rep)
 	default:
-		renderCheck(a.stdout, rep)
+		check.WriteText(a.stdout, rep)
+	}
+	if err != nil {
+		return err
 	}
 	if !rep.OK {
 		return reported(errs.No)
 	}
 	return nil
-}
-
-// policyFindings turns the engine's policy problems into findings.
-func policyFindings(probs []rulebook.Problem) []lint.Finding {
-	out := make([]lint.Finding, 0, len(probs))
-	for _, p := range probs {
-		msg := p.Code + ": " + p.Message
-		if p.Rule != "" {
-			msg += " (rule " + p.Rule + ")"
-		}
-		f := lint.Finding{Rule: "policy", Severity: lint.SeverityError, Message: msg}
-		if p.File != "" {
-			f.Location = &lint.Location{File: p.File, Row: p.Row, Col: p.Col}
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// renderCheck prints the findings, one per line, then a summary line.
-func renderCheck(w io.Writer, rep checkReport) {
-	lint.WriteText(w, rep.Findings)
-	s := rep.Summary
-	var parts []string
-	if s.SpecOK {
-		parts = append(parts, "spec ok")
-	} else {
-		parts = append(parts, "spec invalid, lint rules skipped")
-	}
-	parts = append(parts, fmt.Sprintf("%d user %s", s.UserPolicies, plural(s.UserPolicies, "policy", "policies")))
-	if s.PolicyTests > 0 {
-		parts = append(parts, fmt.Sprintf("policy tests %d/%d passed", s.PolicyTestsPassed, s.PolicyTests))
-	}
-	if s.LintRules > 0 {
-		parts = append(parts, fmt.Sprintf("%d lint rules", s.LintRules))
-	}
-	if s.FilesScanned >= 0 {
-		parts = append(parts, fmt.Sprintf("%d %s scanned", s.FilesScanned, plural(s.FilesScanned, "file", "files")))
-	}
-	if r := rep.Replay; r != nil {
-		parts = append(parts, fmt.Sprintf("%d %s replayed, %d changed", r.Decisions, plural(r.Decisions, "decision", "decisions"), len(r.Changed)))
-	}
-	verdict := "ok"
-	if !rep.OK {
-		verdict = "failed"
-	}
-	fmt.Fprintf(w, "check %s: %d %s, %d %s (%s)\n", verdict, s.Errors, plural(s.Errors, "error", "errors"),
-		s.Warnings, plural(s.Warnings, "warning", "warnings"), strings.Join(parts, "; "))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -1,0 +1,118 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
+)
+
+const goodSpec = `project: name: "ck"
+agents: a1: {host: "shell"}
+goals: g1: {
+	objective: "Ship the v2 API"
+	agents: ["a1"]
+	quota: {window: "24h", rounds: 3, min_interval: "5m"}
+}
+`
+
+// noQuota breaks one lint rule (goal-without-quota) at loopx/loopx.cue.
+const noQuota = `project: name: "ck"
+agents: a1: {host: "shell"}
+goals: g1: {
+	objective: "Ship the v2 API"
+	agents: ["a1"]
+}
+`
+
+// project writes files (path → content) under a new root and opens its
+// engine on the files as they are (engine.Options.OnDisk), as check does.
+func project(t *testing.T, files map[string]string) *engine.Engine {
+	t.Helper()
+	root := t.TempDir()
+	for p, body := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, OnDisk: true, Ancestry: engine.AncestryOptions{Off: true}})
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		o     Options
+		// ok is Report.OK; rules the findings' rules in order; kind the
+		// error's kind (0 = none).
+		ok    bool
+		rules []string
+		kind  errs.Kind
+	}{
+		{name: "clean", files: map[string]string{"loopx/loopx.cue": goodSpec}, o: Options{NoScan: true}, ok: true},
+		{name: "a lint rule", files: map[string]string{"loopx/loopx.cue": noQuota}, o: Options{NoScan: true}, rules: []string{"goal-without-quota"}},
+		{name: "a broken spec skips the lint rules", files: map[string]string{"loopx/loopx.cue": "goals: g1: {objective: 3}\n"}, o: Options{NoScan: true}, rules: []string{"spec"}},
+		{name: "a scan hit", files: map[string]string{"loopx/loopx.cue": goodSpec, "notes.md": "see JIRA-1234\n"},
+			o: Options{Scan: []string{"notes.md"}, TicketPrefixes: []string{"JIRA"}}, rules: []string{"ticket-id"}},
+		{name: "a scan path that does not exist", files: map[string]string{"loopx/loopx.cue": goodSpec},
+			o: Options{Scan: []string{"nope.md"}}, kind: errs.Usage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := project(t, tc.files)
+			rep, err := Run(context.Background(), e, tc.o)
+			if tc.kind != 0 {
+				if !errs.IsKind(err, tc.kind) {
+					t.Fatalf("err %v, want kind %v", err, tc.kind)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, f := range rep.Findings {
+				rules = append(rules, f.Rule)
+			}
+			if rep.OK != tc.ok || strings.Join(rules, ",") != strings.Join(tc.rules, ",") {
+				t.Fatalf("ok %v findings %+v; want ok %v rules %v", rep.OK, rep.Findings, tc.ok, tc.rules)
+			}
+			if rep.Summary.SpecOK != (tc.name != "a broken spec skips the lint rules") || (rep.Summary.LintRules > 0) != rep.Summary.SpecOK {
+				t.Errorf("summary %+v", rep.Summary)
+			}
+			var b bytes.Buffer
+			WriteText(&b, rep)
+			if last := strings.TrimSpace(b.String()); !strings.HasPrefix(last[strings.LastIndex(last, "\n")+1:], "check ") {
+				t.Errorf("text %q has no summary line", b.String())
+			}
+		})
+	}
+}
+
+func TestRun_StrictMakesWarningsErrors(t *testing.T) {
+	// A credential read from an environment variable is a scan warning.
+	e := project(t, map[string]string{"loopx/loopx.cue": goodSpec, "run.sh": "password: $DB_PASSWORD\n"})
+	rep, err := Run(context.Background(), e, Options{Scan: []string{"run.sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Warnings != 1 || rep.Summary.Errors != 0 || !rep.OK {
+		t.Fatalf("not strict: %+v %+v", rep.Summary, rep.Findings)
+	}
+	rep, err = Run(context.Background(), e, Options{Scan: []string{"run.sh"}, Strict: true})
+	if err != nil || rep.OK || rep.Summary.Warnings != 0 || rep.Summary.Errors == 0 {
+		t.Fatalf("strict: %+v %v", rep.Summary, err)
+	}
+}
