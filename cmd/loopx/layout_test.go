@@ -75,6 +75,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// The check pipeline audits through the engine (its package doc
 		// says why it imports the top engine); nothing imports it back.
 		mod + "engine/check": {mod + "cmd"},
+		// Answering through a command line drives the engine's mutations
+		// (its package doc says why it imports the top engine).
+		mod + "engine/gateanswer": {mod + "cmd", mod + "lint"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},

@@ -1,0 +1,261 @@
+// Package gateanswer is a human's or an agent's answer through a command
+// line: answering a gate (`loopx gate answer`), adopting the rules in
+// loopx/ (`loopx adopt`) and restoring them (`loopx adopt --restore`). It
+// gathers the facts of the channel the answer comes through (who runs the
+// command: $LOOPX_AGENT, $LOOPX_ROUND, the ancestor processes, whether
+// stdin is a terminal), asks the person at the controlling terminal to
+// confirm, and hands the facts to the engine, whose rules
+// (data.loopx.gate.decision, .adopt, .repair) judge them: no rule lives
+// here.
+//
+// It imports the top engine package: answering, adopting and restoring are
+// the engine's mutations, taken in its transactions after its decisions,
+// and the engine never imports this package.
+package gateanswer
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/inert"
+	"golang.org/x/term"
+)
+
+// Terminal is where a person confirms an answer by typing it back.
+type Terminal interface {
+	// Ask writes prompt and reads one line back (trimmed; "" when
+	// nothing); an error says why the terminal could not be used.
+	Ask(prompt string) (typed string, err error)
+}
+
+// ControllingTerminal is the process's controlling terminal, /dev/tty:
+// never stdin, so that an agent piping input cannot confirm for a human.
+type ControllingTerminal struct{}
+
+// Ask writes prompt to /dev/tty and reads one line back. Errors: the
+// terminal cannot be opened (no controlling terminal).
+func (ControllingTerminal) Ask(prompt string) (string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", err
+	}
+	defer tty.Close()
+	fmt.Fprint(tty, prompt)
+	line, _ := bufio.NewReader(tty).ReadString('\n')
+	return strings.TrimSpace(line), nil
+}
+
+// Caller is what a command knows of who runs it.
+type Caller struct {
+	// Agent is $LOOPX_AGENT ("" when unset): the command runs as that agent.
+	Agent string
+	// Round is $LOOPX_ROUND ("" when unset): the command runs in a round.
+	Round string
+	// StdinTTY is true when the command's standard input is a terminal.
+	StdinTTY bool
+	// AncestryChecked is false when the engine does not read the
+	// ancestor processes (engine.AncestryOptions.Off).
+	AncestryChecked bool
+}
+
+// Env is the Caller of this process: its environment, and whether stdin
+// (the command's standard input) is a terminal; ancestry is the options
+// the engine reads ancestor processes with.
+func Env(stdin io.Reader, ancestry engine.AncestryOptions) Caller {
+	c := Caller{Agent: os.Getenv("LOOPX_AGENT"), Round: os.Getenv("LOOPX_ROUND"), AncestryChecked: !ancestry.Off}
+	if f, ok := stdin.(*os.File); ok {
+		c.StdinTTY = term.IsTerminal(int(f.Fd()))
+	}
+	return c
+}
+
+// Channel fills *actor's default ("human", or "agent:ID" when the caller
+// runs as agent ID) and gathers the facts of the channel an answer from
+// this caller comes through: "agent" when it runs as an agent ($LOOPX_AGENT,
+// or an actor agent:ID), else "terminal" with whether stdin is a terminal;
+// the ancestor processes and the agents they run as are e's (Acting).
+func Channel(e *engine.Engine, c Caller, actor *string) engine.Channel {
+	if *actor == "" {
+		*actor = "human"
+		if c.Agent != "" {
+			*actor = "agent:" + c.Agent
+		}
+	}
+	ch := engine.Channel{Kind: "terminal", RoundAgent: c.Agent, InRound: c.Round != "" || c.Agent != ""}
+	if c.Agent != "" || strings.HasPrefix(*actor, "agent:") {
+		ch.Kind = "agent"
+	}
+	acting := e.Acting()
+	ch.Ancestry, ch.ActingAgents, ch.AncestryChecked = acting.Ancestry, acting.Agents, c.AncestryChecked
+	ch.AgentAncestor = acting.Agentish
+	if ch.Kind == "terminal" {
+		ch.TTY = c.StdinTTY
+	}
+	return ch
+}
+
+// Answer answers a gate for in.Actor ("" = the caller's default) through
+// the caller's channel. A human at a terminal is first decided without
+// the confirmation (only the missing confirmation may stand between the
+// answer and its record: any other refusal is audited and returned before
+// anyone is asked to type); the state lock is released and the person
+// types the gate id back on t; the engine then decides and records the
+// answer in one transaction (engine.AnswerGateContext, its errors).
+func Answer(ctx context.Context, e *engine.Engine, in engine.AnswerInput, c Caller, t Terminal) (engine.Gate, error) {
+	in.Channel = Channel(e, c, &in.Actor)
+	if in.Channel.Kind == "terminal" && in.Actor == "human" {
+		d, err := e.DecideAnswer(ctx, in)
+		if err != nil {
+			return engine.Gate{}, err
+		}
+		if !d.Allow && !onlyPending(d) {
+			err := e.Refusal(d)
+			e.AuditAnswerRefusal(in.Gate, in.Actor, err)
+			return engine.Gate{}, err
+		}
+		g, err := e.Gate(in.Gate)
+		if err != nil {
+			return engine.Gate{}, err
+		}
+		if err := e.Release(); err != nil { // never hold the state lock while a person types
+			return engine.Gate{}, err
+		}
+		// Every value is rendered inert: a question raised by an agent
+		// must not reach the human's terminal as escape sequences (a
+		// faked prompt).
+		typed, ttyErr := ask(t, fmt.Sprintf("gate %s (%s): %s\nanswer: %s\ntype the gate id to confirm: ",
+			inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(in.Option)))
+		in.Channel.Typed, in.Channel.TTYError = &typed, ttyErr
+	}
+	return e.AnswerGateContext(ctx, in)
+}
+
+// Adopt makes loopx/ the rules in effect for a human at the terminal
+// (data.loopx.gate.adopt judges the channel and what was typed). The
+// channel is decided before anyone is asked to type: an agent, a round or
+// an agent's descendant is refused even when there is nothing to adopt.
+// When loopx/ differs from the adopted revision, the person is shown the
+// revision and what it loosens on t and types "adopt"; loopx/ changing
+// meanwhile adopts nothing. Every refusal is audited (rules.adopt_refused).
+// Errors: errs.No refusals (not a human's channel, no terminal, not
+// confirmed, rules_changed); the engine's (a spec that does not load).
+func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.AdoptResult, error) {
+	actor, ch := rulesChannel(e, c)
+	refuse := func(err error) (engine.AdoptResult, error) {
+		e.AuditRulesRefusal(false, actor, err)
+		return engine.AdoptResult{}, err
+	}
+	d := e.DecideAdopt(ctx, ch)
+	if !d.Allow && !onlyConfirmation(d) {
+		return refuse(e.Refusal(d))
+	}
+	res, err := e.AdoptPreview()
+	if err != nil {
+		return refuse(err)
+	}
+	if !res.Changed {
+		return res, nil
+	}
+	if !d.Allow && !onlyPending(d) { // no terminal to confirm on
+		return refuse(e.Refusal(d))
+	}
+	if err := e.Release(); err != nil { // never hold the state lock while a person types
+		return engine.AdoptResult{}, err
+	}
+	typed, ttyErr := ask(t, adoptPrompt(res))
+	ch.Typed, ch.TTYError = &typed, ttyErr
+	if d := e.DecideAdopt(ctx, ch); !d.Allow {
+		return refuse(e.Refusal(d))
+	}
+	if res, err = e.Adopt(ctx, engine.AdoptOptions{Expect: &res.Adopted, Ancestry: ch.Ancestry}); err != nil {
+		return refuse(err)
+	}
+	return res, nil
+}
+
+// adoptPrompt shows what `loopx adopt` would make the rules in effect (the
+// revision and what it loosens) and asks for "adopt".
+func adoptPrompt(res engine.AdoptResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loopx adopt: make loopx/ (spec %s, policies %s) the rules in effect\n",
+		inert.Line(res.Adopted.Spec), inert.Line(res.Adopted.Policy))
+	for _, r := range res.Loosens {
+		// File names of policies come from whoever wrote loopx/: inert.
+		fmt.Fprintf(&b, "loosens: %s: %s\n", inert.Line(r.Ref), inert.Line(r.Message))
+	}
+	b.WriteString(`type "adopt" to confirm: `)
+	return b.String()
+}
+
+// Restore writes the adopted revision back into loopx/ for a human
+// (data.loopx.gate.repair: it wipes the edits waiting in loopx/) and
+// returns the paths it restored. Errors: errs.No when the channel is not
+// a human's (audited as rules.restore_refused; the message says restore
+// is for a human); the engine's (nothing adopted yet).
+func Restore(ctx context.Context, e *engine.Engine, c Caller) ([]string, error) {
+	actor, ch := rulesChannel(e, c)
+	if err := e.RepairAllowed(ctx, ch); err != nil {
+		e.AuditRulesRefusal(true, actor, err)
+		if re := errs.As(err); re != nil && re.Kind == errs.No {
+			re.Message = "adopt --restore is for a human: " + re.Message
+		}
+		return nil, err
+	}
+	return e.Restore()
+}
+
+// rulesChannel is the channel of an adoption or a restore, which the
+// rules judge as a human's, and who its refusal audit names: agent:ID
+// under LOOPX_AGENT, or the one agent the processes above run as, else
+// human.
+func rulesChannel(e *engine.Engine, c Caller) (actor string, ch engine.Channel) {
+	ch = Channel(e, c, &actor)
+	if actor == "human" && len(ch.ActingAgents) == 1 {
+		actor = "agent:" + ch.ActingAgents[0]
+	}
+	return actor, ch
+}
+
+// ask asks on t, returning the error as the channel's tty_error.
+func ask(t Terminal, prompt string) (typed, ttyErr string) {
+	typed, err := t.Ask(prompt)
+	if err != nil {
+		return "", err.Error()
+	}
+	return typed, ""
+}
+
+// onlyPending reports whether d denies only for the terminal confirmation
+// nobody was asked for yet (and user warnings, or the note that the rules
+// in effect have a pending change).
+func onlyPending(d engine.Decision) bool {
+	pending := false
+	for _, r := range d.Reasons {
+		switch r.Code {
+		case "confirmation_pending":
+			pending = true
+		case "user_warning", "rules_pending": // informational: they decide nothing
+		default:
+			return false
+		}
+	}
+	return pending
+}
+
+// onlyConfirmation reports whether d denies only for the terminal
+// confirmation (none asked for yet, or no terminal to ask on): what stands
+// between a human's channel and an adoption, not a refusal of the channel.
+func onlyConfirmation(d engine.Decision) bool {
+	for _, r := range d.Reasons {
+		if r.Code != "confirmation_pending" && r.Code != "confirmation_required" {
+			return false
+		}
+	}
+	return true
+}

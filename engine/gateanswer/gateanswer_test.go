@@ -1,0 +1,124 @@
+package gateanswer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/errs"
+)
+
+const testSpec = `project: name: "ga"
+agents: a1: {host: "shell"}
+goals: g1: {
+	objective: "Ship the v2 API"
+	agents: ["a1"]
+	quota: {window: "24h", rounds: 3, min_interval: "5m"}
+}
+`
+
+// fakeTerminal answers Ask with typed (or err) and records the prompts.
+type fakeTerminal struct {
+	typed   string
+	err     error
+	prompts []string
+}
+
+func (f *fakeTerminal) Ask(prompt string) (string, error) {
+	f.prompts = append(f.prompts, prompt)
+	return f.typed, f.err
+}
+
+// newEngine writes a project with testSpec and opens its engine at a
+// fixed instant, with the ancestry walk off (the test's own ancestors
+// must not decide).
+func newEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(testSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, Ancestry: engine.AncestryOptions{Off: true}})
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestAnswer_ChannelAndConfirmation(t *testing.T) {
+	human := Caller{StdinTTY: true}
+	for _, tc := range []struct {
+		name   string
+		caller Caller
+		actor  string
+		typed  string // "=" types the gate id
+		ttyErr error
+		// asked is whether the terminal is asked at all; code the
+		// refusal's code ("" = recorded).
+		asked bool
+		code  string
+	}{
+		{name: "human types the gate id", caller: human, typed: "=", asked: true},
+		{name: "human types something else", caller: human, typed: "yes", asked: true, code: "confirmation_mismatch"},
+		{name: "no controlling terminal", caller: human, ttyErr: errors.New("open /dev/tty: no such device"), asked: true, code: "confirmation_required"},
+		{name: "inside a round", caller: Caller{Round: "r-1", StdinTTY: true}, typed: "=", code: "self_answer_forbidden"},
+		{name: "an agent posing as a human", caller: Caller{Agent: "a1", StdinTTY: true}, actor: "human", typed: "=", code: "self_answer_forbidden"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEngine(t)
+			g, err := e.RaiseGate(engine.GateInput{Goal: "g1", Question: "Merge the v2 branch into main?", By: "agent:a1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			term := &fakeTerminal{typed: tc.typed, err: tc.ttyErr}
+			if term.typed == "=" {
+				term.typed = g.ID
+			}
+			got, err := Answer(context.Background(), e, engine.AnswerInput{Gate: g.ID, Option: "approve", Actor: tc.actor}, tc.caller, term)
+			if asked := len(term.prompts) > 0; asked != tc.asked {
+				t.Errorf("terminal asked %v, want %v (%q)", asked, tc.asked, term.prompts)
+			}
+			if tc.asked && !strings.Contains(term.prompts[0], "type the gate id to confirm") {
+				t.Errorf("prompt %q", term.prompts[0])
+			}
+			if tc.code == "" {
+				if err != nil || got.Status != "approve" {
+					t.Fatalf("got %+v, %v; want approved", got, err)
+				}
+				return
+			}
+			if code := errs.CodeOf(err); code != tc.code || !errs.IsKind(err, errs.No) {
+				t.Fatalf("err %v (code %q), want refusal %s", err, code, tc.code)
+			}
+			if g2, _ := e.Gate(g.ID); g2.Status != "open" {
+				t.Errorf("gate %s after a refusal, want open", g2.Status)
+			}
+		})
+	}
+}
+
+func TestChannel_DefaultsTheActor(t *testing.T) {
+	e := newEngine(t)
+	for _, tc := range []struct {
+		caller      Caller
+		actor, want string
+		kind        string
+	}{
+		{Caller{}, "", "human", "terminal"},
+		{Caller{Agent: "a1"}, "", "agent:a1", "agent"},
+		{Caller{}, "agent:a1", "agent:a1", "agent"},
+	} {
+		actor := tc.actor
+		ch := Channel(e, tc.caller, &actor)
+		if actor != tc.want || ch.Kind != tc.kind || ch.InRound != (tc.caller.Agent != "") {
+			t.Errorf("%+v %q: actor %q channel %+v", tc.caller, tc.actor, actor, ch)
+		}
+	}
+}
