@@ -78,6 +78,10 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// Answering through a command line drives the engine's mutations
 		// (its package doc says why it imports the top engine).
 		mod + "engine/gateanswer": {mod + "cmd", mod + "lint"},
+		// Hooks (answering one, installing them) drive the engine too;
+		// the host protocols (engine/hosts) stay below the engine.
+		mod + "engine/hook":  {mod + "cmd", mod + "lint"},
+		mod + "engine/hosts": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},

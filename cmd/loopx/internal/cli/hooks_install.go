@@ -1,41 +1,72 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 
+	"github.com/loopx-dev/loopx/engine/hook"
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
 // hooksInstallOptions are `loopx hooks install`'s flags.
 type hooksInstallOptions struct {
 	host, settings, goal, agent string
+	// hooks are the entries validate computed.
+	hooks []hosts.Hook
 }
 
-// hooksInstallResult is `loopx hooks install --json`'s document.
-type hooksInstallResult struct {
-	Host     string         `json:"host"`
-	Settings string         `json:"settings"`
-	Agent    string         `json:"agent"`
-	Commands []string       `json:"commands"`
-	Changes  []hosts.Change `json:"changes"`
-	Wrote    bool           `json:"wrote"`
-	// Enable lists what the user still has to do in the host for the hooks
-	// to run.
-	Enable []string `json:"enable"`
+// validate checks the flags alone (no project opened): usage errors exit 2.
+func (o *hooksInstallOptions) validate() error {
+	hooks, err := hook.CheckInstall(o.install())
+	o.hooks = hooks
+	return err
+}
+
+func (o *hooksInstallOptions) install() hook.InstallOptions {
+	return hook.InstallOptions{Host: o.host, Settings: o.settings, Goal: o.goal, Agent: o.agent}
+}
+
+// runHooksInstall installs the entries (hook.Install) and prints what
+// changed and how to enable them.
+func (a *app) runHooksInstall(_ context.Context, o *hooksInstallOptions) error {
+	if _, err := a.root(); err != nil {
+		return err
+	}
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	in := o.install()
+	in.AgentAncestor = a.agentAncestor
+	res, err := hook.Install(e, in, o.hooks)
+	if err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("loopx"); err != nil {
+		fmt.Fprintln(a.stderr, "warning: loopx is not on PATH: the host cannot run the hook, and a hook that cannot run lets tool calls proceed (go install ./cmd/loopx)")
+	}
+	return a.print(res, func(w io.Writer) {
+		for _, c := range res.Changes {
+			fmt.Fprintf(w, "%s: %s\n", c.Event, c.Status)
+		}
+		verb := "unchanged"
+		if res.Wrote {
+			verb = "wrote"
+		}
+		fmt.Fprintf(w, "%s %s (%s)\n", verb, res.Settings, res.Commands[0])
+		fmt.Fprintln(w, "to enable them:")
+		for _, s := range res.Enable {
+			fmt.Fprintf(w, "  - %s\n", s)
+		}
+	})
 }
 
 func (a *app) hooksCmd() *cobra.Command {
 	c := &cobra.Command{Use: "hooks", Short: "Install loopx's hooks into an agent host's settings"}
-	var o hooksInstallOptions
+	o := &hooksInstallOptions{}
 	in := &cobra.Command{
 		Use:   "install --host claude-code|codex [--settings FILE] [--goal G] [--agent A]",
 		Short: "Merge loopx's PreToolUse, Stop and SessionStart hooks into a host's settings",
@@ -74,7 +105,10 @@ or settings that are not a JSON object.`,
   loopx hooks install --host claude-code --settings .claude/settings.local.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.hooksInstall(o)
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return a.runHooksInstall(cmd.Context(), o)
 		},
 	}
 	f := in.Flags()
@@ -84,120 +118,4 @@ or settings that are not a JSON object.`,
 	f.StringVar(&o.agent, "agent", "", `the agent id the hook decides for (default: $LOOPX_AGENT at hook time, else the agent the processes above the hook run as, else "claude"/"codex"); must be declared in the spec`)
 	c.AddCommand(in)
 	return c
-}
-
-func (a *app) hooksInstall(o hooksInstallOptions) error {
-	if o.host == "" {
-		return usagef("hooks install needs --host claude-code or --host codex")
-	}
-	if !hosts.KnownHost(o.host) {
-		return usagef("unknown host %q (want claude-code or codex)", o.host)
-	}
-	var args []string
-	if o.goal != "" {
-		args = append(args, "--goal", shellWord(o.goal))
-	}
-	if o.agent != "" {
-		args = append(args, "--agent", shellWord(o.agent))
-	}
-	hooks, err := hosts.Hooks(o.host, strings.Join(args, " "))
-	if err != nil {
-		return usagef("%v", err)
-	}
-	root, err := a.root()
-	if err != nil {
-		return err
-	}
-	e, err := a.engine()
-	if err != nil {
-		return err
-	}
-	agent := o.agent
-	if agent == "" {
-		agent = map[string]string{hosts.ClaudeCode: "claude", hosts.Codex: "codex"}[o.host]
-	}
-	if err := e.RequireHookAgent(o.host, o.goal, agent); err != nil {
-		return err
-	}
-	path := o.settings
-	if path == "" {
-		path = map[string]string{hosts.ClaudeCode: filepath.Join(".claude", "settings.json"), hosts.Codex: filepath.Join(".codex", "hooks.json")}[o.host]
-		path = filepath.Join(root, path)
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	out, changes, err := hosts.MergeSettings(old, hooks)
-	if err != nil {
-		return usagef("%s: %v", path, err)
-	}
-	for _, c := range changes {
-		if c.Status != "updated" {
-			continue
-		}
-		// Changing loopx's existing entries (another goal or agent, a
-		// restored matcher) is a human's call: an agent could re-point
-		// its own hook at an agent with more grants.
-		if who := a.agentAncestor(); who != "" {
-			return errs.New(errs.No, "hooks_change_refused", fmt.Sprintf(
-				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who))
-		}
-	}
-	res := hooksInstallResult{Host: o.host, Settings: path, Agent: agent, Changes: changes, Enable: enableSteps(o.host, root)}
-	for _, h := range hooks {
-		res.Commands = append(res.Commands, h.Command)
-	}
-	if !bytes.Equal(old, out) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			return err
-		}
-		res.Wrote = true
-	}
-	if err := e.RecordHooks(o.host, path, hooks); err != nil {
-		return err
-	}
-	if _, err := exec.LookPath("loopx"); err != nil {
-		fmt.Fprintln(a.stderr, "warning: loopx is not on PATH: the host cannot run the hook, and a hook that cannot run lets tool calls proceed (go install ./cmd/loopx)")
-	}
-	return a.print(res, func(w io.Writer) {
-		for _, c := range changes {
-			fmt.Fprintf(w, "%s: %s\n", c.Event, c.Status)
-		}
-		verb := "unchanged"
-		if res.Wrote {
-			verb = "wrote"
-		}
-		fmt.Fprintf(w, "%s %s (%s)\n", verb, path, hooks[0].Command)
-		fmt.Fprintln(w, "to enable them:")
-		for _, s := range res.Enable {
-			fmt.Fprintf(w, "  - %s\n", s)
-		}
-	})
-}
-
-// enableSteps are what a user still does in host for installed project
-// hooks to run.
-func enableSteps(host, root string) []string {
-	if host == hosts.Codex {
-		return []string{
-			"turn Codex's hooks feature on: `[features]` `hooks = true` in ~/.codex/config.toml (Codex before 0.130: `codex_hooks = true`), or start it with `codex --enable hooks`",
-			fmt.Sprintf("trust this project, or Codex ignores its .codex/: `[projects.%q]` `trust_level = \"trusted\"` in ~/.codex/config.toml (or accept Codex's trust prompt here)", root),
-			"review and trust loopx's hooks in Codex's /hooks menu (Codex pins each hook by hash: trust them again after an install that changed them)",
-		}
-	}
-	return []string{
-		"start a new Claude Code session in this project (Claude Code reads hooks when a session starts; a running session asks to review changed hooks in /hooks)",
-	}
-}
-
-// shellWord quotes s for a settings command line when it needs quoting.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

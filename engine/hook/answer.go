@@ -1,0 +1,438 @@
+// Package hook is loopx's hooks in agent hosts (Claude Code, Codex):
+// installing their entries into a host's settings (`loopx hooks install`)
+// and answering one hook (`loopx hook`). Answering reads the payload within
+// the hook's deadline, defaults the event (the installed --event wins over
+// the payload's), finds the project that installed the hook, resolves the
+// goal and the agent (checked by the identity rule), and answers in the
+// host's protocol (engine/hosts): PreToolUse with the permission decision,
+// Stop and SubagentStop with should-run, SessionStart with the goal's
+// context. It says which errors block (a PreToolUse, or an event it cannot
+// tell) and which only warn.
+//
+// It imports the top engine package: a hook's answer is the engine's
+// decision (permission, should-run, status) on the project it opens, and
+// installing checks the spec's agents and records the entries in the
+// engine's state; the engine never imports this package. (engine/hosts,
+// the host protocols, is imported by the engine and so cannot hold this.)
+package hook
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/hosts"
+)
+
+// LockTimeout bounds the wait for the state lock inside a hook: it must
+// stay below the hook's deadline.
+const LockTimeout = 5 * time.Second
+
+// Deadline is one hook's whole budget (reading the payload, opening the
+// project, deciding, answering): 8 s, under the 10 s timeout loopx
+// installs (hosts.HookTimeout), because a host treats a timed-out hook as
+// "proceed". Past it PreToolUse is blocked; the other events answer as on
+// any loopx error.
+const Deadline = 8 * time.Second
+
+// Options are one hook's command line and what the command knows.
+type Options struct {
+	// Host is claude-code or codex (hosts.KnownHost).
+	Host string
+	// Event is the event the entry was installed for (--event; "" =
+	// the payload's). Goal and Agent are --goal and --agent ("" = their
+	// defaults: $LOOPX_GOAL or the spec's only goal; $LOOPX_AGENT, the
+	// agent the processes above run as, else the host's).
+	Event, Goal, Agent string
+	// Root finds the project as every command does (--project,
+	// $LOOPX_PROJECT, walking up from the working directory).
+	Root func() (string, error)
+	// Named is true when the project was named (--project or
+	// $LOOPX_PROJECT): the payload's cwd is then never searched.
+	Named bool
+	// Clock is the command's clock (a pinned one in tests).
+	Clock func() (func() time.Time, error)
+	// Ancestry is how the engine reads the ancestor processes.
+	Ancestry engine.AncestryOptions
+	// Deadline is the hook's budget (0 = Deadline).
+	Deadline time.Duration
+}
+
+// Result is what one hook produced: the answer to print, or the error to
+// report the way its event requires (Blocks).
+type Result struct {
+	// Event is the event the answer or error is for ("" = unknown).
+	Event string
+	// Out is the answer in the host's protocol (nil: no output).
+	Out []byte
+	// Err is loopx's error; the answer is then not printed.
+	Err error
+	// Engine is the engine the hook opened (nil if none): the caller
+	// closes it once the process is done (a hook past its deadline may
+	// still be using it).
+	Engine *engine.Engine
+}
+
+// Blocks reports whether r's error blocks the host's call: on a PreToolUse,
+// and on an event not known (it may be a PreToolUse), fail closed; on the
+// other events loopx's own error is only a warning.
+func (r Result) Blocks() bool { return r.Event == "" || r.Event == hosts.PreToolUse }
+
+// ArgsErrorBlocks reports whether an error in a hook's arguments (an
+// unknown flag, an unknown host) blocks: event is --event as written, else
+// the payload's hook_event_name read from stdin. Stop, SubagentStop and
+// SessionStart warn (exit 0) as for any loopx error there; PreToolUse or an
+// unknown event blocks. It returns the canonical event too.
+func ArgsErrorBlocks(event string, stdin io.Reader) (string, bool) {
+	if event == "" {
+		data, _ := io.ReadAll(io.LimitReader(stdin, hosts.MaxPayload+1))
+		event = hosts.EventName(data)
+	}
+	switch event = canonicalEvent(event); event {
+	case hosts.Stop, hosts.SubagentStop, hosts.SessionStart:
+		return event, false
+	}
+	return event, true
+}
+
+// hookEvents are the events `loopx hook` answers (the others are no-ops).
+var hookEvents = []string{hosts.PreToolUse, hosts.Stop, hosts.SubagentStop, hosts.SessionStart}
+
+// canonicalEvent returns the hook event name e spells, compared without
+// case ("stop" is Stop: a hand-written entry must not block a Stop over
+// spelling), or e itself when it names no event loopx answers (which then
+// blocks, as an unknown event may be a PreToolUse).
+func canonicalEvent(e string) string {
+	for _, name := range hookEvents {
+		if strings.EqualFold(e, name) {
+			return name
+		}
+	}
+	return e
+}
+
+// Answer reads one payload from stdin and answers it within o.Deadline.
+// It never fails without a Result: an --event loopx does not answer, a
+// payload that cannot be read, a payload of another event than --event,
+// any engine error, a panic or the deadline are Result.Err.
+func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
+	engine.PrepareActing() // the hook's agent is checked once the project is open
+	o.Event = canonicalEvent(o.Event)
+	if o.Event != "" && !slices.Contains(hookEvents, o.Event) {
+		return Result{Err: fmt.Errorf("--event %q: want one of %s", o.Event, strings.Join(hookEvents, ", "))}
+	}
+	deadline := o.Deadline
+	if deadline == 0 {
+		deadline = Deadline
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	var event atomic.Value // the event as far as it is known, for the deadline
+	event.Store(o.Event)
+	done := make(chan Result, 1)
+	go func() {
+		r := Result{Event: o.Event}
+		defer func() {
+			if p := recover(); p != nil {
+				r.Out, r.Err = nil, fmt.Errorf("internal error: %v", p)
+			}
+			done <- r
+		}()
+		r = hook(ctx, stdin, o, &event)
+	}()
+	select {
+	case r := <-done:
+		return r
+	case <-ctx.Done():
+		// The work goes on in its goroutine until the process exits; its
+		// engine is never used here.
+		return Result{Event: event.Load().(string), Err: fmt.Errorf("no answer within the hook's deadline (%s, under the host's %d s timeout): %v", deadline, hosts.HookTimeout, context.Cause(ctx))}
+	}
+}
+
+// hook reads, parses and answers one payload; event is updated as soon as
+// the event is known.
+func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value) Result {
+	data, rerr := io.ReadAll(io.LimitReader(stdin, hosts.MaxPayload+1))
+	ev, perr := hosts.ParseHook(bytes.NewReader(data))
+	if rerr != nil {
+		perr = fmt.Errorf("reading the hook payload: %w", rerr)
+	}
+	name := ev.Name
+	if perr != nil {
+		name = hosts.EventName(data)
+	}
+	r := Result{Event: o.Event}
+	switch {
+	case r.Event == "":
+		r.Event = name
+	case name != "" && name != r.Event:
+		// A payload of another event than the entry was installed for:
+		// answer nothing. The installed --event wins: on a PreToolUse
+		// entry the call is blocked; on a Stop, SubagentStop or
+		// SessionStart entry it is a warning (exit 0), never a block that
+		// would keep the agent working.
+		r.Err = fmt.Errorf("the payload is a %s event, but this hook entry is installed for --event %s", name, o.Event)
+		return r
+	}
+	event.Store(r.Event)
+	if perr != nil {
+		r.Err = perr
+		return r
+	}
+	if !slices.Contains(hookEvents, r.Event) {
+		return r // a documented no-op
+	}
+	if (r.Event == hosts.Stop || r.Event == hosts.SubagentStop) && ev.StopHookActive {
+		return r // already continuing because of a Stop hook: let it stop
+	}
+	var b bytes.Buffer
+	r.Engine, r.Err = answer(ctx, ev, o, &b)
+	r.Out = b.Bytes()
+	return r
+}
+
+// answer decides ev and writes its answer to w; it returns the engine it
+// opened (nil if none) so that the caller closes it.
+func answer(ctx context.Context, ev hosts.Event, o Options, w io.Writer) (*engine.Engine, error) {
+	var call hosts.ToolCall
+	if ev.Name == hosts.PreToolUse {
+		var err error
+		if call, err = ev.ToolCall(); err != nil {
+			return nil, err
+		}
+	}
+	e, goal, agent, err := open(ctx, ev, o)
+	if e == nil || err != nil {
+		return e, err
+	}
+	switch ev.Name {
+	case hosts.PreToolUse:
+		return e, preToolUse(ctx, e, goal, agent, ev, call, o.Host, w)
+	case hosts.Stop, hosts.SubagentStop:
+		return e, stop(ctx, e, goal, agent, w)
+	default:
+		return e, sessionStart(ctx, e, goal, agent, w)
+	}
+}
+
+// open opens the project's engine for a hook: the project is found as
+// usual (o.Root), else by walking up from the payload's cwd; it then
+// resolves the goal and the agent (checked against the processes above
+// the hook: engine.ActAs).
+func open(ctx context.Context, ev hosts.Event, o Options) (e *engine.Engine, goal, agent string, err error) {
+	start, _ := os.Getwd()
+	root, err := o.Root()
+	if err != nil && ev.CWD != "" && !o.Named {
+		root, err = engine.FindRoot(ev.CWD)
+		start = ev.CWD
+	}
+	if err != nil {
+		return nil, "", "", err
+	}
+	if inst, how := hookInstaller(o.Host, start); inst != "" && !sameDir(inst, root) {
+		return nil, "", "", fmt.Errorf("the project found, %s, is not the one that installed this hook (%s, %s): a loopx/ below or beside that project never governs its hooks; start the host in the project root or re-install the hooks there", root, inst, how)
+	}
+	if _, err := os.Stat(root); err != nil {
+		return nil, "", "", fmt.Errorf("project %s: %w", root, os.ErrNotExist)
+	}
+	now, err := o.Clock()
+	if err != nil {
+		return nil, "", "", err
+	}
+	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: LockTimeout, Ancestry: o.Ancestry})
+	goal, agent = o.Goal, o.Agent
+	if goal == "" {
+		goal = os.Getenv("LOOPX_GOAL")
+	}
+	if goal == "" {
+		if ids := e.GoalIDs(); e.SpecErr() == nil && len(ids) == 1 {
+			goal = ids[0]
+		} else if err := e.SpecErr(); err != nil {
+			return e, "", "", fmt.Errorf("the spec is broken: %v", specErrorLine(err))
+		} else {
+			return e, "", "", fmt.Errorf("which goal? the spec has %d goals: pass --goal or set LOOPX_GOAL", len(ids))
+		}
+	}
+	if agent == "" {
+		agent = os.Getenv("LOOPX_AGENT")
+	}
+	// The hook decides for the agent its host runs as: an agent acts only
+	// as itself (data.loopx.gate.acting).
+	if agent, err = e.ActAs(ctx, engine.ActInput{Agent: agent, Mode: "act", What: "hook " + ev.Name, Goal: goal, Fast: true}); err != nil {
+		return e, "", "", err
+	}
+	if agent == "" {
+		agent = map[string]string{"codex": "codex"}[o.Host]
+	}
+	if agent == "" {
+		agent = "claude"
+	}
+	return e, goal, agent, nil
+}
+
+// hookInstaller returns the directory whose settings installed this hook
+// and how it was found: for claude-code $CLAUDE_PROJECT_DIR (Claude Code
+// sets it for every hook to the project whose .claude/ it loaded), else the
+// nearest directory from start upwards whose hosts.SettingsFile holds a
+// `loopx hook` command. "" when neither is found (a hook run by hand, or
+// installed with --settings elsewhere): the project is then found as usual.
+func hookInstaller(host, start string) (dir, how string) {
+	if host == hosts.ClaudeCode {
+		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+			return d, "$CLAUDE_PROJECT_DIR"
+		}
+	}
+	rel := hosts.SettingsFile(host)
+	if rel == "" || start == "" {
+		return "", ""
+	}
+	for d := filepath.Clean(start); ; {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(rel))); err == nil && hosts.HasLoopxHook(b) {
+			return d, "its " + rel + " has loopx's hooks"
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", ""
+		}
+		d = parent
+	}
+}
+
+// sameDir reports whether a and b name one directory (absolute, symlinks resolved).
+func sameDir(a, b string) bool {
+	norm := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		return filepath.Clean(p)
+	}
+	return norm(a) == norm(b)
+}
+
+func specErrorLine(err error) string {
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	return first
+}
+
+// preToolUse answers a tool call with the permission decision, in host's
+// protocol.
+func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev hosts.Event, call hosts.ToolCall, host string, w io.Writer) error {
+	dir := ""
+	if filepath.IsAbs(ev.CWD) {
+		dir = ev.CWD
+	}
+	d, err := e.Permission(ctx, goal, agent, engine.PermissionInput{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
+		AskBlocks: !hosts.CanAsk(host)})
+	if err != nil {
+		return fmt.Errorf("%v (%s)", err, reasonText(d))
+	}
+	codes := make([]string, 0, len(d.Reasons))
+	for _, r := range d.Reasons {
+		codes = append(codes, r.Code)
+	}
+	out, err := hosts.PermissionAnswer(host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d), goal, codes)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// reasonText joins a decision's reason messages for a host to show.
+func reasonText(d engine.Decision) string {
+	msgs := make([]string, 0, len(d.Reasons))
+	for _, r := range d.Reasons {
+		msgs = append(msgs, r.Message+" ["+r.Code+"]")
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// stop answers Stop and SubagentStop: a block with the next instruction
+// while should-run says run, else nothing (the agent may stop).
+func stop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
+	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
+	if err != nil {
+		return err
+	}
+	if d.Verdict != "run" || d.Todo == nil {
+		return nil // no work, no quota, a gate: the agent may stop
+	}
+	return hosts.WriteStopBlock(w, stopReason(d))
+}
+
+// stopReason is the next instruction of an agent that still has work.
+func stopReason(d engine.Decision) string {
+	report := fmt.Sprintf("start a round with `loopx round start --goal %s --agent %s` (it claims the todo), do the work, then report it with `loopx round finish ROUND --outcome progress --done --evidence KIND:STATUS:TEXT --handoff TEXT`", d.Goal, d.Agent)
+	if r := os.Getenv("LOOPX_ROUND"); r != "" {
+		report = fmt.Sprintf("when it is done, report it with `loopx round finish %s --outcome progress --done --evidence KIND:STATUS:TEXT --handoff TEXT`", r)
+	}
+	return fmt.Sprintf("loopx: goal %s still has work within its quota. Next todo %s: %q (%s). Work on it now; %s. If you are blocked, say so with `loopx gate raise --goal %s --question \"…?\"` instead of stopping silently.",
+		d.Goal, d.Todo.ID, d.Todo.Title, d.Todo.Kind, report, d.Goal)
+}
+
+// sessionStart answers SessionStart with the goal's context.
+func sessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
+	st, err := e.Status(goal)
+	if err != nil {
+		return err
+	}
+	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
+	if err != nil {
+		return err
+	}
+	return hosts.WriteContext(w, sessionContext(st, d, agent))
+}
+
+// sessionContext is SessionStart's additionalContext: what an agent must
+// know about the goal before its first tool call.
+func sessionContext(st engine.Status, d engine.Decision, agent string) string {
+	var b strings.Builder
+	if len(st.Goals) == 0 {
+		return fmt.Sprintf("loopx: goal %s not found", d.Goal)
+	}
+	g := st.Goals[0]
+	fmt.Fprintf(&b, "loopx governs this session: goal %s, agent %s (status %s).\nObjective: %s\n", g.ID, agent, g.Status, g.Objective)
+	if d.Todo != nil {
+		fmt.Fprintf(&b, "Next todo: %s %q (%s). Start a round with `loopx round start --goal %s --agent %s`; finish it with `loopx round finish ROUND --outcome progress|no_change|failed …`.\n",
+			d.Todo.ID, d.Todo.Title, d.Todo.Kind, g.ID, agent)
+	} else {
+		fmt.Fprintf(&b, "Should-run: %s — %s\n", d.Verdict, reasonText(d))
+	}
+	if len(g.OpenGates) > 0 {
+		b.WriteString("Open gates (answered by their answerers, never by an agent's `loopx gate answer`):\n")
+		for _, gt := range g.OpenGates {
+			fmt.Fprintf(&b, "- %s: %s", gt.ID, gt.Question)
+			if len(gt.Guards) > 0 {
+				fmt.Fprintf(&b, " (guards %s)", strings.Join(gt.Guards, ", "))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if h := g.LastHandoff; h != nil {
+		fmt.Fprintf(&b, "Last handoff (%s", h.CreatedAt.UTC().Format(time.RFC3339))
+		if h.Agent != "" {
+			fmt.Fprintf(&b, ", from %s", h.Agent)
+		}
+		fmt.Fprintf(&b, "): %s\n", h.Summary)
+		if h.NextTodo != "" {
+			fmt.Fprintf(&b, "Next per the handoff: %s\n", h.NextTodo)
+		}
+		for _, q := range h.Questions {
+			fmt.Fprintf(&b, "Open question: %s\n", q)
+		}
+	}
+	b.WriteString("Tool calls are checked by loopx: writes to loopx/ and .loopx/, outside the goal's scope, and actions guarded by open gates are denied.")
+	return b.String()
+}

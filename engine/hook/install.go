@@ -1,0 +1,148 @@
+package hook
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/internal/errs"
+)
+
+// InstallOptions say which entries to install where.
+type InstallOptions struct {
+	// Host is claude-code or codex.
+	Host string
+	// Settings is the settings file ("" = hosts.SettingsFile under the
+	// project root).
+	Settings string
+	// Goal and Agent are written into each entry's command ("" = the
+	// hook's defaults at hook time); the agent checked against the spec is
+	// Agent, else "claude" / "codex".
+	Goal, Agent string
+	// AgentAncestor describes the nearest ancestor process that runs as
+	// an agent ("" when none, engine.Acting): changing installed entries
+	// is then refused.
+	AgentAncestor func() string
+}
+
+// InstallResult is `loopx hooks install --json`'s document.
+type InstallResult struct {
+	Host     string         `json:"host"`
+	Settings string         `json:"settings"`
+	Agent    string         `json:"agent"`
+	Commands []string       `json:"commands"`
+	Changes  []hosts.Change `json:"changes"`
+	Wrote    bool           `json:"wrote"`
+	// Enable lists what the user still has to do in the host for the hooks
+	// to run.
+	Enable []string `json:"enable"`
+}
+
+// CheckInstall checks the options alone, before a project is opened, and
+// returns the entries to install. Errors (errs.Usage): no or an unknown
+// host, a goal or agent that does not fit a hook command.
+func CheckInstall(o InstallOptions) ([]hosts.Hook, error) {
+	if o.Host == "" {
+		return nil, errs.Usagef("usage", "hooks install needs --host claude-code or --host codex")
+	}
+	if !hosts.KnownHost(o.Host) {
+		return nil, errs.Usagef("usage", "unknown host %q (want claude-code or codex)", o.Host)
+	}
+	var args []string
+	if o.Goal != "" {
+		args = append(args, "--goal", shellWord(o.Goal))
+	}
+	if o.Agent != "" {
+		args = append(args, "--agent", shellWord(o.Agent))
+	}
+	hooks, err := hosts.Hooks(o.Host, strings.Join(args, " "))
+	if err != nil {
+		return nil, errs.Usagef("usage", "%v", err)
+	}
+	return hooks, nil
+}
+
+// Install merges hooks (CheckInstall's) into the settings file of e's
+// project and records them (engine.RecordHooks), after checking that the
+// agent is declared in the spec with the host (engine.RequireHookAgent).
+// Changing loopx's entries already installed (another goal or agent, a
+// restored matcher) is refused when the command descends from an agent:
+// an agent could re-point its own hook at an agent with more grants.
+// Errors: errs.Usage (settings that are not a JSON object, an unknown
+// goal or agent); errs.No hooks_change_refused; the file system's.
+func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallResult, error) {
+	root := e.Root()
+	agent := o.Agent
+	if agent == "" {
+		agent = map[string]string{hosts.ClaudeCode: "claude", hosts.Codex: "codex"}[o.Host]
+	}
+	if err := e.RequireHookAgent(o.Host, o.Goal, agent); err != nil {
+		return InstallResult{}, err
+	}
+	path := o.Settings
+	if path == "" {
+		path = filepath.Join(root, filepath.FromSlash(hosts.SettingsFile(o.Host)))
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return InstallResult{}, err
+	}
+	out, changes, err := hosts.MergeSettings(old, hooks)
+	if err != nil {
+		return InstallResult{}, errs.Usagef("usage", "%s: %v", path, err)
+	}
+	for _, c := range changes {
+		if c.Status != "updated" {
+			continue
+		}
+		if who := o.AgentAncestor(); who != "" {
+			return InstallResult{}, errs.New(errs.No, "hooks_change_refused", fmt.Sprintf(
+				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who))
+		}
+	}
+	res := InstallResult{Host: o.Host, Settings: path, Agent: agent, Changes: changes, Enable: enableSteps(o.Host, root)}
+	for _, h := range hooks {
+		res.Commands = append(res.Commands, h.Command)
+	}
+	if !bytes.Equal(old, out) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return InstallResult{}, err
+		}
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			return InstallResult{}, err
+		}
+		res.Wrote = true
+	}
+	if err := e.RecordHooks(o.Host, path, hooks); err != nil {
+		return InstallResult{}, err
+	}
+	return res, nil
+}
+
+// enableSteps are what a user still does in host for installed project
+// hooks to run.
+func enableSteps(host, root string) []string {
+	if host == hosts.Codex {
+		return []string{
+			"turn Codex's hooks feature on: `[features]` `hooks = true` in ~/.codex/config.toml (Codex before 0.130: `codex_hooks = true`), or start it with `codex --enable hooks`",
+			fmt.Sprintf("trust this project, or Codex ignores its .codex/: `[projects.%q]` `trust_level = \"trusted\"` in ~/.codex/config.toml (or accept Codex's trust prompt here)", root),
+			"review and trust loopx's hooks in Codex's /hooks menu (Codex pins each hook by hash: trust them again after an install that changed them)",
+		}
+	}
+	return []string{
+		"start a new Claude Code session in this project (Claude Code reads hooks when a session starts; a running session asks to review changed hooks in /hooks)",
+	}
+}
+
+// shellWord quotes s for a settings command line when it needs quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
