@@ -127,10 +127,9 @@ type (
 		Agent string `json:"agent" jsonschema:"your agent id"`
 	}
 	promptIn struct {
-		Goal     string `json:"goal" jsonschema:"the goal id (from the spec)"`
-		Agent    string `json:"agent" jsonschema:"your agent id"`
-		Full     bool   `json:"full,omitempty" jsonschema:"no length bound: every gate, the whole handoff, more evidence"`
-		MaxChars int    `json:"max_chars,omitempty" jsonschema:"the length bound in characters (default 2000)"`
+		goalAgent
+		Full     bool `json:"full,omitempty" jsonschema:"no length bound: every gate, the whole handoff, more evidence"`
+		MaxChars int  `json:"max_chars,omitempty" jsonschema:"the length bound in characters (default 2000)"`
 	}
 	evidenceIn struct {
 		Kind    string `json:"kind" jsonschema:"test, pr, log, metric, check or note"`
@@ -174,63 +173,58 @@ type (
 	}
 )
 
+// acting is a tool input that names who acts: the agent ("" = the
+// session's) and the goal or round the call is about (engine.ActInput).
+type acting interface{ act() engine.ActInput }
+
+func (in goalAgent) act() engine.ActInput     { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
+func (in finishIn) act() engine.ActInput      { return engine.ActInput{Agent: in.Agent, Round: in.Round} }
+func (in todoIn) act() engine.ActInput        { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
+func (in evidenceAddIn) act() engine.ActInput { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
+func (in gateIn) act() engine.ActInput        { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
+
 // tools adds each tool by name. Each result is the JSON document the
 // matching command prints with --json.
 var tools = map[string]func(*mcp.Server, Options){
 	"should_run": func(s *mcp.Server, o Options) {
-		addTool(s, o, "should_run", "Ask whether this agent may start a round on the goal now: verdict run (with the selected todo), "+
+		addActingTool(s, o, "should_run", "Ask whether this agent may start a round on the goal now: verdict run (with the selected todo), "+
 			"skip, wait_human or deny, with reasons and quota. Changes nothing.",
-			func(ctx context.Context, e *engine.Engine, in goalAgent) (engine.Decision, error) {
+			func(e *engine.Engine, in goalAgent) error {
 				if err := e.RequireGoal(in.Goal); err != nil {
-					return engine.Decision{}, err
+					return err
 				}
-				if in.Agent == "" {
-					return engine.Decision{}, engine.Usagef("missing_agent", "should_run needs an agent")
-				}
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp should_run", Goal: in.Goal})
-				if err != nil {
-					return engine.Decision{}, err
-				}
+				return needAgent("should_run", in)
+			},
+			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (engine.Decision, error) {
 				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
 			})
 	},
 	"round_start": func(s *mcp.Server, o Options) {
-		addTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
+		addActingTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
 			"Returns {decision, round, todo}: round is null when the verdict is not run (read decision.reasons).",
-			func(ctx context.Context, e *engine.Engine, in goalAgent) (engine.StartResult, error) {
-				if in.Agent == "" {
-					return engine.StartResult{}, engine.Usagef("missing_agent", "round_start needs an agent")
-				}
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp round_start", Goal: in.Goal})
-				if err != nil {
-					return engine.StartResult{}, err
-				}
+			func(_ *engine.Engine, in goalAgent) error { return needAgent("round_start", in) },
+			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (engine.StartResult, error) {
 				return e.StartRound(ctx, in.Goal, agent)
 			})
 	},
 	"prompt": func(s *mcp.Server, o Options) {
-		addTool(s, o, "prompt", "The bounded-turn prompt for this agent (what `loopx prompt` prints): the objective, the selected "+
+		addActingTool(s, o, "prompt", "The bounded-turn prompt for this agent (what `loopx prompt` prints): the objective, the selected "+
 			"todo, open gates, scope, the latest handoff, fresh evidence, remaining quota and how to report back; at most "+
 			"2,000 characters unless full. Decides should_run (logged); changes nothing else.",
-			func(ctx context.Context, e *engine.Engine, in promptIn) (engine.Prompt, error) {
+			func(_ *engine.Engine, in promptIn) error {
 				if in.MaxChars < 0 {
-					return engine.Prompt{}, engine.Usagef("bad_max_chars", "max_chars must not be negative")
+					return engine.Usagef("bad_max_chars", "max_chars must not be negative")
 				}
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp prompt", Goal: in.Goal})
-				if err != nil {
-					return engine.Prompt{}, err
-				}
+				return nil
+			},
+			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (engine.Prompt, error) {
 				return e.Prompt(ctx, engine.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
 			})
 	},
 	"round_finish": func(s *mcp.Server, o Options) {
-		addTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
+		addActingTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
 			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
-			func(ctx context.Context, e *engine.Engine, in finishIn) (engine.Receipt, error) {
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp round_finish", Round: in.Round})
-				if err != nil {
-					return engine.Receipt{}, err
-				}
+			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (engine.Receipt, error) {
 				req := engine.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
 					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
 				for _, ev := range in.Evidence {
@@ -240,23 +234,15 @@ var tools = map[string]func(*mcp.Server, Options){
 			})
 	},
 	"gate_raise": func(s *mcp.Server, o Options) {
-		addTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
+		addActingTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
 			"answers it (agents cannot answer gates).",
-			func(ctx context.Context, e *engine.Engine, in gateIn) (kernel.Gate, error) {
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp gate_raise", Goal: in.Goal})
-				if err != nil {
-					return kernel.Gate{}, err
-				}
+			nil, func(_ context.Context, e *engine.Engine, agent string, in gateIn) (engine.Gate, error) {
 				return e.RaiseGate(engine.GateInput{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
 			})
 	},
 	"todo_add": func(s *mcp.Server, o Options) {
-		addTool(s, o, "todo_add", "Add a task todo to a goal.",
-			func(ctx context.Context, e *engine.Engine, in todoIn) (kernel.Todo, error) {
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp todo_add", Goal: in.Goal})
-				if err != nil {
-					return kernel.Todo{}, err
-				}
+		addActingTool(s, o, "todo_add", "Add a task todo to a goal.",
+			nil, func(_ context.Context, e *engine.Engine, agent string, in todoIn) (kernel.Todo, error) {
 				prio := 2
 				if in.Priority != "" {
 					p, err := engine.ParsePriority(in.Priority)
@@ -269,12 +255,8 @@ var tools = map[string]func(*mcp.Server, Options){
 			})
 	},
 	"evidence_add": func(s *mcp.Server, o Options) {
-		addTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
-			func(ctx context.Context, e *engine.Engine, in evidenceAddIn) (kernel.Evidence, error) {
-				agent, err := o.as(ctx, e, engine.ActInput{Agent: in.Agent, What: "mcp evidence_add", Goal: in.Goal})
-				if err != nil {
-					return kernel.Evidence{}, err
-				}
+		addActingTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
+			nil, func(_ context.Context, e *engine.Engine, agent string, in evidenceAddIn) (kernel.Evidence, error) {
 				return e.AddEvidence(kernel.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
 					Todo: in.Todo, By: actor(agent)})
 			})
@@ -286,6 +268,38 @@ var tools = map[string]func(*mcp.Server, Options){
 				return e.Status(in.Goal)
 			})
 	},
+}
+
+// needAgent refuses a call that names no agent (missing_agent): tool
+// name decides for an agent, never for the session at large.
+func needAgent(name string, in goalAgent) error {
+	if in.Agent == "" {
+		return engine.Usagef("missing_agent", "%s needs an agent", name)
+	}
+	return nil
+}
+
+// addActingTool adds a tool whose call acts as an agent: check (nil = none)
+// refuses malformed input first, then the agent the input names is judged
+// against the session's by the identity rule (Options.as, "mcp NAME") and
+// run is called with the agent it acts as.
+func addActingTool[In acting, Out any](s *mcp.Server, o Options, name, desc string, check func(*engine.Engine, In) error,
+	run func(context.Context, *engine.Engine, string, In) (Out, error)) {
+	addTool(s, o, name, desc, func(ctx context.Context, e *engine.Engine, in In) (Out, error) {
+		var zero Out
+		if check != nil {
+			if err := check(e, in); err != nil {
+				return zero, err
+			}
+		}
+		act := in.act()
+		act.What = "mcp " + name
+		agent, err := o.as(ctx, e, act)
+		if err != nil {
+			return zero, err
+		}
+		return run(ctx, e, agent, in)
+	})
 }
 
 // actor is who a tool call acts as: the agent when given, else "mcp".

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -12,9 +9,43 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// mcpOptions are `loopx mcp`'s flags.
+type mcpOptions struct {
+	tools []string
+	agent string
+}
+
+// validate checks the flags alone (no project opened): an unknown tool is
+// a usage error (exit 2).
+func (o *mcpOptions) validate() error { return mcpserver.CheckTools(o.tools) }
+
+// runMCP binds the session's agent on the project and serves MCP on
+// stdin/stdout until stdin closes.
+func (a *app) runMCP(ctx context.Context, o *mcpOptions) error {
+	root, err := a.root()
+	if err != nil {
+		return err
+	}
+	if root, err = mcpserver.ProjectRoot(root); err != nil {
+		return err
+	}
+	now, err := a.clock()
+	if err != nil {
+		return err
+	}
+	eo := engine.Options{Root: root, Now: now, Ancestry: Ancestry}
+	bound, err := mcpserver.Bind(ctx, eo, o.agent)
+	if err != nil {
+		return err
+	}
+	longRunning()
+	return mcpserver.Serve(ctx, mcpserver.Options{
+		Engine: eo, Version: Version, Tools: o.tools, Agent: bound,
+	}, a.stdin, a.rawStdout) // the protocol stream: JSON-RPC, encoded by the SDK
+}
+
 func (a *app) mcpCmd() *cobra.Command {
-	var tools []string
-	var agent string
+	o := &mcpOptions{}
 	c := &cobra.Command{
 		Use:   "mcp [--project DIR] [--agent ID] [--tools LIST]",
 		Short: "Serve loopx to an agent host over MCP (stdio)",
@@ -55,42 +86,13 @@ above run as; 2 usage (no project, unknown tool); 130 interrupted.`,
     {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON"}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := a.root()
-			if err != nil {
+			if err := o.validate(); err != nil {
 				return err
 			}
-			if root, err = filepath.Abs(root); err != nil {
-				return err
-			}
-			if _, err := os.Stat(root); err != nil {
-				return fmt.Errorf("project %s: %w", root, os.ErrNotExist)
-			}
-			now, err := a.clock()
-			if err != nil {
-				return err
-			}
-			eo := engine.Options{Root: root, Now: now, Ancestry: Ancestry}
-			bound, err := bindAgent(cmd.Context(), engine.New(eo), agent)
-			if err != nil {
-				return err
-			}
-			longRunning()
-			return mcpserver.Serve(cmd.Context(), mcpserver.Options{
-				Engine: eo, Version: Version, Tools: tools, Agent: bound,
-			}, a.stdin, a.rawStdout) // the protocol stream: JSON-RPC, encoded by the SDK
+			return a.runMCP(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&agent, "agent", "", "the agent this session acts as (default: the one agent the host process was started as, LOOPX_AGENT)")
-	c.Flags().StringSliceVar(&tools, "tools", nil, "the tools to serve, comma-separated, or all (default "+strings.Join(mcpserver.DefaultTools, ",")+")")
+	c.Flags().StringVar(&o.agent, "agent", "", "the agent this session acts as (default: the one agent the host process was started as, LOOPX_AGENT)")
+	c.Flags().StringSliceVar(&o.tools, "tools", nil, "the tools to serve, comma-separated, or all (default "+strings.Join(mcpserver.DefaultTools, ",")+")")
 	return c
-}
-
-// bindAgent is the agent an MCP session acts as, decided by the identity
-// rule (engine.ActAs mode "bind", data.loopx.gate.acting): flag when
-// given, else the one agent e's caller's ancestors run as ("" when none).
-// Errors (errs.No agent_mismatch, audited): flag names another agent than
-// the ancestors run as, or the ancestors run as several.
-func bindAgent(ctx context.Context, e *engine.Engine, flag string) (string, error) {
-	defer e.Close()
-	return e.ActAs(ctx, engine.ActInput{Agent: flag, Mode: "bind", What: "mcp"})
 }
