@@ -1,0 +1,138 @@
+package hosts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// RecordFile (in .loopx/) records the hook entries `loopx hooks
+// install` wrote, per settings file, so that `loopx doctor` can tell when
+// they were removed or changed (an agent switching its hooks off).
+const RecordFile = "hooks.json"
+
+// Installed is one settings file's record in RecordFile.
+type Installed struct {
+	// Host is claude-code or codex.
+	Host string `json:"host"`
+	// Settings is the settings file: relative to the project root when it
+	// is inside it, else absolute.
+	Settings string `json:"settings"`
+	// Hooks are the entries loopx installed there.
+	Hooks []InstalledHook `json:"hooks"`
+}
+
+// InstalledHook is one installed entry (Hook in JSON).
+type InstalledHook struct {
+	Event   string `json:"event"`
+	Matcher string `json:"matcher,omitempty"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+// Problem is what `loopx doctor` reports about installed hooks: the
+// settings file and what is wrong with one of loopx's entries in it.
+type Problem struct {
+	Host     string `json:"host"`
+	Settings string `json:"settings"`
+	Problem  string `json:"problem"`
+	// Fix is the command that installs the entries again.
+	Fix string `json:"fix"`
+}
+
+// Record records in stateDir's RecordFile that hooks were installed for
+// host in the settings file rel (relative to the project root when it is
+// inside it, else absolute), replacing an earlier record of the same file.
+// The file is replaced atomically.
+func Record(stateDir, host, rel string, hooks []Hook) error {
+	recs, err := ReadInstalled(stateDir)
+	if err != nil {
+		return err
+	}
+	rec := Installed{Host: host, Settings: rel}
+	for _, h := range hooks {
+		rec.Hooks = append(rec.Hooks, InstalledHook{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout})
+	}
+	out := []Installed{rec}
+	for _, r := range recs {
+		if r.Settings != rel {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Settings < out[j].Settings })
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(stateDir, "."+RecordFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(stateDir, RecordFile))
+}
+
+// ReadInstalled returns the install records in stateDir (none when hooks
+// were never installed). A record file that does not decode is an error.
+func ReadInstalled(stateDir string) ([]Installed, error) {
+	b, err := os.ReadFile(filepath.Join(stateDir, RecordFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var recs []Installed
+	if err := json.Unmarshal(b, &recs); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(stateDir, RecordFile), err)
+	}
+	return recs, nil
+}
+
+// CheckInstalled compares every installation recorded in stateDir with
+// its settings file now (CheckSettings; a relative Settings is under
+// root): a file that is gone, unreadable, or whose loopx entries are
+// missing or changed is a problem. No records, no problems.
+func CheckInstalled(root, stateDir string) ([]Problem, error) {
+	recs, err := ReadInstalled(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	for _, r := range recs {
+		path := r.Settings
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		want := make([]Hook, 0, len(r.Hooks))
+		fix := "loopx hooks install --host " + r.Host
+		for i, h := range r.Hooks {
+			want = append(want, Hook{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout})
+			if args, ok := strings.CutPrefix(h.Command, HookCommand(r.Host, h.Event, "")); ok && i == 0 {
+				fix += args
+			}
+		}
+		if def := map[string]string{ClaudeCode: ".claude/settings.json", Codex: ".codex/hooks.json"}[r.Host]; r.Settings != def {
+			fix += " --settings " + r.Settings
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			msg := fmt.Sprintf("cannot read it (%v): every loopx hook is gone", err)
+			if errors.Is(err, os.ErrNotExist) {
+				msg = "the file is gone: every loopx hook is gone"
+			}
+			out = append(out, Problem{Host: r.Host, Settings: r.Settings, Problem: msg, Fix: fix})
+			continue
+		}
+		for _, p := range CheckSettings(b, want) {
+			out = append(out, Problem{Host: r.Host, Settings: r.Settings, Problem: p, Fix: fix})
+		}
+	}
+	return out, nil
+}

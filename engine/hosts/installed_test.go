@@ -1,0 +1,64 @@
+package hosts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInstalled_RecordReadCheck(t *testing.T) {
+	root := t.TempDir()
+	state := filepath.Join(root, ".loopx")
+	hooks, err := Hooks(ClaudeCode, "--goal g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(root, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	merged, _, err := MergeSettings(nil, hooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		settings []byte // nil: the file is removed
+		problem  string // "" = none
+	}{
+		{"as installed", merged, ""},
+		{"the file is gone", nil, "the file is gone: every loopx hook is gone"},
+		{"the entries removed", []byte(`{"hooks": {}}`), "PreToolUse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.settings == nil {
+				_ = os.Remove(settings)
+			} else if err := os.WriteFile(settings, tc.settings, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := Record(state, ClaudeCode, ".claude/settings.json", hooks); err != nil {
+				t.Fatal(err)
+			}
+			recs, err := ReadInstalled(state)
+			if err != nil || len(recs) != 1 || recs[0].Settings != ".claude/settings.json" || len(recs[0].Hooks) != len(hooks) {
+				t.Fatalf("records %+v, %v", recs, err)
+			}
+			probs, err := CheckInstalled(root, state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.problem == "" && len(probs) != 0:
+				t.Fatalf("problems %+v, want none", probs)
+			case tc.problem != "" && (len(probs) == 0 || !strings.Contains(probs[0].Problem, tc.problem)):
+				t.Fatalf("problems %+v, want one with %q", probs, tc.problem)
+			case tc.problem != "" && probs[0].Fix != "loopx hooks install --host claude-code --goal g1":
+				t.Fatalf("fix %q", probs[0].Fix)
+			}
+		})
+	}
+	if recs, err := ReadInstalled(t.TempDir()); recs != nil || err != nil {
+		t.Fatalf("no record file: %+v, %v", recs, err)
+	}
+}
