@@ -104,16 +104,37 @@ type SARIFRegion struct {
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
+// The ids of check's own rules (CheckRules).
+const (
+	RuleSpec       = "spec"
+	RulePolicy     = "policy"
+	RulePolicyTest = "policy-test"
+	RuleReplay     = "replay"
+)
+
 // CheckRules describes the rules of `loopx check` that are not Rego lint
 // rules or scan categories: the spec, the policies, their tests and the
-// replay of the decision log.
+// replay of the decision log. It is the one place their severities are
+// written (CheckRule).
 func CheckRules() []RuleInfo {
 	return []RuleInfo{
-		{ID: "spec", Severity: SeverityError, Description: "The spec (loopx/*.cue) must validate against the schema: every error with file:line:col and the field path (`loopx vet`)."},
-		{ID: "policy", Severity: SeverityError, Description: "Every policy must compile: the built-in bundle and the user policies (loopx/policies/*.rego, package loopx.user.<query>); a user package no query consults and a user rule nothing reaches are errors (case C14)."},
-		{ID: "policy-test", Severity: SeverityError, Description: "The project's policy tests (loopx/policies/*_test.rego) must pass (`loopx policy test`)."},
-		{ID: "replay", Severity: SeverityWarning, Description: "A logged decision that the current spec, policies and state decide differently (`loopx check --replay`)."},
+		{ID: RuleSpec, Severity: SeverityError, Description: "The spec (loopx/*.cue) must validate against the schema: every error with file:line:col and the field path (`loopx vet`)."},
+		{ID: RulePolicy, Severity: SeverityError, Description: "Every policy must compile: the built-in bundle and the user policies (loopx/policies/*.rego, package loopx.user.<query>); a user package no query consults and a user rule nothing reaches are errors (case C14)."},
+		{ID: RulePolicyTest, Severity: SeverityError, Description: "The project's policy tests (loopx/policies/*_test.rego) must pass (`loopx policy test`)."},
+		{ID: RuleReplay, Severity: SeverityWarning, Description: "A logged decision that the current spec, policies and state decide differently (`loopx check --replay`)."},
 	}
+}
+
+// CheckRule is a finding of check's own rule id (one of CheckRules) with
+// that rule's severity and msg. It panics on another id (a programming
+// error).
+func CheckRule(id, msg string) Finding {
+	for _, r := range CheckRules() {
+		if r.ID == id {
+			return Finding{Rule: id, Severity: r.Severity, Message: msg}
+		}
+	}
+	panic("lint: no check rule " + id)
 }
 
 // AllRules lists every rule `loopx check` can report: CheckRules, the

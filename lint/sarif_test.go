@@ -180,3 +180,19 @@ custom-rule: a rule nobody declared
 		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestCheckRule: a finding of check's own rule takes the severity
+// CheckRules gives it; an unknown id is a programming error.
+func TestCheckRule(t *testing.T) {
+	for id, want := range map[string]string{RuleSpec: SeverityError, RulePolicy: SeverityError, RulePolicyTest: SeverityError, RuleReplay: SeverityWarning} {
+		if f := CheckRule(id, "m"); f.Rule != id || f.Severity != want || f.Message != "m" {
+			t.Errorf("CheckRule(%q) = %+v, want severity %s", id, f, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("CheckRule of an unknown id did not panic")
+		}
+	}()
+	CheckRule("credential", "m")
+}

@@ -170,7 +170,8 @@ func specFindings(se errs.List) []Finding {
 		if s.Location.Field != "" {
 			msg = s.Location.Field + ": " + msg
 		}
-		f := Finding{Rule: "spec", Severity: lint.SeverityError, Message: msg, Ref: s.Location.Field}
+		f := lint.CheckRule(lint.RuleSpec, msg)
+		f.Ref = s.Location.Field
 		if s.Location.File != "" {
 			f.Location = &lint.Location{File: s.Location.File, Row: s.Location.Line, Col: s.Location.Col}
 		}
@@ -220,8 +221,9 @@ func policyChecks(ctx context.Context, e *engine.Engine) (userPolicies int, find
 		if r.Error != "" {
 			msg += ": " + r.Error
 		}
-		findings = append(findings, Finding{Rule: "policy-test", Severity: lint.SeverityError, Message: msg,
-			Location: &lint.Location{File: r.File, Row: r.Row, Col: 1}})
+		f := lint.CheckRule(lint.RulePolicyTest, msg)
+		f.Location = &lint.Location{File: r.File, Row: r.Row, Col: 1}
+		findings = append(findings, f)
 	}
 	return userPolicies, findings, rep.Total, rep.Pass, nil
 }
@@ -234,7 +236,7 @@ func policyFindings(probs []rulebook.Problem) []Finding {
 		if p.Rule != "" {
 			msg += " (rule " + p.Rule + ")"
 		}
-		f := Finding{Rule: "policy", Severity: lint.SeverityError, Message: msg}
+		f := lint.CheckRule(lint.RulePolicy, msg)
 		if p.File != "" {
 			f.Location = &lint.Location{File: p.File, Row: p.Row, Col: p.Col}
 		}
@@ -292,10 +294,11 @@ func scan(root string, o Options) ([]Finding, int, error) {
 func replayFindings(rep engine.ReplayReport) []Finding {
 	out := make([]Finding, 0, len(rep.Changed))
 	for _, c := range rep.Changed {
-		out = append(out, Finding{Rule: "replay", Severity: lint.SeverityWarning, Ref: "decision " + c.DecisionID,
-			Message: fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, now by %s: %s", c.DecisionID, c.Query, c.Goal, c.Agent,
-				c.Timestamp.Format(time.RFC3339), c.Old, c.New, c.Rule, c.Message),
-			Location: &lint.Location{File: engine.StateDirName + "/" + engine.LogFileName}})
+		f := lint.CheckRule(lint.RuleReplay, fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, now by %s: %s", c.DecisionID, c.Query, c.Goal, c.Agent,
+			c.Timestamp.Format(time.RFC3339), c.Old, c.New, c.Rule, c.Message))
+		f.Ref = "decision " + c.DecisionID
+		f.Location = &lint.Location{File: engine.StateDirName + "/" + engine.LogFileName}
+		out = append(out, f)
 	}
 	return out
 }
