@@ -2,107 +2,45 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// The denial spool (.loopx/spool/): a hook audits a denied tool call
-// without waiting for the state lock by appending one JSON line to
-// SpoolFile; the next writer that holds the state lock imports it into
-// permission.denied events in its own transaction.
-//
-// Crash safety. Appenders hold a shared flock on SpoolLock while they open,
-// write (one write call per line, O_APPEND) and close. The importer, under
-// the state lock, takes the exclusive flock only to rename SpoolFile to a
-// numbered segment (denials-<n>.importing), so no line is ever written
-// into a segment after the rename. It then imports every segment in its
-// transaction together with a record of the segments' names and content
-// hashes (kernel meta:spool_imported), and deletes the segments only after
-// the commit. A crash before the commit leaves the segments to import
-// again; a crash after it leaves segments whose name and hash the store
-// already holds, which are deleted without importing them twice. A last
-// line without its newline (a hook killed mid-write) can never be
-// completed once its file is a segment: it is imported as a torn line,
-// with its raw text, as is any complete line that does not decode.
+// The denial spool's names in the state directory (hosts.SpoolDir, …):
+// hooks append denials there without the state lock; the engine imports
+// them in its next write transaction (importSpool).
 const (
-	SpoolDir  = "spool"
-	SpoolFile = "denials.jsonl"
-	SpoolLock = "denials.lock"
+	SpoolDir  = hosts.SpoolDir
+	SpoolFile = hosts.SpoolFile
+	SpoolLock = hosts.SpoolLock
 )
 
-// spoolLockWait bounds an appender's wait for the spool's shared lock (the
-// importer holds it for one rename); past it the line is appended anyway.
-const spoolLockWait = 2 * time.Second
+// spoolRecord is one spooled denial (hosts.Denial).
+type spoolRecord = hosts.Denial
 
-// spoolRecord is one spooled denial.
-type spoolRecord struct {
-	Goal       string    `json:"goal"`
-	Agent      string    `json:"agent"`
-	DecisionID string    `json:"decision_id"`
-	Verdict    string    `json:"verdict"`
-	Message    string    `json:"message"`
-	Tool       string    `json:"tool,omitempty"`
-	Action     string    `json:"action,omitempty"`
-	Codes      []string  `json:"codes"`
-	At         time.Time `json:"at"`
-}
-
-// event is r's permission.denied event.
-func (r spoolRecord) event() kernel.Event {
+// denialEvent is r's permission.denied event.
+func denialEvent(r spoolRecord) kernel.Event {
 	data := map[string]any{"tool": r.Tool, "action": r.Action, "codes": r.Codes, "verdict": r.Verdict, "denied_at": r.At.UTC().Format(time.RFC3339Nano)}
 	return kernel.Event{Kind: "permission.denied", Goal: r.Goal, Actor: r.Agent, Subject: r.DecisionID, Message: r.Message, Data: data}
 }
 
+// spoolDir is the state directory's denial spool.
 func (e *Engine) spoolDir() string { return filepath.Join(e.StateDir(), SpoolDir) }
 
-// spoolDenial appends r as one line to the spool.
-func (e *Engine) spoolDenial(r spoolRecord) error {
-	dir := e.spoolDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	line = append(line, '\n')
-	lk := flock.New(filepath.Join(dir, SpoolLock))
-	ctx, cancel := context.WithTimeout(context.Background(), spoolLockWait)
-	defer cancel()
-	if ok, err := lk.TryRLockContext(ctx, time.Millisecond); err == nil && ok {
-		defer lk.Unlock()
-	}
-	f, err := os.OpenFile(filepath.Join(dir, SpoolFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(line)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	return werr
-}
+// spoolDenial appends r to the spool (hosts.AppendDenial).
+func (e *Engine) spoolDenial(r spoolRecord) error { return hosts.AppendDenial(e.spoolDir(), r) }
 
 // spoolPending reports whether the spool holds lines or segments to import.
-func (e *Engine) spoolPending() bool {
-	if fi, err := os.Stat(filepath.Join(e.spoolDir(), SpoolFile)); err == nil && fi.Size() > 0 {
-		return true
-	}
-	segs, _ := filepath.Glob(filepath.Join(e.spoolDir(), "denials-*.importing"))
-	return len(segs) > 0
-}
+func (e *Engine) spoolPending() bool { return hosts.SpoolPending(e.spoolDir()) }
 
 // importPending imports denials spooled since the last writer, if any, so
 // that readers of the audit log (Events, Review) list them like every
@@ -122,7 +60,7 @@ func (e *Engine) importSpool(tx *kernel.Tx) ([]string, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, nil
 	}
-	segs, err := spoolSegments(dir)
+	segs, err := hosts.SpoolSegments(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +68,7 @@ func (e *Engine) importSpool(tx *kernel.Tx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if seg, err := rotateSpool(dir, segs, done); err != nil {
+	if seg, err := hosts.RotateSpool(dir, segs, done); err != nil {
 		return nil, err
 	} else if seg != "" {
 		segs = append(segs, seg)
@@ -196,69 +134,9 @@ func importSegment(tx *kernel.Tx, name string, data []byte) error {
 			}
 			continue
 		}
-		if err := tx.AppendEvent(r.event()); err != nil {
+		if err := tx.AppendEvent(denialEvent(r)); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// spoolSegments lists the segments waiting in dir, oldest first.
-func spoolSegments(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var segs []string
-	for _, en := range entries {
-		if n := en.Name(); strings.HasPrefix(n, "denials-") && strings.HasSuffix(n, ".importing") {
-			segs = append(segs, n)
-		}
-	}
-	sort.Strings(segs) // zero-padded numbers sort in order
-	return segs, nil
-}
-
-// rotateSpool renames a non-empty SpoolFile to the next segment under the
-// spool's exclusive lock and returns the segment's name ("" when there was
-// nothing to rotate, or the lock was busy: the lines wait for the next
-// writer).
-//
-// Segment numbers never repeat: the next is one past the highest among the
-// waiting segments and those the store records as imported.
-func rotateSpool(dir string, segs []string, imported map[string]string) (string, error) {
-	live := filepath.Join(dir, SpoolFile)
-	if fi, err := os.Stat(live); err != nil || fi.Size() == 0 {
-		return "", nil
-	}
-	lk := flock.New(filepath.Join(dir, SpoolLock))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, time.Millisecond)
-	if err != nil || !ok {
-		return "", nil
-	}
-	defer lk.Unlock()
-	next := uint64(1)
-	names := append([]string{}, segs...)
-	for n := range imported {
-		names = append(names, n)
-	}
-	for _, n := range names {
-		if v, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(n, "denials-"), ".importing"), 10, 64); err == nil && v >= next {
-			next = v + 1
-		}
-	}
-	name := fmt.Sprintf("denials-%020d.importing", next)
-	if err := os.Rename(live, filepath.Join(dir, name)); err != nil {
-		return "", err
-	}
-	return name, nil
-}
-
-// removeSpool deletes imported segments (after their commit).
-func removeSpool(files []string) {
-	for _, f := range files {
-		_ = os.Remove(f)
-	}
 }

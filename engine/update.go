@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -41,7 +42,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 		return e.housekeep(tx)
 	})
 	if err == nil {
-		removeSpool(spooled)
+		hosts.RemoveSpool(spooled)
 		e.writeReadModel()
 	}
 	return err

@@ -1,0 +1,156 @@
+package hosts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// The denial spool (.loopx/spool/): a hook audits a denied tool call
+// without waiting for the state lock by appending one JSON line to
+// SpoolFile; the next writer that holds the state lock imports it into
+// permission.denied events in its own transaction.
+//
+// Crash safety. Appenders hold a shared flock on SpoolLock while they open,
+// write (one write call per line, O_APPEND) and close. The importer, under
+// the state lock, takes the exclusive flock only to rename SpoolFile to a
+// numbered segment (denials-<n>.importing), so no line is ever written
+// into a segment after the rename. It then imports every segment in its
+// transaction together with a record of the segments' names and content
+// hashes (kernel meta:spool_imported), and deletes the segments only after
+// the commit. A crash before the commit leaves the segments to import
+// again; a crash after it leaves segments whose name and hash the store
+// already holds, which are deleted without importing them twice. A last
+// line without its newline (a hook killed mid-write) can never be
+// completed once its file is a segment: it is imported as a torn line,
+// with its raw text, as is any complete line that does not decode.
+const (
+	SpoolDir  = "spool"
+	SpoolFile = "denials.jsonl"
+	SpoolLock = "denials.lock"
+)
+
+// spoolLockWait bounds an appender's wait for the spool's shared lock (the
+// importer holds it for one rename); past it the line is appended anyway.
+const spoolLockWait = 2 * time.Second
+
+// Denial is one spooled denial: a hook's permission decision that did
+// not allow the call (its permission.denied audit event, once imported).
+type Denial struct {
+	Goal       string    `json:"goal"`
+	Agent      string    `json:"agent"`
+	DecisionID string    `json:"decision_id"`
+	Verdict    string    `json:"verdict"`
+	Message    string    `json:"message"`
+	Tool       string    `json:"tool,omitempty"`
+	Action     string    `json:"action,omitempty"`
+	Codes      []string  `json:"codes"`
+	At         time.Time `json:"at"`
+}
+
+// AppendDenial appends r as one line to the spool in dir (the state
+// directory's SpoolDir), under the spool's shared lock (waiting at most
+// spoolLockWait, then appending anyway).
+func AppendDenial(dir string, r Denial) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	lk := flock.New(filepath.Join(dir, SpoolLock))
+	ctx, cancel := context.WithTimeout(context.Background(), spoolLockWait)
+	defer cancel()
+	if ok, err := lk.TryRLockContext(ctx, time.Millisecond); err == nil && ok {
+		defer lk.Unlock()
+	}
+	f, err := os.OpenFile(filepath.Join(dir, SpoolFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(line)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// SpoolPending reports whether the spool in dir holds lines or segments
+// to import.
+func SpoolPending(dir string) bool {
+	if fi, err := os.Stat(filepath.Join(dir, SpoolFile)); err == nil && fi.Size() > 0 {
+		return true
+	}
+	segs, _ := filepath.Glob(filepath.Join(dir, "denials-*.importing"))
+	return len(segs) > 0
+}
+
+// SpoolSegments lists the segments waiting in dir, oldest first.
+func SpoolSegments(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var segs []string
+	for _, en := range entries {
+		if n := en.Name(); strings.HasPrefix(n, "denials-") && strings.HasSuffix(n, ".importing") {
+			segs = append(segs, n)
+		}
+	}
+	sort.Strings(segs) // zero-padded numbers sort in order
+	return segs, nil
+}
+
+// RotateSpool renames a non-empty SpoolFile to the next segment under the
+// spool's exclusive lock and returns the segment's name ("" when there was
+// nothing to rotate, or the lock was busy: the lines wait for the next
+// writer).
+//
+// Segment numbers never repeat: the next is one past the highest among the
+// waiting segments and those the store records as imported.
+func RotateSpool(dir string, segs []string, imported map[string]string) (string, error) {
+	live := filepath.Join(dir, SpoolFile)
+	if fi, err := os.Stat(live); err != nil || fi.Size() == 0 {
+		return "", nil
+	}
+	lk := flock.New(filepath.Join(dir, SpoolLock))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	ok, err := lk.TryLockContext(ctx, time.Millisecond)
+	if err != nil || !ok {
+		return "", nil
+	}
+	defer lk.Unlock()
+	next := uint64(1)
+	names := append([]string{}, segs...)
+	for n := range imported {
+		names = append(names, n)
+	}
+	for _, n := range names {
+		if v, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(n, "denials-"), ".importing"), 10, 64); err == nil && v >= next {
+			next = v + 1
+		}
+	}
+	name := fmt.Sprintf("denials-%020d.importing", next)
+	if err := os.Rename(live, filepath.Join(dir, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// RemoveSpool deletes imported segments (after their commit).
+func RemoveSpool(files []string) {
+	for _, f := range files {
+		_ = os.Remove(f)
+	}
+}
