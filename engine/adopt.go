@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -101,7 +102,7 @@ func (e *Engine) diskRules() (kernel.Rules, error) {
 	}
 	r.SpecFiles, r.SpecHash = files, hash
 	if e.disk != nil && e.disk.Hash == hash {
-		r.SpecJSON = e.disk.JSON
+		r.SpecJSON, r.ExportHash = e.disk.JSON, e.disk.ExportHash()
 	}
 	r.Policies = map[string]string{}
 	err = e.book().Walk(func(m UserModule, _ *ast.Module, _ error) error {
@@ -178,18 +179,32 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		return
 	}
 	if cur.SpecHash == disk.SpecHash && cur.PolicyHash == disk.PolicyHash {
+		e.checkCachedExport(cur)
 		return
 	}
 	var loosens []Reason
 	if cur.SpecHash != disk.SpecHash {
 		loosens = e.classify(ctx, cur.SpecJSON, e.disk.JSON)
+		if len(loosens) == 0 && e.disk.Cached && !e.onDisk {
+			// Adopting needs the files' own export, never the cache's
+			// (anyone who writes .loopx/cache/ could make a loosening look
+			// like a tightening): evaluate them and classify again.
+			e.freshDisk(nil)
+			e.spec, e.specErr = e.disk, e.diskErr
+			e.resolveRules(ctx)
+			return
+		}
 	}
 	if cur.PolicyHash != disk.PolicyHash {
 		loosens = append(loosens, Reason{Code: "policy_changed", Rule: AdoptQuery, Ref: SpecDirName + "/" + UserPolicyDir,
 			Message: "user policies changed: " + strings.Join(changedFiles(cur.Policies, disk.Policies), ", ")})
 	}
 	if len(loosens) == 0 {
-		_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
+		if !e.onDisk {
+			// Only decision paths adopt: vet, check and policy read the
+			// files and write no state (the next decision adopts them).
+			_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
+		}
 		return
 	}
 	e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash}, Loosens: loosens}
@@ -197,6 +212,75 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		return
 	}
 	e.useAdopted(cur)
+}
+
+// loadDisk reads the spec files on disk into e.disk: from the cache when
+// it holds their hash (checked against the adopted export before it is
+// relied on: checkCachedExport, freshDisk), except for an engine that
+// reads the files as they are (vet, check, policy), which evaluates them
+// and never reads the cache.
+func (e *Engine) loadDisk() {
+	if e.onDisk {
+		e.disk, e.diskErr = specs.Load(e.SpecDir())
+		return
+	}
+	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), e.cacheDir())
+}
+
+// cacheDir is .loopx/cache, where the exported specs are cached.
+func (e *Engine) cacheDir() string { return filepath.Join(e.StateDir(), "cache") }
+
+// checkCachedExport makes sure a spec read from the cache for the adopted
+// hash is the adopted export (design §16: the cache is not trusted). Its
+// export hash is compared with the adopted one (cur.ExportHash, or
+// computed from cur.SpecJSON in a store that has none); on a mismatch the
+// files are evaluated again (freshDisk audits a forged cache file and
+// replaces it), and when that still is not the adopted export the stored
+// adopted export is what this engine evaluates.
+func (e *Engine) checkCachedExport(cur kernel.Rules) {
+	if e.disk == nil || !e.disk.Cached {
+		return
+	}
+	want := cur.ExportHash
+	if want == "" {
+		want = specs.ExportHash(cur.SpecJSON)
+	}
+	if e.disk.ExportHash() == want {
+		return
+	}
+	e.freshDisk(nil)
+	e.spec, e.specErr = e.disk, e.diskErr
+	if e.diskErr != nil || e.disk.Hash != cur.SpecHash || e.disk.ExportHash() != want {
+		e.useAdopted(cur)
+	}
+}
+
+// freshDisk replaces a spec read from the cache (e.disk.Cached) with the
+// files evaluated anew (specs.LoadFresh: never the cache, in the budgeted
+// child), as every adoption needs. When the files still have the cached
+// hash but the cache held another export, the cache file was forged or
+// damaged: it is replaced and a rules.cache_mismatch event (in tx when
+// given, else in its own transaction) tells a human (`loopx events --kind
+// rules`, `loopx review`).
+func (e *Engine) freshDisk(tx *kernel.Tx) {
+	if e.disk == nil || !e.disk.Cached {
+		return
+	}
+	cached := e.disk
+	path := specs.CachePath(e.cacheDir(), cached.Hash)
+	e.disk, e.diskErr = specs.LoadFresh(e.SpecDir(), e.cacheDir())
+	if e.diskErr != nil || e.disk.Hash != cached.Hash || bytes.Equal(e.disk.JSON, cached.JSON) {
+		return
+	}
+	rel := filepath.ToSlash(filepath.Join(StateDirName, "cache", filepath.Base(path)))
+	ev := kernel.Event{Kind: "rules.cache_mismatch", Actor: "loopx", Subject: cached.Hash,
+		Message: fmt.Sprintf("the cached export of spec %s is not what its files evaluate to (an edit of .loopx/cache/?): cache file replaced, files evaluated again", shortHash(cached.Hash)),
+		Data:    map[string]any{"spec": cached.Hash, "cached_export": cached.ExportHash(), "export": e.disk.ExportHash(), "path": rel}}
+	if tx != nil {
+		_ = tx.AppendEvent(ev)
+		return
+	}
+	_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) })
 }
 
 // useAdopted makes the adopted revision cur the spec and policies this
@@ -334,6 +418,15 @@ type AdoptOptions struct {
 // it (what loosens was judged on another revision).
 func (e *Engine) AdoptPreview() (AdoptResult, error) {
 	res := AdoptResult{Loosens: []Reason{}}
+	if e.disk != nil && e.disk.Cached {
+		// What a human adopts is judged on the files evaluated anew.
+		e.freshDisk(nil)
+		e.spec, e.specErr = e.disk, e.diskErr
+		e.user, e.userErr = e.book().Load()
+		e.userLoaded = true
+		e.dropPrepared()
+		e.resolveRules(context.Background())
+	}
 	if e.diskErr != nil {
 		return res, e.diskErr
 	}
@@ -517,6 +610,7 @@ func (e *Engine) firstAdoption(tx *kernel.Tx) error {
 	if _, ok, err := tx.Rules(); err != nil || ok {
 		return err
 	}
+	e.freshDisk(tx)
 	r, err := e.diskRules()
 	if err != nil || r.SpecJSON == nil {
 		return nil
@@ -531,7 +625,7 @@ func (e *Engine) firstAdoption(tx *kernel.Tx) error {
 // refreshRules reads loopx/ again (after an agent command may have changed
 // it) and resolves the rules in effect as New does.
 func (e *Engine) refreshRules(ctx context.Context) {
-	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
+	e.loadDisk()
 	e.spec, e.specErr = e.disk, e.diskErr
 	e.user, e.userErr = e.book().Load()
 	e.userLoaded = true
@@ -544,6 +638,7 @@ func (e *Engine) refreshRules(ctx context.Context) {
 // otherwise nothing is adopted and an event says why (the human runs
 // `loopx adopt` after looking again).
 func (e *Engine) adoptByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
+	e.freshDisk(tx)
 	disk, err := e.diskRules()
 	if err != nil || e.diskErr != nil || disk.SpecHash != g.Adopt.Spec || disk.PolicyHash != g.Adopt.Policy || disk.SpecJSON == nil {
 		return tx.AppendEvent(kernel.Event{Kind: "rules.not_adopted", Goal: g.Goal, Actor: "loopx", Subject: g.ID,

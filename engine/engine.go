@@ -125,7 +125,7 @@ func New(o Options) *Engine {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), filepath.Join(e.StateDir(), "cache"))
+	e.loadDisk()
 	e.spec, e.specErr = e.disk, e.diskErr
 	e.resolveRules(context.Background())
 	return e

@@ -19,6 +19,10 @@ type Rules struct {
 	// SpecJSON is the exported spec (data.loopx.spec): decisions read it
 	// without evaluating CUE.
 	SpecJSON json.RawMessage `json:"spec_json"`
+	// ExportHash is "sha256:<hex>" over SpecJSON (specs.ExportHash): a
+	// cached export of the spec is used only when its hash equals this one
+	// ("" in a store from before it was recorded: computed from SpecJSON).
+	ExportHash string `json:"export_hash,omitempty"`
 	// SpecFiles maps each spec file ("loopx/loopx.cue") to its content.
 	SpecFiles map[string]string `json:"spec_files"`
 	// PolicyHash is the hash over Policies (engine's policy revision).

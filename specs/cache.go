@@ -112,7 +112,26 @@ func readCache(path string, src *specSource) *Loaded {
 	if err != nil {
 		return nil
 	}
-	return &Loaded{Spec: c.Spec, JSON: js, Hash: src.hash, Files: src.names()}
+	return &Loaded{Spec: c.Spec, JSON: js, Hash: src.hash, Files: src.names(), Cached: true}
+}
+
+// CachePath is the cache file LoadCached reads and writes for a spec of
+// hash ("sha256:<hex>") in cacheDir.
+func CachePath(cacheDir, hash string) string {
+	return filepath.Join(cacheDir, "spec-"+strings.TrimPrefix(hash, "sha256:")+".json")
+}
+
+// LoadFresh is Load (evaluated, in the budgeted child when a budget is
+// set; the cache is never read) that also replaces the cache file for the
+// result's hash in cacheDir: what adoption evaluates, and how a cache
+// entry found forged is replaced. It returns what Load returns.
+func LoadFresh(specDir, cacheDir string) (*Loaded, error) {
+	l, err := Load(specDir)
+	if err != nil {
+		return nil, err
+	}
+	writeCache(cacheDir, CachePath(cacheDir, l.Hash), l)
+	return l, nil
 }
 
 func writeCache(dir, path string, l *Loaded) {

@@ -64,6 +64,21 @@ type Loaded struct {
 	// Files are the spec files that were loaded, relative to the project root
 	// ("loopx/loopx.cue"), sorted.
 	Files []string
+	// Cached is true when Spec was decoded from the cache (LoadCached)
+	// rather than evaluated: it is only as trustworthy as the cache file,
+	// which anyone who can write .loopx/ can forge, so callers compare its
+	// ExportHash with one they trust before relying on it.
+	Cached bool
+}
+
+// ExportHash is "sha256:<hex>" over JSON, the exported spec: what a
+// trusted record of an export (the adopted rules) is compared with.
+func (l *Loaded) ExportHash() string { return ExportHash(l.JSON) }
+
+// ExportHash is "sha256:<hex>" over an exported spec's bytes (Loaded.JSON).
+func ExportHash(js []byte) string {
+	h := sha256.Sum256(js)
+	return "sha256:" + hex.EncodeToString(h[:])
 }
 
 // Load loads the spec in specDir (a project's loopx/ directory): every *.cue
