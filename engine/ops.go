@@ -61,8 +61,8 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	if in.Kind != kernel.KindMonitor && in.EverySeconds != 0 {
 		return out, Usagef("bad_every", "--every is a monitor's cadence: add --kind monitor")
 	}
-	if err := inert.Check("the todo title", in.Title, false); err != nil {
-		return out, Usagef("bad_title", "%v (a todo title is one line of text)", err)
+	if err := checkTodoTitle(in.Title); err != nil {
+		return out, err
 	}
 	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
 		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
@@ -425,4 +425,15 @@ func (e *Engine) goalsIn(goal string) ([]string, error) {
 		return nil, e.specErr
 	}
 	return e.GoalIDs(), nil
+}
+
+// checkTodoTitle is the one check of a todo title from outside (`todo
+// add`, `round finish --next-todo`, MCP's todo_add and round_finish):
+// errs.Usage bad_title when it holds a character a terminal would act on
+// (inert.Check; a title is one line of text).
+func checkTodoTitle(title string) error {
+	if err := inert.Check("the todo title", title, false); err != nil {
+		return Usagef("bad_title", "%v (a todo title is one line of text)", err)
+	}
+	return nil
 }

@@ -241,10 +241,16 @@ func Charged(outcome string) bool {
 // FinishRound settles a round in ONE transaction: outcome, evidence,
 // handoff, todo status, lease release, ledger entry (charge for progress
 // and failed, a zero entry otherwise) and, at the stall limit, the stall
-// gate. Errors: errs.Usage (unknown round, bad outcome), errs.No
+// gate. Errors: errs.Usage (unknown round, bad outcome, a NextTodo title
+// with a control character: bad_title), errs.No
 // (lease_lost, not_round_agent).
 func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequest) (Receipt, error) {
 	var rc Receipt
+	if req.NextTodo != "" {
+		if err := checkTodoTitle(req.NextTodo); err != nil {
+			return rc, err
+		}
+	}
 	var cd claimDecision
 	err := e.updatePrepared(ctx, "claim", func(tx *kernel.Tx) error {
 		rc, cd = Receipt{}, claimDecision{}
