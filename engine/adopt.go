@@ -47,6 +47,10 @@ type Pending struct {
 	// revision until the files are fixed (or restored), and Loosens is
 	// empty.
 	DiskError string `json:"disk_error,omitempty"`
+	// OnlyTightens is true, with Loosens empty, when the files only tighten
+	// the adopted rules but this engine reads the files (vet, check,
+	// policy) and adopts nothing: the next decision adopts them.
+	OnlyTightens bool `json:"only_tightens,omitempty"`
 }
 
 // RulesRevision names one revision of loopx/: the spec's content hash and
@@ -61,6 +65,9 @@ type RulesRevision struct {
 func (p *Pending) Summary() string {
 	if p.DiskError != "" {
 		return "the spec files do not load: " + p.DiskError
+	}
+	if p.OnlyTightens {
+		return "it only tightens them"
 	}
 	var ms []string
 	for _, r := range p.Loosens {
@@ -200,11 +207,14 @@ func (e *Engine) resolveRules(ctx context.Context) {
 			Message: "user policies changed: " + strings.Join(changedFiles(cur.Policies, disk.Policies), ", ")})
 	}
 	if len(loosens) == 0 {
-		if !e.onDisk {
+		if e.onDisk {
 			// Only decision paths adopt: vet, check and policy read the
 			// files and write no state (the next decision adopts them).
-			_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
+			e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash},
+				Loosens: []Reason{}, OnlyTightens: true}
+			return
 		}
+		_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
 		return
 	}
 	e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash}, Loosens: loosens}
@@ -520,23 +530,34 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
 
 // AuditRulesRefusal appends a rules.adopt_refused (restore false) or
 // rules.restore_refused event when err is a refusal (errs.No) of
-// `loopx adopt` or `loopx adopt --restore`, in its own transaction: an
-// agent's attempt to adopt its own edit, or to wipe a human's pending one,
-// stays in the audit log. Other errors are ignored.
+// `loopx adopt` or `loopx adopt --restore` (AuditRefusal): an agent's
+// attempt to adopt its own edit, or to wipe a human's pending one, stays
+// in the audit log. Other errors are ignored.
 func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
-	re := errs.As(err)
-	if re == nil || re.Kind != errs.No {
-		return
-	}
 	kind, what := "rules.adopt_refused", "loopx adopt"
 	if restore {
 		kind, what = "rules.restore_refused", "loopx adopt --restore"
+	}
+	e.AuditRefusal(kind, what, actor, SpecDirName+"/", err)
+}
+
+// AuditRefusal appends an event of kind (rules.adopt_refused,
+// agent.register_refused, store.accept_refused, review.mark_refused …)
+// when err is a refusal (errs.No) of the human-only command what ("loopx
+// agent register"), in its own transaction: actor ("" is "human") tried
+// it, subject names what it was about, the message is what was refused and
+// why, Data {"code"}. Other errors are ignored, and so is a store that
+// cannot be written.
+func (e *Engine) AuditRefusal(kind, what, actor, subject string, err error) {
+	re := errs.As(err)
+	if re == nil || re.Kind != errs.No {
+		return
 	}
 	if actor == "" {
 		actor = "human"
 	}
 	_ = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: kind, Actor: actor, Subject: SpecDirName + "/",
+		return tx.AppendEvent(kernel.Event{Kind: kind, Actor: actor, Subject: subject,
 			Message: what + " refused: " + re.Message, Data: map[string]any{"code": re.Code}})
 	})
 }

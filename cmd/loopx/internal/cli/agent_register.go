@@ -35,7 +35,7 @@ func (a *app) runAgentRegister(ctx context.Context, o *agentRegisterOptions) err
 	// Registering an agent names who may act: a human's call
 	// (design §16), decided by the built-in channel rule
 	// (data.loopx.gate.repair), never from an agent's process.
-	if err := a.humanOnly(ctx, e, "agent register"); err != nil {
+	if err := a.humanOnly(ctx, e, "agent register", true, "agent.register_refused", o.Agent.ID); err != nil {
 		return err
 	}
 	saved, err := e.RegisterAgent(o.Agent)

@@ -29,7 +29,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	if o.accept {
 		// A human-only repair: decided by the built-in channel rule
 		// (data.loopx.gate.repair), never by user policies.
-		if err := a.humanOnly(ctx, e, ""); err != nil {
+		if err := a.humanOnly(ctx, e, "doctor --accept-store", false, "store.accept_refused", ".loopx/"); err != nil {
 			return err
 		}
 	}

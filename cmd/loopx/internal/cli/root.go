@@ -300,7 +300,10 @@ func (a *app) diskEngine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p := e.Pending(); p != nil {
+	if p := e.Pending(); p != nil && p.OnlyTightens {
+		fmt.Fprintf(a.stderr, "note: loopx/ differs from the adopted rules (spec %s, policies %s): %s; this command reads the files and adopts nothing, the next decision adopts them\n",
+			short(p.Adopted.Spec), short(p.Adopted.Policy), p.Summary())
+	} else if p != nil {
 		fmt.Fprintf(a.stderr, "note: loopx/ differs from the adopted rules (spec %s, policies %s): %s; this command reads the files, decisions use the adopted revision until a human runs `loopx adopt`\n",
 			short(p.Adopted.Spec), short(p.Adopted.Policy), p.Summary())
 	}
@@ -347,12 +350,24 @@ func actAs(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, e
 // humanOnly asks the built-in channel rule (data.loopx.gate.repair, never
 // a user policy) whether a human runs this command, for the human-only
 // repairs (doctor --accept-store, review --mark, agent register). what
-// prefixes a refusal's message ("review --mark is for a human: …"); ""
-// leaves it as the rule says. Errors: errs.No when refused (exit 1).
-func (a *app) humanOnly(ctx context.Context, e *engine.Engine, what string) error {
+// names the command ("review --mark"); with prefix it prefixes a refusal's
+// message ("review --mark is for a human: …"), else the message is as the
+// rule says. A refusal is audited as an event of
+// kind about subject (engine.AuditRefusal), naming the one agent the
+// processes above run as when there is one. Errors: errs.No when refused
+// (exit 1).
+func (a *app) humanOnly(ctx context.Context, e *engine.Engine, what string, prefix bool, kind, subject string) error {
 	in := engine.AnswerInput{Actor: "human"}
-	err := e.RepairAllowed(ctx, answerChannel(e, &in, a.stdin))
-	if re := errs.As(err); re != nil && re.Kind == errs.No && what != "" {
+	ch := answerChannel(e, &in, a.stdin)
+	err := e.RepairAllowed(ctx, ch)
+	if err == nil {
+		return nil
+	}
+	if in.Actor == "human" && len(ch.ActingAgents) == 1 {
+		in.Actor = "agent:" + ch.ActingAgents[0]
+	}
+	e.AuditRefusal(kind, "loopx "+what, in.Actor, subject, err)
+	if re := errs.As(err); re != nil && re.Kind == errs.No && prefix {
 		re.Message = what + " is for a human: " + re.Message
 	}
 	return err
