@@ -136,20 +136,46 @@ func (x *runRounds) Round(id string) (kernel.Round, error) { return x.e.Round(id
 // ScanIncomplete fails round r because the change scan could not see
 // everything (why): the round is finished failed (charged), a
 // scope_violation.scan_incomplete event is audited (loopx review lists
-// it), and Run stops with an errs.No refusal change_scan_incomplete.
-func (x *runRounds) ScanIncomplete(ctx context.Context, r *kernel.Round, why string) error {
+// it), and Run stops with an errs.No refusal change_scan_incomplete. The
+// protected set (loopx/ and the rest, hashed uncapped) is compared all the
+// same when the command ran (before and after non-nil): a change there is
+// a scope_violation with its gate (the adoption gate for a loosening edit
+// of loopx/), as after a complete scan.
+func (x *runRounds) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, before, after runloop.Scan) error {
 	e := x.e
 	req := FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
 	rc, err := e.FinishRound(context.WithoutCancel(ctx), r.ID, req)
 	if err != nil {
 		return err
 	}
-	x.receipt(rc)
 	if err := e.update(func(tx *kernel.Tx) error {
 		return tx.AppendEvent(kernel.Event{Kind: "scope_violation.scan_incomplete", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: why})
 	}); err != nil {
+		x.receipt(rc)
 		return err
 	}
+	if before != nil && after != nil {
+		written := trust.ChangedProtected(before.(trust.Scan), after.(trust.Scan))
+		if genuine, err := e.VerifyReadModel(); err == nil && !genuine {
+			written = append(written, StateDirName+"/cache/readmodel.json")
+		}
+		if len(written) > 0 {
+			denied, err := e.checkWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)
+			if err != nil {
+				x.receipt(rc)
+				return err
+			}
+			if denied != nil {
+				g, err := e.recordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
+				rc.Gate = g
+				if err != nil {
+					x.receipt(rc)
+					return err
+				}
+			}
+		}
+	}
+	x.receipt(rc)
 	return refused("change_scan_incomplete", fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why), nil)
 }
 

@@ -63,8 +63,10 @@ type Engine interface {
 	Written(before, after Scan) ([]string, error)
 	// ScanIncomplete finishes round r failed (charged) because the change
 	// scan could not see everything (why), audits it, and returns the
-	// error that stops the loop.
-	ScanIncomplete(ctx context.Context, r *kernel.Round, why string) error
+	// error that stops the loop. before and after are the scans around
+	// the command (nil when none ran): the protected set they hash in
+	// full is compared and reported all the same.
+	ScanIncomplete(ctx context.Context, r *kernel.Round, why string, before, after Scan) error
 	// GoalRev is the revision of goal in the store.
 	GoalRev(goal string) (uint64, error)
 	// RenewLease renews the lease round r holds on its todo, if it still
@@ -146,7 +148,7 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if why := before.Incomplete(); why != "" {
 		// loopx cannot see what a command would change: it does not run
 		// one (fail closed); the round is failed, charged and audited.
-		return eng.ScanIncomplete(ctx, r, why)
+		return eng.ScanIncomplete(ctx, r, why, nil, nil)
 	}
 	revBefore, err := eng.GoalRev(r.Goal)
 	if err != nil {
@@ -179,7 +181,7 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	// own round: a self-reported finish does not hide a protected write.
 	after := eng.Scan()
 	if why := after.Incomplete(); why != "" {
-		return eng.ScanIncomplete(ctx, r, why)
+		return eng.ScanIncomplete(ctx, r, why, before, after)
 	}
 	written, err := eng.Written(before, after)
 	if err != nil {

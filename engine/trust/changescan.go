@@ -57,6 +57,9 @@ type fileSig struct {
 	// sum is the content hash (with git's status code for what git status
 	// lists), whose change is seen even when size and mtime are restored.
 	sum [32]byte
+	// prot marks a file of the protected set (loopx/, .loopx/, git's hooks
+	// and config, the hosts' settings), hashed in full by every scan.
+	prot bool
 }
 
 // Scan is one scan of the project: path (slash, relative to the root;
@@ -198,6 +201,10 @@ func (sc Scanner) Scan() Scan {
 			}
 		}
 	}
+	for k, sig := range s.sigs {
+		sig.prot = true
+		s.sigs[k] = sig
+	}
 	if inGit {
 		sc.gitChanges(&s, prefix)
 	} else if s.incomplete == "" {
@@ -277,6 +284,20 @@ func Changed(before, after Scan) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// ChangedProtected is Changed over the protected set alone (loopx/,
+// .loopx/, git's hooks and config, the hosts' settings), which every scan
+// hashes in full before it looks at anything else and uncapped: what it
+// lists holds even when a scan is incomplete (the walk reached its cap).
+func ChangedProtected(before, after Scan) []string {
+	var out []string
+	for _, p := range Changed(before, after) {
+		if before.sigs[p].prot || after.sigs[p].prot {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 
