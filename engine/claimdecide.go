@@ -34,7 +34,7 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	}
 	var err error
 	switch cf.Op {
-	case "finish", "done", "evidence":
+	case "finish", "done", "settle", "evidence":
 		in.State, err = e.gateSnapshot(tx, goal, agent)
 	default:
 		in.State, err = e.snapshotOf(tx, goal, agent, now, false)
@@ -258,6 +258,27 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 	gates, err := e.openGates(tx, goal)
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
+	}
+	if !e.isPrepared("claim") {
+		return claimDecision{}, errUnprepared
+	}
+	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
+	if err != nil {
+		return cd, err
+	}
+	if !cd.d.Allow {
+		return cd, e.refusal(cd.d)
+	}
+	return cd, nil
+}
+
+// checkSettle is checkProgress for an agent changing a todo's status
+// (byAgent): the claim decision is always asked, gates or not, since it
+// also refuses a todo another agent leases (data.loopx.claim
+// leased_by_other); a human's change asks only when gates are open.
+func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent string, byAgent bool, cf ClaimFacts) (claimDecision, error) {
+	if !byAgent || agent == "" {
+		return e.checkProgress(ctx, tx, goal, agent, cf)
 	}
 	if !e.isPrepared("claim") {
 		return claimDecision{}, errUnprepared

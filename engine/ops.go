@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/glob"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -166,7 +167,17 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 			if err != nil {
 				return err
 			}
-			if cd, err = e.checkProgress(context.Background(), tx, t.Goal, who, ClaimFacts{Op: "done", Todo: facts}); err != nil {
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, who, actor != "human", ClaimFacts{Op: "done", Todo: facts}); err != nil {
+				return err
+			}
+		} else if actor != "human" {
+			// An agent blocking, cancelling or reopening a todo: not one
+			// another agent leases (data.loopx.claim, op settle).
+			facts, err := e.claimTodoFacts(tx, t, actor)
+			if err != nil {
+				return err
+			}
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, actor, true, ClaimFacts{Op: "settle", Todo: facts}); err != nil {
 				return err
 			}
 		}
@@ -181,6 +192,12 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 	})
 	e.logClaim(cd)
 	e.recordViolation(t.Goal, actor, err, map[string]any{"mutation": todoEventKind(status), "todo": id})
+	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "leased_by_other" {
+		_ = e.update(func(tx *kernel.Tx) error {
+			return tx.AppendEvent(kernel.Event{Kind: "todo.change_refused", Goal: t.Goal, Actor: actor, Subject: id,
+				Message: todoEventKind(status) + " refused: " + re.Message, Data: map[string]any{"code": re.Code, "status": status}})
+		})
+	}
 	return t, err
 }
 

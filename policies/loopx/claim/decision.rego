@@ -8,7 +8,9 @@
 #     op "round_start"  the claim of a round start's selected todo
 #     op "transfer"     a lease handed from input.claim.from to input.agent
 #     op "finish"       a charged or done round finish (gates only)
-#     op "done"         marking a todo done (gates only)
+#     op "done"         marking a todo done (gates, and another agent's lease)
+#     op "settle"       an agent blocking, cancelling or reopening a todo
+#                       (another agent's lease only)
 #     op "evidence"     evidence for a guarded action (action gates only)
 #   The verdict is allow or deny; the first reason of a deny is the refusal
 #   the caller sees. Version, epoch, TTL and idempotency are the engine's
@@ -41,7 +43,11 @@ op := input.claim.op if is_string(input.claim.op)
 # deny lists every reason against the request, most important first.
 deny := [r | some rs in [health, bad_request, status, human_work, agent, monitor_only, for_other, role, held, deps, gates, scope, user_deny]; some r in rs] if op in holding_ops
 
-else := [r | some rs in [health, gates]; some r in rs] if op in {"done", "finish"}
+else := [r | some rs in [health, gates]; some r in rs] if op == "finish"
+
+else := [r | some rs in [health, leased_by_other, gates]; some r in rs] if op == "done"
+
+else := [r | some rs in [health, leased_by_other]; some r in rs] if op == "settle"
 
 else := [r | some rs in [health, action_gates]; some r in rs] if op == "evidence"
 
@@ -80,8 +86,8 @@ health := [lib.reason($"{k}_error", $"{k} unusable: {msg}", "data.loopx.claim.he
 
 # METADATA
 # description: A request loopx cannot read is refused.
-bad_request := [lib.reason("bad_request", $"claim request op {op} is not one of claim, round_start, transfer, finish, done, evidence", "data.loopx.claim.bad_request", "") |
-	not op in {"claim", "round_start", "transfer", "finish", "done", "evidence"}
+bad_request := [lib.reason("bad_request", $"claim request op {op} is not one of claim, round_start, transfer, finish, done, settle, evidence", "data.loopx.claim.bad_request", "") |
+	not op in {"claim", "round_start", "transfer", "finish", "done", "settle", "evidence"}
 ] if not op in holding_ops
 
 else := [lib.reason("bad_request", "a claim names a todo: input.claim.todo.id is missing", "data.loopx.claim.bad_request", "") |
@@ -153,6 +159,19 @@ held := [lib.reason_data("already_claimed", msg, "data.loopx.claim.held", $"todo
 	l := todo.lease
 	msg := $"todo {todo_id} is already claimed by {l.holder} until {l.expires_at} (lease version {l.version}, epoch {l.epoch})"
 	facts := {"todo": todo_id, "holder": l.holder, "expires_at": l.expires_at, "version": l.version, "epoch": l.epoch}
+]
+
+# METADATA
+# description: |
+#   An agent does not change a todo another agent holds a live lease on:
+#   marking it done, blocking, cancelling or reopening it is the holder's
+#   (or a human's) to do. A human (input.agent "") is not refused here.
+leased_by_other := [lib.reason_data("leased_by_other", msg, "data.loopx.claim.leased_by_other", $"todo {todo_id}", facts) |
+	agent_id != ""
+	lib.held_by_other(todo, agent_id)
+	l := todo.lease
+	msg := $"todo {todo_id} is leased by {l.holder} until {l.expires_at} (lease version {l.version}): agent {agent_id} may not change it"
+	facts := {"todo": todo_id, "agent": agent_id, "holder": l.holder, "expires_at": l.expires_at, "version": l.version}
 ]
 
 transfer_from_holder if {

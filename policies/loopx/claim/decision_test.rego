@@ -212,3 +212,18 @@ test_user_deny_wins_and_warnings_are_added if {
 	w.allow
 	codes(w) == ["user_warning"]
 }
+
+test_an_agent_does_not_settle_a_todo_another_agent_leases if {
+	leased := {"status": "claimed", "lease": lease("claude", true)}
+	every op in ["done", "settle"] {
+		d := decide(object.union(base, {"claim": {"op": op, "todo": leased}}))
+		codes(d) == ["leased_by_other"]
+		startswith(d.reasons[0].message, "todo t-1 is leased by claude until ")
+		endswith(d.reasons[0].message, ": agent codex may not change it")
+
+		# the holder itself, a human, and an expired lease are not refused
+		decide(object.union(base, {"agent": "claude", "state": {"agent": {"id": "claude"}}, "claim": {"op": op, "todo": leased}})).allow
+		decide(object.union(base, {"agent": "", "claim": {"op": op, "todo": leased}})).allow
+		decide(object.union(base, {"claim": {"op": op, "todo": {"status": "claimed", "lease": lease("claude", false)}}})).allow
+	}
+}
