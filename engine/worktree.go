@@ -89,10 +89,22 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 		// The adoption gate (design §16): what the edit loosens, if
 		// anything; a tightening edit is adopted by refreshRules itself.
 		e.refreshRules(context.Background())
-		if p := e.pending; p != nil && p.DiskError == "" {
+		var rules, others []string
+		for _, p := range protected {
+			if p == SpecDirName || strings.HasPrefix(p, SpecDirName+"/") {
+				rules = append(rules, p)
+			} else {
+				others = append(others, p)
+			}
+		}
+		if p := e.pending; p != nil && p.DiskError == "" && len(rules) > 0 {
 			adopt = &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
-			question = fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s) in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
-				agent, strings.Join(protected, ", "), round, p.Summary())
+			also := ""
+			if len(others) > 0 {
+				also = fmt.Sprintf(" and other protected files (%s)", strings.Join(others, ", "))
+			}
+			question = fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
+				agent, strings.Join(rules, ", "), also, round, p.Summary())
 		}
 	}
 	var gate *kernel.Gate
