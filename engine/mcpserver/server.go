@@ -124,7 +124,7 @@ func selectTools(want []string) ([]string, error) {
 type (
 	goalAgent struct {
 		Goal  string `json:"goal" jsonschema:"the goal id (from the spec)"`
-		Agent string `json:"agent" jsonschema:"your agent id"`
+		Agent string `json:"agent,omitempty" jsonschema:"your agent id; omitted: the agent this server is bound to (loopx mcp --agent)"`
 	}
 	promptIn struct {
 		goalAgent
@@ -193,7 +193,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				if err := e.RequireGoal(in.Goal); err != nil {
 					return err
 				}
-				return needAgent("should_run", in)
+				return needAgent("should_run", o, in)
 			},
 			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (engine.Decision, error) {
 				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
@@ -202,7 +202,7 @@ var tools = map[string]func(*mcp.Server, Options){
 	"round_start": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
 			"Returns {decision, round, todo}: round is null when the verdict is not run (read decision.reasons).",
-			func(_ *engine.Engine, in goalAgent) error { return needAgent("round_start", in) },
+			func(_ *engine.Engine, in goalAgent) error { return needAgent("round_start", o, in) },
 			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (engine.StartResult, error) {
 				return e.StartRound(ctx, in.Goal, agent)
 			})
@@ -272,9 +272,9 @@ var tools = map[string]func(*mcp.Server, Options){
 
 // needAgent refuses a call that names no agent (missing_agent): tool
 // name decides for an agent, never for the session at large.
-func needAgent(name string, in goalAgent) error {
-	if in.Agent == "" {
-		return engine.Usagef("missing_agent", "%s needs an agent", name)
+func needAgent(name string, o Options, in goalAgent) error {
+	if in.Agent == "" && o.Agent == "" {
+		return engine.Usagef("missing_agent", "%s needs an agent: name one, or bind the server to one (loopx mcp --agent)", name)
 	}
 	return nil
 }

@@ -237,7 +237,7 @@ func TestC01_ThroughMCP(t *testing.T) {
 		{"round_finish", map[string]any{"round": "r-0000", "outcome": "progress"}, `unknown round "r-0000"`},
 		{"todo_add", map[string]any{"goal": "g1", "title": "x", "priority": "P9"}, `priority "P9" is not P0..P4`},
 		{"gate_raise", map[string]any{"goal": "g1", "question": "ok"}, "not a concrete question"},
-		{"round_start", map[string]any{"goal": "g1"}, `missing properties: ["agent"]`},
+		{"round_start", map[string]any{"agent": "a1"}, `missing properties: ["goal"]`},
 		{"round_start", map[string]any{"goal": "g1", "agent": "a1", "extra": 1}, `extra`},
 		{"prompt", map[string]any{"goal": "g1", "agent": "a1", "max_chars": -1}, `max_chars must not be negative`},
 		// The session is bound to a1 (loopx mcp --agent a1): a call naming
@@ -251,6 +251,12 @@ func TestC01_ThroughMCP(t *testing.T) {
 		if !isErr || !strings.Contains(text, tc.want) {
 			t.Errorf("%s %v: error=%v %q, want a tool error containing %q", tc.tool, tc.args, isErr, text, tc.want)
 		}
+	}
+
+	// A call naming no agent acts as the one the session is bound to: the
+	// input schema does not require it (README, Trust model).
+	if sr := c.ok("should_run", map[string]any{"goal": "g1"}); get(t, sr, "agent") != "a1" {
+		t.Fatalf("should_run without agent: %v", sr)
 	}
 
 	// An agent may raise a gate; the goal then waits for a human.
