@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/glob"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -35,9 +36,9 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	var err error
 	switch cf.Op {
 	case "finish", "done", "settle", "evidence":
-		in.State, err = e.gateSnapshot(tx, goal, agent)
+		in.State, err = e.facts().Gates(tx, goal, agent)
 	default:
-		in.State, err = e.snapshotOf(tx, goal, agent, now, false)
+		in.State, err = e.facts().Of(tx, goal, agent, now, false)
 	}
 	if err != nil {
 		return claimDecision{}, err
@@ -45,25 +46,6 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
 	return claimDecision{d: d, in: in, now: now}, nil
-}
-
-// gateSnapshot is a snapshot with only the goal, the agent and the open gates.
-func (e *Engine) gateSnapshot(tx *kernel.Tx, goal, agent string) (Snapshot, error) {
-	s := Snapshot{Revision: tx.Revision(), Gates: []GateFacts{}, Todos: []TodoFacts{}}
-	st, err := tx.Goal(goal)
-	if err != nil {
-		return s, err
-	}
-	gs := e.goalSpec(goal)
-	s.GoalRevision = st.Rev
-	s.Goal = GoalFacts{ID: goal, InSpec: gs != nil, Status: st.Status, Reason: st.Reason}
-	s.Agent = e.agentFacts(tx, gs, agent)
-	gates, err := e.openGates(tx, goal)
-	if err != nil {
-		return s, err
-	}
-	s.Gates = gateFacts(gates)
-	return s, nil
 }
 
 // logClaim appends a claim decision taken in a transaction to the decision log.
@@ -79,7 +61,7 @@ func (e *Engine) logClaim(cd claimDecision) {
 func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*ClaimTodo, error) {
 	now := tx.Now()
 	f := &ClaimTodo{Goal: t.Goal, Note: t.Note, TodoFacts: TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status,
-		Priority: t.Priority, CreatedAt: t.CreatedAt.UTC().Format(createdAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels)}}
+		Priority: t.Priority, CreatedAt: t.CreatedAt.UTC().Format(snapshot.CreatedAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels)}}
 	for _, d := range t.DependsOn {
 		dt, err := tx.Todo(d)
 		if err != nil && !IsNotFound(err) {
@@ -132,38 +114,6 @@ func (e *Engine) conflict(tx *kernel.Tx, t kernel.Todo, agent string) (*Conflict
 		}
 	}
 	return nil, nil
-}
-
-// scopeConflicts maps the id of each todo of todos whose scope overlaps
-// the scope of another todo held by a live lease of an agent other than
-// agent to that other todo's id (input.state.todos[].scope_conflict). It
-// is nil when no todo has a scope.
-func scopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string]string {
-	var held []kernel.Todo
-	for _, t := range todos {
-		if len(t.Scope) > 0 && t.Lease.LiveAt(now) && t.Lease.Holder != agent {
-			held = append(held, t)
-		}
-	}
-	if len(held) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for _, t := range todos {
-		if len(t.Scope) == 0 || t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
-			continue
-		}
-		for _, h := range held {
-			if h.ID == t.ID {
-				continue
-			}
-			if _, _, ok := glob.Overlap(t.Scope, h.Scope); ok {
-				out[t.ID] = h.ID
-				break
-			}
-		}
-	}
-	return out
 }
 
 // refusal is the error of a mutation its decision denied: the first reason
@@ -255,7 +205,7 @@ func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *k
 // (finish, done, evidence) inside tx when goal has an open gate (none open:
 // nothing to check). A deny is returned as the refusal.
 func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
-	gates, err := e.openGates(tx, goal)
+	gates, err := e.facts().OpenGates(tx, goal)
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
 	}

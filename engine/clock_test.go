@@ -5,36 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
-	"github.com/loopx-dev/loopx/specs"
 )
-
-// TestQuotaFacts_FutureEntriesCount: a ledger entry or a round dated after
-// now (charged while the clock ran ahead) counts against the window and
-// min_interval; moving the clock back never gives budget back.
-func TestQuotaFacts_FutureEntriesCount(t *testing.T) {
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	gs := &specs.Goal{}
-	gs.Quota.WindowSeconds = 86400
-	gs.Quota.MinIntervalSeconds = 600
-	for _, c := range []struct {
-		name       string
-		at         time.Time
-		rounds     int64
-		minElapsed bool
-	}{
-		{name: "inside the window", at: now.Add(-time.Hour), rounds: 1, minElapsed: true},
-		{name: "before the window", at: now.Add(-25 * time.Hour), rounds: 0, minElapsed: true},
-		{name: "a minute ahead", at: now.Add(time.Minute), rounds: 1, minElapsed: false},
-		{name: "a year ahead", at: now.AddDate(1, 0, 0), rounds: 1, minElapsed: false},
-	} {
-		ledger := []kernel.LedgerEntry{{Goal: "g1", At: c.at, Rounds: 1, Tokens: 10}}
-		rounds := []kernel.Round{{ID: "r-1", Goal: "g1", StartedAt: c.at}}
-		q := quotaFacts(gs, ledger, rounds, now)
-		if q.Rounds != c.rounds || q.MinIntervalElapsed != c.minElapsed {
-			t.Errorf("%s: rounds %d, min_interval elapsed %v; want %d, %v", c.name, q.Rounds, q.MinIntervalElapsed, c.rounds, c.minElapsed)
-		}
-	}
-}
 
 // TestStale_FutureEvidence: evidence dated after now is stale, not fresh
 // for as long as the clock is behind.

@@ -74,7 +74,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 	if e.store == nil {
 		if rm := e.loadReadModel(now); rm != nil && rm.Has(req.Goal) {
 			var err error
-			if in.State, err = e.snapshot(rm, req.Goal, req.Agent, now); err == nil {
+			if in.State, err = e.facts().Of(rm, req.Goal, req.Agent, now, true); err == nil {
 				return in, nil
 			}
 		}
@@ -83,7 +83,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, err = e.snapshot(tx, req.Goal, req.Agent, now)
+			in.State, err = e.facts().Of(tx, req.Goal, req.Agent, now, true)
 			return err
 		})
 		if err != nil {

@@ -241,7 +241,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 	if e.specErr != nil {
 		input.Health.Spec = specErrorText(e.specErr)
 	}
-	if input.State, err = e.gateSnapshot(tx, g.Goal, agent); err != nil {
+	if input.State, err = e.facts().Gates(tx, g.Goal, agent); err != nil {
 		return g, claimDecision{}, err
 	}
 	d := e.evaluate(ctx, req, input)

@@ -111,7 +111,7 @@ func (e *Engine) buildPrompt(in promptInput) (Prompt, error) {
 	var evidence []kernel.Evidence
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
-		if t.Gates, err = e.openGates(tx, in.goal); err != nil {
+		if t.Gates, err = e.facts().OpenGates(tx, in.goal); err != nil {
 			return err
 		}
 		hs, err := tx.Handoffs(in.goal)

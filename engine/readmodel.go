@@ -8,20 +8,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// source is what a decision reads from the kernel: a read transaction, or
-// the cached read model (readmodel.Model). Both give the same records in
-// the same order.
-type source interface {
-	Now() time.Time
-	Revision() uint64
-	Goal(id string) (kernel.GoalState, error)
-	Todos(goal string) ([]kernel.Todo, error)
-	Gates(goal string) ([]kernel.Gate, error)
-	Rounds(goal string) ([]kernel.Round, error)
-	Ledger(goal string) ([]kernel.LedgerEntry, error)
-	Agent(id string) (kernel.Agent, error)
-}
-
 func (e *Engine) readModelPath() string {
 	return filepath.Join(e.StateDir(), "cache", "readmodel.json")
 }

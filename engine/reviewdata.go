@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -106,7 +107,7 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 				rv.Rounds = append(rv.Rounds, r)
 			}
 		}
-		if rv.OpenGates, err = e.openGates(tx, o.Goal); err != nil {
+		if rv.OpenGates, err = e.facts().OpenGates(tx, o.Goal); err != nil {
 			return err
 		}
 		held, err := e.liveLeases(tx)
@@ -139,7 +140,7 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 		if err != nil {
 			return err
 		}
-		rv.Quota = quotaSummary(gs, quotaFacts(gs, ledger, rounds, now))
+		rv.Quota = quotaSummary(gs, snapshot.QuotaFacts(gs, ledger, rounds, now))
 		hs, err := tx.Handoffs(o.Goal)
 		if len(hs) > 0 {
 			rv.Handoff = &hs[len(hs)-1]

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -443,7 +444,7 @@ func (e *Engine) maybeStall(tx *kernel.Tx, goal string, rc *Receipt) error {
 		}
 	}
 	slices.SortStableFunc(finished, func(a, b kernel.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
-	if consecutiveNoProgress(finished, reset) < gs.Stall.MaxNoProgress {
+	if snapshot.ConsecutiveNoProgress(finished, reset) < gs.Stall.MaxNoProgress {
 		return nil
 	}
 	g, err := e.raiseStallGate(tx, goal)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -99,7 +100,7 @@ func (e *Engine) goalStatus(tx statusSource, goal string, now time.Time) (GoalSt
 	if newest != nil {
 		out.NewestTodo = &TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
 	}
-	if out.OpenGates, err = e.openGates(tx, goal); err != nil {
+	if out.OpenGates, err = e.facts().OpenGates(tx, goal); err != nil {
 		return out, err
 	}
 	if out.OpenGates == nil {
@@ -116,7 +117,7 @@ func (e *Engine) goalStatus(tx statusSource, goal string, now time.Time) (GoalSt
 	if err != nil {
 		return out, err
 	}
-	out.Quota = quotaSummary(spec, quotaFacts(spec, ledger, rounds, now))
+	out.Quota = quotaSummary(spec, snapshot.QuotaFacts(spec, ledger, rounds, now))
 	hs, err := tx.Handoffs(goal)
 	if err != nil {
 		return out, err

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -88,8 +89,8 @@ func (e *Engine) housekeep(tx *kernel.Tx) error {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if !have[specGateID(goal, n)] {
-				g, err := tx.AddGate(specGate(goal, n, gs.Gates[n], now))
+			if !have[snapshot.SpecGateID(goal, n)] {
+				g, err := tx.AddGate(snapshot.SpecGate(goal, n, gs.Gates[n], now))
 				if err != nil {
 					return err
 				}
@@ -100,7 +101,7 @@ func (e *Engine) housekeep(tx *kernel.Tx) error {
 			if g.Status != kernel.GateOpen || g.Name == "" {
 				continue
 			}
-			cur, ok := e.specView(g)
+			cur, ok := e.facts().SpecView(g)
 			switch {
 			case !ok:
 				g.Status = kernel.GateCancelled
@@ -227,26 +228,6 @@ func parsePriority(p string) int {
 		return int(p[1] - '0')
 	}
 	return 2
-}
-
-// specView returns an open spec gate instance as the current spec defines
-// it (question, options, answerers, guards, scope, expiry rule), keeping its
-// id, status and raise time; false when the spec no longer declares it.
-func (e *Engine) specView(g kernel.Gate) (kernel.Gate, bool) {
-	gs := e.goalSpec(g.Goal)
-	if g.Name == "" || gs == nil {
-		return g, g.Name == ""
-	}
-	sg, ok := gs.Gates[g.Name]
-	if !ok {
-		return g, false
-	}
-	cur := specGate(g.Goal, g.Name, sg, g.RaisedAt)
-	cur.Seq, cur.Status, cur.Answer, cur.RaisedBy = g.Seq, g.Status, g.Answer, g.RaisedBy
-	if sg.ExpiresAfterSeconds == 0 {
-		cur.ExpiresAt = g.ExpiresAt
-	}
-	return cur, true
 }
 
 func specChanged(a, b kernel.Gate) bool {

@@ -1,44 +1,86 @@
-package engine
+// Package snapshot builds input.state, the part of kernel state a decision
+// depends on (design §10), from kernel records and the adopted spec at one
+// instant: the goal's status, the asking agent, the open gates (stored and
+// spec gates never materialised), the todos with their leases and scope
+// conflicts, the quota used in the rolling window and the progress of
+// recent rounds. It reads through Source (a kernel read transaction or the
+// read model) and never the store's owner, the top engine package.
+package snapshot
 
 import (
 	"slices"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/glob"
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// rfc renders t as RFC 3339 UTC with second precision, "" for the zero time.
-func rfc(t time.Time) string {
+// Source is what a decision reads from the kernel: a read transaction, or
+// the cached read model (readmodel.Model). Both give the same records in
+// the same order.
+type Source interface {
+	Now() time.Time
+	Revision() uint64
+	Goal(id string) (kernel.GoalState, error)
+	Todos(goal string) ([]kernel.Todo, error)
+	Gates(goal string) ([]kernel.Gate, error)
+	Rounds(goal string) ([]kernel.Round, error)
+	Ledger(goal string) ([]kernel.LedgerEntry, error)
+	Agent(id string) (kernel.Agent, error)
+}
+
+// RFC renders t as RFC 3339 UTC with second precision, "" for the zero time.
+func RFC(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
 }
 
-// createdAtLayout is fixed-width (nanoseconds, never trimmed) so that
+// CreatedAtLayout is fixed-width (nanoseconds, never trimmed) so that
 // policies can order todos by comparing created_at strings.
-const createdAtLayout = "2006-01-02T15:04:05.000000000Z"
+const CreatedAtLayout = "2006-01-02T15:04:05.000000000Z"
 
-// specGateID is the stable id of a spec gate's instance.
-func specGateID(goal, name string) string { return goal + "/" + name }
+// NonNil is s, or an empty slice for nil (input lists are never null).
+func NonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
 
-// goalSpec returns the spec of goal, nil when the spec is broken or has no such goal.
-func (e *Engine) goalSpec(goal string) *specs.Goal {
-	if e.spec == nil || e.spec.Spec == nil {
+// SpecGateID is the stable id of a spec gate's instance.
+func SpecGateID(goal, name string) string { return goal + "/" + name }
+
+// Builder builds input.state under one adopted spec.
+type Builder struct {
+	// Spec is the adopted spec; nil when it is broken.
+	Spec *specs.Spec
+	// Revisions returns the content hashes of the spec ("" when broken)
+	// and the policy bundle (progress.changed_since_last compares them
+	// with a round's); called at most once per snapshot.
+	Revisions func() (spec, policy string)
+}
+
+// GoalSpec returns the spec of goal, nil when the spec is broken or has
+// no such goal.
+func (b Builder) GoalSpec(goal string) *specs.Goal {
+	if b.Spec == nil {
 		return nil
 	}
-	g, ok := e.spec.Spec.Goals[goal]
+	g, ok := b.Spec.Goals[goal]
 	if !ok {
 		return nil
 	}
 	return &g
 }
 
-// openGates returns the goal's open gates: the stored ones plus the spec
-// gates that were never materialised (they start open).
-func (e *Engine) openGates(tx source, goal string) ([]kernel.Gate, error) {
-	stored, err := tx.Gates(goal)
+// OpenGates returns the goal's open gates: the stored ones plus the spec
+// gates that were never materialised (they start open). Errors: src's.
+func (b Builder) OpenGates(src Source, goal string) ([]kernel.Gate, error) {
+	stored, err := src.Gates(goal)
 	if err != nil {
 		return nil, err
 	}
@@ -49,28 +91,50 @@ func (e *Engine) openGates(tx source, goal string) ([]kernel.Gate, error) {
 		if g.Status != kernel.GateOpen {
 			continue
 		}
-		g, ok := e.specView(g) // a spec gate follows the current spec
-		if ok && (g.ExpiresAt.IsZero() || tx.Now().Before(g.ExpiresAt)) {
+		g, ok := b.SpecView(g) // a spec gate follows the current spec
+		if ok && (g.ExpiresAt.IsZero() || src.Now().Before(g.ExpiresAt)) {
 			open = append(open, g)
 		}
 	}
-	if gs := e.goalSpec(goal); gs != nil {
+	if gs := b.GoalSpec(goal); gs != nil {
 		names := make([]string, 0, len(gs.Gates))
 		for n := range gs.Gates {
 			names = append(names, n)
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			if id := specGateID(goal, n); !have[id] {
-				open = append(open, specGate(goal, n, gs.Gates[n], time.Time{}))
+			if id := SpecGateID(goal, n); !have[id] {
+				open = append(open, SpecGate(goal, n, gs.Gates[n], time.Time{}))
 			}
 		}
 	}
 	return open, nil
 }
 
-// specGate builds the instance of spec gate goals.<goal>.gates.<name>.
-func specGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
+// SpecView returns an open spec gate instance as the current spec defines
+// it (question, options, answerers, guards, scope, expiry rule), keeping its
+// id, status and raise time; false when the spec no longer declares it.
+// A gate raised by a command (no name) is returned as is, true.
+func (b Builder) SpecView(g kernel.Gate) (kernel.Gate, bool) {
+	gs := b.GoalSpec(g.Goal)
+	if g.Name == "" || gs == nil {
+		return g, g.Name == ""
+	}
+	sg, ok := gs.Gates[g.Name]
+	if !ok {
+		return g, false
+	}
+	cur := SpecGate(g.Goal, g.Name, sg, g.RaisedAt)
+	cur.Seq, cur.Status, cur.Answer, cur.RaisedBy = g.Seq, g.Status, g.Answer, g.RaisedBy
+	if sg.ExpiresAfterSeconds == 0 {
+		cur.ExpiresAt = g.ExpiresAt
+	}
+	return cur, true
+}
+
+// SpecGate builds the instance of spec gate goals.<goal>.gates.<name>
+// raised at now (the zero time: not raised yet, no expiry).
+func SpecGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 	kind := "goal"
 	switch {
 	case len(g.Guards) > 0:
@@ -80,7 +144,7 @@ func specGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 	case len(g.Agents) > 0:
 		kind = "agent"
 	}
-	k := kernel.Gate{ID: specGateID(goal, name), Goal: goal, Name: name, Question: g.Question,
+	k := kernel.Gate{ID: SpecGateID(goal, name), Goal: goal, Name: name, Question: g.Question,
 		Options: g.Options, Answerers: g.Answerers, Guards: g.Guards, ScopeKind: kind,
 		ScopeAgents: g.Agents, ScopeTodos: g.Todos, Status: kernel.GateOpen, RaisedBy: "spec",
 		RaisedAt: now, OnExpiry: g.OnExpiry}
@@ -90,34 +154,29 @@ func specGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 	return k
 }
 
-// snapshot builds input.state for (goal, agent) at now.
-func (e *Engine) snapshot(tx source, goal, agent string, now time.Time) (Snapshot, error) {
-	return e.snapshotOf(tx, goal, agent, now, true)
-}
-
-// snapshotOf builds input.state; without usage it leaves out the quota and
-// progress facts (they need the goal's whole ledger and rounds), which the
-// claim query does not read.
-func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage bool) (Snapshot, error) {
-	var s Snapshot
-	s.Revision = tx.Revision()
-	gs := e.goalSpec(goal)
-	st, err := tx.Goal(goal)
+// Of builds input.state for (goal, agent) at now; without usage it leaves
+// out the quota and progress facts (they need the goal's whole ledger and
+// rounds), which the claim query does not read. Errors: src's.
+func (b Builder) Of(src Source, goal, agent string, now time.Time, usage bool) (input.Snapshot, error) {
+	var s input.Snapshot
+	s.Revision = src.Revision()
+	gs := b.GoalSpec(goal)
+	st, err := src.Goal(goal)
 	if err != nil {
 		return s, err
 	}
 	s.GoalRevision = st.Rev
-	s.Goal = GoalFacts{ID: goal, InSpec: gs != nil, Status: st.Status, Reason: st.Reason}
+	s.Goal = input.GoalFacts{ID: goal, InSpec: gs != nil, Status: st.Status, Reason: st.Reason}
 
-	s.Agent = e.agentFacts(tx, gs, agent)
+	s.Agent = b.AgentFacts(src, gs, agent)
 
-	gates, err := e.openGates(tx, goal)
+	gates, err := b.OpenGates(src, goal)
 	if err != nil {
 		return s, err
 	}
-	s.Gates = gateFacts(gates)
+	s.Gates = GateFacts(gates)
 
-	todos, err := tx.Todos(goal)
+	todos, err := src.Todos(goal)
 	if err != nil {
 		return s, err
 	}
@@ -127,14 +186,14 @@ func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage 
 			done[t.ID] = true
 		}
 	}
-	s.Todos = []TodoFacts{}
-	conflicts := scopeConflicts(todos, agent, now) // claimdecide.go
+	s.Todos = []input.TodoFacts{}
+	conflicts := ScopeConflicts(todos, agent, now)
 	for _, t := range todos {
 		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
 			continue
 		}
-		f := TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
-			CreatedAt: t.CreatedAt.UTC().Format(createdAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels),
+		f := input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
+			CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: []string{}, Labels: NonNil(t.Labels),
 			ScopeConflict: conflicts[t.ID]}
 		for _, d := range t.DependsOn {
 			if !done[d] {
@@ -142,12 +201,12 @@ func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage 
 			}
 		}
 		if t.Lease != nil && !t.Lease.Released {
-			f.Lease = &LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: rfc(t.Lease.ExpiresAt),
+			f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: RFC(t.Lease.ExpiresAt),
 				Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
 		}
 		if t.Kind == kernel.KindMonitor {
 			f.Due = !now.Before(t.NextDueAt)
-			f.NextDueAt = rfc(t.NextDueAt)
+			f.NextDueAt = RFC(t.NextDueAt)
 		}
 		s.Todos = append(s.Todos, f)
 	}
@@ -155,15 +214,15 @@ func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage 
 		return s, nil
 	}
 
-	rounds, err := tx.Rounds(goal)
+	rounds, err := src.Rounds(goal)
 	if err != nil {
 		return s, err
 	}
-	ledger, err := tx.Ledger(goal)
+	ledger, err := src.Ledger(goal)
 	if err != nil {
 		return s, err
 	}
-	s.Quota = quotaFacts(gs, ledger, rounds, now)
+	s.Quota = QuotaFacts(gs, ledger, rounds, now)
 	// Rounds in flight (open, holding a live lease) count against the
 	// rounds quota at start: N agents starting at once cannot overrun it.
 	inFlight := map[string]bool{}
@@ -177,37 +236,53 @@ func (e *Engine) snapshotOf(tx source, goal, agent string, now time.Time, usage 
 			s.Quota.RoundsInFlight++
 		}
 	}
-	s.Progress = e.progressFacts(tx, goal, agent, rounds, todos, st, now)
+	s.Progress = b.progressFacts(src, goal, agent, rounds, todos, st, now)
 	return s, nil
 }
 
-// gateFacts is input.state.gates for the open gates gates.
-func gateFacts(gates []kernel.Gate) []GateFacts {
-	out := []GateFacts{}
+// Gates is a snapshot with only the goal, the agent and the open gates
+// (what a claim query on finish, done or evidence reads). Errors: src's.
+func (b Builder) Gates(src Source, goal, agent string) (input.Snapshot, error) {
+	s := input.Snapshot{Revision: src.Revision(), Gates: []input.GateFacts{}, Todos: []input.TodoFacts{}}
+	st, err := src.Goal(goal)
+	if err != nil {
+		return s, err
+	}
+	gs := b.GoalSpec(goal)
+	s.GoalRevision = st.Rev
+	s.Goal = input.GoalFacts{ID: goal, InSpec: gs != nil, Status: st.Status, Reason: st.Reason}
+	s.Agent = b.AgentFacts(src, gs, agent)
+	gates, err := b.OpenGates(src, goal)
+	if err != nil {
+		return s, err
+	}
+	s.Gates = GateFacts(gates)
+	return s, nil
+}
+
+// GateFacts is input.state.gates for the open gates gates.
+func GateFacts(gates []kernel.Gate) []input.GateFacts {
+	out := []input.GateFacts{}
 	for _, g := range gates {
-		out = append(out, GateFacts{ID: g.ID, Name: g.Name, Question: g.Question, Options: nonNil(g.Options),
-			Scope:  GateScope{Kind: g.ScopeKind, Agents: nonNil(g.ScopeAgents), Todos: nonNil(g.ScopeTodos)},
-			Guards: nonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: rfc(g.RaisedAt), ExpiresAt: rfc(g.ExpiresAt), Reason: g.Reason})
+		out = append(out, input.GateFacts{ID: g.ID, Name: g.Name, Question: g.Question, Options: NonNil(g.Options),
+			Scope:  input.GateScope{Kind: g.ScopeKind, Agents: NonNil(g.ScopeAgents), Todos: NonNil(g.ScopeTodos)},
+			Guards: NonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: RFC(g.RaisedAt), ExpiresAt: RFC(g.ExpiresAt), Reason: g.Reason})
 	}
 	return out
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func (e *Engine) agentFacts(tx source, gs *specs.Goal, agent string) AgentFacts {
-	f := AgentFacts{ID: agent, Role: "executor", Mode: "active"}
-	if e.spec != nil && e.spec.Spec != nil {
-		if a, ok := e.spec.Spec.Agents[agent]; ok {
+// AgentFacts is input.state.agent for agent: its role and mode from the
+// spec, else from its registration (src), else an unknown executor; on
+// goal when known and the goal gs (nil: no goal) lists it or lists none.
+func (b Builder) AgentFacts(src Source, gs *specs.Goal, agent string) input.AgentFacts {
+	f := input.AgentFacts{ID: agent, Role: "executor", Mode: "active"}
+	if b.Spec != nil {
+		if a, ok := b.Spec.Agents[agent]; ok {
 			f.Known, f.Role, f.Mode = true, a.Role, a.Mode
 		}
 	}
 	if !f.Known {
-		if a, err := tx.Agent(agent); err == nil {
+		if a, err := src.Agent(agent); err == nil {
 			f.Known, f.Role, f.Mode = true, a.Role, a.Mode
 		}
 	}
@@ -215,21 +290,21 @@ func (e *Engine) agentFacts(tx source, gs *specs.Goal, agent string) AgentFacts 
 	return f
 }
 
-// quotaFacts sums the goal's ledger over the rolling window ending at now.
+// QuotaFacts sums the goal's ledger over the rolling window ending at now.
 // It reads the whole ledger: no "last N records" window changes a verdict.
 // An entry dated after now (written while the clock was ahead, or by a
 // clock since moved back) counts as inside the window, and a round started
 // after now is the last round for min_interval: moving the clock never
 // gives budget back (README "One clock").
-func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Round, now time.Time) QuotaFacts {
-	var q QuotaFacts
+func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Round, now time.Time) input.QuotaFacts {
+	var q input.QuotaFacts
 	q.MinIntervalElapsed = true
 	if gs == nil {
 		return q
 	}
 	window := time.Duration(gs.Quota.WindowSeconds) * time.Second
 	start := now.Add(-window)
-	q.WindowStart = rfc(start)
+	q.WindowStart = RFC(start)
 	q.ComputeLimitSeconds = gs.Quota.Compute * window.Seconds()
 	var oldest time.Time
 	for _, l := range ledger {
@@ -245,7 +320,7 @@ func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 		}
 	}
 	if !oldest.IsZero() {
-		q.ResetsAt = rfc(oldest.Add(window))
+		q.ResetsAt = RFC(oldest.Add(window))
 	}
 	var last time.Time
 	for _, r := range rounds {
@@ -253,22 +328,22 @@ func quotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 			last = r.StartedAt
 		}
 	}
-	q.LastRoundAt = rfc(last)
+	q.LastRoundAt = RFC(last)
 	if gs.Quota.MinIntervalSeconds > 0 && !last.IsZero() {
 		next := last.Add(time.Duration(gs.Quota.MinIntervalSeconds) * time.Second)
-		q.NextRoundAt = rfc(next)
+		q.NextRoundAt = RFC(next)
 		q.MinIntervalElapsed = !now.Before(next)
 	}
 	return q
 }
 
 // progressFacts derives the stall count and the no-change facts.
-func (e *Engine) progressFacts(tx source, goal, agent string, rounds []kernel.Round,
-	todos []kernel.Todo, st kernel.GoalState, now time.Time) ProgressFacts {
-	var p ProgressFacts
+func (b Builder) progressFacts(src Source, goal, agent string, rounds []kernel.Round,
+	todos []kernel.Todo, st kernel.GoalState, now time.Time) input.ProgressFacts {
+	var p input.ProgressFacts
 	// The stall count restarts after the last answered stall gate.
 	var reset time.Time
-	if all, err := tx.Gates(goal); err == nil {
+	if all, err := src.Gates(goal); err == nil {
 		for _, g := range all {
 			if g.Reason == "stall" && g.Answer != nil && g.Answer.At.After(reset) {
 				reset = g.Answer.At
@@ -282,14 +357,14 @@ func (e *Engine) progressFacts(tx source, goal, agent string, rounds []kernel.Ro
 		}
 	}
 	slices.SortStableFunc(finished, func(a, b kernel.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
-	p.ConsecutiveNoProgress = consecutiveNoProgress(finished, reset)
+	p.ConsecutiveNoProgress = ConsecutiveNoProgress(finished, reset)
 	for i := len(finished) - 1; i >= 0; i-- {
 		r := finished[i]
 		if r.Agent != agent {
 			continue
 		}
 		p.LastOutcome, p.LastTodo = r.Outcome, r.Todo
-		spec, policy := e.revisions()
+		spec, policy := b.Revisions()
 		p.ChangedSinceLast = st.Rev > r.GoalRevAfter || r.SpecRev != spec || r.PolicyRev != policy
 		for _, t := range todos {
 			if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone && t.NextDueAt.After(r.FinishedAt) && !now.Before(t.NextDueAt) {
@@ -301,10 +376,10 @@ func (e *Engine) progressFacts(tx source, goal, agent string, rounds []kernel.Ro
 	return p
 }
 
-// consecutiveNoProgress counts the latest finished rounds (ordered by
+// ConsecutiveNoProgress counts the latest finished rounds (ordered by
 // finish) that ended no_change or failed, stopping at a progress round or at
 // the reset instant; other outcomes neither count nor break the run.
-func consecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
+func ConsecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
 	var n int64
 	for i := len(finished) - 1; i >= 0; i-- {
 		r := finished[i]
@@ -319,4 +394,36 @@ func consecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
 		}
 	}
 	return n
+}
+
+// ScopeConflicts maps the id of each todo of todos whose scope overlaps
+// the scope of another todo held by a live lease of an agent other than
+// agent to that other todo's id (input.state.todos[].scope_conflict). It
+// is nil when no todo has a scope.
+func ScopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string]string {
+	var held []kernel.Todo
+	for _, t := range todos {
+		if len(t.Scope) > 0 && t.Lease.LiveAt(now) && t.Lease.Holder != agent {
+			held = append(held, t)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, t := range todos {
+		if len(t.Scope) == 0 || t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
+			continue
+		}
+		for _, h := range held {
+			if h.ID == t.ID {
+				continue
+			}
+			if _, _, ok := glob.Overlap(t.Scope, h.Scope); ok {
+				out[t.ID] = h.ID
+				break
+			}
+		}
+	}
+	return out
 }
