@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/oklog/ulid/v2"
@@ -207,7 +208,7 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
 	if gs := e.goalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
-		d.Quota = quotaSummary(gs, in.State.Quota)
+		d.Quota = views.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
@@ -215,24 +216,6 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	if e.pending != nil && !e.onDisk {
 		d.Reasons = append(d.Reasons, e.pending.reason())
 	}
-}
-
-func quotaSummary(gs *specs.Goal, q QuotaFacts) *QuotaSummary {
-	s := &QuotaSummary{
-		Rounds:  Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
-		Tokens:  Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
-		CostUSD: UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
-		Compute: UsageF{Used: q.ComputeSeconds},
-	}
-	if gs.Quota.Compute < 1 {
-		l := q.ComputeLimitSeconds
-		s.Compute.Limit = &l
-	}
-	if q.ResetsAt != "" {
-		r := q.ResetsAt
-		s.ResetsAt = &r
-	}
-	return s
 }
 
 // HasReason reports whether d carries a reason with this code.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"time"
 
 	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/kernel"
@@ -96,6 +95,3 @@ func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
 	slices.SortStableFunc(out, func(a, b kernel.Handoff) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, err
 }
-
-// sinceInstant is now minus d, in UTC.
-func sinceInstant(now time.Time, d time.Duration) time.Time { return now.Add(-d).UTC() }

@@ -2,21 +2,16 @@ package engine
 
 import (
 	"context"
-	"time"
 	"unicode/utf8"
 
 	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
-	"github.com/loopx-dev/loopx/specs"
 )
 
 // DefaultPromptChars bounds a bounded-turn prompt unless --full (design
 // §10: `loopx prompt`).
 const DefaultPromptChars = render.DefaultPromptChars
-
-// DefaultStaleAfter is how long evidence stays fresh when the spec does
-// not say (goals.<g>.evidence.stale_after).
-const DefaultStaleAfter = 72 * time.Hour
 
 // PromptOptions select a prompt.
 type PromptOptions struct {
@@ -105,55 +100,11 @@ func (e *Engine) buildPrompt(in promptInput) (Prompt, error) {
 	if gs == nil {
 		return p, Usagef("unknown_goal", "unknown goal %q", in.goal)
 	}
-	t.Objective = gs.Objective
-	t.Scope = render.Scope{Write: gs.Scope.Write, Deny: gs.Scope.Deny, CommandsDeny: gs.Scope.Commands.Deny, CommandsAsk: gs.Scope.Commands.Ask}
 	now := e.Now()
-	var evidence []kernel.Evidence
-	err := e.view(func(tx *kernel.Tx) error {
-		var err error
-		if t.Gates, err = e.facts().OpenGates(tx, in.goal); err != nil {
-			return err
-		}
-		hs, err := tx.Handoffs(in.goal)
-		if err != nil {
-			return err
-		}
-		if len(hs) > 0 {
-			t.Handoff = &hs[len(hs)-1]
-		}
-		evidence, err = tx.EvidenceList(in.goal, 0)
-		return err
-	})
-	if err != nil {
+	if err := e.view(func(tx *kernel.Tx) error { return views.Turn(e.facts(), tx, gs, &t, now) }); err != nil {
 		return p, err
 	}
-	t.Evidence = freshEvidence(evidence, staleAfter(gs), now)
 	p.Text, p.Truncated = render.Prompt(t)
 	p.Chars = utf8.RuneCountInString(p.Text)
 	return p, nil
-}
-
-// staleAfter is the goal's evidence.stale_after (default 72 h).
-func staleAfter(gs *specs.Goal) time.Duration {
-	if gs != nil && gs.Evidence.StaleAfterSeconds > 0 {
-		return time.Duration(gs.Evidence.StaleAfterSeconds) * time.Second
-	}
-	return DefaultStaleAfter
-}
-
-// Stale reports whether evidence created at created is stale at now:
-// older than after, or dated after now (the clock moved back, or the
-// record claims a time that has not come yet).
-func Stale(created, now time.Time, after time.Duration) bool {
-	return created.After(now) || now.Sub(created) >= after
-}
-
-func freshEvidence(evs []kernel.Evidence, after time.Duration, now time.Time) []kernel.Evidence {
-	var out []kernel.Evidence
-	for _, ev := range evs {
-		if !Stale(ev.CreatedAt, now, after) {
-			out = append(out, ev)
-		}
-	}
-	return out
 }

@@ -9,23 +9,15 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/render"
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// DefaultReviewWindow is how far back a review looks when no review was
-// made before and --since is not given.
-const DefaultReviewWindow = 24 * time.Hour
-
-// reviewEventKind marks a generated review in the audit log; the next
-// review starts from it.
-const reviewEventKind = "review.generated"
 
 // ReviewOptions select a review packet.
 type ReviewOptions struct {
 	Goal string
 	// Since is how far back to look; 0 means since the goal's last review
-	// (else DefaultReviewWindow).
+	// (else views.DefaultReviewWindow).
 	Since time.Duration
 	// Mark records a review.generated event after the packet is built, so
 	// that the next review starts where this one ends (`loopx review
@@ -67,85 +59,11 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	now := e.Now()
 	rv.Objective, rv.Now = gs.Objective, now
 	err := e.view(func(tx *kernel.Tx) error {
-		st, err := tx.Goal(o.Goal)
-		if err != nil {
-			return err
-		}
-		rv.Status = st.Status
-		rv.Since = sinceInstant(now, DefaultReviewWindow)
-		var evs []kernel.Event
-		if err := tx.Events(func(ev kernel.Event) bool {
-			// The rules in effect (rules.adopted, refused adoptions and
-			// restores) are every goal's: project-wide, in each review.
-			if ev.Goal == o.Goal || (ev.Goal == "" && strings.HasPrefix(ev.Kind, "rules.")) {
-				if ev.Kind == reviewEventKind && o.Since == 0 && !ev.At.After(now) {
-					rv.Since, rv.SinceLastReview, evs = ev.At, true, evs[:0]
-					return true
-				}
-				evs = append(evs, ev)
-			}
-			return true
-		}); err != nil {
-			return err
-		}
-		if o.Since > 0 {
-			rv.Since = sinceInstant(now, o.Since)
-		}
-		rv.Events = []kernel.Event{}
-		for _, ev := range evs {
-			if !ev.At.Before(rv.Since) && ev.Kind != reviewEventKind {
-				rv.Events = append(rv.Events, ev)
-			}
-		}
-		rounds, err := tx.Rounds(o.Goal)
-		if err != nil {
-			return err
-		}
-		rv.Rounds = []kernel.Round{}
-		for _, r := range rounds {
-			if !r.StartedAt.Before(rv.Since) || (!r.FinishedAt.IsZero() && !r.FinishedAt.Before(rv.Since)) || r.Status == kernel.RoundOpen {
-				rv.Rounds = append(rv.Rounds, r)
-			}
-		}
-		if rv.OpenGates, err = e.facts().OpenGates(tx, o.Goal); err != nil {
-			return err
-		}
 		held, err := e.liveLeases(tx)
 		if err != nil {
 			return err
 		}
-		rv.Leases = []HeldLease{}
-		for _, ls := range held {
-			for _, l := range ls {
-				if l.Goal == o.Goal {
-					rv.Leases = append(rv.Leases, l)
-				}
-			}
-		}
-		slices.SortFunc(rv.Leases, func(a, b HeldLease) int { return strings.Compare(a.ExpiresAt+a.Todo, b.ExpiresAt+b.Todo) })
-		evidence, err := tx.EvidenceList(o.Goal, 0)
-		if err != nil {
-			return err
-		}
-		rv.EvidenceTotal = len(evidence)
-		rv.Evidence = []ReviewEvidence{}
-		after := staleAfter(gs)
-		for i, ev := range evidence {
-			if i == 20 {
-				break
-			}
-			rv.Evidence = append(rv.Evidence, ReviewEvidence{Evidence: ev, Stale: Stale(ev.CreatedAt, now, after)})
-		}
-		ledger, err := tx.Ledger(o.Goal)
-		if err != nil {
-			return err
-		}
-		rv.Quota = quotaSummary(gs, snapshot.QuotaFacts(gs, ledger, rounds, now))
-		hs, err := tx.Handoffs(o.Goal)
-		if len(hs) > 0 {
-			rv.Handoff = &hs[len(hs)-1]
-		}
-		return err
+		return views.Review(e.facts(), tx, gs, &rv, o.Since, held, now)
 	})
 	if err != nil {
 		return rv, err
@@ -163,7 +81,7 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 		actor = "human"
 	}
 	err = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: reviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
+		return tx.AppendEvent(kernel.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
 			Message: fmt.Sprintf("review of changes since %s", rfc(rv.Since)),
 			Data:    map[string]any{"since": rfc(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}})
 	})

@@ -20,8 +20,9 @@ import (
 // input document (engine/input) imports only OPA's value types and the
 // trust facts, the path facts (engine/pathfacts) only the input, and the
 // tool call reader (engine/toolcall) only these and the shell reader;
-// input.state (engine/snapshot) imports neither the top engine nor
-// policies nor OPA's evaluator;
+// input.state (engine/snapshot) and what prompt, review and status show
+// (engine/views) import neither the top engine nor policies nor OPA's
+// evaluator;
 // internal/errs (the one error type) imports only the standard library;
 // the check pipeline (engine/check), the answers through a
 // command line (engine/gateanswer) and the hooks (engine/hook) drive the
@@ -65,6 +66,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// input.state is built from kernel records and the spec's types
 		// through an interface of its own; it evaluates no policy.
 		mod + "engine/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// What prompt, review and status show is gathered from kernel
+		// records the same way, for the renderers.
+		mod + "engine/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The input document: its types and their OPA value (OPA's ast).
 		mod + "engine/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// Path facts read the file system into the input's path facts.
