@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
@@ -25,15 +25,6 @@ type Request struct {
 	Agent string
 	// Permission is set for permission queries.
 	Permission *PermissionRequest
-}
-
-// verdicts lists the verdicts each query may give; anything else from a
-// policy is a policy error (deny).
-var verdicts = map[string][]string{
-	"should_run":  {"run", "skip", "wait_human", "deny"},
-	"permission":  {"allow", "defer", "ask", "deny"},
-	"claim":       {"allow", "deny"},
-	"gate_answer": {"allow", "deny"},
 }
 
 // Decide answers req with the built-in policy over a fresh snapshot and
@@ -141,56 +132,9 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	if err != nil {
 		return denyDecision("policy_error", "policy result: "+err.Error(), rule)
 	}
-	d := decisionFromValue(raw, query)
-	d.value = raw
+	d := decision.FromValue(raw, query)
+	d.Value = raw
 	return d
-}
-
-// decisionFromValue interprets the value of a query's entry rule (JSON) as
-// a decision: a value of the wrong shape, or a verdict the query does not
-// have, is a policy_error deny; allow is true for run and allow.
-func decisionFromValue(raw []byte, query string) Decision {
-	rule := "data.loopx." + policyArea(query) + ".decision"
-	var d Decision
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return denyDecision("policy_error", rule+" has the wrong shape: "+err.Error(), rule)
-	}
-	if !slices.Contains(verdicts[query], d.Verdict) {
-		return denyDecision("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, verdicts[query]), rule)
-	}
-	d.Allow = d.Verdict == "run" || d.Verdict == "allow"
-	if d.Reasons == nil {
-		d.Reasons = []Reason{}
-	}
-	return d
-}
-
-// Verdicts returns every verdict any query may give, each once, in the
-// order of design §6 (should_run, permission, claim, gate_answer).
-func Verdicts() []string {
-	var out []string
-	for _, q := range []string{"should_run", "permission", "claim", "gate_answer"} {
-		for _, v := range verdicts[q] {
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
-
-func policyArea(query string) string {
-	switch query {
-	case "should_run":
-		return "run"
-	case "gate_answer":
-		return "gate"
-	}
-	return query
-}
-
-func denyDecision(code, msg, rule string) Decision {
-	return Decision{Verdict: "deny", Reasons: []Reason{{Code: code, Message: msg, Rule: rule}}}
 }
 
 var entropy = ulid.Monotonic(rand.Reader, 0)
@@ -218,12 +162,13 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	}
 }
 
-// HasReason reports whether d carries a reason with this code.
-func (d Decision) HasReason(code string) bool {
-	for _, r := range d.Reasons {
-		if r.Code == code {
-			return true
-		}
-	}
-	return false
-}
+// Verdicts returns every verdict any query may give, each once, in the
+// order of design §6 (decision.Verdicts).
+func Verdicts() []string { return decision.Verdicts() }
+
+// policyArea is the package under data.loopx that answers query
+// (decision.PolicyArea).
+func policyArea(query string) string { return decision.PolicyArea(query) }
+
+// denyDecision is a deny with one reason naming rule (decision.Deny).
+func denyDecision(code, msg, rule string) Decision { return decision.Deny(code, msg, rule) }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/engine/rulebook"
@@ -118,7 +119,7 @@ type Engine struct {
 // spec call Spec and report the error.
 func New(o Options) *Engine {
 	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
-	e.log = declog.New(e.StateDir(), Version, parseLegacyLine)
+	e.log = declog.New(e.StateDir(), Version, decision.ParseLegacyLine)
 	if e.scanCap <= 0 {
 		e.scanCap = trust.MaxScanFiles
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -94,17 +93,8 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	}
 	x.RuleTrace, x.Trace = e.trace(ctx, logRequest(le), in)
 
-	old, cur := then.Revision, d.Revision
-	if old.State != cur.State {
-		x.Changes = append(x.Changes, fmt.Sprintf("state changed since: revision %d → %d", old.State, cur.State))
-	}
-	if old.Spec != cur.Spec {
-		x.Changes = append(x.Changes, fmt.Sprintf("spec changed since: %s → %s", shortHash(old.Spec), shortHash(cur.Spec)))
-	}
-	if old.Policy != cur.Policy {
-		x.Changes = append(x.Changes, fmt.Sprintf("policy changed since: %s → %s", shortHash(old.Policy), shortHash(cur.Policy)))
-	}
-	x.Same, x.Differences = compareDecisions(then, d)
+	x.Changes = append(x.Changes, decision.Changes(then.Revision, d.Revision)...)
+	x.Same, x.Differences = decision.Compare(then, d)
 	return x, storeErr
 }
 
@@ -180,51 +170,5 @@ func prettyTrace(evs []*topdown.Event) []string {
 	return out
 }
 
-// compareDecisions reports whether b has a's verdict, todo and reason codes,
-// and lists every difference (messages included).
-func compareDecisions(a, b Decision) (same bool, diffs []string) {
-	diffs = []string{}
-	if a.Verdict != b.Verdict {
-		diffs = append(diffs, fmt.Sprintf("verdict: %s → %s", a.Verdict, b.Verdict))
-	}
-	if ta, tb := todoID(a.Todo), todoID(b.Todo); ta != tb {
-		diffs = append(diffs, fmt.Sprintf("todo: %s → %s", ta, tb))
-	}
-	codes := func(d Decision) []string {
-		out := make([]string, len(d.Reasons))
-		for i, r := range d.Reasons {
-			out[i] = r.Code
-		}
-		return out
-	}
-	sameCodes := slices.Equal(codes(a), codes(b))
-	if !sameCodes {
-		diffs = append(diffs, fmt.Sprintf("reasons: %s → %s", strings.Join(codes(a), ", "), strings.Join(codes(b), ", ")))
-	} else {
-		for i := range a.Reasons {
-			if a.Reasons[i].Message != b.Reasons[i].Message {
-				diffs = append(diffs, fmt.Sprintf("reason %s: %q → %q", a.Reasons[i].Code, a.Reasons[i].Message, b.Reasons[i].Message))
-			}
-		}
-	}
-	same = a.Verdict == b.Verdict && todoID(a.Todo) == todoID(b.Todo) && sameCodes
-	return same, diffs
-}
-
-func todoID(t *TodoRef) string {
-	if t == nil {
-		return "-"
-	}
-	return t.ID
-}
-
-// shortHash is "sha256:" and the first 12 hex digits of h.
-func shortHash(h string) string {
-	if h == "" {
-		return "(none)"
-	}
-	if i := strings.IndexByte(h, ':'); i >= 0 && len(h) > i+13 {
-		return h[:i+13]
-	}
-	return h
-}
+// shortHash is "sha256:" and the first 12 hex digits of h (decision.ShortHash).
+func shortHash(h string) string { return decision.ShortHash(h) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
@@ -129,7 +130,7 @@ func TestExplain_OlderStateAndPolicy(t *testing.T) {
 	now := x.Rerun.Revision.State
 	wantChanges := []string{
 		fmt.Sprintf("state changed since: revision %d → %d", old.Revision.State, now),
-		"policy changed since: sha256:0123456789ab → " + shortHash(x.Rerun.Revision.Policy),
+		"policy changed since: sha256:0123456789ab → " + decision.ShortHash(x.Rerun.Revision.Policy),
 	}
 	if x.Same || x.Rerun.Verdict != "run" || !slices.Equal(x.Changes, wantChanges) || !slices.Contains(x.Differences, "verdict: wait_human → run") {
 		t.Fatalf("after the answer: same %v, rerun %s, changes %q, diffs %q", x.Same, x.Rerun.Verdict, x.Changes, x.Differences)

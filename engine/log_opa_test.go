@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -125,7 +126,7 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 // the event names (as `opa eval -b … -b … -i …` does) and returns the value.
 func evalStored(t *testing.T, e *Engine, ev logs.EventV1, stored []byte) any {
 	t.Helper()
-	le, ok := parseLogLine(mustJSON(t, ev))
+	le, ok := decision.ParseLine(mustJSON(t, ev))
 	if !ok {
 		t.Fatalf("ParseLogLine refuses the event %s", ev.DecisionID)
 	}
@@ -289,7 +290,7 @@ func TestDecisionLog_LineSizeDoesNotGrowWithTodos(t *testing.T) {
 			t.Fatalf("%d todos: %v %+v", todos, err, d)
 		}
 		lines := logLines(t, e)
-		le, ok := parseLogLine(lines[0])
+		le, ok := decision.ParseLine(lines[0])
 		if len(lines) != 1 || !ok {
 			t.Fatalf("%d lines", len(lines))
 		}

@@ -22,7 +22,9 @@ import (
 // tool call reader (engine/toolcall) only these and the shell reader;
 // input.state (engine/snapshot) and what prompt, review and status show
 // (engine/views) import neither the top engine nor policies nor OPA's
-// evaluator;
+// evaluator; a decision and its log line (engine/decision) imports
+// neither the top engine, nor specs or policies, nor OPA's
+// evaluator or CUE;
 // internal/errs (the one error type) imports only the standard library;
 // the check pipeline (engine/check), the answers through a
 // command line (engine/gateanswer) and the hooks (engine/hook) drive the
@@ -66,6 +68,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// input.state is built from kernel records and the spec's types
 		// through an interface of its own; it evaluates no policy.
 		mod + "engine/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// A decision and its log line: no evaluation, no state.
+		mod + "engine/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
 		// What prompt, review and status show is gathered from kernel
 		// records the same way, for the renderers.
 		mod + "engine/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
