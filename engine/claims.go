@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// Lease TTL bounds (design §9). DefaultLeaseTTL is in rounds.go.
+// Lease TTL bounds (design §9, lease.MinTTL and MaxTTL). DefaultLeaseTTL
+// is in rounds.go.
 const (
-	MinLeaseTTL = time.Second
-	MaxLeaseTTL = 24 * time.Hour
+	MinLeaseTTL = lease.MinTTL
+	MaxLeaseTTL = lease.MaxTTL
 )
 
 // ClaimRequest asks for a lease on a todo (`loopx todo claim`).
@@ -51,16 +53,8 @@ type LeaseResult struct {
 	Previous *kernel.Lease `json:"previous"`
 }
 
-// checkTTL validates ttl, 0 meaning def.
-func checkTTL(ttl, def time.Duration) (time.Duration, error) {
-	if ttl == 0 {
-		ttl = def
-	}
-	if ttl < MinLeaseTTL || ttl > MaxLeaseTTL {
-		return 0, Usagef("bad_ttl", "lease TTL %s is out of range: from %s to %s", ttl, MinLeaseTTL, MaxLeaseTTL)
-	}
-	return ttl.Truncate(time.Second), nil
-}
+// checkTTL validates ttl, 0 meaning def (lease.CheckTTL).
+func checkTTL(ttl, def time.Duration) (time.Duration, error) { return lease.CheckTTL(ttl, def) }
 
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
 // compare-and-swap against every other claimant, in this process or
@@ -120,7 +114,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 				res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
 				return nil
 			default:
-				return refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, endedHow(l, now)), map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)})
+				return refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, lease.EndedHow(l)), map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)})
 			}
 		}
 		facts, err := e.claimTodoFacts(tx, t, req.Agent)
@@ -225,7 +219,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
 			return nil
 		}
-		if err := checkHeld(t, req.Agent, req.ExpectedVersion, now, op == "release"); err != nil {
+		if err := lease.CheckHeld(t, req.Agent, req.ExpectedVersion, now, op == "release"); err != nil {
 			return err
 		}
 		prev := *l
@@ -328,55 +322,6 @@ func leaseData(l *kernel.Lease) map[string]any {
 		d["idempotency_key"] = l.IdempotencyKey
 	}
 	return d
-}
-
-// checkHeld is the compare-and-swap of renew, release and transfer: the
-// lease's version must be expected and the agent its live holder (an
-// expired lease may still be released by its holder when allowExpired).
-func checkHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allowExpired bool) error {
-	l := t.Lease
-	var actual uint64
-	if l != nil {
-		actual = l.Version
-	}
-	if actual != expected {
-		d := map[string]any{"todo": t.ID, "expected": expected, "actual": actual}
-		msg := fmt.Sprintf("todo %s: expected lease version %d, actual %d", t.ID, expected, actual)
-		if l != nil {
-			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, rfc(l.ExpiresAt)
-			msg += fmt.Sprintf(" (%s by %s)", leaseState(l, now), l.Holder)
-		}
-		return refused("version_mismatch", msg+": nothing changed", d)
-	}
-	lost := func(why string) error {
-		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released})
-	}
-	switch {
-	case l.Holder != agent:
-		return lost("the lease is held by " + l.Holder)
-	case l.Released:
-		return lost(fmt.Sprintf("it was released (version %d)", l.Version))
-	case !allowExpired && !l.LiveAt(now):
-		return lost("it expired at " + rfc(l.ExpiresAt))
-	}
-	return nil
-}
-
-func leaseState(l *kernel.Lease, now time.Time) string {
-	switch {
-	case l.Released:
-		return "released"
-	case l.LiveAt(now):
-		return "held until " + rfc(l.ExpiresAt)
-	}
-	return "expired at " + rfc(l.ExpiresAt)
-}
-
-func endedHow(l *kernel.Lease, now time.Time) string {
-	if l.Released {
-		return "been released"
-	}
-	return "expired (at " + rfc(l.ExpiresAt) + ")"
 }
 
 // auditRefusal records a gate_violation refusal after its rollback.

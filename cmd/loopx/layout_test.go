@@ -24,7 +24,8 @@ import (
 // (engine/views) import neither the top engine nor policies nor OPA's
 // evaluator; a decision and its log line (engine/decision) imports
 // neither the top engine, nor specs or policies, nor OPA's
-// evaluator or CUE;
+// evaluator or CUE; the lease mechanics (engine/lease) import neither
+// the top engine, nor specs or policies, nor OPA or CUE;
 // internal/errs (the one error type) imports only the standard library;
 // the check pipeline (engine/check), the answers through a
 // command line (engine/gateanswer) and the hooks (engine/hook) drive the
@@ -68,6 +69,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// input.state is built from kernel records and the spec's types
 		// through an interface of its own; it evaluates no policy.
 		mod + "engine/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// Lease mechanics: kernel records, no store, no policy.
+		mod + "engine/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// A decision and its log line: no evaluation, no state.
 		mod + "engine/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
 		// What prompt, review and status show is gathered from kernel

@@ -1,0 +1,102 @@
+// Package lease holds the mechanics of a todo's claim lease that need no
+// store (design §9): the bounds of a lease's time to live and the
+// compare-and-swap check of renew, release and transfer (the expected
+// version, the live holder), with the words a refusal uses to say what
+// became of a lease. The top engine package runs them inside its write
+// transactions.
+package lease
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// Lease TTL bounds (design §9).
+const (
+	MinTTL = time.Second
+	MaxTTL = 24 * time.Hour
+)
+
+// CheckTTL validates ttl, 0 meaning def, and truncates it to whole
+// seconds. Errors: errs.Usage bad_ttl outside MinTTL..MaxTTL.
+func CheckTTL(ttl, def time.Duration) (time.Duration, error) {
+	if ttl == 0 {
+		ttl = def
+	}
+	if ttl < MinTTL || ttl > MaxTTL {
+		return 0, errs.Usagef("bad_ttl", "lease TTL %s is out of range: from %s to %s", ttl, MinTTL, MaxTTL)
+	}
+	return ttl.Truncate(time.Second), nil
+}
+
+// CheckHeld is the compare-and-swap of renew, release and transfer: the
+// lease of t must have version expected and agent as its live holder (an
+// expired lease may still be released by its holder when allowExpired).
+// Errors: errs.No version_mismatch (with expected, actual and the lease's
+// holder, released, expires_at) or lease_lost (with the lease's facts).
+func CheckHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allowExpired bool) error {
+	l := t.Lease
+	var actual uint64
+	if l != nil {
+		actual = l.Version
+	}
+	if actual != expected {
+		d := map[string]any{"todo": t.ID, "expected": expected, "actual": actual}
+		msg := fmt.Sprintf("todo %s: expected lease version %d, actual %d", t.ID, expected, actual)
+		if l != nil {
+			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, rfc(l.ExpiresAt)
+			msg += fmt.Sprintf(" (%s by %s)", State(l, now), l.Holder)
+		}
+		return refused("version_mismatch", msg+": nothing changed", d)
+	}
+	lost := func(why string) error {
+		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released})
+	}
+	switch {
+	case l.Holder != agent:
+		return lost("the lease is held by " + l.Holder)
+	case l.Released:
+		return lost(fmt.Sprintf("it was released (version %d)", l.Version))
+	case !allowExpired && !l.LiveAt(now):
+		return lost("it expired at " + rfc(l.ExpiresAt))
+	}
+	return nil
+}
+
+// State says what l is at now: "released", "held until …" or "expired at …".
+func State(l *kernel.Lease, now time.Time) string {
+	switch {
+	case l.Released:
+		return "released"
+	case l.LiveAt(now):
+		return "held until " + rfc(l.ExpiresAt)
+	}
+	return "expired at " + rfc(l.ExpiresAt)
+}
+
+// EndedHow says how the lease l ended ("been released", "expired (at …)"),
+// as in "which has since …".
+func EndedHow(l *kernel.Lease) string {
+	if l.Released {
+		return "been released"
+	}
+	return "expired (at " + rfc(l.ExpiresAt) + ")"
+}
+
+// refused is an errs.No error with code, message and the refusal's facts.
+func refused(code, message string, data map[string]any) *errs.Error {
+	e := errs.New(errs.No, code, message)
+	e.Data = data
+	return e
+}
+
+// rfc renders t as RFC 3339 UTC with second precision, "" for the zero time.
+func rfc(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
