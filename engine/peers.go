@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -11,15 +12,9 @@ import (
 // the review packet (render.HeldLease).
 type HeldLease = render.HeldLease
 
-// AgentInfo is a registered agent with its heartbeat facts: when it was
-// last seen (any round start or finish, claim, renew, release or
-// transfer), its open round, and the live leases it holds (CurrentLease
-// is the one expiring last).
-type AgentInfo struct {
-	kernel.Agent
-	CurrentLease *HeldLease  `json:"current_lease"`
-	Leases       []HeldLease `json:"leases"`
-}
+// AgentInfo is a registered agent with its heartbeat facts and the live
+// leases it holds (views.AgentInfo).
+type AgentInfo = views.AgentInfo
 
 // AgentInfos lists registered agents (spec agents register on first use)
 // with their heartbeat facts, by id.
@@ -34,40 +29,16 @@ func (e *Engine) AgentInfos() ([]AgentInfo, error) {
 		if err != nil {
 			return err
 		}
-		for _, a := range as {
-			info := AgentInfo{Agent: a, Leases: held[a.ID]}
-			if info.Leases == nil {
-				info.Leases = []HeldLease{}
-			}
-			for i := range info.Leases {
-				if info.CurrentLease == nil || info.Leases[i].ExpiresAt > info.CurrentLease.ExpiresAt {
-					info.CurrentLease = &info.Leases[i]
-				}
-			}
-			out = append(out, info)
-		}
+		out = views.Agents(as, held)
 		return nil
 	})
 	return out, err
 }
 
-// liveLeases maps each holder to its live leases, over every spec goal.
+// liveLeases maps each holder to its live leases, over every spec goal
+// (views.LiveLeases).
 func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]HeldLease, error) {
-	now := tx.Now()
-	out := map[string][]HeldLease{}
-	for _, g := range e.GoalIDs() {
-		todos, err := tx.Todos(g)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range todos {
-			if l := t.Lease; l.LiveAt(now) {
-				out[l.Holder] = append(out[l.Holder], HeldLease{Todo: t.ID, Goal: g, Title: t.Title, Version: l.Version,
-					Epoch: l.Epoch, ExpiresAt: rfc(l.ExpiresAt), Round: l.Round})
-			}
-		}
-	}
-	return out, nil
+	return views.LiveLeases(tx, e.GoalIDs())
 }
 
 // Handoffs returns the handoffs of goal ("" = every spec goal), oldest

@@ -272,3 +272,58 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	}
 	return err
 }
+
+// AgentInfo is a registered agent with its heartbeat facts: when it was
+// last seen (any round start or finish, claim, renew, release or
+// transfer), its open round, and the live leases it holds (CurrentLease
+// is the one expiring last).
+type AgentInfo struct {
+	kernel.Agent
+	CurrentLease *render.HeldLease  `json:"current_lease"`
+	Leases       []render.HeldLease `json:"leases"`
+}
+
+// Agents is each agent of as (in order) with the live leases held holds
+// for it (`loopx agent list`).
+func Agents(as []kernel.Agent, held map[string][]render.HeldLease) []AgentInfo {
+	out := []AgentInfo{}
+	for _, a := range as {
+		info := AgentInfo{Agent: a, Leases: held[a.ID]}
+		if info.Leases == nil {
+			info.Leases = []render.HeldLease{}
+		}
+		for i := range info.Leases {
+			if info.CurrentLease == nil || info.Leases[i].ExpiresAt > info.CurrentLease.ExpiresAt {
+				info.CurrentLease = &info.Leases[i]
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// LeaseSource is what LiveLeases reads: a kernel read transaction.
+type LeaseSource interface {
+	Now() time.Time
+	Todos(goal string) ([]kernel.Todo, error)
+}
+
+// LiveLeases maps each holder to the live leases it holds on the todos of
+// goals (in goal and store order). Errors: src's.
+func LiveLeases(src LeaseSource, goals []string) (map[string][]render.HeldLease, error) {
+	now := src.Now()
+	out := map[string][]render.HeldLease{}
+	for _, g := range goals {
+		todos, err := src.Todos(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range todos {
+			if l := t.Lease; l.LiveAt(now) {
+				out[l.Holder] = append(out[l.Holder], render.HeldLease{Todo: t.ID, Goal: g, Title: t.Title, Version: l.Version,
+					Epoch: l.Epoch, ExpiresAt: snapshot.RFC(l.ExpiresAt), Round: l.Round})
+			}
+		}
+	}
+	return out, nil
+}
