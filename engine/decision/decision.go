@@ -3,14 +3,21 @@
 // (verdicts checked per query, a wrong shape failing closed as a deny),
 // the revisions it saw, the request part of its input that the log keeps
 // (LogInput), reading a logged line back into the decision answered then
-// (Logged, loopx's earlier line format included) and comparing two
-// decisions (Compare). It evaluates nothing: the top engine package
+// (Logged, loopx's earlier line format included), comparing two
+// decisions (Compare) and what `loopx explain` shows beside the re-run
+// (Explanation, the stored input's state, the `opa eval` line that
+// reproduces a logged result). It evaluates nothing: the top engine package
 // prepares and evaluates the policies.
 package decision
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -315,4 +322,112 @@ func ShortHash(h string) string {
 		return h[:i+13]
 	}
 	return h
+}
+
+// Explanation is a logged decision shown again (`loopx explain ID`): what
+// was asked and answered then, the same request decided now on today's
+// spec, policy and state, an evaluation trace of that re-run, and whether
+// the answer is the same.
+type Explanation struct {
+	// Logged is the decision-log line (an OPA decision-log event): the
+	// request, bundles and the policy's result then. Its input has no
+	// kernel snapshot (LogEntry).
+	Logged LogEntry `json:"logged"`
+	// Then is the decision loopx answered then (Logged.Decision()).
+	Then Decision `json:"then"`
+	// StoredInput is the whole input the logged decision evaluated,
+	// relative to the project root (".loopx/inputs/<hex>.json"), "" when
+	// there is none; StoredInputState says which: "stored", "pruned" (the
+	// line names it, the file is gone), "altered" (the file's SHA-256 is not
+	// the one the line names: it was changed after the decision) or "none"
+	// (a line of loopx's earlier format).
+	StoredInput      string `json:"stored_input"`
+	StoredInputState string `json:"stored_input_state"`
+	// OPAEval is the `opa eval` command line that evaluates the logged
+	// path on the stored bundles and input, run from the project root; its
+	// output is the logged result. "" when a file it needs is gone or the
+	// policy was not evaluated (custom.decided_by "loopx").
+	OPAEval string `json:"opa_eval"`
+	// Rerun is the same request decided now, over the current snapshot. It
+	// is not appended to the decision log.
+	Rerun Decision `json:"rerun"`
+	// Same is true when the re-run has the logged verdict, todo and reason
+	// codes.
+	Same bool `json:"same"`
+	// Differences says what differs between Logged.Result and Rerun, one
+	// item per field ("verdict: wait_human → run"); empty when Same and the
+	// messages match too.
+	Differences []string `json:"differences"`
+	// Changes says which of the decision's inputs changed since it was
+	// logged ("state changed since: revision 12 → 15"); empty when the
+	// spec, policy and store revisions are the logged ones.
+	Changes []string `json:"changes"`
+	// Input is the re-run's full input (with the current kernel snapshot).
+	Input input.Input `json:"input"`
+	// RuleTrace is the re-run's trace reduced to rules entered and exited
+	// (OPA trace events on rules, without redo), one line per item: which
+	// step of the policy matched, with file:line.
+	RuleTrace []string `json:"rule_trace"`
+	// Trace is OPA's full evaluation trace of the re-run
+	// (topdown.PrettyTraceWithLocation), one line per item.
+	Trace []string `json:"trace"`
+}
+
+// StoredInput is the stored input of le relative to the project root
+// (stateDirName/inputs/<hex>.json, "" when the line names none) and its
+// state: "stored", "pruned" (the line names it, the file is gone),
+// "altered" (the file's SHA-256 is not the one the line names) or "none"
+// (a line of loopx's earlier format).
+func StoredInput(le LogEntry, stateDir, stateDirName string) (rel, state string) {
+	p := le.InputPath(stateDir)
+	if p == "" {
+		return "", "none"
+	}
+	rel, state = filepath.ToSlash(filepath.Join(stateDirName, declog.InputsDirName, filepath.Base(p))), "pruned"
+	if b, err := os.ReadFile(p); err == nil {
+		state = "altered"
+		if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) == le.Custom.Input {
+			state = "stored"
+		}
+	}
+	return rel, state
+}
+
+var policyPath = regexp.MustCompile(`^[a-z_]+(/[a-z_]+)*$`)
+
+// OPAEvalCommand is the `opa eval` command line that reproduces le's
+// result from the project root root (stateDir its .loopx), "" when a file
+// it needs is not stored or the policy did not decide (decided_by loopx).
+func OPAEvalCommand(le LogEntry, root, stateDir string) string {
+	// The path goes into a command line a person may paste: only the
+	// query's own entry rule, never what a line says.
+	if le.Custom.DecidedBy != "" || le.Path != "loopx/"+PolicyArea(le.Input.Query)+"/decision" || !policyPath.MatchString(le.Path) {
+		return ""
+	}
+	rel := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if _, err := os.Stat(p); err != nil {
+			return ""
+		}
+		r, err := filepath.Rel(root, p)
+		if err != nil {
+			return ""
+		}
+		return filepath.ToSlash(r)
+	}
+	in, pol := rel(le.InputPath(stateDir)), rel(le.BundlePath(stateDir, declog.PolicyBundle))
+	if in == "" || pol == "" {
+		return ""
+	}
+	cmd := "opa eval -f raw -b " + pol
+	if _, ok := le.Bundles[declog.SpecBundle]; ok {
+		spec := rel(le.BundlePath(stateDir, declog.SpecBundle))
+		if spec == "" {
+			return ""
+		}
+		cmd += " -b " + spec
+	}
+	return cmd + " -i " + in + " data." + strings.ReplaceAll(le.Path, "/", ".")
 }
