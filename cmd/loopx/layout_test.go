@@ -20,12 +20,13 @@ import (
 // input document (engine/input) imports only OPA's value types and the
 // trust facts, the path facts (engine/pathfacts) only the input, and the
 // tool call reader (engine/toolcall) only these and the shell reader;
-// input.state (engine/snapshot) and what prompt, review and status show
-// (engine/views) import neither the top engine nor policies nor OPA's
-// evaluator; a decision and its log line (engine/decision) imports
-// neither the top engine, nor specs or policies, nor OPA's
-// evaluator or CUE; the lease mechanics (engine/lease) import neither
-// the top engine, nor specs or policies, nor OPA or CUE;
+// input.state (engine/snapshot), housekeeping (engine/housekeep) and
+// what prompt, review and status show (engine/views) import neither the
+// top engine nor policies nor OPA's evaluator; a decision and its log
+// line (engine/decision) imports neither the top engine, nor specs or
+// policies, nor OPA's evaluator or CUE; the lease mechanics
+// (engine/lease) import neither the top engine, nor specs or policies,
+// nor OPA or CUE;
 // internal/errs (the one error type) imports only the standard library;
 // the check pipeline (engine/check), the answers through a
 // command line (engine/gateanswer) and the hooks (engine/hook) drive the
@@ -73,6 +74,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// A decision and its log line: no evaluation, no state.
 		mod + "engine/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		// Housekeeping writes through a transaction interface of its own.
+		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel
 		// records the same way, for the renderers.
 		mod + "engine/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
