@@ -3,10 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/glob"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -55,65 +53,10 @@ func (e *Engine) logClaim(cd claimDecision) {
 	}
 }
 
-// claimTodoFacts gathers the facts of t for a claim query: its lease, its
-// open dependencies (a missing dependency counts as open) and the first
-// scope it conflicts with across the spec's goals.
+// claimTodoFacts gathers the facts of t for a claim query across the
+// spec's goals (snapshot.ClaimTodo).
 func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*ClaimTodo, error) {
-	now := tx.Now()
-	f := &ClaimTodo{Goal: t.Goal, Note: t.Note, TodoFacts: TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status,
-		Priority: t.Priority, CreatedAt: t.CreatedAt.UTC().Format(snapshot.CreatedAtLayout), DepsOpen: []string{}, Labels: nonNil(t.Labels)}}
-	for _, d := range t.DependsOn {
-		dt, err := tx.Todo(d)
-		if err != nil && !IsNotFound(err) {
-			return nil, err
-		}
-		if err != nil || dt.Status != kernel.TodoDone {
-			f.DepsOpen = append(f.DepsOpen, d)
-		}
-	}
-	if l := t.Lease; l != nil && !l.Released {
-		f.Lease = &LeaseFacts{Holder: l.Holder, ExpiresAt: rfc(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
-	}
-	if t.Kind == kernel.KindMonitor {
-		f.Due = !now.Before(t.NextDueAt)
-		f.NextDueAt = rfc(t.NextDueAt)
-	}
-	c, err := e.conflict(tx, t, agent)
-	if err != nil {
-		return nil, err
-	}
-	if c != nil {
-		f.Conflict, f.ScopeConflict = c, c.Todo
-	}
-	return f, nil
-}
-
-// conflict finds the first todo (of any spec goal, and t's own) held by a
-// live lease of another agent whose scope overlaps t's; nil when none.
-func (e *Engine) conflict(tx *kernel.Tx, t kernel.Todo, agent string) (*ConflictFacts, error) {
-	if len(t.Scope) == 0 {
-		return nil, nil
-	}
-	goals := e.GoalIDs()
-	if !slices.Contains(goals, t.Goal) {
-		goals = append(goals, t.Goal)
-	}
-	now := tx.Now()
-	for _, g := range goals {
-		todos, err := tx.Todos(g)
-		if err != nil {
-			return nil, err
-		}
-		for _, o := range todos {
-			if o.ID == t.ID || len(o.Scope) == 0 || !o.Lease.LiveAt(now) || o.Lease.Holder == agent {
-				continue
-			}
-			if mine, theirs, ok := glob.Overlap(t.Scope, o.Scope); ok {
-				return &ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: rfc(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
-			}
-		}
-	}
-	return nil, nil
+	return snapshot.ClaimTodo(tx, e.GoalIDs(), t, agent)
 }
 
 // refusal is the error of a mutation its decision denied: the first reason

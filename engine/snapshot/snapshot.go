@@ -8,6 +8,7 @@
 package snapshot
 
 import (
+	"errors"
 	"slices"
 	"time"
 
@@ -426,4 +427,73 @@ func ScopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string
 		}
 	}
 	return out
+}
+
+// ClaimSource is what the facts of a claimed todo read: a kernel
+// transaction.
+type ClaimSource interface {
+	Now() time.Time
+	Todo(id string) (kernel.Todo, error)
+	Todos(goal string) ([]kernel.Todo, error)
+}
+
+// ClaimTodo gathers the facts of t for a claim query (input.claim.todo):
+// its lease, its open dependencies (a missing dependency counts as open)
+// and the first scope it conflicts with across goals (the spec's) and t's
+// own goal. Errors: src's.
+func ClaimTodo(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*input.ClaimTodo, error) {
+	now := tx.Now()
+	f := &input.ClaimTodo{Goal: t.Goal, Note: t.Note, TodoFacts: input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status,
+		Priority: t.Priority, CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: []string{}, Labels: NonNil(t.Labels)}}
+	for _, d := range t.DependsOn {
+		dt, err := tx.Todo(d)
+		if err != nil && !errors.Is(err, kernel.ErrNotFound) {
+			return nil, err
+		}
+		if err != nil || dt.Status != kernel.TodoDone {
+			f.DepsOpen = append(f.DepsOpen, d)
+		}
+	}
+	if l := t.Lease; l != nil && !l.Released {
+		f.Lease = &input.LeaseFacts{Holder: l.Holder, ExpiresAt: RFC(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
+	}
+	if t.Kind == kernel.KindMonitor {
+		f.Due = !now.Before(t.NextDueAt)
+		f.NextDueAt = RFC(t.NextDueAt)
+	}
+	c, err := conflict(tx, goals, t, agent)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		f.Conflict, f.ScopeConflict = c, c.Todo
+	}
+	return f, nil
+}
+
+// conflict finds the first todo (of any of goals, and t's own) held by a
+// live lease of another agent whose scope overlaps t's; nil when none.
+func conflict(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*input.ConflictFacts, error) {
+	if len(t.Scope) == 0 {
+		return nil, nil
+	}
+	if !slices.Contains(goals, t.Goal) {
+		goals = append(slices.Clip(goals), t.Goal)
+	}
+	now := tx.Now()
+	for _, g := range goals {
+		todos, err := tx.Todos(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range todos {
+			if o.ID == t.ID || len(o.Scope) == 0 || !o.Lease.LiveAt(now) || o.Lease.Holder == agent {
+				continue
+			}
+			if mine, theirs, ok := glob.Overlap(t.Scope, o.Scope); ok {
+				return &input.ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: RFC(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
+			}
+		}
+	}
+	return nil, nil
 }
