@@ -107,34 +107,15 @@ func (e *Engine) specBundleFiles(rev string) func() (map[string][]byte, []string
 	}
 }
 
-// LogFilter selects decision-log entries for ReadLog. Zero fields match all.
-type LogFilter struct {
-	// Goal and Agent match the decision's goal and agent.
-	Goal, Agent string
-	// Verdict matches the result's verdict ("run", "skip", …).
-	Verdict string
-	// Query matches the query ("should_run", …).
-	Query string
-	// Since keeps entries with a timestamp at or after it (zero = all).
-	Since time.Time
-	// Limit keeps only the newest Limit entries (0 = all).
-	Limit int
-}
-
-func (f LogFilter) match(le *LogEntry) bool {
-	return (f.Goal == "" || le.Input.Goal == f.Goal) &&
-		(f.Agent == "" || le.Input.Agent == f.Agent) &&
-		(f.Query == "" || le.Input.Query == f.Query) &&
-		(f.Since.IsZero() || !le.Timestamp.Before(f.Since)) &&
-		(f.Verdict == "" || LoggedDecision(*le).Verdict == f.Verdict)
-}
+// LogFilter selects decision-log entries for ReadLog (decision.LogFilter).
+type LogFilter = decision.LogFilter
 
 // ReadLog returns the decision-log entries that match f, oldest first,
 // reading the rotated files and the current one. Lines that do not parse
 // (a torn write, a foreign line) are skipped and counted in skipped. A
 // project without a decision log has no entries and no error.
 func (e *Engine) ReadLog(f LogFilter) (entries []LogEntry, skipped int, err error) {
-	return e.log.Read(f.match, f.Limit)
+	return e.log.Read(f.Match, f.Limit)
 }
 
 // FindDecision returns the decision-log entry with this decision id,

@@ -431,3 +431,28 @@ func OPAEvalCommand(le LogEntry, root, stateDir string) string {
 	}
 	return cmd + " -i " + in + " data." + strings.ReplaceAll(le.Path, "/", ".")
 }
+
+// LogFilter selects decision-log entries (`loopx log`). Zero fields
+// match all.
+type LogFilter struct {
+	// Goal and Agent match the decision's goal and agent.
+	Goal, Agent string
+	// Verdict matches the result's verdict ("run", "skip", …).
+	Verdict string
+	// Query matches the query ("should_run", …).
+	Query string
+	// Since keeps entries with a timestamp at or after it (zero = all).
+	Since time.Time
+	// Limit keeps only the newest Limit entries (0 = all).
+	Limit int
+}
+
+// Match reports whether the line le passes f (its verdict read as
+// Logged reads it).
+func (f LogFilter) Match(le *LogEntry) bool {
+	return (f.Goal == "" || le.Input.Goal == f.Goal) &&
+		(f.Agent == "" || le.Input.Agent == f.Agent) &&
+		(f.Query == "" || le.Input.Query == f.Query) &&
+		(f.Since.IsZero() || !le.Timestamp.Before(f.Since)) &&
+		(f.Verdict == "" || Logged(*le).Verdict == f.Verdict)
+}
