@@ -2,11 +2,10 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
@@ -21,28 +20,8 @@ type Gate = kernel.Gate
 // "7d"): specs.ParseDuration. Errors: a malformed or negative duration.
 func ParseDuration(s string) (time.Duration, error) { return specs.ParseDuration(s) }
 
-// GateInput is a runtime gate to raise (`loopx gate raise`).
-type GateInput struct {
-	Goal     string
-	Question string
-	// Options default to ["approve", "reject"].
-	Options []string
-	// Answerers default to ["human"].
-	Answerers []string
-	// Exactly one of BlocksTodo / BlocksAgent may be set; neither blocks the
-	// whole goal.
-	BlocksTodo  string
-	BlocksAgent string
-	// Guards makes it an action gate: it blocks only these actions
-	// ("git.push"), checked by permission decisions and guarded evidence.
-	Guards []string
-	// ExpiresAfter is how long it stays open (0 = never); OnExpiry is the
-	// option applied then.
-	ExpiresAfter time.Duration
-	OnExpiry     string
-	// By is who raises it (an agent id or "human").
-	By string
-}
+// GateInput is a runtime gate to raise (`loopx gate raise`, gates.Input).
+type GateInput = gates.Input
 
 // RaiseGate validates and stores a runtime gate. Errors: errs.Usage for an
 // unknown goal/todo/agent, an empty question, or on_expiry not an option.
@@ -51,44 +30,8 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	if err := e.RequireGoal(in.Goal); err != nil {
 		return g, err
 	}
-	if strings.TrimSpace(in.Question) == "" {
-		return g, Usagef("empty_question", "a gate needs a question")
-	}
-	if err := inert.Check("the gate question", in.Question, false); err != nil {
-		return g, Usagef("control_character", "%v", err)
-	}
-	for _, o := range in.Options {
-		if err := inert.Check(fmt.Sprintf("gate option %q", o), o, false); err != nil {
-			return g, Usagef("control_character", "%v", err)
-		}
-	}
-	if !specs.ConcreteQuestion(in.Question) {
-		return g, Usagef("vague_question", "gate question %q is not a concrete question: end it with \"?\" and use at least 4 words (e.g. \"Merge the v2 branch into main now?\")", in.Question)
-	}
-	seen := map[string]bool{}
-	for _, o := range in.Options {
-		if strings.TrimSpace(o) == "" || seen[o] {
-			return g, Usagef("bad_options", "gate options must be distinct and non-empty: %v", in.Options)
-		}
-		seen[o] = true
-	}
-	if in.ExpiresAfter < 0 {
-		return g, Usagef("bad_expiry", "--expires-after must be positive")
-	}
-	if in.OnExpiry != "" && in.ExpiresAfter == 0 {
-		return g, Usagef("bad_on_expiry", "--on-expiry needs --expires-after (when should the gate expire?)")
-	}
-	if n := btoi(in.BlocksTodo != "") + btoi(in.BlocksAgent != "") + btoi(len(in.Guards) > 0); n > 1 {
-		return g, Usagef("bad_scope", "give at most one of --blocks-todo, --blocks-agent and --guards")
-	}
-	if len(in.Options) == 0 {
-		in.Options = []string{"approve", "reject"}
-	}
-	if len(in.Answerers) == 0 {
-		in.Answerers = []string{"human"}
-	}
-	if in.OnExpiry != "" && !slices.Contains(in.Options, in.OnExpiry) {
-		return g, Usagef("bad_on_expiry", "on-expiry %q is not one of the options %v", in.OnExpiry, in.Options)
+	if err := in.Validate(); err != nil {
+		return g, err
 	}
 	g = kernel.Gate{Goal: in.Goal, Question: in.Question, Options: in.Options, Answerers: in.Answerers,
 		ScopeKind: "goal", RaisedBy: in.By, OnExpiry: in.OnExpiry}
@@ -310,13 +253,6 @@ func (e *Engine) Gate(id string) (kernel.Gate, error) {
 		return err
 	})
 	return g, err
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // AuditAnswerRefusal appends a gate.answer_refused event when err is a
