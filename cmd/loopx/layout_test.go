@@ -157,3 +157,37 @@ func TestImportsFlowOneWay(t *testing.T) {
 		t.Fatalf("checked only %d packages; go list output:\n%s", checked, out)
 	}
 }
+
+// TestCommandLayerImportsOnlyTheEngineSide enforces issue 13: the command
+// layer (cmd/loopx/internal/cli) parses flags, calls the engine and
+// renders; it imports only the engine side (engine/..., internal/...,
+// cmd/loopx/internal/output), cobra and the standard library — never the
+// kernel, specs, policies, presets or lint, whose records and functions
+// it reaches through the engine.
+func TestCommandLayerImportsOnlyTheEngineSide(t *testing.T) {
+	const mod = "github.com/loopx-dev/loopx/"
+	const cli = mod + "cmd/loopx/internal/cli"
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, cli).CombinedOutput()
+	if err != nil {
+		t.Skipf("go list unavailable: %v\n%s", err, out)
+	}
+	allowed := []string{mod + "engine", mod + "internal", mod + "cmd/loopx/internal/output", "github.com/spf13/cobra"}
+	imports := strings.Fields(string(out))
+	if len(imports) < 5 {
+		t.Fatalf("go list gave only %d imports of %s:\n%s", len(imports), cli, out)
+	}
+	for _, imp := range imports {
+		if first, _, _ := strings.Cut(imp, "/"); !strings.Contains(first, ".") {
+			continue // the standard library
+		}
+		ok := false
+		for _, a := range allowed {
+			if imp == a || strings.HasPrefix(imp, a+"/") {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%s imports %s (issue 13: the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, cobra and the standard library)", cli, imp)
+		}
+	}
+}
