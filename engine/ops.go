@@ -8,37 +8,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine/glob"
+	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// TodoInput is a todo to add.
-type TodoInput struct {
-	Goal, Title, Kind string
-	// Priority is 0..4 (P0..P4).
-	Priority  int
-	DependsOn []string
-	Labels    []string
-	// Scope lists the doublestar globs the todo writes (see glob.Validate).
-	Scope []string
-	// EverySeconds is a monitor's cadence.
-	EverySeconds int64
-	By           string
-}
+// TodoInput is a todo to add (todos.Input).
+type TodoInput = todos.Input
 
 // ParsePriority reads a todo priority written P0 (most urgent) to P4
-// (case-insensitive) and returns 0..4. Errors: errs.Usage bad_priority.
-func ParsePriority(s string) (int, error) {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '4' {
-		return int(s[1] - '0'), nil
-	}
-	return 0, Usagef("bad_priority", "priority %q is not P0..P4", s)
-}
-
-var todoKinds = []string{kernel.KindTask, kernel.KindMonitor, kernel.KindGate, kernel.KindAction}
+// (case-insensitive) and returns 0..4 (todos.ParsePriority). Errors:
+// errs.Usage bad_priority.
+func ParsePriority(s string) (int, error) { return todos.ParsePriority(s) }
 
 // AddTodo validates and stores a todo. Errors: errs.Usage for an unknown
 // goal, kind, dependency, or a monitor without a cadence.
@@ -47,29 +28,8 @@ func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
 	if err := e.RequireGoal(in.Goal); err != nil {
 		return out, err
 	}
-	if strings.TrimSpace(in.Title) == "" {
-		return out, Usagef("empty_title", "a todo needs a title")
-	}
-	if in.Kind == "" {
-		in.Kind = kernel.KindTask
-	}
-	if !slices.Contains(todoKinds, in.Kind) {
-		return out, Usagef("bad_kind", "todo kind %q is not one of %v", in.Kind, todoKinds)
-	}
-	if in.Priority < 0 || in.Priority > 4 {
-		return out, Usagef("bad_priority", "priority must be P0..P4")
-	}
-	if in.Kind != kernel.KindMonitor && in.EverySeconds != 0 {
-		return out, Usagef("bad_every", "--every is a monitor's cadence: add --kind monitor")
-	}
-	if err := checkTodoTitle(in.Title); err != nil {
+	if err := in.Validate(); err != nil {
 		return out, err
-	}
-	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
-		return out, Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
-	}
-	if err := glob.Validate(in.Scope); err != nil {
-		return out, Usagef("bad_scope", "%v", err)
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		for _, d := range in.DependsOn {
@@ -444,13 +404,6 @@ func (e *Engine) goalsIn(goal string) ([]string, error) {
 	return e.GoalIDs(), nil
 }
 
-// checkTodoTitle is the one check of a todo title from outside (`todo
-// add`, `round finish --next-todo`, MCP's todo_add and round_finish):
-// errs.Usage bad_title when it holds a character a terminal would act on
-// (inert.Check; a title is one line of text).
-func checkTodoTitle(title string) error {
-	if err := inert.Check("the todo title", title, false); err != nil {
-		return Usagef("bad_title", "%v (a todo title is one line of text)", err)
-	}
-	return nil
-}
+// checkTodoTitle is the one check of a todo title from outside
+// (todos.CheckTitle).
+func checkTodoTitle(title string) error { return todos.CheckTitle(title) }

@@ -26,8 +26,9 @@ import (
 // line (engine/decision) imports neither the top engine, nor specs or
 // policies, nor OPA's evaluator or CUE; the lease mechanics
 // (engine/lease) import neither the top engine, nor specs or policies,
-// nor OPA or CUE; a gate request's checks (engine/gates) import neither
-// the top engine, nor the kernel or policies, nor OPA's evaluator;
+// nor OPA or CUE, nor do a todo request's checks (engine/todos); a gate
+// request's checks (engine/gates) import neither the top engine, nor the
+// kernel or policies, nor OPA's evaluator;
 // internal/errs (the one error type) imports only the standard library;
 // the check pipeline (engine/check), the answers through a
 // command line (engine/gateanswer) and the hooks (engine/hook) drive the
@@ -73,6 +74,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// A gate request's checks: no state, no policy.
 		mod + "engine/gates": {engineTop, mod + "kernel", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// A todo request's checks: no store, no policy.
+		mod + "engine/todos": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Lease mechanics: kernel records, no store, no policy.
 		mod + "engine/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// A decision and its log line: no evaluation, no state.
