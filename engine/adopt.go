@@ -293,6 +293,22 @@ func (e *Engine) freshDisk(tx *kernel.Tx) {
 	_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) })
 }
 
+// resolveFresh resolves the rules in effect again (resolveRules) on the
+// files evaluated anew when the spec was read from the cache (freshDisk):
+// what a human is shown to adopt (loopx adopt, the adoption gate's
+// question) is never the cache's word.
+func (e *Engine) resolveFresh(ctx context.Context) {
+	if e.disk == nil || !e.disk.Cached {
+		return
+	}
+	e.freshDisk(nil)
+	e.spec, e.specErr = e.disk, e.diskErr
+	e.user, e.userErr = e.book().Load()
+	e.userLoaded = true
+	e.dropPrepared()
+	e.resolveRules(ctx)
+}
+
 // useAdopted makes the adopted revision cur the spec and policies this
 // engine evaluates (the stored export: no CUE is evaluated). An export
 // that does not decode is the spec error (decisions fail closed).
@@ -428,15 +444,8 @@ type AdoptOptions struct {
 // it (what loosens was judged on another revision).
 func (e *Engine) AdoptPreview() (AdoptResult, error) {
 	res := AdoptResult{Loosens: []Reason{}}
-	if e.disk != nil && e.disk.Cached {
-		// What a human adopts is judged on the files evaluated anew.
-		e.freshDisk(nil)
-		e.spec, e.specErr = e.disk, e.diskErr
-		e.user, e.userErr = e.book().Load()
-		e.userLoaded = true
-		e.dropPrepared()
-		e.resolveRules(context.Background())
-	}
+	// What a human adopts is judged on the files evaluated anew.
+	e.resolveFresh(context.Background())
 	if e.diskErr != nil {
 		return res, e.diskErr
 	}

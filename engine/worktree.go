@@ -89,6 +89,11 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 		// The adoption gate (design §16): what the edit loosens, if
 		// anything; a tightening edit is adopted by refreshRules itself.
 		e.refreshRules(context.Background())
+		if e.pending != nil {
+			// The question lists what loosens: judged on the files
+			// evaluated anew, not on a cache the command could have edited.
+			e.resolveFresh(context.Background())
+		}
 		var rules, others []string
 		for _, p := range protected {
 			if p == SpecDirName || strings.HasPrefix(p, SpecDirName+"/") {
