@@ -44,6 +44,9 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("LOOPX_NOW", "2026-11-29T10:00:00Z")
 			env.Setenv("LOOPX_PROJECT", "")
+			// The anchor directory (internal/anchor) of every project a
+			// script makes is under the script's own work directory.
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".xdg-state"))
 			env.Setenv("LOOPX_ROUND", "")
 			env.Setenv("LOOPX_AGENT", "")
 			env.Setenv("LOOPX_TEST_ANCESTRY_STOP", strconv.Itoa(os.Getpid()))

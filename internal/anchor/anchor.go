@@ -1,0 +1,96 @@
+// Package anchor locates a project's anchor directory: the place outside the
+// project, in the user's state directory, where loopx keeps what an agent
+// whose writes are confined to the work tree must not reach — the store's
+// chain head, the store's backend and location, and the read model (design
+// §16, "State is tamper-evident").
+//
+// The directory is indexed by the real path of the project root, so two
+// checkouts of one repository have two anchors, and a symlink to a project
+// finds the project's own anchor.
+package anchor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Dir returns the anchor directory of the project whose root directory is
+// root, without creating it:
+//
+//	$XDG_STATE_HOME/loopx/projects/<name>-<hash>
+//
+// XDG_STATE_HOME defaults to ~/.local/state and is ignored when it is not an
+// absolute path (as the XDG Base Directory specification says). <name> is the
+// base name of root's real path reduced to [A-Za-z0-9._-] (for a human
+// reading the directory listing), <hash> the first 16 hex digits of the
+// SHA-256 of the real path (the key). Errors: root does not resolve (it must
+// exist), or no home directory is known when XDG_STATE_HOME is unset.
+func Dir(root string) (string, error) {
+	real, err := RealRoot(root)
+	if err != nil {
+		return "", err
+	}
+	base, err := stateHome()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(real))
+	return filepath.Join(base, "loopx", "projects", safeName(filepath.Base(real))+"-"+hex.EncodeToString(sum[:8])), nil
+}
+
+// Ensure returns Dir(root) after creating it and its missing parents with
+// mode 0700 (the anchor holds what only the user may change). Errors: those
+// of Dir and of creating the directory.
+func Ensure(root string) (string, error) {
+	d, err := Dir(root)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", err
+	}
+	return d, nil
+}
+
+// RealRoot returns root made absolute with every symlink resolved: the key an
+// anchor is indexed by. Errors: root does not exist or cannot be resolved.
+func RealRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// stateHome is $XDG_STATE_HOME when absolute, else ~/.local/state.
+func stateHome() (string, error) {
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return x, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return "", errors.New("no state directory: set XDG_STATE_HOME or HOME")
+	}
+	return filepath.Join(home, ".local", "state"), nil
+}
+
+// safeName keeps [A-Za-z0-9._-] of s and replaces anything else with '_'.
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "root"
+	}
+	return b.String()
+}
