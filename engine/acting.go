@@ -78,7 +78,7 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	input := Input{Query: "gate_answer", Now: rfc(e.Now()), Goal: in.Goal, Agent: in.Agent,
+	input := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
 		Answer: &AnswerFacts{Actor: actor, Channel: ch, Acting: &ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
 	d := e.evalPrepared(ctx, pq, actingRule, "gate_answer", input)
 	if d.Allow {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -84,10 +85,10 @@ func (p *Pending) Summary() string {
 func (p *Pending) reason() Reason {
 	if p.DiskError != "" {
 		return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
-			Message: fmt.Sprintf("the spec files in loopx/ do not load (%s); decisions use the adopted revision %s until they are fixed (a loosening fix waits for `loopx adopt`) or a human runs `loopx adopt --restore`", p.DiskError, shortHash(p.Adopted.Spec))}
+			Message: fmt.Sprintf("the spec files in loopx/ do not load (%s); decisions use the adopted revision %s until they are fixed (a loosening fix waits for `loopx adopt`) or a human runs `loopx adopt --restore`", p.DiskError, decision.ShortHash(p.Adopted.Spec))}
 	}
 	return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
-		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), shortHash(p.Adopted.Spec))}
+		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), decision.ShortHash(p.Adopted.Spec))}
 }
 
 // Pending returns what waits for a human's adoption, nil when the files on
@@ -284,7 +285,7 @@ func (e *Engine) freshDisk(tx *kernel.Tx) {
 	}
 	rel := filepath.ToSlash(filepath.Join(StateDirName, "cache", filepath.Base(path)))
 	ev := kernel.Event{Kind: "rules.cache_mismatch", Actor: "loopx", Subject: cached.Hash,
-		Message: fmt.Sprintf("the cached export of spec %s is not what its files evaluate to (an edit of .loopx/cache/?): cache file replaced, files evaluated again", shortHash(cached.Hash)),
+		Message: fmt.Sprintf("the cached export of spec %s is not what its files evaluate to (an edit of .loopx/cache/?): cache file replaced, files evaluated again", decision.ShortHash(cached.Hash)),
 		Data:    map[string]any{"spec": cached.Hash, "cached_export": cached.ExportHash(), "export": e.disk.ExportHash(), "path": rel}}
 	if tx != nil {
 		_ = tx.AppendEvent(ev)
@@ -407,7 +408,7 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra m
 			data["loosens"] = loosens
 		}
 		return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash,
-			Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, shortHash(r.SpecHash), shortHash(r.PolicyHash)), Data: data})
+			Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash)), Data: data})
 	})
 	if err != nil {
 		return err
@@ -495,7 +496,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 	}
 	if o.Expect != nil && *o.Expect != res.Adopted {
 		return res, refused("rules_changed", fmt.Sprintf("loopx/ changed since it was shown (spec %s, policies %s; now spec %s, policies %s): nothing adopted; run loopx adopt again to see the change",
-			shortHash(o.Expect.Spec), shortHash(o.Expect.Policy), shortHash(res.Adopted.Spec), shortHash(res.Adopted.Policy)), nil)
+			decision.ShortHash(o.Expect.Spec), decision.ShortHash(o.Expect.Policy), decision.ShortHash(res.Adopted.Spec), decision.ShortHash(res.Adopted.Policy)), nil)
 	}
 	if !res.Changed {
 		return res, nil
@@ -529,9 +530,9 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
 	pq, err := e.compileRef(ctx, "data.loopx.gate.adopt", "gate", nil)
 	if err != nil {
-		return denyDecision("policy_error", err.Error(), "data.loopx.gate.adopt")
+		return decision.Deny("policy_error", err.Error(), "data.loopx.gate.adopt")
 	}
-	in := Input{Query: "gate_answer", Now: rfc(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
+	in := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, "data.loopx.gate.adopt", "gate_answer", in)
 	d.Query = "adopt"
 	return d
@@ -679,6 +680,6 @@ func (e *Engine) adoptByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
 		return err
 	}
 	return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
-		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, shortHash(disk.SpecHash), shortHash(disk.PolicyHash)),
+		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, decision.ShortHash(disk.SpecHash), decision.ShortHash(disk.PolicyHash)),
 		Data:    map[string]any{"spec": disk.SpecHash, "policy": disk.PolicyHash, "gate": g.ID}})
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 )
@@ -123,9 +124,9 @@ func (e *Engine) CheckState() (CheckState, error) {
 			}
 			for _, t := range todos {
 				ct := CheckTodo{ID: t.ID, Goal: goal, Title: t.Title, Kind: t.Kind, Status: t.Status,
-					DependsOn: nonNil(t.DependsOn), Labels: nonNil(t.Labels)}
+					DependsOn: snapshot.NonNil(t.DependsOn), Labels: snapshot.NonNil(t.Labels)}
 				if l := t.Lease; l != nil {
-					ct.Lease = &CheckLease{Holder: l.Holder, ExpiresAt: rfc(l.ExpiresAt), Released: l.Released, Live: l.LiveAt(now)}
+					ct.Lease = &CheckLease{Holder: l.Holder, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Released: l.Released, Live: l.LiveAt(now)}
 				}
 				st.Todos = append(st.Todos, ct)
 			}
@@ -135,7 +136,7 @@ func (e *Engine) CheckState() (CheckState, error) {
 			}
 			for _, g := range gates {
 				st.Gates = append(st.Gates, CheckGate{ID: g.ID, Goal: goal, Name: g.Name, Question: g.Question, Status: g.Status,
-					Answerers: nonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: rfc(g.RaisedAt), ExpiresAt: rfc(g.ExpiresAt)})
+					Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: kernel.RFC3339(g.RaisedAt), ExpiresAt: kernel.RFC3339(g.ExpiresAt)})
 			}
 			evs, err := tx.EvidenceList(goal, 0) // newest first
 			if err != nil {
@@ -148,7 +149,7 @@ func (e *Engine) CheckState() (CheckState, error) {
 				}
 				seen[ev.Kind] = true
 				st.Evidence = append(st.Evidence, CheckEvidence{ID: ev.ID, Goal: goal, Kind: ev.Kind, Summary: ev.Summary,
-					Todo: ev.Todo, CreatedAt: rfc(ev.CreatedAt), AgeSeconds: int64(now.Sub(ev.CreatedAt).Seconds())})
+					Todo: ev.Todo, CreatedAt: kernel.RFC3339(ev.CreatedAt), AgeSeconds: int64(now.Sub(ev.CreatedAt).Seconds())})
 			}
 		}
 		agents, err := tx.Agents()
@@ -310,7 +311,7 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 	}
 	now := e.Now()
 	if in.Now == "" {
-		in.Now = rfc(now)
+		in.Now = kernel.RFC3339(now)
 	} else if t, err := time.Parse(time.RFC3339, in.Now); err == nil {
 		now = t.UTC()
 	} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -27,7 +28,7 @@ type claimDecision struct {
 func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
 	now := tx.Now()
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
-	in := Input{Query: "claim", Now: rfc(now), Goal: goal, Agent: agent, Claim: &cf}
+	in := Input{Query: "claim", Now: kernel.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
 	if e.specErr != nil {
 		in.Health.Spec = specErrorText(e.specErr)
 	}
@@ -252,7 +253,7 @@ func failClosed(d Decision, query string, err error) Decision {
 	if err == nil || errs.IsKind(err, errs.Usage) || d.Verdict != "" {
 		return d
 	}
-	d = denyDecision("store_error", "store unusable: "+err.Error(), "data.loopx."+policyArea(query)+".decision")
+	d = decision.Deny("store_error", "store unusable: "+err.Error(), "data.loopx."+decision.PolicyArea(query)+".decision")
 	d.Query = query
 	return d
 }

@@ -53,9 +53,6 @@ type LeaseResult struct {
 	Previous *kernel.Lease `json:"previous"`
 }
 
-// checkTTL validates ttl, 0 meaning def (lease.CheckTTL).
-func checkTTL(ttl, def time.Duration) (time.Duration, error) { return lease.CheckTTL(ttl, def) }
-
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
 // compare-and-swap against every other claimant, in this process or
 // another (design §9). On success the lease has version +1 (never reset),
@@ -85,7 +82,7 @@ func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
 // ClaimTodoContext is ClaimTodo with a context bounding the decision.
 func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseResult, error) {
 	var res LeaseResult
-	ttl, err := checkTTL(req.TTL, DefaultLeaseTTL)
+	ttl, err := lease.CheckTTL(req.TTL, DefaultLeaseTTL)
 	if err != nil {
 		return res, err
 	}
@@ -114,7 +111,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 				res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
 				return nil
 			default:
-				return refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, lease.EndedHow(l)), map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": rfc(l.ExpiresAt)})
+				return refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, lease.EndedHow(l)), map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": kernel.RFC3339(l.ExpiresAt)})
 			}
 		}
 		facts, err := e.claimTodoFacts(tx, t, req.Agent)
@@ -139,7 +136,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 			data["previous_holder"] = prev.Holder
 			data["previous_version"] = prev.Version
 			if !prev.Released {
-				data["previous_expired_at"] = rfc(prev.ExpiresAt)
+				data["previous_expired_at"] = kernel.RFC3339(prev.ExpiresAt)
 			}
 		}
 		if err := e.putLease(tx, t, "todo.claimed", req.Agent, data); err != nil {
@@ -197,7 +194,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 		return res, Usagef("missing_expected_version", "%s needs --expected-version (the lease version you hold; see loopx todo show)", op)
 	}
 	if req.TTL != 0 {
-		if _, err := checkTTL(req.TTL, DefaultLeaseTTL); err != nil {
+		if _, err := lease.CheckTTL(req.TTL, DefaultLeaseTTL); err != nil {
 			return res, err
 		}
 	}
@@ -317,7 +314,7 @@ func (e *Engine) touchAgent(tx *kernel.Tx, agent, goal string) error {
 }
 
 func leaseData(l *kernel.Lease) map[string]any {
-	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
+	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": kernel.RFC3339(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
 	if l.IdempotencyKey != "" {
 		d["idempotency_key"] = l.IdempotencyKey
 	}

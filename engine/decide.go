@@ -59,7 +59,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 // buildInput assembles the policy input; a store failure is reported in
 // input.health.store and returned.
 func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
-	in := Input{Query: req.Query, Now: rfc(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	in := Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	if e.specErr != nil {
 		in.Health.Spec = specErrorText(e.specErr)
 	}
@@ -104,10 +104,10 @@ func specErrorText(err error) string {
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
-	rule := "data.loopx." + policyArea(req.Query) + ".decision"
+	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
 	pq, err := e.prepare(ctx, req.Query)
 	if err != nil {
-		return denyDecision("policy_error", "policy does not compile: "+err.Error(), rule)
+		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
 	return e.evalPrepared(ctx, pq, rule, req.Query, in)
 }
@@ -117,20 +117,20 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in Input) Decision {
 	iv, err := input.Value(in)
 	if err != nil {
-		return denyDecision("policy_error", "policy input: "+err.Error(), rule)
+		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
 	}
 	ctx, cancel := e.withDeadline(ctx)
 	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
-		return denyDecision("policy_error", e.evalErrorMessage(ctx, err), rule)
+		return decision.Deny("policy_error", e.evalErrorMessage(ctx, err), rule)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
-		return denyDecision("policy_undefined", rule+" is undefined for this input", rule)
+		return decision.Deny("policy_undefined", rule+" is undefined for this input", rule)
 	}
 	raw, err := json.Marshal(rs[0].Expressions[0].Value)
 	if err != nil {
-		return denyDecision("policy_error", "policy result: "+err.Error(), rule)
+		return decision.Deny("policy_error", "policy result: "+err.Error(), rule)
 	}
 	d := decision.FromValue(raw, query)
 	d.Value = raw
@@ -151,7 +151,7 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	d.Revision = Revision{Spec: spec, Policy: policy, State: in.State.Revision}
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
-	if gs := e.goalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
+	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
 		d.Quota = views.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
@@ -165,10 +165,3 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 // Verdicts returns every verdict any query may give, each once, in the
 // order of design §6 (decision.Verdicts).
 func Verdicts() []string { return decision.Verdicts() }
-
-// policyArea is the package under data.loopx that answers query
-// (decision.PolicyArea).
-func policyArea(query string) string { return decision.PolicyArea(query) }
-
-// denyDecision is a deny with one reason naming rule (decision.Deny).
-func denyDecision(code, msg, rule string) Decision { return decision.Deny(code, msg, rule) }

@@ -62,7 +62,7 @@ func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
 	}
 	return e.log.Append(LogEntry{
 		DecisionID: d.DecisionID, Revision: d.Revision.Policy,
-		Path:   "loopx/" + policyArea(d.Query) + "/decision",
+		Path:   "loopx/" + decision.PolicyArea(d.Query) + "/decision",
 		Input:  decision.LogInputOf(in),
 		Result: result, Erased: []string{declog.ErasedState}, Timestamp: now,
 		Custom: LogCustom{State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},

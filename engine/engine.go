@@ -267,7 +267,7 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 	if err != nil {
 		return nil, err
 	}
-	return e.compileRef(ctx, ref, policyArea(query), user)
+	return e.compileRef(ctx, ref, decision.PolicyArea(query), user)
 }
 
 // compileRef prepares the rule ref over the built-in modules of area and

@@ -74,6 +74,3 @@ func prettyTrace(evs []*topdown.Event) []string {
 	}
 	return out
 }
-
-// shortHash is "sha256:" and the first 12 hex digits of h (decision.ShortHash).
-func shortHash(h string) string { return decision.ShortHash(h) }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/gates"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
@@ -177,10 +178,10 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 		agent = ""
 	}
 	af := &AnswerFacts{Gate: AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
-		Options: nonNil(g.Options), Answerers: nonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
+		Options: snapshot.NonNil(g.Options), Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
 		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: ProjectFacts{Demo: p.Demo}}
 	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
-	input := Input{Query: "gate_answer", Now: rfc(now), Goal: g.Goal, Agent: agent, Answer: af}
+	input := Input{Query: "gate_answer", Now: kernel.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
 	if e.specErr != nil {
 		input.Health.Spec = specErrorText(e.specErr)
 	}
@@ -202,7 +203,7 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch Channel) error {
 	if err != nil {
 		return err
 	}
-	in := Input{Query: "gate_answer", Now: rfc(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
+	in := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, "data.loopx.gate.repair", "gate_answer", in)
 	if d.Allow {
 		return nil

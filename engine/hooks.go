@@ -69,7 +69,7 @@ func (e *Engine) RequireHookAgent(host, goal, agent string) error {
 	if err := e.RequireGoal(goal); err != nil {
 		return err
 	}
-	if g := e.goalSpec(goal); len(g.Agents) > 0 && !containsString(g.Agents, agent) {
+	if g := e.facts().GoalSpec(goal); len(g.Agents) > 0 && !containsString(g.Agents, agent) {
 		return Usagef("agent_not_on_goal", "agent %q is not in goals.%s.agents %v, so its hook would deny every call: add it there", agent, goal, g.Agents)
 	}
 	return nil

@@ -403,7 +403,3 @@ func (e *Engine) goalsIn(goal string) ([]string, error) {
 	}
 	return e.GoalIDs(), nil
 }
-
-// checkTodoTitle is the one check of a todo title from outside
-// (todos.CheckTitle).
-func checkTodoTitle(title string) error { return todos.CheckTitle(title) }

@@ -37,7 +37,7 @@ type PermissionInput = toolcall.Call
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req PermissionInput) (Decision, error) {
 	pr := e.permissionRequest(req)
 	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
-	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.goalSpec(goal) != nil {
+	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
 	}
 	return d, err

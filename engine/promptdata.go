@@ -96,7 +96,7 @@ func (e *Engine) buildPrompt(in promptInput) (Prompt, error) {
 	if in.round != nil {
 		p.Round, t.Round = in.round.ID, in.round.ID
 	}
-	gs := e.goalSpec(in.goal)
+	gs := e.facts().GoalSpec(in.goal)
 	if gs == nil {
 		return p, Usagef("unknown_goal", "unknown goal %q", in.goal)
 	}

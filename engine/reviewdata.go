@@ -55,7 +55,7 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	if err := e.importPending(); err != nil {
 		return rv, err
 	}
-	gs := e.goalSpec(o.Goal)
+	gs := e.facts().GoalSpec(o.Goal)
 	now := e.Now()
 	rv.Objective, rv.Now = gs.Objective, now
 	err := e.view(func(tx *kernel.Tx) error {
@@ -82,8 +82,8 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	}
 	err = e.update(func(tx *kernel.Tx) error {
 		return tx.AppendEvent(kernel.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
-			Message: fmt.Sprintf("review of changes since %s", rfc(rv.Since)),
-			Data:    map[string]any{"since": rfc(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}})
+			Message: fmt.Sprintf("review of changes since %s", kernel.RFC3339(rv.Since)),
+			Data:    map[string]any{"since": kernel.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}})
 	})
 	return rv, err
 }

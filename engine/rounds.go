@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -95,7 +97,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 			return err
 		}
 		if err := tx.AppendEvent(kernel.Event{Kind: "todo.claimed", Goal: goal, Actor: agent, Subject: t.ID,
-			Data: map[string]any{"round": r.ID, "version": t.Lease.Version, "epoch": t.Lease.Epoch, "expires_at": rfc(t.Lease.ExpiresAt)}}); err != nil {
+			Data: map[string]any{"round": r.ID, "version": t.Lease.Version, "epoch": t.Lease.Epoch, "expires_at": kernel.RFC3339(t.Lease.ExpiresAt)}}); err != nil {
 			return err
 		}
 		if err := e.heartbeat(tx, agent, goal, r.ID); err != nil {
@@ -182,7 +184,7 @@ func (e *Engine) raiseStallGate(tx *kernel.Tx, goal string) (*kernel.Gate, error
 		}
 	}
 	n := int64(3)
-	if gs := e.goalSpec(goal); gs != nil {
+	if gs := e.facts().GoalSpec(goal); gs != nil {
 		n = gs.Stall.MaxNoProgress
 	}
 	g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "stall",
@@ -248,7 +250,7 @@ func Charged(outcome string) bool {
 func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequest) (Receipt, error) {
 	var rc Receipt
 	if req.NextTodo != "" {
-		if err := checkTodoTitle(req.NextTodo); err != nil {
+		if err := todos.CheckTitle(req.NextTodo); err != nil {
 			return rc, err
 		}
 	}
@@ -307,7 +309,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 			}
 			lost = refused("lease_lost", fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder), nil)
 		case t != nil && !t.Lease.LiveAt(now):
-			lost = refused("lease_lost", fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, rfc(t.Lease.ExpiresAt)), map[string]any{"todo": t.ID, "expires_at": rfc(t.Lease.ExpiresAt), "version": t.Lease.Version})
+			lost = refused("lease_lost", fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, kernel.RFC3339(t.Lease.ExpiresAt)), map[string]any{"todo": t.ID, "expires_at": kernel.RFC3339(t.Lease.ExpiresAt), "version": t.Lease.Version})
 		}
 		if lost != nil {
 			if Charged(outcome) || req.Done {
@@ -419,7 +421,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 // maybeStall raises the stall gate when the goal's rounds in a row without
 // progress reach stall.max_no_progress.
 func (e *Engine) maybeStall(tx *kernel.Tx, goal string, rc *Receipt) error {
-	gs := e.goalSpec(goal)
+	gs := e.facts().GoalSpec(goal)
 	if gs == nil || gs.Stall.MaxNoProgress <= 0 {
 		return nil
 	}
@@ -491,7 +493,7 @@ func (e *Engine) RequireGoal(goal string) error {
 	if goal == "" {
 		return Usagef("missing_goal", "no goal given (use --goal; goals: %v)", e.GoalIDs())
 	}
-	if e.goalSpec(goal) == nil {
+	if e.facts().GoalSpec(goal) == nil {
 		return Usagef("unknown_goal", "unknown goal %q (spec goals: %v)", goal, e.GoalIDs())
 	}
 	return nil
@@ -527,7 +529,7 @@ func (e *Engine) settleOpenRounds(tx *kernel.Tx, goal, agent string) error {
 		if r.Todo != "" {
 			if t, err := tx.Todo(r.Todo); err == nil && t.Lease.LiveAt(now) && t.Lease.Round == r.ID && t.Lease.Holder == agent {
 				return refused("round_open", fmt.Sprintf("agent %s already has round %s open on todo %s (lease until %s): finish it first (loopx round finish %s --outcome …)",
-					agent, r.ID, r.Todo, rfc(t.Lease.ExpiresAt), r.ID), map[string]any{"round": r.ID, "todo": r.Todo})
+					agent, r.ID, r.Todo, kernel.RFC3339(t.Lease.ExpiresAt), r.ID), map[string]any{"round": r.ID, "todo": r.Todo})
 			}
 		}
 		r.Status, r.FinishedAt, r.Summary = kernel.RoundAbandoned, now, "abandoned: its lease expired or moved before it finished"
@@ -557,6 +559,6 @@ func CheckLeaseTTL(ttl time.Duration) error {
 	if ttl == 0 {
 		return nil
 	}
-	_, err := checkTTL(ttl, DefaultLeaseTTL)
+	_, err := lease.CheckTTL(ttl, DefaultLeaseTTL)
 	return err
 }

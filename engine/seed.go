@@ -10,7 +10,7 @@ import "github.com/loopx-dev/loopx/kernel"
 // read model when that is fresh, so a seeded project pays no write. A
 // failure is left for the decision itself to report (fail closed).
 func (e *Engine) seedSpecTodos(goal string) {
-	gs := e.goalSpec(goal)
+	gs := e.facts().GoalSpec(goal)
 	if gs == nil || len(gs.Todos) == 0 {
 		return
 	}

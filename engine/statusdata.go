@@ -38,7 +38,7 @@ func (e *Engine) Status(goal string) (Status, error) {
 		e.seedSpecTodos(g) // the spec's todos show from the first status on
 	}
 	now := e.Now()
-	st.Now = rfc(now)
+	st.Now = kernel.RFC3339(now)
 	fill := func(src views.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {

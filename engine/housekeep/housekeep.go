@@ -103,7 +103,7 @@ func Gates(tx Tx, b snapshot.Builder, goals []string) error {
 					return err
 				}
 				if err := tx.AppendEvent(kernel.Event{Kind: "gate.expired", Goal: goal, Actor: "loopx", Subject: g.ID,
-					Message: fmt.Sprintf("gate expired at %s; on_expiry applied: %s", snapshot.RFC(g.ExpiresAt), g.Status)}); err != nil {
+					Message: fmt.Sprintf("gate expired at %s; on_expiry applied: %s", kernel.RFC3339(g.ExpiresAt), g.Status)}); err != nil {
 					return err
 				}
 				continue

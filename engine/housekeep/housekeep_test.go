@@ -100,9 +100,9 @@ func (f *fakeTx) AppendEvent(e kernel.Event) error {
 // gateLine summarises a stored gate: id, status, question, expiry and
 // answer (option, by, note, at).
 func gateLine(g kernel.Gate) string {
-	s := fmt.Sprintf("%s %s q=%q exp=%s", g.ID, g.Status, g.Question, snapshot.RFC(g.ExpiresAt))
+	s := fmt.Sprintf("%s %s q=%q exp=%s", g.ID, g.Status, g.Question, kernel.RFC3339(g.ExpiresAt))
 	if g.Answer != nil {
-		s += fmt.Sprintf(" ans=%s/%s/%s/%s", g.Answer.Option, g.Answer.By, g.Answer.Note, snapshot.RFC(g.Answer.At))
+		s += fmt.Sprintf(" ans=%s/%s/%s/%s", g.Answer.Option, g.Answer.By, g.Answer.Note, kernel.RFC3339(g.Answer.At))
 	}
 	return s
 }
@@ -114,8 +114,8 @@ func spec(goals map[string]specs.Goal) *specs.Spec { return &specs.Spec{Goals: g
 func TestGates(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	raised := now.Add(-time.Hour)
-	nowS, raisedS := snapshot.RFC(now), snapshot.RFC(raised)
-	zero := snapshot.RFC(time.Time{})
+	nowS, raisedS := kernel.RFC3339(now), kernel.RFC3339(raised)
+	zero := kernel.RFC3339(time.Time{})
 	deploy := specs.Gate{Question: "deploy?", Options: []string{"approve", "reject"}, Answerers: []string{"human"}}
 	timed := deploy
 	timed.ExpiresAfterSeconds = 600
@@ -146,7 +146,7 @@ func TestGates(t *testing.T) {
 			goals: []string{"g1"},
 			want: []string{
 				`g1/a open q="deploy?" exp=` + zero,
-				`g1/b open q="deploy?" exp=` + snapshot.RFC(now.Add(600*time.Second)),
+				`g1/b open q="deploy?" exp=` + kernel.RFC3339(now.Add(600*time.Second)),
 			},
 			added: []string{"g1/a", "g1/b"},
 		},
@@ -197,7 +197,7 @@ func TestGates(t *testing.T) {
 			spec:   spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": func() specs.Gate { g := deploy; g.ExpiresAfterSeconds = 7200; return g }()}}}),
 			goals:  []string{"g1"},
 			gates:  []kernel.Gate{stored("a", deploy)},
-			want:   []string{`g1/a open q="deploy?" exp=` + snapshot.RFC(raised.Add(2*time.Hour))},
+			want:   []string{`g1/a open q="deploy?" exp=` + kernel.RFC3339(raised.Add(2*time.Hour))},
 			events: []string{"gate.updated g1/a"},
 		},
 		{
@@ -205,7 +205,7 @@ func TestGates(t *testing.T) {
 			spec:   spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": func() specs.Gate { g := timed; g.ExpiresAfterSeconds = 60; return g }()}}}),
 			goals:  []string{"g1"},
 			gates:  []kernel.Gate{stored("a", timed)},
-			want:   []string{`g1/a expired q="deploy?" exp=` + snapshot.RFC(raised.Add(time.Minute)) + ` ans=expired/loopx/expired/` + nowS},
+			want:   []string{`g1/a expired q="deploy?" exp=` + kernel.RFC3339(raised.Add(time.Minute)) + ` ans=expired/loopx/expired/` + nowS},
 			events: []string{"gate.updated g1/a", "gate.expired g1/a"},
 		},
 		{
@@ -220,7 +220,7 @@ func TestGates(t *testing.T) {
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
 			gates:  []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt = now.Add(-time.Second) })},
-			want:   []string{`gate-1 expired q="q" exp=` + snapshot.RFC(now.Add(-time.Second)) + ` ans=expired/loopx/expired/` + nowS},
+			want:   []string{`gate-1 expired q="q" exp=` + kernel.RFC3339(now.Add(-time.Second)) + ` ans=expired/loopx/expired/` + nowS},
 			events: []string{"gate.expired gate-1"},
 		},
 		{
@@ -236,7 +236,7 @@ func TestGates(t *testing.T) {
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
 			gates: []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt = now.Add(time.Second) })},
-			want:  []string{`gate-1 open q="q" exp=` + snapshot.RFC(now.Add(time.Second))},
+			want:  []string{`gate-1 open q="q" exp=` + kernel.RFC3339(now.Add(time.Second))},
 		},
 		{
 			name:   "open gate expiring applies on_expiry",

@@ -47,13 +47,13 @@ func CheckHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allo
 		d := map[string]any{"todo": t.ID, "expected": expected, "actual": actual}
 		msg := fmt.Sprintf("todo %s: expected lease version %d, actual %d", t.ID, expected, actual)
 		if l != nil {
-			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, rfc(l.ExpiresAt)
+			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, kernel.RFC3339(l.ExpiresAt)
 			msg += fmt.Sprintf(" (%s by %s)", State(l, now), l.Holder)
 		}
 		return refused("version_mismatch", msg+": nothing changed", d)
 	}
 	lost := func(why string) error {
-		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": rfc(l.ExpiresAt), "released": l.Released})
+		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": kernel.RFC3339(l.ExpiresAt), "released": l.Released})
 	}
 	switch {
 	case l.Holder != agent:
@@ -61,7 +61,7 @@ func CheckHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allo
 	case l.Released:
 		return lost(fmt.Sprintf("it was released (version %d)", l.Version))
 	case !allowExpired && !l.LiveAt(now):
-		return lost("it expired at " + rfc(l.ExpiresAt))
+		return lost("it expired at " + kernel.RFC3339(l.ExpiresAt))
 	}
 	return nil
 }
@@ -72,9 +72,9 @@ func State(l *kernel.Lease, now time.Time) string {
 	case l.Released:
 		return "released"
 	case l.LiveAt(now):
-		return "held until " + rfc(l.ExpiresAt)
+		return "held until " + kernel.RFC3339(l.ExpiresAt)
 	}
-	return "expired at " + rfc(l.ExpiresAt)
+	return "expired at " + kernel.RFC3339(l.ExpiresAt)
 }
 
 // EndedHow says how the lease l ended ("been released", "expired (at …)"),
@@ -83,7 +83,7 @@ func EndedHow(l *kernel.Lease) string {
 	if l.Released {
 		return "been released"
 	}
-	return "expired (at " + rfc(l.ExpiresAt) + ")"
+	return "expired (at " + kernel.RFC3339(l.ExpiresAt) + ")"
 }
 
 // refused is an errs.No error with code, message and the refusal's facts.
@@ -91,12 +91,4 @@ func refused(code, message string, data map[string]any) *errs.Error {
 	e := errs.New(errs.No, code, message)
 	e.Data = data
 	return e
-}
-
-// rfc renders t as RFC 3339 UTC with second precision, "" for the zero time.
-func rfc(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
 }

@@ -90,7 +90,7 @@ func Prompt(t Turn) (text string, truncated bool) {
 			fmt.Fprintf(&head, "Write only within: %s\n", clip(strings.Join(td.Scope, ", "), 200))
 		}
 		if l := td.Lease; l != nil && !l.Released && l.Holder == t.Agent {
-			fmt.Fprintf(&head, "Lease: version %d, epoch %d, expires %s.\n", l.Version, l.Epoch, rfc(l.ExpiresAt))
+			fmt.Fprintf(&head, "Lease: version %d, epoch %d, expires %s.\n", l.Version, l.Epoch, kernel.RFC3339(l.ExpiresAt))
 		}
 	} else {
 		fmt.Fprintf(&head, "\n## Now: %s\n", t.Verdict)
@@ -141,7 +141,7 @@ func Prompt(t Turn) (text string, truncated bool) {
 		opt = append(opt, s)
 	}
 	if h := t.Handoff; h != nil {
-		s := section{title: fmt.Sprintf("Last handoff (%s, %s)", orDash(h.Agent), rfc(h.CreatedAt))}
+		s := section{title: fmt.Sprintf("Last handoff (%s, %s)", orDash(h.Agent), kernel.RFC3339(h.CreatedAt))}
 		s.lines = append(s.lines, clip(h.Summary, 400))
 		if h.NextTodo != "" {
 			l := "Next todo: " + clip(h.NextTodo, 150)
@@ -174,7 +174,7 @@ func Prompt(t Turn) (text string, truncated bool) {
 				s.lines = append(s.lines, fmt.Sprintf("(+%d more: loopx evidence list --goal %s)", len(fresh)-limit, t.Goal))
 				break
 			}
-			s.lines = append(s.lines, fmt.Sprintf("- %s %s: %s (%s)", ev.Kind, orDash(ev.Status), clip(ev.Summary, 120), rfc(ev.CreatedAt)))
+			s.lines = append(s.lines, fmt.Sprintf("- %s %s: %s (%s)", ev.Kind, orDash(ev.Status), clip(ev.Summary, 120), kernel.RFC3339(ev.CreatedAt)))
 		}
 		opt = append(opt, s)
 	}

@@ -9,7 +9,6 @@ package render
 import (
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -119,14 +118,6 @@ func gateBlocks(g kernel.Gate) string {
 		return "actions " + strings.Join(g.Guards, ", ")
 	}
 	return "the goal"
-}
-
-// rfc renders t as RFC 3339 UTC with second precision, "" for the zero time.
-func rfc(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
 }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }

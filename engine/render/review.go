@@ -64,7 +64,7 @@ func ReviewMarkdown(rv Review) string {
 	if rv.SinceLastReview {
 		from = "the last review"
 	}
-	w("Status **%s**. Generated %s; changes since %s (%s).\n", rv.Status, rfc(rv.Now), rfc(rv.Since), from)
+	w("Status **%s**. Generated %s; changes since %s (%s).\n", rv.Status, kernel.RFC3339(rv.Now), kernel.RFC3339(rv.Since), from)
 
 	w("\n## What changed (%d events)\n\n", len(rv.Events))
 	if len(rv.Events) == 0 {
@@ -77,7 +77,7 @@ func ReviewMarkdown(rv Review) string {
 		evs = evs[len(evs)-maxEvents:]
 	}
 	for _, ev := range evs {
-		w("- %s `%s` %s %s", rfc(ev.At), ev.Kind, orDash(ev.Actor), ev.Subject)
+		w("- %s `%s` %s %s", kernel.RFC3339(ev.At), ev.Kind, orDash(ev.Actor), ev.Subject)
 		if ev.Message != "" {
 			w(": %s", clipRunes(oneLine(ev.Message), 160))
 		}
@@ -112,10 +112,10 @@ func ReviewMarkdown(rv Review) string {
 		w("### %s: %s\n\n", g.ID, g.Question)
 		w("Options: %s. Answerers: %s. Blocks %s. Raised by %s", strings.Join(g.Options, ", "), strings.Join(g.Answerers, ", "), gateBlocks(g), orDash(g.RaisedBy))
 		if !g.RaisedAt.IsZero() {
-			w(" at %s", rfc(g.RaisedAt))
+			w(" at %s", kernel.RFC3339(g.RaisedAt))
 		}
 		if !g.ExpiresAt.IsZero() {
-			w("; expires %s (then %s)", rfc(g.ExpiresAt), orDash(g.OnExpiry))
+			w("; expires %s (then %s)", kernel.RFC3339(g.ExpiresAt), orDash(g.OnExpiry))
 		}
 		w(".\n\nAnswer: `loopx gate answer %s --option %s`\n", g.ID, firstOr(g.Options, "approve"))
 	}
@@ -137,7 +137,7 @@ func ReviewMarkdown(rv Review) string {
 		if ev.Stale {
 			stale = " **STALE**"
 		}
-		w("- [%s %s] %s (%s, %s)%s\n", ev.Kind, orDash(ev.Status), clipRunes(oneLine(ev.Summary), 160), ev.ID, rfc(ev.CreatedAt), stale)
+		w("- [%s %s] %s (%s, %s)%s\n", ev.Kind, orDash(ev.Status), clipRunes(oneLine(ev.Summary), 160), ev.ID, kernel.RFC3339(ev.CreatedAt), stale)
 	}
 
 	w("\n## Quota spent\n\n")
@@ -154,7 +154,7 @@ func ReviewMarkdown(rv Review) string {
 			w("(%d more kinds left out)\n", len(rv.Refusals)-30)
 			break
 		}
-		w("- %d× %s **%s** for %s (last %s, %s)", r.Count, r.Query, r.Verdict, orDash(r.Agent), rfc(r.Last), r.LastID)
+		w("- %d× %s **%s** for %s (last %s, %s)", r.Count, r.Query, r.Verdict, orDash(r.Agent), kernel.RFC3339(r.Last), r.LastID)
 		for _, re := range r.Reasons {
 			w("; %s: %s", re.Code, clipRunes(oneLine(re.Message), 200))
 		}
@@ -163,7 +163,7 @@ func ReviewMarkdown(rv Review) string {
 
 	w("\n## Latest handoff\n\n")
 	if h := rv.Handoff; h != nil {
-		w("From %s (%s, %s): %s\n", orDash(h.Agent), orDash(h.Round), rfc(h.CreatedAt), h.Summary)
+		w("From %s (%s, %s): %s\n", orDash(h.Agent), orDash(h.Round), kernel.RFC3339(h.CreatedAt), h.Summary)
 		if h.NextTodo != "" {
 			w("Next todo: %s", h.NextTodo)
 			if h.For != "" {

@@ -32,14 +32,6 @@ type Source interface {
 	Agent(id string) (kernel.Agent, error)
 }
 
-// RFC renders t as RFC 3339 UTC with second precision, "" for the zero time.
-func RFC(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
 // CreatedAtLayout is fixed-width (nanoseconds, never trimmed) so that
 // policies can order todos by comparing created_at strings.
 const CreatedAtLayout = "2006-01-02T15:04:05.000000000Z"
@@ -202,12 +194,12 @@ func (b Builder) Of(src Source, goal, agent string, now time.Time, usage bool) (
 			}
 		}
 		if t.Lease != nil && !t.Lease.Released {
-			f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: RFC(t.Lease.ExpiresAt),
+			f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: kernel.RFC3339(t.Lease.ExpiresAt),
 				Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
 		}
 		if t.Kind == kernel.KindMonitor {
 			f.Due = !now.Before(t.NextDueAt)
-			f.NextDueAt = RFC(t.NextDueAt)
+			f.NextDueAt = kernel.RFC3339(t.NextDueAt)
 		}
 		s.Todos = append(s.Todos, f)
 	}
@@ -267,7 +259,7 @@ func GateFacts(gates []kernel.Gate) []input.GateFacts {
 	for _, g := range gates {
 		out = append(out, input.GateFacts{ID: g.ID, Name: g.Name, Question: g.Question, Options: NonNil(g.Options),
 			Scope:  input.GateScope{Kind: g.ScopeKind, Agents: NonNil(g.ScopeAgents), Todos: NonNil(g.ScopeTodos)},
-			Guards: NonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: RFC(g.RaisedAt), ExpiresAt: RFC(g.ExpiresAt), Reason: g.Reason})
+			Guards: NonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: kernel.RFC3339(g.RaisedAt), ExpiresAt: kernel.RFC3339(g.ExpiresAt), Reason: g.Reason})
 	}
 	return out
 }
@@ -305,7 +297,7 @@ func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 	}
 	window := time.Duration(gs.Quota.WindowSeconds) * time.Second
 	start := now.Add(-window)
-	q.WindowStart = RFC(start)
+	q.WindowStart = kernel.RFC3339(start)
 	q.ComputeLimitSeconds = gs.Quota.Compute * window.Seconds()
 	var oldest time.Time
 	for _, l := range ledger {
@@ -321,7 +313,7 @@ func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 		}
 	}
 	if !oldest.IsZero() {
-		q.ResetsAt = RFC(oldest.Add(window))
+		q.ResetsAt = kernel.RFC3339(oldest.Add(window))
 	}
 	var last time.Time
 	for _, r := range rounds {
@@ -329,10 +321,10 @@ func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 			last = r.StartedAt
 		}
 	}
-	q.LastRoundAt = RFC(last)
+	q.LastRoundAt = kernel.RFC3339(last)
 	if gs.Quota.MinIntervalSeconds > 0 && !last.IsZero() {
 		next := last.Add(time.Duration(gs.Quota.MinIntervalSeconds) * time.Second)
-		q.NextRoundAt = RFC(next)
+		q.NextRoundAt = kernel.RFC3339(next)
 		q.MinIntervalElapsed = !now.Before(next)
 	}
 	return q
@@ -455,11 +447,11 @@ func ClaimTodo(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*in
 		}
 	}
 	if l := t.Lease; l != nil && !l.Released {
-		f.Lease = &input.LeaseFacts{Holder: l.Holder, ExpiresAt: RFC(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
+		f.Lease = &input.LeaseFacts{Holder: l.Holder, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
 	}
 	if t.Kind == kernel.KindMonitor {
 		f.Due = !now.Before(t.NextDueAt)
-		f.NextDueAt = RFC(t.NextDueAt)
+		f.NextDueAt = kernel.RFC3339(t.NextDueAt)
 	}
 	c, err := conflict(tx, goals, t, agent)
 	if err != nil {
@@ -491,7 +483,7 @@ func conflict(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*inp
 				continue
 			}
 			if mine, theirs, ok := glob.Overlap(t.Scope, o.Scope); ok {
-				return &input.ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: RFC(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
+				return &input.ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: kernel.RFC3339(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
 			}
 		}
 	}

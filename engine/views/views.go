@@ -321,7 +321,7 @@ func LiveLeases(src LeaseSource, goals []string) (map[string][]render.HeldLease,
 		for _, t := range todos {
 			if l := t.Lease; l.LiveAt(now) {
 				out[l.Holder] = append(out[l.Holder], render.HeldLease{Todo: t.ID, Goal: g, Title: t.Title, Version: l.Version,
-					Epoch: l.Epoch, ExpiresAt: snapshot.RFC(l.ExpiresAt), Round: l.Round})
+					Epoch: l.Epoch, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Round: l.Round})
 			}
 		}
 	}
