@@ -3,93 +3,30 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
-	"time"
 
+	"github.com/loopx-dev/loopx/engine/adopt"
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/rulebook"
-	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
-	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// AdoptQuery is the rule that classifies a change of loopx/ (design §16):
-// {"verdict": "adopt"|"pending", "loosens": [reason]}.
-const AdoptQuery = "data.loopx.adopt.decision"
+// AdoptQuery is the rule that classifies a change of loopx/ (adopt.Query).
+const AdoptQuery = adopt.Query
 
 // Pending says that loopx/ on disk differs from the adopted rules in a way
-// only a human may adopt (`loopx adopt`). Decisions keep evaluating the
-// adopted revision and carry a rules_pending reason meanwhile.
-type Pending struct {
-	// Adopted is the revision in effect (spec and policy hashes).
-	Adopted RulesRevision `json:"adopted"`
-	// Disk is the revision of the files on disk.
-	Disk RulesRevision `json:"disk"`
-	// Loosens lists what the disk revision loosens (code "loosens", ref the
-	// spec field; "policy_changed" for a changed user policy).
-	Loosens []Reason `json:"loosens"`
-	// DiskError is why the spec files on disk do not load
-	// ("file:line:col: field: message"), "" when they load. Such files can
-	// be neither classified nor adopted: decisions keep the adopted
-	// revision until the files are fixed (or restored), and Loosens is
-	// empty.
-	DiskError string `json:"disk_error,omitempty"`
-	// OnlyTightens is true, with Loosens empty, when the files only tighten
-	// the adopted rules but this engine reads the files (vet, check,
-	// policy) and adopts nothing: the next decision adopts them.
-	OnlyTightens bool `json:"only_tightens,omitempty"`
-}
+// only a human may adopt (adopt.Pending).
+type Pending = adopt.Pending
 
-// RulesRevision names one revision of loopx/: the spec's content hash and
-// the hash of the user policy files (their tests included).
-type RulesRevision struct {
-	Spec   string `json:"spec"`
-	Policy string `json:"policy"`
-}
-
-// Summary is Loosens' messages joined for one line of text (or that the
-// files do not load, with DiskError).
-func (p *Pending) Summary() string {
-	if p.DiskError != "" {
-		return "the spec files do not load: " + p.DiskError
-	}
-	if p.OnlyTightens {
-		return "it only tightens them"
-	}
-	var ms []string
-	for _, r := range p.Loosens {
-		m := r.Message
-		if r.Ref != "" && !strings.Contains(m, r.Ref) {
-			m = r.Ref + ": " + m
-		}
-		ms = append(ms, m)
-	}
-	return strings.Join(ms, "; ")
-}
-
-// reason is the rules_pending reason decisions carry while p stands.
-func (p *Pending) reason() Reason {
-	if p.DiskError != "" {
-		return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
-			Message: fmt.Sprintf("the spec files in loopx/ do not load (%s); decisions use the adopted revision %s until they are fixed (a loosening fix waits for `loopx adopt`) or a human runs `loopx adopt --restore`", p.DiskError, decision.ShortHash(p.Adopted.Spec))}
-	}
-	return Reason{Code: "rules_pending", Rule: AdoptQuery, Ref: "loopx/",
-		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), decision.ShortHash(p.Adopted.Spec))}
-}
+// RulesRevision names one revision of loopx/ (adopt.Revision).
+type RulesRevision = adopt.Revision
 
 // Pending returns what waits for a human's adoption, nil when the files on
 // disk are the rules in effect (or no store exists yet).
@@ -99,35 +36,9 @@ func (e *Engine) Pending() *Pending { return e.pending }
 // `check` read), or its error; Spec is the adopted one decisions use.
 func (e *Engine) DiskSpec() (*specs.Loaded, error) { return e.disk, e.diskErr }
 
-// diskRules reads loopx/ as it is on disk: spec files and user policy
-// files (their _test.rego files too: a test rewritten to pass is a policy
-// change), with their hashes.
+// diskRules reads loopx/ as it is on disk (adopt.DiskRules).
 func (e *Engine) diskRules() (kernel.Rules, error) {
-	var r kernel.Rules
-	files, hash, err := specs.Sources(e.SpecDir())
-	if err != nil {
-		return r, err
-	}
-	r.SpecFiles, r.SpecHash = files, hash
-	if e.disk != nil && e.disk.Hash == hash {
-		r.SpecJSON, r.ExportHash = e.disk.JSON, e.disk.ExportHash()
-	}
-	r.Policies = map[string]string{}
-	err = e.book().Walk(func(m UserModule, _ *ast.Module, _ error) error {
-		r.Policies[m.Path] = m.Source
-		return nil
-	})
-	r.PolicyHash = policyFilesHash(r.Policies)
-	return r, err
-}
-
-// policyFilesHash is "sha256:<hex>" over the sorted paths and contents.
-func policyFilesHash(files map[string]string) string {
-	h := sha256.New()
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		fmt.Fprintf(h, "%s\x00%s\x00", p, files[p])
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return adopt.DiskRules(e.SpecDir(), e.disk, e.book())
 }
 
 // adoptedRules returns the adopted rules from the read model when it is
@@ -181,8 +92,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		return // the next write adopts the files (firstAdoption)
 	}
 	if e.diskErr != nil {
-		e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash},
-			Loosens: []Reason{}, DiskError: specErrorText(e.diskErr)}
+		e.pending = adopt.NewPending(cur, disk, nil, specErrorText(e.diskErr))
 		e.useAdopted(cur)
 		return
 	}
@@ -192,7 +102,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 	}
 	var loosens []Reason
 	if cur.SpecHash != disk.SpecHash {
-		loosens = e.classify(ctx, cur.SpecJSON, e.disk.JSON)
+		loosens = adopt.Classify(ctx, cur.SpecJSON, e.disk.JSON)
 		if len(loosens) == 0 && e.disk.Cached && !e.onDisk {
 			// Adopting needs the files' own export, never the cache's
 			// (anyone who writes .loopx/cache/ could make a loosening look
@@ -204,21 +114,20 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		}
 	}
 	if cur.PolicyHash != disk.PolicyHash {
-		loosens = append(loosens, Reason{Code: "policy_changed", Rule: AdoptQuery, Ref: SpecDirName + "/" + UserPolicyDir,
-			Message: "user policies changed: " + strings.Join(changedFiles(cur.Policies, disk.Policies), ", ")})
+		loosens = append(loosens, adopt.PolicyChanged(cur, disk, SpecDirName+"/"+UserPolicyDir))
 	}
 	if len(loosens) == 0 {
 		if e.onDisk {
 			// Only decision paths adopt: vet, check and policy read the
 			// files and write no state (the next decision adopts them).
-			e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash},
-				Loosens: []Reason{}, OnlyTightens: true}
+			e.pending = adopt.NewPending(cur, disk, nil, "")
+			e.pending.OnlyTightens = true
 			return
 		}
 		_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
 		return
 	}
-	e.pending = &Pending{Adopted: RulesRevision{cur.SpecHash, cur.PolicyHash}, Disk: RulesRevision{disk.SpecHash, disk.PolicyHash}, Loosens: loosens}
+	e.pending = adopt.NewPending(cur, disk, loosens, "")
 	if e.onDisk {
 		return
 	}
@@ -284,9 +193,7 @@ func (e *Engine) freshDisk(tx *kernel.Tx) {
 		return
 	}
 	rel := filepath.ToSlash(filepath.Join(StateDirName, "cache", filepath.Base(path)))
-	ev := kernel.Event{Kind: "rules.cache_mismatch", Actor: "loopx", Subject: cached.Hash,
-		Message: fmt.Sprintf("the cached export of spec %s is not what its files evaluate to (an edit of .loopx/cache/?): cache file replaced, files evaluated again", decision.ShortHash(cached.Hash)),
-		Data:    map[string]any{"spec": cached.Hash, "cached_export": cached.ExportHash(), "export": e.disk.ExportHash(), "path": rel}}
+	ev := adopt.CacheMismatchEvent(cached, e.disk, rel)
 	if tx != nil {
 		_ = tx.AppendEvent(ev)
 		return
@@ -324,69 +231,6 @@ func (e *Engine) useAdopted(cur kernel.Rules) {
 	e.userLoaded = true
 }
 
-// changedFiles lists the paths added, removed or changed between a and b.
-func changedFiles(a, b map[string]string) []string {
-	var out []string
-	for p, s := range b {
-		if o, ok := a[p]; !ok || o != s {
-			out = append(out, p)
-		}
-	}
-	for p := range a {
-		if _, ok := b[p]; !ok {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// classify evaluates data.loopx.adopt.decision over the two exported specs
-// and returns what loosens. Any error loosens (fail closed).
-func (e *Engine) classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
-	fail := func(err error) []Reason {
-		return []Reason{{Code: "loosens", Rule: AdoptQuery, Message: "the revisions cannot be compared: " + err.Error()}}
-	}
-	var in struct {
-		Old any `json:"old"`
-		New any `json:"new"`
-	}
-	if err := json.Unmarshal(oldJSON, &in.Old); err != nil {
-		return fail(err)
-	}
-	if err := json.Unmarshal(newJSON, &in.New); err != nil {
-		return fail(err)
-	}
-	opts := []func(*rego.Rego){rego.Query(AdoptQuery), rego.StrictBuiltinErrors(true)}
-	for path, src := range policies.AreaModules("adopt") {
-		opts = append(opts, rego.Module(path, src))
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	rs, err := rego.New(append(opts, rego.Input(in))...).Eval(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return fail(errors.New("data.loopx.adopt.decision is undefined"))
-	}
-	b, _ := json.Marshal(rs[0].Expressions[0].Value)
-	var d struct {
-		Verdict string   `json:"verdict"`
-		Loosens []Reason `json:"loosens"`
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		return fail(err)
-	}
-	if d.Verdict != "adopt" && len(d.Loosens) == 0 {
-		return fail(fmt.Errorf("verdict %q without reasons", d.Verdict))
-	}
-	if d.Verdict == "adopt" {
-		return nil
-	}
-	return d.Loosens
-}
-
 // adopt records r as the adopted rules in one transaction with a
 // rules.adopted event (actor by, why, what loosened, and extra data such as
 // the adopting human's ancestry), and makes the files on disk the rules
@@ -402,13 +246,7 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra m
 		if err := tx.PutRules(r); err != nil {
 			return err
 		}
-		data := map[string]any{"spec": r.SpecHash, "policy": r.PolicyHash}
-		maps.Copy(data, extra)
-		if len(loosens) > 0 {
-			data["loosens"] = loosens
-		}
-		return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash,
-			Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash)), Data: data})
+		return tx.AppendEvent(adopt.AdoptedEvent(r, by, why, loosens, extra))
 	})
 	if err != nil {
 		return err
@@ -417,26 +255,11 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra m
 	return nil
 }
 
-// AdoptResult is what `loopx adopt` did (or, from AdoptPreview, would do).
-type AdoptResult struct {
-	// Adopted is the revision now in effect (the files on disk).
-	Adopted RulesRevision `json:"adopted"`
-	// Changed is false when the files already were the adopted rules.
-	Changed bool `json:"changed"`
-	// Loosens lists what the adopted change loosened ([] when nothing).
-	Loosens []Reason `json:"loosens"`
-}
+// AdoptResult is what `loopx adopt` did (adopt.Result).
+type AdoptResult = adopt.Result
 
-// AdoptOptions say what the human adopting confirmed (`loopx adopt`).
-type AdoptOptions struct {
-	// Expect is the revision the human was shown (AdoptPreview's Adopted).
-	// When set and loopx/ no longer holds it (changed while the person
-	// read the prompt), nothing is adopted: errs.No rules_changed.
-	Expect *RulesRevision
-	// Ancestry is the adopting process's ancestry (Channel.Ancestry),
-	// recorded in the rules.adopted event.
-	Ancestry []Process
-}
+// AdoptOptions say what the human adopting confirmed (adopt.Options).
+type AdoptOptions = adopt.Options
 
 // AdoptPreview says what Adopt would adopt, writing nothing: the files'
 // revision, whether it differs from the adopted one, and what it loosens.
@@ -454,7 +277,7 @@ func (e *Engine) AdoptPreview() (AdoptResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Adopted = RulesRevision{disk.SpecHash, disk.PolicyHash}
+	res.Adopted = adopt.RevisionOf(disk)
 	changedSince := refused("rules_changed", "loopx/ changed while loopx adopt read it: nothing adopted; run it again", nil)
 	if disk.SpecJSON == nil {
 		return res, changedSince
@@ -505,7 +328,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 	if err != nil {
 		return res, err
 	}
-	if (RulesRevision{disk.SpecHash, disk.PolicyHash}) != res.Adopted {
+	if adopt.RevisionOf(disk) != res.Adopted {
 		return res, refused("rules_changed", "loopx/ changed while loopx adopt ran: nothing adopted; run it again", nil)
 	}
 	// The adopted revision takes effect in the adoption's own transaction
@@ -589,34 +412,12 @@ func (e *Engine) Restore() ([]string, error) {
 	if err != nil && disk.SpecFiles == nil {
 		disk.SpecFiles = map[string]string{}
 	}
-	changed := append(changedFiles(disk.SpecFiles, cur.SpecFiles), changedFiles(disk.Policies, cur.Policies)...)
-	sort.Strings(changed)
-	want := maps.Clone(cur.SpecFiles)
-	maps.Copy(want, cur.Policies)
-	for _, p := range changed {
-		full := filepath.Join(e.root, filepath.FromSlash(p))
-		src, keep := want[p]
-		if !keep {
-			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return nil, err
-		}
-		if err := atomicfile.Write(full, []byte(src)); err != nil {
-			return nil, err
-		}
+	changed, werr := adopt.WriteBack(e.root, disk, cur)
+	if werr != nil {
+		return nil, werr
 	}
 	if len(changed) > 0 {
-		err = e.update(func(tx *kernel.Tx) error {
-			return tx.AppendEvent(kernel.Event{Kind: "rules.restored", Actor: "loopx", Subject: cur.SpecHash,
-				Message: fmt.Sprintf("loopx/ restored to the adopted rules: %s", strings.Join(changed, ", ")), Data: map[string]any{"paths": changed}})
-		})
-	}
-	if changed == nil {
-		changed = []string{}
+		err = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(adopt.RestoredEvent(cur, changed)) })
 	}
 	e.pending = nil
 	return changed, err
@@ -671,15 +472,12 @@ func (e *Engine) refreshRules(ctx context.Context) {
 func (e *Engine) adoptByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
 	e.freshDisk(tx)
 	disk, err := e.diskRules()
-	if err != nil || e.diskErr != nil || disk.SpecHash != g.Adopt.Spec || disk.PolicyHash != g.Adopt.Policy || disk.SpecJSON == nil {
-		return tx.AppendEvent(kernel.Event{Kind: "rules.not_adopted", Goal: g.Goal, Actor: "loopx", Subject: g.ID,
-			Message: "loopx/ changed since the adoption gate was raised: nothing adopted; review it and run `loopx adopt`"})
+	ev, ok := adopt.GateEvent(g, disk, err == nil && e.diskErr == nil, actor)
+	if ok {
+		disk.By, disk.AdoptedAt = actor, tx.Now()
+		if err := tx.PutRules(disk); err != nil {
+			return err
+		}
 	}
-	disk.By, disk.AdoptedAt = actor, tx.Now()
-	if err := tx.PutRules(disk); err != nil {
-		return err
-	}
-	return tx.AppendEvent(kernel.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
-		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, decision.ShortHash(disk.SpecHash), decision.ShortHash(disk.PolicyHash)),
-		Data:    map[string]any{"spec": disk.SpecHash, "policy": disk.PolicyHash, "gate": g.ID}})
+	return tx.AppendEvent(ev)
 }

@@ -158,7 +158,7 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 		d.NextCheckAt = nil
 	}
 	if e.pending != nil && !e.onDisk {
-		d.Reasons = append(d.Reasons, e.pending.reason())
+		d.Reasons = append(d.Reasons, e.pending.Reason())
 	}
 }
 

@@ -29,6 +29,8 @@ import (
 // nor OPA or CUE, nor do a todo request's checks (engine/todos); a gate
 // request's checks (engine/gates) import neither the top engine, nor the
 // kernel or policies, nor OPA's evaluator;
+// adoption's mechanics (engine/adopt) import neither the top engine nor
+// cmd or lint;
 // internal/errs (the one error type) and internal/anchor (the anchor
 // directory) import only the standard library;
 // the check pipeline (engine/check), the answers through a
@@ -81,6 +83,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// A decision and its log line: no evaluation, no state.
 		mod + "engine/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		// Adoption's mechanics: revisions, classification, write-back;
+		// the store's owner records them.
+		mod + "engine/adopt": {engineTop, mod + "cmd", mod + "lint"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel

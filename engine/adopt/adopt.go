@@ -1,0 +1,316 @@
+// Package adopt is the mechanics of adopting loopx/ (design §16): what a
+// revision of the rules is (spec and user policy files with their hashes),
+// what differs between the adopted revision and the files on disk, what a
+// change loosens (the rule data.loopx.adopt.decision), what waits for a
+// human (Pending), the audit events of an adoption, and writing the
+// adopted revision back into loopx/. When to adopt, and the store
+// transaction that records it, stay with the store's owner, the top
+// engine package; this package never imports it.
+package adopt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine/decision"
+	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/loopx-dev/loopx/specs"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// Query is the rule that classifies a change of loopx/ (design §16):
+// {"verdict": "adopt"|"pending", "loosens": [reason]}.
+const Query = "data.loopx.adopt.decision"
+
+// Reason is one thing a change loosens (a decision's reason).
+type Reason = render.Reason
+
+// Pending says that loopx/ on disk differs from the adopted rules in a way
+// only a human may adopt (`loopx adopt`). Decisions keep evaluating the
+// adopted revision and carry a rules_pending reason meanwhile.
+type Pending struct {
+	// Adopted is the revision in effect (spec and policy hashes).
+	Adopted Revision `json:"adopted"`
+	// Disk is the revision of the files on disk.
+	Disk Revision `json:"disk"`
+	// Loosens lists what the disk revision loosens (code "loosens", ref the
+	// spec field; "policy_changed" for a changed user policy).
+	Loosens []Reason `json:"loosens"`
+	// DiskError is why the spec files on disk do not load
+	// ("file:line:col: field: message"), "" when they load. Such files can
+	// be neither classified nor adopted: decisions keep the adopted
+	// revision until the files are fixed (or restored), and Loosens is
+	// empty.
+	DiskError string `json:"disk_error,omitempty"`
+	// OnlyTightens is true, with Loosens empty, when the files only tighten
+	// the adopted rules but this engine reads the files (vet, check,
+	// policy) and adopts nothing: the next decision adopts them.
+	OnlyTightens bool `json:"only_tightens,omitempty"`
+}
+
+// Revision names one revision of loopx/: the spec's content hash and the
+// hash of the user policy files (their tests included).
+type Revision struct {
+	Spec   string `json:"spec"`
+	Policy string `json:"policy"`
+}
+
+// RevisionOf is the revision r holds.
+func RevisionOf(r kernel.Rules) Revision { return Revision{r.SpecHash, r.PolicyHash} }
+
+// NewPending is what waits between the adopted rules cur and the files
+// on disk: loosens (never nil in the result) and, when the spec files do
+// not load, their error text.
+func NewPending(cur, disk kernel.Rules, loosens []Reason, diskError string) *Pending {
+	if loosens == nil {
+		loosens = []Reason{}
+	}
+	return &Pending{Adopted: RevisionOf(cur), Disk: RevisionOf(disk), Loosens: loosens, DiskError: diskError}
+}
+
+// Summary is Loosens' messages joined for one line of text (or that the
+// files do not load, with DiskError).
+func (p *Pending) Summary() string {
+	if p.DiskError != "" {
+		return "the spec files do not load: " + p.DiskError
+	}
+	if p.OnlyTightens {
+		return "it only tightens them"
+	}
+	var ms []string
+	for _, r := range p.Loosens {
+		m := r.Message
+		if r.Ref != "" && !strings.Contains(m, r.Ref) {
+			m = r.Ref + ": " + m
+		}
+		ms = append(ms, m)
+	}
+	return strings.Join(ms, "; ")
+}
+
+// Reason is the rules_pending reason decisions carry while p stands.
+func (p *Pending) Reason() Reason {
+	if p.DiskError != "" {
+		return Reason{Code: "rules_pending", Rule: Query, Ref: "loopx/",
+			Message: fmt.Sprintf("the spec files in loopx/ do not load (%s); decisions use the adopted revision %s until they are fixed (a loosening fix waits for `loopx adopt`) or a human runs `loopx adopt --restore`", p.DiskError, decision.ShortHash(p.Adopted.Spec))}
+	}
+	return Reason{Code: "rules_pending", Rule: Query, Ref: "loopx/",
+		Message: fmt.Sprintf("loopx/ differs from the adopted rules and loosens them (%s); decisions use the adopted revision %s until a human runs `loopx adopt` (or `loopx adopt --restore` to undo the edit)", p.Summary(), decision.ShortHash(p.Adopted.Spec))}
+}
+
+// Result is what `loopx adopt` did (or, previewed, would do).
+type Result struct {
+	// Adopted is the revision now in effect (the files on disk).
+	Adopted Revision `json:"adopted"`
+	// Changed is false when the files already were the adopted rules.
+	Changed bool `json:"changed"`
+	// Loosens lists what the adopted change loosened ([] when nothing).
+	Loosens []Reason `json:"loosens"`
+}
+
+// Options say what the human adopting confirmed (`loopx adopt`).
+type Options struct {
+	// Expect is the revision the human was shown (the preview's Adopted).
+	// When set and loopx/ no longer holds it (changed while the person
+	// read the prompt), nothing is adopted: errs.No rules_changed.
+	Expect *Revision
+	// Ancestry is the adopting process's ancestry (the channel's),
+	// recorded in the rules.adopted event.
+	Ancestry []trust.Process
+}
+
+// DiskRules reads loopx/ as it is on disk: the spec files in specDir and
+// the user policy files of book (their _test.rego files too: a test
+// rewritten to pass is a policy change), with their hashes. The export
+// (SpecJSON, ExportHash) is loaded's when it is the spec of these files
+// (loaded may be nil). Errors: the files' I/O errors, the book's.
+func DiskRules(specDir string, loaded *specs.Loaded, book rulebook.Book) (kernel.Rules, error) {
+	var r kernel.Rules
+	files, hash, err := specs.Sources(specDir)
+	if err != nil {
+		return r, err
+	}
+	r.SpecFiles, r.SpecHash = files, hash
+	if loaded != nil && loaded.Hash == hash {
+		r.SpecJSON, r.ExportHash = loaded.JSON, loaded.ExportHash()
+	}
+	r.Policies = map[string]string{}
+	err = book.Walk(func(m rulebook.Module, _ *ast.Module, _ error) error {
+		r.Policies[m.Path] = m.Source
+		return nil
+	})
+	r.PolicyHash = PolicyFilesHash(r.Policies)
+	return r, err
+}
+
+// PolicyFilesHash is "sha256:<hex>" over the sorted paths and contents.
+func PolicyFilesHash(files map[string]string) string {
+	h := sha256.New()
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%s\x00", p, files[p])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// ChangedFiles lists the paths added, removed or changed between a and b,
+// sorted.
+func ChangedFiles(a, b map[string]string) []string {
+	var out []string
+	for p, s := range b {
+		if o, ok := a[p]; !ok || o != s {
+			out = append(out, p)
+		}
+	}
+	for p := range a {
+		if _, ok := b[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PolicyChanged is the reason a change of the user policies (ref policyDir,
+// "loopx/policies") loosens: any change does, naming the files.
+func PolicyChanged(cur, disk kernel.Rules, policyDir string) Reason {
+	return Reason{Code: "policy_changed", Rule: Query, Ref: policyDir,
+		Message: "user policies changed: " + strings.Join(ChangedFiles(cur.Policies, disk.Policies), ", ")}
+}
+
+// Classify evaluates data.loopx.adopt.decision over the two exported
+// specs (JSON) and returns what loosens, nil when the change only
+// tightens. Any error loosens (fail closed).
+func Classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
+	fail := func(err error) []Reason {
+		return []Reason{{Code: "loosens", Rule: Query, Message: "the revisions cannot be compared: " + err.Error()}}
+	}
+	var in struct {
+		Old any `json:"old"`
+		New any `json:"new"`
+	}
+	if err := json.Unmarshal(oldJSON, &in.Old); err != nil {
+		return fail(err)
+	}
+	if err := json.Unmarshal(newJSON, &in.New); err != nil {
+		return fail(err)
+	}
+	opts := []func(*rego.Rego){rego.Query(Query), rego.StrictBuiltinErrors(true)}
+	for path, src := range policies.AreaModules("adopt") {
+		opts = append(opts, rego.Module(path, src))
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rs, err := rego.New(append(opts, rego.Input(in))...).Eval(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return fail(errors.New("data.loopx.adopt.decision is undefined"))
+	}
+	b, _ := json.Marshal(rs[0].Expressions[0].Value)
+	var d struct {
+		Verdict string   `json:"verdict"`
+		Loosens []Reason `json:"loosens"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return fail(err)
+	}
+	if d.Verdict != "adopt" && len(d.Loosens) == 0 {
+		return fail(fmt.Errorf("verdict %q without reasons", d.Verdict))
+	}
+	if d.Verdict == "adopt" {
+		return nil
+	}
+	return d.Loosens
+}
+
+// WriteBack makes the files of loopx/ under root exactly the adopted
+// revision cur, given disk as read (spec files and user policies, their
+// tests included; files of disk not in cur are removed). It returns the
+// paths written or removed, sorted ([] when none). Errors: I/O errors.
+func WriteBack(root string, disk, cur kernel.Rules) ([]string, error) {
+	changed := append(ChangedFiles(disk.SpecFiles, cur.SpecFiles), ChangedFiles(disk.Policies, cur.Policies)...)
+	sort.Strings(changed)
+	want := maps.Clone(cur.SpecFiles)
+	maps.Copy(want, cur.Policies)
+	for _, p := range changed {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		src, keep := want[p]
+		if !keep {
+			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return nil, err
+		}
+		if err := atomicfile.Write(full, []byte(src)); err != nil {
+			return nil, err
+		}
+	}
+	if changed == nil {
+		changed = []string{}
+	}
+	return changed, nil
+}
+
+// AdoptedEvent is the rules.adopted event of r adopted by by (why says
+// how), with what it loosened and extra data (such as the adopting
+// human's ancestry).
+func AdoptedEvent(r kernel.Rules, by, why string, loosens []Reason, extra map[string]any) kernel.Event {
+	data := map[string]any{"spec": r.SpecHash, "policy": r.PolicyHash}
+	maps.Copy(data, extra)
+	if len(loosens) > 0 {
+		data["loosens"] = loosens
+	}
+	return kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash,
+		Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash)), Data: data}
+}
+
+// GateEvent is what an approved adoption gate g did: rules.adopted by
+// actor when disk (the files evaluated anew, ok false when they do not
+// load) is still the revision g names, else rules.not_adopted (the human
+// runs `loopx adopt` after looking again).
+func GateEvent(g kernel.Gate, disk kernel.Rules, ok bool, actor string) (kernel.Event, bool) {
+	if !ok || g.Adopt == nil || disk.SpecHash != g.Adopt.Spec || disk.PolicyHash != g.Adopt.Policy || disk.SpecJSON == nil {
+		return kernel.Event{Kind: "rules.not_adopted", Goal: g.Goal, Actor: "loopx", Subject: g.ID,
+			Message: "loopx/ changed since the adoption gate was raised: nothing adopted; review it and run `loopx adopt`"}, false
+	}
+	return kernel.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
+		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, decision.ShortHash(disk.SpecHash), decision.ShortHash(disk.PolicyHash)),
+		Data:    map[string]any{"spec": disk.SpecHash, "policy": disk.PolicyHash, "gate": g.ID}}, true
+}
+
+// CacheMismatchEvent is the rules.cache_mismatch event of a cached export
+// (cached) that is not what its files evaluate to (fresh): the cache file
+// rel (relative to the project) was forged or damaged and is replaced.
+func CacheMismatchEvent(cached, fresh *specs.Loaded, rel string) kernel.Event {
+	return kernel.Event{Kind: "rules.cache_mismatch", Actor: "loopx", Subject: cached.Hash,
+		Message: fmt.Sprintf("the cached export of spec %s is not what its files evaluate to (an edit of .loopx/cache/?): cache file replaced, files evaluated again", decision.ShortHash(cached.Hash)),
+		Data:    map[string]any{"spec": cached.Hash, "cached_export": cached.ExportHash(), "export": fresh.ExportHash(), "path": rel}}
+}
+
+// RestoredEvent is the rules.restored event of loopx/ written back to the
+// adopted revision cur (changed: the paths written or removed).
+func RestoredEvent(cur kernel.Rules, changed []string) kernel.Event {
+	return kernel.Event{Kind: "rules.restored", Actor: "loopx", Subject: cur.SpecHash,
+		Message: fmt.Sprintf("loopx/ restored to the adopted rules: %s", strings.Join(changed, ", ")), Data: map[string]any{"paths": changed}}
+}
