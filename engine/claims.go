@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/lease"
+	"github.com/loopx-dev/loopx/engine/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -129,9 +130,9 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 			return nil
 		}
 		prev := t.Lease
-		claim(&t, req.Agent, "", now, ttl)
+		lease.Claim(&t, req.Agent, "", now, ttl)
 		t.Lease.TTLSeconds, t.Lease.IdempotencyKey = int64(ttl/time.Second), req.IdempotencyKey
-		data := leaseData(t.Lease)
+		data := lease.Data(t.Lease)
 		if prev != nil {
 			data["previous_holder"] = prev.Holder
 			data["previous_version"] = prev.Version
@@ -235,9 +236,9 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			nl.Version++
 			nl.ExpiresAt, nl.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
 			t.Lease, kind = &nl, "todo.lease_renewed"
-			data = leaseData(&nl)
+			data = lease.Data(&nl)
 		case "release":
-			release(&t)
+			lease.Release(&t)
 			if t.Status == kernel.TodoClaimed {
 				t.Status = kernel.TodoOpen
 			}
@@ -260,7 +261,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			t.Lease = &kernel.Lease{Holder: req.To, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
 				ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
 			kind = "todo.transferred"
-			data = leaseData(t.Lease)
+			data = lease.Data(t.Lease)
 			data["from"], data["to"] = req.Agent, req.To
 		}
 		data["previous_version"] = prev.Version
@@ -268,7 +269,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			return err
 		}
 		if op == "transfer" {
-			if err := e.touchAgent(tx, req.To, t.Goal); err != nil {
+			if err := rounds.Touch(tx, e.facts().Spec, req.To, t.Goal); err != nil {
 				return err
 			}
 		}
@@ -300,25 +301,7 @@ func (e *Engine) putLease(tx *kernel.Tx, t kernel.Todo, kind, actor string, data
 	if err := tx.AppendEvent(kernel.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
 		return err
 	}
-	return e.touchAgent(tx, actor, t.Goal)
-}
-
-// touchAgent records that agent was seen now (keeping its current round),
-// registering a spec agent on first use.
-func (e *Engine) touchAgent(tx *kernel.Tx, agent, goal string) error {
-	cur := ""
-	if a, err := tx.Agent(agent); err == nil {
-		cur = a.CurrentRound
-	}
-	return e.heartbeat(tx, agent, goal, cur)
-}
-
-func leaseData(l *kernel.Lease) map[string]any {
-	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": kernel.RFC3339(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
-	if l.IdempotencyKey != "" {
-		d["idempotency_key"] = l.IdempotencyKey
-	}
-	return d
+	return rounds.Touch(tx, e.facts().Spec, actor, t.Goal)
 }
 
 // auditRefusal records a gate_violation refusal after its rollback.

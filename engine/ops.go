@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -142,7 +143,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 			}
 		}
 		old := t.Status
-		release(&t)
+		lease.Release(&t)
 		t.Status, t.Note = status, note
 		if err := tx.PutTodo(t); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/runloop"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -273,7 +274,7 @@ func (e *Engine) renewRoundLease(r *kernel.Round) (before, after uint64, ok bool
 		nl.Version++
 		nl.ExpiresAt, nl.TTLSeconds = tx.Now().Add(ttl), int64(ttl/time.Second)
 		t.Lease = &nl
-		data := leaseData(&nl)
+		data := lease.Data(&nl)
 		data["round"] = r.ID
 		if err := e.putLease(tx, t, "todo.lease_renewed", r.Agent, data); err != nil {
 			return err

@@ -29,6 +29,8 @@ import (
 // nor OPA or CUE, nor do a todo request's checks (engine/todos); a gate
 // request's checks (engine/gates) import neither the top engine, nor the
 // kernel or policies, nor OPA's evaluator;
+// a round's mechanics (engine/rounds) import neither the top engine nor
+// policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
 // cmd or lint;
 // internal/errs (the one error type) and internal/anchor (the anchor
@@ -86,6 +88,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// Adoption's mechanics: revisions, classification, write-back;
 		// the store's owner records them.
 		mod + "engine/adopt": {engineTop, mod + "cmd", mod + "lint"},
+		// A round's mechanics write through a transaction interface of
+		// their own; what decides is the caller's.
+		mod + "engine/rounds": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel

@@ -92,3 +92,46 @@ func refused(code, message string, data map[string]any) *errs.Error {
 	e.Data = data
 	return e
 }
+
+// Claim gives t a lease held by agent for round ("" for a claim outside a
+// round), expiring ttl after now: version +1 always, epoch +1 when the
+// holder changes or the previous lease was released or expired. A holder
+// re-claiming its live lease (a round start on its own claim) keeps the
+// lease's TTL and idempotency key. t becomes claimed.
+func Claim(t *kernel.Todo, agent, round string, now time.Time, ttl time.Duration) {
+	l := kernel.Lease{Holder: agent, AcquiredAt: now, Round: round, Version: 1, Epoch: 1}
+	if old := t.Lease; old != nil {
+		l.Version = old.Version + 1
+		l.Epoch = old.Epoch
+		if old.Holder != agent || !old.LiveAt(now) {
+			l.Epoch++
+		} else {
+			l.AcquiredAt, l.IdempotencyKey = old.AcquiredAt, old.IdempotencyKey
+			if old.TTLSeconds > 0 {
+				ttl = time.Duration(old.TTLSeconds) * time.Second
+			}
+		}
+	}
+	l.ExpiresAt, l.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
+	t.Lease = &l
+	t.Status = kernel.TodoClaimed
+}
+
+// Release ends t's lease, leaving a tombstone whose version keeps growing
+// (a released lease is left as it is).
+func Release(t *kernel.Todo) {
+	if t.Lease != nil && !t.Lease.Released {
+		t.Lease.Released = true
+		t.Lease.Version++
+	}
+}
+
+// Data is l as an audit event's data: holder, version, epoch, expires_at
+// (RFC 3339), ttl_seconds and, when set, idempotency_key.
+func Data(l *kernel.Lease) map[string]any {
+	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": kernel.RFC3339(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
+	if l.IdempotencyKey != "" {
+		d["idempotency_key"] = l.IdempotencyKey
+	}
+	return d
+}

@@ -62,3 +62,70 @@ func TestCheckHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestClaim: version +1 always; epoch +1 for a new holder or after the
+// lease ended; the live holder re-claiming keeps its TTL, key and start.
+func TestClaim(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	start := now.Add(-10 * time.Minute)
+	live := &kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: start, ExpiresAt: now.Add(time.Minute), TTLSeconds: 600, IdempotencyKey: "k"}
+	for _, c := range []struct {
+		name     string
+		old      *kernel.Lease
+		agent    string
+		version  uint64
+		epoch    uint64
+		acquired time.Time
+		ttl      time.Duration
+		key      string
+	}{
+		{"first claim", nil, "a1", 1, 1, now, time.Hour, ""},
+		{"another holder", live, "a2", 4, 3, now, time.Hour, ""},
+		{"the holder again", live, "a1", 4, 2, start, 10 * time.Minute, "k"},
+		{"after it expired", &kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, ExpiresAt: now.Add(-time.Second)}, "a1", 4, 3, now, time.Hour, ""},
+		{"after it was released", &kernel.Lease{Holder: "a1", Version: 4, Epoch: 2, ExpiresAt: now.Add(time.Minute), Released: true}, "a1", 5, 3, now, time.Hour, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			td := kernel.Todo{ID: "todo-1", Status: kernel.TodoOpen, Lease: c.old}
+			Claim(&td, c.agent, "round-1", now, time.Hour)
+			l := td.Lease
+			if td.Status != kernel.TodoClaimed || l.Holder != c.agent || l.Round != "round-1" || l.Version != c.version || l.Epoch != c.epoch ||
+				!l.AcquiredAt.Equal(c.acquired) || !l.ExpiresAt.Equal(now.Add(c.ttl)) || l.TTLSeconds != int64(c.ttl/time.Second) || l.IdempotencyKey != c.key {
+				t.Fatalf("%+v (status %s)", l, td.Status)
+			}
+		})
+	}
+}
+
+// TestRelease: a tombstone with version +1; releasing it again changes
+// nothing; no lease, nothing to release.
+func TestRelease(t *testing.T) {
+	td := kernel.Todo{Lease: &kernel.Lease{Holder: "a1", Version: 3}}
+	Release(&td)
+	if !td.Lease.Released || td.Lease.Version != 4 {
+		t.Fatalf("%+v", td.Lease)
+	}
+	Release(&td)
+	if td.Lease.Version != 4 {
+		t.Fatalf("released twice: %+v", td.Lease)
+	}
+	none := kernel.Todo{}
+	Release(&none)
+	if none.Lease != nil {
+		t.Fatalf("%+v", none.Lease)
+	}
+}
+
+// TestData: the event data of a lease, the key only when set.
+func TestData(t *testing.T) {
+	exp := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		key  string
+		want int
+	}{{"", 5}, {"k1", 6}} {
+		d := Data(&kernel.Lease{Holder: "a1", Version: 2, Epoch: 1, ExpiresAt: exp, TTLSeconds: 60, IdempotencyKey: c.key})
+		if len(d) != c.want || d["expires_at"] != "2026-11-29T10:00:00Z" || d["holder"] != "a1" || (c.key != "" && d["idempotency_key"] != c.key) {
+			t.Fatalf("%v", d)
+		}
+	}
+}
