@@ -2,8 +2,9 @@
 // design §6): it reads and parses them, refuses a package no query reads,
 // compiles them with every check against the JSON schemas of the input
 // and the spec, runs their Rego tests, and keeps them from the built-ins
-// that reach the network, a clock or randomness. It never evaluates a
-// decision: that is the engine's.
+// that reach the network, a clock or randomness; it prepares a query's
+// entry rule over the built-in bundle and them (Schemas.Prepare). It
+// never evaluates a decision: that is the engine's.
 package rulebook
 
 import (

@@ -1,0 +1,100 @@
+package rulebook
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/loopx-dev/loopx/policies"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+)
+
+// tested lists the compiler stages that only check a policy for mistakes
+// (types, unused imports, undefined functions, recursion, deprecated or
+// unsafe built-ins) and change nothing it evaluates. The built-in bundle
+// passes all of them in `go test ./policies/` (OPA's tester compiles with
+// every stage), so a cold decision skips them: they are a third of
+// preparing. Stages that rewrite or order rules (safety, indices) still run.
+var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOverrides, ast.StageCheckDuplicateImports,
+	ast.StageCheckVoidCalls, ast.StageCheckUndefinedFuncs, ast.StageCheckRecursion, ast.StageCheckTypes,
+	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities,
+	// The bundle's # METADATA blocks are documentation, never read at
+	// evaluation (no rego.metadata calls), and it has no print calls.
+	ast.StageParseMetadataBlocks, ast.StageSetAnnotationSet, ast.StageRewriteRegoMetadataCalls, ast.StageRewritePrintCalls,
+	ast.StageCheckRuleConflicts, ast.StageCheckSafetyRuleHeads, ast.StageSetGraph, ast.StageBuildComprehensionIndices}
+
+// Prepare compiles and prepares the rule ref (a query's entry rule) over
+// the built-in modules of area and the shared library and the user
+// modules user (none: built-in only; their tests are left out), with
+// specJSON (the exported spec, nil for none) as data.loopx.spec. User
+// modules are compiled with every check and type-checked against s; the
+// built-in bundle alone skips the stages its own tests pass. Errors: a
+// spec that is not JSON; a user module that does not parse or compile
+// (explained as Explain does).
+func (s *Schemas) Prepare(ctx context.Context, ref, area string, specJSON []byte, user []Module) (*rego.PreparedEvalQuery, error) {
+	var spec map[string]any
+	if specJSON != nil {
+		if err := json.Unmarshal(specJSON, &spec); err != nil {
+			return nil, err
+		}
+	}
+	var compiler *ast.Compiler
+	if len(user) == 0 {
+		// The built-in bundle alone skips the tested stages, type checking
+		// among them: it needs no schemas (building them is a third of a
+		// cold decision's preparing), only the capabilities.
+		compiler = ast.NewCompiler().WithCapabilities(Capabilities()).WithSkipStages(tested...)
+	} else {
+		var err error
+		if compiler, err = s.Compiler(); err != nil {
+			return nil, err
+		}
+	}
+	opts := []func(*rego.Rego){
+		rego.Compiler(compiler),
+		rego.Query(ref),
+		// A failing built-in is an eval error (policy_error, deny), never a
+		// silently dropped reason that could let a round run.
+		rego.StrictBuiltinErrors(true),
+		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})),
+	}
+	// Only the query's own area and the library modules it calls
+	// (preparing costs time linear in the policy compiled); user policies
+	// may call any library rule, so with them the whole library.
+	mods := policies.AreaModules(area)
+	if len(user) > 0 {
+		lib, _ := policies.Library()
+		maps.Copy(mods, lib)
+	}
+	for path, src := range mods {
+		opts = append(opts, rego.Module(path, src))
+	}
+	if len(user) > 0 {
+		// User policies are compiled with every check, their METADATA
+		// processed, and type-checked against the input and spec schemas.
+		mods, err := s.Modules()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range user {
+			if m.Test {
+				continue
+			}
+			pm, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+			if err != nil {
+				return nil, err
+			}
+			mods[m.Path] = pm
+		}
+		for _, m := range mods {
+			opts = append(opts, rego.ParsedModule(m))
+		}
+	}
+	pq, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return nil, s.Explain(err)
+	}
+	return &pq, nil
+}
