@@ -13,149 +13,27 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/checkstate"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 )
 
 // CheckState is the read-only snapshot of kernel state that `loopx check`
-// lints (lint rules see it as input.state). It covers the spec's goals.
-// Times are RFC 3339 UTC; ages are whole seconds at the engine's clock.
-type CheckState struct {
-	// Revision is the store's global revision (0 when there is no store).
-	Revision uint64 `json:"revision"`
-	// Goals are the spec goals' runtime statuses.
-	Goals []CheckGoal `json:"goals"`
-	// Todos are every todo of the spec's goals, whatever their status.
-	Todos []CheckTodo `json:"todos"`
-	// Gates are every stored gate of the spec's goals (spec gates that were
-	// never materialised are not stored and are checked in the spec).
-	Gates []CheckGate `json:"gates"`
-	// Evidence is the newest evidence record per goal and kind.
-	Evidence []CheckEvidence `json:"evidence"`
-	// Agents are the registered agents.
-	Agents []CheckAgent `json:"agents"`
-}
+// lints (checkstate.State).
+type CheckState = checkstate.State
 
-// CheckGoal is a goal's runtime status.
-type CheckGoal struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// CheckTodo is one todo with its dependencies and lease.
-type CheckTodo struct {
-	ID        string      `json:"id"`
-	Goal      string      `json:"goal"`
-	Title     string      `json:"title"`
-	Kind      string      `json:"kind"`
-	Status    string      `json:"status"`
-	DependsOn []string    `json:"depends_on"`
-	Labels    []string    `json:"labels"`
-	Lease     *CheckLease `json:"lease"`
-}
-
-// CheckLease is a todo's current or last lease.
-type CheckLease struct {
-	Holder    string `json:"holder"`
-	ExpiresAt string `json:"expires_at"`
-	Released  bool   `json:"released"`
-	// Live is true while the lease holds at the engine's clock.
-	Live bool `json:"live"`
-}
-
-// CheckGate is a stored gate instance.
-type CheckGate struct {
-	ID        string   `json:"id"`
-	Goal      string   `json:"goal"`
-	Name      string   `json:"name"`
-	Question  string   `json:"question"`
-	Status    string   `json:"status"`
-	Answerers []string `json:"answerers"`
-	RaisedBy  string   `json:"raised_by"`
-	RaisedAt  string   `json:"raised_at"`
-	ExpiresAt string   `json:"expires_at"`
-}
-
-// CheckEvidence is the newest evidence of one kind for a goal.
-type CheckEvidence struct {
-	ID        string `json:"id"`
-	Goal      string `json:"goal"`
-	Kind      string `json:"kind"`
-	Summary   string `json:"summary"`
-	Todo      string `json:"todo,omitempty"`
-	CreatedAt string `json:"created_at"`
-	// AgeSeconds is how old it is at the engine's clock.
-	AgeSeconds int64 `json:"age_seconds"`
-}
-
-// CheckAgent is a registered agent.
-type CheckAgent struct {
-	ID   string `json:"id"`
-	Host string `json:"host"`
-	Role string `json:"role"`
-}
-
-// CheckState reads the snapshot `loopx check` lints. It never writes: a
-// project without .loopx/state.db has an empty state (no store is
-// created), and spec gates are not materialised. Errors: the store's
-// (kernel.StoreError, lock timeout).
+// CheckState reads the snapshot `loopx check` lints (checkstate.Read) of
+// the spec's goals. It never writes: a project without .loopx/state.db
+// has an empty state (no store is created), and spec gates are not
+// materialised. Errors: the store's (kernel.StoreError, lock timeout).
 func (e *Engine) CheckState() (CheckState, error) {
-	st := CheckState{Goals: []CheckGoal{}, Todos: []CheckTodo{}, Gates: []CheckGate{}, Evidence: []CheckEvidence{}, Agents: []CheckAgent{}}
 	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); errors.Is(err, fs.ErrNotExist) {
-		for _, g := range e.GoalIDs() {
-			st.Goals = append(st.Goals, CheckGoal{ID: g, Status: kernel.GoalActive})
-		}
-		return st, nil
+		return checkstate.Empty(e.GoalIDs()), nil
 	}
-	now := e.Now()
+	var st CheckState
 	err := e.view(func(tx *kernel.Tx) error {
-		st.Revision = tx.Revision()
-		for _, goal := range e.GoalIDs() {
-			gs, err := tx.Goal(goal)
-			if err != nil {
-				return err
-			}
-			st.Goals = append(st.Goals, CheckGoal{ID: goal, Status: gs.Status, Reason: gs.Reason})
-			todos, err := tx.Todos(goal)
-			if err != nil {
-				return err
-			}
-			for _, t := range todos {
-				ct := CheckTodo{ID: t.ID, Goal: goal, Title: t.Title, Kind: t.Kind, Status: t.Status,
-					DependsOn: snapshot.NonNil(t.DependsOn), Labels: snapshot.NonNil(t.Labels)}
-				if l := t.Lease; l != nil {
-					ct.Lease = &CheckLease{Holder: l.Holder, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Released: l.Released, Live: l.LiveAt(now)}
-				}
-				st.Todos = append(st.Todos, ct)
-			}
-			gates, err := tx.Gates(goal)
-			if err != nil {
-				return err
-			}
-			for _, g := range gates {
-				st.Gates = append(st.Gates, CheckGate{ID: g.ID, Goal: goal, Name: g.Name, Question: g.Question, Status: g.Status,
-					Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: kernel.RFC3339(g.RaisedAt), ExpiresAt: kernel.RFC3339(g.ExpiresAt)})
-			}
-			evs, err := tx.EvidenceList(goal, 0) // newest first
-			if err != nil {
-				return err
-			}
-			seen := map[string]bool{}
-			for _, ev := range evs {
-				if seen[ev.Kind] {
-					continue
-				}
-				seen[ev.Kind] = true
-				st.Evidence = append(st.Evidence, CheckEvidence{ID: ev.ID, Goal: goal, Kind: ev.Kind, Summary: ev.Summary,
-					Todo: ev.Todo, CreatedAt: kernel.RFC3339(ev.CreatedAt), AgeSeconds: int64(now.Sub(ev.CreatedAt).Seconds())})
-			}
-		}
-		agents, err := tx.Agents()
-		for _, a := range agents {
-			st.Agents = append(st.Agents, CheckAgent{ID: a.ID, Host: a.Host, Role: a.Role})
-		}
+		var err error
+		st, err = checkstate.Read(tx, e.GoalIDs(), e.Now())
 		return err
 	})
 	return st, err

@@ -29,6 +29,8 @@ import (
 // nor OPA or CUE, nor do a todo request's checks (engine/todos); a gate
 // request's checks (engine/gates) import neither the top engine, nor the
 // kernel or policies, nor OPA's evaluator;
+// the state check's snapshot (engine/checkstate) imports neither the top
+// engine nor policies nor OPA's evaluator;
 // a round's mechanics (engine/rounds) import neither the top engine nor
 // policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
@@ -91,6 +93,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// A round's mechanics write through a transaction interface of
 		// their own; what decides is the caller's.
 		mod + "engine/rounds": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// The state check's snapshot reads through an interface of its own.
+		mod + "engine/checkstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel

@@ -1,0 +1,109 @@
+package checkstate
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// fakeTx is an in-memory Tx; failOn names a method that fails.
+type fakeTx struct {
+	goals    map[string]kernel.GoalState
+	todos    map[string][]kernel.Todo
+	gates    map[string][]kernel.Gate
+	evidence map[string][]kernel.Evidence // newest first
+	agents   []kernel.Agent
+	failOn   string
+}
+
+var errTx = errors.New("tx failed")
+
+func (f *fakeTx) fail(m string) error {
+	if f.failOn == m {
+		return errTx
+	}
+	return nil
+}
+func (f *fakeTx) Revision() uint64 { return 42 }
+func (f *fakeTx) Goal(id string) (kernel.GoalState, error) {
+	g, ok := f.goals[id]
+	if !ok {
+		g = kernel.GoalState{Status: kernel.GoalActive}
+	}
+	return g, f.fail("Goal")
+}
+func (f *fakeTx) Todos(goal string) ([]kernel.Todo, error) { return f.todos[goal], f.fail("Todos") }
+func (f *fakeTx) Gates(goal string) ([]kernel.Gate, error) { return f.gates[goal], f.fail("Gates") }
+func (f *fakeTx) EvidenceList(goal string, limit int) ([]kernel.Evidence, error) {
+	return f.evidence[goal], f.fail("EvidenceList")
+}
+func (f *fakeTx) Agents() ([]kernel.Agent, error) { return f.agents, f.fail("Agents") }
+
+var now = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func fake() *fakeTx {
+	return &fakeTx{
+		goals: map[string]kernel.GoalState{"g2": {Status: kernel.GoalPaused, Reason: "holiday"}},
+		todos: map[string][]kernel.Todo{"g1": {
+			{ID: "t1", Title: "live", Status: kernel.TodoClaimed, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now.Add(time.Minute)}},
+			{ID: "t2", Title: "expired", Status: kernel.TodoClaimed, DependsOn: []string{"t1"}, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now.Add(-time.Minute)}},
+			{ID: "t3", Title: "never claimed", Status: kernel.TodoOpen},
+		}},
+		gates: map[string][]kernel.Gate{"g1": {{ID: "gate-1", Question: "ok?", Status: kernel.GateOpen, RaisedAt: now}}},
+		evidence: map[string][]kernel.Evidence{"g1": {
+			{ID: "e3", Kind: "test", Summary: "newest", CreatedAt: now.Add(-time.Hour)},
+			{ID: "e2", Kind: "lint", Summary: "lint", CreatedAt: now.Add(-2 * time.Hour)},
+			{ID: "e1", Kind: "test", Summary: "older", CreatedAt: now.Add(-3 * time.Hour)},
+		}},
+		agents: []kernel.Agent{{ID: "a1", Host: "shell", Role: "executor"}},
+	}
+}
+
+func TestRead(t *testing.T) {
+	st, err := Read(fake(), []string{"g1", "g2"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Revision != 42 || len(st.Goals) != 2 || st.Goals[1] != (Goal{ID: "g2", Status: kernel.GoalPaused, Reason: "holiday"}) {
+		t.Fatalf("goals %+v", st.Goals)
+	}
+	for i, want := range []*Lease{
+		{Holder: "a1", ExpiresAt: "2026-11-30T10:01:00Z", Live: true},
+		{Holder: "a1", ExpiresAt: "2026-11-30T09:59:00Z"},
+		nil,
+	} {
+		got := st.Todos[i].Lease
+		if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Fatalf("todo %d lease %+v, want %+v", i, got, want)
+		}
+	}
+	if st.Todos[2].DependsOn == nil || st.Todos[2].Labels == nil || st.Gates[0].Answerers == nil {
+		t.Fatal("a nil list would be JSON null")
+	}
+	if len(st.Evidence) != 2 || st.Evidence[0].ID != "e3" || st.Evidence[0].AgeSeconds != 3600 || st.Evidence[1].ID != "e2" {
+		t.Fatalf("evidence %+v", st.Evidence)
+	}
+	if len(st.Agents) != 1 || st.Agents[0].Host != "shell" {
+		t.Fatalf("agents %+v", st.Agents)
+	}
+}
+
+func TestRead_Errors(t *testing.T) {
+	for _, m := range []string{"Goal", "Todos", "Gates", "EvidenceList", "Agents"} {
+		f := fake()
+		f.failOn = m
+		if _, err := Read(f, []string{"g1"}, now); !errors.Is(err, errTx) {
+			t.Errorf("%s failing: %v", m, err)
+		}
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	b, _ := json.Marshal(Empty([]string{"g1"}))
+	if want := `{"revision":0,"goals":[{"id":"g1","status":"active"}],"todos":[],"gates":[],"evidence":[],"agents":[]}`; string(b) != want {
+		t.Fatalf("%s\nwant %s", b, want)
+	}
+}
