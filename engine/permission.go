@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/loopx-dev/loopx/engine/spoolimport"
 	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -71,7 +72,7 @@ func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decisi
 	rec := spoolRecord{Goal: goal, Agent: agent, DecisionID: d.DecisionID, Verdict: d.Verdict,
 		Message: msg, Tool: pr.Tool, Action: pr.Action, Codes: codes, At: e.Now()}
 	if err := e.spoolDenial(rec); err != nil {
-		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(denialEvent(rec)) })
+		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(spoolimport.DenialEvent(rec)) })
 	}
 }
 

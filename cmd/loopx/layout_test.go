@@ -31,6 +31,8 @@ import (
 // kernel or policies, nor OPA's evaluator;
 // the state check's snapshot (engine/checkstate) imports neither the top
 // engine nor policies nor OPA's evaluator;
+// the denial spool's import (engine/spoolimport) imports neither the top
+// engine, nor specs or policies, nor OPA or CUE;
 // a round's mechanics (engine/rounds) import neither the top engine nor
 // policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
@@ -95,6 +97,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/rounds": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The state check's snapshot reads through an interface of its own.
 		mod + "engine/checkstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// The denial spool's import writes through an interface of its own.
+		mod + "engine/spoolimport": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel

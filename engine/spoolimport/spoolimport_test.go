@@ -1,0 +1,103 @@
+package spoolimport
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// fakeTx is an in-memory Tx.
+type fakeTx struct {
+	imported map[string]string
+	events   []kernel.Event
+}
+
+func (f *fakeTx) SpoolImported() (map[string]string, error) {
+	m := map[string]string{}
+	for k, v := range f.imported {
+		m[k] = v
+	}
+	return m, nil
+}
+func (f *fakeTx) SetSpoolImported(m map[string]string) error { f.imported = m; return nil }
+func (f *fakeTx) AppendEvent(e kernel.Event) error           { f.events = append(f.events, e); return nil }
+
+func TestImport(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		raw     string // appended to the live file after the denials
+		denials int
+		subject []string // the events' subjects, in order
+		message string   // the last event's message
+	}{
+		{"denials", "", 2, []string{"d-0", "d-1"}, "no"},
+		{"an unreadable line is kept", "not json\n", 1, []string{"d-0", "?:2"}, "denial spool: an unreadable line kept as written"},
+		{"a torn line is kept", `{"goal": "g1"`, 1, []string{"d-0", "?:2"}, "denial spool: a torn line (the hook stopped while writing it) kept as written"},
+		{"a blank line is skipped", "\n", 1, []string{"d-0"}, "no"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), hosts.SpoolDir)
+			for i := range tc.denials {
+				if err := hosts.AppendDenial(dir, hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: "d-" + string(rune('0'+i)), Verdict: "deny", Message: "no", At: at, Codes: []string{"c"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.raw != "" {
+				f, err := os.OpenFile(filepath.Join(dir, hosts.SpoolFile), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(tc.raw)
+				f.Close()
+			}
+			tx := &fakeTx{}
+			files, err := Import(tx, dir)
+			if err != nil || len(files) != 1 {
+				t.Fatalf("files %v, %v", files, err)
+			}
+			var subjects []string
+			for _, e := range tx.events {
+				if e.Kind != "permission.denied" {
+					t.Fatalf("%+v", e)
+				}
+				s := e.Subject
+				if e.Actor == "loopx" {
+					s = "?" + s[len(s)-2:]
+				}
+				subjects = append(subjects, s)
+			}
+			if !slices.Equal(subjects, tc.subject) || tx.events[len(tx.events)-1].Message != tc.message || len(tx.imported) != 1 {
+				t.Fatalf("subjects %v, last %+v, imported %v", subjects, tx.events[len(tx.events)-1], tx.imported)
+			}
+			// A crash after the commit, before the segment was deleted: the
+			// segment is deleted again, never imported twice.
+			again := &fakeTx{imported: tx.imported}
+			if files, err := Import(again, dir); err != nil || len(files) != 1 || len(again.events) != 0 {
+				t.Fatalf("again: files %v events %v %v", files, again.events, err)
+			}
+			for _, f := range files {
+				os.Remove(f)
+			}
+			if files, err := Import(&fakeTx{}, dir); err != nil || len(files) != 0 {
+				t.Fatalf("after deleting: %v %v", files, err)
+			}
+		})
+	}
+	if files, err := Import(&fakeTx{}, filepath.Join(t.TempDir(), "none")); err != nil || files != nil {
+		t.Fatalf("no spool: %v %v", files, err)
+	}
+}
+
+func TestDenialEvent(t *testing.T) {
+	at := time.Date(2026, 11, 30, 10, 0, 0, 5, time.UTC)
+	e := DenialEvent(hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: "d1", Tool: "Bash", Action: "exec", Verdict: "deny", Message: "no", At: at, Codes: []string{"c"}})
+	if e.Kind != "permission.denied" || e.Goal != "g1" || e.Actor != "a1" || e.Subject != "d1" || e.Data["denied_at"] != "2026-11-30T10:00:00.000000005Z" || e.Data["tool"] != "Bash" {
+		t.Fatalf("%+v", e)
+	}
+}
