@@ -22,7 +22,9 @@ func (e *Engine) scanner() trust.Scanner {
 // loopxWrites reports whether rel (slash, under .loopx/) is a file loopx
 // itself writes while a round runs, which an agent's loopx commands change
 // legitimately: the store, its lock, backup and revision marker (state.*,
-// tamper-evident on their own: hash chain, anchor), the decision log, its inputs and bundles (append-only,
+// tamper-evident on their own: hash chain, anchor), the audit event log
+// (events.log*: checksummed and chained, its head committed in the
+// store), the decision log, its inputs and bundles (append-only,
 // content-addressed), the denial spool, the round prompts and the read
 // model (verified against the store by VerifyReadModel). Everything else
 // under .loopx/ (the spec cache, the installed-hooks record, the instance
@@ -32,7 +34,8 @@ func loopxWrites(rel string) bool {
 	base := filepath.Base(r)
 	switch {
 	case !strings.Contains(r, "/") && (strings.HasPrefix(base, "state.") || strings.HasSuffix(base, ".lock") ||
-		strings.HasPrefix(base, LogFileName) || strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp")):
+		strings.HasPrefix(base, LogFileName) || strings.HasPrefix(base, kernel.EventsFile) ||
+		strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp")):
 		return true
 	case strings.HasPrefix(r, declog.InputsDirName+"/"), strings.HasPrefix(r, declog.BundlesDirName+"/"),
 		strings.HasPrefix(r, SpoolDir+"/"), strings.HasPrefix(r, "rounds/"), r == "cache/readmodel.json",

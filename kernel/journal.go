@@ -21,6 +21,29 @@ type journal struct {
 	Rev uint64 `json:"rev"`
 	// Sets are [key, value] pairs in key order.
 	Sets [][2]string `json:"sets"`
+	// LogFrom and LogTo are the event log's head before and after the
+	// transaction (nil in a journal written before the log existed).
+	LogFrom *LogHead `json:"log_from,omitempty"`
+	LogTo   *LogHead `json:"log_to,omitempty"`
+	// Log is what the transaction appends to the event log after LogFrom
+	// (its events' records). It is dropped from the journal once it is
+	// durable in the log (applyJournal).
+	Log string `json:"log,omitempty"`
+	// Prune, when set, rewrites the log: Checkpoint, then the old log's
+	// bytes from KeepFrom to LogFrom.Size, then Log.
+	Prune *journalPrune `json:"prune,omitempty"`
+}
+
+// journalPrune is a pending rewrite of the event log (Tx.PruneEvents).
+type journalPrune struct {
+	KeepFrom   int64  `json:"keep_from"`
+	Checkpoint string `json:"checkpoint"`
+}
+
+// durable is j without what only matters until the log holds it.
+func (j journal) durable() journal {
+	j.Log, j.Prune = "", nil
+	return j
 }
 
 // commitJournaled makes a captured change set durable atomically. buntdb
@@ -31,12 +54,38 @@ type journal struct {
 // open — and then the records themselves. Open redoes the journal
 // (redoJournal): a transaction torn in its second commit is completed; one
 // torn in its first is dropped whole. Both commits fsync (SyncPolicy Always).
-func (s *Store) commitJournaled(rev uint64, changes map[string]string) error {
-	j := journal{Rev: rev, Sets: make([][2]string, 0, len(changes))}
-	for k, v := range changes {
+//
+// The transaction's audit events go to the event log (eventlog.go) between
+// the two: the journal carries their records (Log) and the log's head
+// before and after (LogFrom, LogTo); the records are written and fsynced,
+// and only then are the records applied, with the journal rewritten
+// without Log. A crash before the log write is completed on open from the
+// journal (recoverLog), so an acknowledged transaction's events are in the
+// log after any crash.
+func (s *Store) commitJournaled(tx *Tx) error {
+	if s.logErr != nil {
+		return StoreError(s.EventsPath(), fmt.Errorf("an earlier commit could not write the event log (reopen the store to complete it): %w", s.logErr))
+	}
+	j := journal{Rev: tx.rev, Sets: make([][2]string, 0, len(tx.changes))}
+	for k, v := range tx.changes {
 		j.Sets = append(j.Sets, [2]string{k, v})
 	}
 	sort.Slice(j.Sets, func(a, b int) bool { return j.Sets[a][0] < j.Sets[b][0] })
+	from := s.head
+	base := s.head
+	if tx.prune != nil {
+		cp, h, err := tx.prune.rewrite(s.head)
+		if err != nil {
+			return err
+		}
+		j.Prune = &journalPrune{KeepFrom: tx.prune.keepFrom, Checkpoint: string(cp)}
+		base = h
+	}
+	lines, to, err := appendRecords(base, tx.rev, tx.events)
+	if err != nil {
+		return err
+	}
+	j.LogFrom, j.LogTo, j.Log = &from, &to, string(lines)
 	b, err := json.Marshal(j)
 	if err != nil {
 		return err
@@ -47,26 +96,38 @@ func (s *Store) commitJournaled(rev uint64, changes map[string]string) error {
 	}); err != nil {
 		return err
 	}
+	if s.crashAt != nil {
+		return s.crashAt(j)
+	}
+	if err := s.writeLog(j); err != nil {
+		s.logErr = err
+		return StoreError(s.EventsPath(), err)
+	}
+	s.head = to
 	return s.applyJournal(j)
 }
 
+// applyJournal sets j's records and rewrites the journal without what the
+// event log now holds.
 func (s *Store) applyJournal(j journal) error {
+	d, err := json.Marshal(j.durable())
+	if err != nil {
+		return err
+	}
 	return s.db.Update(func(btx *buntdb.Tx) error {
 		for _, kv := range j.Sets {
 			if _, _, err := btx.Set(kv[0], kv[1], nil); err != nil {
 				return err
 			}
 		}
-		return nil
+		_, _, err := btx.Set(keyJournal, string(d), nil)
+		return err
 	})
 }
 
-// redoJournal completes the last transaction if a crash (or a torn tail)
-// left only part of its records: it re-applies the journal when any of its
-// records differs from the store. It reports whether it had to.
-func (s *Store) redoJournal() (bool, error) {
-	var j journal
-	stale := false
+// readJournal returns the last transaction's journal (nil when none).
+func (s *Store) readJournal() (*journal, error) {
+	var j *journal
 	err := s.db.View(func(btx *buntdb.Tx) error {
 		raw, err := btx.Get(keyJournal)
 		if errors.Is(err, buntdb.ErrNotFound) {
@@ -75,9 +136,25 @@ func (s *Store) redoJournal() (bool, error) {
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal([]byte(raw), &j); err != nil {
+		j = &journal{}
+		if err := json.Unmarshal([]byte(raw), j); err != nil {
 			return fmt.Errorf("decoding the journal: %w", err)
 		}
+		return nil
+	})
+	return j, err
+}
+
+// redoJournal completes the last transaction if a crash (or a torn tail)
+// left only part of its records: it re-applies the journal j (nil: none)
+// when any of its records differs from the store. It reports whether it
+// had to.
+func (s *Store) redoJournal(j *journal) (bool, error) {
+	if j == nil {
+		return false, nil
+	}
+	stale := false
+	err := s.db.View(func(btx *buntdb.Tx) error {
 		// Only the last transaction can be partial: a store whose revision
 		// is past the journal's has committed later transactions.
 		if cur, err := btx.Get(keyRev); err == nil {
@@ -96,5 +173,5 @@ func (s *Store) redoJournal() (bool, error) {
 	if err != nil || !stale {
 		return false, err
 	}
-	return true, s.applyJournal(j)
+	return true, s.applyJournal(*j)
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -335,19 +336,23 @@ func (tx *Tx) Agents() ([]Agent, error) {
 	return out, err
 }
 
-// AppendEvent appends to the audit log (Seq and At assigned). Events do not
-// count as a change of the goal's state.
+// AppendEvent appends to the audit log (Seq and At assigned): the event
+// goes to the event log (EventsFile) when the transaction commits, in the
+// same journaled commit as its other writes. Events do not count as a
+// change of the goal's state.
 func (tx *Tx) AppendEvent(e Event) error {
+	if !tx.writable {
+		return errors.New("kernel: write in a read-only transaction")
+	}
 	seq, err := tx.nextSeq()
 	if err != nil {
 		return err
 	}
 	e.Seq, e.At = seq, tx.now
-	return tx.putJSON(keyEvent(seq), e)
+	tx.events = append(tx.events, e)
+	tx.wrote = true
+	return nil
 }
-
-// Events calls fn for every event in order until fn returns false.
-func (tx *Tx) Events(fn func(Event) bool) error { return scan(tx, "event:", fn) }
 
 // Since is a convenience for filters: whether t is at or after now-d.
 func Since(t, now time.Time, d time.Duration) bool { return !t.Before(now.Add(-d)) }

@@ -106,18 +106,21 @@ func (s *Store) shrinkBase() (int64, error) {
 }
 
 // backup copies the store file to BackupFile atomically.
-func (s *Store) backup() error {
-	src, err := os.Open(s.Path())
+func (s *Store) backup() error { return copyFileAtomic(s.Path(), filepath.Join(s.dir, BackupFile)) }
+
+// copyFileAtomic copies src to dst through a temporary file beside dst
+// (written, fsynced, renamed).
+func copyFileAtomic(src, dst string) error {
+	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	dst := filepath.Join(s.dir, BackupFile)
-	tmp, err := os.CreateTemp(s.dir, BackupFile+".tmp-*")
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(tmp, src)
+	_, err = io.Copy(tmp, in)
 	if err == nil {
 		err = tmp.Sync()
 	}

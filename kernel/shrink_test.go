@@ -121,10 +121,15 @@ func TestClose_ShrinksGrownFileKeepingBackup(t *testing.T) {
 		t.Fatalf("second shrink: %+v %v", r, err)
 	}
 	s.Close()
-	// The backup opens as a store on its own.
+	// The backup opens as a store with the event log (which a shrink
+	// does not touch) beside it.
 	bdir := t.TempDir()
 	b, _ := os.ReadFile(filepath.Join(dir, BackupFile))
 	if err := os.WriteFile(filepath.Join(bdir, DBFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := os.ReadFile(filepath.Join(dir, EventsFile))
+	if err := os.WriteFile(filepath.Join(bdir, EventsFile), l, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bs := openT(t, bdir)

@@ -80,6 +80,15 @@ type Recovery struct {
 	// published revision was accepted (Options.AcceptRollback).
 	RolledBackFrom uint64 `json:"rolled_back_from,omitempty"`
 	RolledBackTo   uint64 `json:"rolled_back_to,omitempty"`
+	// EventsCompleted is true when the last transaction's audit events
+	// were written to the event log from its journal; EventsDropped is how
+	// many bytes were cut from the log's tail (a torn record, or bytes no
+	// commit wrote; kept in .loopx/events.log.torn); EventsSalvaged says
+	// what was wrong with a damaged log accepted as its verifiable records
+	// (Options.AcceptRollback).
+	EventsCompleted bool   `json:"events_completed,omitempty"`
+	EventsDropped   int64  `json:"events_dropped_bytes,omitempty"`
+	EventsSalvaged  string `json:"events_salvaged,omitempty"`
 	// At is when it was noticed.
 	At time.Time `json:"at"`
 }
@@ -93,6 +102,17 @@ type Store struct {
 	lock     *flock.Flock
 	now      func() time.Time
 	recovery *Recovery
+	// head is the event log's head as the last commit left it; logErr the
+	// failure of a log write after its journal committed (the store then
+	// refuses commits until reopened, which completes the write).
+	head   LogHead
+	logErr error
+	// migrated is the migration Open ran (nil when none).
+	migrated *Migration
+	// crashAt, set by tests only, stands for a crash right after a
+	// commit's journal is durable: it gets the journal and ends the commit
+	// there (returning its error).
+	crashAt func(j journal) error
 }
 
 // Open opens (creating if needed) the store in dir (a project's .loopx/
@@ -169,17 +189,41 @@ func openLocked(dir string, o Options) (*Store, error) {
 			s.recovery = &Recovery{DroppedBytes: before - fi.Size(), At: s.now()}
 		}
 	}
-	if err := s.checkSchema(); err != nil {
+	schema, err := s.schema()
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	redone, err := s.redoJournal()
+	j, err := s.readJournal()
 	if err != nil {
 		db.Close()
 		return nil, StoreError(path, err)
 	}
-	if redone && s.recovery == nil {
+	// The log before the records: a commit writes them in that order.
+	var repair *logRepair
+	if schema == 0 || schema >= SchemaVersion {
+		if repair, err = s.recoverLog(j, o.AcceptRollback); err != nil {
+			db.Close()
+			if IsStoreError(err) {
+				return nil, err
+			}
+			return nil, StoreError(s.EventsPath(), err)
+		}
+	}
+	redone, err := s.redoJournal(j)
+	if err != nil {
+		db.Close()
+		return nil, StoreError(path, err)
+	}
+	if err := s.stampOrMigrate(schema); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if (redone || repair != nil) && s.recovery == nil {
 		s.recovery = &Recovery{At: s.now()}
+	}
+	if repair != nil {
+		s.recovery.EventsCompleted, s.recovery.EventsDropped, s.recovery.EventsSalvaged = repair.Completed, repair.Dropped, repair.Salvaged
 	}
 	if rev, err := s.Revision(); err == nil && published > rev {
 		if !o.AcceptRollback {
@@ -201,15 +245,29 @@ func openLocked(dir string, o Options) (*Store, error) {
 			if err := tx.putJSON(keyRecovery, r); err != nil {
 				return err
 			}
+			data := map[string]any{"dropped_bytes": r.DroppedBytes, "completed": r.Completed}
+			if r.EventsCompleted || r.EventsDropped > 0 || r.EventsSalvaged != "" {
+				data["events_completed"], data["events_dropped_bytes"] = r.EventsCompleted, r.EventsDropped
+			}
+			if r.EventsSalvaged != "" {
+				data["events_salvaged"] = r.EventsSalvaged
+			}
 			return tx.AppendEvent(Event{Kind: "store.recovered", Actor: "loopx",
-				Message: recoveryMessage(r),
-				Data:    map[string]any{"dropped_bytes": r.DroppedBytes, "completed": r.Completed}})
+				Message: recoveryMessage(r), Data: data})
 		})
+	}
+	if s.migrated != nil {
+		if err := s.auditMigration(); err != nil {
+			db.Close()
+			return nil, StoreError(path, err)
+		}
 	}
 	return s, nil
 }
 
-func (s *Store) checkSchema() error {
+// schema reads the store's schema version (0 for a new store). Errors: a
+// StoreError for a value that is not a number, ErrSchemaTooNew.
+func (s *Store) schema() (int, error) {
 	var v int
 	err := s.db.View(func(tx *buntdb.Tx) error {
 		val, err := tx.Get(keySchema)
@@ -223,18 +281,12 @@ func (s *Store) checkSchema() error {
 		return err
 	})
 	if err != nil {
-		return StoreError(s.Path(), fmt.Errorf("reading schema version: %w", err))
+		return 0, StoreError(s.Path(), fmt.Errorf("reading schema version: %w", err))
 	}
 	if v > SchemaVersion {
-		return fmt.Errorf("%w: %s has schema %d, this loopx reads up to %d; upgrade loopx", ErrSchemaTooNew, s.Path(), v, SchemaVersion)
+		return 0, fmt.Errorf("%w: %s has schema %d, this loopx reads up to %d; upgrade loopx", ErrSchemaTooNew, s.Path(), v, SchemaVersion)
 	}
-	if v == 0 {
-		return s.db.Update(func(tx *buntdb.Tx) error {
-			_, _, err := tx.Set(keySchema, strconv.Itoa(SchemaVersion), nil)
-			return err
-		})
-	}
-	return nil
+	return v, nil
 }
 
 // Path is the store file's path.
@@ -343,7 +395,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		return nil
 	}
 	// Phases 2 and 3: the journal, then the changes (journal.go).
-	if err := s.commitJournaled(done.rev, done.changes); err != nil {
+	if err := s.commitJournaled(done); err != nil {
 		return err
 	}
 	publishRev(s.dir, done.rev) // the change marker for watchers (marker.go)
@@ -386,15 +438,31 @@ func (tx *Tx) newest() (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, v)
 }
 
+// Message says what the recovery did, in one line (the store.recovered
+// event's message).
+func (r Recovery) Message() string { return recoveryMessage(r) }
+
 func recoveryMessage(r Recovery) string {
-	msg := fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes)
-	if r.Completed {
-		msg += "; the last transaction was completed from its journal"
-	}
 	if r.RolledBackFrom > 0 {
-		msg = fmt.Sprintf("accepted a store at revision %d behind the published revision %d", r.RolledBackTo, r.RolledBackFrom)
+		return fmt.Sprintf("accepted a store at revision %d behind the published revision %d", r.RolledBackTo, r.RolledBackFrom)
 	}
-	return msg
+	var parts []string
+	if r.DroppedBytes > 0 || !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" {
+		parts = append(parts, fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes))
+	}
+	if r.Completed {
+		parts = append(parts, "the last transaction was completed from its journal")
+	}
+	if r.EventsCompleted {
+		parts = append(parts, "the last transaction's audit events were written to "+EventsFile+" from its journal")
+	}
+	switch {
+	case r.EventsSalvaged != "":
+		parts = append(parts, fmt.Sprintf("accepted %s as its verifiable records (%d bytes after them kept in %s): %s", EventsFile, r.EventsDropped, eventsTornFile, r.EventsSalvaged))
+	case r.EventsDropped > 0:
+		parts = append(parts, fmt.Sprintf("cut %d bytes no commit wrote from the end of %s (kept in %s)", r.EventsDropped, EventsFile, eventsTornFile))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Verify reads every record and returns the keys whose values do not

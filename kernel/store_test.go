@@ -222,12 +222,27 @@ func TestCrash_Kill9ThenTornTail(t *testing.T) {
 	if len(acked) < 200 {
 		t.Fatalf("child acknowledged only %d writes", len(acked))
 	}
-	// Everything acknowledged before the kill survives a clean reopen.
+	// Everything acknowledged before the kill survives a clean reopen,
+	// its audit event in the event log included.
 	s := openT(t, dir)
 	for _, id := range acked {
 		if err := s.View(func(tx *Tx) error { _, err := tx.Todo(id); return err }); err != nil {
 			t.Fatalf("acknowledged todo %s lost: %v", id, err)
 		}
+	}
+	audited := map[string]bool{}
+	if err := s.View(func(tx *Tx) error {
+		return tx.Events(func(ev Event) bool { audited[ev.Subject] = ev.Kind == "todo.added"; return true })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range acked {
+		if !audited[id] {
+			t.Fatalf("acknowledged todo %s has no todo.added event in %s", id, EventsFile)
+		}
+	}
+	if _, err := s.VerifyEvents(); err != nil {
+		t.Fatal(err)
 	}
 	s.Close()
 	// Cut the last 10 bytes: the last transaction is torn.

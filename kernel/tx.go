@@ -53,6 +53,10 @@ type Tx struct {
 	wrote    bool
 	// changes records every key this transaction set, for the journal.
 	changes map[string]string
+	// events are the audit events this transaction appends (to the event
+	// log, when it commits); prune a pending prune of the log.
+	events []Event
+	prune  *pruneReq
 }
 
 // Now is the transaction's instant (UTC); every record written in the

@@ -4,7 +4,7 @@ import "time"
 
 // SchemaVersion is the version of the values this package writes. A store
 // written by a newer loopx is refused with ErrSchemaTooNew.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Goal statuses (runtime, kept in the store; the goal itself is declared in the spec).
 const (

@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/buntdb"
 )
 
 func TestMain(m *testing.M) {
@@ -78,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"chop":     cmdChop,
 			"jsonget":  cmdJSONGet,
 			"rawgate":  cmdRawGate,
+			"oldstore": cmdOldStore,
 		},
 	})
 }
@@ -277,4 +279,48 @@ func asAgentBin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// cmdOldStore turns the project's store into one as loopx wrote it before
+// the event log (schema 1): every audit event of .loopx/events.log goes
+// back into state.db as a key event:<seq>, the journal loses its log
+// fields, the schema stamp is 1, and events.log is removed: oldstore
+func cmdOldStore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: oldstore")
+	}
+	dir := ts.MkAbs(".loopx")
+	raw, err := os.ReadFile(filepath.Join(dir, kernel.EventsFile))
+	ts.Check(err)
+	db, err := buntdb.Open(filepath.Join(dir, kernel.DBFile))
+	ts.Check(err)
+	defer db.Close()
+	ts.Check(db.Update(func(tx *buntdb.Tx) error {
+		for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+			var rec struct {
+				Event json.RawMessage `json:"event"`
+			}
+			payload := line[:bytes.LastIndexByte(line, ' ')]
+			if err := json.Unmarshal(payload, &rec); err != nil {
+				return err
+			}
+			var ev kernel.Event
+			if err := json.Unmarshal(rec.Event, &ev); err != nil {
+				return err
+			}
+			if _, _, err := tx.Set(fmt.Sprintf("event:%020d", ev.Seq), string(rec.Event), nil); err != nil {
+				return err
+			}
+		}
+		rev, err := tx.Get("meta:rev")
+		if err != nil {
+			return err
+		}
+		if _, _, err := tx.Set("meta:journal", `{"rev":`+rev+`,"sets":[]}`, nil); err != nil {
+			return err
+		}
+		_, _, err = tx.Set("meta:schema", "1", nil)
+		return err
+	}))
+	ts.Check(os.Remove(filepath.Join(dir, kernel.EventsFile)))
 }

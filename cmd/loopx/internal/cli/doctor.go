@@ -38,7 +38,11 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		return err
 	}
 	rep := map[string]any{"root": r.Root, "spec_ok": r.SpecErr == nil, "store": r.Store, "revision": r.Revision,
-		"recovered": r.Recovered, "corrupt_records": r.Corrupt, "hooks": r.Hooks}
+		"recovered": r.Recovered, "corrupt_records": r.Corrupt, "hooks": r.Hooks,
+		"events": map[string]any{"records": r.Events.Records, "bytes": r.Events.Size, "ok": r.EventsErr == nil}}
+	if r.EventsErr != nil {
+		rep["events"].(map[string]any)["error"] = r.EventsErr.Error()
+	}
 	if r.SpecErr != nil {
 		rep["spec_error"] = r.SpecErr.Error()
 	}
@@ -47,7 +51,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	}
 	if err := a.print(rep, func(w io.Writer) {
 		fmt.Fprintf(w, "store %s: revision %d\n", r.Store, r.Revision)
-		if rec := r.Recovered; rec != nil {
+		if rec := r.Recovered; rec != nil && (rec.EventsCompleted || rec.EventsDropped > 0 || rec.EventsSalvaged != "") {
+			fmt.Fprintf(w, "recovered at %s: %s\n", rec.At.Format("2006-01-02T15:04:05Z"), rec.Message())
+		} else if rec != nil {
 			done := "every complete transaction kept"
 			if rec.Completed {
 				done = "the last transaction was completed from its journal"
@@ -56,6 +62,11 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		}
 		for _, k := range r.Corrupt {
 			fmt.Fprintf(w, "corrupt record: %s (its value does not decode; restore state.db from a backup)\n", k)
+		}
+		if r.EventsErr != nil {
+			fmt.Fprintf(w, "events: %v (restore .loopx/events.log from a backup; every record before it verifies)\n", r.EventsErr)
+		} else {
+			fmt.Fprintf(w, "events: %d records, chain verified\n", r.Events.Records)
 		}
 		if r.SpecErr != nil {
 			fmt.Fprintf(w, "spec: %v\n", r.SpecErr)
@@ -89,7 +100,10 @@ dropped on open. It also compares the hook entries ` + "`loopx hooks install`" +
 reports each entry that is missing or changed (deleted, its matcher
 narrowed, its timeout or type edited: the host then runs tool calls
 without asking loopx). A system clock earlier than the store's newest
-commit (moved back) is reported as a clock: line. Exit 0 when healthy, 1
+commit (moved back) is reported as a clock: line. The audit event log
+(.loopx/events.log) is read whole: every record's checksum, the hash
+chain, and that it ends where the store's last commit left it; the first
+bad record is named (events: line). Exit 0 when healthy, 1
 when a problem was found, 3 when the store cannot be opened.
 
 A store that is missing or behind the last revision the project committed
