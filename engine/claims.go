@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/lease"
@@ -104,16 +103,11 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
 		}
 		now := tx.Now()
-		if l := t.Lease; req.IdempotencyKey != "" && l != nil && l.IdempotencyKey == req.IdempotencyKey {
-			switch {
-			case l.Holder != req.Agent:
-				return Usagef("idempotency_key_reused", "idempotency key %q belongs to a claim of todo %s by %s, not %s: use a new key per claim", req.IdempotencyKey, t.ID, l.Holder, req.Agent)
-			case l.LiveAt(now):
-				res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
-				return nil
-			default:
-				return refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", req.IdempotencyKey, l.Version, t.ID, lease.EndedHow(l)), map[string]any{"todo": t.ID, "version": l.Version, "released": l.Released, "expires_at": kernel.RFC3339(l.ExpiresAt)})
+		if retried, err := lease.Retried(t.Lease, t.ID, req.Agent, req.IdempotencyKey, now); err != nil || retried {
+			if retried {
+				res = LeaseResult{Todo: t, Lease: *t.Lease, Replayed: true}
 			}
+			return err
 		}
 		facts, err := e.claimTodoFacts(tx, t, req.Agent)
 		if err != nil {
@@ -221,20 +215,12 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			return err
 		}
 		prev := *l
-		ttl := time.Duration(l.TTLSeconds) * time.Second
-		if req.TTL != 0 {
-			ttl = req.TTL.Truncate(time.Second)
-		}
-		if ttl == 0 {
-			ttl = DefaultLeaseTTL
-		}
+		ttl := lease.TTL(l, req.TTL, DefaultLeaseTTL)
 		var kind string
 		var data map[string]any
 		switch op {
 		case "renew":
-			nl := *l
-			nl.Version++
-			nl.ExpiresAt, nl.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
+			nl := lease.Renew(*l, now, ttl)
 			t.Lease, kind = &nl, "todo.lease_renewed"
 			data = lease.Data(&nl)
 		case "release":
@@ -258,8 +244,8 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			if !cd.d.Allow {
 				return e.refusal(cd.d)
 			}
-			t.Lease = &kernel.Lease{Holder: req.To, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
-				ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
+			nl := lease.Transfer(*l, req.To, now, ttl)
+			t.Lease = &nl
 			kind = "todo.transferred"
 			data = lease.Data(t.Lease)
 			data["from"], data["to"] = req.Agent, req.To

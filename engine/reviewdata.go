@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
@@ -71,7 +67,7 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	if rv.OpenGates == nil {
 		rv.OpenGates = []kernel.Gate{}
 	}
-	rv.Refusals = e.refusals(o.Goal, rv.Since, now)
+	rv.Refusals = views.Refusals(e.log, o.Goal, rv.Since, now)
 	rv.Markdown = render.ReviewMarkdown(rv)
 	if !o.Mark {
 		return rv, nil
@@ -86,53 +82,4 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 			Data:    map[string]any{"since": kernel.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}})
 	})
 	return rv, err
-}
-
-// refusals reads the decision log (oldest rotation first, as declog reads
-// it: an overlong or unreadable line is passed over) and groups the goal's
-// decisions in [since, now] that did not allow.
-func (e *Engine) refusals(goal string, since, now time.Time) []Refusal {
-	groups := map[string]*Refusal{}
-	var order []string
-	quoted := []byte(`"` + goal + `"`)
-	for _, p := range e.log.Files() {
-		// A file that cannot be read adds no refusals; the packet still
-		// comes (the log command reports the error).
-		_, _ = declog.Scan(p, func(line []byte) bool {
-			if !bytes.Contains(line, quoted) {
-				return true
-			}
-			le, ok := e.log.Parse(line)
-			if !ok {
-				return false
-			}
-			d := LoggedDecision(le)
-			if (le.Input.Goal != goal && d.Goal != goal) || d.Allow || d.Verdict == "run" || d.Verdict == "allow" || d.Verdict == "defer" {
-				return true
-			}
-			if le.Timestamp.Before(since) || le.Timestamp.After(now) {
-				return true
-			}
-			var key strings.Builder
-			fmt.Fprintf(&key, "%s|%s|%s", d.Query, d.Agent, d.Verdict)
-			for _, r := range d.Reasons {
-				fmt.Fprintf(&key, "|%s:%s", r.Code, r.Message)
-			}
-			g, ok := groups[key.String()]
-			if !ok {
-				g = &Refusal{Query: d.Query, Agent: d.Agent, Verdict: d.Verdict, Reasons: d.Reasons, First: le.Timestamp}
-				groups[key.String()] = g
-				order = append(order, key.String())
-			}
-			g.Count++
-			g.Last, g.LastID = le.Timestamp, d.DecisionID
-			return true
-		})
-	}
-	out := make([]Refusal, 0, len(order))
-	for _, k := range order {
-		out = append(out, *groups[k])
-	}
-	slices.SortStableFunc(out, func(a, b Refusal) int { return b.Last.Compare(a.Last) })
-	return out
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/runloop"
@@ -266,13 +265,7 @@ func (e *Engine) renewRoundLease(r *kernel.Round) (before, after uint64, ok bool
 			return err
 		}
 		before = g.Rev
-		ttl := time.Duration(l.TTLSeconds) * time.Second
-		if ttl <= 0 {
-			ttl = DefaultLeaseTTL
-		}
-		nl := *l
-		nl.Version++
-		nl.ExpiresAt, nl.TTLSeconds = tx.Now().Add(ttl), int64(ttl/time.Second)
+		nl := lease.Renew(*l, tx.Now(), lease.TTL(l, 0, DefaultLeaseTTL))
 		t.Lease = &nl
 		data := lease.Data(&nl)
 		data["round"] = r.ID

@@ -135,3 +135,50 @@ func Data(l *kernel.Lease) map[string]any {
 	}
 	return d
 }
+
+// TTL is the time to live of a renewal or transfer of l: requested
+// (truncated to whole seconds) when not 0, else the lease's own, else def.
+func TTL(l *kernel.Lease, requested, def time.Duration) time.Duration {
+	ttl := time.Duration(l.TTLSeconds) * time.Second
+	if requested != 0 {
+		ttl = requested.Truncate(time.Second)
+	}
+	if ttl <= 0 {
+		ttl = def
+	}
+	return ttl
+}
+
+// Renew is l extended to now + ttl: version +1, same holder and epoch.
+func Renew(l kernel.Lease, now time.Time, ttl time.Duration) kernel.Lease {
+	l.Version++
+	l.ExpiresAt, l.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
+	return l
+}
+
+// Transfer is l handed to holder to: version +1, epoch +1, acquired now,
+// expiring at now + ttl (no round, no idempotency key).
+func Transfer(l kernel.Lease, to string, now time.Time, ttl time.Duration) kernel.Lease {
+	return kernel.Lease{Holder: to, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
+		ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
+}
+
+// Retried reports whether a claim of todo by agent with idempotency key
+// is a retry of the claim that took l (the key is l's): true when that
+// lease still holds at now (the claim returns it unchanged). Errors:
+// errs.Usage idempotency_key_reused (the key is another agent's claim);
+// errs.No idempotency_key_spent (its lease was released or expired).
+// A claim without a key, or with a key l does not carry, is no retry.
+func Retried(l *kernel.Lease, todo, agent, key string, now time.Time) (bool, error) {
+	if key == "" || l == nil || l.IdempotencyKey != key {
+		return false, nil
+	}
+	switch {
+	case l.Holder != agent:
+		return false, errs.Usagef("idempotency_key_reused", "idempotency key %q belongs to a claim of todo %s by %s, not %s: use a new key per claim", key, todo, l.Holder, agent)
+	case l.LiveAt(now):
+		return true, nil
+	default:
+		return false, refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", key, l.Version, todo, EndedHow(l)), map[string]any{"todo": todo, "version": l.Version, "released": l.Released, "expires_at": kernel.RFC3339(l.ExpiresAt)})
+	}
+}

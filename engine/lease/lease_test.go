@@ -129,3 +129,56 @@ func TestData(t *testing.T) {
 		}
 	}
 }
+
+// TestRenewTransferTTL: a renewal keeps holder and epoch; a transfer is a
+// new holder's lease; the TTL is the requested one, the lease's own or
+// the default.
+func TestRenewTransferTTL(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	l := kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: now.Add(-time.Hour), ExpiresAt: now.Add(time.Minute), TTLSeconds: 600, IdempotencyKey: "k", Round: "r1"}
+	for _, c := range []struct {
+		lease     kernel.Lease
+		requested time.Duration
+		want      time.Duration
+	}{{l, 0, 10 * time.Minute}, {l, 90500 * time.Millisecond, 90 * time.Second}, {kernel.Lease{}, 0, 45 * time.Minute}} {
+		if got := TTL(&c.lease, c.requested, 45*time.Minute); got != c.want {
+			t.Errorf("TTL(%d s, %s) = %s, want %s", c.lease.TTLSeconds, c.requested, got, c.want)
+		}
+	}
+	r := Renew(l, now, time.Hour)
+	if r.Holder != "a1" || r.Version != 4 || r.Epoch != 2 || !r.ExpiresAt.Equal(now.Add(time.Hour)) || r.TTLSeconds != 3600 || r.IdempotencyKey != "k" || r.Round != "r1" {
+		t.Errorf("renew %+v", r)
+	}
+	tr := Transfer(l, "a2", now, time.Hour)
+	if tr != (kernel.Lease{Holder: "a2", Version: 4, Epoch: 3, AcquiredAt: now, ExpiresAt: now.Add(time.Hour), TTLSeconds: 3600}) {
+		t.Errorf("transfer %+v", tr)
+	}
+}
+
+// TestRetried: a claim with the key of a live lease of the same agent is
+// a retry; another agent's key is a usage error; a spent key is refused.
+func TestRetried(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	live := &kernel.Lease{Holder: "a1", Version: 3, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k"}
+	released := &kernel.Lease{Holder: "a1", Version: 4, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", Released: true}
+	for _, c := range []struct {
+		name  string
+		l     *kernel.Lease
+		agent string
+		key   string
+		retry bool
+		code  string
+	}{
+		{"no key", live, "a1", "", false, ""},
+		{"no lease", nil, "a1", "k", false, ""},
+		{"another key", live, "a1", "k2", false, ""},
+		{"the same claim", live, "a1", "k", true, ""},
+		{"another agent's key", live, "a2", "k", false, "idempotency_key_reused"},
+		{"a spent key", released, "a1", "k", false, "idempotency_key_spent"},
+	} {
+		retry, err := Retried(c.l, "todo-1", c.agent, c.key, now)
+		if retry != c.retry || errs.CodeOf(err) != c.code || (c.code == "") != (err == nil) {
+			t.Errorf("%s: %v %v", c.name, retry, err)
+		}
+	}
+}
