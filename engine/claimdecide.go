@@ -66,51 +66,13 @@ func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*Cl
 // unknown (unknown_agent, unknown_option) is an errs.Usage error, and so is
 // a user policy that does not compile (policy_error, with its
 // file:line:col), as for loopx decide.
-func (e *Engine) refusal(d Decision) error {
-	return e.Refusal(d)
-}
+func (e *Engine) refusal(d Decision) error { return e.Refusal(d) }
 
-// Refusal is the error of a mutation d denied (see refusal); the CLI uses
-// it for a preview's deny.
+// Refusal is the error of a mutation d denied (decision.Refusal); the CLI
+// uses it for a preview's deny.
 func (e *Engine) Refusal(d Decision) error {
-	if len(d.Reasons) == 0 {
-		return refused("policy_undefined", d.Query+" denied without a reason", nil)
-	}
-	r := d.Reasons[0]
-	switch {
-	case r.Code == "unknown_agent" || r.Code == "unknown_option":
-		return errs.New(errs.Usage, r.Code, r.Message)
-	case r.Code == "policy_error" && IsUserPolicyError(e.PolicyErr()):
-		return errs.New(errs.Usage, r.Code, r.Message)
-	case r.Code == "gate_violation":
-		return gateViolation(gateIDFromRef(r.Ref), r.Message, r.Data)
-	}
-	return refused(r.Code, r.Message, r.Data)
-}
-
-// gateRef is the cause of a gate_violation refusal: the open gate's id.
-type gateRef string
-
-// Error implements error.
-func (g gateRef) Error() string { return "gate " + string(g) + " is open" }
-
-// gateViolation is the gate_violation refusal (errs.No) of a mutation gate
-// stops, with message and the reason's data; it wraps gate's id
-// (violatedGate) for recordViolation.
-func gateViolation(gate, message string, data map[string]any) *errs.Error {
-	e := refused("gate_violation", message, data)
-	e.Err = gateRef(gate)
-	return e
-}
-
-// violatedGate is the id of the gate behind a gate_violation refusal err,
-// and false when err is none.
-func violatedGate(err error) (string, bool) {
-	var g gateRef
-	if errs.CodeOf(err) != "gate_violation" || !errors.As(err, &g) {
-		return "", false
-	}
-	return string(g), true
+	user := len(d.Reasons) > 0 && d.Reasons[0].Code == "policy_error" && IsUserPolicyError(e.PolicyErr())
+	return decision.Refusal(d, user)
 }
 
 // errUnprepared stops a transaction that needs a query not prepared yet:
@@ -190,7 +152,7 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 // recordViolation appends a gate_violation event in its own transaction,
 // after the refused mutation rolled back, so the attempt stays visible.
 func (e *Engine) recordViolation(goal, actor string, err error, data map[string]any) {
-	gate, ok := violatedGate(err)
+	gate, ok := decision.ViolatedGate(err)
 	if !ok {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -355,7 +356,7 @@ func TestC20_BypassedHookStillCannotRecordProgress(t *testing.T) {
 	}
 	isViolation := func(err error) bool {
 		var re *errs.Error
-		return errs.IsKind(err, errs.No) && errors.As(err, &re) && re.Code == "gate_violation" && errors.Is(err, gateRef(g.ID))
+		return errs.IsKind(err, errs.No) && errors.As(err, &re) && re.Code == "gate_violation" && func() bool { id, ok := decision.ViolatedGate(err); return ok && id == g.ID }()
 	}
 	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); !isViolation(err) {
 		t.Fatalf("finish progress: %v", err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/rounds"
 	"github.com/loopx-dev/loopx/kernel"
@@ -48,7 +49,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		if d.Verdict == "wait_human" {
 			for _, r := range d.Reasons {
 				if r.Code == "gate_open" {
-					e.recordViolation(goal, agent, gateViolation(gateIDFromRef(r.Ref), "round start refused: "+r.Message, nil),
+					e.recordViolation(goal, agent, decision.GateViolation(decision.GateIDFromRef(r.Ref), "round start refused: "+r.Message, nil),
 						map[string]any{"mutation": "round.start"})
 					break
 				}
@@ -86,14 +87,6 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 	e.logClaim(cd)
 	e.recordViolation(goal, agent, err, map[string]any{"mutation": "round.start", "todo": d.Todo.ID})
 	return res, err
-}
-
-// gateIDFromRef extracts the id from a reason ref "gate <id>".
-func gateIDFromRef(ref string) string {
-	if len(ref) > 5 && ref[:5] == "gate " {
-		return ref[5:]
-	}
-	return ref
 }
 
 // FinishRequest is how a round ended (rounds.FinishRequest).
@@ -137,7 +130,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		return err
 	})
 	e.logClaim(cd)
-	if _, ok := violatedGate(err); ok {
+	if _, ok := decision.ViolatedGate(err); ok {
 		r, _ := e.Round(roundID)
 		e.recordViolation(r.Goal, r.Agent, err, map[string]any{"mutation": "round.finish", "round": roundID, "outcome": req.Outcome})
 	}

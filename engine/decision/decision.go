@@ -6,7 +6,8 @@
 // (Logged, loopx's earlier line format included), comparing two
 // decisions (Compare) and what `loopx explain` shows beside the re-run
 // (Explanation, the stored input's state, the `opa eval` line that
-// reproduces a logged result). It evaluates nothing: the top engine package
+// reproduces a logged result), and the error of a mutation a decision
+// refused (Refusal, GateViolation). It evaluates nothing: the top engine package
 // prepares and evaluates the policies.
 package decision
 
