@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"maps"
@@ -14,6 +12,9 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/checkstate"
+	"github.com/loopx-dev/loopx/engine/decision"
+	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 )
@@ -39,44 +40,12 @@ func (e *Engine) CheckState() (CheckState, error) {
 	return st, err
 }
 
-// ReplayChange is a logged decision that is decided differently now.
-type ReplayChange struct {
-	DecisionID string    `json:"decision_id"`
-	Timestamp  time.Time `json:"timestamp"`
-	Query      string    `json:"query"`
-	Goal       string    `json:"goal"`
-	Agent      string    `json:"agent"`
-	// Old is the logged verdict; New the verdict decided now.
-	Old string `json:"old"`
-	New string `json:"new"`
-	// Rule, Code and Message are the new decision's first reason: the rule
-	// that decides it now.
-	Rule    string `json:"rule"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+// ReplayChange is a logged decision that is decided differently now
+// (decision.ReplayChange).
+type ReplayChange = decision.ReplayChange
 
-// ReplayReport is the result of Replay.
-type ReplayReport struct {
-	// Since is the oldest timestamp replayed (nil = the whole log).
-	Since *time.Time `json:"since"`
-	// Decisions is how many logged decisions were re-decided.
-	Decisions int `json:"decisions"`
-	// Skipped counts log lines that could not be read (torn or foreign).
-	Skipped int `json:"skipped"`
-	// Changed lists the decisions whose verdict differs now, oldest first.
-	Changed []ReplayChange `json:"changed"`
-}
-
-// Redecide decides a logged decision's request again, now, without
-// appending to the decision log or changing the store: the current spec,
-// policies (built-in and user) and kernel state (the log keeps the
-// request, not the snapshot it saw). It returns the new decision and the
-// store error, if any (the decision is then a fail-closed deny).
-func (e *Engine) Redecide(ctx context.Context, le LogEntry) (Decision, error) {
-	d, _, err := e.rerun(ctx, le)
-	return d, err
-}
+// ReplayReport is the result of Replay (decision.ReplayReport).
+type ReplayReport = decision.ReplayReport
 
 // rerun decides le's request again now, over the current snapshot, without
 // logging: the decision, the input it evaluated, and the store error.
@@ -94,51 +63,28 @@ func logRequest(le LogEntry) Request {
 }
 
 // Replay re-decides every logged decision at or after since (zero = all,
-// current and rotated logs) like Redecide — side-effect free, with the
-// current state read once per (query, goal, agent) — and lists each whose
-// verdict changed. Errors: an unreadable decision log; an unusable store.
+// current and rotated logs) with the current spec, policies and state —
+// side-effect free, the state read once per (query, goal, agent) — and
+// lists each whose verdict changed (decision.Replay). Errors: an
+// unreadable decision log; an unusable store.
 func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, error) {
-	rep := ReplayReport{Changed: []ReplayChange{}}
-	if !since.IsZero() {
-		s := since.UTC()
-		rep.Since = &s
-	}
 	entries, skipped, err := e.ReadLog(LogFilter{Since: since})
-	rep.Skipped = skipped
-	if err != nil {
-		return rep, err
-	}
 	now := e.Now()
 	inputs := map[[3]string]Input{}
-	for _, le := range entries {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
+	return decision.Replay(ctx, since, entries, skipped, err, func(le LogEntry) (Decision, error) {
 		req := logRequest(le)
 		key := [3]string{req.Query, req.Goal, req.Agent}
 		in, ok := inputs[key]
 		if !ok {
 			var err error
 			if in, err = e.buildInput(Request{Query: req.Query, Goal: req.Goal, Agent: req.Agent}, now); err != nil {
-				return rep, err
+				return Decision{}, err
 			}
 			inputs[key] = in
 		}
 		in.Permission, in.Claim = req.Permission, le.Input.Claim
-		d := e.evaluate(ctx, req, in)
-		rep.Decisions++
-		old := LoggedDecision(le).Verdict
-		if d.Verdict == old {
-			continue
-		}
-		c := ReplayChange{DecisionID: le.DecisionID, Timestamp: le.Timestamp.UTC(), Query: req.Query, Goal: req.Goal,
-			Agent: req.Agent, Old: old, New: d.Verdict}
-		if len(d.Reasons) > 0 {
-			c.Rule, c.Code, c.Message = d.Reasons[0].Rule, d.Reasons[0].Code, d.Reasons[0].Message
-		}
-		rep.Changed = append(rep.Changed, c)
-	}
-	return rep, nil
+		return e.evaluate(ctx, req, in), nil
+	})
 }
 
 // QueryName maps a query as people type it ("should-run", "should_run",
@@ -166,19 +112,9 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 		known := slices.Sorted(maps.Keys(policies.Queries))
 		return Decision{}, Input{}, Usagef("unknown_query", "unknown query %q (known: %s)", query, strings.Join(known, ", "))
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
-		return Decision{}, Input{}, Usagef("bad_input", "the input is not a JSON object: %v", errText(err))
-	}
-	permRaw, hasPerm := top["permission"]
-	delete(top, "permission")
-	_, hasState := top["state"]
-	rest, _ := json.Marshal(top)
-	var in Input
-	dec := json.NewDecoder(bytes.NewReader(rest))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return Decision{}, Input{}, Usagef("bad_input", "the input does not have the shape of a decision's input: %v", err)
+	in, permRaw, hasState, err := input.Parse(raw)
+	if err != nil {
+		return Decision{}, Input{}, err
 	}
 	in.Query = q
 	if goal != "" {
@@ -195,10 +131,13 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 	} else {
 		return Decision{}, Input{}, Usagef("bad_input", "input.now %q is not an RFC 3339 time", in.Now)
 	}
-	if hasPerm && string(permRaw) != "null" {
-		pr, err := e.evalPermission(permRaw)
+	if permRaw != nil {
+		call, pr, err := toolcall.ReadRequest(permRaw)
 		if err != nil {
 			return Decision{}, Input{}, err
+		}
+		if call != nil {
+			pr = e.permissionRequest(*call)
 		}
 		in.Permission = pr
 	}
@@ -223,34 +162,4 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
 	return d, in, storeErr
-}
-
-// evalPermission reads input.permission in the caller's form (normalised
-// here) or the normalised form.
-func (e *Engine) evalPermission(raw json.RawMessage) (*PermissionRequest, error) {
-	var caller struct {
-		Tool    string   `json:"tool"`
-		Action  string   `json:"action"`
-		Paths   []string `json:"paths"`
-		Command string   `json:"command"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&caller); err == nil {
-		return e.permissionRequest(PermissionInput{Tool: caller.Tool, Action: caller.Action, Paths: caller.Paths, Command: caller.Command}), nil
-	}
-	var pr PermissionRequest
-	dec = json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pr); err != nil {
-		return nil, Usagef("bad_input", "input.permission is neither {tool, action, paths, command} nor a normalised request: %v", err)
-	}
-	return &pr, nil
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "null"
-	}
-	return err.Error()
 }

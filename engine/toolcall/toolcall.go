@@ -5,6 +5,8 @@
 package toolcall
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/pathfacts"
 	"github.com/loopx-dev/loopx/engine/shell"
+	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // Call is a permission question as a caller (the CLI, a host hook) asks
@@ -148,4 +151,31 @@ func mcpTool(tool string) (server, name string, ok bool) {
 	}
 	server, name, ok = strings.Cut(rest, "__")
 	return server, name, ok && server != "" && name != ""
+}
+
+// ReadRequest reads a permission request as a hand-written input gives it
+// (`loopx policy eval`): in the caller's form {tool, action, paths,
+// command} (returned as a Call, for the caller to normalise with its
+// project's facts), or already normalised (an input.PermissionRequest with
+// actions and commands). Unknown fields are refused. Errors: errs.Usage
+// bad_input when it is neither.
+func ReadRequest(raw json.RawMessage) (*Call, *input.PermissionRequest, error) {
+	var caller struct {
+		Tool    string   `json:"tool"`
+		Action  string   `json:"action"`
+		Paths   []string `json:"paths"`
+		Command string   `json:"command"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&caller); err == nil {
+		return &Call{Tool: caller.Tool, Action: caller.Action, Paths: caller.Paths, Command: caller.Command}, nil, nil
+	}
+	var pr input.PermissionRequest
+	dec = json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pr); err != nil {
+		return nil, nil, errs.Usagef("bad_input", "input.permission is neither {tool, action, paths, command} nor a normalised request: %v", err)
+	}
+	return nil, &pr, nil
 }

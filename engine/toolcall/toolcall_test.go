@@ -3,6 +3,8 @@ package toolcall
 import (
 	"reflect"
 	"testing"
+
+	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // TestRead_ActionsAndPaths: a call's actions come from its explicit
@@ -34,5 +36,26 @@ func TestRead_ActionsAndPaths(t *testing.T) {
 				t.Fatalf("actions %v action %q paths %v; want %v %q %v", pr.Actions, pr.Action, paths, tc.actions, tc.action, tc.paths)
 			}
 		})
+	}
+}
+
+func TestReadRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		call      bool
+		pr        bool
+	}{
+		{"the caller's form", `{"tool": "Bash", "command": "go test ./..."}`, true, false},
+		{"normalised", `{"tool": "Bash", "actions": ["shell.exec"]}`, false, true},
+		{"neither", `{"tool": "Bash", "verb": "x"}`, false, false},
+		{"not an object", `"Bash"`, false, false},
+	} {
+		call, pr, err := ReadRequest([]byte(tc.raw))
+		if (call != nil) != tc.call || (pr != nil) != tc.pr || (err != nil) != (!tc.call && !tc.pr) {
+			t.Errorf("%s: %+v %+v %v", tc.name, call, pr, err)
+		}
+		if err != nil && errs.CodeOf(err) != "bad_input" {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
 }
