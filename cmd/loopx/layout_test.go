@@ -33,6 +33,8 @@ import (
 // engine nor policies nor OPA's evaluator;
 // the denial spool's import (engine/spoolimport) imports neither the top
 // engine, nor specs or policies, nor OPA or CUE;
+// loopx run's rounds (engine/runner) import neither the top engine nor
+// policies nor OPA's evaluator;
 // a round's mechanics (engine/rounds) import neither the top engine nor
 // policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
@@ -99,6 +101,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/checkstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The denial spool's import writes through an interface of its own.
 		mod + "engine/spoolimport": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
+		// loopx run's rounds drive the engine through functions it hands
+		// them, never the top engine package.
+		mod + "engine/runner": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel
