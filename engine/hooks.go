@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
@@ -48,48 +47,23 @@ func (e *Engine) displayPath(path string) string {
 }
 
 // RequireHookAgent checks, before `loopx hooks install`, that the agent the
-// hook will decide for is declared in the spec (agents.<agent>), with the
-// installed host, and — when goal is given and lists its agents — on that
-// goal. Otherwise the hook would deny every call (unknown_agent): the
-// error (an errs.Usage error, exit 2) says what to add to the spec.
+// hook will decide for is declared in the spec with the installed host
+// and, when goal is given, on that goal (hosts.CheckAgent). Errors: the
+// spec's; errs.Usage unknown_goal, unknown_agent, agent_host_mismatch,
+// agent_not_on_goal.
 func (e *Engine) RequireHookAgent(host, goal, agent string) error {
 	if e.specErr != nil {
 		return e.specErr
 	}
-	a, ok := e.spec.Spec.Agents[agent]
-	if !ok {
-		return Usagef("unknown_agent", "agent %q is not declared in the spec, so its hook would deny every call: add it to a file in loopx/, e.g.\n  agents: %s: {host: %q, role: \"executor\"}\n(and to goals.<goal>.agents where a goal lists its agents), or pass --agent with a declared agent", agent, specKey(agent), host)
+	hostOf := map[string]string{}
+	for id, a := range e.spec.Spec.Agents {
+		hostOf[id] = a.Host
 	}
-	if a.Host != host {
-		return Usagef("agent_host_mismatch", "agent %q is declared with host %q in the spec, not %q: install the hooks with --host %s, or pass --agent with an agent of host %s", agent, a.Host, host, a.Host, host)
-	}
-	if goal == "" {
-		return nil
+	if err := hosts.CheckAgent(hostOf, host, agent, "", nil); err != nil || goal == "" {
+		return err
 	}
 	if err := e.RequireGoal(goal); err != nil {
 		return err
 	}
-	if g := e.facts().GoalSpec(goal); len(g.Agents) > 0 && !containsString(g.Agents, agent) {
-		return Usagef("agent_not_on_goal", "agent %q is not in goals.%s.agents %v, so its hook would deny every call: add it there", agent, goal, g.Agents)
-	}
-	return nil
-}
-
-// specKey quotes an agent id as a CUE field name when it needs quoting.
-func specKey(id string) string {
-	for i, r := range id {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return fmt.Sprintf("%q", id)
-		}
-	}
-	return id
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return hosts.CheckAgent(hostOf, host, agent, goal, e.facts().GoalSpec(goal).Agents)
 }

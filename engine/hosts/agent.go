@@ -1,0 +1,38 @@
+package hosts
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/loopx-dev/loopx/internal/errs"
+)
+
+// CheckAgent checks that the agent a hook of host will decide for is
+// declared in the spec (hostOf: each declared agent's host) with that
+// host and, when goal is given and lists its agents (goalAgents), on it. Otherwise the hook
+// would deny every call (unknown_agent): the error (errs.Usage
+// unknown_agent, agent_host_mismatch, agent_not_on_goal) says what to add
+// to the spec.
+func CheckAgent(hostOf map[string]string, host, agent, goal string, goalAgents []string) error {
+	h, ok := hostOf[agent]
+	if !ok {
+		return errs.Usagef("unknown_agent", "agent %q is not declared in the spec, so its hook would deny every call: add it to a file in loopx/, e.g.\n  agents: %s: {host: %q, role: \"executor\"}\n(and to goals.<goal>.agents where a goal lists its agents), or pass --agent with a declared agent", agent, specKey(agent), host)
+	}
+	if h != host {
+		return errs.Usagef("agent_host_mismatch", "agent %q is declared with host %q in the spec, not %q: install the hooks with --host %s, or pass --agent with an agent of host %s", agent, h, host, h, host)
+	}
+	if goal != "" && len(goalAgents) > 0 && !slices.Contains(goalAgents, agent) {
+		return errs.Usagef("agent_not_on_goal", "agent %q is not in goals.%s.agents %v, so its hook would deny every call: add it there", agent, goal, goalAgents)
+	}
+	return nil
+}
+
+// specKey quotes an agent id as a CUE field name when it needs quoting.
+func specKey(id string) string {
+	for i, r := range id {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return fmt.Sprintf("%q", id)
+		}
+	}
+	return id
+}
