@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/todos"
+	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -259,21 +260,16 @@ func (e *Engine) GoalState(goal string) (kernel.GoalState, error) {
 	return st, err
 }
 
-// EventFilter selects audit events; zero fields match everything.
-type EventFilter struct {
-	Goal, Kind string
-	// Since is the earliest instant (zero = all).
-	SinceSeconds int64
-	Limit        int
-}
+// EventFilter selects audit events (views.EventFilter).
+type EventFilter = views.EventFilter
 
 // Events returns audit events matching f, oldest first (the newest Limit
 // when Limit > 0), after importing denials that hooks spooled since the
-// last write (spool.go). Kind matches exactly or as a family: "gate" matches
-// every gate.* event and gate_violation.
+// last write (spool.go). Kind matches exactly or as a family
+// (views.EventFilter.Check, Match).
 func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
-	if fam, _, _ := strings.Cut(f.Kind, "."); f.Kind != "" && !slices.Contains(EventFamilies, fam) {
-		return nil, Usagef("bad_kind", "event kind %q: the families are %s (e.g. gate, gate.answered)", f.Kind, strings.Join(EventFamilies, ", "))
+	if err := f.Check(); err != nil {
+		return nil, err
 	}
 	if f.Goal != "" {
 		if err := e.RequireGoal(f.Goal); err != nil {
@@ -287,16 +283,9 @@ func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 	now := e.Now()
 	err := e.view(func(tx *kernel.Tx) error {
 		return tx.Events(func(ev kernel.Event) bool {
-			if f.Goal != "" && ev.Goal != f.Goal {
-				return true
+			if f.Match(ev, now) {
+				out = append(out, ev)
 			}
-			if f.Kind != "" && ev.Kind != f.Kind && !(strings.HasSuffix(f.Kind, ".") && strings.HasPrefix(ev.Kind, f.Kind)) && !strings.HasPrefix(ev.Kind, f.Kind+".") && !strings.HasPrefix(ev.Kind, f.Kind+"_") {
-				return true
-			}
-			if f.SinceSeconds > 0 && now.Sub(ev.At).Seconds() > float64(f.SinceSeconds) {
-				return true
-			}
-			out = append(out, ev)
 			return true
 		})
 	})
@@ -375,9 +364,6 @@ var (
 	EvidenceKinds = []string{"test", "pr", "log", "metric", "check", "note"}
 	// EvidenceStatuses are evidence statuses.
 	EvidenceStatuses = []string{"pass", "fail", "info"}
-	// EventFamilies are the first parts of audit event kinds ("gate" in
-	// "gate.answered").
-	EventFamilies = []string{"agent", "evidence", "gate", "gate_violation", "goal", "handoff", "identity", "permission", "review", "round", "rules", "scope_violation", "store", "todo"}
 	// AgentHosts are the agent hosts the spec schema allows.
 	AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
 	validID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -1,0 +1,44 @@
+package views
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// EventFamilies are the first parts of audit event kinds ("gate" in
+// "gate.answered").
+var EventFamilies = []string{"agent", "evidence", "gate", "gate_violation", "goal", "handoff", "identity", "permission", "review", "round", "rules", "scope_violation", "store", "todo"}
+
+// EventFilter selects audit events (`loopx events`); zero fields match
+// everything.
+type EventFilter struct {
+	Goal, Kind string
+	// Since is the earliest instant (zero = all).
+	SinceSeconds int64
+	Limit        int
+}
+
+// Check refuses a Kind of no family (errs.Usage bad_kind).
+func (f EventFilter) Check() error {
+	if fam, _, _ := strings.Cut(f.Kind, "."); f.Kind != "" && !slices.Contains(EventFamilies, fam) {
+		return errs.Usagef("bad_kind", "event kind %q: the families are %s (e.g. gate, gate.answered)", f.Kind, strings.Join(EventFamilies, ", "))
+	}
+	return nil
+}
+
+// Match reports whether ev passes f at now: its goal; its kind exactly or
+// as a family ("gate" matches every gate.* event and gate_violation, "todo."
+// every todo.* event); at most SinceSeconds old.
+func (f EventFilter) Match(ev kernel.Event, now time.Time) bool {
+	if f.Goal != "" && ev.Goal != f.Goal {
+		return false
+	}
+	if f.Kind != "" && ev.Kind != f.Kind && !(strings.HasSuffix(f.Kind, ".") && strings.HasPrefix(ev.Kind, f.Kind)) && !strings.HasPrefix(ev.Kind, f.Kind+".") && !strings.HasPrefix(ev.Kind, f.Kind+"_") {
+		return false
+	}
+	return f.SinceSeconds <= 0 || now.Sub(ev.At).Seconds() <= float64(f.SinceSeconds)
+}
