@@ -2,11 +2,10 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/adopt"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
@@ -74,20 +73,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 	// The paths the permission policy named as protected (loopx's own,
 	// git's hooks and config, the hosts' settings): a human decides
 	// whether agents continue after an agent changed them.
-	protected := []string{}
-	for _, r := range d.Reasons {
-		if r.Code != "protected_path" {
-			continue
-		}
-		for _, p := range paths {
-			if strings.Contains(r.Message, p) && !slices.Contains(protected, p) {
-				protected = append(protected, p)
-			}
-		}
-	}
-	question := fmt.Sprintf("Agent %s changed protected files (loopx's own spec, policies or state, git's hooks or config, an agent host's settings: %s) in round %s. Keep these changes and let agents continue?",
-		agent, strings.Join(protected, ", "), round)
-	var adopt *kernel.GateAdopt
+	protected := adopt.ProtectedPaths(d.Reasons, paths)
 	if len(protected) > 0 {
 		// The adoption gate (design §16): what the edit loosens, if
 		// anything; a tightening edit is adopted by refreshRules itself.
@@ -97,24 +83,8 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 			// evaluated anew, not on a cache the command could have edited.
 			e.resolveFresh(context.Background())
 		}
-		var rules, others []string
-		for _, p := range protected {
-			if p == SpecDirName || strings.HasPrefix(p, SpecDirName+"/") {
-				rules = append(rules, p)
-			} else {
-				others = append(others, p)
-			}
-		}
-		if p := e.pending; p != nil && p.DiskError == "" && len(rules) > 0 {
-			adopt = &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
-			also := ""
-			if len(others) > 0 {
-				also = fmt.Sprintf(" and other protected files (%s)", strings.Join(others, ", "))
-			}
-			question = fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
-				agent, strings.Join(rules, ", "), also, round, p.Summary())
-		}
 	}
+	question, adoptRev := adopt.GateQuestion(agent, round, SpecDirName, protected, e.pending)
 	var gate *kernel.Gate
 	err := e.update(func(tx *kernel.Tx) error {
 		if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
@@ -125,7 +95,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 			return nil
 		}
 		g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
-			Question: question, Adopt: adopt,
+			Question: question, Adopt: adoptRev,
 			Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
 		gate = &g
 		return err

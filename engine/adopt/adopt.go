@@ -314,3 +314,50 @@ func RestoredEvent(cur kernel.Rules, changed []string) kernel.Event {
 	return kernel.Event{Kind: "rules.restored", Actor: "loopx", Subject: cur.SpecHash,
 		Message: fmt.Sprintf("loopx/ restored to the adopted rules: %s", strings.Join(changed, ", ")), Data: map[string]any{"paths": changed}}
 }
+
+// ProtectedPaths are the paths (written by an agent's command) that the
+// permission decision's reasons name as protected (code protected_path):
+// loopx's own, git's hooks and config, the hosts' settings. [] when none.
+func ProtectedPaths(reasons []Reason, paths []string) []string {
+	protected := []string{}
+	for _, r := range reasons {
+		if r.Code != "protected_path" {
+			continue
+		}
+		for _, p := range paths {
+			if strings.Contains(r.Message, p) && !slices.Contains(protected, p) {
+				protected = append(protected, p)
+			}
+		}
+	}
+	return protected
+}
+
+// GateQuestion is the question of the gate an agent's writes of protected
+// paths in round raise, and, when they edited loopx/ (specDir) in a way
+// that loosens the rules (p pending, its files loading), the revision the
+// gate adopts on approve (the adoption gate, design §16; nil otherwise).
+func GateQuestion(agent, round, specDir string, protected []string, p *Pending) (string, *kernel.GateAdopt) {
+	question := fmt.Sprintf("Agent %s changed protected files (loopx's own spec, policies or state, git's hooks or config, an agent host's settings: %s) in round %s. Keep these changes and let agents continue?",
+		agent, strings.Join(protected, ", "), round)
+	if len(protected) == 0 {
+		return question, nil
+	}
+	var rules, others []string
+	for _, path := range protected {
+		if path == specDir || strings.HasPrefix(path, specDir+"/") {
+			rules = append(rules, path)
+		} else {
+			others = append(others, path)
+		}
+	}
+	if p == nil || p.DiskError != "" || len(rules) == 0 {
+		return question, nil
+	}
+	also := ""
+	if len(others) > 0 {
+		also = fmt.Sprintf(" and other protected files (%s)", strings.Join(others, ", "))
+	}
+	return fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
+		agent, strings.Join(rules, ", "), also, round, p.Summary()), &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
+}

@@ -182,3 +182,33 @@ func TestWriteBack(t *testing.T) {
 		t.Fatalf("nothing to write: %v %v", changed, err)
 	}
 }
+
+func TestProtectedPathsAndGateQuestion(t *testing.T) {
+	reasons := []Reason{{Code: "outside_scope", Message: "web/x.js is outside"}, {Code: "protected_path", Message: "loopx/loopx.cue and .git/hooks/pre-commit are protected"}}
+	got := ProtectedPaths(reasons, []string{"web/x.js", "loopx/loopx.cue", ".git/hooks/pre-commit"})
+	if !slices.Equal(got, []string{"loopx/loopx.cue", ".git/hooks/pre-commit"}) {
+		t.Fatalf("protected %v", got)
+	}
+	if got := ProtectedPaths(reasons[:1], []string{"web/x.js"}); got == nil || len(got) != 0 {
+		t.Fatalf("none protected: %v", got)
+	}
+	loosens := NewPending(kernel.Rules{}, kernel.Rules{SpecHash: "s2", PolicyHash: "p2"}, []Reason{{Ref: "goals.g1.quota", Message: "more rounds"}}, "")
+	for _, tc := range []struct {
+		name      string
+		protected []string
+		p         *Pending
+		says      string
+		adopts    bool
+	}{
+		{"no rules file", []string{".git/hooks/pre-commit"}, loosens, "changed protected files (", false},
+		{"nothing pending", []string{"loopx/loopx.cue"}, nil, "changed protected files (", false},
+		{"files that do not load", []string{"loopx/loopx.cue"}, NewPending(kernel.Rules{}, kernel.Rules{}, nil, "bad"), "changed protected files (", false},
+		{"a loosening edit", []string{"loopx/loopx.cue", ".git/hooks/pre-commit"}, loosens,
+			"changed loopx's own spec or policies (loopx/loopx.cue) and other protected files (.git/hooks/pre-commit) in round r1, and the change loosens the rules: goals.g1.quota: more rounds.", true},
+	} {
+		q, rev := GateQuestion("a1", "r1", "loopx", tc.protected, tc.p)
+		if !strings.Contains(q, tc.says) || (rev != nil) != tc.adopts || (rev != nil && (rev.Spec != "s2" || rev.Policy != "p2")) {
+			t.Errorf("%s: %q %+v", tc.name, q, rev)
+		}
+	}
+}
