@@ -3,16 +3,11 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"maps"
-	"path"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/rulebook"
-	"github.com/loopx-dev/loopx/policies"
 )
 
 // Version is loopx's version, set at build time with
@@ -78,21 +73,8 @@ func (e *Engine) policyBundleFiles(rev string) func() (map[string][]byte, []stri
 		if err != nil {
 			user = nil // the decision is a policy_error deny; the bundle holds the built-in modules
 		}
-		if rulebook.Hash(user) != rev {
-			user = nil
-		}
-		out := map[string][]byte{}
-		roots := map[string]bool{"loopx/user": true}
-		for p, src := range policies.Modules() {
-			out[p] = []byte(src)
-			roots[path.Dir(p)] = true
-		}
-		for _, m := range user {
-			if !m.Test {
-				out[filepath.ToSlash(m.Path)] = []byte(m.Source)
-			}
-		}
-		return out, slices.Sorted(maps.Keys(roots)), nil
+		files, roots := rulebook.PolicyBundle(user, rev)
+		return files, roots, nil
 	}
 }
 
