@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -94,34 +95,9 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 // ancestry the rule judged. A store that cannot be written loses only the
 // event (the act is refused either way).
 func (e *Engine) auditActing(in ActInput, ch Channel, err error) {
-	re := errs.As(err)
-	if re == nil || re.Kind != errs.No {
-		return
-	}
-	actor := "agent:" + in.Agent
-	if in.Agent == "" {
-		actor = "unnamed"
-	}
-	_ = e.update(func(tx *kernel.Tx) error {
-		goal := in.Goal
-		if goal == "" && in.Todo != "" {
-			if t, err := tx.Todo(in.Todo); err == nil {
-				goal = t.Goal
-			}
-		}
-		if goal == "" && in.Round != "" {
-			if r, err := tx.Round(in.Round); err == nil {
-				goal = r.Goal
-			}
-		}
-		data := map[string]any{"code": re.Code, "mode": in.Mode, "acting_agents": ch.ActingAgents, "ancestry": ch.Ancestry}
-		for k, v := range map[string]string{"bound": in.Bound, "todo": in.Todo, "round": in.Round} {
-			if v != "" {
-				data[k] = v
-			}
-		}
-		return tx.AppendEvent(kernel.Event{Kind: "identity.refused", Goal: goal, Actor: actor, Subject: in.What,
-			Message: re.Message, Data: data})
+	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error {
+		return audit.Identity(tx, audit.Act{Agent: in.Agent, Mode: in.Mode, Bound: in.Bound, What: in.What, Goal: in.Goal, Todo: in.Todo,
+			Round: in.Round, ActingAgents: ch.ActingAgents, Ancestry: ch.Ancestry}, re)
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/adopt"
+	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -382,17 +383,15 @@ func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
 // why, Data {"code"}. Other errors are ignored, and so is a store that
 // cannot be written.
 func (e *Engine) AuditRefusal(kind, what, actor, subject string, err error) {
-	re := errs.As(err)
-	if re == nil || re.Kind != errs.No {
-		return
+	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error { return audit.Command(tx, kind, what, actor, subject, re) })
+}
+
+// audit runs write, in a transaction of its own, when err is a refusal
+// (audit.Refusal); a store that cannot be written loses only the event.
+func (e *Engine) audit(err error, write func(tx *kernel.Tx, re *errs.Error) error) {
+	if re := audit.Refusal(err); re != nil {
+		_ = e.update(func(tx *kernel.Tx) error { return write(tx, re) })
 	}
-	if actor == "" {
-		actor = "human"
-	}
-	_ = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: kind, Actor: actor, Subject: subject,
-			Message: what + " refused: " + re.Message, Data: map[string]any{"code": re.Code}})
-	})
 }
 
 // Restore writes the adopted revision back into loopx/ (`loopx adopt

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -152,17 +153,9 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 // recordViolation appends a gate_violation event in its own transaction,
 // after the refused mutation rolled back, so the attempt stays visible.
 func (e *Engine) recordViolation(goal, actor string, err error, data map[string]any) {
-	gate, ok := decision.ViolatedGate(err)
-	if !ok {
-		return
+	if _, ok := decision.ViolatedGate(err); ok {
+		_ = e.update(func(tx *kernel.Tx) error { _, err := audit.Violation(tx, goal, actor, err, data); return err })
 	}
-	if data == nil {
-		data = map[string]any{}
-	}
-	data["gate"] = gate
-	_ = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
-	})
 }
 
 // ClaimPreview is a claim question asked without acting on it (`loopx

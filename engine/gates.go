@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/gates"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -263,21 +264,7 @@ func (e *Engine) Gate(id string) (kernel.Gate, error) {
 // a process descending from a round, without a terminal — stays visible
 // in the audit log. Other errors are ignored.
 func (e *Engine) AuditAnswerRefusal(gate, actor string, err error) {
-	re := errs.As(err)
-	if re == nil || re.Kind != errs.No {
-		return
-	}
-	if actor == "" {
-		actor = "human"
-	}
-	_ = e.update(func(tx *kernel.Tx) error {
-		goal := ""
-		if g, err := tx.Gate(gate); err == nil {
-			goal = g.Goal
-		}
-		return tx.AppendEvent(kernel.Event{Kind: "gate.answer_refused", Goal: goal, Actor: actor, Subject: gate,
-			Message: re.Message, Data: map[string]any{"code": re.Code}})
-	})
+	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error { return audit.Answer(tx, gate, actor, re) })
 }
 
 // TypedBack is the channel of a human who answers gate at a terminal and

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/spoolimport"
 	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/kernel"
@@ -54,23 +55,8 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req Permiss
 // When the spool cannot be written (a read-only or full disk), the event
 // is written to the store directly instead, waiting for the lock.
 func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decision) {
-	codes := make([]string, 0, len(d.Reasons))
-	for _, r := range d.Reasons {
-		codes = append(codes, r.Code)
-	}
-	what := pr.Command
-	if what == "" && len(pr.Paths) > 0 {
-		what = pr.Paths[0].Path
-	}
-	if what == "" {
-		what = pr.Tool
-	}
-	msg := what
-	if len(d.Reasons) > 0 {
-		msg += ": " + d.Reasons[0].Message
-	}
-	rec := spoolRecord{Goal: goal, Agent: agent, DecisionID: d.DecisionID, Verdict: d.Verdict,
-		Message: msg, Tool: pr.Tool, Action: pr.Action, Codes: codes, At: e.Now()}
+	rec := audit.Denial(goal, agent, pr, d)
+	rec.At = e.Now()
 	if err := e.spoolDenial(rec); err != nil {
 		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(spoolimport.DenialEvent(rec)) })
 	}

@@ -35,6 +35,8 @@ import (
 // engine, nor specs or policies, nor OPA or CUE;
 // loopx run's rounds (engine/runner) import neither the top engine nor
 // policies nor OPA's evaluator;
+// the audit events of refused attempts (engine/audit) import neither the
+// top engine nor policies nor OPA's evaluator;
 // a round's mechanics (engine/rounds) import neither the top engine nor
 // policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
@@ -104,6 +106,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// loopx run's rounds drive the engine through functions it hands
 		// them, never the top engine package.
 		mod + "engine/runner": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// The audit events of refused attempts, through an interface of
+		// their own.
+		mod + "engine/audit": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel
