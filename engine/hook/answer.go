@@ -30,6 +30,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/scaffold"
 )
 
 // LockTimeout bounds the wait for the state lock inside a hook: it must
@@ -232,7 +233,7 @@ func open(ctx context.Context, ev hosts.Event, o Options) (e *engine.Engine, goa
 	start, _ := os.Getwd()
 	root, err := o.Root()
 	if err != nil && ev.CWD != "" && !o.Named {
-		root, err = engine.FindRoot(ev.CWD)
+		root, err = scaffold.FindRoot(ev.CWD)
 		start = ev.CWD
 	}
 	if err != nil {

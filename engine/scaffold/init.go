@@ -1,7 +1,8 @@
 // Package scaffold makes a directory a loopx project (`loopx init`): it
 // scaffolds the spec loopx/loopx.cue from flags and presets, creates the
 // state directory .loopx/ with an empty store, and keeps .loopx/ out of
-// git. The first adoption, which needs the engine, is the caller's hook.
+// git; and it finds a project's root from inside it (FindRoot). The first
+// adoption, which needs the engine, is the caller's hook.
 package scaffold
 
 import (

@@ -21,6 +21,7 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/scaffold"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"
@@ -268,7 +269,7 @@ func (a *app) root() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return engine.FindRoot(wd)
+	return scaffold.FindRoot(wd)
 }
 
 // engine opens the project's engine once per invocation.
