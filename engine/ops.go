@@ -3,11 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 
+	"github.com/loopx-dev/loopx/engine/evidence"
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/loopx-dev/loopx/engine/views"
@@ -168,29 +167,13 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 	if err := e.RequireGoal(ev.Goal); err != nil {
 		return ev, err
 	}
-	if strings.TrimSpace(ev.Summary) == "" {
-		return ev, Usagef("empty_summary", "evidence needs a summary")
-	}
-	if ev.Kind == "" {
-		ev.Kind = "note"
-	}
-	if ev.Status == "" {
-		ev.Status = "info"
-	}
-	if !slices.Contains(EvidenceStatuses, ev.Status) {
-		return ev, Usagef("bad_status", "evidence status %q is not one of %v", ev.Status, EvidenceStatuses)
-	}
-	if filepath.IsAbs(ev.Ref) { // keep no absolute local path in state (case C07)
-		if rel, err := filepath.Rel(e.root, ev.Ref); err == nil && !strings.HasPrefix(rel, "..") {
-			ev.Ref = filepath.ToSlash(rel)
-		}
-	}
-	if !slices.Contains(EvidenceKinds, ev.Kind) {
-		return ev, Usagef("bad_kind", "evidence kind %q is not one of %v", ev.Kind, EvidenceKinds)
+	ev, err := evidence.Check(ev, e.root)
+	if err != nil {
+		return ev, err
 	}
 	var cd claimDecision
 	in := ev
-	err := e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
+	err = e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
 		ev, cd = in, claimDecision{}
 		if ev.Todo != "" {
 			if _, err := tx.Todo(ev.Todo); IsNotFound(err) {
@@ -311,14 +294,8 @@ func (e *Engine) Round(id string) (kernel.Round, error) {
 
 // RegisterAgent registers (or updates) an agent.
 func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
-	if !validID.MatchString(a.ID) {
-		return a, Usagef("bad_agent", "agent id %q: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)", a.ID)
-	}
-	if !slices.Contains(AgentHosts, a.Host) {
-		return a, Usagef("bad_host", "host %q is not one of %v", a.Host, AgentHosts)
-	}
-	if a.Mode != "" && a.Mode != "active" && a.Mode != "monitor_only" {
-		return a, Usagef("bad_mode", "mode %q is not active or monitor_only", a.Mode)
+	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode); err != nil {
+		return a, err
 	}
 	if e.spec != nil && e.spec.Spec != nil {
 		if sa, ok := e.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
@@ -357,17 +334,6 @@ func (e *Engine) Agents() ([]kernel.Agent, error) {
 	})
 	return out, err
 }
-
-// Values the CLI accepts, matching the spec schema (specs/schema.cue).
-var (
-	// EvidenceKinds are evidence kinds.
-	EvidenceKinds = []string{"test", "pr", "log", "metric", "check", "note"}
-	// EvidenceStatuses are evidence statuses.
-	EvidenceStatuses = []string{"pass", "fail", "info"}
-	// AgentHosts are the agent hosts the spec schema allows.
-	AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
-	validID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-)
 
 // todoEventKind names the audit event of a status change ("todo.reopened"
 // for open, else "todo.<status>").

@@ -37,6 +37,8 @@ import (
 // policies nor OPA's evaluator;
 // the audit events of refused attempts (engine/audit) import neither the
 // top engine nor policies nor OPA's evaluator;
+// an evidence request's checks (engine/evidence) import neither the top
+// engine, nor specs or policies, nor OPA or CUE;
 // a round's mechanics (engine/rounds) import neither the top engine nor
 // policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
@@ -109,6 +111,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// The audit events of refused attempts, through an interface of
 		// their own.
 		mod + "engine/audit": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// An evidence request's checks: no store, no policy.
+		mod + "engine/evidence": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel

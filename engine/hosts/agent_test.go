@@ -30,3 +30,18 @@ func TestCheckAgent(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckRegistration(t *testing.T) {
+	for _, tc := range []struct{ id, host, mode, code string }{
+		{"a1", "shell", "", ""},
+		{"ci.bot-2", "codex", "monitor_only", ""},
+		{"-a", "shell", "", "bad_agent"},
+		{"a b", "shell", "", "bad_agent"},
+		{"a1", "vim", "", "bad_host"},
+		{"a1", "shell", "lazy", "bad_mode"},
+	} {
+		if err := CheckRegistration(tc.id, tc.host, tc.mode); errs.CodeOf(err) != tc.code {
+			t.Errorf("%+v: %v", tc, err)
+		}
+	}
+}
