@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"strings"
 
 	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
@@ -56,21 +54,5 @@ func (e *Engine) trace(ctx context.Context, req Request, in Input) (rules, full 
 		msg := []string{e.evalErrorMessage(ctx, err)}
 		return msg, msg
 	}
-	var ruleEvents []*topdown.Event
-	for _, ev := range *buf {
-		if _, ok := ev.Node.(*ast.Rule); ok && ev.Op != topdown.RedoOp {
-			ruleEvents = append(ruleEvents, ev)
-		}
-	}
-	return prettyTrace(ruleEvents), prettyTrace(*buf)
-}
-
-func prettyTrace(evs []*topdown.Event) []string {
-	var b strings.Builder
-	topdown.PrettyTraceWithLocation(&b, evs)
-	out := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	for i, l := range out {
-		out[i] = strings.TrimRight(l, " ")
-	}
-	return out
+	return decision.Trace(*buf)
 }
