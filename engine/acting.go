@@ -21,32 +21,9 @@ var actingQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 	return (&Engine{}).compileRef(context.Background(), actingRule, "gate", nil)
 })
 
-// ActInput is a command's request to act as an agent (design §16: an
-// agent acts only as itself), judged by data.loopx.gate.acting.
-type ActInput struct {
-	// Agent is the agent the command names: its --agent, or $LOOPX_AGENT
-	// as the flag's default ("" = none: it acts as the one agent its
-	// ancestry carries, if any).
-	Agent string
-	// Mode is "act", "bind" or "session" (ActingFacts.Mode).
-	Mode string
-	// Bound is the MCP session's agent (mode "session").
-	Bound string
-	// What names the act for its audit event ("todo claim", "round start",
-	// "mcp round_start", …).
-	What string
-	// Goal, Todo and Round are what the act concerns ("" when none): the
-	// audit event of a refusal belongs to Goal, else to the todo's or the
-	// round's goal, so that `loopx review` of that goal shows it.
-	Goal, Todo, Round string
-	// Fast reads the runners recorded on rounds from the read model, not
-	// the store, while the store is not open: for a hook on its latency
-	// budget only. The read model is a file an agent outside a sandbox can
-	// rewrite (loopx run's change scan then sees it), which could hide a
-	// runner; a hook's host carries its agent in its start environment
-	// anyway, so what the hook decides for does not rest on the runner.
-	Fast bool
-}
+// ActInput is a command's request to act as an agent, judged by
+// data.loopx.gate.acting (trust.ActRequest).
+type ActInput = trust.ActRequest
 
 // PrepareActing prepares the acting decision in the background (once per
 // process), so that a caller on a latency budget (a hook) overlaps it with
@@ -96,8 +73,7 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 // event (the act is refused either way).
 func (e *Engine) auditActing(in ActInput, ch Channel, err error) {
 	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error {
-		return audit.Identity(tx, audit.Act{Agent: in.Agent, Mode: in.Mode, Bound: in.Bound, What: in.What, Goal: in.Goal, Todo: in.Todo,
-			Round: in.Round, ActingAgents: ch.ActingAgents, Ancestry: ch.Ancestry}, re)
+		return audit.Identity(tx, in, ch.ActingAgents, ch.Ancestry, re)
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -59,23 +60,11 @@ func Answer(tx Tx, gate, actor string, re *errs.Error) error {
 		Message: re.Message, Data: map[string]any{"code": re.Code}})
 }
 
-// Act is a refused act as an agent (the engine's ActInput and the facts
-// the rule judged).
-type Act struct {
-	// Agent is the agent the command named ("" = none); Mode, Bound the
-	// acting facts; What names the act.
-	Agent, Mode, Bound, What string
-	// Goal, Todo and Round are what the act concerns ("" when none).
-	Goal, Todo, Round string
-	// ActingAgents and Ancestry are what the caller's ancestry showed.
-	ActingAgents []string
-	Ancestry     any
-}
-
 // Identity appends the identity.refused event of act refused with re:
-// the agent it named, what it tried, the reason and the ancestry the rule
-// judged, in act's goal (else the todo's, else the round's).
-func Identity(tx Tx, act Act, re *errs.Error) error {
+// the agent it named, what it tried, the reason and what the rule judged
+// (the agents and the ancestry the caller's processes showed), in act's
+// goal (else the todo's, else the round's).
+func Identity(tx Tx, act trust.ActRequest, actingAgents []string, ancestry []trust.Process, re *errs.Error) error {
 	actor := "agent:" + act.Agent
 	if act.Agent == "" {
 		actor = "unnamed"
@@ -91,7 +80,7 @@ func Identity(tx Tx, act Act, re *errs.Error) error {
 			goal = r.Goal
 		}
 	}
-	data := map[string]any{"code": re.Code, "mode": act.Mode, "acting_agents": act.ActingAgents, "ancestry": act.Ancestry}
+	data := map[string]any{"code": re.Code, "mode": act.Mode, "acting_agents": actingAgents, "ancestry": ancestry}
 	for k, v := range map[string]string{"bound": act.Bound, "todo": act.Todo, "round": act.Round} {
 		if v != "" {
 			data[k] = v

@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -60,9 +61,13 @@ func TestEvents(t *testing.T) {
 			`gate.answer_refused goal=g1 actor=agent:a1 subject=gate-1 msg="acts as a2" code=agent_mismatch`},
 		{"an answer to an unknown gate", func(tx Tx) error { return Answer(tx, "gate-9", "", re) },
 			`gate.answer_refused goal= actor=human subject=gate-9 msg="acts as a2" code=agent_mismatch`},
-		{"an act on a todo", func(tx Tx) error { return Identity(tx, Act{Agent: "a1", What: "todo claim", Todo: "t1"}, re) },
+		{"an act on a todo", func(tx Tx) error {
+			return Identity(tx, trust.ActRequest{Agent: "a1", What: "todo claim", Todo: "t1"}, nil, nil, re)
+		},
 			`identity.refused goal=g1 actor=agent:a1 subject=todo claim msg="acts as a2" code=agent_mismatch`},
-		{"an unnamed act on a round", func(tx Tx) error { return Identity(tx, Act{What: "round finish", Round: "r1"}, re) },
+		{"an unnamed act on a round", func(tx Tx) error {
+			return Identity(tx, trust.ActRequest{What: "round finish", Round: "r1"}, nil, nil, re)
+		},
 			`identity.refused goal=g1 actor=unnamed subject=round finish msg="acts as a2" code=agent_mismatch`},
 		{"a gate violation", func(tx Tx) error {
 			_, err := Violation(tx, "g1", "a1", decision.GateViolation("gate-1", "gate gate-1 is open", nil), map[string]any{"mutation": "round.finish"})
