@@ -14,6 +14,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/checkstate"
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
@@ -87,14 +88,6 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, err
 	})
 }
 
-// QueryName maps a query as people type it ("should-run", "should_run",
-// "permission") to the engine's name; ok is false for an unknown query.
-func QueryName(q string) (string, bool) {
-	q = strings.ReplaceAll(strings.TrimSpace(q), "-", "_")
-	_, ok := policies.Queries[q]
-	return q, ok
-}
-
 // EvalInput evaluates query on a hand-written input (`loopx policy eval`)
 // with the current spec and policies, without logging the decision or
 // changing the store. raw is a JSON object shaped like Input; unknown
@@ -107,7 +100,7 @@ func QueryName(q string) (string, bool) {
 // and the input evaluated. Errors: errs.Usage for an unknown query or a
 // malformed input; the store's error when the snapshot cannot be read.
 func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, agent string) (Decision, Input, error) {
-	q, ok := QueryName(query)
+	q, ok := rulebook.QueryName(query)
 	if !ok {
 		known := slices.Sorted(maps.Keys(policies.Queries))
 		return Decision{}, Input{}, Usagef("unknown_query", "unknown query %q (known: %s)", query, strings.Join(known, ", "))

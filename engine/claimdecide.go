@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/decision"
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -158,13 +159,9 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 	}
 }
 
-// ClaimPreview is a claim question asked without acting on it (`loopx
-// decide claim`).
-type ClaimPreview struct {
-	Todo, Agent string
-	// Op is "claim" (the default) or "transfer" (then From is the holder).
-	Op, From string
-}
+// ClaimPreview is a claim question asked without acting on it
+// (lease.Preview).
+type ClaimPreview = lease.Preview
 
 // DecideClaim decides the claim query for p over the current state, as
 // the mutation would inside its transaction, without changing anything
@@ -172,21 +169,13 @@ type ClaimPreview struct {
 // the decision is logged. Errors: errs.Usage missing_todo, unknown_todo,
 // missing_agent, bad_op, missing_from; store errors.
 func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, error) {
-	if p.Op == "" {
-		p.Op = "claim"
-	}
-	if p.Op != "claim" && p.Op != "transfer" {
-		return Decision{}, Usagef("bad_op", "--op %q: want claim or transfer", p.Op)
-	}
-	if p.Agent == "" {
-		return Decision{}, Usagef("missing_agent", "which agent? give --agent")
-	}
-	if p.Op == "transfer" && p.From == "" {
-		return Decision{}, Usagef("missing_from", "a transfer preview needs --from (the current holder)")
+	p, err := p.Check()
+	if err != nil {
+		return Decision{}, err
 	}
 	e.prepareAll(ctx, "claim")
 	var cd claimDecision
-	err := e.update(func(tx *kernel.Tx) error {
+	err = e.update(func(tx *kernel.Tx) error {
 		t, err := e.leaseTodo(tx, p.Todo)
 		if err != nil {
 			return err

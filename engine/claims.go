@@ -16,42 +16,14 @@ const (
 	MaxLeaseTTL = lease.MaxTTL
 )
 
-// ClaimRequest asks for a lease on a todo (`loopx todo claim`).
-type ClaimRequest struct {
-	Todo, Agent string
-	// TTL is the lease's time to live, MinLeaseTTL..MaxLeaseTTL; 0 means
-	// DefaultLeaseTTL.
-	TTL time.Duration
-	// IdempotencyKey, when set, is stored on the lease: a retried claim by
-	// the same agent with the same key returns that lease unchanged.
-	IdempotencyKey string
-}
+// ClaimRequest asks for a lease on a todo (lease.ClaimRequest).
+type ClaimRequest = lease.ClaimRequest
 
-// LeaseRequest changes a held lease: renew, release or transfer. Each is
-// a compare-and-swap on the lease's version.
-type LeaseRequest struct {
-	Todo, Agent string
-	// ExpectedVersion is the version the caller holds (required).
-	ExpectedVersion uint64
-	// TTL is the new time to live for renew and transfer (0 = the lease's
-	// own TTL, else DefaultLeaseTTL).
-	TTL time.Duration
-	// To is the new holder of a transfer.
-	To string
-}
+// LeaseRequest changes a held lease (lease.Request).
+type LeaseRequest = lease.Request
 
-// LeaseResult is the todo after a lease operation and its lease.
-type LeaseResult struct {
-	Todo  kernel.Todo  `json:"todo"`
-	Lease kernel.Lease `json:"lease"`
-	// Replayed is true when nothing changed: a retried claim with the same
-	// idempotency key, a claim of a lease the agent already holds, or a
-	// retried release.
-	Replayed bool `json:"replayed"`
-	// Previous is the lease this operation replaced (nil for a first claim
-	// and for replays).
-	Previous *kernel.Lease `json:"previous"`
-}
+// LeaseResult is the todo after a lease operation (lease.Result).
+type LeaseResult = lease.Result
 
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
 // compare-and-swap against every other claimant, in this process or
@@ -82,12 +54,9 @@ func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
 // ClaimTodoContext is ClaimTodo with a context bounding the decision.
 func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseResult, error) {
 	var res LeaseResult
-	ttl, err := lease.CheckTTL(req.TTL, DefaultLeaseTTL)
+	ttl, err := req.Check()
 	if err != nil {
 		return res, err
-	}
-	if req.Agent == "" {
-		return res, Usagef("missing_agent", "which agent? give --agent")
 	}
 	var goal string
 	var cd claimDecision
@@ -171,27 +140,13 @@ func (e *Engine) ReleaseLease(req LeaseRequest) (LeaseResult, error) {
 // errs.Usage unknown_agent / same_agent / missing_to and the claim
 // refusals for the new holder.
 func (e *Engine) TransferLease(req LeaseRequest) (LeaseResult, error) {
-	if req.To == "" {
-		return LeaseResult{}, Usagef("missing_to", "transfer to whom? give --to")
-	}
-	if req.To == req.Agent {
-		return LeaseResult{}, Usagef("same_agent", "%s already holds the lease", req.Agent)
-	}
 	return e.changeLease(req, "transfer")
 }
 
 func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 	var res LeaseResult
-	if req.Agent == "" {
-		return res, Usagef("missing_agent", "which agent? give --agent")
-	}
-	if req.ExpectedVersion == 0 {
-		return res, Usagef("missing_expected_version", "%s needs --expected-version (the lease version you hold; see loopx todo show)", op)
-	}
-	if req.TTL != 0 {
-		if _, err := lease.CheckTTL(req.TTL, DefaultLeaseTTL); err != nil {
-			return res, err
-		}
+	if err := req.Check(op); err != nil {
+		return res, err
 	}
 	var goal string
 	var cd claimDecision

@@ -79,15 +79,8 @@ func (e *Engine) agentKnown(tx *kernel.Tx, id string) bool {
 	return err == nil
 }
 
-// AnswerInput is an answer to a gate.
-type AnswerInput struct {
-	Gate, Option, Note string
-	// Actor is "human" or "agent:<id>".
-	Actor string
-	// Channel is how the answer came and the facts its caller gathered
-	// (the gate decision's channel rules judge them).
-	Channel Channel
-}
+// AnswerInput is an answer to a gate (gates.Answer).
+type AnswerInput = gates.Answer
 
 // AnswerGate decides the answer (data.loopx.gate.decision, the gate_answer
 // query, prepared before the store is opened) inside the transaction that

@@ -13,16 +13,8 @@ import (
 // §10: `loopx prompt`).
 const DefaultPromptChars = render.DefaultPromptChars
 
-// PromptOptions select a prompt.
-type PromptOptions struct {
-	Goal, Agent string
-	// Full lifts the character bound and lists every gate, the whole
-	// handoff and up to 50 fresh evidence records.
-	Full bool
-	// MaxChars bounds the prompt in characters (0 = DefaultPromptChars);
-	// ignored when Full.
-	MaxChars int
-}
+// PromptOptions select a prompt (views.PromptOptions).
+type PromptOptions = views.PromptOptions
 
 // Prompt is a bounded-turn prompt and what it was built from
 // (views.Prompt).

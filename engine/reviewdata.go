@@ -2,27 +2,14 @@ package engine
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// ReviewOptions select a review packet.
-type ReviewOptions struct {
-	Goal string
-	// Since is how far back to look; 0 means since the goal's last review
-	// (else views.DefaultReviewWindow).
-	Since time.Duration
-	// Mark records a review.generated event after the packet is built, so
-	// that the next review starts where this one ends (`loopx review
-	// --mark`, human only: the caller checks the channel). Without it the
-	// review writes nothing to the state.
-	Mark bool
-	// Actor is recorded on the review.generated event.
-	Actor string
-}
+// ReviewOptions select a review packet (views.ReviewOptions).
+type ReviewOptions = views.ReviewOptions
 
 // Review is a human review packet for one goal (render.Review; Markdown
 // is render.ReviewMarkdown of it).

@@ -2,8 +2,8 @@
 // §6) before it is stored: a concrete question without control
 // characters, distinct options, an expiry with its on_expiry option, at
 // most one scope; and fills its defaults (options approve/reject,
-// answerer human). The top engine package resolves the scope's todo or
-// agent and stores the gate.
+// answerer human); and it is the shape of an answer to a gate. The top
+// engine package resolves the scope's todo or agent and stores the gate.
 package gates
 
 import (
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/specs"
@@ -91,4 +92,15 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Answer is an answer to a gate (`loopx gate answer`): the option
+// chosen, a note, who answers and through which channel.
+type Answer struct {
+	Gate, Option, Note string
+	// Actor is "human" or "agent:<id>".
+	Actor string
+	// Channel is how the answer came and the facts its caller gathered
+	// (the gate decision's channel rules judge them).
+	Channel input.Channel
 }

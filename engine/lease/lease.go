@@ -1,9 +1,11 @@
 // Package lease holds the mechanics of a todo's claim lease that need no
-// store (design §9): the bounds of a lease's time to live and the
-// compare-and-swap check of renew, release and transfer (the expected
-// version, the live holder), with the words a refusal uses to say what
-// became of a lease. The top engine package runs them inside its write
-// transactions.
+// store (design §9): the requests (claim, renew, release, transfer, a
+// claim preview) and their checks, the bounds of a lease's time to live,
+// claiming, renewing, transferring and releasing a lease, a claim's retry
+// by idempotency key, and the compare-and-swap check of renew, release
+// and transfer (the expected version, the live holder), with the words a
+// refusal uses to say what became of a lease. The top engine package runs
+// them inside its write transactions.
 package lease
 
 import (

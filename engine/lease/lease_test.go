@@ -182,3 +182,55 @@ func TestRetried(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestChecks: a claim, a lease change and a claim preview checked
+// alone, in the order their errors are reported.
+func TestRequestChecks(t *testing.T) {
+	for _, c := range []struct {
+		r    ClaimRequest
+		ttl  time.Duration
+		code string
+	}{
+		{ClaimRequest{Agent: "a1"}, DefaultTTL, ""},
+		{ClaimRequest{Agent: "a1", TTL: 90500 * time.Millisecond}, 90 * time.Second, ""},
+		{ClaimRequest{}, 0, "missing_agent"},
+		{ClaimRequest{TTL: time.Millisecond}, 0, "bad_ttl"},
+	} {
+		ttl, err := c.r.Check()
+		if ttl != c.ttl || errs.CodeOf(err) != c.code {
+			t.Errorf("%+v: %s %v", c.r, ttl, err)
+		}
+	}
+	for _, c := range []struct {
+		r    Request
+		op   string
+		code string
+	}{
+		{Request{Agent: "a1", ExpectedVersion: 2}, "renew", ""},
+		{Request{Agent: "a1", ExpectedVersion: 2, To: "a2"}, "transfer", ""},
+		{Request{Agent: "a1", ExpectedVersion: 2}, "transfer", "missing_to"},
+		{Request{Agent: "a1", To: "a1"}, "transfer", "same_agent"},
+		{Request{ExpectedVersion: 2}, "release", "missing_agent"},
+		{Request{Agent: "a1"}, "release", "missing_expected_version"},
+		{Request{Agent: "a1", ExpectedVersion: 2, TTL: 48 * time.Hour}, "renew", "bad_ttl"},
+	} {
+		if err := c.r.Check(c.op); errs.CodeOf(err) != c.code {
+			t.Errorf("%s %+v: %v", c.op, c.r, err)
+		}
+	}
+	for _, c := range []struct {
+		p        Preview
+		op, code string
+	}{
+		{Preview{Agent: "a1"}, "claim", ""},
+		{Preview{Agent: "a1", Op: "transfer", From: "a2"}, "transfer", ""},
+		{Preview{Agent: "a1", Op: "steal"}, "steal", "bad_op"},
+		{Preview{}, "claim", "missing_agent"},
+		{Preview{Agent: "a1", Op: "transfer"}, "transfer", "missing_from"},
+	} {
+		p, err := c.p.Check()
+		if p.Op != c.op || errs.CodeOf(err) != c.code {
+			t.Errorf("%+v: %+v %v", c.p, p, err)
+		}
+	}
+}

@@ -25,7 +25,7 @@ import (
 )
 
 // DefaultLeaseTTL is the claim lease a round takes on its todo (design §9).
-const DefaultLeaseTTL = 45 * time.Minute
+const DefaultLeaseTTL = lease.DefaultTTL
 
 // Tx is what a round reads and writes: a kernel write transaction.
 type Tx interface {

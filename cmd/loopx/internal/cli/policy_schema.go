@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +16,7 @@ type policySchemaOptions struct {
 // validate checks the argument alone: a query's name in either spelling
 // (should-run) is its query (should_run); the engine knows the rest.
 func (o *policySchemaOptions) validate() error {
-	if q, ok := engine.QueryName(o.name); ok {
+	if q, ok := rulebook.QueryName(o.name); ok {
 		o.name = q
 	}
 	return nil
