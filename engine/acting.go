@@ -107,25 +107,24 @@ func (e *Engine) acting(fast bool) Acting {
 // then fails closed on the store's health anyway).
 func (e *Engine) runnerAgents(fast bool) map[string]string {
 	out := map[string]string{}
+	add := func(rounds []kernel.Round) {
+		for _, r := range rounds {
+			if r.Runner != "" {
+				out[r.Runner] = r.Agent
+			}
+		}
+	}
 	if fast && e.store == nil {
 		if rm := e.loadReadModel(e.Now()); rm != nil {
 			for _, g := range rm.Goals {
-				for _, r := range g.Rounds {
-					if r.Runner != "" {
-						out[r.Runner] = r.Agent
-					}
-				}
+				add(g.Rounds)
 			}
 			return out
 		}
 	}
 	_ = e.view(func(tx *kernel.Tx) error {
 		rounds, err := tx.Rounds("")
-		for _, r := range rounds {
-			if r.Runner != "" {
-				out[r.Runner] = r.Agent
-			}
-		}
+		add(rounds)
 		return err
 	})
 	return out

@@ -215,22 +215,7 @@ func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
 	if err := e.settle(); err != nil { // materialise and expire
 		return nil, err
 	}
-	out := []kernel.Gate{}
-	err = e.view(func(tx *kernel.Tx) error {
-		for _, g := range goals {
-			gs, err := tx.Gates(g)
-			if err != nil {
-				return err
-			}
-			for _, x := range gs {
-				if status == "" || x.Status == status {
-					out = append(out, x)
-				}
-			}
-		}
-		return nil
-	})
-	return out, err
+	return perGoal(e, goals, (*kernel.Tx).Gates, func(g kernel.Gate) bool { return status == "" || g.Status == status })
 }
 
 // Gate returns one gate. Errors: errs.Usage unknown_gate.

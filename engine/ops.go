@@ -73,26 +73,10 @@ func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
 	if statuses := []string{kernel.TodoOpen, kernel.TodoClaimed, kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled}; status != "" && !slices.Contains(statuses, status) {
 		return nil, Usagef("bad_status", "status %q is not one of %v", status, statuses)
 	}
-	out := []kernel.Todo{}
-	err = e.settle() // seed spec todos
-	if err != nil {
+	if err := e.settle(); err != nil { // seed spec todos
 		return nil, err
 	}
-	err = e.view(func(tx *kernel.Tx) error {
-		for _, g := range goals {
-			ts, err := tx.Todos(g)
-			if err != nil {
-				return err
-			}
-			for _, t := range ts {
-				if status == "" || t.Status == status {
-					out = append(out, t)
-				}
-			}
-		}
-		return nil
-	})
-	return out, err
+	return perGoal(e, goals, (*kernel.Tx).Todos, func(t kernel.Todo) bool { return status == "" || t.Status == status })
 }
 
 // SetTodoStatus marks a todo done, blocked, cancelled or open again, with a
@@ -355,4 +339,25 @@ func (e *Engine) goalsIn(goal string) ([]string, error) {
 		return nil, e.specErr
 	}
 	return e.GoalIDs(), nil
+}
+
+// perGoal reads list for each of goals, in order, in one read transaction
+// and keeps the records keep accepts ([] when none).
+func perGoal[T any](e *Engine, goals []string, list func(tx *kernel.Tx, goal string) ([]T, error), keep func(T) bool) ([]T, error) {
+	out := []T{}
+	err := e.view(func(tx *kernel.Tx) error {
+		for _, g := range goals {
+			xs, err := list(tx, g)
+			if err != nil {
+				return err
+			}
+			for _, x := range xs {
+				if keep(x) {
+					out = append(out, x)
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
 }

@@ -52,17 +52,7 @@ func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
 		}
 		goals = []string{goal}
 	}
-	out := []kernel.Handoff{}
-	err := e.view(func(tx *kernel.Tx) error {
-		for _, g := range goals {
-			hs, err := tx.Handoffs(g)
-			if err != nil {
-				return err
-			}
-			out = append(out, hs...)
-		}
-		return nil
-	})
+	out, err := perGoal(e, goals, (*kernel.Tx).Handoffs, func(kernel.Handoff) bool { return true })
 	slices.SortStableFunc(out, func(a, b kernel.Handoff) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, err
 }
