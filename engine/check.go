@@ -130,7 +130,7 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 			return Decision{}, Input{}, err
 		}
 		if call != nil {
-			pr = e.permissionRequest(*call)
+			pr = toolcall.Read(e.root, *call)
 		}
 		in.Permission = pr
 	}

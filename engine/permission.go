@@ -16,28 +16,14 @@ type PermissionInput = toolcall.Call
 // Permission decides the permission query (data.loopx.permission.decision,
 // design §6) for agent on goal: "allow" (a goals.<g>.scope.grant covers the
 // call), "defer" (no grant, no objection: the host decides), "ask" or
-// "deny", with reasons, logged like every decision. Before the policy runs it normalises req:
-//
-//   - each path is made relative to the project root (filepath.Clean), with
-//     ".." escapes and absolute paths elsewhere flagged outside_project, and
-//     symlinks resolved (EvalSymlinks on the longest existing prefix) into
-//     resolved / symlink_outside;
-//   - the command is read (engine/shell) into argvs and commands (sh -c, eval,
-//     $(…), find -exec, xargs… read recursively; env, sudo, nice…
-//     removed), the files it writes (following cd), and opaque reasons;
-//     an opaque line's path-like tokens become paths with mentioned set;
-//   - actions are derived: the explicit Action, the tool's ("fs.write" for
-//     Edit/Write/MultiEdit/NotebookEdit/apply_patch, "shell.exec" for Bash,
-//     "mcp.<server>.<tool>" for mcp__<server>__<tool>, plus a known alias
-//     such as git.merge for a GitHub merge tool), and the commands' (git
-//     push → git.push, git merge and gh pr merge → git.merge, git commit →
-//     git.commit, git tag → git.tag, npm publish → npm.publish, loopx gate
-//     answer → loopx.gate.answer).
+// "deny", with reasons, logged like every decision. Before the policy runs
+// req is normalised (toolcall.Read: paths made facts, the command read,
+// actions derived).
 //
 // The returned error is Decide's: non-nil only for an unusable store or
 // decision log, and the decision is then a valid deny.
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req PermissionInput) (Decision, error) {
-	pr := e.permissionRequest(req)
+	pr := toolcall.Read(e.root, req)
 	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
 	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
@@ -60,10 +46,4 @@ func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decisi
 	if err := e.spoolDenial(rec); err != nil {
 		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(spoolimport.DenialEvent(rec)) })
 	}
-}
-
-// permissionRequest builds input.permission from req (toolcall.Read), its
-// relative paths in the project root unless req.Dir says otherwise.
-func (e *Engine) permissionRequest(req PermissionInput) *PermissionRequest {
-	return toolcall.Read(e.root, req)
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/toolcall"
 )
 
 const permSpec = `agents: claude: {host: "claude-code", role: "executor"}
@@ -116,19 +118,19 @@ func TestPermission_GlobOverStateDirDenies(t *testing.T) {
 
 func TestPermission_InputFacts(t *testing.T) {
 	e, _ := newEngine(t, permSpec)
-	pr := e.permissionRequest(PermissionInput{Tool: "mcp__github__merge_pull_request"})
+	pr := toolcall.Read(e.root, PermissionInput{Tool: "mcp__github__merge_pull_request"})
 	if pr.Action != "git.merge" || !reflect.DeepEqual(pr.Actions, []string{"mcp.github.merge_pull_request", "git.merge"}) {
 		t.Errorf("mcp actions = %q %q", pr.Action, pr.Actions)
 	}
-	pr = e.permissionRequest(PermissionInput{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
+	pr = toolcall.Read(e.root, PermissionInput{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
 	if pr.Action != "git.push" || !reflect.DeepEqual(pr.Actions, []string{"shell.exec", "git.commit", "git.push"}) {
 		t.Errorf("bash actions = %q %q", pr.Action, pr.Actions)
 	}
-	pr = e.permissionRequest(PermissionInput{Tool: "Bash", Action: "deploy", Command: "git push"})
+	pr = toolcall.Read(e.root, PermissionInput{Tool: "Bash", Action: "deploy", Command: "git push"})
 	if pr.Action != "deploy" || !reflect.DeepEqual(pr.Actions, []string{"deploy", "shell.exec", "git.push"}) {
 		t.Errorf("explicit action = %q %q", pr.Action, pr.Actions)
 	}
-	if pr := e.permissionRequest(PermissionInput{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
+	if pr := toolcall.Read(e.root, PermissionInput{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
 		t.Errorf("lists must be [] not null: %+v", pr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -90,7 +91,7 @@ goals: g1: quota: rounds: 5
 	if len(should.State.Todos) < 3 || len(should.State.Gates) < 2 || !slices.ContainsFunc(should.State.Todos, func(t TodoFacts) bool { return t.Lease != nil }) {
 		t.Fatalf("the should_run input lacks what it should exercise: %d todos, %d gates", len(should.State.Todos), len(should.State.Gates))
 	}
-	pr := e.permissionRequest(PermissionInput{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
+	pr := toolcall.Read(e.root, PermissionInput{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
 	perm, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude", Permission: pr}, e.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ goals: g1: quota: rounds: 5
 		t.Fatalf("the permission input lacks what it should exercise: %+v", perm.Permission)
 	}
 	edit, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude",
-		Permission: e.permissionRequest(PermissionInput{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
+		Permission: toolcall.Read(e.root, PermissionInput{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

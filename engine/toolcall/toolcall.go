@@ -50,14 +50,25 @@ var toolActions = map[string]string{"edit": "fs.write", "write": "fs.write", "mu
 var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_files": "git.push",
 	"create_or_update_file": "git.push", "delete_file": "git.push"}
 
-// Read reads call into input.permission: its paths made facts relative
-// to the project at root (pathfacts; relative ones in call.Dir, else in
-// root), its command read by the shell reader into argvs, commands, the
-// files it writes and opaque reasons (an opaque line's path-like tokens
-// become paths with mentioned set), and its actions derived: the explicit
-// Action, the tool's (fs.write, shell.exec, mcp.<server>.<tool>, a known
-// MCP alias such as git.merge), the commands'; Action is the most
-// specific of them.
+// Read reads call into input.permission for the project at root (a
+// permission decision's normalised request):
+//
+//   - each path is made relative to the project root (filepath.Clean;
+//     relative ones in call.Dir, else in root), with ".." escapes and
+//     absolute paths elsewhere flagged outside_project, and symlinks
+//     resolved (EvalSymlinks on the longest existing prefix) into
+//     resolved / symlink_outside (pathfacts);
+//   - the command is read (engine/shell) into argvs and commands (sh -c, eval,
+//     $(…), find -exec, xargs… read recursively; env, sudo, nice…
+//     removed), the files it writes (following cd), and opaque reasons;
+//     an opaque line's path-like tokens become paths with mentioned set;
+//   - actions are derived: the explicit Action, the tool's ("fs.write" for
+//     Edit/Write/MultiEdit/NotebookEdit/apply_patch, "shell.exec" for Bash,
+//     "mcp.<server>.<tool>" for mcp__<server>__<tool>, plus a known alias
+//     such as git.merge for a GitHub merge tool), and the commands' (git
+//     push → git.push, git merge and gh pr merge → git.merge, git commit →
+//     git.commit, git tag → git.tag, npm publish → npm.publish, loopx gate
+//     answer → loopx.gate.answer); Action is the most specific of them.
 func Read(root string, req Call) *input.PermissionRequest {
 	dir := req.Dir
 	if dir == "" {
