@@ -156,6 +156,9 @@ func (e *Engine) Store() (*kernel.Store, error) {
 		return nil, err
 	}
 	e.store = s
+	// The read model lives in the anchor directory now; an old copy in the
+	// work tree is never read again.
+	_ = os.Remove(filepath.Join(e.StateDir(), legacyReadModel))
 	return s, nil
 }
 

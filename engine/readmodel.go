@@ -5,17 +5,38 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/readmodel"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
+// ReadModelName is the read model's file name in the project's anchor
+// directory (internal/anchor): outside the work tree, so that an agent whose
+// writes are confined to it cannot edit what decisions read.
+const ReadModelName = "readmodel.json"
+
+// legacyReadModel is where loopx kept the read model before it moved to the
+// anchor directory (removed when the store is opened).
+const legacyReadModel = "cache/readmodel.json"
+
+// readModelPath is <anchor>/readmodel.json, "" when the project has no
+// anchor directory (no state directory is known): then decisions read the
+// store.
 func (e *Engine) readModelPath() string {
-	return filepath.Join(e.StateDir(), "cache", "readmodel.json")
+	d, err := anchor.Dir(e.root)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, ReadModelName)
 }
 
 // loadReadModel returns the cached read model when it matches state.db
 // exactly and the file is readable; nil otherwise.
 func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
-	rm := readmodel.Load(e.readModelPath(), filepath.Join(e.StateDir(), kernel.DBFile), now)
+	p := e.readModelPath()
+	if p == "" {
+		return nil
+	}
+	rm := readmodel.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), now)
 	if rm != nil {
 		e.rmNewest = rm.Newest
 	}
@@ -32,11 +53,15 @@ func (e *Engine) writeReadModel() {
 	if st, err := readmodel.StampOf(e.store.Path()); err == nil && st == e.rmStamp {
 		return // this engine wrote it for this very state.db already
 	}
+	d, err := anchor.Ensure(e.root)
+	if err != nil {
+		return
+	}
 	rm, b, err := readmodel.Build(e.store, e.GoalIDs())
 	if err != nil {
 		return
 	}
-	if readmodel.Write(e.readModelPath(), b) == nil {
+	if readmodel.Write(filepath.Join(d, ReadModelName), b) == nil {
 		e.rmStamp = rm.Stamp
 	}
 }
@@ -49,5 +74,9 @@ func (e *Engine) VerifyReadModel() (bool, error) {
 	if _, err := e.Store(); err != nil {
 		return false, err
 	}
-	return readmodel.Verify(e.readModelPath(), e.store, e.GoalIDs())
+	p := e.readModelPath()
+	if p == "" {
+		return true, nil
+	}
+	return readmodel.Verify(p, e.store, e.GoalIDs())
 }

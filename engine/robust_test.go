@@ -213,7 +213,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	addTodos(t, e2, "a", "b")
 	_ = c
 	res, err = e2.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
-		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' .loopx/cache/readmodel.json"}})
+		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' " + e2.readModelPath()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 			p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
 			return p.Text, err
 		},
-		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, GoalRev: e.goalRev,
+		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.readModelPath(), GoalRev: e.goalRev,
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
 		RecordScopeViolation: e.recordScopeViolation,
 		Audit:                func(ev kernel.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/internal/anchor/anchortest"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/buntdb"
@@ -30,7 +31,10 @@ func TestMain(m *testing.M) {
 		os.Setenv("LOOPX_TEST_ANCESTRY_STOP", stop)
 	}
 	cli.Ancestry.StopAt, _ = strconv.Atoi(stop)
-	testscript.Main(m, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
+	// The Go tests' projects get their anchor directories under a temporary
+	// XDG_STATE_HOME (scripts set their own in Setup); commands the tests
+	// start inherit it.
+	testscript.Main(anchortest.M{M: m}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
 }
 
 // TestScripts runs the CLI scripts in testdata/script. Set

@@ -1,5 +1,5 @@
 // Package readmodel is the cached read model of a project's state
-// (.loopx/cache/readmodel.json): the part of the kernel that decisions
+// (readmodel.json in the project's anchor directory, internal/anchor): the part of the kernel that decisions
 // read, kept as one JSON file stamped with the identity of state.db, and
 // used only while that stamp still matches.
 package readmodel
@@ -22,8 +22,9 @@ const Version = 4
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
-// which are most of the store — kept as one JSON file
-// (.loopx/cache/readmodel.json). Every engine write refreshes it after its
+// which are most of the store — kept as one JSON file in the project's
+// anchor directory (outside the work tree: an agent confined to it cannot
+// reach it). Every engine write refreshes it after its
 // commit, under the store lock, stamped with state.db's size, mtime and
 // inode; a decision uses it only while that stamp still matches, so a
 // `loopx decide` process reads a small file instead of replaying the whole
@@ -121,11 +122,11 @@ func Load(path, db string, now time.Time) *Model {
 	return &rm
 }
 
-// Write writes b (a Build's JSON) to path atomically, creating its
-// directory. Errors: I/O errors (they only cost speed: a stale file no
+// Write writes b (a Build's JSON) to path atomically (mode 0600), creating
+// its directory (0700). Errors: I/O errors (they only cost speed: a stale file no
 // longer matches and is ignored).
 func Write(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, b)

@@ -61,6 +61,9 @@ type Engine struct {
 	Scan func() trust.Scan
 	// VerifyReadModel reports whether the read model is the store's.
 	VerifyReadModel func() (bool, error)
+	// ReadModel is the read model's path (in the anchor directory), named
+	// as written when VerifyReadModel finds it edited during a round.
+	ReadModel string
 	// GoalRev is the revision of a goal in the store.
 	GoalRev func(goal string) (uint64, error)
 	// RenewLease renews the lease round r holds (runloop.Engine's).
@@ -137,7 +140,7 @@ func (x *loop) Written(before, after runloop.Scan) ([]string, error) {
 		return nil, err
 	}
 	if !genuine { // loopx's own state edited outside loopx during the round
-		written = append(written, x.e.StateDirName+"/cache/readmodel.json")
+		written = append(written, x.e.ReadModel)
 	}
 	return written, nil
 }
@@ -174,7 +177,7 @@ func (x *loop) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, 
 	if before != nil && after != nil {
 		written := trust.ChangedProtected(before.(trust.Scan), after.(trust.Scan))
 		if genuine, err := e.VerifyReadModel(); err == nil && !genuine {
-			written = append(written, x.e.StateDirName+"/cache/readmodel.json")
+			written = append(written, x.e.ReadModel)
 		}
 		if len(written) > 0 {
 			denied, err := e.CheckWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)

@@ -10,11 +10,12 @@ import (
 
 	cuecmd "cuelang.org/go/cmd/cue/cmd"
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/internal/anchor/anchortest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(anchortest.M{M: m}, map[string]func(){
 		"loopx": func() { os.Exit(cli.Main()) },
 		"cue":   func() { os.Exit(cuecmd.Main()) },
 	})
