@@ -10,7 +10,8 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// keyJournal holds the change set of the last Update (a redo record).
+// keyJournal holds the change set of the last Update (a redo record),
+// which is also the chain's head block (chain.go).
 const keyJournal = "meta:journal"
 
 // errCaptured ends Update's capture phase (a rollback by design).
@@ -32,6 +33,15 @@ type journal struct {
 	// Prune, when set, rewrites the log: Checkpoint, then the old log's
 	// bytes from KeepFrom to LogFrom.Size, then Log.
 	Prune *journalPrune `json:"prune,omitempty"`
+	// The chain (chain.go). Prev is the hash of the block before ("" for
+	// a genesis); Kind is "" for a transaction and "genesis" for the first
+	// block of a new or migrated store; State is the digest of every live
+	// record after the transaction; Hash is SHA-256 over Rev, Prev, Kind,
+	// State, LogTo and Sets.
+	Prev  string `json:"prev,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+	State string `json:"state,omitempty"`
+	Hash  string `json:"hash,omitempty"`
 }
 
 // journalPrune is a pending rewrite of the event log (Tx.PruneEvents).
@@ -86,6 +96,28 @@ func (s *Store) commitJournaled(tx *Tx) error {
 		return err
 	}
 	j.LogFrom, j.LogTo, j.Log = &from, &to, string(lines)
+	// The block: linked to the head, with the state digest moved by
+	// exactly the records the transaction changed.
+	d := s.state
+	for _, kv := range j.Sets {
+		if !keyInState(kv[0]) {
+			continue
+		}
+		if old, ok := tx.old[kv[0]]; ok {
+			_, sum, err := unwrap(kv[0], old)
+			if err != nil {
+				return err
+			}
+			d.sub(sum)
+		}
+		_, sum, err := unwrap(kv[0], kv[1])
+		if err != nil {
+			return err
+		}
+		d.add(sum)
+	}
+	j.Prev, j.State = s.chain.Hash, d.String()
+	j.seal()
 	b, err := json.Marshal(j)
 	if err != nil {
 		return err
@@ -104,7 +136,11 @@ func (s *Store) commitJournaled(tx *Tx) error {
 		return StoreError(s.EventsPath(), err)
 	}
 	s.head = to
-	return s.applyJournal(j)
+	if err := s.applyJournal(j); err != nil {
+		return err
+	}
+	s.chain, s.state = j.durable(), d
+	return nil
 }
 
 // applyJournal sets j's records and rewrites the journal without what the
@@ -158,7 +194,7 @@ func (s *Store) redoJournal(j *journal) (bool, error) {
 		// Only the last transaction can be partial: a store whose revision
 		// is past the journal's has committed later transactions.
 		if cur, err := btx.Get(keyRev); err == nil {
-			if rev, perr := strconv.ParseUint(cur, 10, 64); perr == nil && rev > j.Rev {
+			if rev, perr := strconv.ParseUint(payloadOf(keyRev, cur), 10, 64); perr == nil && rev > j.Rev {
 				return nil
 			}
 		}
@@ -174,4 +210,22 @@ func (s *Store) redoJournal(j *journal) (bool, error) {
 		return false, err
 	}
 	return true, s.applyJournal(*j)
+}
+
+// readHead returns the stored head block (ok false when the store has
+// none), checked against its own hash.
+func (s *Store) readHead() (b journal, ok bool, err error) {
+	err = s.db.View(func(btx *buntdb.Tx) error {
+		raw, err := btx.Get(keyJournal)
+		if errors.Is(err, buntdb.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ok = true
+		b, err = decodeBlock(raw)
+		return err
+	})
+	return b, ok, err
 }

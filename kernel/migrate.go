@@ -37,6 +37,8 @@ type migration struct {
 // migrations is the list, oldest first.
 var migrations = []migration{
 	{To: 2, Name: "audit events move from state.db to " + EventsFile, Run: migrateEventsToLog},
+	// Last: every step before it reads and writes payloads as they were.
+	{To: 2, Name: "every record carries a checksum and the chain starts with a genesis block", Run: migrateChain},
 }
 
 // MigrationBackup is the copy of state.db Open keeps before migrating a
@@ -204,4 +206,48 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// migrateChain (schema 2) wraps every value with its checksum (chain.go),
+// stamps the schema (the genesis block's digest covers it) and writes the
+// genesis block at the store's revision, carrying the event log's head.
+func migrateChain(s *Store) (string, error) {
+	n, rev := 0, uint64(0)
+	err := s.db.Update(func(tx *buntdb.Tx) error {
+		log := s.head
+		if raw, err := tx.Get(keyJournal); err == nil {
+			var j journal
+			if json.Unmarshal([]byte(raw), &j) == nil && j.LogTo != nil {
+				log = *j.LogTo
+			}
+		}
+		var keys, vals []string
+		if err := tx.Ascend("", func(k, v string) bool {
+			keys, vals = append(keys, k), append(vals, v)
+			return true
+		}); err != nil {
+			return err
+		}
+		for i, k := range keys {
+			if keyChecked(k) {
+				if _, _, err := tx.Set(k, wrap(k, vals[i]), nil); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		if _, _, err := tx.Set(keySchema, strconv.Itoa(SchemaVersion), nil); err != nil {
+			return err
+		}
+		if v, err := tx.Get(keyRev); err == nil {
+			if rev, err = strconv.ParseUint(payloadOf(keyRev, v), 10, 64); err != nil {
+				return fmt.Errorf("record %s: %w", keyRev, err)
+			}
+		}
+		return putGenesis(tx, rev, log)
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d records carry a checksum; the chain starts at revision %d", n, rev), nil
 }

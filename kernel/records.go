@@ -384,7 +384,7 @@ func (tx *Tx) LatestHandoff(goal string) (Handoff, bool, error) {
 			return false
 		}
 		found = true
-		derr = json.Unmarshal([]byte(v), &h)
+		derr = json.Unmarshal([]byte(payloadOf(k, v)), &h)
 		return false
 	})
 	if err == nil {

@@ -4,7 +4,6 @@
 package kernel
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,8 +27,20 @@ const (
 // ErrNotFound is returned (wrapped) when a record does not exist.
 var ErrNotFound = errors.New("not found")
 
-// ErrSchemaTooNew is returned by Open for a store written by a newer loopx.
+// ErrSchemaTooNew is returned (wrapped in a StoreError) by Open for a
+// store stamped with a schema newer than SchemaVersion.
 var ErrSchemaTooNew = errors.New("state store was written by a newer loopx")
+
+// ErrSchemaUnknown is returned (wrapped in a StoreError) by Open for a
+// store stamped with a schema that is no version at all (zero, negative,
+// not a number, missing from a store that has records).
+var ErrSchemaUnknown = errors.New("state store has an unknown schema version")
+
+// ErrTampered is returned (wrapped in a StoreError) by Open for a store
+// that is not the one this project's anchor records: off the anchor's
+// chain, a record whose checksum fails, records that do not match the
+// chain head, a store at another location, or a store without an anchor.
+var ErrTampered = errors.New("the store is not the one this project committed")
 
 // ErrLockTimeout is returned by Open when another process holds the lock
 // for longer than Options.LockTimeout.
@@ -55,17 +66,22 @@ type Options struct {
 	Now func() time.Time
 	// LockTimeout bounds the wait for state.lock (default 30 s).
 	LockTimeout time.Duration
-	// AcceptRollback opens a store whose revision is behind the last one
-	// published in state.rev (restored from a backup, truncated, or
-	// replaced), and makes its revision the published one. Without it such
-	// a store is refused with ErrRolledBack.
+	// AcceptRollback opens a store the anchor does not vouch for (missing,
+	// behind or off the anchor's chain, at another location, or without an
+	// anchor) and re-anchors it: its head becomes the anchor's, audited as
+	// a store.accepted event. Without it such a store is refused with
+	// ErrRolledBack or ErrTampered. It is `loopx doctor --accept-store`, a
+	// human's decision. It never accepts a record whose checksum fails or
+	// records that do not match their head (`loopx doctor --salvage`).
 	AcceptRollback bool
+	// AnchorDir is the anchor directory (default AnchorDirOf(dir)).
+	AnchorDir string
 }
 
 // ErrRolledBack is returned (wrapped in a StoreError) by Open when
-// state.db is missing or behind the revision this project last published
-// in state.rev: committed transactions (spent quota, answered or open
-// gates) would silently disappear. `loopx doctor --accept-store` accepts
+// state.db is missing or behind the chain head this project's anchor
+// records: committed transactions (spent quota, answered or open gates)
+// would silently disappear. `loopx doctor --accept-store` accepts
 // the store as it is.
 var ErrRolledBack = errors.New("the store is behind the last committed revision")
 
@@ -76,10 +92,10 @@ type Recovery struct {
 	// Completed is true when the last transaction was found partly applied
 	// and completed from its journal (nothing acknowledged is lost).
 	Completed bool `json:"completed"`
-	// RolledBackFrom and RolledBackTo are set when a store behind the
-	// published revision was accepted (Options.AcceptRollback).
-	RolledBackFrom uint64 `json:"rolled_back_from,omitempty"`
-	RolledBackTo   uint64 `json:"rolled_back_to,omitempty"`
+	// AheadFrom is set when the store was found ahead of its anchor on the
+	// same chain (a crash between a commit and the anchor's write) and the
+	// anchor advanced from that revision.
+	AheadFrom uint64 `json:"ahead_from,omitempty"`
 	// EventsCompleted is true when the last transaction's audit events
 	// were written to the event log from its journal; EventsDropped is how
 	// many bytes were cut from the log's tail (a torn record, or bytes no
@@ -109,6 +125,15 @@ type Store struct {
 	logErr error
 	// migrated is the migration Open ran (nil when none).
 	migrated *Migration
+	// anchorDir and location are the anchor directory and the real path
+	// of state.db recorded in the anchor.
+	anchorDir string
+	location  string
+	// chain is the chain's head block and state its state digest (the
+	// store holds the lock: nobody else commits); moved caches movedFrom.
+	chain journal
+	state digest
+	moved *string
 	// crashAt, set by tests only, stands for a crash right after a
 	// commit's journal is durable: it gets the journal and ends the commit
 	// there (returning its error).
@@ -126,18 +151,9 @@ func Open(dir string, o Options) (*Store, error) {
 	if o.LockTimeout == 0 {
 		o.LockTimeout = 30 * time.Second
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, StoreError(dir, err)
-	}
-	lk := flock.New(filepath.Join(dir, LockFile))
-	ctx, cancel := context.WithTimeout(context.Background(), o.LockTimeout)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, filepath.Join(dir, LockFile), o.LockTimeout)
-		}
-		return nil, StoreError(filepath.Join(dir, LockFile), err)
+	lk, err := lockDir(dir, o)
+	if err != nil {
+		return nil, err
 	}
 	s, err := openLocked(dir, o)
 	if err != nil {
@@ -150,17 +166,53 @@ func Open(dir string, o Options) (*Store, error) {
 
 func openLocked(dir string, o Options) (*Store, error) {
 	path := filepath.Join(dir, DBFile)
-	published, _ := ReadRevFile(dir)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && published > 0 && !o.AcceptRollback {
-		return nil, StoreError(path, fmt.Errorf("%w: state.db is missing, but this project reached revision %d; restore it (e.g. from %s) or run `loopx doctor --accept-store` to start over from an empty store", ErrRolledBack, published, BackupFile))
+	adir := o.AnchorDir
+	if adir == "" {
+		var err error
+		if adir, err = AnchorDirOf(dir); err != nil {
+			return nil, StoreError(path, fmt.Errorf("no anchor directory: %w", err))
+		}
+	}
+	now := func() time.Time { return o.Now().UTC() }
+	// refuse logs a refusal in the anchor directory (the store cannot take
+	// an event) and returns it as a StoreError with what was found.
+	refuse := func(sentinel error, code, msg string) error {
+		logRefusal(adir, Refusal{At: now(), Code: code, Message: msg})
+		err := errors.New(msg)
+		if sentinel != nil {
+			err = fmt.Errorf("%w: %s", sentinel, msg)
+		}
+		e := StoreError(path, err).(*errs.Error)
+		e.Data = map[string]any{"found": code}
+		return e
+	}
+	a, anchored, err := ReadAnchor(adir)
+	if err != nil {
+		if !o.AcceptRollback {
+			return nil, refuse(ErrTampered, "store_anchor", fmt.Sprintf("%v; run `loopx doctor --accept-store` (human) to anchor the store as it is", err))
+		}
+		anchored = false
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, StoreError(path, err)
+	}
+	location := filepath.Join(realDir, DBFile)
+	if anchored && !o.AcceptRollback && (a.Location != location || a.Backend != Backend) {
+		return nil, refuse(ErrTampered, "store_moved", fmt.Sprintf("this project's store is anchored at %s (%s), but %s resolves to %s (.loopx/ replaced or linked elsewhere?); restore it, or run `loopx doctor --accept-store` (human) to anchor the store found", a.Location, a.Backend, path, location))
+	}
+	fi, statErr := os.Stat(path)
+	missing := errors.Is(statErr, os.ErrNotExist)
+	if missing && anchored && !o.AcceptRollback {
+		return nil, refuse(ErrRolledBack, "store_missing", fmt.Sprintf("state.db is missing, but this project's chain reached revision %d (%s, anchored in %s); restore .loopx/ from a backup, or run `loopx doctor --accept-store` (human) to start over from an empty store", a.Rev, ShortHash(a.Hash), adir))
 	}
 	var before int64 = -1
-	if fi, err := os.Stat(path); err == nil {
-		if fi.Size() == 0 {
+	if statErr == nil {
+		if fi.Size() == 0 && !(o.AcceptRollback && anchored) {
 			// Open writes the schema version at once, so a store that exists
 			// but is empty was truncated or clobbered: refuse rather than
 			// start over with no quota spent and no gates open.
-			return nil, StoreError(path, errors.New("the file is empty (truncated?); restore it from state.db.bak or a backup, or delete it to start a new store"))
+			return nil, refuse(ErrRolledBack, "store_missing", "the file is empty (truncated?); restore it from state.db.bak or a backup, or run `loopx doctor --accept-store` (human) to start a new store")
 		}
 		before = fi.Size()
 		f, err := os.Open(path)
@@ -171,7 +223,7 @@ func openLocked(dir string, o Options) (*Store, error) {
 	}
 	db, err := buntdb.Open(path)
 	if err != nil {
-		return nil, StoreError(path, err)
+		return nil, refuse(nil, "store_corrupt", fmt.Sprintf("%v; run `loopx doctor` to find the first bad transaction and `loopx doctor --salvage` (human) to keep every verifiable one", err))
 	}
 	var cfg buntdb.Config
 	if err := db.ReadConfig(&cfg); err != nil {
@@ -179,25 +231,55 @@ func openLocked(dir string, o Options) (*Store, error) {
 		return nil, StoreError(path, err)
 	}
 	cfg.SyncPolicy = buntdb.Always
+	cfg.AutoShrinkDisabled = true // shrink.go shrinks, with a backup, under the lock
 	if err := db.SetConfig(cfg); err != nil {
 		db.Close()
 		return nil, StoreError(path, err)
 	}
-	s := &Store{dir: dir, db: db, now: func() time.Time { return o.Now().UTC() }}
+	s := &Store{dir: dir, db: db, now: now, anchorDir: adir, location: location}
+	fail := func(err error) (*Store, error) {
+		db.Close()
+		return nil, err
+	}
 	if before >= 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Size() < before {
 			s.recovery = &Recovery{DroppedBytes: before - fi.Size(), At: s.now()}
 		}
 	}
-	schema, err := s.schema()
+	// The schema stamp, read first; a store of a schema this loopx does
+	// not know is refused untouched.
+	ver, stamped, err := s.readSchema()
 	if err != nil {
-		db.Close()
-		return nil, err
+		return fail(StoreError(path, fmt.Errorf("reading schema version: %w", err)))
+	}
+	schema, created := SchemaVersion, false
+	switch {
+	case !stamped && s.empty():
+		if anchored && !o.AcceptRollback {
+			return fail(refuse(ErrRolledBack, "store_missing", fmt.Sprintf("state.db holds no records (emptied or zero-filled?), but this project's chain reached revision %d (%s); restore .loopx/state.db, run `loopx doctor` to see what is left, or `loopx doctor --accept-store` (human) to start over from an empty store", a.Rev, ShortHash(a.Hash))))
+		}
+		schema, created = 0, true
+	case !stamped:
+		return fail(refuse(ErrSchemaUnknown, "store_schema", fmt.Sprintf("state.db has records but no schema version; this loopx reads schema %d; it was left untouched", SchemaVersion)))
+	default:
+		v, perr := parseSchema(ver)
+		switch {
+		case perr != nil:
+			return fail(refuse(ErrSchemaUnknown, "store_schema", fmt.Sprintf("%v; this loopx reads schema %d (and migrates older ones); it was left untouched", perr, SchemaVersion)))
+		case v > SchemaVersion:
+			return fail(refuse(ErrSchemaTooNew, "store_schema", fmt.Sprintf("%s has schema %d, this loopx reads up to %d; upgrade loopx (the store was left untouched)", path, v, SchemaVersion)))
+		case v < SchemaVersion && anchored && !o.AcceptRollback:
+			return fail(refuse(ErrRolledBack, "store_behind", fmt.Sprintf("state.db has schema %d (before the chain), but this project's chain reached revision %d (%s): an old copy was put back?; restore the current store, or run `loopx doctor --accept-store` (human) to migrate and accept this one", v, a.Rev, ShortHash(a.Hash))))
+		}
+		schema = v
 	}
 	j, err := s.readJournal()
 	if err != nil {
-		db.Close()
-		return nil, StoreError(path, err)
+		return fail(refuse(ErrTampered, "store_checksum", fmt.Sprintf("%v; run `loopx doctor` to find the first bad transaction", err)))
+	}
+	// A chained store's journal is checked before anything follows it.
+	if schema >= SchemaVersion && j != nil && (j.Hash == "" || hashBlock(*j) != j.Hash) {
+		return fail(refuse(ErrTampered, "store_checksum", fmt.Sprintf("the chain block of revision %d does not match its hash; run `loopx doctor` to find the first bad transaction and `loopx doctor --salvage` (human) to keep every verifiable one", j.Rev)))
 	}
 	// The log before the records: a commit writes them in that order.
 	var repair *logRepair
@@ -212,12 +294,17 @@ func openLocked(dir string, o Options) (*Store, error) {
 	}
 	redone, err := s.redoJournal(j)
 	if err != nil {
-		db.Close()
-		return nil, StoreError(path, err)
+		return fail(StoreError(path, err))
 	}
-	if err := s.stampOrMigrate(schema); err != nil {
-		db.Close()
-		return nil, err
+	if created {
+		if err := s.create(); err != nil {
+			return fail(StoreError(path, err))
+		}
+	} else if err := s.stampOrMigrate(schema); err != nil {
+		return fail(err)
+	}
+	if err := s.checkHead(); err != nil {
+		return fail(refuse(ErrTampered, "store_checksum", fmt.Sprintf("%v; run `loopx doctor` to find the first bad transaction and `loopx doctor --salvage` (human) to keep every verifiable one", err)))
 	}
 	if (redone || repair != nil) && s.recovery == nil {
 		s.recovery = &Recovery{At: s.now()}
@@ -225,51 +312,113 @@ func openLocked(dir string, o Options) (*Store, error) {
 	if repair != nil {
 		s.recovery.EventsCompleted, s.recovery.EventsDropped, s.recovery.EventsSalvaged = repair.Completed, repair.Dropped, repair.Salvaged
 	}
-	if rev, err := s.Revision(); err == nil && published > rev {
+	var events []Event // audited once the store is open
+	accepted := ""
+	switch {
+	case !anchored && (created || s.migrated != nil):
+	case !anchored && s.movedFrom() != "":
+		events = append(events, Event{Kind: "store.moved", Actor: "loopx",
+			Message: fmt.Sprintf("the project moved: its store (revision %d, %s) was anchored at %s; anchored here", s.chain.Rev, ShortHash(s.chain.Hash), s.movedFrom()),
+			Data:    map[string]any{"from": s.movedFrom(), "to": location, "rev": s.chain.Rev}})
+	case !anchored:
 		if !o.AcceptRollback {
-			db.Close()
-			return nil, StoreError(path, fmt.Errorf("%w: state.db is at revision %d, but this project reached revision %d (truncated, restored or replaced?); restore it, or run `loopx doctor --accept-store` to continue from revision %d", ErrRolledBack, rev, published, rev))
+			return fail(refuse(ErrTampered, "store_unanchored", fmt.Sprintf("this store (revision %d) has no anchor in %s (the project moved, or the state directory was cleared?); if it is yours, run `loopx doctor --accept-store` (human) to anchor it", s.chain.Rev, adir)))
 		}
-		publishRev(dir, rev)
+		accepted = fmt.Sprintf("anchored a store found without an anchor, at revision %d (%s)", s.chain.Rev, ShortHash(s.chain.Hash))
+	case a.Rev == s.chain.Rev && a.Hash == s.chain.Hash && a.Location == location:
+	case s.chain.Rev > a.Rev && s.descendsFrom(a):
 		if s.recovery == nil {
 			s.recovery = &Recovery{At: s.now()}
 		}
-		s.recovery.RolledBackFrom, s.recovery.RolledBackTo = published, rev
+		s.recovery.AheadFrom = a.Rev
+	case missing:
+		accepted = fmt.Sprintf("started over from an empty store; the anchored chain had reached revision %d (%s)", a.Rev, ShortHash(a.Hash))
+	case s.chain.Rev < a.Rev:
+		if !o.AcceptRollback {
+			return fail(refuse(ErrRolledBack, "store_behind", fmt.Sprintf("state.db is at revision %d, but this project's chain reached revision %d (%s): truncated, restored or replaced?; restore it, or run `loopx doctor --accept-store` (human) to continue from revision %d", s.chain.Rev, a.Rev, ShortHash(a.Hash), s.chain.Rev)))
+		}
+		accepted = fmt.Sprintf("accepted a store at revision %d (%s) behind the anchored revision %d (%s)", s.chain.Rev, ShortHash(s.chain.Hash), a.Rev, ShortHash(a.Hash))
+	default:
+		if !o.AcceptRollback {
+			return fail(refuse(ErrTampered, "store_off_chain", fmt.Sprintf("state.db is at revision %d (%s), off this project's chain, whose head is revision %d (%s): replaced by another store?; restore it, or run `loopx doctor --accept-store` (human) to accept this one", s.chain.Rev, ShortHash(s.chain.Hash), a.Rev, ShortHash(a.Hash))))
+		}
+		accepted = fmt.Sprintf("accepted a store at revision %d (%s) off the anchored chain (revision %d, %s)", s.chain.Rev, ShortHash(s.chain.Hash), a.Rev, ShortHash(a.Hash))
+	}
+	if err := s.writeAnchor(); err != nil {
+		return fail(StoreError(path, fmt.Errorf("writing the anchor: %w", err)))
+	}
+	if accepted != "" {
+		events = append(events, Event{Kind: "store.accepted", Actor: "human", Message: accepted,
+			Data: map[string]any{"rev": s.chain.Rev, "hash": s.chain.Hash, "anchored_rev": a.Rev, "anchored_hash": a.Hash}})
+	}
+	if o.AcceptRollback {
+		events = append(events, s.refusalEvents()...)
 	}
 	if s.recovery != nil {
 		s.recovery.Completed = redone
-	}
-	if s.recovery != nil {
 		r := *s.recovery
-		_ = s.Update(func(tx *Tx) error {
-			if err := tx.putJSON(keyRecovery, r); err != nil {
-				return err
+		data := map[string]any{"dropped_bytes": r.DroppedBytes, "completed": r.Completed}
+		if r.EventsCompleted || r.EventsDropped > 0 || r.EventsSalvaged != "" {
+			data["events_completed"], data["events_dropped_bytes"] = r.EventsCompleted, r.EventsDropped
+		}
+		if r.EventsSalvaged != "" {
+			data["events_salvaged"] = r.EventsSalvaged
+		}
+		events = append(events, Event{Kind: "store.recovered", Actor: "loopx", Message: recoveryMessage(r), Data: data})
+	}
+	if len(events) > 0 {
+		if err := s.Update(func(tx *Tx) error {
+			if s.recovery != nil {
+				if err := tx.putJSON(keyRecovery, *s.recovery); err != nil {
+					return err
+				}
 			}
-			data := map[string]any{"dropped_bytes": r.DroppedBytes, "completed": r.Completed}
-			if r.EventsCompleted || r.EventsDropped > 0 || r.EventsSalvaged != "" {
-				data["events_completed"], data["events_dropped_bytes"] = r.EventsCompleted, r.EventsDropped
+			for _, ev := range events {
+				if err := tx.AppendEvent(ev); err != nil {
+					return err
+				}
 			}
-			if r.EventsSalvaged != "" {
-				data["events_salvaged"] = r.EventsSalvaged
-			}
-			return tx.AppendEvent(Event{Kind: "store.recovered", Actor: "loopx",
-				Message: recoveryMessage(r), Data: data})
-		})
+			return nil
+		}); err != nil {
+			return fail(StoreError(path, err))
+		}
+		if o.AcceptRollback {
+			_ = os.Remove(filepath.Join(adir, RefusalsFile))
+		}
 	}
 	if s.migrated != nil {
 		if err := s.auditMigration(); err != nil {
-			db.Close()
-			return nil, StoreError(path, err)
+			return fail(StoreError(path, err))
 		}
 	}
 	return s, nil
 }
 
-// schema reads the store's schema version (0 for a new store). Errors: a
-// StoreError for a value that is not a number, ErrSchemaTooNew.
+// refusalEvents are the refusal log's lines as store.refused events (for
+// the store a human accepts: review lists them).
+func (s *Store) refusalEvents() []Event {
+	rs, _ := ReadRefusals(s.anchorDir)
+	var out []Event
+	for _, r := range rs {
+		out = append(out, Event{Kind: "store.refused", Actor: "loopx", Message: r.Message,
+			Data: map[string]any{"found": r.Code, "at": r.At.Format(time.RFC3339Nano)}})
+	}
+	return out
+}
+
+// schema is the store's schema version (0 when unstamped). Errors: the
+// stamp is no version.
 func (s *Store) schema() (int, error) {
-	var v int
-	err := s.db.View(func(tx *buntdb.Tx) error {
+	v, ok, err := s.readSchema()
+	if err != nil || !ok {
+		return 0, err
+	}
+	return parseSchema(v)
+}
+
+// readSchema reads the schema stamp as stored (stamped false when absent).
+func (s *Store) readSchema() (v string, stamped bool, err error) {
+	err = s.db.View(func(tx *buntdb.Tx) error {
 		val, err := tx.Get(keySchema)
 		if errors.Is(err, buntdb.ErrNotFound) {
 			return nil
@@ -277,17 +426,166 @@ func (s *Store) schema() (int, error) {
 		if err != nil {
 			return err
 		}
-		v, err = strconv.Atoi(val)
-		return err
+		v, stamped = val, true
+		return nil
 	})
-	if err != nil {
-		return 0, StoreError(s.Path(), fmt.Errorf("reading schema version: %w", err))
-	}
-	if v > SchemaVersion {
-		return 0, fmt.Errorf("%w: %s has schema %d, this loopx reads up to %d; upgrade loopx", ErrSchemaTooNew, s.Path(), v, SchemaVersion)
-	}
-	return v, nil
+	return v, stamped, err
 }
+
+// empty reports whether the store holds no record at all.
+func (s *Store) empty() bool {
+	n := 0
+	_ = s.db.View(func(tx *buntdb.Tx) error {
+		n, _ = tx.Len()
+		return nil
+	})
+	return n == 0
+}
+
+// create stamps an empty store with SchemaVersion and its genesis block.
+func (s *Store) create() error {
+	return s.db.Update(func(tx *buntdb.Tx) error {
+		if _, _, err := tx.Set(keySchema, strconv.Itoa(SchemaVersion), nil); err != nil {
+			return err
+		}
+		return putGenesis(tx, 0, s.head)
+	})
+}
+
+// putGenesis writes the genesis block of the records in tx at revision
+// rev: no previous block, no change set, the event log's head log, the
+// digest of every record.
+func putGenesis(tx *buntdb.Tx, rev uint64, log LogHead) error {
+	records := map[string]string{}
+	if err := tx.Ascend("", func(k, v string) bool {
+		records[k] = v
+		return true
+	}); err != nil {
+		return err
+	}
+	d, err := stateOf(records)
+	if err != nil {
+		return err
+	}
+	b := journal{Rev: rev, Kind: "genesis", Sets: [][2]string{}, State: d.String(), LogFrom: &log, LogTo: &log}
+	b.seal()
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	_, _, err = tx.Set(keyJournal, string(raw), nil)
+	return err
+}
+
+// checkHead loads the chain head and checks the store against it: the
+// revision matches, every record's checksum holds, and the digest of all
+// records is the head's (a record changed, added or removed anywhere
+// does not match).
+func (s *Store) checkHead() error {
+	b, ok, err := s.readHead()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("the store has no chain head")
+	}
+	records := map[string]string{}
+	if err := s.db.View(func(tx *buntdb.Tx) error {
+		return tx.Ascend("", func(k, v string) bool {
+			records[k] = v
+			return true
+		})
+	}); err != nil {
+		return err
+	}
+	d, err := stateOf(records)
+	if err != nil {
+		return err
+	}
+	rev := uint64(0)
+	if v, ok := records[keyRev]; ok {
+		if rev, err = strconv.ParseUint(payloadOf(keyRev, v), 10, 64); err != nil {
+			return fmt.Errorf("record %s: %v", keyRev, err)
+		}
+	}
+	if rev != b.Rev {
+		return fmt.Errorf("the store's revision %d is not its chain head's (%d)", rev, b.Rev)
+	}
+	if d.String() != b.State {
+		return fmt.Errorf("the records do not match the chain head at revision %d (a record was changed, added or removed)", b.Rev)
+	}
+	s.chain, s.state = b, d
+	return nil
+}
+
+// descendsFrom reports whether the chain from a's head leads to the store's
+// head (a store ahead of its anchor after a crash between a commit and the
+// anchor's write): the head's previous block is a's, or the blocks in the
+// file link a's to the head.
+func (s *Store) descendsFrom(a Anchor) bool {
+	if s.chain.Rev == a.Rev+1 && s.chain.Prev == a.Hash {
+		return true
+	}
+	raw, err := os.ReadFile(s.Path())
+	if err != nil {
+		return false
+	}
+	blocks := blocksOf(scanAOF(raw).cmds)
+	found := false
+	var prev journal
+	for _, b := range blocks {
+		if !found {
+			if b.Rev == a.Rev && b.Hash == a.Hash {
+				found, prev = true, b
+			}
+			continue
+		}
+		if b.Prev != prev.Hash || b.Rev != prev.Rev+1 {
+			return false
+		}
+		prev = b
+	}
+	return found && prev.Hash == s.chain.Hash
+}
+
+// movedFrom returns the location recorded by another project's anchor
+// whose head is exactly this store's (the same store, moved or copied to
+// a new path: the anchor is indexed by the project root's real path), ""
+// when none is. A store behind or off its chain matches no anchor's head.
+func (s *Store) movedFrom() string {
+	if s.moved != nil {
+		return *s.moved
+	}
+	from := ""
+	defer func() { s.moved = &from }()
+	ents, err := os.ReadDir(filepath.Dir(s.anchorDir))
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		d := filepath.Join(filepath.Dir(s.anchorDir), e.Name())
+		if !e.IsDir() || d == s.anchorDir {
+			continue
+		}
+		if a, ok, err := ReadAnchor(d); err == nil && ok && a.Backend == Backend && a.Rev == s.chain.Rev && a.Hash == s.chain.Hash {
+			from = a.Location
+			return from
+		}
+	}
+	return ""
+}
+
+// writeAnchor records the store's head, backend and location in the anchor.
+func (s *Store) writeAnchor() error {
+	return writeAnchor(s.anchorDir, Anchor{Backend: Backend, Location: s.location, Rev: s.chain.Rev, Hash: s.chain.Hash, At: s.now()})
+}
+
+// Head returns the chain head: the revision and block hash of the last
+// committed transaction.
+func (s *Store) Head() (rev uint64, hash string) { return s.chain.Rev, s.chain.Hash }
+
+// AnchorDir is the anchor directory this store was opened with.
+func (s *Store) AnchorDir() string { return s.anchorDir }
 
 // Path is the store file's path.
 func (s *Store) Path() string { return filepath.Join(s.dir, DBFile) }
@@ -349,7 +647,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	// every key it sets. fn sees its own writes; nothing reaches the file.
 	var done *Tx
 	err := s.db.Update(func(btx *buntdb.Tx) error {
-		tx := &Tx{s: s, tx: btx, writable: true, now: s.now(), touched: map[string]bool{}, changes: map[string]string{}}
+		tx := &Tx{s: s, tx: btx, writable: true, now: s.now(), touched: map[string]bool{}, changes: map[string]string{}, old: map[string]string{}}
 		done = tx
 		rev, err := tx.counter(keyRev)
 		if err != nil {
@@ -398,7 +696,11 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := s.commitJournaled(done); err != nil {
 		return err
 	}
-	publishRev(s.dir, done.rev) // the change marker for watchers (marker.go)
+	// The anchor, then the change marker for watchers (marker.go). A failed
+	// anchor write leaves the store ahead of its anchor on the same chain,
+	// which the next open accepts and re-anchors.
+	_ = s.writeAnchor()
+	publishRev(s.dir, done.rev)
 	return nil
 }
 
@@ -428,7 +730,7 @@ func (s *Store) NewestInstant() (time.Time, error) {
 
 // newest reads keyNewest; the zero time when it is absent.
 func (tx *Tx) newest() (time.Time, error) {
-	v, err := tx.tx.Get(keyNewest)
+	v, err := tx.get(keyNewest)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return time.Time{}, nil
 	}
@@ -443,10 +745,10 @@ func (tx *Tx) newest() (time.Time, error) {
 func (r Recovery) Message() string { return recoveryMessage(r) }
 
 func recoveryMessage(r Recovery) string {
-	if r.RolledBackFrom > 0 {
-		return fmt.Sprintf("accepted a store at revision %d behind the published revision %d", r.RolledBackTo, r.RolledBackFrom)
-	}
 	var parts []string
+	if r.AheadFrom > 0 && r.DroppedBytes == 0 && !r.Completed && !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" {
+		return fmt.Sprintf("the store was ahead of its anchor (revision %d) on the same chain; the anchor advanced", r.AheadFrom)
+	}
 	if r.DroppedBytes > 0 || !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" {
 		parts = append(parts, fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes))
 	}
@@ -465,22 +767,26 @@ func recoveryMessage(r Recovery) string {
 	return strings.Join(parts, "; ")
 }
 
-// Verify reads every record and returns the keys whose values do not
-// decode (JSON records that are not valid JSON): damage that open cannot
-// see because buntdb only checks its own framing. `loopx doctor` runs it.
+// Verify reads every record and returns the keys whose checksum fails or
+// whose JSON value does not decode: damage that open cannot see because
+// buntdb only checks its own framing. `loopx doctor` runs it.
 func (s *Store) Verify() ([]string, error) {
 	var bad []string
 	err := s.db.View(func(btx *buntdb.Tx) error {
 		return btx.Ascend("", func(k, v string) bool {
+			p, _, err := unwrap(k, v)
+			if err != nil {
+				bad = append(bad, k)
+				return true
+			}
 			switch {
-			case strings.HasPrefix(k, "meta:"), strings.HasPrefix(k, "ref:"), strings.HasPrefix(k, "count:"):
-				if k == keyJournal || k == keyRecovery {
-					if !json.Valid([]byte(v)) {
-						bad = append(bad, k)
-					}
+			case k == keyJournal || k == keyRecovery:
+				if !json.Valid([]byte(p)) {
+					bad = append(bad, k)
 				}
+			case strings.HasPrefix(k, "meta:"), strings.HasPrefix(k, "ref:"), strings.HasPrefix(k, "count:"):
 			default:
-				if !json.Valid([]byte(v)) {
+				if !json.Valid([]byte(p)) {
 					bad = append(bad, k)
 				}
 			}

@@ -53,6 +53,10 @@ type Tx struct {
 	wrote    bool
 	// changes records every key this transaction set, for the journal.
 	changes map[string]string
+	// old is the stored value each key in changes had before the
+	// transaction (keys that were absent are not in it): the chain's
+	// state digest moves by exactly these (chain.go).
+	old map[string]string
 	// events are the audit events this transaction appends (to the event
 	// log, when it commits); prune a pending prune of the log.
 	events []Event
@@ -79,8 +83,17 @@ func (tx *Tx) touch(goal string) {
 	}
 }
 
-func (tx *Tx) counter(key string) (uint64, error) {
+// get returns key's payload (its stored value without the checksum).
+func (tx *Tx) get(key string) (string, error) {
 	v, err := tx.tx.Get(key)
+	if err != nil {
+		return "", err
+	}
+	return payloadOf(key, v), nil
+}
+
+func (tx *Tx) counter(key string) (uint64, error) {
+	v, err := tx.get(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return 0, nil
 	}
@@ -106,7 +119,7 @@ func (tx *Tx) nextSeq() (uint64, error) {
 }
 
 func (tx *Tx) getJSON(key string, v any) (bool, error) {
-	s, err := tx.tx.Get(key)
+	s, err := tx.get(key)
 	if errors.Is(err, buntdb.ErrNotFound) {
 		return false, nil
 	}
@@ -133,10 +146,16 @@ func (tx *Tx) putJSON(key string, v any) error {
 // set writes key in the buntdb transaction and records it for the journal.
 func (tx *Tx) set(key, val string) error {
 	tx.wrote = true
+	stored := wrap(key, val) // with its checksum (chain.go)
 	if tx.changes != nil {
-		tx.changes[key] = val
+		if _, seen := tx.changes[key]; !seen {
+			if prev, err := tx.tx.Get(key); err == nil {
+				tx.old[key] = prev
+			}
+		}
+		tx.changes[key] = stored
 	}
-	_, _, err := tx.tx.Set(key, val, nil)
+	_, _, err := tx.tx.Set(key, stored, nil)
 	return err
 }
 
@@ -148,7 +167,7 @@ func scan[T any](tx *Tx, prefix string, fn func(T) bool) error {
 			return false
 		}
 		var rec T
-		if err := json.Unmarshal([]byte(v), &rec); err != nil {
+		if err := json.Unmarshal([]byte(payloadOf(k, v)), &rec); err != nil {
 			derr = fmt.Errorf("decoding %s: %w", k, err)
 			return false
 		}
@@ -186,7 +205,7 @@ func (tx *Tx) newIDKeyed(prefix string, key func(id string) string) (string, err
 func (tx *Tx) setRef(id, key string) error { return tx.set(keyRef(id), key) }
 
 func (tx *Tx) refKey(id, kind string) (string, error) {
-	k, err := tx.tx.Get(keyRef(id))
+	k, err := tx.get(keyRef(id))
 	if errors.Is(err, buntdb.ErrNotFound) || (err == nil && !strings.HasPrefix(k, kind+":")) {
 		return "", fmt.Errorf("%s %q: %w", kindName(kind), id, ErrNotFound)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/anchor/anchortest"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -260,7 +261,9 @@ func cmdRawGate(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	q, err := strconv.Unquote(`"` + args[1] + `"`)
 	ts.Check(err)
-	s, err := kernel.Open(ts.MkAbs(".loopx"), kernel.Options{Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }})
+	adir, err := anchor.DirIn(ts.Getenv("XDG_STATE_HOME"), ts.MkAbs("."))
+	ts.Check(err)
+	s, err := kernel.Open(ts.MkAbs(".loopx"), kernel.Options{AnchorDir: adir, Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }})
 	ts.Check(err)
 	defer s.Close()
 	ts.Check(s.Update(func(tx *kernel.Tx) error {
@@ -300,6 +303,23 @@ func cmdOldStore(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	defer db.Close()
 	ts.Check(db.Update(func(tx *buntdb.Tx) error {
+		// Schema 1 values carry no checksum (kernel/chain.go): strip them.
+		var keys, vals []string
+		if err := tx.Ascend("", func(k, v string) bool {
+			keys, vals = append(keys, k), append(vals, v)
+			return true
+		}); err != nil {
+			return err
+		}
+		for i, k := range keys {
+			v := vals[i]
+			if k == "meta:schema" || k == "meta:journal" || k == "meta:shrink_base" || len(v) < 17 || v[16] != ':' {
+				continue
+			}
+			if _, _, err := tx.Set(k, v[17:], nil); err != nil {
+				return err
+			}
+		}
 		for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
 			var rec struct {
 				Event json.RawMessage `json:"event"`
@@ -327,4 +347,8 @@ func cmdOldStore(ts *testscript.TestScript, neg bool, args []string) {
 		return err
 	}))
 	ts.Check(os.Remove(filepath.Join(dir, kernel.EventsFile)))
+	// A store of schema 1 predates the anchor.
+	adir, err := anchor.DirIn(ts.Getenv("XDG_STATE_HOME"), ts.MkAbs("."))
+	ts.Check(err)
+	ts.Check(os.Remove(filepath.Join(adir, kernel.AnchorFile)))
 }

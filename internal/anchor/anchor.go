@@ -30,14 +30,22 @@ import (
 // SHA-256 of the real path (the key). Errors: root does not resolve (it must
 // exist), or no home directory is known when XDG_STATE_HOME is unset.
 func Dir(root string) (string, error) {
-	real, err := RealRoot(root)
-	if err != nil {
-		return "", err
-	}
 	base, err := stateHome()
 	if err != nil {
 		return "", err
 	}
+	return DirIn(base, root)
+}
+
+// DirIn is Dir under the state directory stateHome instead of the
+// environment's (a test that runs a project under its own XDG_STATE_HOME
+// inside one process). Errors: root does not resolve.
+func DirIn(stateHome, root string) (string, error) {
+	real, err := RealRoot(root)
+	if err != nil {
+		return "", err
+	}
+	base := stateHome
 	sum := sha256.Sum256([]byte(real))
 	return filepath.Join(base, "loopx", "projects", safeName(filepath.Base(real))+"-"+hex.EncodeToString(sum[:8])), nil
 }

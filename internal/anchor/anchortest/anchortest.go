@@ -13,15 +13,25 @@ import (
 // `func TestMain(m *testing.M) { os.Exit(anchortest.Main(m)) }`. A test
 // that needs its own state directory still sets one with t.Setenv.
 func Main(m *testing.M) int {
+	if dir := os.Getenv(inherited); dir != "" {
+		// A child process a test started (the crash tests): the parent's.
+		os.Setenv("XDG_STATE_HOME", dir)
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "loopx-xdg-state-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", dir)
+	os.Setenv(inherited, dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	return code
 }
+
+// inherited names the temporary state directory for the test binary's
+// child processes.
+const inherited = "LOOPX_TEST_XDG"
 
 // M wraps a *testing.M for testscript.Main: its Run is Main's, so the test
 // binary's own run gets a temporary XDG_STATE_HOME while the commands a

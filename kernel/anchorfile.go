@@ -1,0 +1,142 @@
+package kernel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/atomicfile"
+)
+
+// AnchorFile is the anchor record's name in the project's anchor directory
+// (internal/anchor): the chain head this project last committed, the
+// store's backend and location. It is written atomically (temp file +
+// rename, mode 0600) after every commit, under the state lock.
+const AnchorFile = "anchor.json"
+
+// RefusalsFile is the refusal log in the anchor directory: one JSON line
+// per refused open of the store (what was found, when). The store cannot
+// take an audit event while it is refused; `loopx doctor --accept-store`
+// and `--salvage` move these lines into the store as store.refused events
+// (loopx review lists them), and every refusal message names the file.
+const RefusalsFile = "refusals.jsonl"
+
+// Backend is the store backend this package implements, as recorded in the
+// anchor.
+const Backend = "buntdb"
+
+// Anchor is the anchor record.
+type Anchor struct {
+	// Version is the anchor record's format (1).
+	Version int `json:"version"`
+	// Backend is the store's backend ("buntdb").
+	Backend string `json:"backend"`
+	// Location is the real path of the store file (state.db) loopx opens.
+	Location string `json:"location"`
+	// Rev and Hash are the chain head: the revision and block hash of the
+	// last transaction committed.
+	Rev  uint64 `json:"rev"`
+	Hash string `json:"hash"`
+	// At is when the anchor was written (UTC).
+	At time.Time `json:"at"`
+}
+
+// Refusal is one line of the refusal log.
+type Refusal struct {
+	At time.Time `json:"at"`
+	// Code is what was found: store_missing, store_behind, store_off_chain,
+	// store_checksum, store_unanchored, store_moved, store_schema,
+	// store_corrupt.
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// AnchorDirOf is the anchor directory of the store in dir: that of the
+// project whose state directory dir is (its parent, when dir is named
+// .loopx), else that of dir itself (a store outside a project: tests,
+// benchmarks). Errors: those of anchor.Dir.
+func AnchorDirOf(dir string) (string, error) {
+	if filepath.Base(dir) == ".loopx" {
+		return anchor.Dir(filepath.Dir(dir))
+	}
+	return anchor.Dir(dir)
+}
+
+// ReadAnchor returns the anchor record in anchorDir; ok is false when there
+// is none. Errors: unreadable or malformed record.
+func ReadAnchor(anchorDir string) (a Anchor, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(anchorDir, AnchorFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, err
+	}
+	if err := json.Unmarshal(b, &a); err != nil || a.Version != 1 {
+		return a, true, fmt.Errorf("malformed anchor %s", filepath.Join(anchorDir, AnchorFile))
+	}
+	return a, true, nil
+}
+
+// writeAnchor replaces the anchor record (creating the directory 0700).
+func writeAnchor(anchorDir string, a Anchor) error {
+	if err := os.MkdirAll(anchorDir, 0o700); err != nil {
+		return err
+	}
+	a.Version = 1
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(anchorDir, AnchorFile), append(b, '\n'))
+}
+
+// logRefusal appends r to the refusal log unless its last line says the
+// same (a hook asking every second must not grow it without bound).
+func logRefusal(anchorDir string, r Refusal) {
+	if anchorDir == "" {
+		return
+	}
+	p := filepath.Join(anchorDir, RefusalsFile)
+	if prev, err := ReadRefusals(anchorDir); err == nil && len(prev) > 0 {
+		last := prev[len(prev)-1]
+		if last.Code == r.Code && last.Message == r.Message {
+			return
+		}
+	}
+	if os.MkdirAll(anchorDir, 0o700) != nil {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	b, _ := json.Marshal(r)
+	_, _ = f.Write(append(b, '\n'))
+}
+
+// ReadRefusals returns the refusal log's lines (none when there is no log;
+// malformed lines are skipped).
+func ReadRefusals(anchorDir string) ([]Refusal, error) {
+	b, err := os.ReadFile(filepath.Join(anchorDir, RefusalsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Refusal
+	for _, line := range strings.Split(string(b), "\n") {
+		var r Refusal
+		if line != "" && json.Unmarshal([]byte(line), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,569 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/tidwall/buntdb"
+)
+
+// Reading the store file itself, transaction by transaction, without
+// buntdb: buntdb refuses a file damaged in the middle ("invalid database")
+// and silently skips NUL bytes, so `loopx doctor` and `--salvage` read the
+// append-only file's RESP commands here, note every region that is not one,
+// and follow the chain's blocks (chain.go) through it.
+
+// Region is a part of the store file that is no command: zero-filled,
+// garbage, or a torn end.
+type Region struct {
+	Offset int64 `json:"offset"`
+	Length int64 `json:"length"`
+}
+
+// aofCmd is one command of the append-only file.
+type aofCmd struct {
+	off      int64
+	op       string // "set", "del" or "flushdb"
+	key, val string
+}
+
+type aofScan struct {
+	cmds    []aofCmd
+	damaged []Region
+}
+
+// scanAOF reads every command of an append-only file it can, and the
+// regions between them that are not commands. It never fails and never
+// panics: damage is data.
+func scanAOF(b []byte) aofScan {
+	var sc aofScan
+	p := 0
+	for p < len(b) {
+		if b[p] == 0 {
+			q := p
+			for q < len(b) && b[q] == 0 {
+				q++
+			}
+			sc.damaged = append(sc.damaged, Region{int64(p), int64(q - p)})
+			p = q
+			continue
+		}
+		if c, n, ok := parseCmd(b[p:]); ok {
+			c.off = int64(p)
+			sc.cmds = append(sc.cmds, c)
+			p += n
+			continue
+		}
+		q := resync(b, p+1)
+		sc.damaged = append(sc.damaged, Region{int64(p), int64(q - p)})
+		p = q
+	}
+	return sc
+}
+
+// resync returns the first offset at or after p where a command parses
+// (len(b) when none does).
+func resync(b []byte, p int) int {
+	for p < len(b) {
+		i := bytes.IndexByte(b[p:], '*')
+		if i < 0 {
+			return len(b)
+		}
+		p += i
+		if _, _, ok := parseCmd(b[p:]); ok {
+			return p
+		}
+		p++
+	}
+	return len(b)
+}
+
+// parseCmd parses one RESP command at the start of b: its length in bytes.
+func parseCmd(b []byte) (aofCmd, int, bool) {
+	var c aofCmd
+	n, p, ok := respNumber(b, '*')
+	if !ok || n < 1 || n > 5 {
+		return c, 0, false
+	}
+	parts := make([]string, 0, n)
+	for range n {
+		l, q, ok := respNumber(b[p:], '$')
+		if !ok {
+			return c, 0, false
+		}
+		p += q
+		if l < 0 || l > len(b)-p-2 || b[p+l] != '\r' || b[p+l+1] != '\n' {
+			return c, 0, false
+		}
+		parts = append(parts, string(b[p:p+l]))
+		p += l + 2
+	}
+	switch op := toLower(parts[0]); {
+	case op == "set" && (n == 3 || n == 5):
+		c.op, c.key, c.val = op, parts[1], parts[2]
+	case op == "del" && n == 2:
+		c.op, c.key = op, parts[1]
+	case op == "flushdb" && n == 1:
+		c.op = op
+	default:
+		return c, 0, false
+	}
+	return c, p, true
+}
+
+// respNumber parses "<prefix><digits>\r\n" at the start of b.
+func respNumber(b []byte, prefix byte) (int, int, bool) {
+	if len(b) < 4 || b[0] != prefix {
+		return 0, 0, false
+	}
+	i := bytes.Index(b, []byte("\r\n"))
+	if i < 2 || i > 12 {
+		return 0, 0, false
+	}
+	n, err := strconv.Atoi(string(b[1:i]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return n, i + 2, true
+}
+
+func toLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// blocksOf returns the blocks that decode and check, in file order.
+func blocksOf(cmds []aofCmd) []journal {
+	var out []journal
+	for _, c := range cmds {
+		if c.op == "set" && c.key == keyJournal {
+			if b, err := decodeBlock(c.val); err == nil {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// ChainReport is what verifying the whole chain of a store file found
+// (`loopx doctor`, `loopx check --audit`).
+type ChainReport struct {
+	// Store is the store file's path.
+	Store string `json:"store"`
+	// Anchor is the anchor record, nil when the project has none.
+	Anchor *Anchor `json:"anchor"`
+	// Base is the revision of the first block in the file (the genesis, or
+	// the head when the file was last shrunk).
+	Base uint64 `json:"base"`
+	// Head and HeadHash are the last block that verifies, linked from Base.
+	Head     uint64 `json:"head"`
+	HeadHash string `json:"head_hash"`
+	// Transactions is how many blocks verified, Base's included.
+	Transactions int `json:"transactions"`
+	// FirstBad is the first transaction that does not verify (its block
+	// is missing, does not match its hash or its predecessor, or its
+	// records are damaged or differ in the file); nil when all do.
+	FirstBad *uint64 `json:"first_bad"`
+	// Problem says what is wrong with FirstBad (or with the file or the
+	// anchor), "" when nothing is.
+	Problem string `json:"problem"`
+	// Damaged are the regions of the file that are no command.
+	Damaged []Region `json:"damaged"`
+	// Salvageable is true when the chain from Base verifies up to Head, so
+	// `loopx doctor --salvage` can rebuild the store at Head from its blocks.
+	Salvageable bool `json:"salvageable"`
+}
+
+// OK reports whether the whole chain verified and matches the anchor.
+func (r ChainReport) OK() bool { return r.FirstBad == nil && r.Problem == "" }
+
+// chainWalk is a verified walk of a store file.
+type chainWalk struct {
+	report ChainReport
+	// records are the stored records at report.Head, rebuilt from the
+	// base and the blocks (salvage writes them).
+	records map[string]string
+	head    journal
+}
+
+// walkChain verifies the chain in the store file's bytes raw against the
+// anchor a (nil when none).
+func walkChain(path string, raw []byte, a *Anchor) chainWalk {
+	w := chainWalk{report: ChainReport{Store: path, Anchor: a, Damaged: []Region{}}}
+	r := &w.report
+	sc := scanAOF(raw)
+	r.Damaged = append(r.Damaged, sc.damaged...)
+	bad := func(rev uint64, msg string) {
+		if r.FirstBad == nil || rev < *r.FirstBad {
+			v := rev
+			r.FirstBad, r.Problem = &v, msg
+		}
+	}
+	actual := map[string]string{}
+	var derived map[string]string
+	var d digest
+	var blocks []journal
+	var offsets []int64
+	broken := false
+	// establishBase fixes the base records once the base block's own
+	// records are all read (at the next block, or at the end).
+	establishBase := func() bool {
+		derived = map[string]string{}
+		for k, v := range actual {
+			if k != keyJournal {
+				derived[k] = v
+			}
+		}
+		var err error
+		if d, err = stateOf(derived); err != nil {
+			bad(blocks[0].Rev, fmt.Sprintf("the base (revision %d): %v", blocks[0].Rev, err))
+			return false
+		}
+		if d.String() != blocks[0].State {
+			bad(blocks[0].Rev, fmt.Sprintf("the base records do not match the block of revision %d", blocks[0].Rev))
+			return false
+		}
+		return true
+	}
+	checkApplied := func(b journal) {
+		for _, kv := range b.Sets {
+			if actual[kv[0]] != kv[1] {
+				bad(b.Rev, fmt.Sprintf("transaction %d: record %s differs from its block (damaged or changed in the file)", b.Rev, kv[0]))
+				return
+			}
+		}
+	}
+	baseOK := false
+	for _, c := range sc.cmds {
+		switch c.op {
+		case "flushdb":
+			actual = map[string]string{}
+			continue
+		case "del":
+			delete(actual, c.key)
+			continue
+		}
+		if c.key == keyJournal && !broken {
+			b, err := decodeBlock(c.val)
+			next := uint64(0)
+			if len(blocks) > 0 {
+				next = blocks[len(blocks)-1].Rev + 1
+			}
+			switch {
+			case err != nil:
+				bad(next, fmt.Sprintf("transaction %d: %v (at byte %d)", next, err, c.off))
+				broken = true
+			case len(blocks) > 0 && b.Hash == blocks[len(blocks)-1].Hash:
+				// the journal's second write (without the events it carried)
+			case len(blocks) == 0:
+				blocks, offsets = append(blocks, b), append(offsets, c.off)
+			default:
+				last := blocks[len(blocks)-1]
+				if len(blocks) == 1 && derived == nil {
+					baseOK = establishBase()
+					if !baseOK {
+						broken = true
+						break
+					}
+				} else {
+					checkApplied(last)
+				}
+				if b.Prev != last.Hash || b.Rev != last.Rev+1 {
+					bad(last.Rev+1, fmt.Sprintf("transaction %d is missing: the next block in the file (revision %d, at byte %d) does not follow revision %d", last.Rev+1, b.Rev, c.off, last.Rev))
+					broken = true
+					break
+				}
+				nd := d
+				for _, kv := range b.Sets {
+					if !keyInState(kv[0]) {
+						continue
+					}
+					if old, ok := derived[kv[0]]; ok {
+						if _, s, err := unwrap(kv[0], old); err == nil {
+							nd.sub(s)
+						}
+					}
+					if _, s, err := unwrap(kv[0], kv[1]); err == nil {
+						nd.add(s)
+					} else {
+						nd = digest{} // cannot match
+					}
+				}
+				if nd.String() != b.State {
+					bad(b.Rev, fmt.Sprintf("transaction %d: its change set does not lead to its recorded state", b.Rev))
+					broken = true
+					break
+				}
+				d = nd
+				for _, kv := range b.Sets {
+					derived[kv[0]] = kv[1]
+				}
+				blocks, offsets = append(blocks, b), append(offsets, c.off)
+			}
+		}
+		if c.op == "set" {
+			actual[c.key] = c.val
+		}
+	}
+	if len(blocks) == 0 {
+		r.Problem = "no chain block in the store file (emptied, zero-filled or not a loopx store)"
+		if a != nil {
+			v := uint64(0)
+			r.FirstBad = &v
+		}
+		return w
+	}
+	if derived == nil {
+		baseOK = establishBase()
+	} else if !broken {
+		checkApplied(blocks[len(blocks)-1])
+	}
+	head := blocks[len(blocks)-1]
+	r.Base, r.Head, r.HeadHash, r.Transactions = blocks[0].Rev, head.Rev, head.Hash, len(blocks)
+	r.Salvageable = baseOK
+	w.records, w.head = derived, head
+	// Damaged regions belong to the transaction whose block precedes them.
+	for _, reg := range sc.damaged {
+		i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > reg.Offset }) - 1
+		if i < 0 {
+			bad(blocks[0].Rev, fmt.Sprintf("the base (revision %d) is damaged at bytes %d–%d", blocks[0].Rev, reg.Offset, reg.Offset+reg.Length))
+			r.Salvageable = false
+			continue
+		}
+		if i+1 < len(blocks) || !broken {
+			bad(blocks[i].Rev, fmt.Sprintf("transaction %d is damaged at bytes %d–%d", blocks[i].Rev, reg.Offset, reg.Offset+reg.Length))
+		}
+	}
+	// The live records must be exactly the head's.
+	if r.FirstBad == nil && baseOK {
+		live := map[string]string{}
+		for k, v := range actual {
+			if k != keyJournal {
+				live[k] = v
+			}
+		}
+		if ld, err := stateOf(live); err != nil || ld != d {
+			msg := "records after the last transaction do not match the chain head"
+			if err != nil {
+				msg = err.Error()
+			}
+			bad(head.Rev, fmt.Sprintf("transaction %d: %s", head.Rev, msg))
+		}
+	}
+	if a != nil {
+		switch {
+		case a.Rev > head.Rev:
+			bad(head.Rev+1, fmt.Sprintf("the file's verifiable chain stops at revision %d; the anchor's head is revision %d (%s)", head.Rev, a.Rev, ShortHash(a.Hash)))
+		case a.Rev < blocks[0].Rev:
+			if r.Problem == "" {
+				r.Problem = fmt.Sprintf("the anchor's head (revision %d) is older than the file's base (revision %d)", a.Rev, blocks[0].Rev)
+			}
+		default:
+			b := blocks[a.Rev-blocks[0].Rev]
+			if b.Hash != a.Hash {
+				bad(a.Rev, fmt.Sprintf("transaction %d is off the anchor's chain (%s, anchored %s)", a.Rev, ShortHash(b.Hash), ShortHash(a.Hash)))
+			}
+		}
+	}
+	return w
+}
+
+// VerifyChain verifies the whole chain of the open store's file against
+// its anchor (the store holds the lock, so nothing commits meanwhile).
+// Errors: the file or the anchor cannot be read.
+func (s *Store) VerifyChain() (ChainReport, error) {
+	raw, err := os.ReadFile(s.Path())
+	if err != nil {
+		return ChainReport{}, err
+	}
+	a, ok, err := ReadAnchor(s.anchorDir)
+	if err != nil {
+		return ChainReport{}, err
+	}
+	var ap *Anchor
+	if ok {
+		ap = &a
+	}
+	return walkChain(s.Path(), raw, ap).report, nil
+}
+
+// VerifyChainAt is VerifyChain for a store that may not open: it takes the
+// lock of dir, reads dir/state.db and the anchor, and releases the lock.
+// Errors: ErrLockTimeout; the file or anchor cannot be read.
+func VerifyChainAt(dir string, o Options) (ChainReport, error) {
+	lk, err := lockDir(dir, o)
+	if err != nil {
+		return ChainReport{}, err
+	}
+	defer lk.Unlock()
+	path := filepath.Join(dir, DBFile)
+	adir := o.AnchorDir
+	if adir == "" {
+		if adir, err = AnchorDirOf(dir); err != nil {
+			return ChainReport{}, err
+		}
+	}
+	var ap *Anchor
+	if a, ok, err := ReadAnchor(adir); err != nil {
+		return ChainReport{}, err
+	} else if ok {
+		ap = &a
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		r := ChainReport{Store: path, Anchor: ap, Damaged: []Region{}, Problem: "state.db is missing"}
+		if ap != nil {
+			v := uint64(0)
+			r.FirstBad = &v
+		}
+		return r, nil
+	}
+	if err != nil {
+		return ChainReport{}, err
+	}
+	return walkChain(path, raw, ap).report, nil
+}
+
+// BackupBeforeSalvage is the copy of the damaged store kept by Salvage.
+const BackupBeforeSalvage = "state.db.damaged"
+
+// SalvageReport says what Salvage kept and dropped.
+type SalvageReport struct {
+	// Chain is the verification of the damaged file.
+	Chain ChainReport `json:"chain"`
+	// Kept is the revision the salvaged store continues from; Dropped the
+	// revisions the anchor had reached beyond it (0 when none).
+	Kept    uint64 `json:"kept"`
+	Dropped uint64 `json:"dropped"`
+	// Backup is the damaged file's copy.
+	Backup string `json:"backup"`
+}
+
+// Salvage rebuilds the store in dir from every transaction of its file
+// that verifies (the base and each block linked to it, their records taken
+// from the blocks, so records damaged in the file are restored), after
+// copying the damaged file to state.db.damaged. The salvaged store is
+// anchored (its head replaces the anchor's) and the salvage audited as a
+// store.salvaged event with the refusals logged meanwhile. It is `loopx
+// doctor --salvage`, a human's decision. Errors: ErrLockTimeout; the base
+// itself does not verify (nothing to build on: restore state.db.bak or a
+// backup); I/O errors (the damaged file stays in place).
+func Salvage(dir string, o Options) (SalvageReport, error) {
+	var rep SalvageReport
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	lk, err := lockDir(dir, o)
+	if err != nil {
+		return rep, err
+	}
+	defer lk.Unlock()
+	path := filepath.Join(dir, DBFile)
+	adir := o.AnchorDir
+	if adir == "" {
+		if adir, err = AnchorDirOf(dir); err != nil {
+			return rep, err
+		}
+		o.AnchorDir = adir
+	}
+	var ap *Anchor
+	if a, ok, err := ReadAnchor(adir); err == nil && ok {
+		ap = &a
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return rep, StoreError(path, err)
+	}
+	w := walkChain(path, raw, ap)
+	rep.Chain = w.report
+	if !w.report.Salvageable {
+		return rep, StoreError(path, fmt.Errorf("nothing verifiable to salvage: %s; restore %s or a backup", w.report.Problem, BackupFile))
+	}
+	rep.Kept = w.head.Rev
+	if ap != nil && ap.Rev > w.head.Rev {
+		rep.Dropped = ap.Rev - w.head.Rev
+	}
+	rep.Backup = filepath.Join(dir, BackupBeforeSalvage)
+	if err := copyFileAtomic(path, rep.Backup); err != nil {
+		return rep, StoreError(path, fmt.Errorf("backup before salvage: %w", err))
+	}
+	tmp := path + ".salvage"
+	_ = os.Remove(tmp)
+	db, err := buntdb.Open(tmp)
+	if err != nil {
+		return rep, StoreError(tmp, err)
+	}
+	head, _ := jsonString(w.head.durable())
+	err = db.Update(func(tx *buntdb.Tx) error {
+		for k, v := range w.records {
+			if _, _, err := tx.Set(k, v, nil); err != nil {
+				return err
+			}
+		}
+		_, _, err := tx.Set(keyJournal, head, nil)
+		return err
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return rep, StoreError(path, err)
+	}
+	o.AcceptRollback = true
+	s, err := openLocked(dir, o)
+	if err != nil {
+		return rep, err
+	}
+	defer s.Close()
+	msg := fmt.Sprintf("salvaged the store at revision %d (%s) from its verifiable transactions", w.head.Rev, ShortHash(w.head.Hash))
+	if w.report.FirstBad != nil {
+		msg += fmt.Sprintf("; the first bad transaction was %d: %s", *w.report.FirstBad, w.report.Problem)
+	}
+	if rep.Dropped > 0 {
+		msg += fmt.Sprintf("; %d transaction(s) after it are lost (the anchor was at revision %d)", rep.Dropped, ap.Rev)
+	}
+	msg += "; the damaged file is " + BackupBeforeSalvage
+	err = s.Update(func(tx *Tx) error {
+		return tx.AppendEvent(Event{Kind: "store.salvaged", Actor: "human", Message: msg,
+			Data: map[string]any{"kept": rep.Kept, "dropped": rep.Dropped, "backup": BackupBeforeSalvage}})
+	})
+	return rep, err
+}
+
+// lockDir takes the exclusive state lock of dir (Open's).
+func lockDir(dir string, o Options) (*flock.Flock, error) {
+	if o.LockTimeout == 0 {
+		o.LockTimeout = 30 * time.Second
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, StoreError(dir, err)
+	}
+	lk := flock.New(filepath.Join(dir, LockFile))
+	ctx, cancel := context.WithTimeout(context.Background(), o.LockTimeout)
+	defer cancel()
+	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, filepath.Join(dir, LockFile), o.LockTimeout)
+		}
+		return nil, StoreError(filepath.Join(dir, LockFile), err)
+	}
+	return lk, nil
+}
