@@ -64,9 +64,13 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 		actor = "human"
 	}
 	err = e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
+		if err := tx.AppendEvent(kernel.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
 			Message: fmt.Sprintf("review of changes since %s", kernel.RFC3339(rv.Since)),
-			Data:    map[string]any{"since": kernel.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}})
+			Data:    map[string]any{"since": kernel.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}}); err != nil {
+			return err
+		}
+		// What the review covered may now be pruned (audit.retain, prune.go).
+		return e.retain(tx, true)
 	})
 	return rv, err
 }

@@ -36,7 +36,11 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 		}
 		// Again after fn, so that what fn changed (a todo cancelled, a gate
 		// raised already past its expiry) settles in the same transaction.
-		return e.housekeep(tx)
+		if err := e.housekeep(tx); err != nil {
+			return err
+		}
+		// The spec's audit.retain, once a day (prune.go).
+		return e.retain(tx, false)
 	})
 	if err == nil {
 		hosts.RemoveSpool(spooled)

@@ -405,3 +405,20 @@ func (tx *Tx) PruneEvents(before time.Time, by string, reviewed func(Event) bool
 	}
 	return rep, nil
 }
+
+// keyRetentionAt is when audit.retain was last applied (RFC 3339).
+const keyRetentionAt = "meta:retention_at"
+
+// RetentionAt returns when audit.retain was last applied (the zero time
+// when never).
+func (tx *Tx) RetentionAt() (time.Time, error) {
+	var t time.Time
+	_, err := tx.getJSON(keyRetentionAt, &t)
+	return t, err
+}
+
+// SetRetentionAt records that audit.retain was applied at t.
+func (tx *Tx) SetRetentionAt(t time.Time) error { return tx.putJSON(keyRetentionAt, t.UTC()) }
+
+// Pruning reports whether this transaction prunes the event log already.
+func (tx *Tx) Pruning() bool { return tx.prune != nil }

@@ -241,6 +241,7 @@ func hasValue(v cue.Value, field string) bool {
 // reports them).
 func (l *loader) checkSemantics(spec cue.Value) {
 	l.checkPolicyDeadline(spec)
+	l.checkDuration(spec, nil, true, "audit", "retain")
 	agents := lookup(spec, "agents")
 	for _, id := range fieldNames(agents) {
 		l.checkID("agent", []string{"agents", id})
@@ -401,6 +402,7 @@ func (l *loader) derive(s *Spec) {
 		}
 		return n
 	}
+	s.Audit.RetainSeconds = secs(s.Audit.Retain, "audit", "retain")
 	for id, g := range s.Goals {
 		g.Quota.WindowSeconds = secs(g.Quota.Window, "goals", id, "quota", "window")
 		g.Quota.MinIntervalSeconds = secs(g.Quota.MinInterval, "goals", id, "quota", "min_interval")
@@ -493,6 +495,8 @@ var helpByField = map[string]string{
 	"goals.*.todos.*":               `a todo: {title: "…", kind, priority, every}`,
 	"project.name":                  "a string",
 	"project.policy_deadline":       durationHelp,
+	"audit":                         "a struct: {retain}",
+	"audit.retain":                  durationHelp,
 	"agents.*.host":                 `one of "claude-code", "codex", "cursor", "shell", "other"`,
 	"agents.*.role":                 `a non-empty string such as "executor" or "reviewer"`,
 	"agents.*.mode":                 `"active" or "monitor_only"`,

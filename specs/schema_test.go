@@ -53,6 +53,7 @@ func durationFields(t *testing.T) []string {
 func TestSchema_EveryDurationFieldIsADuration(t *testing.T) {
 	cases := map[string]string{
 		"project.policy_deadline":       `project: policy_deadline: BAD`,
+		"audit.retain":                  `audit: retain: BAD`,
 		"goals.*.quota.window":          `goals: g1: {objective: "x", quota: window: BAD}`,
 		"goals.*.quota.min_interval":    `goals: g1: {objective: "x", quota: min_interval: BAD}`,
 		"goals.*.gates.*.expires_after": `goals: g1: {objective: "x", gates: m: {question: "Merge the v2 branch now?", expires_after: BAD}}`,

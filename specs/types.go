@@ -12,10 +12,22 @@ import "time"
 type Spec struct {
 	// Project names the project (spec field project.name).
 	Project Project `json:"project"`
+	// Audit is the spec's audit block (retention of the audit event log).
+	Audit Audit `json:"audit"`
 	// Agents are the peer agents declared in the spec, keyed by agent id.
 	Agents map[string]Agent `json:"agents"`
 	// Goals are the long-running objectives, keyed by goal id.
 	Goals map[string]Goal `json:"goals"`
+}
+
+// Audit is the spec's audit block.
+type Audit struct {
+	// Retain is how long audit events are kept (spec field audit.retain,
+	// a duration such as "90d"; "" = until pruned by hand): reviewed
+	// events older than it are pruned with a checkpoint.
+	Retain string `json:"retain,omitempty"`
+	// RetainSeconds is Retain in whole seconds (0 when unset).
+	RetainSeconds int64 `json:"retain_seconds,omitempty"`
 }
 
 // Project is the spec's project block.

@@ -9,6 +9,7 @@
 package views
 
 import (
+	"github.com/loopx-dev/loopx/engine/retention"
 	"slices"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ const DefaultReviewWindow = 24 * time.Hour
 
 // ReviewEventKind marks a generated review in the audit log; the next
 // review starts from it.
-const ReviewEventKind = "review.generated"
+const ReviewEventKind = retention.ReviewEventKind
 
 // StatusSource is what a status reads: a kernel read transaction or the
 // read model.

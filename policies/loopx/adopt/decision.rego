@@ -45,9 +45,25 @@ loosens := [lib.reason("loosens", msg, "data.loopx.adopt.decision", ref) | some 
 
 found contains [k, $"{k} changed"] if {
 	some k in keys(old, new)
-	not k in {"goals", "agents"}
+	not k in {"goals", "agents", "audit"}
 	object.get(old, k, null) != object.get(new, k, null)
 }
+
+# Audit retention: history pruned sooner loosens (audit.retain added or
+# shortened); kept longer or for good (retain raised or removed) tightens.
+found contains ["audit.retain", "audit.retain added or shortened: audit history is pruned sooner"] if {
+	not retain_tightens(object.get(old, "audit", {}), object.get(new, "audit", {}))
+}
+
+found contains ["audit", "audit changed"] if {
+	some k in keys(object.get(old, "audit", {}), object.get(new, "audit", {}))
+	not k in {"retain", "retain_seconds"}
+	object.get(object.get(old, "audit", {}), k, null) != object.get(object.get(new, "audit", {}), k, null)
+}
+
+retain_tightens(_, nv) if not nv.retain_seconds
+
+retain_tightens(ov, nv) if nv.retain_seconds >= ov.retain_seconds
 
 # Agents: one added or changed loosens; one removed tightens.
 found contains [$"agents.{a}", $"agent {a} added or changed"] if {

@@ -102,3 +102,31 @@ test_not_comparable_is_pending if {
 	adopt.decision.verdict == "pending" with input as {"old": base, "new": "x"}
 	adopt.decision.verdict == "pending" with input as {}
 }
+
+test_audit_retain_shorter_or_added_loosens if {
+	with_retain := json.patch(base, [{"op": "add", "path": "/audit", "value": {"retain": "90d", "retain_seconds": 7776000}}])
+	cases := [
+		[base, {"retain": "90d", "retain_seconds": 7776000}],
+		[with_retain, {"retain": "30d", "retain_seconds": 2592000}],
+	]
+	every c in cases {
+		new := json.patch(base, [{"op": "add", "path": "/audit", "value": c[1]}])
+		d := adopt.decision with input as {"old": c[0], "new": new}
+		d.verdict == "pending"
+		refs(d) == {"audit.retain"}
+	}
+}
+
+test_audit_retain_longer_or_removed_tightens if {
+	with_retain := json.patch(base, [{"op": "add", "path": "/audit", "value": {"retain": "90d", "retain_seconds": 7776000}}])
+	cases := [
+		{"retain": "2160h", "retain_seconds": 7776000},
+		{"retain": "180d", "retain_seconds": 15552000},
+		{},
+	]
+	every c in cases {
+		new := json.patch(base, [{"op": "add", "path": "/audit", "value": c}])
+		adopt.decision.verdict == "adopt" with input as {"old": with_retain, "new": new}
+	}
+	adopt.decision.verdict == "adopt" with input as {"old": base, "new": json.patch(base, [{"op": "add", "path": "/audit", "value": {}}])}
+}
