@@ -140,6 +140,24 @@ func (s *Store) recoverLog(j *journal, accept bool) (*logRepair, error) {
 		s.head = want
 		return nil, nil
 	}
+	// Bytes after the committed head: a write nobody committed.
+	if f != nil && size > want.Size && endsAt(f, want) {
+		tail := make([]byte, size-want.Size)
+		if _, err := f.ReadAt(tail, want.Size); err != nil {
+			return nil, err
+		}
+		if err := s.keepTorn(tail); err != nil {
+			return nil, err
+		}
+		if err := f.Truncate(want.Size); err != nil {
+			return nil, err
+		}
+		if err := f.Sync(); err != nil {
+			return nil, err
+		}
+		s.head = want
+		return &logRepair{Dropped: int64(len(tail))}, nil
+	}
 	// The last transaction's log write did not finish (or never started).
 	if j != nil && j.LogFrom != nil && j.LogTo != nil && (j.Log != "" || j.Prune != nil) &&
 		(j.LogFrom.Size == 0 || (f != nil && size >= j.LogFrom.Size && endsAt(f, *j.LogFrom))) {
@@ -164,24 +182,6 @@ func (s *Store) recoverLog(j *journal, accept bool) (*logRepair, error) {
 		}
 		s.head = want
 		return rep, nil
-	}
-	// Bytes after the committed head: a write nobody committed.
-	if f != nil && size > want.Size && endsAt(f, want) {
-		tail := make([]byte, size-want.Size)
-		if _, err := f.ReadAt(tail, want.Size); err != nil {
-			return nil, err
-		}
-		if err := s.keepTorn(tail); err != nil {
-			return nil, err
-		}
-		if err := f.Truncate(want.Size); err != nil {
-			return nil, err
-		}
-		if err := f.Sync(); err != nil {
-			return nil, err
-		}
-		s.head = want
-		return &logRepair{Dropped: int64(len(tail))}, nil
 	}
 	what := fmt.Sprintf("%s is %d bytes and does not end with the record the store's last commit wrote (byte %d, %d records)", EventsFile, size, want.Size, want.Records)
 	if f == nil {

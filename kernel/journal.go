@@ -27,8 +27,8 @@ type journal struct {
 	LogFrom *LogHead `json:"log_from,omitempty"`
 	LogTo   *LogHead `json:"log_to,omitempty"`
 	// Log is what the transaction appends to the event log after LogFrom
-	// (its events' records). It is dropped from the journal once it is
-	// durable in the log (applyJournal).
+	// (its events' records), kept until the next commit's journal replaces
+	// this one.
 	Log string `json:"log,omitempty"`
 	// Prune, when set, rewrites the log: Checkpoint, then the old log's
 	// bytes from KeepFrom to LogFrom.Size, then Log.
@@ -50,7 +50,8 @@ type journalPrune struct {
 	Checkpoint string `json:"checkpoint"`
 }
 
-// durable is j without what only matters until the log holds it.
+// durable is j without what only matters until the event log holds it
+// (the block the chain keeps in memory and salvage writes).
 func (j journal) durable() journal {
 	j.Log, j.Prune = "", nil
 	return j
@@ -68,10 +69,9 @@ func (j journal) durable() journal {
 // The transaction's audit events go to the event log (eventlog.go) between
 // the two: the journal carries their records (Log) and the log's head
 // before and after (LogFrom, LogTo); the records are written and fsynced,
-// and only then are the records applied, with the journal rewritten
-// without Log. A crash before the log write is completed on open from the
-// journal (recoverLog), so an acknowledged transaction's events are in the
-// log after any crash.
+// and only then are the store's records applied. A crash before the log
+// write ends is completed on open from the journal (recoverLog), so an
+// acknowledged transaction's events are in the log after any crash.
 func (s *Store) commitJournaled(tx *Tx) error {
 	if s.logErr != nil {
 		return StoreError(s.EventsPath(), fmt.Errorf("an earlier commit could not write the event log (reopen the store to complete it): %w", s.logErr))
@@ -143,21 +143,18 @@ func (s *Store) commitJournaled(tx *Tx) error {
 	return nil
 }
 
-// applyJournal sets j's records and rewrites the journal without what the
-// event log now holds.
+// applyJournal sets j's records. The journal stays as it is (its Log
+// included) until the next commit replaces it: a record of its own in this
+// commit could be the one a torn tail cuts, hiding a partly applied
+// transaction from redoJournal.
 func (s *Store) applyJournal(j journal) error {
-	d, err := json.Marshal(j.durable())
-	if err != nil {
-		return err
-	}
 	return s.db.Update(func(btx *buntdb.Tx) error {
 		for _, kv := range j.Sets {
 			if _, _, err := btx.Set(kv[0], kv[1], nil); err != nil {
 				return err
 			}
 		}
-		_, _, err := btx.Set(keyJournal, string(d), nil)
-		return err
+		return nil
 	})
 }
 
