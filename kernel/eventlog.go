@@ -46,12 +46,17 @@ const maxLogLine = 8 << 20
 // record gets (every record ever written counts, pruned ones included).
 // Every commit records the head it leaves in the store's journal; Open
 // checks the log against it.
+//
+// First is the hash of the file's first record (a checkpoint after a
+// prune): Open reads the first line too, so a prefix of the log replaced
+// (a forged checkpoint padded to the same length) is refused at once.
 type LogHead struct {
 	Size    int64  `json:"size"`
 	Hash    string `json:"hash,omitempty"`
 	Link    string `json:"link,omitempty"`
 	Records uint64 `json:"records"`
 	Next    uint64 `json:"next"`
+	First   string `json:"first,omitempty"`
 }
 
 // Checkpoint stands, at the start of a pruned log, for the records pruned
@@ -178,6 +183,9 @@ func (sc *logScan) next(line []byte, off int64, fn recordFunc) error {
 			return bad(fmt.Sprintf("index %d at the start of a log without a checkpoint", r.I))
 		}
 		sc.link = h
+	}
+	if sc.head.Records == 0 {
+		sc.head.First = h
 	}
 	sc.head.Records++
 	sc.head.Next = r.I + 1
@@ -330,7 +338,30 @@ func endsAt(f *os.File, head LogHead) bool {
 		return true
 	}
 	_, h, err := recordEndingAt(f, head.Size)
-	return err == nil && h == head.Hash
+	return err == nil && h == head.Hash && startsWith(f, head)
+}
+
+// startsWith reports whether the log in f begins with the record whose
+// hash is head.First (true when head predates First), reading its first
+// line only.
+func startsWith(f *os.File, head LogHead) bool {
+	if head.First == "" {
+		return true
+	}
+	for n := int64(64 << 10); ; n *= 2 {
+		buf := make([]byte, min(n, head.Size))
+		k, err := f.ReadAt(buf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return false
+		}
+		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
+			_, h, why := parseRecord(buf[:i])
+			return why == "" && h == head.First
+		}
+		if int64(k) >= head.Size || n >= maxLogLine {
+			return false
+		}
+	}
 }
 
 // appendRecords renders events (committed at revision rev) as records
@@ -348,6 +379,9 @@ func appendRecords(head LogHead, rev uint64, events []Event) ([]byte, LogHead, e
 		}
 		out = append(out, line...)
 		head.Next++
+		if head.Records == 0 {
+			head.First = h
+		}
 		head.Records++
 		head.Size += int64(len(line))
 		head.Hash, head.Link = h, h

@@ -204,6 +204,31 @@ func TestEventLog_OpenRepairsTheTail(t *testing.T) {
 			lines := bytes.SplitAfter(b, []byte("\n"))
 			truncateBy(t, filepath.Join(dir, EventsFile), len(lines[3])+len(lines[4])+10)
 		}, refused: true},
+		// A forged prune: the first records replaced by a checkpoint padded
+		// to their length, the rest (and the end) untouched.
+		{name: "a forged checkpoint in place of the first records", damage: func(t *testing.T, dir string, s *Store) {
+			closeNoShrink(s)
+			p := filepath.Join(dir, EventsFile)
+			b := readFile(t, p)
+			lines := bytes.SplitAfter(b, []byte("\n"))
+			n := len(lines[0]) + len(lines[1])
+			r, _, why := parseRecord(lines[2][:len(lines[2])-1])
+			if why != "" {
+				t.Fatal(why)
+			}
+			forge := func(by string) []byte {
+				line, _, err := encodeRecord(logRecord{I: 2, Checkpoint: &Checkpoint{Head: r.Prev, Through: 2, Pruned: 2, By: by}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return line
+			}
+			line := forge(strings.Repeat("x", n-len(forge(""))))
+			if len(line) != n {
+				t.Fatalf("forged %d bytes for %d", len(line), n)
+			}
+			writeFile(t, p, append(line, b[n:]...))
+		}, refused: true},
 		{name: "deleted", damage: func(t *testing.T, dir string, s *Store) {
 			closeNoShrink(s)
 			if err := os.Remove(filepath.Join(dir, EventsFile)); err != nil {

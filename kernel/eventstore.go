@@ -344,7 +344,7 @@ func (p *pruneReq) rewrite(head LogHead) ([]byte, LogHead, error) {
 	if err != nil {
 		return nil, head, err
 	}
-	out := LogHead{Size: int64(len(line)) + head.Size - p.keepFrom, Records: 1 + head.Records - p.inFile, Next: head.Next}
+	out := LogHead{Size: int64(len(line)) + head.Size - p.keepFrom, Records: 1 + head.Records - p.inFile, Next: head.Next, First: h}
 	if head.Records > p.inFile {
 		out.Hash, out.Link = head.Hash, head.Link
 	} else {
