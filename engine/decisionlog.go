@@ -8,12 +8,17 @@ import (
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/declog"
 	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/internal/buildinfo"
 )
 
 // Version is loopx's version, set at build time with
-// -ldflags "-X github.com/loopx-dev/loopx/engine.Version=v1.2.3". The
-// decision log records it as labels.version.
+// -ldflags "-X github.com/loopx-dev/loopx/engine.Version=v1.2.3"; left
+// "dev", it becomes what the binary's build information names at start
+// (buildinfo.Version: the module version, else "dev (REVISION[, modified])").
+// The decision log records it as labels.version.
 var Version = "dev"
+
+func init() { Version = buildinfo.Version(Version) }
 
 // LogEntry is one line of .loopx/decisions.jsonl (decision.LogEntry, an
 // OPA decision-log event); LoggedDecision reads the decision it records.

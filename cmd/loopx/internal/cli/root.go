@@ -58,8 +58,10 @@ func exitForVerdict(verdict string) int {
 }
 
 // Version is loopx's version: engine.Version, set at build time with
-// -ldflags "-X github.com/loopx-dev/loopx/engine.Version=v1.2.3" (the
-// decision log records it as labels.version).
+// -ldflags "-X github.com/loopx-dev/loopx/engine.Version=v1.2.3", else
+// read from the binary's build information (the module version, else
+// "dev (REVISION[, modified])"); the decision log records it as
+// labels.version.
 var Version = engine.Version
 
 // app is the state shared by every command of one invocation.
@@ -202,9 +204,11 @@ watch --exec interrupted (the current round recorded first).`,
   loopx todo add --goal g1 "Write the migration guide"
   loopx decide should-run --goal g1 --agent a1 --json
   loopx run --goal g1 --agent a1 -- ./agent.sh`,
+		Version:       Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("loopx {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON document on stdout")
 	root.PersistentFlags().StringVar(&a.project, "project", "", "project root (default: $LOOPX_PROJECT, else found by walking up from the working directory)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%v", err) })
