@@ -224,9 +224,24 @@ func Prompt(t Turn) (text string, truncated bool) {
 	return text, truncated
 }
 
+// uniq is globs without repeats, each kept where it first appears (the
+// spec's deny usually repeats loopx's own protected paths).
+func uniq(globs []string) []string {
+	seen := make(map[string]bool, len(globs))
+	out := globs[:0:0]
+	for _, g := range globs {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 func scopeLines(s Scope, clip func(string, int) string) []string {
 	var out []string
 	add := func(label string, globs []string) {
+		globs = uniq(globs)
 		if len(globs) > 0 {
 			out = append(out, fmt.Sprintf("- %s: %s", label, clip(strings.Join(globs, ", "), 200)))
 		}

@@ -69,6 +69,9 @@ func TestPrompt(t *testing.T) {
 			want: []string{"g-1", "g-2", "g-3"}},
 		{name: "scope", turn: Turn{Goal: "g1", Agent: "a1", Verdict: "skip", Scope: Scope{Write: []string{"src/**"}, CommandsAsk: []string{"git push*"}}},
 			want: []string{"## Scope\n- write only: src/**\n- never write: loopx/**, .loopx/**\n- commands that need a human: git push*\n"}},
+		{name: "scope paths once", turn: Turn{Goal: "g1", Agent: "a1", Verdict: "skip", Scope: Scope{Write: []string{"src/**", "docs/**", "src/**"},
+			Deny: []string{".loopx/**", "loopx/**", ".env", ".env", "secrets/**"}, CommandsDeny: []string{"git push --force*", "git push --force*"}}},
+			want: []string{"## Scope\n- write only: src/**, docs/**\n- never write: loopx/**, .loopx/**, .env, secrets/**\n- commands denied: git push --force*\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text, truncated := Prompt(tc.turn)
