@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -139,12 +140,7 @@ func (b Book) Check() ([]Problem, error) {
 	if c.Failed() {
 		b.Schemas.Explain(c.Errors)
 		for _, ce := range c.Errors {
-			p := Problem{Code: ce.Code, Message: ce.Message}
-			if ce.Location != nil {
-				p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
-				p.Rule = ruleAt(parsed[p.File], p.Row)
-			}
-			probs = append(probs, p)
+			probs = append(probs, compileProblem(ce, parsed, policyMods))
 		}
 		sortProblems(probs)
 		return probs, nil
@@ -152,6 +148,52 @@ func (b Book) Check() ([]Problem, error) {
 	probs = append(probs, unreachableRules(c, parsed)...)
 	sortProblems(probs)
 	return probs, nil
+}
+
+// userRef is a reference to a user rule in a compile error's message
+// ("data.loopx.user.should_run.deny[__local639__]").
+var userRef = regexp.MustCompile(`data\.loopx\.user\.([a-z_]+)\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// compilerLocal is a variable the compiler made up ("[__local639__]"):
+// its number says nothing to a user and changes with the built-in bundle.
+var compilerLocal = regexp.MustCompile(`\[__local\d+__\]`)
+
+// compileProblem is the Problem of the compile error ce, at its
+// file:line:col with the rule there. An error the compiler finds in the
+// built-in bundle where it reads a user rule (a deny that is not a set:
+// `deny := 1`) is reported at that user rule in the user's file, naming
+// the built-in position, so the user sees what to fix.
+func compileProblem(ce *ast.Error, parsed map[string]*ast.Module, mods []Module) Problem {
+	p := Problem{Code: ce.Code, Message: ce.Message}
+	if ce.Location == nil {
+		return p
+	}
+	p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
+	p.Rule = ruleAt(parsed[p.File], p.Row)
+	if slices.ContainsFunc(mods, func(m Module) bool { return m.Path == p.File }) {
+		return p
+	}
+	sub := userRef.FindStringSubmatch(ce.Message)
+	if sub == nil {
+		return p
+	}
+	pkg := "loopx.user." + sub[1]
+	for _, m := range mods {
+		pm := parsed[m.Path]
+		if m.Test || m.Package != pkg || pm == nil {
+			continue
+		}
+		for _, r := range pm.Rules {
+			if r.Location == nil || r.Head.Name.String() != sub[2] && r.Head.Ref().String() != sub[2] {
+				continue
+			}
+			p.Message = fmt.Sprintf("%s is not what loopx reads (%s: a set of reasons, `%s contains r if …`): the built-in policy at %s:%d:%d: %s",
+				sub[2], "data."+pkg+"."+sub[2], sub[2], p.File, p.Row, p.Col, compilerLocal.ReplaceAllString(ce.Message, ""))
+			p.File, p.Row, p.Col, p.Rule = m.Path, r.Location.Row, r.Location.Col, sub[2]
+			return p
+		}
+	}
+	return p
 }
 
 // ruleAt names the rule of m that starts at or above row.
@@ -365,12 +407,7 @@ func (b Book) Test(ctx context.Context, spec []byte, deadline time.Duration) (Te
 			return rep, err
 		}
 		for _, ce := range errs {
-			p := Problem{Code: ce.Code, Message: ce.Message}
-			if ce.Location != nil {
-				p.File, p.Row, p.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
-				p.Rule = ruleAt(parsed[p.File], p.Row)
-			}
-			rep.Problems = append(rep.Problems, p)
+			rep.Problems = append(rep.Problems, compileProblem(ce, parsed, mods))
 		}
 		sortProblems(rep.Problems)
 		return rep, nil
