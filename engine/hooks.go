@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/pathfacts"
+	"github.com/loopx-dev/loopx/kernel"
 )
 
 // HooksRecordFile (in .loopx/) records the hook entries `loopx hooks
@@ -66,4 +68,23 @@ func (e *Engine) RequireHookAgent(host, goal, agent string) error {
 		return err
 	}
 	return hosts.CheckAgent(hostOf, host, agent, goal, e.facts().GoalSpec(goal).Agents)
+}
+
+// UnrecordHooks drops the install record of the settings file path
+// (hosts.Unrecord) and reports whether there was one.
+func (e *Engine) UnrecordHooks(path string) (bool, error) {
+	return hosts.Unrecord(e.StateDir(), e.displayPath(path))
+}
+
+// AuditHooksUninstalled appends a hooks.uninstalled event (actor human,
+// subject the settings file, Data {"host", "removed"}) in its own
+// transaction: a human took n of loopx's hook entries out of a host's
+// settings. Errors: the store's.
+func (e *Engine) AuditHooksUninstalled(host, path string, n int) error {
+	rel := e.displayPath(path)
+	return e.update(func(tx *kernel.Tx) error {
+		return tx.AppendEvent(kernel.Event{Kind: "hooks.uninstalled", Actor: "human", Subject: rel,
+			Message: fmt.Sprintf("loopx hooks uninstall: removed %d loopx hook entr%s from %s (%s)", n, map[bool]string{true: "y", false: "ies"}[n == 1], rel, host),
+			Data:    map[string]any{"host": host, "removed": n}})
+	})
 }

@@ -63,6 +63,35 @@ func Record(stateDir, host, rel string, hooks []Hook) error {
 			out = append(out, r)
 		}
 	}
+	return writeRecords(stateDir, out)
+}
+
+// Unrecord drops stateDir's record of the settings file rel (`loopx hooks
+// uninstall`: doctor no longer expects loopx's entries there) and reports
+// whether there was one. The file is replaced atomically.
+func Unrecord(stateDir, rel string) (bool, error) {
+	recs, err := ReadInstalled(stateDir)
+	if err != nil {
+		return false, err
+	}
+	out := recs[:0:0]
+	for _, r := range recs {
+		if r.Settings != rel {
+			out = append(out, r)
+		}
+	}
+	if len(out) == len(recs) {
+		return false, nil
+	}
+	return true, writeRecords(stateDir, out)
+}
+
+// writeRecords replaces stateDir's RecordFile with recs, sorted by
+// settings file.
+func writeRecords(stateDir string, out []Installed) error {
+	if out == nil {
+		out = []Installed{}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Settings < out[j].Settings })
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

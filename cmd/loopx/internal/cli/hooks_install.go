@@ -65,7 +65,7 @@ func (a *app) runHooksInstall(_ context.Context, o *hooksInstallOptions) error {
 }
 
 func (a *app) hooksCmd() *cobra.Command {
-	c := &cobra.Command{Use: "hooks", Short: "Install loopx's hooks into an agent host's settings"}
+	c := &cobra.Command{Use: "hooks", Short: "Install or remove loopx's hooks in an agent host's settings"}
 	o := &hooksInstallOptions{}
 	in := &cobra.Command{
 		Use:   "install --host claude-code|codex [--settings FILE] [--goal G] [--agent A]",
@@ -116,6 +116,6 @@ or settings that are not a JSON object.`,
 	f.StringVar(&o.settings, "settings", "", "the settings file (default .claude/settings.json or .codex/hooks.json in the project root)")
 	f.StringVar(&o.goal, "goal", "", "the goal the hook decides for (default: $LOOPX_GOAL at hook time, else the only goal)")
 	f.StringVar(&o.agent, "agent", "", `the agent id the hook decides for (default: $LOOPX_AGENT at hook time, else the agent the processes above the hook run as, else "claude"/"codex"); must be declared in the spec`)
-	c.AddCommand(in)
+	c.AddCommand(in, a.hooksUninstallCmd()) // hooks_uninstall.go
 	return c
 }

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/loopx-dev/loopx/engine/hook"
+	"github.com/spf13/cobra"
+)
+
+// hooksUninstallOptions are `loopx hooks uninstall`'s flags.
+type hooksUninstallOptions struct {
+	host, settings string
+}
+
+// validate checks the flags alone (no project opened): usage errors exit 2.
+func (o *hooksUninstallOptions) validate() error {
+	return hook.CheckUninstall(hook.UninstallOptions{Host: o.host, Settings: o.settings})
+}
+
+// runHooksUninstall removes loopx's entries (hook.Uninstall) once the
+// built-in repair rule says a human runs this, and prints what went.
+func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) error {
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	// Removing loopx's hooks takes governance away, which only widens what
+	// an agent may do: a human's call (design §16), decided by the
+	// built-in channel rule (data.loopx.gate.repair), refused and audited
+	// for an agent.
+	subject := o.settings
+	if subject == "" {
+		subject = map[string]string{"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}[o.host]
+	}
+	if err := a.humanOnly(ctx, e, "hooks uninstall", true, "hooks.uninstall_refused", subject); err != nil {
+		return err
+	}
+	res, err := hook.Uninstall(e, hook.UninstallOptions{Host: o.host, Settings: o.settings})
+	if err != nil {
+		return err
+	}
+	return a.print(res, func(w io.Writer) {
+		for _, r := range res.Removed {
+			if r.Matcher != "" {
+				fmt.Fprintf(w, "removed %s (%s): %s\n", r.Event, r.Matcher, r.Command)
+			} else {
+				fmt.Fprintf(w, "removed %s: %s\n", r.Event, r.Command)
+			}
+		}
+		if res.Wrote {
+			fmt.Fprintf(w, "wrote %s (everything else kept); to put them back: %s\n", res.Settings, res.Reinstall)
+		} else {
+			fmt.Fprintf(w, "no loopx hook in %s: nothing removed\n", res.Settings)
+		}
+	})
+}
+
+func (a *app) hooksUninstallCmd() *cobra.Command {
+	o := &hooksUninstallOptions{}
+	c := &cobra.Command{
+		Use:   "uninstall --host claude-code|codex [--settings FILE]",
+		Short: "Remove loopx's hooks from a host's settings (human only)",
+		Long: `Remove every hook entry that runs ` + "`loopx hook …`" + ` from a host's settings,
+under every event, and nothing else: the user's own hooks (also those in a
+group beside loopx's), other events and other keys stay, in their order. A
+group, an event or "hooks" that only loopx's entries filled goes with them.
+The file is rewritten only when something was removed; uninstalling twice
+changes nothing. The install record in .loopx/hooks.json goes too, so
+` + "`loopx doctor`" + ` no longer reports the entries missing. It prints each entry it
+removed and the command that puts them back (loopx hooks install).
+
+  --host claude-code   .claude/settings.json in the project root
+  --host codex         .codex/hooks.json
+
+Human only: without its hooks loopx no longer governs the host's tool calls,
+so an agent must not remove them. Refused (exit 1, audited as
+hooks.uninstall_refused) inside an agent round (LOOPX_ROUND or LOOPX_AGENT
+set) and from a process that descends from an agent (a loopx run runner,
+an agent host). A removal is audited as hooks.uninstalled.
+
+Exit codes: 0 removed (or nothing to remove); 1 refused (an agent); 2 usage
+error, unknown host, or settings that are not a JSON object.`,
+		Example: `  loopx hooks uninstall --host claude-code
+  loopx hooks uninstall --host codex --json
+  loopx hooks uninstall --host claude-code --settings .claude/settings.local.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return a.runHooksUninstall(cmd.Context(), o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.host, "host", "", "claude-code or codex (required)")
+	f.StringVar(&o.settings, "settings", "", "the settings file (default .claude/settings.json or .codex/hooks.json in the project root)")
+	return c
+}

@@ -1,0 +1,111 @@
+package hook
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/internal/errs"
+)
+
+// UninstallOptions say whose entries to remove from which file.
+type UninstallOptions struct {
+	// Host is claude-code or codex.
+	Host string
+	// Settings is the settings file ("" = hosts.SettingsFile under the
+	// project root).
+	Settings string
+}
+
+// UninstallResult is `loopx hooks uninstall --json`'s document.
+type UninstallResult struct {
+	Host     string `json:"host"`
+	Settings string `json:"settings"`
+	// Removed are the entries taken out, in the file's order (none when
+	// there were none: uninstalling twice changes nothing).
+	Removed []hosts.Removed `json:"removed"`
+	// Wrote is true when the settings file was rewritten.
+	Wrote bool `json:"wrote"`
+	// Unrecorded is true when .loopx/hooks.json recorded an install in
+	// this file (`loopx doctor` no longer expects the entries).
+	Unrecorded bool `json:"unrecorded"`
+	// Reinstall is the command that puts the entries back.
+	Reinstall string `json:"reinstall"`
+}
+
+// CheckUninstall checks the options alone, before a project is opened.
+// Errors (errs.Usage): no or an unknown host.
+func CheckUninstall(o UninstallOptions) error {
+	if o.Host == "" {
+		return errs.Usagef("usage", "hooks uninstall needs --host claude-code or --host codex")
+	}
+	if !hosts.KnownHost(o.Host) {
+		return errs.Usagef("usage", "unknown host %q (want claude-code or codex)", o.Host)
+	}
+	return nil
+}
+
+// Uninstall removes every `loopx hook` entry from the host's settings file
+// in e's project (hosts.UnmergeSettings: the user's other keys and hooks
+// stay), rewrites the file in place only when something was removed, drops the install record (engine.UnrecordHooks) and audits the
+// removal (hooks.uninstalled). A missing file removes nothing. The caller
+// checks first that a human runs it: removing loopx's hooks takes away
+// governance, which no agent may do. Errors: errs.Usage (settings that are
+// not a JSON object); the file system's; the store's.
+func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
+	path := o.Settings
+	if path == "" {
+		path = filepath.Join(e.Root(), filepath.FromSlash(hosts.SettingsFile(o.Host)))
+	}
+	res := UninstallResult{Host: o.Host, Settings: path, Removed: []hosts.Removed{}, Reinstall: "loopx hooks install --host " + o.Host}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return res, err
+	}
+	out, removed, err := hosts.UnmergeSettings(old)
+	if err != nil {
+		return res, errs.Usagef("usage", "%s: %v", path, err)
+	}
+	if len(removed) > 0 {
+		res.Removed = removed
+		res.Reinstall += hookArgs(removed[0].Command, o.Host)
+	}
+	if !bytes.Equal(old, out) {
+		// Written in place as install writes it: the file keeps its mode,
+		// and a symlinked settings file stays a symlink.
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			return res, err
+		}
+		res.Wrote = true
+	}
+	if o.Settings != "" {
+		res.Reinstall += " --settings " + shellWord(o.Settings)
+	}
+	if res.Unrecorded, err = e.UnrecordHooks(path); err != nil {
+		return res, err
+	}
+	if len(removed) > 0 {
+		if err := e.AuditHooksUninstalled(o.Host, path, len(removed)); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// hookArgs is what follows "loopx hook HOST --event EVENT" in command
+// (" --goal g1 --agent claude", already quoted as install wrote it), ""
+// when command is not of that form.
+func hookArgs(command, host string) string {
+	f := strings.Fields(command)
+	if len(f) < 5 || f[2] != host || f[3] != "--event" {
+		return ""
+	}
+	if len(f) == 5 {
+		return ""
+	}
+	return " " + strings.Join(f[5:], " ")
+}
