@@ -100,7 +100,10 @@ type Options struct {
 	MaxRounds int
 	// LeaseTTL is the lease TTL of a todo whose lease names none.
 	LeaseTTL time.Duration
-	// Stdout and Stderr receive the command's output.
+	// Stdout and Stderr receive the command's output (commandOutput: a
+	// terminal directly, anything else through a copy that drops the
+	// output once a write fails, so a closed pipe never reaches the
+	// command).
 	Stdout, Stderr io.Writer
 }
 
@@ -165,7 +168,12 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = o.Dir
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = o.Stdout, o.Stderr, nil
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = commandOutput(o.Stdout), nil, nil
+	if f, ok := o.Stdout.(*os.File); ok && o.Stderr == io.Writer(f) {
+		cmd.Stderr = cmd.Stdout // one stream: the command's lines stay in order
+	} else {
+		cmd.Stderr = commandOutput(o.Stderr)
+	}
 	cmd.Env = append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
 		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+o.Dir)
 	keep := keepLease(eng, r, leaseTTL(st.Todo, o.LeaseTTL), revBefore) // lease.go

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -55,10 +58,13 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	if _, err := actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "run", Goal: o.Goal}); err != nil {
 		return err
 	}
-	o.Stdout, o.Stderr = a.rawStderr, a.rawStderr // the agent command's own output
-	if !a.json {
-		o.Stdout = a.rawStdout
-	}
+	// The agent command's own output goes to stderr with loopx's progress
+	// (stdout is for --json's one document). A closed stdout or stderr
+	// (piped into head) must not kill loopx mid-round with SIGPIPE: a
+	// write there fails instead (Go then reports EPIPE), and the agent's
+	// output is dropped without reaching it (runloop's commandOutput).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	o.Stdout, o.Stderr = a.rawStderr, a.rawStderr
 	o.OnDecision = func(d engine.Decision) { renderDecision(a.stderr, d, false) }
 	o.OnReceipt = func(rc engine.Receipt) {
 		fmt.Fprintf(a.stderr, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
@@ -92,7 +98,10 @@ func (a *app) runCmd() *cobra.Command {
 		Long: `Run loops round start → CMD → round finish until should-run says anything but
 run (quota spent, a gate open, no todo left…), printing each decision and its
 reasons on stderr. CMD runs in the project root with LOOPX_ROUND, LOOPX_GOAL,
-LOOPX_AGENT, LOOPX_TODO and LOOPX_PROMPT_FILE set. CMD may report its own
+LOOPX_AGENT, LOOPX_TODO and LOOPX_PROMPT_FILE set; its output goes to stderr
+(a terminal as it is; otherwise copied, and dropped once the destination is
+closed: piped into head, CMD neither dies of SIGPIPE nor fails its round for
+it), stdout is left for --json's summary. CMD may report its own
 outcome with 'loopx round finish'; otherwise a non-zero exit is failed, exit 0
 that changed the work tree or the goal's state is progress (the todo is
 done), and exit 0 that changed nothing is no_change.
