@@ -57,11 +57,11 @@ func TestRules_OneDirectoryPerRuleWithMetadata(t *testing.T) {
 // that breaks every spec rule and checks the Go side: severities, refs,
 // locations through the locator, sorting.
 func TestLint_MapsViolationsToFindings(t *testing.T) {
-	spec := `{"agents": {"a1": {"host": "shell"}}, "goals": {"g1": {"objective": "x", "agents": ["a2"], "preset": "nope",
+	spec := `{"agents": {"a1": {"host": "shell"}}, "goals": {"g1": {"objective": "x", "preset": "nope",
 		"quota": {"window": "1h", "window_seconds": 3600, "min_interval": "2h", "min_interval_seconds": 7200},
 		"scope": {"write": ["**"], "deny": ["loopx/**", ".loopx/**"]},
 		"evidence": {"stale_after": "72h", "stale_after_seconds": 259200},
-		"gates": {"merge": {"question": "ok?"}}}}}`
+		"gates": {"merge": {"question": "ok?", "answerers": ["agent:a2"]}}}}}`
 	state := map[string]any{
 		"todos":    []any{map[string]any{"id": "t-1", "goal": "g1", "status": "claimed", "depends_on": []string{"t-0"}, "lease": nil}},
 		"evidence": []any{map[string]any{"id": "e-1", "goal": "g1", "kind": "test", "summary": "ok", "age_seconds": 300000}},
@@ -82,8 +82,8 @@ func TestLint_MapsViolationsToFindings(t *testing.T) {
 		"loopx/loopx.cue:3:2 error goal-without-quota goals.g1.quota",
 		"loopx/loopx.cue:3:2 error unknown-preset goals.g1.preset",
 		"loopx/loopx.cue:4:2 error min-interval-exceeds-window goals.g1.quota.min_interval",
-		"loopx/loopx.cue:4:2 error unknown-agent goals.g1.agents",
 		"loopx/loopx.cue:5:2 error vague-gate-question goals.g1.gates.merge.question",
+		"loopx/loopx.cue:6:2 error unknown-agent goals.g1.gates.merge.answerers",
 		".loopx/state.db error broken-dependency todo t-1",
 		".loopx/state.db warning expired-lease todo t-1",
 		".loopx/state.db warning stale-evidence evidence e-1",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -246,11 +247,13 @@ func (l *loader) checkSemantics(spec cue.Value) {
 	for _, id := range fieldNames(agents) {
 		l.checkID("agent", []string{"agents", id})
 	}
+	declared := fieldNames(agents)
 	goals := lookup(spec, "goals")
 	for _, id := range fieldNames(goals) {
 		g := lookup(goals, id)
 		gp := []string{"goals", id}
 		l.checkID("goal", gp)
+		l.checkGoalAgents(g, gp, declared)
 		l.checkText(lookup(g, "objective"), append(gp[:2:2], "objective"), true)
 		l.checkDuration(g, gp, true, "quota", "window")
 		l.checkDuration(g, gp, false, "quota", "min_interval")
@@ -298,6 +301,46 @@ func (l *loader) checkSemantics(spec cue.Value) {
 			l.checkDuration(todo, p, true, "every")
 		}
 	}
+}
+
+// checkGoalAgents reports each id in goal g's agents list (spec field
+// goals.<id>.agents) that the spec's agents do not declare: a typo there
+// would shut the agent out of the goal (every decision: agent_not_on_goal)
+// with nothing to say why. An agent registered at runtime joins a goal
+// with `loopx agent register ID --goal G`, not through the spec's list.
+func (l *loader) checkGoalAgents(g cue.Value, gp []string, declared []string) {
+	list := lookup(g, "agents")
+	ids, ok := strs(list)
+	if !ok {
+		return
+	}
+	if d, ok := list.Default(); ok {
+		list = d
+	}
+	known := " (no agent is declared)"
+	if len(declared) > 0 {
+		sorted := slices.Sorted(slices.Values(declared))
+		known = " (declared: " + strings.Join(sorted, ", ") + ")"
+	}
+	for i, a := range ids {
+		if slices.Contains(declared, a) {
+			continue
+		}
+		pos := list.LookupPath(cue.MakePath(cue.Index(i))).Pos()
+		l.add(l.posError(pos, append(gp[:2:2], "agents"), CodeUnknownAgent, fmt.Sprintf(
+			"goal %s lists agent %q, which is not declared under agents%s: declare it (agents: %s: {host: \"shell\"}) or fix the name",
+			gp[1], a, known, cueLabel(a))))
+	}
+}
+
+// cueLabel is id as a CUE field label, quoted when it is not an identifier.
+func cueLabel(id string) string {
+	for i, r := range id {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return strconv.Quote(id)
+		}
+	}
+	return id
 }
 
 // questionRe matches CUE's message for a value the schema's #Question

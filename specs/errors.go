@@ -23,6 +23,9 @@ const (
 	CodeNoSpec = "no_spec"
 	// CodeUnknownPreset: a goal names a preset that is not embedded.
 	CodeUnknownPreset = "unknown_preset"
+	// CodeUnknownAgent: a goal's agents list names an agent the spec's
+	// agents do not declare.
+	CodeUnknownAgent = "unknown_agent"
 	// CodeVagueQuestion: a gate question is not a concrete question (it needs
 	// a "?" and at least 4 words).
 	CodeVagueQuestion = "vague_question"

@@ -1,10 +1,11 @@
 # METADATA
 # title: unknown-agent
 # description: |
-#   Agents named by a goal (goals.<g>.agents), by a gate's answerers
-#   ("agent:<id>") or by a gate's agents must exist: declared in the spec's
-#   agents or registered in the store. A typo there silently shuts an agent
-#   out or leaves a gate nobody may answer.
+#   Agents named by a gate's answerers ("agent:<id>") or by a gate's
+#   agents must exist: declared in the spec's agents or registered in the
+#   store. A typo there leaves a gate nobody may answer. (A goal's agents
+#   list naming an undeclared agent is a spec error: loopx vet,
+#   unknown_agent.)
 # custom:
 #   severity: error
 package loopx.lint.rules.unknown_agent
@@ -15,15 +16,6 @@ import data.loopx.lint.lib
 known contains id if some id, _ in lib.agents
 
 known contains a.id if some a in lib.state("agents")
-
-# METADATA
-# description: A goal's agents list names an unknown agent.
-violations contains lib.violation(rego.metadata.chain(), msg, $"goals.{gid}.agents", lib.spec_at(["goals", gid, "agents", format_int(i, 10)])) if {
-	some gid, goal in lib.goals
-	some i, id in lib.arr(object.get(lib.obj(goal), "agents", []))
-	not id in known
-	msg := $"goal {gid} lists agent {json.marshal(id)}, which is neither declared in agents nor registered{hint}"
-}
 
 # METADATA
 # description: A gate's answerers ("agent:<id>") or agents name an unknown agent.
