@@ -125,7 +125,7 @@ func TestEvalInput_HandWrittenAndCurrentState(t *testing.T) {
 	}
 	// a hand-written state with no todos
 	d, _, err = e.EvalInput(ctx, "should_run", []byte(`{"goal": "g1", "agent": "a1", "now": "2026-11-30T10:00:00Z",
-		"state": {"goal": {"id": "g1", "in_spec": true, "status": "active"}, "agent": {"id": "a1", "known": true, "on_goal": true, "role": "executor", "mode": "active"}, "quota": {"min_interval_elapsed": true}, "progress": {"changed_since_last": true}}}`), "", "")
+		"state": {"goal": {"id": "g1", "in_spec": true, "status": "active"}, "agent": {"id": "a1", "known": true, "goals": [], "role": "executor", "mode": "active"}, "quota": {"min_interval_elapsed": true}, "progress": {"changed_since_last": true}}}`), "", "")
 	if err != nil || d.Verdict != "skip" || !d.HasReason("no_todo") {
 		t.Fatalf("hand-written: %+v %v", d, err)
 	}

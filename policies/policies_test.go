@@ -104,7 +104,7 @@ func benchInput(n int) map[string]any {
 		"health": {"store": "", "spec": "", "policy": ""},
 		"state": {"revision": 4211, "goal_revision": 97,
 			"goal": {"id": "g1", "in_spec": true, "status": "active", "reason": ""},
-			"agent": {"id": "codex", "known": true, "on_goal": true, "role": "executor", "mode": "active"},
+			"agent": {"id": "codex", "known": true, "goals": [], "role": "executor", "mode": "active"},
 			"gates": [{"id": "g-1", "question": "Merge?", "scope": {"kind": "action"}, "guards": ["git.merge"], "expires_at": ""},
 				{"id": "g-2", "question": "Touch t-0007?", "scope": {"kind": "todo", "todos": ["t-0007"]}, "expires_at": ""}],
 			"quota": {"window_start": "2026-11-28T10:00:00Z", "rounds": 5, "tokens": 120000, "cost_usd": 1.5,

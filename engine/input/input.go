@@ -225,8 +225,11 @@ type AgentFacts struct {
 	ID string `json:"id"`
 	// Known is true when the spec declares the agent or it is registered.
 	Known bool `json:"known"`
-	// OnGoal is true when the goal's agents list names it (or is empty).
-	OnGoal bool `json:"on_goal"`
+	// Goals are the goals a human registered it for (`loopx agent register
+	// ID --goal G`, the registration's goals; [] when none): with the
+	// spec's goals.<g>.agents, data.loopx.lib.agent_on_goal decides
+	// whether it may work on the goal.
+	Goals []string `json:"goals"`
 	// Role and Mode come from the spec or the registration.
 	Role string `json:"role"`
 	Mode string `json:"mode"`

@@ -265,21 +265,24 @@ func GateFacts(gates []kernel.Gate) []input.GateFacts {
 }
 
 // AgentFacts is input.state.agent for agent: its role and mode from the
-// spec, else from its registration (src), else an unknown executor; on
-// goal when known and the goal gs (nil: no goal) lists it or lists none.
+// spec, else from its registration (src), else an unknown executor, and
+// the goals its registration names (whether it may work on a goal is
+// data.loopx.lib.agent_on_goal's).
 func (b Builder) AgentFacts(src Source, gs *specs.Goal, agent string) input.AgentFacts {
-	f := input.AgentFacts{ID: agent, Role: "executor", Mode: "active"}
+	f := input.AgentFacts{ID: agent, Role: "executor", Mode: "active", Goals: []string{}}
 	if b.Spec != nil {
 		if a, ok := b.Spec.Agents[agent]; ok {
 			f.Known, f.Role, f.Mode = true, a.Role, a.Mode
 		}
 	}
-	if !f.Known {
-		if a, err := src.Agent(agent); err == nil {
+	if a, err := src.Agent(agent); err == nil {
+		if !f.Known {
 			f.Known, f.Role, f.Mode = true, a.Role, a.Mode
 		}
+		if len(a.Goals) > 0 {
+			f.Goals = slices.Clone(a.Goals)
+		}
 	}
-	f.OnGoal = f.Known && (gs == nil || len(gs.Agents) == 0 || slices.Contains(gs.Agents, agent))
 	return f
 }
 

@@ -120,7 +120,7 @@ default agent := []
 agent := [lib.reason_data("unknown_agent", $"unknown agent {agent_id} (declare it in the spec or run loopx agent register)", "data.loopx.claim.agent", $"agents.{agent_id}", agent_data)] if {
 	not input.state.agent.known == true
 } else := [lib.reason_data("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.claim.agent", $"goals.{goal_id}.agents", agent_data)] if {
-	not input.state.agent.on_goal == true
+	not lib.agent_on_goal
 }
 
 # METADATA

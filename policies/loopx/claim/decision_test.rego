@@ -25,7 +25,7 @@ base := {
 	"health": {"store": "", "spec": "", "policy": ""},
 	"state": {
 		"goal": {"id": "g1", "in_spec": true, "status": "active", "reason": ""},
-		"agent": {"id": "codex", "known": true, "on_goal": true, "role": "executor", "mode": "active"},
+		"agent": {"id": "codex", "known": true, "goals": [], "role": "executor", "mode": "active"},
 		"gates": [], "todos": [],
 	},
 	"claim": {"op": "claim", "from": "", "todo": todo({})},
@@ -84,8 +84,8 @@ test_human_todos_are_not_agent_work if {
 }
 
 test_unknown_agent_and_agent_not_on_goal if {
-	codes(decide(with_agent({"known": false, "on_goal": false}))) == ["unknown_agent"]
-	d := decide(with_agent({"on_goal": false}))
+	codes(decide(with_agent({"known": false}))) == ["unknown_agent"]
+	d := claim.decision with input as base with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}}
 	codes(d) == ["agent_not_on_goal"]
 	d.reasons[0].message == "agent codex is not in the agents of goal g1"
 	d.reasons[0].data == {"todo": "t-1", "agent": "codex", "role": "executor", "mode": "active"}

@@ -191,7 +191,7 @@ goal_agent := [lib.reason("unknown_goal", $"goal {goal_id} is not declared in th
 } else := [lib.reason("unknown_agent", $"agent {input.agent} is neither declared in the spec nor registered", "data.loopx.permission.goal_agent", $"agents.{input.agent}")] if {
 	not input.state.agent.known == true
 } else := [lib.reason("agent_not_on_goal", $"agent {input.agent} is not in the agents of goal {goal_id}", "data.loopx.permission.goal_agent", $"goals.{goal_id}.agents")] if {
-	not input.state.agent.on_goal == true
+	not lib.agent_on_goal
 }
 
 goal_known if is_object(data.loopx.spec.goals[goal_id])

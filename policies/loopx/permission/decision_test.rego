@@ -14,7 +14,7 @@ spec := {"goals": {"g1": {
 base := {
 	"query": "permission", "now": "2026-11-29T10:00:00Z", "goal": "g1", "agent": "claude",
 	"health": {"store": "", "spec": "", "policy": ""},
-	"state": {"agent": {"id": "claude", "known": true, "on_goal": true}, "gates": []},
+	"state": {"agent": {"id": "claude", "known": true, "goals": []}, "gates": []},
 	"permission": {"tool": "Edit", "action": "fs.write", "actions": ["fs.write"], "paths": [], "command": "", "commands": [], "command_parsed": true},
 }
 
@@ -75,7 +75,7 @@ test_malformed_path_denies if {
 test_unknown_goal_agent_and_not_on_goal_deny if {
 	codes(decide(object.union(base, {"goal": "g9"}))) == ["unknown_goal"]
 	codes(decide(object.union(base, {"state": {"agent": {"known": false}}}))) == ["unknown_agent"]
-	codes(decide(object.union(base, {"state": {"agent": {"on_goal": false}}}))) == ["agent_not_on_goal"]
+	codes(decide_spec(base, object.union(spec, {"goals": {"g1": {"agents": ["codex"]}}}))) == ["agent_not_on_goal"]
 }
 
 test_loopx_dirs_are_protected if {

@@ -39,7 +39,7 @@ base := {
 	"state": {
 		"revision": 7, "goal_revision": 3,
 		"goal": {"id": "g1", "in_spec": true, "status": "active", "reason": ""},
-		"agent": {"id": "codex", "known": true, "on_goal": true, "role": "executor", "mode": "active"},
+		"agent": {"id": "codex", "known": true, "goals": [], "role": "executor", "mode": "active"},
 		"gates": [],
 		"todos": [todo("t-1", 2, "2026-11-28T10:00:00Z")],
 		"quota": {

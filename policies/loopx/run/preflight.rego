@@ -42,5 +42,5 @@ default agent := []
 agent := [lib.reason("unknown_agent", $"agent {agent_id} is neither declared in the spec nor registered", "data.loopx.run.agent", $"agents.{agent_id}")] if {
 	not input.state.agent.known == true
 } else := [lib.reason("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.run.agent", $"goals.{goal_id}.agents")] if {
-	not input.state.agent.on_goal == true
+	not lib.agent_on_goal
 }

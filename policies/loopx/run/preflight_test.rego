@@ -42,16 +42,16 @@ test_compute_zero_skips if {
 }
 
 test_unknown_agent_denies if {
-	d := decide(state({"agent": {"known": false, "on_goal": false}}))
+	d := decide(state({"agent": {"known": false}}))
 	d.verdict == "deny"
 	codes(d) == ["unknown_agent"]
 }
 
 test_agent_not_on_goal_denies if {
-	d := decide(state({"agent": {"on_goal": false}}))
+	d := decide_spec(base, goal1({"agents": ["claude"]}))
 	d.verdict == "deny"
 	codes(d) == ["agent_not_on_goal"]
-	run.agent[0].ref == "goals.g1.agents" with input as state({"agent": {"on_goal": false}})
+	run.agent[0].ref == "goals.g1.agents" with input as base with data.loopx.spec as goal1({"agents": ["claude"]})
 }
 
 test_goal_status_without_reason if {
@@ -60,4 +60,9 @@ test_goal_status_without_reason if {
 	d.reasons[0].message == "goal g1 is paused"
 	d2 := decide(json.patch(base, [{"op": "replace", "path": "/state/goal", "value": {"in_spec": true, "status": "done"}}]))
 	d2.reasons[0].message == "goal g1 is done"
+}
+
+test_agent_registered_for_goal_runs if {
+	d := decide_spec(state({"agent": {"goals": ["g1"]}}), goal1({"agents": ["claude"]}))
+	d.verdict == "run"
 }

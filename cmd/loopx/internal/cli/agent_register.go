@@ -49,7 +49,10 @@ func (a *app) agentRegisterCmd() *cobra.Command {
 	o := &agentRegisterOptions{}
 	c := &cobra.Command{
 		Use: "register ID --host H [--role R]", Short: "Register an agent (spec agents register on first use)", Args: cobra.ExactArgs(1),
-		Long: `Register an agent. Human only: refused (exit 1) inside an agent round
+		Long: `Register an agent. With --goal G (repeatable) it may work on G even when the
+spec's goals.G.agents lists other agents (the rule data.loopx.lib.agent_on_goal:
+listed, or registered for the goal by a human); without --goal it joins only
+goals that list no agents. Human only: refused (exit 1) inside an agent round
 (LOOPX_ROUND or LOOPX_AGENT set) and from a process that descends from an
 agent (a loopx run runner, a process started with LOOPX_AGENT, an agent host).`,
 		Example: "  loopx agent register codex --host codex --role executor --goal g1",
@@ -65,6 +68,6 @@ agent (a loopx run runner, a process started with LOOPX_AGENT, an agent host).`,
 	f.StringVar(&o.Host, "host", "shell", "claude-code, codex, cursor, shell or other")
 	f.StringVar(&o.Role, "role", "executor", "executor, reviewer, …")
 	f.StringVar(&o.Mode, "mode", "active", "active or monitor_only")
-	f.StringSliceVar(&o.Goals, "goal", nil, "goals it works on")
+	f.StringSliceVar(&o.Goals, "goal", nil, "goals it may work on, even where the spec's goals.<g>.agents lists others (repeatable)")
 	return c
 }

@@ -1,0 +1,35 @@
+# Goal eligibility, shared by should_run, claim and permission: which
+# agents may work on a goal lives here once.
+package loopx.lib
+
+# METADATA
+# description: |
+#   The asking agent (input.agent) may work on input.goal (design §6 step
+#   3): it is known (declared in the spec or registered:
+#   input.state.agent.known), and the goal's agents list
+#   (data.loopx.spec.goals.<g>.agents) names it or is empty, or a human
+#   registered it for the goal (`loopx agent register ID --goal G`:
+#   input.state.agent.goals).
+default agent_on_goal := false
+
+agent_on_goal if {
+	input.state.agent.known == true
+	count(goal_agents) == 0
+}
+
+agent_on_goal if {
+	input.state.agent.known == true
+	input.agent in goal_agents
+}
+
+agent_on_goal if {
+	input.state.agent.known == true
+	some g in input.state.agent.goals
+	g == input.goal
+}
+
+# goal_agents is the goal's agents list in the spec ([] when it has none,
+# or when the spec declares no such goal: unknown_goal decides that).
+default goal_agents := []
+
+goal_agents := data.loopx.spec.goals[input.goal].agents if is_array(data.loopx.spec.goals[input.goal].agents)
