@@ -32,8 +32,9 @@ func TestCheck_SARIFValidatesAgainstSchema(t *testing.T) {
 		"loopx/loopx.cue": `project: name: "sarif"
 agents: a1: {host: "shell"}
 goals: g1: {
-	objective: "Ship the v2 API 🚀", agents: ["a1", "ghost"]
+	objective: "Ship the v2 API 🚀", agents: ["a1"]
 	scope: write: ["**"]
+	gates: merge: {question: "Merge the v2 API 🚀?", guards: ["git.merge"], answerers: ["agent:ghost"]}
 }
 `,
 		scanFile: "db at 10.0.0.12\n日本 🙂 password: $DB_PASSWORD\n",
@@ -93,7 +94,7 @@ goals: g1: {
 // checkColumns checks each result's region against the file it names: the
 // URI decodes to a file under root, and startColumn, counted in UTF-16 code
 // units, is where the result's text starts on its line: the credential at
-// "$DB_PASSWORD" after "日本 🙂", the unknown agent at "ghost" after "🚀"
+// "$DB_PASSWORD" after "日本 🙂", the unknown answerer at "agent:ghost" after "🚀"
 // (a byte column would point further right).
 func checkColumns(t *testing.T, root string, sarif []byte) {
 	t.Helper()
@@ -145,7 +146,7 @@ func checkColumns(t *testing.T, root string, sarif []byte) {
 			at[r.RuleID] = line[len(prefix):]
 		}
 	}
-	for rule, want := range map[string]string{"credential": "$DB_PASSWORD", "unknown-agent": `"ghost"`, "private-ip": "10.0.0.12"} {
+	for rule, want := range map[string]string{"credential": "$DB_PASSWORD", "unknown-agent": `"agent:ghost"`, "private-ip": "10.0.0.12"} {
 		if !strings.HasPrefix(at[rule], want) {
 			t.Errorf("%s result's column is at %q, want at %q", rule, at[rule], want)
 		}
