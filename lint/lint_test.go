@@ -29,8 +29,8 @@ func TestRego(t *testing.T) {
 // take id and severity from that METADATA (never written again).
 func TestRules_OneDirectoryPerRuleWithMetadata(t *testing.T) {
 	rules := Rules()
-	if len(rules) != 9 {
-		t.Errorf("%d rules, want 9: %v", len(rules), rules)
+	if len(rules) != 10 {
+		t.Errorf("%d rules, want 10: %v", len(rules), rules)
 	}
 	idRe := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 	for _, r := range rules {

@@ -6,6 +6,8 @@
 package checkstate
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/snapshot"
@@ -29,6 +31,20 @@ type State struct {
 	Evidence []Evidence `json:"evidence"`
 	// Agents are the registered agents.
 	Agents []Agent `json:"agents"`
+	// LeftSpec are the goals the store keeps todos, gates or quota ledger
+	// entries for that the spec no longer declares (a renamed or removed
+	// goal), sorted by id.
+	LeftSpec []LeftGoal `json:"left_spec"`
+}
+
+// LeftGoal is the state kept for a goal the spec no longer declares.
+type LeftGoal struct {
+	ID string `json:"id"`
+	// Todos and Gates count its todos and stored gates (any status);
+	// Ledger its quota ledger entries (charges and refunds).
+	Todos  int `json:"todos"`
+	Gates  int `json:"gates"`
+	Ledger int `json:"ledger"`
 }
 
 // Goal is a goal's runtime status.
@@ -99,12 +115,13 @@ type Tx interface {
 	Gates(goal string) ([]kernel.Gate, error)
 	EvidenceList(goal string, limit int) ([]kernel.Evidence, error)
 	Agents() ([]kernel.Agent, error)
+	GoalRecordCounts() (map[string]kernel.GoalRecords, error)
 }
 
 // Empty is the state of a project without a store: goals active, nothing
 // else.
 func Empty(goals []string) State {
-	st := State{Goals: []Goal{}, Todos: []Todo{}, Gates: []Gate{}, Evidence: []Evidence{}, Agents: []Agent{}}
+	st := State{Goals: []Goal{}, Todos: []Todo{}, Gates: []Gate{}, Evidence: []Evidence{}, Agents: []Agent{}, LeftSpec: []LeftGoal{}}
 	for _, g := range goals {
 		st.Goals = append(st.Goals, Goal{ID: g, Status: kernel.GoalActive})
 	}
@@ -114,7 +131,7 @@ func Empty(goals []string) State {
 // Read reads the snapshot of goals (the spec's, sorted) at now (leases'
 // liveness, evidence ages). Errors: tx's.
 func Read(tx Tx, goals []string, now time.Time) (State, error) {
-	st := State{Goals: []Goal{}, Todos: []Todo{}, Gates: []Gate{}, Evidence: []Evidence{}, Agents: []Agent{}}
+	st := State{Goals: []Goal{}, Todos: []Todo{}, Gates: []Gate{}, Evidence: []Evidence{}, Agents: []Agent{}, LeftSpec: []LeftGoal{}}
 	st.Revision = tx.Revision()
 	for _, goal := range goals {
 		gs, err := tx.Goal(goal)
@@ -155,6 +172,17 @@ func Read(tx Tx, goals []string, now time.Time) (State, error) {
 			st.Evidence = append(st.Evidence, Evidence{ID: ev.ID, Goal: goal, Kind: ev.Kind, Summary: ev.Summary,
 				Todo: ev.Todo, CreatedAt: kernel.RFC3339(ev.CreatedAt), AgeSeconds: int64(now.Sub(ev.CreatedAt).Seconds())})
 		}
+	}
+	counts, err := tx.GoalRecordCounts()
+	if err != nil {
+		return st, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
+		if slices.Contains(goals, id) {
+			continue
+		}
+		c := counts[id]
+		st.LeftSpec = append(st.LeftSpec, LeftGoal{ID: id, Todos: c.Todos, Gates: c.Gates, Ledger: c.Ledger})
 	}
 	agents, err := tx.Agents()
 	for _, a := range agents {

@@ -3,6 +3,7 @@ package checkstate
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ type fakeTx struct {
 	gates    map[string][]kernel.Gate
 	evidence map[string][]kernel.Evidence // newest first
 	agents   []kernel.Agent
+	counts   map[string]kernel.GoalRecords
 	failOn   string
 }
 
@@ -41,6 +43,9 @@ func (f *fakeTx) EvidenceList(goal string, limit int) ([]kernel.Evidence, error)
 	return f.evidence[goal], f.fail("EvidenceList")
 }
 func (f *fakeTx) Agents() ([]kernel.Agent, error) { return f.agents, f.fail("Agents") }
+func (f *fakeTx) GoalRecordCounts() (map[string]kernel.GoalRecords, error) {
+	return f.counts, f.fail("GoalRecordCounts")
+}
 
 var now = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
@@ -59,6 +64,7 @@ func fake() *fakeTx {
 			{ID: "e1", Kind: "test", Summary: "older", CreatedAt: now.Add(-3 * time.Hour)},
 		}},
 		agents: []kernel.Agent{{ID: "a1", Host: "shell", Role: "executor"}},
+		counts: map[string]kernel.GoalRecords{"g1": {Todos: 3, Gates: 1}, "ship-v1": {Todos: 2, Ledger: 5}, "old": {Gates: 1}},
 	}
 }
 
@@ -89,10 +95,14 @@ func TestRead(t *testing.T) {
 	if len(st.Agents) != 1 || st.Agents[0].Host != "shell" {
 		t.Fatalf("agents %+v", st.Agents)
 	}
+	// The goals the spec left, by id; the spec's own goals are not listed.
+	if want := []LeftGoal{{ID: "old", Gates: 1}, {ID: "ship-v1", Todos: 2, Ledger: 5}}; !reflect.DeepEqual(st.LeftSpec, want) {
+		t.Fatalf("left spec %+v, want %+v", st.LeftSpec, want)
+	}
 }
 
 func TestRead_Errors(t *testing.T) {
-	for _, m := range []string{"Goal", "Todos", "Gates", "EvidenceList", "Agents"} {
+	for _, m := range []string{"Goal", "Todos", "Gates", "EvidenceList", "Agents", "GoalRecordCounts"} {
 		f := fake()
 		f.failOn = m
 		if _, err := Read(f, []string{"g1"}, now); !errors.Is(err, errTx) {
@@ -103,7 +113,7 @@ func TestRead_Errors(t *testing.T) {
 
 func TestEmpty(t *testing.T) {
 	b, _ := json.Marshal(Empty([]string{"g1"}))
-	if want := `{"revision":0,"goals":[{"id":"g1","status":"active"}],"todos":[],"gates":[],"evidence":[],"agents":[]}`; string(b) != want {
+	if want := `{"revision":0,"goals":[{"id":"g1","status":"active"}],"todos":[],"gates":[],"evidence":[],"agents":[],"left_spec":[]}`; string(b) != want {
 		t.Fatalf("%s\nwant %s", b, want)
 	}
 }
