@@ -86,6 +86,21 @@ type app struct {
 	leaseTTL time.Duration
 	// onDisk makes engine() read loopx/ as it is (diskEngine).
 	onDisk bool
+	// view is true for the read-only views (viewCommands): with spec
+	// files that do not load they show the state under the adopted rules,
+	// with a banner (specBanner).
+	view bool
+}
+
+// viewCommands are the read-only views: they show the state even when the
+// spec files in loopx/ do not load (a typo), under a banner on stderr
+// naming the error and, under --json, with a spec_error field in an object
+// document. Decisions are not views: they fail closed as before.
+var viewCommands = map[string]bool{
+	"loopx status": true, "loopx goal list": true, "loopx goal show": true,
+	"loopx todo list": true, "loopx todo show": true, "loopx gate list": true, "loopx gate show": true,
+	"loopx quota status": true, "loopx events": true, "loopx handoff show": true, "loopx agent list": true,
+	"loopx round show": true, "loopx evidence list": true, "loopx review": true, "loopx log": true,
 }
 
 // usagef is a usage mistake caught by the CLI itself: an errs.Usage error
@@ -209,6 +224,10 @@ watch --exec interrupted (the current round recorded first).`,
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("loopx {{.Version}}\n")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		a.view = viewCommands[cmd.CommandPath()]
+		return nil
+	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON document on stdout")
 	root.PersistentFlags().StringVar(&a.project, "project", "", "project root (default: $LOOPX_PROJECT, else found by walking up from the working directory)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%v", err) })
@@ -315,13 +334,39 @@ func (a *app) diskEngine() (*engine.Engine, error) {
 	return e, nil
 }
 
-// print writes v as JSON under --json, else calls text.
+// print writes v as JSON under --json, else calls text. A read-only view
+// over spec files that do not load says so first (specBanner).
 func (a *app) print(v any, text func(w io.Writer)) error {
+	if specErr := a.specBanner(); specErr != "" && a.json {
+		doc, err := output.WithField(v, "spec_error", specErr)
+		if err != nil {
+			return err
+		}
+		return output.JSON(a.stdout, doc)
+	}
 	if a.json {
 		return output.JSON(a.stdout, v)
 	}
 	text(a.stdout)
 	return nil
+}
+
+// specBanner, for a read-only view whose project's spec files do not load
+// (the engine shows the state under the adopted rules), prints once on
+// stderr what is wrong and returns it ("file:line:col: field: message");
+// "" otherwise. Views still exit 0: they showed what there is.
+func (a *app) specBanner() string {
+	if !a.view || a.eng == nil {
+		return ""
+	}
+	p := a.eng.Pending()
+	if p == nil || p.DiskError == "" {
+		return ""
+	}
+	a.view = false // once
+	fmt.Fprintf(a.stderr, "warning: the spec files in loopx/ do not load: %s\n", p.DiskError)
+	fmt.Fprintf(a.stderr, "  showing the state under the adopted rules (spec %s); decisions keep using them until the files are fixed (loopx vet)\n", short(p.Adopted.Spec))
+	return p.DiskError
 }
 
 // actor is who runs the command, as its events record it: the agent it
