@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
@@ -29,13 +30,45 @@ type DoctorReport struct {
 	ClockBehind  bool
 	Now          time.Time
 	NewestCommit time.Time
+	// Chain is the store's whole chain verified (kernel.ChainReport: the
+	// first bad transaction, damaged regions, the anchor's head).
+	Chain kernel.ChainReport
 }
 
 // Healthy reports whether the report found no problem: the spec loads, no
 // record is corrupt, no hook entry is missing or changed, the clock is not
 // behind.
 func (r DoctorReport) Healthy() bool {
-	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil
+	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil && r.Chain.OK()
+}
+
+// VerifyChain verifies the store's whole chain against the anchor
+// (kernel.ChainReport), through the open store, or under the state lock
+// without opening it (a store that is refused is still read). It is
+// `loopx doctor` and `loopx check --audit`. Errors: the lock, reading the
+// file or the anchor.
+func (e *Engine) VerifyChain() (kernel.ChainReport, error) {
+	if e.store != nil {
+		return e.store.VerifyChain()
+	}
+	return kernel.VerifyChainAt(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+}
+
+// ChainReport is the store's whole chain verified (kernel.ChainReport).
+type ChainReport = kernel.ChainReport
+
+// SalvageReport is what `loopx doctor --salvage` kept and dropped.
+type SalvageReport = kernel.SalvageReport
+
+// Salvage rebuilds the store from every transaction of its file that
+// verifies, backs the damaged file up and re-anchors (kernel.Salvage). It
+// is `loopx doctor --salvage`, a human's decision (the caller asks the
+// repair rule first). Errors: kernel.Salvage's.
+func (e *Engine) Salvage() (SalvageReport, error) {
+	if err := e.Release(); err != nil {
+		return kernel.SalvageReport{}, err
+	}
+	return kernel.Salvage(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
 }
 
 // Doctor checks the project: the spec, the store (opened as it is, or
@@ -44,14 +77,29 @@ func (r DoctorReport) Healthy() bool {
 // (kernel.Store.VerifyEvents), the installed hook entries and the clock. Errors: the store cannot be opened or read
 // (exit 3), or is behind its last committed revision without accept.
 func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
+	var err error
 	r := DoctorReport{Root: e.Root(), SpecErr: e.SpecErr(), Now: e.Now()}
 	open := e.Store
 	if accept {
 		open = e.AcceptStore
 	}
+	if !accept {
+		// The whole chain first: a store that open refuses is read too.
+		if r.Chain, err = e.VerifyChain(); err != nil {
+			return r, err
+		}
+	}
 	s, err := open()
 	if err != nil {
+		if !accept && r.Chain.Problem != "" {
+			return r, fmt.Errorf("%w; doctor: %s", err, chainLine(r.Chain))
+		}
 		return r, err
+	}
+	if accept {
+		if r.Chain, err = s.VerifyChain(); err != nil {
+			return r, err
+		}
 	}
 	r.Store = s.Path()
 	if r.Revision, err = s.Revision(); err != nil {
@@ -73,4 +121,21 @@ func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 	}
 	r.NewestCommit, r.ClockBehind = e.ClockBehind()
 	return r, nil
+}
+
+// chainLine says what a chain report found, in one line.
+func chainLine(c kernel.ChainReport) string {
+	if c.FirstBad != nil {
+		return fmt.Sprintf("first bad transaction %d: %s", *c.FirstBad, c.Problem)
+	}
+	return c.Problem
+}
+
+// ChainLine is chainLine for the commands: what the chain verification
+// found, or "chain verified: revisions B–H (N transactions), anchored".
+func ChainLine(c kernel.ChainReport) string {
+	if !c.OK() {
+		return chainLine(c)
+	}
+	return fmt.Sprintf("chain verified: revisions %d–%d (%d transactions), head %s anchored", c.Base, c.Head, c.Transactions, kernel.ShortHash(c.HeadHash))
 }

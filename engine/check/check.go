@@ -49,6 +49,9 @@ type Options struct {
 	TicketPrefixes []string
 	// Replay re-decides the decision log under the current rules and state.
 	Replay bool
+	// Audit verifies the store's whole hash chain against its anchor
+	// (engine.VerifyChain).
+	Audit bool
 	// Since limits the replay to decisions this recent (nil = the whole log).
 	Since *time.Duration
 	// Strict makes every warning an error.
@@ -62,6 +65,8 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	// Replay is present with Options.Replay.
 	Replay *engine.ReplayReport `json:"replay,omitempty"`
+	// Audit is present with Options.Audit: the chain verified.
+	Audit *engine.ChainReport `json:"audit,omitempty"`
 }
 
 // Summary counts what check looked at and found.
@@ -149,6 +154,21 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 		findings = append(findings, replayFindings(rep)...)
 	}
 
+	// 7. The store's whole chain.
+	var audit *engine.ChainReport
+	if o.Audit {
+		c, err := e.VerifyChain()
+		if err != nil {
+			return Report{}, err
+		}
+		audit = &c
+		if !c.OK() {
+			f := lint.CheckRule(lint.RuleAudit, engine.ChainLine(c))
+			f.Location = &lint.Location{File: engine.StateDirName + "/state.db"}
+			findings = append(findings, f)
+		}
+	}
+
 	if o.Strict {
 		for i := range findings {
 			findings[i].Severity = lint.SeverityError
@@ -159,7 +179,7 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 		findings = []Finding{}
 	}
 	sum.Errors, sum.Warnings = lint.Count(findings, false)
-	return Report{OK: sum.Errors == 0, Summary: sum, Findings: findings, Replay: replay}, nil
+	return Report{OK: sum.Errors == 0, Summary: sum, Findings: findings, Replay: replay, Audit: audit}, nil
 }
 
 // specFindings are the spec's errors as findings (rule spec).
@@ -333,6 +353,9 @@ func WriteText(w io.Writer, rep Report) {
 	}
 	if r := rep.Replay; r != nil {
 		parts = append(parts, fmt.Sprintf("%d %s replayed, %d changed", r.Decisions, plural(r.Decisions, "decision", "decisions"), len(r.Changed)))
+	}
+	if c := rep.Audit; c != nil && c.OK() {
+		parts = append(parts, engine.ChainLine(*c))
 	}
 	verdict := "ok"
 	if !rep.OK {

@@ -206,8 +206,9 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	var evs []kernel.Event
 	if err := src.Events(func(ev kernel.Event) bool {
 		// The rules in effect (rules.adopted, refused adoptions and
-		// restores) are every goal's: project-wide, in each review.
-		if ev.Goal == rv.Goal || (ev.Goal == "" && strings.HasPrefix(ev.Kind, "rules.")) {
+		// restores) and the store itself (store.refused, store.accepted,
+		// store.salvaged, …) are every goal's: project-wide, in each review.
+		if ev.Goal == rv.Goal || (ev.Goal == "" && (strings.HasPrefix(ev.Kind, "rules.") || strings.HasPrefix(ev.Kind, "store."))) {
 			if ev.Kind == ReviewEventKind && since == 0 && !ev.At.After(now) {
 				rv.Since, rv.SinceLastReview, evs = ev.At, true, evs[:0]
 				return true

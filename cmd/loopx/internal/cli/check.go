@@ -17,6 +17,7 @@ type checkOptions struct {
 	noScan         bool
 	ticketPrefixes []string
 	replay         bool
+	audit          bool
 	since          string
 	format         string
 	strict         bool
@@ -60,7 +61,7 @@ func (o *checkOptions) validate() error {
 func (a *app) checkCmd() *cobra.Command {
 	var o checkOptions
 	c := &cobra.Command{
-		Use:   "check [--scan PATH...] [--replay [--since 7d]] [--format text|json|sarif] [--strict]",
+		Use:   "check [--scan PATH...] [--replay [--since 7d]] [--audit] [--format text|json|sarif] [--strict]",
 		Short: "Audit the project: spec, policies, policy tests, lint rules, publication scan, replay",
 		Long: `Check is the auditor's command (design §11). It
   1. vets the spec (loopx/*.cue), every error with file:line:col (rule spec);
@@ -84,7 +85,11 @@ func (a *app) checkCmd() *cobra.Command {
   6. with --replay, re-decides every logged decision (since --since ago)
      under the current spec, policies and state, without logging, and
      lists each changed verdict (rule replay, a warning): decision id,
-     old → new, and the rule that decides it now.
+     old → new, and the rule that decides it now;
+  7. with --audit, verifies the state store's whole hash chain (as loopx
+     doctor does): every transaction's block and link, its records in the
+     file, and the head against the anchor; the first bad transaction is
+     an error (rule audit).
 
 Output: text (file:line:col: rule: message), --json or --format json, or
 --format sarif (SARIF 2.1.0, for code-scanning upload). --strict makes
@@ -96,6 +101,7 @@ unusable state store, lint rules that do not compile).`,
 		Example: `  loopx check
   loopx check --scan docs/ README.md --strict
   loopx check --replay --since 7d
+  loopx check --audit
   loopx check --format sarif > loopx.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.scan, o.json = append(o.scan, args...), a.json
@@ -111,6 +117,7 @@ unusable state store, lint rules that do not compile).`,
 	f.StringSliceVar(&o.ticketPrefixes, "ticket-prefixes", check.DefaultTicketPrefixes, "internal ticket-id prefixes the scan reports (PREFIX-123); empty turns it off")
 	f.BoolVar(&o.replay, "replay", false, "re-decide the decision log under the current spec, policies and state; list changed verdicts")
 	f.StringVar(&o.since, "since", "", "with --replay: only decisions this recent (e.g. 7d, 12h)")
+	f.BoolVar(&o.audit, "audit", false, "verify the state store's whole hash chain against its anchor; name the first bad transaction")
 	f.StringVar(&o.format, "format", "", "text, json or sarif (default text; json with --json)")
 	f.BoolVar(&o.strict, "strict", false, "treat warnings as errors")
 	return c
@@ -124,7 +131,7 @@ func (a *app) runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	rep, err := check.Run(ctx, e, check.Options{Scan: o.scan, NoScan: o.noScan, TicketPrefixes: o.ticketPrefixes,
-		Replay: o.replay, Since: o.sinceDur, Strict: o.strict})
+		Replay: o.replay, Since: o.sinceDur, Strict: o.strict, Audit: o.audit})
 	if err != nil {
 		return err
 	}

@@ -6,17 +6,24 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
 // doctorOptions are the flags of `loopx doctor`.
 type doctorOptions struct {
-	accept bool
+	accept  bool
+	salvage bool
 }
 
 // validate checks the flags alone (no project opened).
-func (o *doctorOptions) validate() error { return nil }
+func (o *doctorOptions) validate() error {
+	if o.accept && o.salvage {
+		return usagef("--accept-store and --salvage contradict each other: --salvage re-anchors the store it rebuilds")
+	}
+	return nil
+}
 
 // runDoctor checks the spec, the store, recovered torn writes, the
 // installed hooks and the clock, and reports each problem (exit 1 when
@@ -33,11 +40,22 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 			return err
 		}
 	}
+	var salvaged *engine.SalvageReport
+	if o.salvage {
+		if err := a.humanOnly(ctx, e, "doctor --salvage", false, "store.salvage_refused", ".loopx/"); err != nil {
+			return err
+		}
+		sr, err := e.Salvage()
+		if err != nil {
+			return err
+		}
+		salvaged = &sr
+	}
 	r, err := e.Doctor(o.accept)
 	if err != nil {
 		return err
 	}
-	rep := map[string]any{"root": r.Root, "spec_ok": r.SpecErr == nil, "store": r.Store, "revision": r.Revision,
+	rep := map[string]any{"root": r.Root, "spec_ok": r.SpecErr == nil, "store": r.Store, "revision": r.Revision, "chain": r.Chain,
 		"recovered": r.Recovered, "corrupt_records": r.Corrupt, "hooks": r.Hooks,
 		"events": map[string]any{"records": r.Events.Records, "bytes": r.Events.Size, "ok": r.EventsErr == nil}}
 	if r.EventsErr != nil {
@@ -49,8 +67,15 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	if r.ClockBehind {
 		rep["clock_behind"] = map[string]any{"now": r.Now, "newest_commit": r.NewestCommit}
 	}
+	if salvaged != nil {
+		rep["salvaged"] = salvaged
+	}
 	if err := a.print(rep, func(w io.Writer) {
+		if salvaged != nil {
+			fmt.Fprintf(w, "salvaged: kept revision %d, %d later transaction(s) lost; the damaged file is %s\n", salvaged.Kept, salvaged.Dropped, salvaged.Backup)
+		}
 		fmt.Fprintf(w, "store %s: revision %d\n", r.Store, r.Revision)
+		fmt.Fprintf(w, "chain: %s\n", engine.ChainLine(r.Chain))
 		if rec := r.Recovered; rec != nil && (rec.EventsCompleted || rec.EventsDropped > 0 || rec.EventsSalvaged != "") {
 			fmt.Fprintf(w, "recovered at %s: %s\n", rec.At.Format("2006-01-02T15:04:05Z"), rec.Message())
 		} else if rec != nil {
@@ -106,15 +131,27 @@ chain, and that it ends where the store's last commit left it; the first
 bad record is named (events: line). Exit 0 when healthy, 1
 when a problem was found, 3 when the store cannot be opened.
 
-A store that is missing or behind the last revision the project committed
-(restored from a backup, truncated or replaced) is refused everywhere, so
-that spent quota and open gates never silently disappear; after checking
-why, --accept-store continues from the store as it is (audited). It is a
-human-only repair, decided by the built-in channel rule
+Doctor verifies the store's whole hash chain (design §16): every
+transaction's block, its link to the one before, its records in the file
+and the chain head against the anchor ($XDG_STATE_HOME/loopx/projects/
+<name>-<hash>/anchor.json), naming the first bad transaction (chain:
+line).
+
+A store that is missing, behind or off the chain the anchor records
+(restored from a backup, truncated or replaced), moved elsewhere, or
+whose records fail their checksums is refused everywhere (exit 3, should_run
+denies), so that spent quota and open gates never silently disappear;
+each refusal is logged in the anchor directory and becomes a store.refused
+event (loopx review) once a human repairs the store. After checking why,
+--accept-store continues from the store as it is and re-anchors it
+(audited: store.accepted). --salvage rebuilds a damaged store from every
+transaction that verifies (the damaged file is kept as
+.loopx/state.db.damaged) and re-anchors it (audited: store.salvaged). Both are
+human-only repairs, decided by the built-in channel rule
 data.loopx.gate.repair alone (no user policy takes part, so a broken one
 cannot lock the human out): refused (exit 1) from inside an agent round
 (LOOPX_ROUND/LOOPX_AGENT) or from a process that descends from an agent.`,
-		Example: "  loopx doctor --json\n  loopx doctor --accept-store",
+		Example: "  loopx doctor --json\n  loopx doctor --accept-store\n  loopx doctor --salvage",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
@@ -123,6 +160,7 @@ cannot lock the human out): refused (exit 1) from inside an agent round
 			return a.runDoctor(cmd.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.accept, "accept-store", false, "accept a store behind the last committed revision (after checking why)")
+	c.Flags().BoolVar(&o.accept, "accept-store", false, "accept and re-anchor the store as it is: missing, behind or off the anchored chain (human only; after checking why)")
+	c.Flags().BoolVar(&o.salvage, "salvage", false, "rebuild a damaged store from every transaction that verifies, keep the damaged file, re-anchor (human only)")
 	return c
 }
