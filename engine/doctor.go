@@ -96,7 +96,9 @@ func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 		}
 		return r, err
 	}
-	if accept {
+	// With accept, or for a store this open created (none was there and
+	// no anchor vouched for one), the chain as it is now.
+	if accept || (r.Chain.Transactions == 0 && r.Chain.Anchor == nil) {
 		if r.Chain, err = s.VerifyChain(); err != nil {
 			return r, err
 		}
@@ -137,5 +139,9 @@ func ChainLine(c kernel.ChainReport) string {
 	if !c.OK() {
 		return chainLine(c)
 	}
-	return fmt.Sprintf("chain verified: revisions %d–%d (%d transactions), head %s anchored", c.Base, c.Head, c.Transactions, kernel.ShortHash(c.HeadHash))
+	blocks := "blocks"
+	if c.Transactions == 1 {
+		blocks = "block"
+	}
+	return fmt.Sprintf("chain verified: revisions %d–%d (%d %s), head %s anchored", c.Base, c.Head, c.Transactions, blocks, kernel.ShortHash(c.HeadHash))
 }
