@@ -192,7 +192,7 @@ func Turn(b snapshot.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, 
 // Review fills the review packet rv of rv.Goal from src at now: its
 // status, the instant it starts from (since ago when since > 0, else the
 // last review.generated event, else DefaultReviewWindow ago), the goal's
-// events and the project's rules.* events since then, the rounds since
+// events and the project-wide ones since then, the rounds since
 // then or open, the open gates, the goal's leases among held (by expiry),
 // up to 20 evidence records with their freshness, the quota spent and the
 // latest handoff. gs is the goal's spec (not nil). Errors: src's.
@@ -205,10 +205,13 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	rv.Since = SinceInstant(now, DefaultReviewWindow)
 	var evs []kernel.Event
 	if err := src.Events(func(ev kernel.Event) bool {
-		// The rules in effect (rules.adopted, refused adoptions and
-		// restores) and the store itself (store.refused, store.accepted,
-		// store.salvaged, …) are every goal's: project-wide, in each review.
-		if ev.Goal == rv.Goal || (ev.Goal == "" && (strings.HasPrefix(ev.Kind, "rules.") || strings.HasPrefix(ev.Kind, "store."))) {
+		// Project-wide events (the rules in effect: rules.adopted, refused
+		// adoptions and restores; the store itself: store.refused,
+		// store.accepted, store.salvaged, recoveries and migrations;
+		// the history pruned or a refused prune; agents registered) are
+		// every goal's: in each review. retention.Reviewed counts them
+		// reviewed once every goal's review covered them.
+		if ev.Goal == rv.Goal || ev.Goal == "" {
 			if ev.Kind == ReviewEventKind && since == 0 && !ev.At.After(now) {
 				rv.Since, rv.SinceLastReview, evs = ev.At, true, evs[:0]
 				return true
