@@ -1,27 +1,39 @@
 // Command loopx-bench times loopx commands as whole processes, the way
-// agent hosts run them (design §14 budgets):
+// agent hosts run them, and prints each as a ratio to `loopx version`
+// measured in the same run (design §14 budgets; absolute times on a shared
+// machine are noise, ratios from one run are not):
 //
-//	go run ./cmd/loopx-bench decide [-runs 20] [-todos 200] [-evidence 5000]
-//	go run ./cmd/loopx-bench status [-runs 20] [-todos 1000] [-evidence 50000]
-//	go run ./cmd/loopx-bench hook [-runs 20] [-todos 200] [-evidence 5000]
+//	go run ./cmd/loopx-bench [all] [-n 10]   # the whole table (default)
 //	go run ./cmd/loopx-bench watch [-runs 20] [-idle 60s]
 //
-// hook pipes a PreToolUse payload (Bash "git push origin main") to
-// `loopx hook claude-code`, as Claude Code does before every tool call.
+// all builds loopx into a temporary directory and four projects in
+// process, through the kernel, in a few transactions each:
 //
-// It builds loopx into a temporary directory, makes a project of the given
-// size through the kernel (fast bulk load), runs the command once to warm
-// the spec cache and the page cache, then times -runs runs and prints the
-// median, p90 and min in milliseconds.
+//	10 todos; 2,000 todos; 10,000 todos;
+//	history: 1,000 todos, 50,000 evidence records, 100,000 audit events.
+//
+// It then times, as processes: `decide should-run`; a PreToolUse hook
+// (`loopx hook claude-code` fed the Bash "git push" payload of
+// /work/shared/fixtures/claude-code-hooks/pretooluse-bash-push.json, its cwd
+// set to the project); `round start` followed by `round finish` (one pair);
+// `status`. Each is run twice to warm the caches, then -n times, the runs
+// of all commands interleaved with `loopx version` runs so drift hits both.
+// Last it counts fsyncs per transaction with strace (-f -c, fsync and
+// fdatasync calls of one round start+finish, divided by the store's
+// revisions it added), when strace is on PATH.
+//
+// LOOPX_BENCH_KEEP=1 keeps the temporary directory.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,46 +48,62 @@ goals: g1: {
 }
 `
 
-// hookPayload is a PreToolUse payload (Claude Code's shape); %s is the cwd.
-const hookPayload = `{"session_id":"bench","transcript_path":"/dev/null","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main","description":"push"},"tool_use_id":"toolu_bench"}`
+// hookPayload is the recorded PreToolUse payload of Claude Code
+// (/work/shared/fixtures/claude-code-hooks/pretooluse-bash-push.json) with
+// its cwd (%q) set to the project.
+const hookPayload = `{"session_id":"8f0c2d7e-1b2a-4c9e-9d61-2f4b7a0e5c11","transcript_path":"/dev/null","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin feature/v2","description":"Push the v2 branch"},"tool_use_id":"toolu_01A9xQ"}`
+
+// fixture is one project's size.
+type fixture struct {
+	name                    string
+	todos, evidence, events int
+	root                    string
+}
+
+// command is one timed command: argv run in the project; pair runs round
+// start and then finishes the round it opened.
+type command struct {
+	name string
+	args []string
+	hook bool
+	pair bool
+}
+
+var commands = []command{
+	{name: "decide should-run", args: []string{"decide", "should-run", "--goal", "g1", "--agent", "a1"}},
+	{name: "hook PreToolUse", args: []string{"hook", "claude-code", "--event", "PreToolUse", "--goal", "g1", "--agent", "a1"}, hook: true},
+	{name: "round start+finish", pair: true},
+	{name: "status", args: []string{"status"}},
+}
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loopx-bench decide|status|hook [-runs N] [-todos N] [-evidence N]")
-		os.Exit(2)
+	what := "all"
+	args := os.Args[1:]
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		what, args = args[0], args[1:]
 	}
-	what := os.Args[1]
-	if what == "watch" {
-		os.Exit(watchMain(os.Args[2:])) // watch.go
-	}
-	fs := flag.NewFlagSet(what, flag.ExitOnError)
-	runs := fs.Int("runs", 20, "timed runs")
-	todos := fs.Int("todos", 200, "todos in the project")
-	evidence := fs.Int("evidence", 5000, "evidence records in the project")
-	if what == "status" {
-		fs.Lookup("todos").DefValue, fs.Lookup("evidence").DefValue = "1000", "50000"
-		*todos, *evidence = 1000, 50000
-	}
-	_ = fs.Parse(os.Args[2:])
-	var args []string
 	switch what {
-	case "decide":
-		args = []string{"decide", "should-run", "--goal", "g1", "--agent", "a1"}
-	case "status":
-		args = []string{"status"}
-	case "hook":
-		args = []string{"hook", "claude-code", "--event", "PreToolUse", "--goal", "g1", "--agent", "a1"}
+	case "watch":
+		os.Exit(watchMain(args)) // watch.go
+	case "all":
 	default:
-		fmt.Fprintf(os.Stderr, "unknown benchmark %q (decide, status, hook)\n", what)
+		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, watch)\n", what)
 		os.Exit(2)
 	}
-	if err := run(args, *runs, *todos, *evidence); err != nil {
+	fs := flag.NewFlagSet("all", flag.ExitOnError)
+	n := fs.Int("n", 10, "timed runs of each command on each project")
+	_ = fs.Parse(args)
+	if *n < 1 {
+		fmt.Fprintln(os.Stderr, "loopx-bench: -n must be at least 1")
+		os.Exit(2)
+	}
+	if err := benchAll(*n); err != nil {
 		fmt.Fprintln(os.Stderr, "loopx-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, runs, todos, evidence int) error {
+func benchAll(n int) error {
 	tmp, err := os.MkdirTemp("", "loopx-bench-")
 	if err != nil {
 		return err
@@ -85,74 +113,248 @@ func run(args []string, runs, todos, evidence int) error {
 	} else {
 		defer fmt.Println("kept", tmp)
 	}
+	// The anchor directories go to the temporary directory too, for the
+	// kernel here and for the loopx processes.
+	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
+		return err
+	}
 	bin := filepath.Join(tmp, "loopx")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/loopx")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building loopx (run from the repository root): %w", err)
 	}
-	root := filepath.Join(tmp, "project")
-	if err := makeProject(root, todos, evidence); err != nil {
-		return err
+	fixtures := []*fixture{
+		{name: "10 todos", todos: 10},
+		{name: "2,000 todos", todos: 2000},
+		{name: "10,000 todos", todos: 10000},
+		{name: "history", todos: 1000, evidence: 50000, events: 100000},
 	}
-	fi, _ := os.Stat(filepath.Join(root, ".loopx", kernel.DBFile))
-	fmt.Printf("project: %d todos, %d evidence records, state.db %.1f MB\n", todos, evidence, float64(fi.Size())/1e6)
-	once := func() (time.Duration, error) {
-		c := exec.Command(bin, args...)
-		c.Dir = root
-		if args[0] == "hook" {
-			c.Stdin = strings.NewReader(fmt.Sprintf(hookPayload, root))
-		}
+	for i, f := range fixtures {
+		f.root = filepath.Join(tmp, fmt.Sprintf("p%d", i))
 		t := time.Now()
-		err := c.Run()
-		d := time.Since(t)
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() <= 1 {
-			err = nil
+		if err := makeProject(f); err != nil {
+			return fmt.Errorf("project %s: %w", f.name, err)
 		}
-		return d, err
+		fi, _ := os.Stat(filepath.Join(f.root, ".loopx", kernel.DBFile))
+		fmt.Printf("project %-13s %6d todos %6d evidence %7d events  state.db %5.1f MB  built in %.1f s\n",
+			f.name+":", f.todos, f.evidence, f.events, float64(fi.Size())/1e6, time.Since(t).Seconds())
 	}
-	for i := 0; i < 3; i++ {
-		if _, err := once(); err != nil {
-			return fmt.Errorf("loopx %v: %w", args, err)
+	version := func() (time.Duration, error) { return timeRun(bin, "", []string{"version"}, "") }
+	// Warm: every command twice on every project (adopts the spec, fills
+	// the spec cache, the read model and the page cache).
+	for _, f := range fixtures {
+		for _, c := range commands {
+			for range 2 {
+				if _, err := runCommand(bin, f, c); err != nil {
+					return err
+				}
+			}
 		}
 	}
-	times := make([]time.Duration, 0, runs)
-	for i := 0; i < runs; i++ {
-		d, err := once()
+	var base []time.Duration
+	times := map[string][]time.Duration{}
+	for range n {
+		for _, f := range fixtures {
+			for _, c := range commands {
+				d, err := version()
+				if err != nil {
+					return err
+				}
+				base = append(base, d)
+				if d, err = runCommand(bin, f, c); err != nil {
+					return err
+				}
+				times[f.name+"\x00"+c.name] = append(times[f.name+"\x00"+c.name], d)
+			}
+		}
+	}
+	v := median(base)
+	fmt.Printf("\n%d runs each; ratio = the command's median / the median of `loopx version` (%d runs interleaved, %.1f ms on this machine)\n\n",
+		n, len(base), ms(v))
+	fmt.Printf("%-20s", "")
+	for _, f := range fixtures {
+		fmt.Printf("%14s", f.name)
+	}
+	fmt.Println()
+	for _, c := range commands {
+		fmt.Printf("%-20s", c.name)
+		for _, f := range fixtures {
+			fmt.Printf("%13.2f×", float64(median(times[f.name+"\x00"+c.name]))/float64(v))
+		}
+		fmt.Println()
+	}
+	fmt.Println()
+	return fsyncs(bin, fixtures)
+}
+
+// runCommand runs c once in f's project and returns its wall time (for a
+// pair, both processes').
+func runCommand(bin string, f *fixture, c command) (time.Duration, error) {
+	if !c.pair {
+		stdin := ""
+		if c.hook {
+			stdin = fmt.Sprintf(hookPayload, f.root)
+		}
+		return timeRun(bin, f.root, c.args, stdin)
+	}
+	t := time.Now()
+	out, err := output(bin, f.root, "round", "start", "--goal", "g1", "--agent", "a1", "--json")
+	if err != nil {
+		return 0, err
+	}
+	var started struct {
+		Round *struct{ ID string } `json:"round"`
+	}
+	if err := json.Unmarshal(out, &started); err != nil || started.Round == nil {
+		return 0, fmt.Errorf("project %s: round start opened no round: %s", f.name, out)
+	}
+	if _, err := output(bin, f.root, "round", "finish", started.Round.ID, "--outcome", "progress", "--agent", "a1"); err != nil {
+		return 0, err
+	}
+	return time.Since(t), nil
+}
+
+// timeRun runs loopx args in dir; exit 1 (the decision says no) counts as
+// a run, any other failure is an error.
+func timeRun(bin, dir string, args []string, stdin string) (time.Duration, error) {
+	c := exec.Command(bin, args...)
+	c.Dir = dir
+	c.Stdin = strings.NewReader(stdin)
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	t := time.Now()
+	err := c.Run()
+	d := time.Since(t)
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("loopx %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return d, nil
+}
+
+func output(bin, dir string, args ...string) ([]byte, error) {
+	c := exec.Command(bin, args...)
+	c.Dir = dir
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		return out, fmt.Errorf("loopx %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+// fsyncs prints the fsync and fdatasync calls (strace -f -c) of one round
+// start+finish on each project over the revisions the pair added to the
+// store.
+func fsyncs(bin string, fixtures []*fixture) error {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		fmt.Println("fsyncs per transaction: strace not on PATH, not counted")
+		return nil
+	}
+	fmt.Println("fsyncs per transaction (strace -f -c: fsync+fdatasync calls of one round start+finish / the store revisions it added):")
+	for _, f := range fixtures {
+		before, err := revision(f)
 		if err != nil {
 			return err
 		}
-		times = append(times, d)
+		traced := func(args ...string) ([]byte, int, error) {
+			log := filepath.Join(f.root, "strace.out")
+			out, err := output(strace, f.root, append([]string{"-f", "-c", "-e", "trace=fsync,fdatasync", "-o", log, bin}, args...)...)
+			if err != nil {
+				return nil, 0, err
+			}
+			b, err := os.ReadFile(log)
+			calls := 0
+			for _, line := range strings.Split(string(b), "\n") {
+				fs := strings.Fields(line)
+				if len(fs) >= 5 && (fs[len(fs)-1] == "fsync" || fs[len(fs)-1] == "fdatasync") {
+					k, _ := strconv.Atoi(fs[3])
+					calls += k
+				}
+			}
+			return out, calls, err
+		}
+		out, c1, err := traced("round", "start", "--goal", "g1", "--agent", "a1", "--json")
+		if err != nil {
+			return err
+		}
+		var started struct {
+			Round *struct{ ID string } `json:"round"`
+		}
+		if err := json.Unmarshal(out, &started); err != nil || started.Round == nil {
+			return fmt.Errorf("project %s: round start opened no round: %s", f.name, out)
+		}
+		_, c2, err := traced("round", "finish", started.Round.ID, "--outcome", "progress", "--agent", "a1")
+		if err != nil {
+			return err
+		}
+		after, err := revision(f)
+		if err != nil {
+			return err
+		}
+		txs := after - before
+		per := "-"
+		if txs > 0 {
+			per = fmt.Sprintf("%.1f", float64(c1+c2)/float64(txs))
+		}
+		fmt.Printf("  %-13s start %d + finish %d fsyncs, %d transactions: %s per transaction\n", f.name+":", c1, c2, txs, per)
 	}
-	slices.Sort(times)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Printf("loopx %v: %d runs, median %.1f ms, p90 %.1f ms, min %.1f ms\n", args, runs,
-		ms(times[len(times)/2]), ms(times[len(times)*9/10]), ms(times[0]))
 	return nil
 }
 
-func makeProject(root string, todos, evidence int) error {
-	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
+func revision(f *fixture) (uint64, error) {
+	s, err := kernel.Open(filepath.Join(f.root, ".loopx"), kernel.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	rev, _ := s.Head()
+	return rev, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// makeProject writes the spec and fills the store through the kernel, in
+// transactions of up to 20,000 records, then shrinks it (as a long-lived
+// store would be).
+func makeProject(f *fixture) error {
+	if err := os.MkdirAll(filepath.Join(f.root, "loopx"), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(f.root, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
 		return err
 	}
-	s, err := kernel.Open(filepath.Join(root, ".loopx"), kernel.Options{})
+	s, err := kernel.Open(filepath.Join(f.root, ".loopx"), kernel.Options{})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	const batch = 1000
-	for done := 0; done < todos+evidence; done += batch {
+	const batch = 20000
+	total := f.todos + f.evidence + f.events
+	for done := 0; done < total; done += batch {
 		err := s.Update(func(tx *kernel.Tx) error {
-			for i := done; i < done+batch && i < todos+evidence; i++ {
+			for i := done; i < done+batch && i < total; i++ {
 				var err error
-				if i < todos {
+				switch {
+				case i < f.todos:
 					_, err = tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5})
-				} else {
+				case i < f.todos+f.evidence:
 					_, err = tx.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass",
 						Summary: fmt.Sprintf("go test ./... run %d passed", i), Ref: "go test ./..."})
+				default:
+					err = tx.AppendEvent(kernel.Event{Kind: "round.finished", Goal: "g1", Actor: "a1",
+						Subject: fmt.Sprintf("r-%d", i), Message: "progress"})
 				}
 				if err != nil {
 					return err
