@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Publication-scan categories: the Rule of a scan Finding.
@@ -180,25 +181,36 @@ func Scan(root string, files []string, o ScanOptions) (hits []Finding, skipped i
 
 var (
 	// Token-like literals: the kind and the pattern of the literal.
-	tokenPatterns = []struct {
-		kind string
-		re   *regexp.Regexp
-	}{
-		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-		{"secret key (sk-…)", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`)},
-		{"Slack token", regexp.MustCompile(`\bxox[abporsx]-[A-Za-z0-9-]{10,}`)},
-		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-		{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)},
-	}
+	tokenPatterns = sync.OnceValue(func() []tokenPattern {
+		return []tokenPattern{
+			{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
+			{"secret key (sk-…)", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`)},
+			{"Slack token", regexp.MustCompile(`\bxox[abporsx]-[A-Za-z0-9-]{10,}`)},
+			{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+			{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----`)},
+		}
+	})
 	// Assignments of a secret: the key, the operator, then the value.
-	assignRe = regexp.MustCompile(`(?i)(?:\b|_)(password|passwd|passphrase|api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)["']?\s*(:=|=>|==|!=|=|:)[ \t]*`)
-	authRe   = regexp.MustCompile(`(?i)\bauthorization\b["']?\s*[:=]\s*["']?(bearer|basic|token)\s+`)
-	ipv4Re   = regexp.MustCompile(`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}`)
-	homeRe   = regexp.MustCompile(`(/home|/Users)/([^/\s"'` + "`" + `,;:)\]}]+)`)
-	winHome  = regexp.MustCompile(`(?i)\b[a-z]:\\Users\\([^\\\s"']+)`)
-	digitRe  = regexp.MustCompile(`[0-9]`)
-	codeLike = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$|[()\[\]]`)
+	assignRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\b|_)(password|passwd|passphrase|api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)["']?\s*(:=|=>|==|!=|=|:)[ \t]*`)
+	})
+	authRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bauthorization\b["']?\s*[:=]\s*["']?(bearer|basic|token)\s+`)
+	})
+	ipv4Re   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}`) })
+	homeRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(/home|/Users)/([^/\s"'` + "`" + `,;:)\]}]+)`) })
+	winHome  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b[a-z]:\\Users\\([^\\\s"']+)`) })
+	digitRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]`) })
+	codeLike = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$|[()\[\]]`)
+	})
 )
+
+// tokenPattern is a kind of token-like literal and its pattern.
+type tokenPattern struct {
+	kind string
+	re   *regexp.Regexp
+}
 
 // typeWords are values that name a type or nothing, not a secret
 // (`password: string`, `password = None`).
@@ -258,11 +270,11 @@ func ScanText(name string, data []byte, o ScanOptions) []Finding {
 type addFunc func(cat string, col int, warn bool, msg string)
 
 func scanCredentials(line string, add addFunc) {
-	for _, tp := range tokenPatterns {
+	for _, tp := range tokenPatterns() {
 		for _, m := range tp.re.FindAllStringIndex(line, -1) {
 			tok := line[m[0]:m[1]]
 			placeholder := isPlaceholder(tok)
-			if !placeholder && tp.kind != "private key" && !digitRe.MatchString(tok) {
+			if !placeholder && tp.kind != "private key" && !digitRe().MatchString(tok) {
 				continue // a hyphenated word, not a key
 			}
 			if placeholder {
@@ -272,7 +284,7 @@ func scanCredentials(line string, add addFunc) {
 			add(CategoryCredential, m[0], false, fmt.Sprintf("%s %s: remove it and rotate it", tp.kind, redact(tok)))
 		}
 	}
-	for _, m := range assignRe.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range assignRe().FindAllStringSubmatchIndex(line, -1) {
 		key, op := strings.ToLower(line[m[2]:m[3]]), line[m[4]:m[5]]
 		if op == "==" || op == "!=" {
 			continue
@@ -286,7 +298,7 @@ func scanCredentials(line string, add addFunc) {
 		}
 		checkValue(add, col, key, val, quoted(line, m[1]))
 	}
-	for _, m := range authRe.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range authRe().FindAllStringSubmatchIndex(line, -1) {
 		val, col := value(line, m[1])
 		if val == "" {
 			continue
@@ -302,7 +314,7 @@ func checkValue(add addFunc, col int, key, val string, isQuoted bool) {
 		add(CategoryCredential, col, true, fmt.Sprintf("%s refers to an environment variable (%s), not a literal: keep it that way", key, shorten(val)))
 	case isPlaceholder(val):
 		add(CategoryCredential, col, true, fmt.Sprintf("%s is set to a placeholder (%s): make sure it is not a real one", key, shorten(val)))
-	case !isQuoted && codeLike.MatchString(val):
+	case !isQuoted && codeLike().MatchString(val):
 		// password = cfg.Password, token: getToken(): code, not a literal.
 	default:
 		add(CategoryCredential, col, false, fmt.Sprintf("%s with a literal value %s: remove it and rotate it", key, redact(val)))
@@ -385,7 +397,7 @@ func shorten(s string) string {
 }
 
 func scanIPs(line string, add addFunc) {
-	for _, m := range ipv4Re.FindAllStringIndex(line, -1) {
+	for _, m := range ipv4Re().FindAllStringIndex(line, -1) {
 		if m[0] > 0 && (isDigit(line[m[0]-1]) || line[m[0]-1] == '.') {
 			continue
 		}
@@ -429,7 +441,7 @@ var placeholderUsers = map[string]bool{"user": true, "username": true, "you": tr
 	"someone": true, "example": true, "runner": true, "foo": true, "jdoe": true}
 
 func scanHomes(line string, add addFunc) {
-	for _, m := range homeRe.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range homeRe().FindAllStringSubmatchIndex(line, -1) {
 		if m[0] > 0 {
 			prev := line[m[0]-1]
 			fileURL := prev == '/' && strings.HasSuffix(line[:m[0]], "file://")
@@ -448,7 +460,7 @@ func scanHomes(line string, add addFunc) {
 		}
 		add(CategoryPrivatePath, m[0], false, fmt.Sprintf("absolute path into the home directory of user %q (%s): use a path relative to the project or $HOME", user, path))
 	}
-	for _, m := range winHome.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range winHome().FindAllStringSubmatchIndex(line, -1) {
 		user := line[m[2]:m[3]]
 		if strings.EqualFold(user, "Public") {
 			continue

@@ -112,7 +112,7 @@ func AreaModules(area string) map[string]string {
 	for p, src := range l.modules {
 		if strings.HasPrefix(p, "loopx/"+area+"/") {
 			out[p] = src
-			for _, m := range libCall.FindAllStringSubmatch(src, -1) {
+			for _, m := range libCall().FindAllStringSubmatch(src, -1) {
 				calls.WriteString(m[1] + " ")
 			}
 		}
@@ -120,7 +120,7 @@ func AreaModules(area string) map[string]string {
 	lib := map[string][]string{} // library module -> the rules it defines
 	for p, src := range l.modules {
 		if strings.HasPrefix(p, "loopx/lib/") {
-			for _, m := range ruleHead.FindAllStringSubmatch(src, -1) {
+			for _, m := range ruleHead().FindAllStringSubmatch(src, -1) {
 				if !slices.Contains([]string{"package", "import", "default", "else"}, m[1]) {
 					lib[p] = append(lib[p], m[1])
 				}
@@ -138,7 +138,7 @@ func AreaModules(area string) map[string]string {
 				if strings.Contains(named, " "+n+" ") {
 					out[p] = l.modules[p]
 					// Names this module uses unqualified (same package).
-					for _, w := range word.FindAllString(l.modules[p], -1) {
+					for _, w := range word().FindAllString(l.modules[p], -1) {
 						calls.WriteString(w + " ")
 					}
 					added = true
@@ -151,9 +151,9 @@ func AreaModules(area string) map[string]string {
 }
 
 var (
-	libCall  = regexp.MustCompile(`\blib\.([A-Za-z_][A-Za-z0-9_]*)`)
-	ruleHead = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\b`)
-	word     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	libCall  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\blib\.([A-Za-z_][A-Za-z0-9_]*)`) })
+	ruleHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\b`) })
+	word     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`) })
 )
 
 // Modules returns the bundle's policy modules (tests excluded), keyed by their

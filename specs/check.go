@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/literal"
@@ -19,7 +20,7 @@ func unquote(s string) (string, error) { return literal.Unquote(s) }
 
 // idRe is what goal, agent, gate and todo ids must look like: they appear in
 // refs ("goals.ship-v2.quota.rounds"), CLI flags and store keys.
-var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var idRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // applyPresets unifies each goal that names a preset with that preset.
 //
@@ -345,7 +346,7 @@ func cueLabel(id string) string {
 
 // questionRe matches CUE's message for a value the schema's #Question
 // refuses (its "?" or its 4-words pattern); group 1 is the quoted value.
-var questionRe = regexp.MustCompile(`^invalid value (".*") \(out of bound =~`)
+var questionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value (".*") \(out of bound =~`) })
 
 // isQuestion reports whether path is a gate's question (goals.*.gates.*.question).
 func isQuestion(path []string) bool {
@@ -394,7 +395,7 @@ func (l *loader) checkString(s string, path []string, multiline bool) {
 
 func (l *loader) checkID(kind string, path []string) {
 	id := path[len(path)-1]
-	if idRe.MatchString(id) {
+	if idRe().MatchString(id) {
 		return
 	}
 	l.add(l.posError(token.NoPos, path, CodeInvalid, fmt.Sprintf(
@@ -501,10 +502,14 @@ func quoteList(xs []string) string {
 }
 
 var (
-	outOfBoundRe = regexp.MustCompile(`^invalid value (".*") \(out of bound =~"\^\(\[0-9\]\+`)
-	disjunctRe   = regexp.MustCompile(`^\d+ errors in empty disjunction`)
-	incompleteRe = regexp.MustCompile(`^incomplete value (.*)$`)
-	mismatchRe   = regexp.MustCompile(`^conflicting values .* \(mismatched types \w+ and \w+\)$`)
+	outOfBoundRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid value (".*") \(out of bound =~"\^\(\[0-9\]\+`)
+	})
+	disjunctRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+ errors in empty disjunction`) })
+	incompleteRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^incomplete value (.*)$`) })
+	mismatchRe   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^conflicting values .* \(mismatched types \w+ and \w+\)$`)
+	})
 )
 
 // maxMessage bounds a message's length (CUE prints whole values in some).
@@ -600,17 +605,17 @@ func fieldHelp(path []string) string {
 
 // polish rewrites CUE messages users often meet into plainer ones.
 func (l *loader) polish(path []string, msg string) string {
-	if m := outOfBoundRe.FindStringSubmatch(msg); m != nil {
+	if m := outOfBoundRe().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("invalid duration %s: want %s", m[1], durationHelp)
 	}
-	if m := incompleteRe.FindStringSubmatch(msg); m != nil {
+	if m := incompleteRe().FindStringSubmatch(msg); m != nil {
 		want := fieldHelp(path)
 		if want == "" {
 			want = "a concrete value"
 		}
 		return shorten(fmt.Sprintf("value is not concrete (%s): want %s", m[1], want))
 	}
-	if mismatchRe.MatchString(msg) {
+	if mismatchRe().MatchString(msg) {
 		if want := fieldHelp(path); want != "" {
 			return "invalid value" + l.userValue(path) + ": want " + want
 		}

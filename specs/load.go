@@ -432,7 +432,7 @@ func (l *loader) addCUE(err error, prefix []string) {
 			msg:  errMsg(e),
 		}
 		switch {
-		case disjunctRe.MatchString(is.msg):
+		case disjunctRe().MatchString(is.msg):
 			is.header = true
 		case strings.Contains(is.msg, "field not allowed"):
 			is.code = CodeUnknownField
@@ -441,7 +441,7 @@ func (l *loader) addCUE(err error, prefix []string) {
 			is.code = CodeMissingField
 			is.msg = missingMsg(is.path)
 		case isQuestion(is.path):
-			if m := questionRe.FindStringSubmatch(is.msg); m != nil {
+			if m := questionRe().FindStringSubmatch(is.msg); m != nil {
 				is.code = CodeVagueQuestion
 				is.msg = vagueQuestionMsg(m[1])
 			}

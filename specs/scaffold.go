@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/literal"
@@ -29,7 +30,7 @@ type ScaffoldOptions struct {
 	Preset string
 }
 
-var bareLabel = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+var bareLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`) })
 
 var cueKeywords = map[string]bool{
 	"package": true, "import": true, "for": true, "in": true, "if": true, "let": true,
@@ -38,7 +39,7 @@ var cueKeywords = map[string]bool{
 
 // label renders a field label: bare when it is a plain identifier, quoted otherwise.
 func label(s string) string {
-	if bareLabel.MatchString(s) && !cueKeywords[s] {
+	if bareLabel().MatchString(s) && !cueKeywords[s] {
 		return s
 	}
 	return literal.String.Quote(s)

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/declog"
@@ -394,7 +395,7 @@ func StoredInput(le LogEntry, stateDir, stateDirName string) (rel, state string)
 	return rel, state
 }
 
-var policyPath = regexp.MustCompile(`^[a-z_]+(/[a-z_]+)*$`)
+var policyPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_]+(/[a-z_]+)*$`) })
 
 // OPAEvalCommand is the `opa eval` command line that reproduces le's
 // result from the project root root (stateDir its .loopx), "" when a file
@@ -402,7 +403,7 @@ var policyPath = regexp.MustCompile(`^[a-z_]+(/[a-z_]+)*$`)
 func OPAEvalCommand(le LogEntry, root, stateDir string) string {
 	// The path goes into a command line a person may paste: only the
 	// query's own entry rule, never what a line says.
-	if le.Custom.DecidedBy != "" || le.Path != "loopx/"+PolicyArea(le.Input.Query)+"/decision" || !policyPath.MatchString(le.Path) {
+	if le.Custom.DecidedBy != "" || le.Path != "loopx/"+PolicyArea(le.Input.Query)+"/decision" || !policyPath().MatchString(le.Path) {
 		return ""
 	}
 	rel := func(p string) string {

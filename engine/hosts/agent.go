@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/loopx-dev/loopx/internal/errs"
 )
@@ -42,14 +43,14 @@ func specKey(id string) string {
 // host; Hosts are those loopx answers hooks of).
 var AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
 
-var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // CheckRegistration checks an agent registration (`loopx agent
 // register`): its id, its host (one of AgentHosts) and its mode (active or
 // monitor_only, "" for the default). Errors: errs.Usage bad_agent,
 // bad_host, bad_mode.
 func CheckRegistration(id, host, mode string) error {
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return errs.Usagef("bad_agent", "agent id %q: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)", id)
 	}
 	if !slices.Contains(AgentHosts, host) {

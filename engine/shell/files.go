@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // This file models the file utilities: what rm, mv, cp, ln, chmod, dd,
@@ -275,7 +276,9 @@ func sedRuns(s string) bool {
 
 // awkRuns matches awk programs that run commands (system(), | to or from a
 // command) or write files (print > file).
-var awkRuns = regexp.MustCompile(`\bsystem\s*\(|(^|[^|])\|($|[^|])|\|&|\b(print|printf)\b[^;{}\n]*>`)
+var awkRuns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bsystem\s*\(|(^|[^|])\|($|[^|])|\|&|\b(print|printf)\b[^;{}\n]*>`)
+})
 
 // awk marks programs that run commands or write files opaque; gawk -i
 // inplace writes its operands.
@@ -291,7 +294,7 @@ func (r *reader) awk(name string, args []word, here dirs) {
 	for _, p := range progs {
 		if p.dyn != 0 {
 			r.opaquef("%s program built from %s", name, r.snippet(p))
-		} else if awkRuns.MatchString(p.s) {
+		} else if awkRuns().MatchString(p.s) {
 			r.opaquef("%s program runs a command or writes a file: %s", name, r.snippet(p))
 		}
 	}

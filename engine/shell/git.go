@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // This file models git: its global options (-C, -c, --git-dir, …), what
@@ -13,7 +14,9 @@ import (
 
 // gitExecKeys are git configuration keys whose values run commands, load
 // other configuration, or move the tree git writes.
-var gitExecKeys = regexp.MustCompile(`(?i)^(alias\..+|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|pager\..+|diff\..+\.(command|textconv)|diff\.external|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential\..*helper|sequence\.editor|gpg\.program|gpg\..+\.program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy|vcs)|include\.path|includeif\..+\.path|sendemail\..+|web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|difftool\..+\.cmd|mergetool\..+\.cmd|ssh\.variant|protocol\..+|url\..+|http\..*proxy|init\.templatedir|receive\.procreceiverefs|instaweb\..+)$`)
+var gitExecKeys = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(alias\..+|core\.(pager|sshcommand|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand|worktree)|pager\..+|diff\..+\.(command|textconv)|diff\.external|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential\..*helper|sequence\.editor|gpg\.program|gpg\..+\.program|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy|vcs)|include\.path|includeif\..+\.path|sendemail\..+|web\.browser|browser\..+\.(cmd|path)|man\..+\.(cmd|path)|difftool\..+\.cmd|mergetool\..+\.cmd|ssh\.variant|protocol\..+|url\..+|http\..*proxy|init\.templatedir|receive\.procreceiverefs|instaweb\..+)$`)
+})
 
 // gitConfigKey marks a git configuration key that runs commands opaque.
 func (r *reader) gitConfigKey(kv word, how string) {
@@ -22,7 +25,7 @@ func (r *reader) gitConfigKey(kv word, how string) {
 		return
 	}
 	k, _, _ := strings.Cut(kv.s, "=")
-	if gitExecKeys.MatchString(k) {
+	if gitExecKeys().MatchString(k) {
 		r.opaquef("git %s %s can run commands", how, k)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -59,14 +60,14 @@ var interpreters = map[string]interpreter{
 	"batch":     {lang: "batch", valued: "qt", module: "f", stdin: true},
 }
 
-var versionedPython = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+var versionedPython = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(python|pypy)[0-9.]*$`) })
 
 // interp returns the interpreter a program name is, if any.
 func interp(name string) (interpreter, bool) {
 	if it, ok := interpreters[name]; ok {
 		return it, true
 	}
-	if versionedPython.MatchString(name) {
+	if versionedPython().MatchString(name) {
 		return interpreters["python"], true
 	}
 	switch strings.ToLower(name) {

@@ -107,7 +107,7 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 func Read(line string) Line {
 	cl := Line{Parsed: true}
 	r := &reader{cl: &cl, seen: startDirs}
-	r.knownDirs = !(strings.Contains(line, "PWD") || strings.Contains(line, "HOME")) || !dirVarsSet.MatchString(line)
+	r.knownDirs = !(strings.Contains(line, "PWD") || strings.Contains(line, "HOME")) || !dirVarsSet().MatchString(line)
 	if len(line) > maxCommandLine {
 		cl.Parsed = false
 		cl.Opaque = append(cl.Opaque, fmt.Sprintf("command line of %d bytes is over the %d KiB parse cap", len(line), maxCommandLine>>10))

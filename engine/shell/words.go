@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	shexpand "mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -216,7 +217,9 @@ func knownDir(p *syntax.ParamExp) string {
 
 // dirVarsSet matches a line that may set PWD or HOME itself (PWD=…, read
 // HOME, ${HOME:=…}, unset PWD): there the two are not resolved.
-var dirVarsSet = regexp.MustCompile(`(?:^|[^\w$])(?:PWD|HOME)(?:[^\w}]|$)|\$\{(?:PWD|HOME)[^}]`)
+var dirVarsSet = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^\w$])(?:PWD|HOME)(?:[^\w}]|$)|\$\{(?:PWD|HOME)[^}]`)
+})
 
 // source is n as written in the current script.
 func (r *reader) source(n syntax.Node) string {
