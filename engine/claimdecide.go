@@ -39,7 +39,7 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	case "finish", "done", "settle", "evidence":
 		in.State, err = e.facts().Gates(tx, goal, agent)
 	default:
-		in.State, err = e.facts().Of(tx, goal, agent, now, false)
+		in.State, err = e.facts().Of(tx, goal, agent, now, snapshot.Need{Todos: true})
 	}
 	if err != nil {
 		return claimDecision{}, err

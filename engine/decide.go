@@ -10,6 +10,8 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
@@ -60,13 +62,14 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 // input.health.store and returned.
 func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 	in := Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	need := snapshot.Need{Usage: true, Todos: e.needsTodos(req.Query)}
 	if e.specErr != nil {
 		in.Health.Spec = specErrorText(e.specErr)
 	}
 	if e.store == nil {
 		if rm := e.loadReadModel(now); rm != nil && rm.Has(req.Goal) {
 			var err error
-			if in.State, err = e.facts().Of(rm, req.Goal, req.Agent, now, true); err == nil {
+			if in.State, err = e.facts().Of(rm, req.Goal, req.Agent, now, need); err == nil {
 				return in, nil
 			}
 		}
@@ -75,7 +78,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, err = e.facts().Of(tx, req.Goal, req.Agent, now, true)
+			in.State, err = e.facts().Of(tx, req.Goal, req.Agent, now, need)
 			return err
 		})
 		if err != nil {
@@ -89,6 +92,32 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 		in.State = Snapshot{Gates: []GateFacts{}, Todos: []TodoFacts{}}
 	}
 	return in, err
+}
+
+// needsTodos reports whether query's input carries input.state.todos:
+// always, but for the permission query, whose built-in policy reads none
+// (every tool call would otherwise convert every todo), only when a user
+// policy may read them (rulebook.Reads over the adopted user policies,
+// checked once per adopted revision of them; user policies that do not
+// load count as reading them).
+func (e *Engine) needsTodos(query string) bool {
+	if query != "permission" {
+		return true
+	}
+	user, err := e.UserModules()
+	if err != nil {
+		return true
+	}
+	if len(user) == 0 {
+		return false
+	}
+	rev := rulebook.Hash(user)
+	e.readsMu.Lock()
+	defer e.readsMu.Unlock()
+	if e.readsRev != rev {
+		e.readsRev, e.readsTodos = rev, rulebook.Reads(user, "state", "todos")
+	}
+	return e.readsTodos
 }
 
 func specErrorText(err error) string {

@@ -94,6 +94,12 @@ type Engine struct {
 	userErr    error
 	userLoaded bool
 
+	// readsMu guards readsRev and readsTodos: whether the user policies of
+	// revision readsRev (rulebook.Hash) may read input.state.todos.
+	readsMu    sync.Mutex
+	readsRev   string
+	readsTodos bool
+
 	store    *kernel.Store
 	storeErr error
 	// rmStamp is the state.db stamp of the read model this engine last wrote.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/toolcall"
 )
 
 func writeUserPolicy(t *testing.T, e *Engine, name, src string) {
@@ -75,4 +77,52 @@ func TestUserPolicy_BrokenOrUnreachableDenies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A permission input carries input.state.todos only when a user policy
+// may read them: the built-in permission policy reads none, and every
+// tool call would otherwise convert every todo.
+func TestUserPolicy_PermissionTodosOnlyWhenRead(t *testing.T) {
+	cases := []struct {
+		name, src string
+		todos     int
+	}{
+		{"no user policy", "", 0},
+		{"a user policy reading the gates only", "package loopx.user.permission\n\ndeny contains \"gated\" if count(input.state.gates) > 99\n", 0},
+		{"a user policy reading the todos", "package loopx.user.permission\n\nwarn contains sprintf(\"%d todos open\", [count(input.state.todos)]) if true\n", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, c := newEngine(t, permSpec)
+			addTodos(t, e, "a", "b")
+			if tc.src != "" {
+				writeUserPolicy(t, e, "todos.rego", tc.src)
+			}
+			e = reopen(t, e, c)
+			req := PermissionInput{Tool: "Bash", Command: "ls"}
+			in, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude", Permission: toolcall.Read(e.root, req)}, e.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(in.State.Todos) != tc.todos || in.State.Todos == nil {
+				t.Fatalf("permission input has %d todos (nil %v), want %d", len(in.State.Todos), in.State.Todos == nil, tc.todos)
+			}
+			if in, _ := e.buildInput(Request{Query: "should_run", Goal: "g1", Agent: "claude"}, e.Now()); len(in.State.Todos) != 2 {
+				t.Fatalf("should_run input has %d todos, want 2", len(in.State.Todos))
+			}
+			d := permission(t, e, "claude", req)
+			if tc.todos > 0 && !hasMessage(d, "2 todos open") {
+				t.Fatalf("the user policy did not see the todos: %s %+v", d.Verdict, d.Reasons)
+			}
+		})
+	}
+}
+
+func hasMessage(d Decision, msg string) bool {
+	for _, r := range d.Reasons {
+		if strings.Contains(r.Message, msg) {
+			return true
+		}
+	}
+	return false
 }

@@ -147,10 +147,20 @@ func SpecGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 	return k
 }
 
-// Of builds input.state for (goal, agent) at now; without usage it leaves
-// out the quota and progress facts (they need the goal's whole ledger and
-// rounds), which the claim query does not read. Errors: src's.
-func (b Builder) Of(src Source, goal, agent string, now time.Time, usage bool) (input.Snapshot, error) {
+// Need says which costly parts of input.state a snapshot carries.
+type Need struct {
+	// Usage: the quota and progress facts (they need the goal's whole
+	// ledger and rounds), which the claim query does not read.
+	Usage bool
+	// Todos: input.state.todos (every todo not done or cancelled, with
+	// its lease, open dependencies and scope conflict), which the built-in
+	// permission policy does not read. Without it the list is empty.
+	Todos bool
+}
+
+// Of builds input.state for (goal, agent) at now, with the parts need
+// asks for (the others empty or zero). Errors: src's.
+func (b Builder) Of(src Source, goal, agent string, now time.Time, need Need) (input.Snapshot, error) {
 	var s input.Snapshot
 	s.Revision = src.Revision()
 	gs := b.GoalSpec(goal)
@@ -169,41 +179,18 @@ func (b Builder) Of(src Source, goal, agent string, now time.Time, usage bool) (
 	}
 	s.Gates = GateFacts(gates)
 
+	s.Todos = []input.TodoFacts{}
+	if !need.Todos && !need.Usage {
+		return s, nil
+	}
 	todos, err := src.Todos(goal)
 	if err != nil {
 		return s, err
 	}
-	done := map[string]bool{}
-	for _, t := range todos {
-		if t.Status == kernel.TodoDone {
-			done[t.ID] = true
-		}
+	if need.Todos {
+		s.Todos = b.todoFacts(todos, agent, now)
 	}
-	s.Todos = []input.TodoFacts{}
-	conflicts := ScopeConflicts(todos, agent, now)
-	for _, t := range todos {
-		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
-			continue
-		}
-		f := input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
-			CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: []string{}, Labels: NonNil(t.Labels),
-			ScopeConflict: conflicts[t.ID]}
-		for _, d := range t.DependsOn {
-			if !done[d] {
-				f.DepsOpen = append(f.DepsOpen, d)
-			}
-		}
-		if t.Lease != nil && !t.Lease.Released {
-			f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: kernel.RFC3339(t.Lease.ExpiresAt),
-				Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
-		}
-		if t.Kind == kernel.KindMonitor {
-			f.Due = !now.Before(t.NextDueAt)
-			f.NextDueAt = kernel.RFC3339(t.NextDueAt)
-		}
-		s.Todos = append(s.Todos, f)
-	}
-	if !usage {
+	if !need.Usage {
 		return s, nil
 	}
 
@@ -231,6 +218,42 @@ func (b Builder) Of(src Source, goal, agent string, now time.Time, usage bool) (
 	}
 	s.Progress = b.progressFacts(src, goal, agent, rounds, todos, st, now)
 	return s, nil
+}
+
+// todoFacts converts todos (all of a goal's) to input.state.todos: those
+// not done or cancelled, for agent at now.
+func (b Builder) todoFacts(todos []kernel.Todo, agent string, now time.Time) []input.TodoFacts {
+	done := map[string]bool{}
+	for _, t := range todos {
+		if t.Status == kernel.TodoDone {
+			done[t.ID] = true
+		}
+	}
+	out := []input.TodoFacts{}
+	conflicts := ScopeConflicts(todos, agent, now)
+	for _, t := range todos {
+		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
+			continue
+		}
+		f := input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
+			CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: []string{}, Labels: NonNil(t.Labels),
+			ScopeConflict: conflicts[t.ID]}
+		for _, d := range t.DependsOn {
+			if !done[d] {
+				f.DepsOpen = append(f.DepsOpen, d)
+			}
+		}
+		if t.Lease != nil && !t.Lease.Released {
+			f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: kernel.RFC3339(t.Lease.ExpiresAt),
+				Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
+		}
+		if t.Kind == kernel.KindMonitor {
+			f.Due = !now.Before(t.NextDueAt)
+			f.NextDueAt = kernel.RFC3339(t.NextDueAt)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Gates is a snapshot with only the goal, the agent and the open gates
