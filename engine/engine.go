@@ -235,7 +235,35 @@ type prepSlot struct {
 // evaluate their decisions inside a transaction, under the state lock, and
 // must not compile policies there.
 func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
-	_, _ = e.UserModules() // loaded once, before any goroutine reads them
+	user, uerr := e.UserModules() // loaded once, before any goroutine reads them
+	if len(queries) > 1 && uerr == nil {
+		// Several queries compile their modules together once (the
+		// library they share is parsed and compiled once) and prepare
+		// each entry rule on that compiler (rulebook.Schemas.PrepareAll).
+		var once sync.Once
+		var pqs []*rego.PreparedEvalQuery
+		var err error
+		for i, q := range queries {
+			e.prepMu.Lock()
+			if e.prepared == nil {
+				e.prepared = map[string]*prepSlot{}
+			}
+			slot := e.prepared[q]
+			if slot == nil {
+				slot = &prepSlot{}
+				e.prepared[q] = slot
+			}
+			e.prepMu.Unlock()
+			slot.once.Do(func() {
+				once.Do(func() { pqs, err = e.compileQueries(ctx, queries, user) })
+				if err != nil {
+					slot.err = err
+				} else {
+					slot.pq = pqs[i]
+				}
+			})
+		}
+	}
 	var wg sync.WaitGroup
 	for _, q := range queries[1:] {
 		wg.Add(1)
@@ -259,6 +287,24 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 		return nil, err
 	}
 	return e.compileRef(ctx, ref, decision.PolicyArea(query), user)
+}
+
+// compileQueries prepares the entry rules of queries (see prepare), in
+// their order, over one compilation of their areas' modules.
+func (e *Engine) compileQueries(ctx context.Context, queries []string, user []UserModule) ([]*rego.PreparedEvalQuery, error) {
+	var refs, areas []string
+	for _, q := range queries {
+		ref, ok := policies.Queries[q]
+		if !ok {
+			return nil, fmt.Errorf("unknown query %q", q)
+		}
+		refs, areas = append(refs, ref), append(areas, decision.PolicyArea(q))
+	}
+	var spec []byte
+	if e.spec != nil {
+		spec = e.spec.JSON
+	}
+	return policySchemas.PrepareAll(ctx, refs, areas, spec, user)
 }
 
 // compileRef prepares the rule ref over the built-in modules of area and

@@ -34,6 +34,20 @@ var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOve
 // spec that is not JSON; a user module that does not parse or compile
 // (explained as Explain does).
 func (s *Schemas) Prepare(ctx context.Context, ref, area string, specJSON []byte, user []Module) (*rego.PreparedEvalQuery, error) {
+	pqs, err := s.PrepareAll(ctx, []string{ref}, []string{area}, specJSON, user)
+	if err != nil {
+		return nil, err
+	}
+	return pqs[0], nil
+}
+
+// PrepareAll is Prepare for several entry rules at once: refs[i] of area
+// areas[i] (as many), over one compilation of the built-in modules of all
+// the areas, the library and the user modules (a round start prepares
+// should_run's and claim's rules, which share the library, on one
+// compiler). It returns the prepared queries in the order of refs; any
+// error fails them all.
+func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON []byte, user []Module) ([]*rego.PreparedEvalQuery, error) {
 	var spec map[string]any
 	if specJSON != nil {
 		if err := json.Unmarshal(specJSON, &spec); err != nil {
@@ -52,18 +66,22 @@ func (s *Schemas) Prepare(ctx context.Context, ref, area string, specJSON []byte
 			return nil, err
 		}
 	}
+	store := inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})
 	opts := []func(*rego.Rego){
 		rego.Compiler(compiler),
-		rego.Query(ref),
+		rego.Query(refs[0]),
 		// A failing built-in is an eval error (policy_error, deny), never a
 		// silently dropped reason that could let a round run.
 		rego.StrictBuiltinErrors(true),
-		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})),
+		rego.Store(store),
 	}
-	// Only the query's own area and the library modules it calls
+	// Only the queries' own areas and the library modules they call
 	// (preparing costs time linear in the policy compiled); user policies
 	// may call any library rule, so with them the whole library.
-	mods := policies.AreaModules(area)
+	mods := map[string]string{}
+	for _, area := range areas {
+		maps.Copy(mods, policies.AreaModules(area))
+	}
 	if len(user) > 0 {
 		lib, _ := policies.Library()
 		maps.Copy(mods, lib)
@@ -96,5 +114,14 @@ func (s *Schemas) Prepare(ctx context.Context, ref, area string, specJSON []byte
 	if err != nil {
 		return nil, s.Explain(err)
 	}
-	return &pq, nil
+	out := []*rego.PreparedEvalQuery{&pq}
+	for _, ref := range refs[1:] {
+		// The compiler holds the compiled modules: only the query is new.
+		pq, err := rego.New(rego.Compiler(compiler), rego.Query(ref), rego.StrictBuiltinErrors(true), rego.Store(store)).PrepareForEval(ctx)
+		if err != nil {
+			return nil, s.Explain(err)
+		}
+		out = append(out, &pq)
+	}
+	return out, nil
 }

@@ -2,9 +2,11 @@ package rulebook
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/loopx-dev/loopx/policies"
+	"github.com/open-policy-agent/opa/v1/rego"
 )
 
 // TestPrepare_BuiltIn: every query's entry rule prepares over the
@@ -26,6 +28,38 @@ func TestPrepare_BuiltIn(t *testing.T) {
 			if (err != nil) != tc.bad || (err == nil && pq == nil) {
 				t.Errorf("%s, %s: %v", q, tc.name, err)
 			}
+		}
+	}
+}
+
+// TestPrepareAll_SameAsOneByOne: should_run's and claim's entry rules
+// prepared on one compiler answer as each prepared alone, in refs' order.
+func TestPrepareAll_SameAsOneByOne(t *testing.T) {
+	var s *Schemas
+	ctx := context.Background()
+	spec := []byte(`{"project": {"name": "p"}, "goals": {}}`)
+	refs := []string{policies.Queries["should_run"], policies.Queries["claim"]}
+	areas := []string{"run", "claim"}
+	all, err := s.PrepareAll(ctx, refs, areas, spec, nil)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("PrepareAll: %d, %v", len(all), err)
+	}
+	in := map[string]any{"query": "should_run", "goal": "g1", "agent": "a1", "now": "2026-11-29T10:00:00Z"}
+	for i, ref := range refs {
+		one, err := s.Prepare(ctx, ref, areas[i], spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := all[i].Eval(ctx, rego.EvalInput(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := one.Eval(ctx, rego.EvalInput(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: on one compiler %v, alone %v", ref, got, want)
 		}
 	}
 }
