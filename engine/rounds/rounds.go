@@ -36,6 +36,7 @@ type Tx interface {
 	Rounds(goal string) ([]kernel.Round, error)
 	PutRound(r kernel.Round) error
 	Todo(id string) (kernel.Todo, error)
+	Todos(goal string) ([]kernel.Todo, error)
 	AddTodo(t kernel.Todo) (kernel.Todo, error)
 	PutTodo(t kernel.Todo) error
 	Gates(goal string) ([]kernel.Gate, error)
@@ -436,7 +437,11 @@ func leaseLost(r kernel.Round, t *kernel.Todo, now time.Time) *errs.Error {
 }
 
 // StoredReceipt is the receipt of the finished round r as stored: its
-// ledger entry, todo and handoff, Replayed set.
+// ledger entry, todo, handoff and successor todo, Replayed set. The
+// successor is the todo its finish added: of r's goal, by r's agent, with
+// the handoff's next todo as title, the first such one after the round's
+// ledger entry (the finish appends the entry, then adds the successor, in
+// one transaction and one sequence).
 func StoredReceipt(tx Tx, r kernel.Round) (Receipt, error) {
 	rc := Receipt{Round: r, Charged: r.Charged, Replayed: true}
 	ledger, err := tx.Ledger(r.Goal)
@@ -462,6 +467,18 @@ func StoredReceipt(tx Tx, r kernel.Round) (Receipt, error) {
 			if hs[i].ID == r.Handoff {
 				rc.Handoff = &hs[i]
 			}
+		}
+	}
+	if rc.Handoff == nil || rc.Handoff.NextTodo == "" || rc.Ledger == nil {
+		return rc, nil
+	}
+	todos, err := tx.Todos(r.Goal)
+	if err != nil {
+		return rc, err
+	}
+	for i, t := range todos {
+		if t.Seq > rc.Ledger.Seq && t.CreatedBy == r.Agent && t.Title == rc.Handoff.NextTodo && (rc.NextTodo == nil || t.Seq < rc.NextTodo.Seq) {
+			rc.NextTodo = &todos[i]
 		}
 	}
 	return rc, nil

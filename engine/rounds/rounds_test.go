@@ -78,8 +78,19 @@ func (f *fakeTx) Todo(id string) (kernel.Todo, error) {
 	return kernel.Todo{}, kernel.ErrNotFound
 }
 
+func (f *fakeTx) Todos(goal string) ([]kernel.Todo, error) {
+	var out []kernel.Todo
+	for _, t := range f.todos {
+		if t.Goal == goal {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
 func (f *fakeTx) AddTodo(t kernel.Todo) (kernel.Todo, error) {
 	t.ID, t.Status, t.CreatedAt = f.id("todo"), kernel.TodoOpen, f.now
+	t.Seq = f.seq
 	f.todos = append(f.todos, t)
 	return t, nil
 }
@@ -269,8 +280,14 @@ func TestFinish_HandoffSuccessorAndReplay(t *testing.T) {
 		rc.NextTodo.Priority != 1 || !slices.Equal(rc.NextTodo.Labels, []string{"for:a2"}) || len(rc.Round.Evidence) != 1 {
 		t.Fatalf("%+v", rc)
 	}
+	// Another todo of the same title and agent, added later, is not the
+	// successor.
+	if _, err := f.AddTodo(kernel.Todo{Goal: "g1", Title: "finish it", CreatedBy: "a1"}); err != nil {
+		t.Fatal(err)
+	}
 	again, err := Finish(f, r.ID, FinishRequest{Outcome: "progress"}, settle(nil))
-	if err != nil || !again.Replayed || again.Handoff == nil || again.Handoff.ID != rc.Handoff.ID || again.Ledger == nil || again.Ledger.Seq != rc.Ledger.Seq {
+	if err != nil || !again.Replayed || again.Handoff == nil || again.Handoff.ID != rc.Handoff.ID || again.Ledger == nil || again.Ledger.Seq != rc.Ledger.Seq ||
+		again.NextTodo == nil || again.NextTodo.ID != rc.NextTodo.ID {
 		t.Fatalf("replay %+v %v", again, err)
 	}
 	if len(f.ledger) != 1 {
