@@ -72,7 +72,19 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
 		}
 		now := tx.Now()
-		if retried, err := lease.Retried(t.Lease, t.ID, req.Agent, req.IdempotencyKey, now); err != nil || retried {
+		for _, g := range e.GoalIDs() {
+			if req.IdempotencyKey == "" {
+				break
+			}
+			others, err := tx.Todos(g)
+			if err == nil {
+				err = lease.KeyElsewhere(others, t.ID, req.IdempotencyKey)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if retried, err := lease.Retried(t.Lease, t.ID, req.Agent, req.IdempotencyKey, ttl, now); err != nil || retried {
 			if retried {
 				res = LeaseResult{Todo: t, Lease: *t.Lease, Replayed: true}
 			}

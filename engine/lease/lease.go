@@ -165,22 +165,50 @@ func Transfer(l kernel.Lease, to string, now time.Time, ttl time.Duration) kerne
 		ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
 }
 
-// Retried reports whether a claim of todo by agent with idempotency key
-// is a retry of the claim that took l (the key is l's): true when that
-// lease still holds at now (the claim returns it unchanged). Errors:
-// errs.Usage idempotency_key_reused (the key is another agent's claim);
-// errs.No idempotency_key_spent (its lease was released or expired).
-// A claim without a key, or with a key l does not carry, is no retry.
-func Retried(l *kernel.Lease, todo, agent, key string, now time.Time) (bool, error) {
+// Retried reports whether a claim of todo by agent for ttl with
+// idempotency key is a retry of the claim that took l (the key is l's):
+// true when that lease still holds at now (the claim returns it
+// unchanged). Errors: errs.Usage idempotency_key_reused (the key is
+// another agent's claim) or idempotency_conflict (the same agent's claim
+// with another TTL); errs.No idempotency_key_spent (its lease was released
+// or expired). A claim without a key, or with a key l does not carry, is
+// no retry.
+func Retried(l *kernel.Lease, todo, agent, key string, ttl time.Duration, now time.Time) (bool, error) {
 	if key == "" || l == nil || l.IdempotencyKey != key {
 		return false, nil
 	}
 	switch {
 	case l.Holder != agent:
 		return false, errs.Usagef("idempotency_key_reused", "idempotency key %q belongs to a claim of todo %s by %s, not %s: use a new key per claim", key, todo, l.Holder, agent)
+	case l.TTLSeconds != int64(ttl/time.Second):
+		return false, conflict(key, todo, l, "asks for TTL "+ttl.String())
 	case l.LiveAt(now):
 		return true, nil
 	default:
 		return false, refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", key, l.Version, todo, EndedHow(l)), map[string]any{"todo": todo, "version": l.Version, "released": l.Released, "expires_at": kernel.RFC3339(l.ExpiresAt)})
 	}
+}
+
+// KeyElsewhere refuses a claim of todo with idempotency key when the key
+// is on the lease (live or ended) of another of todos: a key names one
+// claim. Errors: errs.Usage idempotency_conflict.
+func KeyElsewhere(todos []kernel.Todo, todo, key string) error {
+	if key == "" {
+		return nil
+	}
+	for _, t := range todos {
+		if t.ID != todo && t.Lease != nil && t.Lease.IdempotencyKey == key {
+			return conflict(key, t.ID, t.Lease, "is of todo "+todo)
+		}
+	}
+	return nil
+}
+
+// conflict is the idempotency_conflict error of key, which the claim of
+// todo that took l used, reused by a claim that differs (this says how).
+func conflict(key, todo string, l *kernel.Lease, this string) error {
+	e := errs.Usagef("idempotency_conflict", "idempotency key %q was used for a claim of todo %s by %s with TTL %s; this claim %s: nothing changed; use a new key for another claim",
+		key, todo, l.Holder, time.Duration(l.TTLSeconds)*time.Second, this)
+	e.Data = map[string]any{"todo": todo, "holder": l.Holder, "ttl_seconds": l.TTLSeconds}
+	return e
 }

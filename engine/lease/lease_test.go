@@ -159,24 +159,26 @@ func TestRenewTransferTTL(t *testing.T) {
 // a retry; another agent's key is a usage error; a spent key is refused.
 func TestRetried(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	live := &kernel.Lease{Holder: "a1", Version: 3, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k"}
-	released := &kernel.Lease{Holder: "a1", Version: 4, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", Released: true}
+	live := &kernel.Lease{Holder: "a1", Version: 3, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", TTLSeconds: 1800}
+	released := &kernel.Lease{Holder: "a1", Version: 4, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", Released: true, TTLSeconds: 1800}
 	for _, c := range []struct {
 		name  string
 		l     *kernel.Lease
 		agent string
 		key   string
+		ttl   time.Duration
 		retry bool
 		code  string
 	}{
-		{"no key", live, "a1", "", false, ""},
-		{"no lease", nil, "a1", "k", false, ""},
-		{"another key", live, "a1", "k2", false, ""},
-		{"the same claim", live, "a1", "k", true, ""},
-		{"another agent's key", live, "a2", "k", false, "idempotency_key_reused"},
-		{"a spent key", released, "a1", "k", false, "idempotency_key_spent"},
+		{"no key", live, "a1", "", time.Hour, false, ""},
+		{"no lease", nil, "a1", "k", time.Hour, false, ""},
+		{"another key", live, "a1", "k2", time.Hour, false, ""},
+		{"the same claim", live, "a1", "k", 30 * time.Minute, true, ""},
+		{"another agent's key", live, "a2", "k", 30 * time.Minute, false, "idempotency_key_reused"},
+		{"another TTL", live, "a1", "k", 45 * time.Minute, false, "idempotency_conflict"},
+		{"a spent key", released, "a1", "k", 30 * time.Minute, false, "idempotency_key_spent"},
 	} {
-		retry, err := Retried(c.l, "todo-1", c.agent, c.key, now)
+		retry, err := Retried(c.l, "todo-1", c.agent, c.key, c.ttl, now)
 		if retry != c.retry || errs.CodeOf(err) != c.code || (c.code == "") != (err == nil) {
 			t.Errorf("%s: %v %v", c.name, retry, err)
 		}
@@ -231,6 +233,20 @@ func TestRequestChecks(t *testing.T) {
 		p, err := c.p.Check()
 		if p.Op != c.op || errs.CodeOf(err) != c.code {
 			t.Errorf("%+v: %+v %v", c.p, p, err)
+		}
+	}
+}
+
+// TestKeyElsewhere: a key on another todo's lease (live or ended) is a
+// conflict; on the todo claimed, or absent, it is not.
+func TestKeyElsewhere(t *testing.T) {
+	todos := []kernel.Todo{{ID: "t1", Lease: &kernel.Lease{Holder: "a1", IdempotencyKey: "k", Released: true}}, {ID: "t2"}, {ID: "t3", Lease: &kernel.Lease{Holder: "a1", IdempotencyKey: "k9"}}}
+	for _, c := range []struct{ todo, key, code string }{
+		{"t1", "k", ""}, {"t2", "k", "idempotency_conflict"}, {"t2", "", ""}, {"t2", "k2", ""}, {"t1", "k9", "idempotency_conflict"},
+	} {
+		err := KeyElsewhere(todos, c.todo, c.key)
+		if errs.CodeOf(err) != c.code || (err != nil && !errs.IsKind(err, errs.Usage)) {
+			t.Errorf("%+v: %v", c, err)
 		}
 	}
 }

@@ -75,7 +75,9 @@ refused already_claimed with the holder and expires_at. The lease's version
 grows by one on every change and never resets; its epoch grows with every new
 holder; it expires at an absolute instant (now + --ttl, 1s..24h, default 45m).
 An expired lease is claimable. A retried claim with the same
---idempotency-key returns the same lease. Claims respect open gates,
+--idempotency-key and the same arguments returns the same lease; the key
+reused for another todo or another --ttl exits 2 (idempotency_conflict),
+nothing changed. Claims respect open gates,
 depends_on, roles (review todos go to reviewers), monitor_only agents and
 write scopes (two agents never hold todos whose --scope globs overlap).
 
