@@ -93,7 +93,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		return // the next write adopts the files (firstAdoption)
 	}
 	if e.diskErr != nil {
-		e.pending = adopt.NewPending(cur, disk, nil, specErrorText(e.diskErr))
+		e.pending = adopt.NewPending(cur, disk, nil, errs.Summary(e.diskErr))
 		e.useAdopted(cur)
 		return
 	}

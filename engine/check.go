@@ -16,6 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/toolcall"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 )
@@ -135,7 +136,7 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 		in.Permission = pr
 	}
 	if in.Health.Spec == "" && e.specErr != nil {
-		in.Health.Spec = specErrorText(e.specErr)
+		in.Health.Spec = errs.Summary(e.specErr)
 	}
 	req := Request{Query: q, Goal: in.Goal, Agent: in.Agent, Permission: in.Permission}
 	var storeErr error

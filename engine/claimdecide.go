@@ -32,7 +32,7 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
 	in := Input{Query: "claim", Now: kernel.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
 	if e.specErr != nil {
-		in.Health.Spec = specErrorText(e.specErr)
+		in.Health.Spec = errs.Summary(e.specErr)
 	}
 	var err error
 	switch cf.Op {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/decision"
@@ -13,8 +11,8 @@ import (
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/engine/views"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
-	"github.com/loopx-dev/loopx/specs"
 	"github.com/oklog/ulid/v2"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
@@ -64,7 +62,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 	in := Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	need := snapshot.Need{Usage: true, Todos: e.needsTodos(req.Query)}
 	if e.specErr != nil {
-		in.Health.Spec = specErrorText(e.specErr)
+		in.Health.Spec = errs.Summary(e.specErr)
 	}
 	if e.store == nil {
 		if rm := e.loadReadModel(now); rm != nil && rm.Has(req.Goal) {
@@ -118,17 +116,6 @@ func (e *Engine) needsTodos(query string) bool {
 		e.readsRev, e.readsTodos = rev, rulebook.Reads(user, "state", "todos")
 	}
 	return e.readsTodos
-}
-
-func specErrorText(err error) string {
-	var es specs.Errors
-	if errors.As(err, &es) && len(es) > 0 {
-		if len(es) == 1 {
-			return es[0].Error()
-		}
-		return fmt.Sprintf("%s (and %d more)", es[0].Error(), len(es)-1)
-	}
-	return err.Error()
 }
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.

@@ -177,7 +177,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
 	input := Input{Query: "gate_answer", Now: kernel.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
 	if e.specErr != nil {
-		input.Health.Spec = specErrorText(e.specErr)
+		input.Health.Spec = errs.Summary(e.specErr)
 	}
 	if input.State, err = e.facts().Gates(tx, g.Goal, agent); err != nil {
 		return g, claimDecision{}, err

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/engine/views"
 	"github.com/loopx-dev/loopx/kernel"
@@ -54,5 +56,48 @@ func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
 	}
 	out, err := perGoal(e, goals, (*kernel.Tx).Handoffs, func(kernel.Handoff) bool { return true })
 	slices.SortStableFunc(out, func(a, b kernel.Handoff) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, err
+}
+
+// RegisterAgent registers (or updates) an agent.
+func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
+	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode); err != nil {
+		return a, err
+	}
+	if e.spec != nil && e.spec.Spec != nil {
+		if sa, ok := e.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
+			return a, Usagef("spec_agent", "agent %s is declared in the spec with host %s; change it there (the spec wins)", a.ID, sa.Host)
+		}
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		old, err := tx.Agent(a.ID)
+		if err == nil {
+			a.RegisteredAt, a.LastSeenAt = old.RegisteredAt, old.LastSeenAt
+		} else {
+			a.RegisteredAt = tx.Now()
+		}
+		if a.Role == "" {
+			a.Role = "executor"
+		}
+		if a.Mode == "" {
+			a.Mode = "active"
+		}
+		if err := tx.PutAgent(a); err != nil {
+			return err
+		}
+		return tx.AppendEvent(kernel.Event{Kind: "agent.registered", Actor: a.ID, Subject: a.ID,
+			Message: fmt.Sprintf("host %s, role %s", a.Host, a.Role)})
+	})
+	return a, err
+}
+
+// Agents lists registered agents.
+func (e *Engine) Agents() ([]kernel.Agent, error) {
+	out := []kernel.Agent{}
+	err := e.view(func(tx *kernel.Tx) error {
+		as, err := tx.Agents()
+		out = append(out, as...)
+		return err
+	})
 	return out, err
 }

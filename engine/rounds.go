@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/decision"
@@ -137,34 +136,6 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 	return rc, err
 }
 
-// RequireGoal returns nil when the spec declares goal; the spec's error
-// when the spec is broken; an errs.Usage error naming the goal otherwise.
-func (e *Engine) RequireGoal(goal string) error {
-	if e.specErr != nil {
-		return e.specErr
-	}
-	if goal == "" {
-		return Usagef("missing_goal", "no goal given (use --goal; goals: %v)", e.GoalIDs())
-	}
-	if e.facts().GoalSpec(goal) == nil {
-		return Usagef("unknown_goal", "unknown goal %q (spec goals: %v)", goal, e.GoalIDs())
-	}
-	return nil
-}
-
-// GoalIDs lists the spec's goal ids, sorted.
-func (e *Engine) GoalIDs() []string {
-	if e.spec == nil || e.spec.Spec == nil {
-		return nil
-	}
-	ids := make([]string, 0, len(e.spec.Spec.Goals))
-	for g := range e.spec.Spec.Goals {
-		ids = append(ids, g)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // roundLeaseTTL is the lease a round takes: Options.LeaseTTL or
 // DefaultLeaseTTL.
 func (e *Engine) roundLeaseTTL() time.Duration {
@@ -182,4 +153,18 @@ func CheckLeaseTTL(ttl time.Duration) error {
 	}
 	_, err := lease.CheckTTL(ttl, DefaultLeaseTTL)
 	return err
+}
+
+// Round returns one round. Errors: errs.Usage unknown_round.
+func (e *Engine) Round(id string) (kernel.Round, error) {
+	var r kernel.Round
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		r, err = tx.Round(id)
+		if IsNotFound(err) {
+			return Usagef("unknown_round", "unknown round %q", id)
+		}
+		return err
+	})
+	return r, err
 }

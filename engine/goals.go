@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// RequireGoal returns nil when the spec declares goal; the spec's error
+// when the spec is broken; an errs.Usage error naming the goal otherwise.
+func (e *Engine) RequireGoal(goal string) error {
+	if e.specErr != nil {
+		return e.specErr
+	}
+	if goal == "" {
+		return Usagef("missing_goal", "no goal given (use --goal; goals: %v)", e.GoalIDs())
+	}
+	if e.facts().GoalSpec(goal) == nil {
+		return Usagef("unknown_goal", "unknown goal %q (spec goals: %v)", goal, e.GoalIDs())
+	}
+	return nil
+}
+
+// GoalIDs lists the spec's goal ids, sorted.
+func (e *Engine) GoalIDs() []string {
+	if e.spec == nil || e.spec.Spec == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(e.spec.Spec.Goals))
+	for g := range e.spec.Spec.Goals {
+		ids = append(ids, g)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// SetGoalStatus pauses, resumes (active), finishes (done) or archives a goal.
+func (e *Engine) SetGoalStatus(goal, status, reason, actor string) (kernel.GoalState, error) {
+	var st kernel.GoalState
+	if err := e.RequireGoal(goal); err != nil {
+		return st, err
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		if err := tx.SetGoalStatus(goal, status, reason, actor); err != nil {
+			return err
+		}
+		var err error
+		st, err = tx.Goal(goal)
+		return err
+	})
+	return st, err
+}
+
+// GoalState returns a goal's runtime state.
+func (e *Engine) GoalState(goal string) (kernel.GoalState, error) {
+	var st kernel.GoalState
+	if err := e.RequireGoal(goal); err != nil {
+		return st, err
+	}
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		st, err = tx.Goal(goal)
+		return err
+	})
+	return st, err
+}
+
+// goalsIn returns [goal] when the spec declares it, or every spec goal for
+// "". Errors: the spec's error (a broken spec must not read as "nothing
+// here"), errs.Usage for an unknown goal.
+func (e *Engine) goalsIn(goal string) ([]string, error) {
+	if goal != "" {
+		return []string{goal}, e.RequireGoal(goal)
+	}
+	if e.specErr != nil {
+		return nil, e.specErr
+	}
+	return e.GoalIDs(), nil
+}
+
+// perGoal reads list for each of goals, in order, in one read transaction
+// and keeps the records keep accepts ([] when none).
+func perGoal[T any](e *Engine, goals []string, list func(tx *kernel.Tx, goal string) ([]T, error), keep func(T) bool) ([]T, error) {
+	out := []T{}
+	err := e.view(func(tx *kernel.Tx) error {
+		for _, g := range goals {
+			xs, err := list(tx, g)
+			if err != nil {
+				return err
+			}
+			for _, x := range xs {
+				if keep(x) {
+					out = append(out, x)
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/loopx-dev/loopx/engine/lease"
+	"github.com/loopx-dev/loopx/engine/todos"
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// TodoInput is a todo to add (todos.Input).
+type TodoInput = todos.Input
+
+// ParsePriority reads a todo priority written P0 (most urgent) to P4
+// (case-insensitive) and returns 0..4 (todos.ParsePriority). Errors:
+// errs.Usage bad_priority.
+func ParsePriority(s string) (int, error) { return todos.ParsePriority(s) }
+
+// AddTodo validates and stores a todo. Errors: errs.Usage for an unknown
+// goal, kind, dependency, or a monitor without a cadence.
+func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
+	var out kernel.Todo
+	if err := e.RequireGoal(in.Goal); err != nil {
+		return out, err
+	}
+	if err := in.Validate(); err != nil {
+		return out, err
+	}
+	err := e.update(func(tx *kernel.Tx) error {
+		for _, d := range in.DependsOn {
+			if _, err := tx.Todo(d); err != nil {
+				if IsNotFound(err) {
+					return Usagef("unknown_todo", "depends on unknown todo %q", d)
+				}
+				return err
+			}
+		}
+		var err error
+		out, err = tx.AddTodo(kernel.Todo{Goal: in.Goal, Title: in.Title, Kind: in.Kind, Priority: in.Priority,
+			DependsOn: in.DependsOn, Labels: in.Labels, Scope: in.Scope, EverySeconds: in.EverySeconds, CreatedBy: in.By})
+		return err
+	})
+	return out, err
+}
+
+// Todo returns one todo. Errors: errs.Usage unknown_todo.
+func (e *Engine) Todo(id string) (kernel.Todo, error) {
+	var t kernel.Todo
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		t, err = tx.Todo(id)
+		if IsNotFound(err) {
+			return Usagef("unknown_todo", "unknown todo %q", id)
+		}
+		return err
+	})
+	return t, err
+}
+
+// Todos lists a goal's todos ("" = every spec goal), optionally only those
+// with status.
+func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
+	goals, err := e.goalsIn(goal)
+	if err != nil {
+		return nil, err
+	}
+	if statuses := []string{kernel.TodoOpen, kernel.TodoClaimed, kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled}; status != "" && !slices.Contains(statuses, status) {
+		return nil, Usagef("bad_status", "status %q is not one of %v", status, statuses)
+	}
+	if err := e.settle(); err != nil { // seed spec todos
+		return nil, err
+	}
+	return perGoal(e, goals, (*kernel.Tx).Todos, func(t kernel.Todo) bool { return status == "" || t.Status == status })
+}
+
+// SetTodoStatus marks a todo done, blocked, cancelled or open again, with a
+// note, releasing any lease. Errors: errs.Usage unknown_todo / bad_status.
+func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, error) {
+	var t kernel.Todo
+	if !slices.Contains([]string{kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled, kernel.TodoOpen}, status) {
+		return t, Usagef("bad_status", "status %q is not done, blocked, cancelled or open", status)
+	}
+	var cd claimDecision
+	err := e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
+		cd = claimDecision{}
+		var err error
+		t, err = tx.Todo(id)
+		if IsNotFound(err) {
+			return Usagef("unknown_todo", "unknown todo %q", id)
+		}
+		if err != nil {
+			return err
+		}
+		if status == kernel.TodoDone {
+			// Done is progress: an open gate that stops the work refuses it,
+			// whoever asks — an agent without LOOPX_AGENT looks like a human,
+			// so the holder's gates count too. A human answers the gate first.
+			who := actor
+			if actor == "human" {
+				who = ""
+				if t.Lease.LiveAt(tx.Now()) {
+					who = t.Lease.Holder
+				}
+			}
+			facts, err := e.claimTodoFacts(tx, t, who)
+			if err != nil {
+				return err
+			}
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, who, actor != "human", ClaimFacts{Op: "done", Todo: facts}); err != nil {
+				return err
+			}
+		} else if actor != "human" {
+			// An agent blocking, cancelling or reopening a todo: not one
+			// another agent leases (data.loopx.claim, op settle).
+			facts, err := e.claimTodoFacts(tx, t, actor)
+			if err != nil {
+				return err
+			}
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, actor, true, ClaimFacts{Op: "settle", Todo: facts}); err != nil {
+				return err
+			}
+		}
+		old := t.Status
+		lease.Release(&t)
+		t.Status, t.Note = status, note
+		if err := tx.PutTodo(t); err != nil {
+			return err
+		}
+		return tx.AppendEvent(kernel.Event{Kind: todoEventKind(status), Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
+			Data: map[string]any{"from": old}})
+	})
+	e.logClaim(cd)
+	e.recordViolation(t.Goal, actor, err, map[string]any{"mutation": todoEventKind(status), "todo": id})
+	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "leased_by_other" {
+		_ = e.update(func(tx *kernel.Tx) error {
+			return tx.AppendEvent(kernel.Event{Kind: "todo.change_refused", Goal: t.Goal, Actor: actor, Subject: id,
+				Message: todoEventKind(status) + " refused: " + re.Message, Data: map[string]any{"code": re.Code, "status": status}})
+		})
+	}
+	return t, err
+}
+
+// todoEventKind names the audit event of a status change ("todo.reopened"
+// for open, else "todo.<status>").
+func todoEventKind(status string) string {
+	if status == kernel.TodoOpen {
+		return "todo.reopened"
+	}
+	return "todo." + status
+}
