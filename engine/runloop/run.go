@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -164,8 +163,7 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	// The agent command gets its own process group, and stopping loopx stops
 	// the whole group (SIGTERM, then SIGKILL after WaitDelay): an agent's
 	// children must not keep working after its round was recorded.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = o.Dir
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = commandOutput(o.Stdout), nil, nil
@@ -181,7 +179,7 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if ctx.Err() != nil && cmd.Process != nil {
 		// Members of the group that ignored SIGTERM (or outlived their
 		// leader) must not keep working after the round is recorded.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 	}
 	revKept, changedMeanwhile := keep()
 
