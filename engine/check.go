@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/checkstate"
@@ -18,7 +15,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
-	"github.com/loopx-dev/loopx/policies"
 )
 
 // CheckState is the read-only snapshot of kernel state that `loopx check`
@@ -101,29 +97,13 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, err
 // and the input evaluated. Errors: errs.Usage for an unknown query or a
 // malformed input; the store's error when the snapshot cannot be read.
 func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, agent string) (Decision, Input, error) {
-	q, ok := rulebook.QueryName(query)
-	if !ok {
-		known := slices.Sorted(maps.Keys(policies.Queries))
-		return Decision{}, Input{}, Usagef("unknown_query", "unknown query %q (known: %s)", query, strings.Join(known, ", "))
-	}
-	in, permRaw, hasState, err := input.Parse(raw)
+	q, err := rulebook.CheckQuery(query)
 	if err != nil {
 		return Decision{}, Input{}, err
 	}
-	in.Query = q
-	if goal != "" {
-		in.Goal = goal
-	}
-	if agent != "" {
-		in.Agent = agent
-	}
-	now := e.Now()
-	if in.Now == "" {
-		in.Now = kernel.RFC3339(now)
-	} else if t, err := time.Parse(time.RFC3339, in.Now); err == nil {
-		now = t.UTC()
-	} else {
-		return Decision{}, Input{}, Usagef("bad_input", "input.now %q is not an RFC 3339 time", in.Now)
+	in, now, permRaw, hasState, err := input.Parse(raw, q, goal, agent, e.Now())
+	if err != nil {
+		return Decision{}, Input{}, err
 	}
 	if permRaw != nil {
 		call, pr, err := toolcall.ReadRequest(permRaw)

@@ -177,7 +177,3 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 		d.Reasons = append(d.Reasons, e.pending.Reason())
 	}
 }
-
-// Verdicts returns every verdict any query may give, each once, in the
-// order of design §6 (decision.Verdicts).
-func Verdicts() []string { return decision.Verdicts() }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -94,9 +93,6 @@ type FinishRequest = rounds.FinishRequest
 // Receipt is the settled result of a finish (rounds.Receipt).
 type Receipt = rounds.Receipt
 
-// Charged reports whether an outcome charges quota (rounds.Charged).
-func Charged(outcome string) bool { return rounds.Charged(outcome) }
-
 // FinishRound settles a round in ONE transaction: outcome, evidence,
 // handoff, todo status, lease release, ledger entry (charge for progress
 // and failed, a zero entry otherwise) and, at the stall limit, the stall
@@ -143,16 +139,6 @@ func (e *Engine) roundLeaseTTL() time.Duration {
 		return e.leaseTTL
 	}
 	return DefaultLeaseTTL
-}
-
-// CheckLeaseTTL validates a lease TTL flag (0 = the default). Errors: a
-// errs.Usage (bad_ttl) outside MinLeaseTTL..MaxLeaseTTL.
-func CheckLeaseTTL(ttl time.Duration) error {
-	if ttl == 0 {
-		return nil
-	}
-	_, err := lease.CheckTTL(ttl, DefaultLeaseTTL)
-	return err
 }
 
 // Round returns one round. Errors: errs.Usage unknown_round.

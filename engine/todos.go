@@ -13,11 +13,6 @@ import (
 // TodoInput is a todo to add (todos.Input).
 type TodoInput = todos.Input
 
-// ParsePriority reads a todo priority written P0 (most urgent) to P4
-// (case-insensitive) and returns 0..4 (todos.ParsePriority). Errors:
-// errs.Usage bad_priority.
-func ParsePriority(s string) (int, error) { return todos.ParsePriority(s) }
-
 // AddTodo validates and stores a todo. Errors: errs.Usage for an unknown
 // goal, kind, dependency, or a monitor without a cadence.
 func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {

@@ -114,3 +114,13 @@ func (p Preview) Check() (Preview, error) {
 	}
 	return p, nil
 }
+
+// CheckFlag checks a lease TTL flag (0 = the default) alone. Errors:
+// errs.Usage bad_ttl outside MinTTL..MaxTTL.
+func CheckFlag(ttl time.Duration) error {
+	if ttl == 0 {
+		return nil
+	}
+	_, err := CheckTTL(ttl, DefaultTTL)
+	return err
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -245,7 +246,7 @@ var tools = map[string]func(*mcp.Server, Options){
 			nil, func(_ context.Context, e *engine.Engine, agent string, in todoIn) (kernel.Todo, error) {
 				prio := 2
 				if in.Priority != "" {
-					p, err := engine.ParsePriority(in.Priority)
+					p, err := todos.ParsePriority(in.Priority)
 					if err != nil {
 						return kernel.Todo{}, err
 					}

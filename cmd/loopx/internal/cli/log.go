@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/spf13/cobra"
 )
 
@@ -28,8 +29,8 @@ func (o *logOptions) validate() error {
 	if o.Limit < 0 {
 		return usagef("--limit must be ≥ 0")
 	}
-	if v := o.Verdict; v != "" && !slices.Contains(engine.Verdicts(), v) {
-		return usagef("--verdict %q is not a verdict (%s)", v, strings.Join(engine.Verdicts(), ", "))
+	if v := o.Verdict; v != "" && !slices.Contains(decision.Verdicts(), v) {
+		return usagef("--verdict %q is not a verdict (%s)", v, strings.Join(decision.Verdicts(), ", "))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +31,7 @@ func (o *roundStartOptions) validate() error {
 	if o.goal == "" {
 		return usagef("round start needs --goal and --agent")
 	}
-	return engine.CheckLeaseTTL(o.leaseTTL)
+	return lease.CheckFlag(o.leaseTTL)
 }
 
 // runRoundStart decides should_run and, on run, claims the todo and opens

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ func (o *runOptions) validate() error {
 	if o.Goal == "" || o.Agent == "" {
 		return usagef("run needs --goal and --agent")
 	}
-	if err := engine.CheckLeaseTTL(o.leaseTTL); err != nil {
+	if err := lease.CheckFlag(o.leaseTTL); err != nil {
 		return err
 	}
 	if o.MaxRounds < 0 {

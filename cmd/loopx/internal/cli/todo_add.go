@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +31,7 @@ type todoAddOptions struct {
 // validate checks the flags alone (no project opened): --priority P0..P4
 // and --every a duration.
 func (o *todoAddOptions) validate() error {
-	p, err := engine.ParsePriority(o.prio)
+	p, err := todos.ParsePriority(o.prio)
 	if err != nil {
 		return err
 	}
