@@ -176,7 +176,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, err
 	e.prepareAll(ctx, "claim")
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
-		t, err := e.leaseTodo(tx, p.Todo)
+		t, err := lease.Find(tx.Todo, p.Todo)
 		if err != nil {
 			return err
 		}

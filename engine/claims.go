@@ -63,7 +63,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 	e.prepareAll(ctx, "claim")
 	err = e.update(func(tx *kernel.Tx) error {
 		res, cd = LeaseResult{}, claimDecision{}
-		t, err := e.leaseTodo(tx, req.Todo)
+		t, err := lease.Find(tx.Todo, req.Todo)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		res, cd = LeaseResult{}, claimDecision{}
-		t, err := e.leaseTodo(tx, req.Todo)
+		t, err := lease.Find(tx.Todo, req.Todo)
 		if err != nil {
 			return err
 		}
@@ -232,18 +232,6 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 	e.logClaim(cd)
 	e.auditRefusal(goal, req.Agent, err, "todo."+op, req.Todo)
 	return res, err
-}
-
-// leaseTodo reads the todo of a lease operation (errs.Usage unknown_todo).
-func (e *Engine) leaseTodo(tx *kernel.Tx, id string) (kernel.Todo, error) {
-	if id == "" {
-		return kernel.Todo{}, Usagef("missing_todo", "which todo? give its id (loopx todo list)")
-	}
-	t, err := tx.Todo(id)
-	if IsNotFound(err) {
-		return t, Usagef("unknown_todo", "unknown todo %q", id)
-	}
-	return t, err
 }
 
 // putLease stores t with its changed lease and audits the change.

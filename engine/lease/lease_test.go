@@ -250,3 +250,19 @@ func TestKeyElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestFind: a lease operation's todo, missing_todo and unknown_todo.
+func TestFind(t *testing.T) {
+	get := func(id string) (kernel.Todo, error) {
+		if id == "t1" {
+			return kernel.Todo{ID: id}, nil
+		}
+		return kernel.Todo{}, kernel.ErrNotFound
+	}
+	for id, code := range map[string]string{"t1": "", "": "missing_todo", "t9": "unknown_todo"} {
+		td, err := Find(get, id)
+		if errs.CodeOf(err) != code || (code == "" && td.ID != id) {
+			t.Errorf("Find(%q): %+v %v", id, td, err)
+		}
+	}
+}

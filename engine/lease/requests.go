@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"errors"
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -123,4 +124,17 @@ func CheckFlag(ttl time.Duration) error {
 	}
 	_, err := CheckTTL(ttl, DefaultTTL)
 	return err
+}
+
+// Find reads the todo id of a lease operation with get (a transaction's
+// Todo). Errors: errs.Usage missing_todo, unknown_todo; get's others.
+func Find(get func(id string) (kernel.Todo, error), id string) (kernel.Todo, error) {
+	if id == "" {
+		return kernel.Todo{}, errs.Usagef("missing_todo", "which todo? give its id (loopx todo list)")
+	}
+	t, err := get(id)
+	if errors.Is(err, kernel.ErrNotFound) {
+		return t, errs.Usagef("unknown_todo", "unknown todo %q", id)
+	}
+	return t, err
 }
