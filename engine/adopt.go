@@ -362,19 +362,6 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
 	return d
 }
 
-// AuditRulesRefusal appends a rules.adopt_refused (restore false) or
-// rules.restore_refused event when err is a refusal (errs.No) of
-// `loopx adopt` or `loopx adopt --restore` (AuditRefusal): an agent's
-// attempt to adopt its own edit, or to wipe a human's pending one, stays
-// in the audit log. Other errors are ignored.
-func (e *Engine) AuditRulesRefusal(restore bool, actor string, err error) {
-	kind, what := "rules.adopt_refused", "loopx adopt"
-	if restore {
-		kind, what = "rules.restore_refused", "loopx adopt --restore"
-	}
-	e.AuditRefusal(kind, what, actor, SpecDirName+"/", err)
-}
-
 // AuditRefusal appends an event of kind (rules.adopt_refused,
 // agent.register_refused, store.accept_refused, review.mark_refused …)
 // when err is a refusal (errs.No) of the human-only command what ("loopx

@@ -444,7 +444,7 @@ func TestAdopt_RulesEventsInEveryReview(t *testing.T) {
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1)) // tightens: adopted
 	e := New(Options{Root: root, Now: c.now})
 	defer e.Close()
-	e.AuditRulesRefusal(true, "agent:a1", refused("self_answer_forbidden", "not a human", nil))
+	e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", "agent:a1", SpecDirName+"/", refused("self_answer_forbidden", "not a human", nil))
 	rv, err := e.Review(ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)

@@ -2,45 +2,13 @@ package engine
 
 import (
 	"fmt"
-	"time"
 
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// DoctorReport is what `loopx doctor` found: the project root, the spec's
-// error (nil when it loads), the store's path and revision, the last torn
-// tail recovered on open (nil when none), the keys of records whose values
-// do not decode, the installed hook entries that are missing or changed,
-// whether the clock reads earlier than the store's newest commit (then
-// Now and NewestCommit say by how much), and the audit event log verified
-// whole (Events, EventsErr).
-type DoctorReport struct {
-	Root string
-	// Events is the audit event log's head as read (EventsErr nil) or up
-	// to its first bad record; EventsErr names that record
-	// (*kernel.LogError: checksum, chain, or where the log ends).
-	Events       kernel.LogHead
-	EventsErr    error
-	SpecErr      error
-	Store        string
-	Revision     uint64
-	Recovered    *kernel.Recovery
-	Corrupt      []string
-	Hooks        []HookProblem
-	ClockBehind  bool
-	Now          time.Time
-	NewestCommit time.Time
-	// Chain is the store's whole chain verified (kernel.ChainReport: the
-	// first bad transaction, damaged regions, the anchor's head).
-	Chain kernel.ChainReport
-}
-
-// Healthy reports whether the report found no problem: the spec loads, no
-// record is corrupt, no hook entry is missing or changed, the clock is not
-// behind.
-func (r DoctorReport) Healthy() bool {
-	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil && r.Chain.OK()
-}
+// DoctorReport is what `loopx doctor` found (render.DoctorReport).
+type DoctorReport = render.DoctorReport
 
 // VerifyChain verifies the store's whole chain against the anchor
 // (kernel.ChainReport), through the open store, or under the state lock
@@ -92,7 +60,7 @@ func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 	s, err := open()
 	if err != nil {
 		if !accept && r.Chain.Problem != "" {
-			return r, fmt.Errorf("%w; doctor: %s", err, chainLine(r.Chain))
+			return r, fmt.Errorf("%w; doctor: %s", err, render.ChainProblem(r.Chain))
 		}
 		return r, err
 	}
@@ -123,25 +91,4 @@ func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 	}
 	r.NewestCommit, r.ClockBehind = e.ClockBehind()
 	return r, nil
-}
-
-// chainLine says what a chain report found, in one line.
-func chainLine(c kernel.ChainReport) string {
-	if c.FirstBad != nil {
-		return fmt.Sprintf("first bad transaction %d: %s", *c.FirstBad, c.Problem)
-	}
-	return c.Problem
-}
-
-// ChainLine is chainLine for the commands: what the chain verification
-// found, or "chain verified: revisions B–H (N transactions), anchored".
-func ChainLine(c kernel.ChainReport) string {
-	if !c.OK() {
-		return chainLine(c)
-	}
-	blocks := "blocks"
-	if c.Transactions == 1 {
-		blocks = "block"
-	}
-	return fmt.Sprintf("chain verified: revisions %d–%d (%d %s), head %s anchored", c.Base, c.Head, c.Transactions, blocks, kernel.ShortHash(c.HeadHash))
 }

@@ -44,14 +44,8 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		return res, err
 	}
 	if d.Verdict != "run" || d.Todo == nil {
-		if d.Verdict == "wait_human" {
-			for _, r := range d.Reasons {
-				if r.Code == "gate_open" {
-					e.recordViolation(goal, agent, decision.GateViolation(decision.GateIDFromRef(r.Ref), "round start refused: "+r.Message, nil),
-						map[string]any{"mutation": "round.start"})
-					break
-				}
-			}
+		if err := decision.OpenGate(d, "round start refused: "); err != nil {
+			e.recordViolation(goal, agent, err, map[string]any{"mutation": "round.start"})
 		}
 		return res, nil
 	}

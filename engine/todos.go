@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/loopx-dev/loopx/engine/audit"
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -128,10 +129,9 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 	})
 	e.logClaim(cd)
 	e.recordViolation(t.Goal, actor, err, map[string]any{"mutation": todoEventKind(status), "todo": id})
-	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "leased_by_other" {
-		_ = e.update(func(tx *kernel.Tx) error {
-			return tx.AppendEvent(kernel.Event{Kind: "todo.change_refused", Goal: t.Goal, Actor: actor, Subject: id,
-				Message: todoEventKind(status) + " refused: " + re.Message, Data: map[string]any{"code": re.Code, "status": status}})
+	if errs.CodeOf(err) == "leased_by_other" {
+		e.audit(err, func(tx *kernel.Tx, re *errs.Error) error {
+			return audit.TodoChange(tx, t.Goal, actor, id, todoEventKind(status), status, re)
 		})
 	}
 	return t, err

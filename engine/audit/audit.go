@@ -128,3 +128,11 @@ func Denial(goal, agent string, pr *input.PermissionRequest, d decision.Decision
 	return hosts.Denial{Goal: goal, Agent: agent, DecisionID: d.DecisionID, Verdict: d.Verdict,
 		Message: msg, Tool: pr.Tool, Action: pr.Action, Codes: codes}
 }
+
+// TodoChange appends the todo.change_refused event of a change of todo
+// (kind its event, e.g. todo.done; status the one asked) by actor, in
+// goal, refused with re (a todo another agent leases).
+func TodoChange(tx Tx, goal, actor, todo, kind, status string, re *errs.Error) error {
+	return tx.AppendEvent(kernel.Event{Kind: "todo.change_refused", Goal: goal, Actor: actor, Subject: todo,
+		Message: kind + " refused: " + re.Message, Data: map[string]any{"code": re.Code, "status": status}})
+}

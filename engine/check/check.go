@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/lint"
@@ -163,7 +164,7 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 		}
 		audit = &c
 		if !c.OK() {
-			f := lint.CheckRule(lint.RuleAudit, engine.ChainLine(c))
+			f := lint.CheckRule(lint.RuleAudit, render.ChainLine(c))
 			f.Location = &lint.Location{File: engine.StateDirName + "/state.db"}
 			findings = append(findings, f)
 		}
@@ -355,7 +356,7 @@ func WriteText(w io.Writer, rep Report) {
 		parts = append(parts, fmt.Sprintf("%d %s replayed, %d changed", r.Decisions, plural(r.Decisions, "decision", "decisions"), len(r.Changed)))
 	}
 	if c := rep.Audit; c != nil && c.OK() {
-		parts = append(parts, engine.ChainLine(*c))
+		parts = append(parts, render.ChainLine(*c))
 	}
 	verdict := "ok"
 	if !rep.OK {

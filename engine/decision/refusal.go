@@ -71,3 +71,18 @@ func refused(code, message string, data map[string]any) *errs.Error {
 	}
 	return e
 }
+
+// OpenGate is the gate_violation refusal (GateViolation) of the first
+// gate_open reason of a wait_human decision d, its message prefixed with
+// what was refused; nil for any other decision.
+func OpenGate(d Decision, refused string) *errs.Error {
+	if d.Verdict != "wait_human" {
+		return nil
+	}
+	for _, r := range d.Reasons {
+		if r.Code == "gate_open" {
+			return GateViolation(GateIDFromRef(r.Ref), refused+r.Message, nil)
+		}
+	}
+	return nil
+}

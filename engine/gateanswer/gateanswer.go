@@ -148,7 +148,7 @@ func Answer(ctx context.Context, e *engine.Engine, in engine.AnswerInput, c Call
 func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.AdoptResult, error) {
 	actor, ch := rulesChannel(e, c)
 	refuse := func(err error) (engine.AdoptResult, error) {
-		e.AuditRulesRefusal(false, actor, err)
+		e.AuditRefusal("rules.adopt_refused", "loopx adopt", actor, engine.SpecDirName+"/", err)
 		return engine.AdoptResult{}, err
 	}
 	d := e.DecideAdopt(ctx, ch)
@@ -201,7 +201,7 @@ func adoptPrompt(res engine.AdoptResult) string {
 func Restore(ctx context.Context, e *engine.Engine, c Caller) ([]string, error) {
 	actor, ch := rulesChannel(e, c)
 	if err := e.RepairAllowed(ctx, ch); err != nil {
-		e.AuditRulesRefusal(true, actor, err)
+		e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", actor, engine.SpecDirName+"/", err)
 		if re := errs.As(err); re != nil && re.Kind == errs.No {
 			re.Message = "adopt --restore is for a human: " + re.Message
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -75,7 +76,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 			fmt.Fprintf(w, "salvaged: kept revision %d, %d later transaction(s) lost; the damaged file is %s\n", salvaged.Kept, salvaged.Dropped, salvaged.Backup)
 		}
 		fmt.Fprintf(w, "store %s: revision %d\n", r.Store, r.Revision)
-		fmt.Fprintf(w, "chain: %s\n", engine.ChainLine(r.Chain))
+		fmt.Fprintf(w, "chain: %s\n", render.ChainLine(r.Chain))
 		if rec := r.Recovered; rec != nil && (rec.EventsCompleted || rec.EventsDropped > 0 || rec.EventsSalvaged != "") {
 			fmt.Fprintf(w, "recovered at %s: %s\n", rec.At.Format("2006-01-02T15:04:05Z"), rec.Message())
 		} else if rec != nil {
