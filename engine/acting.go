@@ -62,7 +62,7 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 	if d.Allow {
 		return d.Agent, nil
 	}
-	err = e.refusal(d)
+	err = e.Refusal(d)
 	e.auditActing(in, ch, err)
 	return "", err
 }

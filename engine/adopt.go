@@ -214,7 +214,7 @@ func (e *Engine) resolveFresh(ctx context.Context) {
 	e.spec, e.specErr = e.disk, e.diskErr
 	e.user, e.userErr = e.book().Load()
 	e.userLoaded = true
-	e.dropPrepared()
+	e.prep.Reset()
 	e.resolveRules(ctx)
 }
 
@@ -337,7 +337,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 	e.spec, e.specErr = e.disk, e.diskErr
 	e.user, e.userErr = rulebook.Parse(disk.Policies)
 	e.userLoaded = true
-	e.dropPrepared()
+	e.prep.Reset()
 	var extra map[string]any
 	if o.Ancestry != nil {
 		extra = map[string]any{"ancestry": o.Ancestry}
@@ -409,14 +409,6 @@ func (e *Engine) Restore() ([]string, error) {
 	return changed, err
 }
 
-// dropPrepared forgets prepared queries and policy errors (the rules in
-// effect changed).
-func (e *Engine) dropPrepared() {
-	e.prepMu.Lock()
-	e.prepared, e.policyErr = nil, nil
-	e.prepMu.Unlock()
-}
-
 // firstAdoption records the files on disk as the adopted rules when the
 // store holds none (a new project: `loopx init`, or a store from before
 // adoption), inside the write's own transaction.
@@ -447,7 +439,7 @@ func (e *Engine) refreshRules(ctx context.Context) {
 	e.spec, e.specErr = e.disk, e.diskErr
 	e.user, e.userErr = e.book().Load()
 	e.userLoaded = true
-	e.dropPrepared()
+	e.prep.Reset()
 	e.resolveRules(ctx)
 }
 

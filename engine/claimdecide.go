@@ -62,14 +62,6 @@ func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*Cl
 	return snapshot.ClaimTodo(tx, e.GoalIDs(), t, agent)
 }
 
-// refusal is the error of a mutation its decision denied: the first reason
-// becomes the errs.No error's code, message and data (gate_violation also
-// names the gate, for recordViolation). A reason that names something
-// unknown (unknown_agent, unknown_option) is an errs.Usage error, and so is
-// a user policy that does not compile (policy_error, with its
-// file:line:col), as for loopx decide.
-func (e *Engine) refusal(d Decision) error { return e.Refusal(d) }
-
 // Refusal is the error of a mutation d denied (decision.Refusal); the CLI
 // uses it for a preview's deny.
 func (e *Engine) Refusal(d Decision) error {
@@ -81,17 +73,6 @@ func (e *Engine) Refusal(d Decision) error {
 // updatePrepared rolls it back, prepares the query outside the lock and
 // runs the transaction again.
 var errUnprepared = errors.New("engine: query not prepared")
-
-// isPrepared reports whether query was prepared (successfully or not).
-func (e *Engine) isPrepared(query string) bool {
-	e.prepMu.Lock()
-	defer e.prepMu.Unlock()
-	if e.policyErr != nil {
-		return true
-	}
-	slot := e.prepared[query]
-	return slot != nil && (slot.pq != nil || slot.err != nil)
-}
 
 // updatePrepared is update for a mutation that decides query only in some
 // states (a progress check when a gate is open): fn returns errUnprepared
@@ -117,7 +98,7 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
 	}
-	if !e.isPrepared("claim") {
+	if !e.prep.Has("claim") {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -125,7 +106,7 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 		return cd, err
 	}
 	if !cd.d.Allow {
-		return cd, e.refusal(cd.d)
+		return cd, e.Refusal(cd.d)
 	}
 	return cd, nil
 }
@@ -138,7 +119,7 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 	if !byAgent || agent == "" {
 		return e.checkProgress(ctx, tx, goal, agent, cf)
 	}
-	if !e.isPrepared("claim") {
+	if !e.prep.Has("claim") {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -146,7 +127,7 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 		return cd, err
 	}
 	if !cd.d.Allow {
-		return cd, e.refusal(cd.d)
+		return cd, e.Refusal(cd.d)
 	}
 	return cd, nil
 }

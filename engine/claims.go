@@ -98,7 +98,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 			return err
 		}
 		if !cd.d.Allow {
-			return e.refusal(cd.d)
+			return e.Refusal(cd.d)
 		}
 		if l := t.Lease; l.LiveAt(now) && l.Holder == req.Agent {
 			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
@@ -209,7 +209,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 				return err
 			}
 			if !cd.d.Allow {
-				return e.refusal(cd.d)
+				return e.Refusal(cd.d)
 			}
 			nl := lease.Transfer(*l, req.To, now, ttl)
 			t.Lease = &nl

@@ -43,7 +43,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = e.prepare(ctx, req.Query)
+		_, _ = e.prep.Get(ctx, req.Query, e.compile)
 	}()
 	e.seedSpecTodos(req.Goal)
 	in, storeErr := e.buildInput(req, now)
@@ -121,7 +121,7 @@ func (e *Engine) needsTodos(query string) bool {
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
-	pq, err := e.prepare(ctx, req.Query)
+	pq, err := e.prep.Get(ctx, req.Query, e.compile)
 	if err != nil {
 		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
@@ -139,7 +139,7 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
-		return decision.Deny("policy_error", e.evalErrorMessage(ctx, err), rule)
+		return decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.PolicyDeadline()), rule)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return decision.Deny("policy_undefined", rule+" is undefined for this input", rule)

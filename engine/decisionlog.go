@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -45,28 +44,15 @@ func (e *Engine) LogPath() string { return e.log.Path() }
 // request without the snapshot on the line, the whole input stored beside
 // it, and the policy and spec bundles it names (declog.Log.Append).
 func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
-	inRaw, err := json.Marshal(in)
+	le, inRaw, err := decision.LogEntryOf(d, in, now)
 	if err != nil {
 		return err
-	}
-	result, decidedBy := d.Value, ""
-	if result == nil {
-		decidedBy = "loopx"
-		if result, err = json.Marshal(decision.OutcomeOf(d)); err != nil {
-			return err
-		}
 	}
 	bundles := []declog.Bundle{{Name: declog.PolicyBundle, Revision: d.Revision.Policy, Files: e.policyBundleFiles(d.Revision.Policy)}}
 	if e.spec != nil && d.Revision.Spec != "" {
 		bundles = append(bundles, declog.Bundle{Name: declog.SpecBundle, Revision: d.Revision.Spec, Files: e.specBundleFiles(d.Revision.Spec)})
 	}
-	return e.log.Append(LogEntry{
-		DecisionID: d.DecisionID, Revision: d.Revision.Policy,
-		Path:   "loopx/" + decision.PolicyArea(d.Query) + "/decision",
-		Input:  decision.LogInputOf(in),
-		Result: result, Erased: []string{declog.ErasedState}, Timestamp: now,
-		Custom: LogCustom{State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},
-	}, inRaw, bundles...)
+	return e.log.Append(le, inRaw, bundles...)
 }
 
 // policyBundleFiles gives the policy bundle at revision rev: every

@@ -84,11 +84,8 @@ type Engine struct {
 	rulesChecked bool
 	onDisk       bool
 
-	// prepMu guards prepared and policyErr: queries may be prepared in
-	// background goroutines, each once.
-	prepMu    sync.Mutex
-	prepared  map[string]*prepSlot
-	policyErr error
+	// prep holds the queries prepared for the rules in effect.
+	prep rulebook.Prepared
 
 	user       []UserModule
 	userErr    error
@@ -193,87 +190,21 @@ func (e *Engine) revisions() (spec, policy string) {
 	return spec, rulebook.Hash(user)
 }
 
-// prepare compiles the built-in policy modules of the query's area and the
-// project's user policies with the spec as data, and prepares the entry
-// rule of query once per engine. A user policy that does not parse,
-// compile, or declare a consulted package fails it (decisions deny).
-func (e *Engine) prepare(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
-	e.prepMu.Lock()
-	if e.policyErr != nil {
-		defer e.prepMu.Unlock()
-		return nil, e.policyErr
-	}
-	slot := e.prepared[query]
-	if slot == nil {
-		if e.prepared == nil {
-			e.prepared = map[string]*prepSlot{}
-		}
-		slot = &prepSlot{}
-		e.prepared[query] = slot
-	}
-	e.prepMu.Unlock()
-	slot.once.Do(func() { slot.pq, slot.err = e.compile(ctx, query) })
-	if slot.err != nil {
-		e.prepMu.Lock()
-		if e.policyErr == nil {
-			e.policyErr = slot.err
-		}
-		e.prepMu.Unlock()
-	}
-	return slot.pq, slot.err
-}
-
-// prepSlot is one query's preparation, done once per engine.
-type prepSlot struct {
-	once sync.Once
-	pq   *rego.PreparedEvalQuery
-	err  error
-}
-
-// prepareAll prepares queries in parallel (each on its own core when there
-// are several) and waits. Mutations call it before the store is opened: they
-// evaluate their decisions inside a transaction, under the state lock, and
-// must not compile policies there.
+// prepareAll prepares queries in parallel and waits (rulebook.Prepared).
+// Mutations call it before the store is opened: they evaluate their
+// decisions inside a transaction, under the state lock, and must not
+// compile policies there.
 func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
 	user, uerr := e.UserModules() // loaded once, before any goroutine reads them
 	if len(queries) > 1 && uerr == nil {
 		// Several queries compile their modules together once (the
 		// library they share is parsed and compiled once) and prepare
 		// each entry rule on that compiler (rulebook.Schemas.PrepareAll).
-		var once sync.Once
-		var pqs []*rego.PreparedEvalQuery
-		var err error
-		for i, q := range queries {
-			e.prepMu.Lock()
-			if e.prepared == nil {
-				e.prepared = map[string]*prepSlot{}
-			}
-			slot := e.prepared[q]
-			if slot == nil {
-				slot = &prepSlot{}
-				e.prepared[q] = slot
-			}
-			e.prepMu.Unlock()
-			slot.once.Do(func() {
-				once.Do(func() { pqs, err = e.compileQueries(ctx, queries, user) })
-				if err != nil {
-					slot.err = err
-				} else {
-					slot.pq = pqs[i]
-				}
-			})
-		}
+		e.prep.Together(ctx, func(ctx context.Context, qs []string) ([]*rego.PreparedEvalQuery, error) {
+			return e.compileQueries(ctx, qs, user)
+		}, queries...)
 	}
-	var wg sync.WaitGroup
-	for _, q := range queries[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, _ = e.prepare(ctx, q)
-		}()
-	}
-	_, _ = e.prepare(ctx, queries[0])
-	wg.Wait()
+	e.prep.All(ctx, e.compile, queries...)
 }
 
 // compile compiles and prepares query (see prepare).

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loopx-dev/loopx/engine/decision"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
@@ -42,7 +43,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 // trace evaluates req's prepared query on in once more with a buffer tracer
 // and renders the rule-level and the full trace with locations.
 func (e *Engine) trace(ctx context.Context, req Request, in Input) (rules, full []string) {
-	pq, err := e.prepare(ctx, req.Query)
+	pq, err := e.prep.Get(ctx, req.Query, e.compile)
 	if err != nil {
 		msg := []string{"no trace: the policy does not compile: " + err.Error()}
 		return msg, msg
@@ -51,7 +52,7 @@ func (e *Engine) trace(ctx context.Context, req Request, in Input) (rules, full 
 	ctx, cancel := e.withDeadline(ctx)
 	defer cancel()
 	if _, err := pq.Eval(ctx, rego.EvalInput(in), rego.EvalQueryTracer(buf)); err != nil {
-		msg := []string{e.evalErrorMessage(ctx, err)}
+		msg := []string{rulebook.EvalError(ctx, err, e.PolicyDeadline())}
 		return msg, msg
 	}
 	return decision.Trace(*buf)

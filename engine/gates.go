@@ -111,7 +111,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 			return err
 		}
 		if !cd.d.Allow {
-			return e.refusal(cd.d)
+			return e.Refusal(cd.d)
 		}
 		g.Status = in.Option
 		g.Answer = &kernel.Answer{Option: in.Option, By: in.Actor, Note: in.Note, At: tx.Now()}
@@ -202,7 +202,7 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch Channel) error {
 	if d.Allow {
 		return nil
 	}
-	return e.refusal(d)
+	return e.Refusal(d)
 }
 
 // Gates lists gates of a goal ("" = every spec goal), optionally only those

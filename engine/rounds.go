@@ -67,7 +67,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 			return err
 		}
 		if !cd.d.Allow {
-			return e.refusal(cd.d)
+			return e.Refusal(cd.d)
 		}
 		r, t, err := rounds.Open(tx, e.facts().Spec, goal, t, agent, d.DecisionID, e.runner, e.roundLeaseTTL())
 		if err != nil {

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/specs"
-	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // The engine's side of the project's rulebook (package rulebook): which
@@ -92,13 +89,9 @@ func PolicySchema(name string) ([]byte, error) { return policySchemas.JSON(name)
 // SpecSchemaName.
 func PolicySchemaNames() []string { return rulebook.SchemaNames() }
 
-// PolicyErr is the error preparing the policies, nil when they compiled
-// (or were not prepared yet).
-func (e *Engine) PolicyErr() error {
-	e.prepMu.Lock()
-	defer e.prepMu.Unlock()
-	return e.policyErr
-}
+// PolicyErr is the error preparing the policies in effect (nil when
+// they compile or were not prepared yet).
+func (e *Engine) PolicyErr() error { return e.prep.Err() }
 
 // IsUserPolicyError reports whether err comes from the project's own
 // policies (a rulebook.AsError error, or an OPA error located in
@@ -124,13 +117,4 @@ func (e *Engine) PolicyDeadline() time.Duration {
 // withDeadline bounds ctx by the policy deadline.
 func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, e.PolicyDeadline())
-}
-
-// evalErrorMessage describes an evaluation error, naming the deadline
-// when evaluation was cut by it.
-func (e *Engine) evalErrorMessage(ctx context.Context, err error) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || topdown.IsCancel(err) && ctx.Err() != nil {
-		return fmt.Sprintf("policy evaluation passed its deadline of %s (spec field project.policy_deadline) and was stopped", e.PolicyDeadline())
-	}
-	return "policy evaluation failed: " + err.Error()
 }

@@ -458,3 +458,27 @@ func (f LogFilter) Match(le *LogEntry) bool {
 		(f.Since.IsZero() || !le.Timestamp.Before(f.Since)) &&
 		(f.Verdict == "" || Logged(*le).Verdict == f.Verdict)
 }
+
+// LogEntryOf is d's line in the decision log, decided on in at now (the
+// request without the snapshot; a decision the engine made itself, with
+// no policy value, is decided_by loopx), and in as JSON, stored beside it.
+func LogEntryOf(d Decision, in input.Input, now time.Time) (LogEntry, []byte, error) {
+	inRaw, err := json.Marshal(in)
+	if err != nil {
+		return LogEntry{}, nil, err
+	}
+	result, decidedBy := d.Value, ""
+	if result == nil {
+		decidedBy = "loopx"
+		if result, err = json.Marshal(OutcomeOf(d)); err != nil {
+			return LogEntry{}, nil, err
+		}
+	}
+	return LogEntry{
+		DecisionID: d.DecisionID, Revision: d.Revision.Policy,
+		Path:   "loopx/" + PolicyArea(d.Query) + "/decision",
+		Input:  LogInputOf(in),
+		Result: result, Erased: []string{declog.ErasedState}, Timestamp: now,
+		Custom: LogCustom{State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},
+	}, inRaw, nil
+}

@@ -1,14 +1,17 @@
 package rulebook
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // User policies cannot hang or leak (issue 9): they are compiled without
@@ -121,4 +124,14 @@ func forbiddenMessage(name string) string {
 		why = "it reads the process's environment"
 	}
 	return fmt.Sprintf("built-in %s is not available to loopx policies: %s, and a decision must follow from its input and the spec alone (the time is input.now)", name, why)
+}
+
+// EvalError is the reason text of a policy evaluation that failed with
+// err under ctx: past its deadline (the spec field project.policy_deadline)
+// when ctx ended, else the evaluation's error.
+func EvalError(ctx context.Context, err error, deadline time.Duration) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || topdown.IsCancel(err) && ctx.Err() != nil {
+		return fmt.Sprintf("policy evaluation passed its deadline of %s (spec field project.policy_deadline) and was stopped", deadline)
+	}
+	return "policy evaluation failed: " + err.Error()
 }
