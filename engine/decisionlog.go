@@ -30,10 +30,6 @@ type LogCustom = decision.LogCustom
 // LogInput is the request part of a decision's input (decision.LogInput).
 type LogInput = decision.LogInput
 
-// LoggedDecision is the decision loopx answered for the line le
-// (decision.Logged).
-func LoggedDecision(le LogEntry) Decision { return decision.Logged(le) }
-
 // decisionLog is the project's decision log with the engine's line types.
 type decisionLog = declog.Log[LogInput, QuotaSummary]
 

@@ -25,7 +25,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 	if err != nil {
 		return Explanation{}, err
 	}
-	then := LoggedDecision(le)
+	then := decision.Logged(le)
 	defer e.Release()
 	d, in, storeErr := e.rerun(ctx, le)
 	x := Explanation{Logged: le, Then: then, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}, StoredInputState: "none"}

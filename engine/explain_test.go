@@ -79,7 +79,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 		}
 	}
 	le, err := e.FindDecision(first.DecisionID)
-	if err != nil || LoggedDecision(le).Verdict != "run" || le.Input.Agent != "a1" {
+	if err != nil || decision.Logged(le).Verdict != "run" || le.Input.Agent != "a1" {
 		t.Fatalf("FindDecision in the rotated file = %s, %v", le.Result, err)
 	}
 	var ue *errs.Error

@@ -272,7 +272,7 @@ func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := LoggedDecision(le); !reflect.DeepEqual(got.Reasons, d.Reasons) || got.Verdict != "deny" || got.Revision != d.Revision {
+	if got := decision.Logged(le); !reflect.DeepEqual(got.Reasons, d.Reasons) || got.Verdict != "deny" || got.Revision != d.Revision {
 		t.Fatalf("read back %+v, decided %+v", got, d)
 	}
 }
@@ -414,7 +414,7 @@ func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
 	if err != nil || skipped != 0 || len(entries) != 1 || !entries[0].Legacy {
 		t.Fatalf("ReadLog: %d entries, %d skipped, %v", len(entries), skipped, err)
 	}
-	if d := LoggedDecision(entries[0]); d.Agent != "a1" || d.Revision.State != 1 || d.Revision.Policy != "sha256:09ae" || d.Reasons[0].Code != "gate_open" {
+	if d := decision.Logged(entries[0]); d.Agent != "a1" || d.Revision.State != 1 || d.Revision.Policy != "sha256:09ae" || d.Reasons[0].Code != "gate_open" {
 		t.Fatalf("legacy decision %+v", d)
 	}
 	x, err := e.Explain(context.Background(), "01M8S0C43MDWYWDK41R4VN89Q3")

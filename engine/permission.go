@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/spoolimport"
 	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/kernel"
@@ -43,7 +44,7 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req Permiss
 func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decision) {
 	rec := audit.Denial(goal, agent, pr, d)
 	rec.At = e.Now()
-	if err := e.spoolDenial(rec); err != nil {
+	if err := hosts.AppendDenial(e.spoolDir(), rec); err != nil {
 		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(spoolimport.DenialEvent(rec)) })
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/toolcall"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -277,10 +278,10 @@ test_push_main if {
 }
 
 func TestPolicySchema_Names(t *testing.T) {
-	if got := PolicySchemaNames(); !slices.Equal(got, []string{"claim", "gate_answer", "permission", "should_run", "spec"}) {
+	if got := rulebook.SchemaNames(); !slices.Equal(got, []string{"claim", "gate_answer", "permission", "should_run", "spec"}) {
 		t.Errorf("names = %v", got)
 	}
-	for _, n := range PolicySchemaNames() {
+	for _, n := range rulebook.SchemaNames() {
 		b, err := PolicySchema(n)
 		if err != nil || !json.Valid(b) {
 			t.Errorf("%s: %v", n, err)
@@ -313,7 +314,7 @@ func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range PolicySchemaNames() {
+	for _, n := range rulebook.SchemaNames() {
 		b, _ := PolicySchema(n)
 		var s map[string]any
 		if err := json.Unmarshal(b, &s); err != nil {

@@ -1,15 +1,11 @@
 package engine
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/retention"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// EventsPrunedKind is the audit event of a prune of the event log.
-const EventsPrunedKind = "events.pruned"
 
 // PruneEvents prunes the audit event log (`loopx events --prune-before`,
 // human only: the caller checks the channel first): the oldest events
@@ -28,43 +24,13 @@ func (e *Engine) PruneEvents(before time.Time, actor string) (kernel.PruneReport
 	return rep, err
 }
 
-// prune runs one prune in tx and audits it (rule names the spec field
-// when audit.retain asked for it).
+// prune runs one prune in tx over the spec's goals (retention.Prune).
 func (e *Engine) prune(tx *kernel.Tx, before time.Time, actor, rule string) (kernel.PruneReport, error) {
 	var goals []string
 	if e.spec != nil {
 		goals = retention.Goals(e.spec.Spec.Goals)
 	}
-	reviewed, err := retention.Reviewed(tx, goals)
-	if err != nil {
-		return kernel.PruneReport{}, err
-	}
-	rep, err := tx.PruneEvents(before, actor, reviewed)
-	if err != nil {
-		return rep, err
-	}
-	if rule != "" && rep.Pruned == 0 {
-		return rep, nil
-	}
-	msg := fmt.Sprintf("pruned %s older than %s", retention.Count(rep.Pruned), kernel.RFC3339(before))
-	if rep.Pruned > 0 {
-		msg += fmt.Sprintf(" (through event %d; a checkpoint keeps the hash of the last)", rep.ThroughSeq)
-	}
-	if rep.Unreviewed > 0 {
-		msg += fmt.Sprintf("; kept %s older, not yet reviewed (or after one that is not)", retention.Count(rep.Unreviewed))
-	}
-	if rule != "" {
-		msg += " (" + rule + ")"
-	}
-	data := map[string]any{"pruned": rep.Pruned, "kept": rep.Kept, "unreviewed": rep.Unreviewed,
-		"through_seq": rep.ThroughSeq, "before": kernel.RFC3339(before)}
-	if rep.Head != "" {
-		data["head"] = rep.Head
-	}
-	if rule != "" {
-		data["rule"] = rule
-	}
-	return rep, tx.AppendEvent(kernel.Event{Kind: EventsPrunedKind, Actor: actor, Subject: kernel.EventsFile, Message: msg, Data: data})
+	return retention.Prune(tx, goals, before, actor, rule)
 }
 
 // retain applies the spec's audit.retain in tx when it is set and due
@@ -89,6 +55,3 @@ func (e *Engine) retain(tx *kernel.Tx, force bool) error {
 	_, err = e.prune(tx, retention.Cutoff(e.spec.Spec.Audit.RetainSeconds, now), "loopx", "audit.retain "+e.spec.Spec.Audit.Retain)
 	return err
 }
-
-// EventCount says n events in words ("1 audit event", "3 audit events").
-func EventCount(n int) string { return retention.Count(n) }

@@ -85,10 +85,6 @@ func (e *Engine) TestPolicies(ctx context.Context) (rulebook.TestReport, error) 
 // (unknown_schema) for any other name.
 func PolicySchema(name string) ([]byte, error) { return policySchemas.JSON(name) }
 
-// PolicySchemaNames are the names PolicySchema knows: the queries, then
-// SpecSchemaName.
-func PolicySchemaNames() []string { return rulebook.SchemaNames() }
-
 // PolicyErr is the error preparing the policies in effect (nil when
 // they compile or were not prepared yet).
 func (e *Engine) PolicyErr() error { return e.prep.Err() }

@@ -8,32 +8,19 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// The denial spool's names in the state directory (hosts.SpoolDir, …):
+// SpoolDir is the denial spool in the state directory (hosts.SpoolDir):
 // hooks append denials there without the state lock; the engine imports
 // them in its next write transaction (importSpool).
-const (
-	SpoolDir  = hosts.SpoolDir
-	SpoolFile = hosts.SpoolFile
-	SpoolLock = hosts.SpoolLock
-)
-
-// spoolRecord is one spooled denial (hosts.Denial).
-type spoolRecord = hosts.Denial
+const SpoolDir = hosts.SpoolDir
 
 // spoolDir is the state directory's denial spool.
 func (e *Engine) spoolDir() string { return filepath.Join(e.StateDir(), SpoolDir) }
-
-// spoolDenial appends r to the spool (hosts.AppendDenial).
-func (e *Engine) spoolDenial(r spoolRecord) error { return hosts.AppendDenial(e.spoolDir(), r) }
-
-// spoolPending reports whether the spool holds lines or segments to import.
-func (e *Engine) spoolPending() bool { return hosts.SpoolPending(e.spoolDir()) }
 
 // importPending imports denials spooled since the last writer, if any, so
 // that readers of the audit log (Events, Review) list them like every
 // other event.
 func (e *Engine) importPending() error {
-	if !e.spoolPending() {
+	if !hosts.SpoolPending(e.spoolDir()) {
 		return nil
 	}
 	return e.settle()

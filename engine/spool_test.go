@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -39,7 +40,7 @@ func spoolFiles(t *testing.T, e *Engine) []string {
 	}
 	var out []string
 	for _, en := range entries {
-		if en.Name() != SpoolLock {
+		if en.Name() != hosts.SpoolLock {
 			out = append(out, en.Name())
 		}
 	}
@@ -49,7 +50,7 @@ func spoolFiles(t *testing.T, e *Engine) []string {
 func spool(t *testing.T, e *Engine, n int, prefix string) {
 	t.Helper()
 	for i := range n {
-		if err := e.spoolDenial(spoolRecord{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("%s-%d", prefix, i), Verdict: "deny",
+		if err := hosts.AppendDenial(e.spoolDir(), hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("%s-%d", prefix, i), Verdict: "deny",
 			Message: "x: denied", Codes: []string{"protected_path"}, At: e.Now()}); err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
 	if got := denials(t, e); len(got) != 0 {
 		t.Fatalf("the denial reached the store before any writer: %+v", got)
 	}
-	if got := spoolFiles(t, e); strings.Join(got, ",") != SpoolFile {
+	if got := spoolFiles(t, e); strings.Join(got, ",") != hosts.SpoolFile {
 		t.Fatalf("spool = %v", got)
 	}
 	if err := e.update(noop); err != nil {
@@ -105,7 +106,7 @@ func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
 func TestSpool_TornAndUnreadableLinesAreKept(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	spool(t, e, 1, "a")
-	f, err := os.OpenFile(filepath.Join(e.spoolDir(), SpoolFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(filepath.Join(e.spoolDir(), hosts.SpoolFile), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestSpool_TornAndUnreadableLinesAreKept(t *testing.T) {
 func TestSpool_CrashAfterCommitNeverImportsTwice(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	spool(t, e, 2, "a")
-	live := filepath.Join(e.spoolDir(), SpoolFile)
+	live := filepath.Join(e.spoolDir(), hosts.SpoolFile)
 	data, err := os.ReadFile(live)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
 			// A separate engine per appender: its own files and locks.
 			a := New(Options{Root: e.Root(), Now: e.now})
 			for i := range lines {
-				if err := a.spoolDenial(spoolRecord{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("w%d-%d", w, i), Verdict: "deny", Codes: []string{}}); err != nil {
+				if err := hosts.AppendDenial(a.spoolDir(), hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("w%d-%d", w, i), Verdict: "deny", Codes: []string{}}); err != nil {
 					t.Error(err)
 				}
 			}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -225,5 +228,29 @@ func TestCommandLayerImportsOnlyTheEngineSide(t *testing.T) {
 		if !ok {
 			t.Errorf("%s imports %s (issue 13: the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, cobra and the standard library)", cli, imp)
 		}
+	}
+}
+
+// TestEngineTopPackageSize holds the top engine package (engine/*.go, tests
+// left out) to at most 4,000 lines (issue 13, design §13): what grows goes
+// into the subpackage of its one purpose.
+func TestEngineTopPackageSize(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "engine", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no engine files: %v", err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if lines > 4000 {
+		t.Errorf("the top engine package has %d lines (tests left out); at most 4,000: move a concern into its subpackage", lines)
 	}
 }

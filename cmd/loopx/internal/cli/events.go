@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/retention"
 	"github.com/spf13/cobra"
 )
 
@@ -135,9 +136,9 @@ func (a *app) runPrune(ctx context.Context, e *engine.Engine, o *eventsOptions) 
 	}
 	return a.print(map[string]any{"before": before.Format(time.RFC3339), "pruned": rep.Pruned, "kept": rep.Kept,
 		"unreviewed": rep.Unreviewed, "through_seq": rep.ThroughSeq, "head": rep.Head}, func(w io.Writer) {
-		fmt.Fprintf(w, "pruned %s older than %s; %s left\n", engine.EventCount(rep.Pruned), before.Format(time.RFC3339), engine.EventCount(rep.Kept))
+		fmt.Fprintf(w, "pruned %s older than %s; %s left\n", retention.Count(rep.Pruned), before.Format(time.RFC3339), retention.Count(rep.Kept))
 		if rep.Unreviewed > 0 {
-			fmt.Fprintf(w, "kept %s older, not yet reviewed (or after one that is not): `loopx review --goal G --mark` reviews them\n", engine.EventCount(rep.Unreviewed))
+			fmt.Fprintf(w, "kept %s older, not yet reviewed (or after one that is not): `loopx review --goal G --mark` reviews them\n", retention.Count(rep.Unreviewed))
 		}
 	})
 }

@@ -59,7 +59,7 @@ func (a *app) runLog(_ context.Context, o *logOptions) error {
 	return a.print(entries, func(w io.Writer) {
 		rows := [][]string{}
 		for _, le := range entries {
-			d := engine.LoggedDecision(le)
+			d := decision.Logged(le)
 			todo, why := "", ""
 			if d.Todo != nil {
 				todo = d.Todo.ID
