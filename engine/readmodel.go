@@ -30,16 +30,22 @@ func (e *Engine) readModelPath() string {
 }
 
 // loadReadModel returns the cached read model when it matches state.db
-// exactly and the file is readable; nil otherwise.
+// exactly, the file is readable, and the anchor's chain head is the one
+// the model was built at; nil otherwise (the caller opens the store, whose
+// own checks then refuse a store behind or off the anchor's chain).
 func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
 	p := e.readModelPath()
 	if p == "" {
 		return nil
 	}
 	rm := readmodel.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), now)
-	if rm != nil {
-		e.rmNewest = rm.Newest
+	if rm == nil {
+		return nil
 	}
+	if a, ok, err := kernel.ReadAnchor(filepath.Dir(p)); err != nil || !ok || rm.Head == "" || a.Hash != rm.Head {
+		return nil
+	}
+	e.rmNewest = rm.Newest
 	return rm
 }
 

@@ -33,11 +33,17 @@ const Version = 4
 // A loaded Model reads like a kernel read transaction (the same records
 // in the same order).
 type Model struct {
-	Version int                   `json:"version"`
-	Rev     uint64                `json:"rev"`
-	Stamp   Stamp                 `json:"stamp"`
-	Goals   map[string]*GoalModel `json:"goals"`
-	Agents  map[string]kernel.Agent
+	Version int    `json:"version"`
+	Rev     uint64 `json:"rev"`
+	Stamp   Stamp  `json:"stamp"`
+	// Head is the store's chain head (kernel.Store.Head: the block hash
+	// of the last committed transaction) the model was built at: a model
+	// is used only while the anchor names this very head (Engine
+	// loadReadModel), so a store and read model copied back together
+	// behind the anchor are never read.
+	Head   string                `json:"head"`
+	Goals  map[string]*GoalModel `json:"goals"`
+	Agents map[string]kernel.Agent
 	// Rules are the adopted rules (nil when none): decisions read them
 	// here without opening the store or evaluating CUE.
 	Rules *kernel.Rules `json:"rules"`
@@ -136,6 +142,7 @@ func Write(path string, b []byte) error {
 // JSON. Errors: the store's.
 func Build(s *kernel.Store, goals []string) (Model, []byte, error) {
 	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]kernel.Agent{}}
+	_, rm.Head = s.Head()
 	err := s.View(func(tx *kernel.Tx) error {
 		rm.Rev = tx.Revision()
 		for _, g := range goals {
