@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
@@ -27,10 +28,33 @@ type Tx interface {
 	AppendEvent(e kernel.Event) error
 }
 
-// DenialEvent is the permission.denied event of the denial r.
+// DenialEvent is the permission.denied event of the denial r. The spool
+// lies in the work tree and is written without the state lock, so a line
+// can be forged by an agent: its agent is the event's actor only when it
+// names an agent, never a reserved actor ("human", "loopx", none), which
+// becomes UnverifiedActor.
 func DenialEvent(r hosts.Denial) kernel.Event {
 	data := map[string]any{"tool": r.Tool, "action": r.Action, "codes": r.Codes, "verdict": r.Verdict, "denied_at": r.At.UTC().Format(time.RFC3339Nano)}
-	return kernel.Event{Kind: "permission.denied", Goal: r.Goal, Actor: r.Agent, Subject: r.DecisionID, Message: r.Message, Data: data}
+	actor := r.Agent
+	if reservedActor(actor) {
+		data["claimed_actor"] = actor
+		actor = UnverifiedActor
+	}
+	return kernel.Event{Kind: "permission.denied", Goal: r.Goal, Actor: actor, Subject: r.DecisionID, Message: r.Message, Data: data}
+}
+
+// UnverifiedActor is the actor of a spooled denial whose line names no
+// agent, or an actor an agent cannot be (DenialEvent).
+const UnverifiedActor = "unverified"
+
+// reservedActor reports whether a is an actor a hook's line may not claim:
+// a human, loopx itself, or none.
+func reservedActor(a string) bool {
+	switch strings.ToLower(strings.TrimSpace(a)) {
+	case "", "human", "loopx", "dashboard", "terminal":
+		return true
+	}
+	return strings.HasPrefix(strings.ToLower(a), "human")
 }
 
 // Import imports the spool in dir into tx: the live file is rotated into

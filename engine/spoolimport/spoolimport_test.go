@@ -101,3 +101,20 @@ func TestDenialEvent(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// A spooled line can be forged by an agent (the spool is in the work tree):
+// it never records an event as a human's or loopx's.
+func TestDenialEvent_ReservedActors(t *testing.T) {
+	for _, c := range []struct{ agent, actor string }{
+		{"a1", "a1"}, {"human", UnverifiedActor}, {"Human ", UnverifiedActor}, {"loopx", UnverifiedActor},
+		{"", UnverifiedActor}, {"human:alice", UnverifiedActor}, {"dashboard", UnverifiedActor},
+	} {
+		e := DenialEvent(hosts.Denial{Goal: "g1", Agent: c.agent, DecisionID: "d1", Verdict: "deny"})
+		if e.Actor != c.actor {
+			t.Errorf("agent %q: actor %q, want %q", c.agent, e.Actor, c.actor)
+		}
+		if c.actor == UnverifiedActor && e.Data["claimed_actor"] != c.agent {
+			t.Errorf("agent %q: claimed_actor %v", c.agent, e.Data["claimed_actor"])
+		}
+	}
+}
