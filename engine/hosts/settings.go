@@ -232,52 +232,28 @@ func MergeSettings(settings []byte, hooks []Hook) ([]byte, []Change, error) {
 			return nil, nil, fmt.Errorf(`settings "hooks.%s" is not a list`, h.Event)
 		}
 		status := "added"
-		kept := groups[:0:0]
-		for _, g := range groups {
-			grp, ok := g.(*object)
-			if !ok {
-				kept = append(kept, g)
-				continue
+		kept := filterEntries(groups, func(matcher string, xo *object, cmd string) bool {
+			if xo == nil || !IsLoopxHook(cmd) || status != "added" {
+				return true
 			}
-			mv, _ := grp.get("matcher")
-			matcher, _ := mv.(string)
-			hs, _ := grp.get("hooks")
-			list, _ := hs.([]any)
-			rest := list[:0:0]
-			for _, x := range list {
-				xo, ok := x.(*object)
-				c, _ := xo.get2("command")
-				cmd, _ := c.(string)
-				if !ok || !IsLoopxHook(cmd) || status != "added" {
-					rest = append(rest, x)
-					continue
-				}
-				// loopx's entry for this event: keep it in place when only
-				// its command, timeout or type differ; move it to a group
-				// of its own when its group's matcher is not loopx's.
-				if matcher != h.Matcher {
-					status = "updated"
-					continue
-				}
-				t, _ := xo.get("type")
-				tv, _ := xo.get("timeout")
-				status = "unchanged"
-				if cmd != h.Command || t != "command" || fmt.Sprint(tv) != fmt.Sprint(h.Timeout) {
-					xo.set("type", "command")
-					xo.set("command", h.Command)
-					xo.set("timeout", json.Number(fmt.Sprint(h.Timeout)))
-					status = "updated"
-				}
-				rest = append(rest, x)
+			// loopx's entry for this event: keep it in place when only
+			// its command, timeout or type differ; move it to a group
+			// of its own when its group's matcher is not loopx's.
+			if matcher != h.Matcher {
+				status = "updated"
+				return false
 			}
-			if len(rest) == 0 && len(list) > 0 {
-				continue // the group held only loopx's misplaced entry
+			t, _ := xo.get("type")
+			tv, _ := xo.get("timeout")
+			status = "unchanged"
+			if cmd != h.Command || t != "command" || fmt.Sprint(tv) != fmt.Sprint(h.Timeout) {
+				xo.set("type", "command")
+				xo.set("command", h.Command)
+				xo.set("timeout", json.Number(fmt.Sprint(h.Timeout)))
+				status = "updated"
 			}
-			if len(rest) != len(list) {
-				grp.set("hooks", rest)
-			}
-			kept = append(kept, g)
-		}
+			return true
+		})
 		groups = kept
 		hk.set(h.Event, groups)
 		if status == "added" || (status == "updated" && !hasCommand(groups, h.Command)) {
@@ -309,6 +285,49 @@ type object struct {
 }
 
 func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+// filterEntries returns groups (a hook event's list of matcher groups)
+// with each hook entry kept when keep says so: keep gets the group's
+// matcher, the entry (nil when it is not an object) and its command. A
+// group whose entries changed keeps the rest, one left with none is
+// dropped; a group that is not an object, or whose hooks are not a list,
+// is kept as it is. Shared by install (updating loopx's entry in place)
+// and uninstall (removing loopx's entries).
+func filterEntries(groups []any, keep func(matcher string, entry *object, cmd string) bool) []any {
+	kept := groups[:0:0]
+	for _, g := range groups {
+		grp, ok := g.(*object)
+		if !ok {
+			kept = append(kept, g)
+			continue
+		}
+		mv, _ := grp.get("matcher")
+		matcher, _ := mv.(string)
+		hs, _ := grp.get("hooks")
+		list, ok := hs.([]any)
+		if !ok {
+			kept = append(kept, g)
+			continue
+		}
+		rest := list[:0:0]
+		for _, x := range list {
+			xo, _ := x.(*object)
+			c, _ := xo.get2("command")
+			cmd, _ := c.(string)
+			if keep(matcher, xo, cmd) {
+				rest = append(rest, x)
+			}
+		}
+		if len(rest) == 0 && len(list) > 0 {
+			continue
+		}
+		if len(rest) != len(list) {
+			grp.set("hooks", rest)
+		}
+		kept = append(kept, g)
+	}
+	return kept
+}
 
 // get2 is get on a possibly nil object.
 func (o *object) get2(k string) (any, bool) {

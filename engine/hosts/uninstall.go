@@ -58,40 +58,13 @@ func UnmergeSettings(settings []byte) ([]byte, []Removed, error) {
 		if !ok {
 			return nil, nil, fmt.Errorf(`settings "hooks.%s" is not a list`, event)
 		}
-		kept := groups[:0:0]
-		for _, g := range groups {
-			grp, ok := g.(*object)
-			if !ok {
-				kept = append(kept, g)
-				continue
+		kept := filterEntries(groups, func(matcher string, entry *object, cmd string) bool {
+			if entry == nil || !IsLoopxHook(cmd) {
+				return true
 			}
-			mv, _ := grp.get("matcher")
-			matcher, _ := mv.(string)
-			hs, _ := grp.get("hooks")
-			list, ok := hs.([]any)
-			if !ok {
-				kept = append(kept, g)
-				continue
-			}
-			rest := list[:0:0]
-			for _, x := range list {
-				xo, ok := x.(*object)
-				c, _ := xo.get2("command")
-				cmd, _ := c.(string)
-				if !ok || !IsLoopxHook(cmd) {
-					rest = append(rest, x)
-					continue
-				}
-				removed = append(removed, Removed{Event: event, Matcher: matcher, Command: cmd})
-			}
-			switch {
-			case len(rest) == len(list):
-				kept = append(kept, g)
-			case len(rest) > 0:
-				grp.set("hooks", rest)
-				kept = append(kept, g)
-			}
-		}
+			removed = append(removed, Removed{Event: event, Matcher: matcher, Command: cmd})
+			return false
+		})
 		switch {
 		case len(kept) == len(groups):
 		case len(kept) == 0:
