@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/pathfacts"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -48,26 +51,23 @@ func (e *Engine) displayPath(path string) string {
 	return abs
 }
 
-// RequireHookAgent checks, before `loopx hooks install`, that the agent the
-// hook will decide for is declared in the spec with the installed host
-// and, when goal is given, on that goal (hosts.CheckAgent). Errors: the
-// spec's; errs.Usage unknown_goal, unknown_agent, agent_host_mismatch,
-// agent_not_on_goal.
-func (e *Engine) RequireHookAgent(host, goal, agent string) error {
-	if e.specErr != nil {
-		return e.specErr
+// AgentOnGoal evaluates rulebook.AgentOnGoal, may agent work on goal (the
+// built-in rule every decision asks), over the input a permission
+// decision of agent on goal sees. Errors: the store's or the policy's.
+func (e *Engine) AgentOnGoal(ctx context.Context, goal, agent string) (bool, error) {
+	in, err := e.buildInput(Request{Query: "permission", Goal: goal, Agent: agent}, e.Now())
+	if err != nil {
+		return false, err
 	}
-	hostOf := map[string]string{}
-	for id, a := range e.spec.Spec.Agents {
-		hostOf[id] = a.Host
+	pq, err := e.compileRef(ctx, rulebook.AgentOnGoal, "permission", nil)
+	if err != nil {
+		return false, err
 	}
-	if err := hosts.CheckAgent(hostOf, host, agent, "", nil); err != nil || goal == "" {
-		return err
+	iv, err := input.Value(in)
+	if err != nil {
+		return false, err
 	}
-	if err := e.RequireGoal(goal); err != nil {
-		return err
-	}
-	return hosts.CheckAgent(hostOf, host, agent, goal, e.facts().GoalSpec(goal).Agents)
+	return rulebook.EvalBool(ctx, pq, rulebook.AgentOnGoal, iv)
 }
 
 // UnrecordHooks drops the install record of the settings file path

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -69,7 +70,8 @@ func CheckInstall(o InstallOptions) ([]hosts.Hook, error) {
 
 // Install merges hooks (CheckInstall's) into the settings file of e's
 // project and records them (engine.RecordHooks), after checking that the
-// agent is declared in the spec with the host (engine.RequireHookAgent).
+// agent is declared in the spec with the host and may work on the goal
+// (requireAgent).
 // Changing loopx's entries already installed (another goal or agent, a
 // restored matcher) is refused when the command descends from an agent:
 // an agent could re-point its own hook at an agent with more grants.
@@ -81,7 +83,7 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 	if agent == "" {
 		agent = map[string]string{hosts.ClaudeCode: "claude", hosts.Codex: "codex"}[o.Host]
 	}
-	if err := e.RequireHookAgent(o.Host, o.Goal, agent); err != nil {
+	if err := requireAgent(e, o.Host, o.Goal, agent); err != nil {
 		return InstallResult{}, err
 	}
 	path := o.Settings
@@ -145,4 +147,37 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// requireAgent checks, before `loopx hooks install`, that the agent the
+// hook will decide for is declared in the spec with the installed host
+// (hosts.CheckAgent) and, when goal is given, may work on that goal as
+// every decision decides it (engine.AgentOnGoal: the spec's
+// goals.<g>.agents and the agent's registration), so that the hook does
+// not deny every call. Errors: the spec's; errs.Usage unknown_goal,
+// unknown_agent, agent_host_mismatch, agent_not_on_goal; the store's or
+// the policy's when the rule cannot be evaluated.
+func requireAgent(e *engine.Engine, host, goal, agent string) error {
+	sp, err := e.Spec()
+	if err != nil {
+		return err
+	}
+	hostOf := map[string]string{}
+	for id, a := range sp.Spec.Agents {
+		hostOf[id] = a.Host
+	}
+	if err := hosts.CheckAgent(hostOf, host, agent); err != nil || goal == "" {
+		return err
+	}
+	if err := e.RequireGoal(goal); err != nil {
+		return err
+	}
+	on, err := e.AgentOnGoal(context.Background(), goal, agent)
+	if err != nil {
+		return err
+	}
+	if !on {
+		return hosts.NotOnGoal(agent, goal, sp.Spec.Goals[goal].Agents)
+	}
+	return nil
 }

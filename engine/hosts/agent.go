@@ -11,11 +11,11 @@ import (
 
 // CheckAgent checks that the agent a hook of host will decide for is
 // declared in the spec (hostOf: each declared agent's host) with that
-// host and, when goal is given and lists its agents (goalAgents), on it. Otherwise the hook
-// would deny every call (unknown_agent): the error (errs.Usage
-// unknown_agent, agent_host_mismatch, agent_not_on_goal) says what to add
-// to the spec.
-func CheckAgent(hostOf map[string]string, host, agent, goal string, goalAgents []string) error {
+// host. Otherwise the hook would deny every call (unknown_agent): the
+// error (errs.Usage unknown_agent, agent_host_mismatch) says what to add
+// to the spec. Whether the agent may work on a goal is not decided here
+// but by data.loopx.lib.agent_on_goal (see NotOnGoal).
+func CheckAgent(hostOf map[string]string, host, agent string) error {
 	h, ok := hostOf[agent]
 	if !ok {
 		return errs.Usagef("unknown_agent", "agent %q is not declared in the spec, so its hook would deny every call: add it to a file in loopx/, e.g.\n  agents: %s: {host: %q, role: \"executor\"}\n(and to goals.<goal>.agents where a goal lists its agents), or pass --agent with a declared agent", agent, specKey(agent), host)
@@ -23,10 +23,15 @@ func CheckAgent(hostOf map[string]string, host, agent, goal string, goalAgents [
 	if h != host {
 		return errs.Usagef("agent_host_mismatch", "agent %q is declared with host %q in the spec, not %q: install the hooks with --host %s, or pass --agent with an agent of host %s", agent, h, host, h, host)
 	}
-	if goal != "" && len(goalAgents) > 0 && !slices.Contains(goalAgents, agent) {
-		return errs.Usagef("agent_not_on_goal", "agent %q is not in goals.%s.agents %v, so its hook would deny every call: add it there", agent, goal, goalAgents)
-	}
 	return nil
+}
+
+// NotOnGoal is the error (errs.Usage agent_not_on_goal) for a hook
+// installed for an agent that data.loopx.lib.agent_on_goal says may not
+// work on goal, whose spec lists goalAgents: its hook would deny every
+// call.
+func NotOnGoal(agent, goal string, goalAgents []string) error {
+	return errs.Usagef("agent_not_on_goal", "agent %q is not in goals.%s.agents %v, so its hook would deny every call: add it there, or have a human run `loopx agent register %s --goal %s`", agent, goal, goalAgents, agent, goal)
 }
 
 // specKey quotes an agent id as a CUE field name when it needs quoting.

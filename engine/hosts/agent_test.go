@@ -9,21 +9,17 @@ import (
 
 func TestCheckAgent(t *testing.T) {
 	hostOf := map[string]string{"a1": "claude-code", "a2": "claude-code"}
-	goalAgents := map[string][]string{"g1": {"a1"}}
 	for _, tc := range []struct {
-		name, host, goal, agent string
-		code, says              string
+		name, host, agent string
+		code, says        string
 	}{
-		{"declared", "claude-code", "", "a1", "", ""},
-		{"on the goal", "claude-code", "g1", "a1", "", ""},
-		{"a goal listing no agents", "claude-code", "g2", "a2", "", ""},
-		{"undeclared", "claude-code", "", "a3", "unknown_agent", "agents: a3: {host: \"claude-code\""},
-		{"an id CUE quotes", "codex", "", "my-agent", "unknown_agent", "agents: \"my-agent\": {host: \"codex\""},
-		{"another host", "codex", "", "a1", "agent_host_mismatch", "--host claude-code"},
-		{"not on the goal", "claude-code", "g1", "a2", "agent_not_on_goal", "goals.g1.agents [a1]"},
+		{"declared", "claude-code", "a1", "", ""},
+		{"undeclared", "claude-code", "a3", "unknown_agent", "agents: a3: {host: \"claude-code\""},
+		{"an id CUE quotes", "codex", "my-agent", "unknown_agent", "agents: \"my-agent\": {host: \"codex\""},
+		{"another host", "codex", "a1", "agent_host_mismatch", "--host claude-code"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckAgent(hostOf, tc.host, tc.agent, tc.goal, goalAgents[tc.goal])
+			err := CheckAgent(hostOf, tc.host, tc.agent)
 			if errs.CodeOf(err) != tc.code || (tc.code == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.says)) {
 				t.Fatalf("%v, want %s saying %s", err, tc.code, tc.says)
 			}
