@@ -66,10 +66,9 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 	} else if pinned {
 		o.Clock = watch.NewManualClock(t) // pinned: timers never fire
 	}
+	// The agent's output goes to stderr, as under `loopx run`: stdout
+	// carries only watch's own decision lines, which scripts read.
 	o.ExecStdout, o.ExecStderr = a.rawStderr, a.rawStderr
-	if !a.json {
-		o.ExecStdout = a.rawStdout
-	}
 	st := newStatusLine(a.rawStderr)
 	o.OnChange = func(ch watch.Change) {
 		st.clear()
@@ -133,12 +132,13 @@ fixed. On a terminal a status line on stderr shows the verdicts and the next
 timer.
 
 --exec -- CMD… (needs --goal and --agent) runs a round as 'loopx run' does
-whenever the verdict becomes run, one at a time; it is refused (exit 1,
+(the command's output on stderr, stdout keeps the decision lines) whenever the
+verdict becomes run, one at a time; it is refused (exit 1,
 agent_mismatch, audited) when the processes above it run as another agent
 than --agent. Ctrl-C or SIGTERM stops: a running round is finished (failed,
 interrupted) and its lease released.
 
-Exit codes: 0 stopped by a signal; 1 --exec refused (agent_mismatch); 2 no spec (the path is named), an invalid
+Exit codes: 0 stopped by a signal; 130 stopped while --exec ran a round; 1 --exec refused (agent_mismatch); 2 no spec (the path is named), an invalid
 spec or policy at start, an unknown goal, or an agent command that cannot
 start; 3 internal error.`,
 		Example: `  loopx watch --goal g1
