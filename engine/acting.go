@@ -72,7 +72,7 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 // ancestry the rule judged. A store that cannot be written loses only the
 // event (the act is refused either way).
 func (e *Engine) auditActing(in ActInput, ch Channel, err error) {
-	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error {
+	e.audit(err, "agent:"+in.Agent+" "+in.What, func(tx *kernel.Tx, re *errs.Error) error {
 		return audit.Identity(tx, in, ch.ActingAgents, ch.Ancestry, re)
 	})
 }

@@ -370,14 +370,16 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
 // why, Data {"code"}. Other errors are ignored, and so is a store that
 // cannot be written.
 func (e *Engine) AuditRefusal(kind, what, actor, subject string, err error) {
-	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error { return audit.Command(tx, kind, what, actor, subject, re) })
+	e.audit(err, actor+" "+what, func(tx *kernel.Tx, re *errs.Error) error { return audit.Command(tx, kind, what, actor, subject, re) })
 }
 
 // audit runs write, in a transaction of its own, when err is a refusal
-// (audit.Refusal); a store that cannot be written loses only the event.
-func (e *Engine) audit(err error, write func(tx *kernel.Tx, re *errs.Error) error) {
+// (audit.Refusal); a refused store keeps it, saying who tried what, in its
+// refusal log instead (kernel.LogWhileRefused); other failures lose it.
+func (e *Engine) audit(err error, who string, write func(tx *kernel.Tx, re *errs.Error) error) {
 	if re := audit.Refusal(err); re != nil {
-		_ = e.update(func(tx *kernel.Tx) error { return write(tx, re) })
+		uerr := e.update(func(tx *kernel.Tx) error { return write(tx, re) })
+		kernel.LogWhileRefused(e.StateDir(), uerr, kernel.Refusal{At: e.Now(), Code: re.Code, Message: who + ": refused while the store was refused: " + re.Message})
 	}
 }
 

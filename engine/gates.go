@@ -242,7 +242,7 @@ func (e *Engine) Gate(id string) (kernel.Gate, error) {
 // a process descending from a round, without a terminal — stays visible
 // in the audit log. Other errors are ignored.
 func (e *Engine) AuditAnswerRefusal(gate, actor string, err error) {
-	e.audit(err, func(tx *kernel.Tx, re *errs.Error) error { return audit.Answer(tx, gate, actor, re) })
+	e.audit(err, actor+" answering gate "+gate, func(tx *kernel.Tx, re *errs.Error) error { return audit.Answer(tx, gate, actor, re) })
 }
 
 // TypedBack is the channel of a human who answers gate at a terminal and

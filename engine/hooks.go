@@ -12,10 +12,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// HooksRecordFile (in .loopx/) records the hook entries `loopx hooks
-// install` wrote (hosts.RecordFile).
-const HooksRecordFile = hosts.RecordFile
-
 // InstalledHooks is one settings file's record (hosts.Installed).
 type InstalledHooks = hosts.Installed
 

@@ -130,7 +130,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 	e.logClaim(cd)
 	e.recordViolation(t.Goal, actor, err, map[string]any{"mutation": todoEventKind(status), "todo": id})
 	if errs.CodeOf(err) == "leased_by_other" {
-		e.audit(err, func(tx *kernel.Tx, re *errs.Error) error {
+		e.audit(err, actor+" changing todo "+id, func(tx *kernel.Tx, re *errs.Error) error {
 			return audit.TodoChange(tx, t.Goal, actor, id, todoEventKind(status), status, re)
 		})
 	}

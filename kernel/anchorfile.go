@@ -121,6 +121,26 @@ func logRefusal(anchorDir string, r Refusal) {
 	_, _ = f.Write(append(b, '\n'))
 }
 
+// LogWhileRefused keeps r in the refusal log of the store in dir (its
+// anchor directory, AnchorDirOf) when writing r to the store as an event
+// failed with err because the store is refused (ErrRolledBack,
+// ErrTampered, ErrSchemaTooNew, ErrSchemaUnknown): an attempt made
+// meanwhile (an agent trying doctor --accept-store) reaches review as a
+// store.refused event once a human repairs the store. Other errors (a
+// lock timeout) keep nothing. It reports whether r was kept.
+func LogWhileRefused(dir string, err error, r Refusal) bool {
+	refused := false
+	for _, sentinel := range []error{ErrRolledBack, ErrTampered, ErrSchemaTooNew, ErrSchemaUnknown} {
+		refused = refused || errors.Is(err, sentinel)
+	}
+	adir, aerr := AnchorDirOf(dir)
+	if !refused || aerr != nil {
+		return false
+	}
+	logRefusal(adir, r)
+	return true
+}
+
 // ReadRefusals returns the refusal log's lines (none when there is no log;
 // malformed lines are skipped).
 func ReadRefusals(anchorDir string) ([]Refusal, error) {
