@@ -295,3 +295,21 @@ type Event struct {
 	Message string         `json:"message,omitempty"`
 	Data    map[string]any `json:"data,omitempty"`
 }
+
+// GatePoll counts the refused polls of one agent under one open gate (key
+// poll:<goal>:<gate>:<agent>): an agent host that asks `loopx round start`
+// again and again while a gate holds it back. The first poll is audited
+// (a gate_violation event); the next ones only count here, so the audit
+// log and the review packet do not fill with them. A poll record is no
+// change to the goal: writing it leaves GoalState.Rev as it was (the
+// "nothing changed since your last round" check reads that).
+type GatePoll struct {
+	Goal  string `json:"goal"`
+	Gate  string `json:"gate"`
+	Agent string `json:"agent"`
+	// Count is the number of refused polls, the first included (>= 1).
+	Count int64 `json:"count"`
+	// FirstAt and LastAt are the instants of the first and the latest poll.
+	FirstAt time.Time `json:"first_at"`
+	LastAt  time.Time `json:"last_at"`
+}

@@ -1,0 +1,51 @@
+package kernel
+
+import "sort"
+
+func keyGatePoll(goal, gate, agent string) string { return "poll:" + goal + ":" + gate + ":" + agent }
+
+// GatePoll returns agent's poll record under gate of goal; a record never
+// written is returned with Count 0 (no migration: absent means none).
+// Errors: the store's, a record that does not decode.
+func (tx *Tx) GatePoll(goal, gate, agent string) (GatePoll, error) {
+	p := GatePoll{Goal: goal, Gate: gate, Agent: agent}
+	_, err := tx.getJSON(keyGatePoll(goal, gate, agent), &p)
+	return p, err
+}
+
+// CountGatePoll counts one more refused poll of agent under gate of goal at
+// the transaction's instant (the first sets FirstAt) and returns the record
+// as stored. It appends no event (the caller audits the first poll) and
+// touches no goal: the goal's revision stays as it was. Errors: the
+// store's; a read-only transaction.
+func (tx *Tx) CountGatePoll(goal, gate, agent string) (GatePoll, error) {
+	p, err := tx.GatePoll(goal, gate, agent)
+	if err != nil {
+		return p, err
+	}
+	if p.Count == 0 {
+		p.FirstAt = tx.now
+	}
+	p.Count++
+	p.LastAt = tx.now
+	return p, tx.putJSON(keyGatePoll(goal, gate, agent), p)
+}
+
+// GatePolls returns the poll records of goal's gates, by gate id, then by
+// agent.
+func (tx *Tx) GatePolls(goal string) ([]GatePoll, error) {
+	out := []GatePoll{}
+	err := scan(tx, "poll:"+goal+":", func(p GatePoll) bool {
+		if p.Goal == goal { // a goal id that prefixes another's
+			out = append(out, p)
+		}
+		return true
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Gate != out[j].Gate {
+			return out[i].Gate < out[j].Gate
+		}
+		return out[i].Agent < out[j].Agent
+	})
+	return out, err
+}
