@@ -235,6 +235,16 @@ func (e *Engine) Gate(id string) (kernel.Gate, error) {
 	return g, err
 }
 
+// GatePolls returns the counted polls (kernel.GatePoll: agent, count,
+// first and latest instant) under the gates of goal ("" = every goal in
+// the store), by goal, gate and agent. Errors: errs.Usage unknown_goal; the store's.
+func (e *Engine) GatePolls(goal string) (polls []kernel.GatePoll, err error) {
+	if err := e.RequireGoal(goal); goal != "" && err != nil {
+		return nil, err
+	}
+	return polls, e.view(func(tx *kernel.Tx) error { polls, err = tx.GatePolls(goal); return err })
+}
+
 // AuditAnswerRefusal appends a gate.answer_refused event when err is a
 // refusal (errs.No) of an answer to gate by actor, in its own
 // transaction: every refused attempt to answer a gate — by a peer that is

@@ -94,18 +94,7 @@ func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
 	if err := e.importPending(); err != nil {
 		return nil, err
 	}
-	out := []kernel.Event{}
-	now := e.Now()
-	err := e.view(func(tx *kernel.Tx) error {
-		return tx.Events(func(ev kernel.Event) bool {
-			if f.Match(ev, now) {
-				out = append(out, ev)
-			}
-			return true
-		})
-	})
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[len(out)-f.Limit:]
-	}
+	var out []kernel.Event
+	err := e.view(func(tx *kernel.Tx) (err error) { out, err = views.Events(tx, f, e.Now()); return err })
 	return out, err
 }

@@ -31,21 +31,29 @@ func (tx *Tx) CountGatePoll(goal, gate, agent string) (GatePoll, error) {
 	return p, tx.putJSON(keyGatePoll(goal, gate, agent), p)
 }
 
-// GatePolls returns the poll records of goal's gates, by gate id, then by
-// agent.
+// GatePolls returns the poll records of goal's gates ("" = every goal's),
+// by goal, gate id, then agent.
 func (tx *Tx) GatePolls(goal string) ([]GatePoll, error) {
+	prefix := "poll:"
+	if goal != "" {
+		prefix += goal + ":"
+	}
 	out := []GatePoll{}
-	err := scan(tx, "poll:"+goal+":", func(p GatePoll) bool {
-		if p.Goal == goal { // a goal id that prefixes another's
+	err := scan(tx, prefix, func(p GatePoll) bool {
+		if goal == "" || p.Goal == goal { // not a goal whose id goal prefixes
 			out = append(out, p)
 		}
 		return true
 	})
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Gate != out[j].Gate {
-			return out[i].Gate < out[j].Gate
+		a, b := out[i], out[j]
+		if a.Goal != b.Goal {
+			return a.Goal < b.Goal
 		}
-		return out[i].Agent < out[j].Agent
+		if a.Gate != b.Gate {
+			return a.Gate < b.Gate
+		}
+		return a.Agent < b.Agent
 	})
 	return out, err
 }

@@ -78,6 +78,12 @@ func TestGatePolls_CountWithoutTouchingTheGoal(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("GatePolls(g1) = %q, want %q", got, want)
 	}
+	if err := s.View(func(tx *Tx) (err error) { polls, err = tx.GatePolls(""); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(polls) != 4 || polls[0].Goal != "g1" || polls[3].Goal != "g1-old" {
+		t.Fatalf("GatePolls(\"\") = %+v, want the 4 records by goal", polls)
+	}
 	if err := s.View(func(tx *Tx) error {
 		p, err := tx.GatePoll("g1", gate.ID, "a3")
 		if err != nil || p.Count != 0 {

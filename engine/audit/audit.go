@@ -23,6 +23,7 @@ type Tx interface {
 	Round(id string) (kernel.Round, error)
 	Gate(id string) (kernel.Gate, error)
 	AppendEvent(e kernel.Event) error
+	CountGatePoll(goal, gate, agent string) (kernel.GatePoll, error)
 }
 
 // Refusal is err as a refusal (errs.No), nil for any other error: only
@@ -90,10 +91,19 @@ func Identity(tx Tx, act trust.ActRequest, actingAgents []string, ancestry []tru
 		Message: re.Message, Data: data})
 }
 
+// PollMutation is the mutation whose refusal by an open gate is a poll:
+// an agent host asking `loopx round start` again while the gate holds it
+// back (data "mutation" of Violation).
+const PollMutation = "round.start"
+
 // Violation appends the gate_violation event of a mutation of goal by
 // actor that the open gate behind err stopped (decision.ViolatedGate),
 // with data (the mutation's facts; "gate" is added); ok false, and
-// nothing written, when err is no gate_violation.
+// nothing written, when err is no gate_violation. A poll (data
+// "mutation" PollMutation) is counted in the (gate, actor) poll record
+// (kernel.GatePoll) and only the first one appends the event, with
+// "first_poll": true; the next ones only count, so that an agent host
+// polling under an open gate does not fill the audit log.
 func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bool, werr error) {
 	gate, ok := decision.ViolatedGate(err)
 	if !ok {
@@ -103,6 +113,13 @@ func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bo
 		data = map[string]any{}
 	}
 	data["gate"] = gate
+	if data["mutation"] == PollMutation {
+		p, err := tx.CountGatePoll(goal, gate, actor)
+		if err != nil || p.Count > 1 {
+			return true, err
+		}
+		data["first_poll"] = true
+	}
 	return true, tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
 }
 

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/decision"
@@ -13,8 +14,12 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// fakeTx knows todo t1, round r1 and gate gate-1 of goal g1.
-type fakeTx struct{ events []kernel.Event }
+// fakeTx knows todo t1, round r1 and gate gate-1 of goal g1, and counts
+// polls per goal, gate and agent.
+type fakeTx struct {
+	events []kernel.Event
+	polls  map[string]int64
+}
 
 func (f *fakeTx) Todo(id string) (kernel.Todo, error) {
 	if id == "t1" {
@@ -35,6 +40,14 @@ func (f *fakeTx) Gate(id string) (kernel.Gate, error) {
 	return kernel.Gate{}, kernel.ErrNotFound
 }
 func (f *fakeTx) AppendEvent(e kernel.Event) error { f.events = append(f.events, e); return nil }
+func (f *fakeTx) CountGatePoll(goal, gate, agent string) (kernel.GatePoll, error) {
+	if f.polls == nil {
+		f.polls = map[string]int64{}
+	}
+	k := goal + " " + gate + " " + agent
+	f.polls[k]++
+	return kernel.GatePoll{Goal: goal, Gate: gate, Agent: agent, Count: f.polls[k]}, nil
+}
 
 func line(e kernel.Event) string {
 	return fmt.Sprintf("%s goal=%s actor=%s subject=%s msg=%q code=%v", e.Kind, e.Goal, e.Actor, e.Subject, e.Message, e.Data["code"])
@@ -82,6 +95,35 @@ func TestEvents(t *testing.T) {
 	tx := &fakeTx{}
 	if ok, err := Violation(tx, "g1", "a1", re, nil); ok || err != nil || len(tx.events) != 0 {
 		t.Errorf("not a violation: %v %v %v", ok, err, tx.events)
+	}
+}
+
+// TestViolation_PollsCounted: a round start refused by an open gate is a
+// poll: counted per gate and agent, the first of each audited with
+// first_poll; other refused mutations are audited every time.
+func TestViolation_PollsCounted(t *testing.T) {
+	tx := &fakeTx{}
+	for _, c := range []struct{ gate, agent, mutation string }{
+		{"gate-1", "a1", PollMutation}, {"gate-1", "a1", PollMutation}, {"gate-1", "a1", PollMutation},
+		{"gate-1", "a2", PollMutation}, {"gate-1", "a2", PollMutation},
+		{"gate-2", "a1", PollMutation},
+		{"gate-1", "a1", "round.finish"}, {"gate-1", "a1", "round.finish"},
+	} {
+		err := decision.GateViolation(c.gate, "gate "+c.gate+" is open", nil)
+		if ok, err := Violation(tx, "g1", c.agent, err, map[string]any{"mutation": c.mutation}); !ok || err != nil {
+			t.Fatalf("%+v: %v %v", c, ok, err)
+		}
+	}
+	var got []string
+	for _, e := range tx.events {
+		got = append(got, fmt.Sprintf("%s %s %v %v", e.Subject, e.Actor, e.Data["mutation"], e.Data["first_poll"]))
+	}
+	want := "gate-1 a1 round.start true|gate-1 a2 round.start true|gate-2 a1 round.start true|gate-1 a1 round.finish <nil>|gate-1 a1 round.finish <nil>"
+	if strings.Join(got, "|") != want {
+		t.Errorf("events %q\nwant %q", got, want)
+	}
+	if tx.polls["g1 gate-1 a1"] != 3 || tx.polls["g1 gate-1 a2"] != 2 || tx.polls["g1 gate-2 a1"] != 1 || len(tx.polls) != 3 {
+		t.Errorf("polls %v", tx.polls)
 	}
 }
 

@@ -47,14 +47,18 @@ type Review struct {
 	EvidenceTotal   int              `json:"evidence_total"`
 	Quota           *QuotaSummary    `json:"quota"`
 	Refusals        []Refusal        `json:"refusals"`
-	Handoff         *kernel.Handoff  `json:"handoff"`
+	// GatePolls are the counted polls of round start under the goal's
+	// gates that are open or were polled since Since, by gate and agent.
+	GatePolls []kernel.GatePoll `json:"gate_polls"`
+	Handoff   *kernel.Handoff   `json:"handoff"`
 	// Markdown is the packet as people read it.
 	Markdown string `json:"markdown"`
 }
 
 // ReviewMarkdown is the review packet rv as people read it (Markdown):
-// what changed (the last 100 events, the rounds), the open gates with how
-// to answer them, live leases, evidence (stale marked), quota spent, the
+// what changed (the last 100 events, the rounds; an agent's first poll
+// under a gate with its count), the open gates with how to answer them and
+// who polled them, live leases, evidence (stale marked), quota spent, the
 // decisions that said no (30 kinds at most) and the latest handoff.
 func ReviewMarkdown(rv Review) string {
 	var b strings.Builder
@@ -80,6 +84,9 @@ func ReviewMarkdown(rv Review) string {
 		w("- %s `%s` %s %s", kernel.RFC3339(ev.At), ev.Kind, orDash(ev.Actor), ev.Subject)
 		if ev.Message != "" {
 			w(": %s", clipRunes(oneLine(ev.Message), 160))
+		}
+		if p := PollOf(ev, rv.GatePolls); p != nil {
+			w(" (first poll; %s)", PollText(*p))
 		}
 		w("\n")
 	}
@@ -117,7 +124,11 @@ func ReviewMarkdown(rv Review) string {
 		if !g.ExpiresAt.IsZero() {
 			w("; expires %s (then %s)", kernel.RFC3339(g.ExpiresAt), orDash(g.OnExpiry))
 		}
-		w(".\n\nAnswer: `loopx gate answer %s --option %s`\n", g.ID, firstOr(g.Options, "approve"))
+		w(".\n")
+		if polls := gatePollsText(g.ID, rv.GatePolls); polls != "" {
+			w("\nPolled by round start while open: %s; each agent's first poll is an event, the rest are counted.\n", polls)
+		}
+		w("\nAnswer: `loopx gate answer %s --option %s`\n", g.ID, firstOr(g.Options, "approve"))
 	}
 
 	w("\n## Leases (%d live)\n\n", len(rv.Leases))

@@ -42,3 +42,21 @@ func (f EventFilter) Match(ev kernel.Event, now time.Time) bool {
 	}
 	return f.SinceSeconds <= 0 || now.Sub(ev.At).Seconds() <= float64(f.SinceSeconds)
 }
+
+// Events returns the events of src that pass f at now, oldest first (the
+// newest f.Limit when f.Limit > 0); never nil. Errors: src's.
+func Events(src interface {
+	Events(fn func(kernel.Event) bool) error
+}, f EventFilter, now time.Time) ([]kernel.Event, error) {
+	out := []kernel.Event{}
+	err := src.Events(func(ev kernel.Event) bool {
+		if f.Match(ev, now) {
+			out = append(out, ev)
+		}
+		return true
+	})
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out, err
+}

@@ -52,6 +52,7 @@ type PromptSource interface {
 type ReviewSource interface {
 	PromptSource
 	Events(fn func(kernel.Event) bool) error
+	GatePolls(goal string) ([]kernel.GatePoll, error)
 }
 
 // StaleAfter is the goal's evidence.stale_after (DefaultStaleAfter when
@@ -193,7 +194,8 @@ func Turn(b snapshot.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, 
 // status, the instant it starts from (since ago when since > 0, else the
 // last review.generated event, else DefaultReviewWindow ago), the goal's
 // events and the project-wide ones since then, the rounds since
-// then or open, the open gates, the goal's leases among held (by expiry),
+// then or open, the open gates, the counted polls of the open gates and
+// of those polled since then, the goal's leases among held (by expiry),
 // up to 20 evidence records with their freshness, the quota spent and the
 // latest handoff. gs is the goal's spec (not nil). Errors: src's.
 func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Review, since time.Duration, held map[string][]render.HeldLease, now time.Time) error {
@@ -243,6 +245,16 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	}
 	if rv.OpenGates, err = b.OpenGates(src, rv.Goal); err != nil {
 		return err
+	}
+	polls, err := src.GatePolls(rv.Goal)
+	if err != nil {
+		return err
+	}
+	rv.GatePolls = []kernel.GatePoll{}
+	for _, p := range polls {
+		if !p.LastAt.Before(rv.Since) || slices.ContainsFunc(rv.OpenGates, func(g kernel.Gate) bool { return g.ID == p.Gate }) {
+			rv.GatePolls = append(rv.GatePolls, p)
+		}
 	}
 	rv.Leases = []render.HeldLease{}
 	for _, ls := range held {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/loopx-dev/loopx/engine/retention"
 	"github.com/spf13/cobra"
 )
@@ -72,9 +73,18 @@ func (a *app) runEvents(ctx context.Context, o *eventsOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(evs, func(w io.Writer) {
-		for _, ev := range evs {
-			fmt.Fprintf(w, "%s  %-18s %-8s %-10s %s %s\n", ev.At.Format("2006-01-02T15:04:05Z"), ev.Kind, ev.Goal, ev.Actor, ev.Subject, ev.Message)
+	polls, err := e.GatePolls(o.Goal)
+	if err != nil {
+		return err
+	}
+	rows := render.WithPolls(evs, polls)
+	return a.print(rows, func(w io.Writer) {
+		for _, ev := range rows {
+			fmt.Fprintf(w, "%s  %-18s %-8s %-10s %s %s", ev.At.Format("2006-01-02T15:04:05Z"), ev.Kind, ev.Goal, ev.Actor, ev.Subject, ev.Message)
+			if ev.Polls != nil {
+				fmt.Fprintf(w, " [first poll; %s]", render.PollText(*ev.Polls))
+			}
+			fmt.Fprintln(w)
 		}
 	})
 }
@@ -87,6 +97,13 @@ func (a *app) eventsCmd() *cobra.Command {
 		Long: `Events prints the audit log (.loopx/events.log, oldest first): every
 mutation, gate and scope violation, refusal and recovery. Every record read
 is checked (checksum, hash chain); a damaged one is an error naming it.
+
+An agent host polling ` + "`loopx round start`" + ` under an open gate is audited
+once per gate and agent: the first refused poll is a gate_violation event
+(data first_poll), the next ones are counted in that agent's poll record
+of the gate. Its line shows the count ("[first poll; polled 5× by cursor
+from … to …]"), and --json adds it as "polls" {goal, gate, agent,
+count, first_at, last_at} to that event.
 
 --prune-before INSTANT|DURATION prunes the log (human only: decided by the
 built-in channel rule data.loopx.gate.repair; from an agent, a round or a

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/render"
 	"github.com/spf13/cobra"
 )
 
@@ -29,12 +30,22 @@ func (a *app) runGateList(_ context.Context, o *gateListOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(gs, func(w io.Writer) {
+	polls, err := e.GatePolls(o.goal)
+	if err != nil {
+		return err
+	}
+	rows := render.GatesWithPolls(gs, polls)
+	return a.print(rows, func(w io.Writer) {
 		if len(gs) == 0 {
 			fmt.Fprintln(w, "no gates")
 			return
 		}
 		printTable(w, []string{"ID", "GOAL", "STATUS", "SCOPE", "QUESTION"}, gateRows(gs))
+		for _, r := range rows {
+			for _, p := range r.Polls {
+				fmt.Fprintf(w, "%s: %s\n", r.ID, render.PollText(p))
+			}
+		}
 	})
 }
 
@@ -58,6 +69,10 @@ func (a *app) gateListCmd() *cobra.Command {
 	o := &gateListOptions{}
 	c := &cobra.Command{
 		Use: "list", Short: "List gates", Args: cobra.NoArgs,
+		Long: `List prints the gates that pass the filters, then, under the table, the
+counted polls of ` + "`loopx round start`" + ` under each ("g-4f9a: polled 5× by
+cursor from … to …"). --json prints each gate with "polls": [{goal,
+gate, agent, count, first_at, last_at}] ([] when none).`,
 		Example: "  loopx gate list --goal g1 --status open --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
