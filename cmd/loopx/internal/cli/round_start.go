@@ -81,10 +81,14 @@ lease) and opens a round in one transaction, printing the round id.
 --agent defaults to $LOOPX_AGENT, else the agent the processes above run
 as; an agent acts only as itself (the processes above this command run as
 another agent, or as several: refused, agent_mismatch, audited).
+Refused by an open gate (wait_human, gate_open), a start is a poll: each
+agent's first poll under a gate is audited (gate_violation, first_poll),
+the next ones only count in its poll record of the gate (loopx gate show).
 Exit 0 when a round was opened; 1 when the decision was not run, or
 agent_mismatch; 2 usage.`,
-		Example: `  loopx round start --goal g1 --agent a1 --json`,
-		Args:    cobra.NoArgs,
+		Example: `  loopx round start --goal g1 --agent a1 --json
+  loopx gate show g-4f9a    # after refused starts: "polled 5× by a1 from … to …"`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
