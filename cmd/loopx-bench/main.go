@@ -4,13 +4,15 @@
 // machine are noise, ratios from one run are not):
 //
 //	go run ./cmd/loopx-bench [all] [-n 10]   # the whole table (default)
+//	go run ./cmd/loopx-bench write [-n 10]   # 10 todos' round start+finish, concurrency, fsyncs
 //	go run ./cmd/loopx-bench watch [-runs 20] [-idle 60s]
 //
 // all builds loopx into a temporary directory and four projects in
 // process, through the kernel, in a few transactions each:
 //
-//	10 todos; 2,000 todos; 10,000 todos;
-//	history: 1,000 todos, 50,000 evidence records, 100,000 audit events.
+//	10 todos; 200 todos and 5,000 evidence records; 2,000 todos;
+//	10,000 todos; history: 1,000 todos, 50,000 evidence records,
+//	100,000 audit events.
 //
 // It then times, as processes: `decide should-run`; a PreToolUse hook
 // (`loopx hook claude-code` fed the Bash "git push" payload of
@@ -18,7 +20,9 @@
 // set to the project); `round start` followed by `round finish` (one pair);
 // `status`. Each is run twice to warm the caches, then -n times, the runs
 // of all commands interleaved with `loopx version` runs so drift hits both.
-// Last it counts fsyncs per transaction with strace (-f -c, fsync and
+// Below the table it prints the write path under contention
+// (concurrency.go): four agents' rounds at once against one agent's in a
+// row, and claims/s with 1 and 8 processes. Last it counts fsyncs per transaction with strace (-f -c, fsync and
 // fdatasync calls of one round start+finish, divided by the store's
 // revisions it added), when strace is on PATH.
 //
@@ -54,11 +58,27 @@ goals: g1: {
 // its cwd (%q) set to the project.
 const hookPayload = `{"session_id":"8f0c2d7e-1b2a-4c9e-9d61-2f4b7a0e5c11","transcript_path":"/dev/null","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin feature/v2","description":"Push the v2 branch"},"tool_use_id":"toolu_01A9xQ"}`
 
+// agentsSpec is spec with eight agents on g1 (the concurrency benchmarks:
+// four agents' rounds at once, eight claiming processes).
+const agentsSpec = `agents: {
+	for i in ["1", "2", "3", "4", "5", "6", "7", "8"] {"a\(i)": {host: "shell", role: "executor"}}
+}
+goals: g1: {
+	objective: "Benchmark the write path"
+	agents: ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"]
+	quota: {window: "24h", rounds: 100000, min_interval: "0s"}
+}
+`
+
 // fixture is one project's size.
 type fixture struct {
 	name                    string
 	todos, evidence, events int
 	root                    string
+	// spec is the project's spec (the package's spec when empty).
+	spec string
+	// ids are the todos' ids, in the order they were added.
+	ids []string
 }
 
 // command is one timed command: argv run in the project; pair runs round
@@ -86,9 +106,9 @@ func main() {
 	switch what {
 	case "watch":
 		os.Exit(watchMain(args)) // watch.go
-	case "all":
+	case "all", "write":
 	default:
-		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, watch)\n", what)
+		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, watch)\n", what)
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("all", flag.ExitOnError)
@@ -98,13 +118,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "loopx-bench: -n must be at least 1")
 		os.Exit(2)
 	}
-	if err := benchAll(*n); err != nil {
+	if err := benchAll(*n, what == "write"); err != nil {
 		fmt.Fprintln(os.Stderr, "loopx-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func benchAll(n int) error {
+// benchAll runs the table, the concurrency figures and the fsync count;
+// write keeps only the 10-todo project and the round start+finish pair (a
+// quick run for the write path).
+func benchAll(n int, write bool) error {
 	tmp, err := os.MkdirTemp("", "loopx-bench-")
 	if err != nil {
 		return err
@@ -127,9 +150,14 @@ func benchAll(n int) error {
 	}
 	fixtures := []*fixture{
 		{name: "10 todos", todos: 10},
+		{name: "200 todos", todos: 200, evidence: 5000},
 		{name: "2,000 todos", todos: 2000},
 		{name: "10,000 todos", todos: 10000},
 		{name: "history", todos: 1000, evidence: 50000, events: 100000},
+	}
+	commands := commands
+	if write {
+		fixtures, commands = fixtures[:1], commands[2:3]
 	}
 	for i, f := range fixtures {
 		f.root = filepath.Join(tmp, fmt.Sprintf("p%d", i))
@@ -202,6 +230,10 @@ func benchAll(n int) error {
 		fmt.Println("* some timed runs were answered no (exit 1: no round opened, e.g. the policy passed its deadline); their time is counted")
 	}
 	fmt.Println()
+	if err := concurrency(bin, tmp, n, v); err != nil {
+		return err
+	}
+	fmt.Println()
 	return fsyncs(bin, fixtures)
 }
 
@@ -216,8 +248,16 @@ func runCommand(bin string, f *fixture, c command) (time.Duration, bool, error) 
 		}
 		return timeRun(bin, f.root, c.args, stdin)
 	}
+	return runPair(bin, f, "a1")
+}
+
+// runPair runs `round start` as agent in f's project and finishes the
+// round it opened (outcome progress), and returns the wall time of both
+// processes and whether round start said no (exit 1: no round opened, and
+// nothing to finish).
+func runPair(bin string, f *fixture, agent string) (time.Duration, bool, error) {
 	t := time.Now()
-	out, err := output(bin, f.root, "round", "start", "--goal", "g1", "--agent", "a1", "--json")
+	out, err := output(bin, f.root, "round", "start", "--goal", "g1", "--agent", agent, "--json")
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 1 {
 		return time.Since(t), true, nil
 	}
@@ -230,7 +270,7 @@ func runCommand(bin string, f *fixture, c command) (time.Duration, bool, error) 
 	if err := json.Unmarshal(out, &started); err != nil || started.Round == nil {
 		return 0, false, fmt.Errorf("project %s: round start opened no round: %s", f.name, out)
 	}
-	if _, err := output(bin, f.root, "round", "finish", started.Round.ID, "--outcome", "progress", "--agent", "a1"); err != nil {
+	if _, err := output(bin, f.root, "round", "finish", started.Round.ID, "--outcome", "progress", "--agent", agent); err != nil {
 		return 0, false, err
 	}
 	return time.Since(t), false, nil
@@ -363,7 +403,11 @@ func makeProject(f *fixture) error {
 	if err := os.MkdirAll(filepath.Join(f.root, "loopx"), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(f.root, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
+	text := f.spec
+	if text == "" {
+		text = spec
+	}
+	if err := os.WriteFile(filepath.Join(f.root, "loopx", "loopx.cue"), []byte(text), 0o644); err != nil {
 		return err
 	}
 	s, err := kernel.Open(filepath.Join(f.root, ".loopx"), kernel.Options{})
@@ -379,7 +423,9 @@ func makeProject(f *fixture) error {
 				var err error
 				switch {
 				case i < f.todos:
-					_, err = tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5})
+					var t kernel.Todo
+					t, err = tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5})
+					f.ids = append(f.ids, t.ID)
 				case i < f.todos+f.evidence:
 					_, err = tx.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass",
 						Summary: fmt.Sprintf("go test ./... run %d passed", i), Ref: "go test ./..."})
