@@ -49,10 +49,14 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	return claimDecision{d: d, in: in, now: now}, nil
 }
 
-// logClaim appends a claim decision taken in a transaction to the decision log.
+// logClaim appends a claim decision taken in a transaction to the decision
+// log; while this engine holds the store, after Release (declog.Log.Later).
 func (e *Engine) logClaim(cd claimDecision) {
-	if cd.d.DecisionID != "" {
-		_ = e.logDecision(cd.d, cd.in, cd.now)
+	if write := e.log.Append; cd.d.DecisionID != "" {
+		if e.store != nil {
+			write = e.log.Later
+		}
+		_ = e.logDecision(write, cd.d, cd.in, cd.now)
 	}
 }
 

@@ -50,7 +50,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 	<-prepared
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)
-	if err := e.logDecision(d, in, now); err != nil && storeErr == nil {
+	if err := e.logDecision(e.log.Append, d, in, now); err != nil && storeErr == nil {
 		return d, err
 	}
 	return d, storeErr
@@ -82,7 +82,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 		if err != nil {
 			err = kernel.StoreError(s.Path(), err)
 		} else {
-			e.writeReadModel() // the next decision can skip opening the store
+			e.rmWant = true // the next decision can skip opening the store
 		}
 	}
 	if err != nil {

@@ -36,10 +36,11 @@ type decisionLog = declog.Log[LogInput, QuotaSummary]
 // LogPath is the decision log of the project (.loopx/decisions.jsonl).
 func (e *Engine) LogPath() string { return e.log.Path() }
 
-// logDecision appends d, decided on in at now, to the decision log: the
-// request without the snapshot on the line, the whole input stored beside
-// it, and the policy and spec bundles it names (declog.Log.Append).
-func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
+// logDecision appends d, decided on in at now, to the decision log through
+// write (the log's Append, or Later under the lock): the request without
+// the snapshot on the line, the whole input stored beside it, and the
+// policy and spec bundles it names (declog.Log.Append).
+func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...declog.Bundle) error, d Decision, in Input, now time.Time) error {
 	le, inRaw, err := decision.LogEntryOf(d, in, now)
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func (e *Engine) logDecision(d Decision, in Input, now time.Time) error {
 	if e.spec != nil && d.Revision.Spec != "" {
 		bundles = append(bundles, declog.Bundle{Name: declog.SpecBundle, Revision: d.Revision.Spec, Files: e.specBundleFiles(d.Revision.Spec)})
 	}
-	return e.log.Append(le, inRaw, bundles...)
+	return write(le, inRaw, bundles...)
 }
 
 // policyBundleFiles gives the policy bundle at revision rev: every

@@ -97,10 +97,12 @@ type Engine struct {
 	readsRev   string
 	readsTodos bool
 
-	store    *kernel.Store
-	storeErr error
+	store *kernel.Store
 	// rmStamp is the state.db stamp of the read model this engine last wrote.
 	rmStamp readmodel.Stamp
+	// rmWant asks Release for a read model refresh: this engine committed,
+	// or read the store while the read model did not match it.
+	rmWant bool
 	// rmNewest is the newest commit instant of the read model this engine
 	// last read (readmodel.Model.Newest): ClockBehind's answer while the store
 	// stays closed.
@@ -151,11 +153,15 @@ func (e *Engine) Spec() (*specs.Loaded, error) { return e.spec, e.specErr }
 func (e *Engine) SpecErr() error { return e.specErr }
 
 // Store opens the kernel store (taking the state lock) on first use.
-func (e *Engine) Store() (*kernel.Store, error) {
+func (e *Engine) Store() (*kernel.Store, error) { return e.open(false) }
+
+// open opens the store on first use (kernel.Options.AcceptRollback:
+// accept) and holds it until Release.
+func (e *Engine) open(accept bool) (*kernel.Store, error) {
 	if e.store != nil {
 		return e.store, nil
 	}
-	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock, AcceptRollback: accept})
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +173,19 @@ func (e *Engine) Store() (*kernel.Store, error) {
 }
 
 // Release closes the store and releases the state lock; the next Store
-// call opens it again.
+// call opens it again. Under the lock it only shrinks a grown file and
+// takes the read model with its stamp (takeReadModel); that file and the
+// claim decisions' log lines are written after the unlock.
 func (e *Engine) Release() error {
 	if e.store == nil {
 		return nil
 	}
+	_, _ = e.store.ShrinkIfGrown() // before the stamp: a shrink rewrites the file
+	rm := e.takeReadModel()
 	err := e.store.Close()
 	e.store = nil
+	e.rmStamp = rm.WriteAfter(filepath.Join(e.StateDir(), kernel.DBFile), e.rmStamp)
+	_ = e.log.Flush() // a failed write costs the line, as it always did for a claim
 	return err
 }
 
@@ -276,17 +288,7 @@ func IsNotFound(err error) bool { return errors.Is(err, kernel.ErrNotFound) }
 // project last published (kernel.ErrRolledBack: restored from a backup,
 // truncated, replaced or deleted), makes its revision the published one and
 // audits that. It is `loopx doctor --accept-store`, a human's decision.
-func (e *Engine) AcceptStore() (*kernel.Store, error) {
-	if e.store != nil {
-		return e.store, nil
-	}
-	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock, AcceptRollback: true})
-	if err != nil {
-		return nil, err
-	}
-	e.store = s
-	return s, nil
-}
+func (e *Engine) AcceptStore() (*kernel.Store, error) { return e.open(true) }
 
 // ClockBehind reports whether the engine's clock reads earlier than the
 // newest instant the store recorded (kernel.Store.NewestInstant): the

@@ -334,7 +334,11 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 	if p, s := count(filepath.Join(declog.BundlesDirName, declog.PolicyBundle)), count(filepath.Join(declog.BundlesDirName, declog.SpecBundle)); p != 1 || s != 1 {
 		t.Fatalf("bundles stored: %d policy, %d spec", p, s)
 	}
-	// Another process (a new engine) agrees on labels.id.
+	// Another process (a new engine, once e released the store and wrote
+	// the read model) agrees on labels.id.
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
 	f := New(Options{Root: e.Root(), Now: c.now})
 	decide(t, f, "a1")
 	f.Close()

@@ -49,27 +49,17 @@ func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
 	return rm
 }
 
-// writeReadModel refreshes the read model from the open store. It must run
-// while this engine holds the store (and so the lock), after a commit.
-// Failures only cost speed: the stale file no longer matches and is ignored.
-func (e *Engine) writeReadModel() {
-	if e.store == nil || e.spec == nil || e.spec.Spec == nil {
-		return
+// takeReadModel takes the refresh rmWant asks for, under the lock
+// (readmodel.Take): Release writes it after the unlock.
+func (e *Engine) takeReadModel() readmodel.Refresh {
+	if !e.rmWant || e.store == nil || e.spec == nil || e.spec.Spec == nil {
+		return readmodel.Refresh{}
 	}
-	if st, err := readmodel.StampOf(e.store.Path()); err == nil && st == e.rmStamp {
-		return // this engine wrote it for this very state.db already
+	e.rmWant = false
+	if d, err := anchor.Ensure(e.root); err == nil {
+		return readmodel.Take(e.store, filepath.Join(d, ReadModelName), e.GoalIDs(), e.rmStamp)
 	}
-	d, err := anchor.Ensure(e.root)
-	if err != nil {
-		return
-	}
-	rm, b, err := readmodel.Build(e.store, e.GoalIDs())
-	if err != nil {
-		return
-	}
-	if readmodel.Write(filepath.Join(d, ReadModelName), b) == nil {
-		e.rmStamp = rm.Stamp
-	}
+	return readmodel.Refresh{}
 }
 
 // VerifyReadModel reports whether the read model file, when it claims to

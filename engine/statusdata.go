@@ -60,7 +60,7 @@ func (e *Engine) Status(goal string) (Status, error) {
 	}
 	err := e.view(func(tx *kernel.Tx) error { return fill(tx) })
 	if err == nil {
-		e.writeReadModel() // the next status or decision skips the store
+		e.rmWant = true // the next status or decision skips the store
 	}
 	return st, err
 }

@@ -10,7 +10,8 @@ import (
 // spool (spool.go), seeding the spec's todos and housekeeping gates (so
 // every mutation sees the spec applied), and housekeeps again after fn (so
 // a gate whose todos fn cancelled closes in the same transaction, with its
-// audit event). The imported spool segments are deleted after the commit.
+// audit event). The imported spool segments are deleted after the commit;
+// the read model is refreshed when the store is released (Release).
 func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	s, err := e.Store()
 	if err != nil {
@@ -44,7 +45,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	})
 	if err == nil {
 		hosts.RemoveSpool(spooled)
-		e.writeReadModel()
+		e.rmWant = true
 	}
 	return err
 }

@@ -173,6 +173,8 @@ type Log[I, Q any] struct {
 	// stored maps a bundle name to the revision this Log knows is stored.
 	stored   map[string]string
 	instance string
+	// later are the appends Later kept for Flush.
+	later []func() error
 }
 
 // New is the decision log of state directory dir (.loopx/). version is
@@ -207,6 +209,35 @@ type Bundle struct {
 // .loopx/bundles/<name>/<hex>/. Errors: the state directory, the stored
 // input or bundles, or the log file cannot be written.
 func (l *Log[I, Q]) Append(le Entry[I, Q], input []byte, bundles ...Bundle) error {
+	l.Flush()
+	return l.append(le, input, bundles...)
+}
+
+// Later keeps an Append for Flush: a writer that holds the state lock logs
+// after letting go of it, so that no other process waits on the lock for
+// the write. Append, Read and Find flush first, so that the log keeps the
+// order of this Log's lines and its readers see them.
+func (l *Log[I, Q]) Later(le Entry[I, Q], input []byte, bundles ...Bundle) error {
+	l.later = append(l.later, func() error { return l.append(le, input, bundles...) })
+	return nil
+}
+
+// Flush makes the appends Later kept, in order, and returns the first
+// error (each is tried).
+func (l *Log[I, Q]) Flush() error {
+	kept := l.later
+	l.later = nil
+	var first error
+	for _, f := range kept {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// append is Append without the flush.
+func (l *Log[I, Q]) append(le Entry[I, Q], input []byte, bundles ...Bundle) error {
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}

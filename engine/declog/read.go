@@ -64,6 +64,7 @@ func (l *Log[I, Q]) Files() []string {
 // and counted in skipped. A project without a decision log has no entries
 // and no error.
 func (l *Log[I, Q]) Read(keep func(*Entry[I, Q]) bool, limit int) (entries []Entry[I, Q], skipped int, err error) {
+	_ = l.Flush() // this Log's own lines included
 	for _, path := range l.Files() {
 		n, err := Scan(path, func(line []byte) bool {
 			le, ok := l.Parse(line)
@@ -93,6 +94,7 @@ func (l *Log[I, Q]) Read(keep func(*Entry[I, Q]) bool, limit int) (entries []Ent
 // first, then the rotated ones. Errors: ErrNotFound, or a file that cannot
 // be read.
 func (l *Log[I, Q]) Find(id string) (Entry[I, Q], error) {
+	_ = l.Flush() // this Log's own lines included
 	files := l.Files()
 	needle := []byte(`"decision_id":"` + id + `"`)
 	for i := len(files) - 1; i >= 0; i-- {

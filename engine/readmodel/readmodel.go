@@ -24,12 +24,14 @@ const Version = 4
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
 // which are most of the store — kept as one JSON file in the project's
 // anchor directory (outside the work tree: an agent confined to it cannot
-// reach it). Every engine write refreshes it after its
-// commit, under the store lock, stamped with state.db's size, mtime and
-// inode; a decision uses it only while that stamp still matches, so a
-// `loopx decide` process reads a small file instead of replaying the whole
-// append-only store. Any other writer (or a crash between the commit and
-// the refresh) changes the stamp, and decisions fall back to the store.
+// reach it). Every engine write refreshes it: its content and state.db's
+// stamp (size, mtime, inode, a hash of its ends) are taken together under
+// the store lock after the commit (Take), and the file is written by
+// rename after the lock is released (WriteAfter); a decision uses it only
+// while that stamp still matches, so a `loopx decide` process reads a
+// small file instead of replaying the whole append-only store. Any other
+// writer (or a crash between the commit and the rename) changes the stamp,
+// and decisions fall back to the store.
 // A loaded Model reads like a kernel read transaction (the same records
 // in the same order).
 type Model struct {
@@ -195,6 +197,48 @@ func Build(s *kernel.Store, goals []string) (Model, []byte, error) {
 	}
 	b, err := json.Marshal(rm)
 	return rm, b, err
+}
+
+// Refresh is a read model built under the store's lock (Take), to be
+// written once the lock is released (WriteAfter). The zero Refresh writes
+// nothing.
+type Refresh struct {
+	stamp Stamp
+	b     []byte
+	path  string
+}
+
+// Take builds the read model of goals from the open store s for path
+// (Build: its content and state.db's stamp together), unless the model
+// written last (stamp last) already is this very state.db's; a store that
+// cannot be read leaves nothing to write. Call it under the lock, after
+// the last commit and any shrink: the stamp then names the content the
+// model holds, whenever the file is written.
+func Take(s *kernel.Store, path string, goals []string, last Stamp) Refresh {
+	if st, err := StampOf(s.Path()); err == nil && st == last {
+		return Refresh{}
+	}
+	rm, b, err := Build(s, goals)
+	if err != nil {
+		return Refresh{}
+	}
+	return Refresh{stamp: rm.Stamp, b: b, path: path}
+}
+
+// WriteAfter writes the model Take built to its path by rename, after the
+// lock was released, when state.db at db still has the model's stamp:
+// otherwise another process committed since, and its own refresh is the
+// one to keep (should this rename still land after that process's, the
+// file only goes unmatched, and decisions read the store). It returns the
+// stamp written, or last when it wrote nothing; failures only cost speed.
+func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
+	if r.b == nil {
+		return last
+	}
+	if st, err := StampOf(db); err != nil || st != r.stamp || Write(r.path, r.b) != nil {
+		return last
+	}
+	return r.stamp
 }
 
 // Verify reports whether the read model file at path, when it claims to

@@ -72,3 +72,71 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 		t.Fatal("a stale model loaded")
 	}
 }
+
+// TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds: a model taken
+// under the lock (Take) and written after it (WriteAfter) carries the stamp
+// of the content it holds; when another process committed in between, it
+// is not written, and should its rename land after that commit anyway, it
+// never loads as current.
+func TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	opts := kernel.Options{Now: func() time.Time { return now }}
+	path := filepath.Join(t.TempDir(), "readmodel.json")
+	db := filepath.Join(dir, kernel.DBFile)
+	// commit opens the store as one process does, adds a todo and takes
+	// the refresh before it unlocks.
+	commit := func(title string) Refresh {
+		s, err := kernel.Open(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Update(func(tx *kernel.Tx) error {
+			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return Take(s, path, []string{"g1"}, Stamp{})
+	}
+	titles := func() []string {
+		rm := Load(path, db, now)
+		if rm == nil {
+			return nil
+		}
+		ts, _ := rm.Todos("g1")
+		var out []string
+		for _, td := range ts {
+			out = append(out, td.Title)
+		}
+		return out
+	}
+
+	first := commit("first")
+	st := first.WriteAfter(db, Stamp{})
+	if got := titles(); len(got) != 1 || got[0] != "first" || st != first.stamp {
+		t.Fatalf("after the first commit: %q (stamp %+v)", got, st)
+	}
+
+	// Another process commits between this one's unlock and its rename.
+	stale := commit("second")
+	third := commit("third")
+	if st := stale.WriteAfter(db, first.stamp); st != first.stamp {
+		t.Fatalf("a model of superseded content was written (stamp %+v)", st)
+	}
+	if got := titles(); got != nil {
+		t.Fatalf("the model of the first commit loaded as current: %q", got)
+	}
+	third.WriteAfter(db, Stamp{})
+	if got := titles(); len(got) != 3 {
+		t.Fatalf("after the third commit: %q", got)
+	}
+	// The stale rename lands last anyway: the model does not load.
+	if err := Write(path, stale.b); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(); got != nil {
+		t.Fatalf("a stale model loaded as current: %q", got)
+	}
+}

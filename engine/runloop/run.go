@@ -146,18 +146,21 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if err != nil {
 		return err
 	}
+	revBefore, err := eng.GoalRev(r.Goal)
+	if err != nil {
+		return err
+	}
+	// The store is released before the scan: what loopx writes as it lets
+	// go of the lock (the read model, the decision log) is written before
+	// the scan the command's changes are judged against.
+	if err := eng.Release(); err != nil {
+		return err
+	}
 	before := eng.Scan()
 	if why := before.Incomplete(); why != "" {
 		// loopx cannot see what a command would change: it does not run
 		// one (fail closed); the round is failed, charged and audited.
 		return eng.ScanIncomplete(ctx, r, why, nil, nil)
-	}
-	revBefore, err := eng.GoalRev(r.Goal)
-	if err != nil {
-		return err
-	}
-	if err := eng.Release(); err != nil {
-		return err
 	}
 	cmd := exec.CommandContext(ctx, o.Cmd[0], o.Cmd[1:]...)
 	// The agent command gets its own process group, and stopping loopx stops
