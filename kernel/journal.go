@@ -64,7 +64,17 @@ func (j journal) durable() journal {
 // record (meta:journal) — a single record is either complete or dropped on
 // open — and then the records themselves. Open redoes the journal
 // (redoJournal): a transaction torn in its second commit is completed; one
-// torn in its first is dropped whole. Both commits fsync (SyncPolicy Always).
+// torn in its first is dropped whole.
+//
+// Only the first commit is fsynced before Update returns (SyncPolicy
+// Always): the journal alone holds the whole transaction, so once it is
+// durable the transaction is (a crash that loses the second commit's
+// records leaves the journal last, and open redoes it). The second commit
+// is not fsynced (applyJournal): the file's next fsync makes it durable
+// with everything before it — the next commit's journal, before that
+// journal replaces this one, or the database's close. A transaction thus
+// costs two fsyncs (the journal, the event log when it has events) and a
+// store's close one more.
 //
 // The transaction's audit events go to the event log (eventlog.go) between
 // the two: the journal carries their records (Log) and the log's head
@@ -146,9 +156,19 @@ func (s *Store) commitJournaled(tx *Tx) error {
 // applyJournal sets j's records. The journal stays as it is (its Log
 // included) until the next commit replaces it: a record of its own in this
 // commit could be the one a torn tail cuts, hiding a partly applied
-// transaction from redoJournal.
+// transaction from redoJournal. The records are written without an fsync
+// (commitJournaled says why that loses nothing).
 func (s *Store) applyJournal(j journal) error {
-	return s.db.Update(func(btx *buntdb.Tx) error {
+	var cfg buntdb.Config
+	if err := s.db.ReadConfig(&cfg); err != nil {
+		return err
+	}
+	sync := cfg.SyncPolicy
+	cfg.SyncPolicy = buntdb.Never
+	if err := s.db.SetConfig(cfg); err != nil {
+		return err
+	}
+	err := s.db.Update(func(btx *buntdb.Tx) error {
 		for _, kv := range j.Sets {
 			if _, _, err := btx.Set(kv[0], kv[1], nil); err != nil {
 				return err
@@ -156,6 +176,11 @@ func (s *Store) applyJournal(j journal) error {
 		}
 		return nil
 	})
+	cfg.SyncPolicy = sync
+	if serr := s.db.SetConfig(cfg); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // readJournal returns the last transaction's journal (nil when none).

@@ -344,8 +344,12 @@ func openLocked(dir string, o Options) (*Store, error) {
 		}
 		accepted = fmt.Sprintf("accepted a store at revision %d (%s) off the anchored chain (revision %d, %s)", s.chain.Rev, ShortHash(s.chain.Hash), a.Rev, ShortHash(a.Hash))
 	}
-	if err := s.writeAnchor(); err != nil {
-		return fail(StoreError(path, fmt.Errorf("writing the anchor: %w", err)))
+	// The anchor is rewritten only when it does not name this store's
+	// head at this location already (a write under the lock for nothing).
+	if !anchored || a.Rev != s.chain.Rev || a.Hash != s.chain.Hash || a.Location != location || a.Backend != Backend {
+		if err := s.writeAnchor(); err != nil {
+			return fail(StoreError(path, fmt.Errorf("writing the anchor: %w", err)))
+		}
 	}
 	if accepted != "" {
 		events = append(events, Event{Kind: "store.accepted", Actor: "human", Message: accepted,
