@@ -81,8 +81,13 @@ var errUnprepared = errors.New("engine: query not prepared")
 // updatePrepared is update for a mutation that decides query only in some
 // states (a progress check when a gate is open): fn returns errUnprepared
 // when it needs query unprepared, and the transaction is then run again
-// after releasing the store and preparing query.
+// after releasing the store and preparing query. When the read model shows
+// an open gate, or cannot tell, query is prepared before the store is
+// opened instead.
 func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *kernel.Tx) error) error {
+	if rm := e.loadReadModel(e.Now()); e.store == nil && (rm == nil || rm.AnyOpenGate()) {
+		e.prepareAll(ctx, query) // a gate may be open: compiled before the lock, the store opened once
+	}
 	err := e.update(fn)
 	if errors.Is(err, errUnprepared) {
 		if err := e.Release(); err != nil {

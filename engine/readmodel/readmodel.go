@@ -332,3 +332,17 @@ func (rm *Model) Has(goals ...string) bool {
 	}
 	return true
 }
+
+// AnyOpenGate reports whether a goal of the model has an open gate (a
+// mutation that decides claim only under an open gate compiles it before
+// it takes the lock, then).
+func (rm *Model) AnyOpenGate() bool {
+	for _, g := range rm.Goals {
+		for _, gt := range g.Gates {
+			if gt.Status == kernel.GateOpen {
+				return true
+			}
+		}
+	}
+	return false
+}
