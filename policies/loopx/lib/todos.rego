@@ -20,15 +20,38 @@ package loopx.lib
 #   blocked    done, blocked and cancelled todos are settled (open and claimed are
 #              workable: a claimed one becomes free when its lease ends)
 #   human      gate and action todos are for humans; task and monitor todos are agent work
-unfit(todos, agent) := {
+unfit(todos, agent) := object.union(settled(todos), {
 	"held": {i | some i, t in todos; t.lease.live == true; t.lease.holder != agent.id},
-	"deps": {i | some i, t in todos; t.deps_open[0]},
 	"scope": {i | some i, t in todos; is_string(t.scope_conflict); t.scope_conflict != ""},
 	"for_other": {i | some i, t in todos; a := addressed(t); count(a) > 0; not agent.id in a; not abandoned(t, agent.id)},
 	"role": {i | some i, t in todos; not role_fits(t, agent)},
 	"mode": {i | monitor_only(agent); some i, t in todos; t.kind != "monitor"},
+})
+
+# settled(todos) is the part of unfit that reads each todo alone, neither
+# the asking agent nor the clock (deps, blocked, human): a todo it names
+# stays unclaimable for every agent until the state changes.
+settled(todos) := {
+	"deps": {i | some i, t in todos; t.deps_open[0]},
 	"blocked": {i | some i, t in todos; not t.status in {"open", "claimed"}},
 	"human": {i | some i, t in todos; not t.kind in {"task", "monitor"}},
+}
+
+# order_key(t) is the key should_run selects a claimable todo by, least
+# first, unless the asking agent holds a live lease on it (those come
+# first): monitors (1) before other todos (2), then priority (0 first),
+# then age (created_at, older first); input order breaks ties.
+order_key(t) := [object.get({"monitor": 1}, t.kind, 2), object.get(t, "priority", 2), object.get(t, "created_at", "")]
+
+# claim_order(todos) lists the indexes in todos of the todos settled does
+# not name, by order_key, ties by index: the order in which should_run
+# would select them for an agent holding none. The engine computes it once
+# per state revision (engine/readmodel) and gives should_run the todos of a
+# prefix of it that covers every todo with a lease (whose rank depends on
+# the asking agent), so that a decision walks a few todos, not all.
+claim_order(todos) := [i | some [_, i] in sort([[order_key(t), i] | some i, t in todos; not i in out])] if {
+	s := settled(todos)
+	out := (s.deps | s.blocked) | s.human
 }
 
 # holding(todos, agent_id) is the set of indexes in todos of the todos

@@ -72,3 +72,32 @@ test_monitor_only if {
 	not lib.mode_fits(t({}), watcher)
 	lib.mode_fits(t({}), executor)
 }
+
+test_settled_reads_the_todo_alone if {
+	todos := [t({}), t({"deps_open": ["t-0"]}), t({"status": "blocked"}), t({"kind": "gate"}), t({"lease": {"holder": "claude", "live": true}})]
+	lib.settled(todos) == {"deps": {1}, "blocked": {2}, "human": {3}}
+	s := lib.settled(todos)
+	u := lib.unfit(todos, executor)
+	every k, ids in s {
+		u[k] == ids
+	}
+}
+
+test_order_key_monitors_then_priority_then_age if {
+	lib.order_key(t({"kind": "monitor", "priority": 4, "created_at": "b"})) < lib.order_key(t({"priority": 0, "created_at": "a"}))
+	lib.order_key(t({"priority": 0, "created_at": "b"})) < lib.order_key(t({"priority": 1, "created_at": "a"}))
+	lib.order_key(t({"priority": 1, "created_at": "a"})) < lib.order_key(t({"priority": 1, "created_at": "b"}))
+}
+
+test_claim_order_leaves_settled_todos_out_and_breaks_ties_by_index if {
+	todos := [
+		t({"priority": 2, "created_at": "a"}),
+		t({"priority": 1, "created_at": "b"}),
+		t({"priority": 1, "created_at": "b", "status": "blocked"}),
+		t({"priority": 1, "created_at": "b"}),
+		t({"kind": "monitor", "priority": 3, "created_at": "c"}),
+		t({"kind": "action", "priority": 0, "created_at": "a"}),
+		t({"priority": 0, "created_at": "a", "deps_open": ["t-9"]}),
+	]
+	lib.claim_order(todos) == [4, 1, 3, 0]
+}

@@ -34,14 +34,16 @@ role_label := "not review todos (this agent is a reviewer)" if lib.role(asker) =
 
 else := "review todos (for reviewers)"
 
-# Claimable todos with their selection key: own live claims, then due
-# monitors, then priority (0 first), age, then input order (the engine lists
-# todos oldest first, ties in insertion order).
-candidates := [[rank, object.get(t, "priority", 2), object.get(t, "created_at", ""), i] |
+# Claimable todos with their selection key: own live claims, then
+# lib.order_key (due monitors, then priority (0 first), age), then input
+# order (the engine lists todos oldest first, ties in insertion order; it
+# may list only a window of them: engine/readmodel, lib.claim_order).
+candidates := [[rank, k[1], k[2], i] |
 	excluded := union({ids | some ids in unclaimable})
 	some i, t in todos
 	not i in excluded
-	rank := object.get(own_claims, i, object.get({"monitor": 1}, t.kind, 2))
+	k := lib.order_key(t)
+	rank := object.get(own_claims, i, k[0])
 ]
 
 own_claims := {i: 0 | some i in lib.holding(todos, agent_id)}
