@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/claimorder"
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/engine/views"
@@ -46,9 +48,15 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 		_, _ = e.prep.Get(ctx, req.Query, e.compile)
 	}()
 	e.seedSpecTodos(req.Goal)
-	in, storeErr := e.buildInput(req, now)
+	rm := e.loadReadModel(now)
+	windows := claimorder.Windows(req.Query, e.userReads())
+	in, partial, storeErr := e.inputFrom(rm, req, now, windows[0])
 	<-prepared
 	d := e.evaluate(ctx, req, in)
+	for i := 1; claimorder.Again(windows, i, partial, d, len(in.State.Todos)); i++ {
+		in, partial, storeErr = e.inputFrom(rm, req, now, windows[i])
+		d = e.evaluate(ctx, req, in)
+	}
 	e.finishDecision(&d, req, in)
 	if err := e.logDecision(e.log.Append, d, in, now); err != nil && storeErr == nil {
 		return d, err
@@ -59,17 +67,24 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 // buildInput assembles the policy input; a store failure is reported in
 // input.health.store and returned.
 func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
-	in := Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
-	need := snapshot.Need{Usage: true, Todos: e.needsTodos(req.Query)}
+	in, _, err := e.inputFrom(e.loadReadModel(now), req, now, 0)
+	return in, err
+}
+
+// inputFrom is buildInput from the read model rm (nil: the store) with
+// input.state.todos a window of at least window todos of the claim order
+// when rm keeps one (partial: it leaves todos out; snapshot.Need.Window).
+func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in Input, partial bool, err error) {
+	in = Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	// The built-in permission policy reads no todos (every tool call would
+	// otherwise convert them all): only a user policy may.
+	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
 	if e.specErr != nil {
 		in.Health.Spec = errs.Summary(e.specErr)
 	}
-	if e.store == nil {
-		if rm := e.loadReadModel(now); rm != nil && rm.Has(req.Goal) {
-			var err error
-			if in.State, err = e.facts().Of(rm, req.Goal, req.Agent, now, need); err == nil {
-				return in, nil
-			}
+	if e.store == nil && rm != nil && rm.Has(req.Goal) {
+		if in.State, partial, err = e.facts().OfWindow(rm, req.Goal, req.Agent, now, need); err == nil {
+			return in, partial, nil
 		}
 	}
 	s, err := e.Store()
@@ -89,33 +104,14 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 		in.Health.Store = err.Error()
 		in.State = Snapshot{Gates: []GateFacts{}, Todos: []TodoFacts{}}
 	}
-	return in, err
+	return in, false, err
 }
 
-// needsTodos reports whether query's input carries input.state.todos:
-// always, but for the permission query, whose built-in policy reads none
-// (every tool call would otherwise convert every todo), only when a user
-// policy may read them (rulebook.Reads over the adopted user policies,
-// checked once per adopted revision of them; user policies that do not
-// load count as reading them).
-func (e *Engine) needsTodos(query string) bool {
-	if query != "permission" {
-		return true
-	}
+// userReads reports whether an adopted user policy may read the todos
+// (rulebook.ReadsTodos); user policies that do not load count as reading.
+func (e *Engine) userReads() bool {
 	user, err := e.UserModules()
-	if err != nil {
-		return true
-	}
-	if len(user) == 0 {
-		return false
-	}
-	rev := rulebook.Hash(user)
-	e.readsMu.Lock()
-	defer e.readsMu.Unlock()
-	if e.readsRev != rev {
-		e.readsRev, e.readsTodos = rev, rulebook.Reads(user, "state", "todos")
-	}
-	return e.readsTodos
+	return err != nil || e.reads.Todos(user)
 }
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.

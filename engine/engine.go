@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/decision"
@@ -91,11 +90,8 @@ type Engine struct {
 	userErr    error
 	userLoaded bool
 
-	// readsMu guards readsRev and readsTodos: whether the user policies of
-	// revision readsRev (rulebook.Hash) may read input.state.todos.
-	readsMu    sync.Mutex
-	readsRev   string
-	readsTodos bool
+	// reads is whether the user policies may read the todos.
+	reads rulebook.ReadsCache
 
 	store *kernel.Store
 	// rmStamp is the state.db stamp of the read model this engine last wrote.

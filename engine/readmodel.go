@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/claimorder"
 	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
@@ -29,16 +30,16 @@ func (e *Engine) readModelPath() string {
 	return filepath.Join(d, ReadModelName)
 }
 
-// loadReadModel returns the cached read model when it matches state.db
-// exactly, the file is readable, and the anchor's chain head is the one
+// loadReadModel returns the cached read model, while this engine has not
+// opened the store, when it matches state.db exactly, the file is readable, and the anchor's chain head is the one
 // the model was built at; nil otherwise (the caller opens the store, whose
 // own checks then refuse a store behind or off the anchor's chain).
 func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
 	p := e.readModelPath()
-	if p == "" {
+	if p == "" || e.store != nil {
 		return nil
 	}
-	rm := readmodel.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), now)
+	rm := readmodel.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), claimorder.Order().Bundle, now)
 	if rm == nil {
 		return nil
 	}
@@ -57,7 +58,7 @@ func (e *Engine) takeReadModel() readmodel.Refresh {
 	}
 	e.rmWant = false
 	if d, err := anchor.Ensure(e.root); err == nil {
-		return readmodel.Take(e.store, filepath.Join(d, ReadModelName), e.GoalIDs(), e.rmStamp)
+		return readmodel.Take(e.store, filepath.Join(d, ReadModelName), e.GoalIDs(), e.rmStamp, claimorder.Order())
 	}
 	return readmodel.Refresh{}
 }
@@ -74,5 +75,5 @@ func (e *Engine) VerifyReadModel() (bool, error) {
 	if p == "" {
 		return true, nil
 	}
-	return readmodel.Verify(p, e.store, e.GoalIDs())
+	return readmodel.Verify(p, e.store, e.GoalIDs(), claimorder.Order())
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/claimorder"
 	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -23,7 +24,7 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 	path := e.readModelPath()
 	db := filepath.Join(e.StateDir(), kernel.DBFile)
 	stale, err := os.ReadFile(path)
-	if err != nil || readmodel.Load(path, db, c.now()) == nil {
+	if err != nil || readmodel.Load(path, db, claimorder.Order().Bundle, c.now()) == nil {
 		t.Fatalf("no current read model after Release: %v", err)
 	}
 
@@ -49,7 +50,7 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 	if err := g.Release(); err != nil {
 		t.Fatal(err)
 	}
-	rm := readmodel.Load(path, db, c.now())
+	rm := readmodel.Load(path, db, claimorder.Order().Bundle, c.now())
 	if rm == nil || rm.Revision() != rev {
 		t.Fatalf("after the store's reader released it, the read model is %+v, want revision %d", rm, rev)
 	}

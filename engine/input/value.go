@@ -28,15 +28,20 @@ func Value(in Input) (ast.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	state, ok := v.(ast.Object).Get(ast.InternedTerm("state")).Value.(ast.Object)
+	if ok && todos != nil { // nil stays null, as in JSON
+		state.Insert(ast.InternedTerm("todos"), ast.NewTerm(TodosValue(todos)))
+	}
+	return v, nil
+}
+
+// TodosValue is input.state.todos's value for todos (as Value builds it).
+func TodosValue(todos []TodoFacts) ast.Value {
 	arr := make([]*ast.Term, 0, len(todos))
 	for _, t := range todos {
 		arr = append(arr, ast.NewTerm(todoValue(t)))
 	}
-	state, ok := v.(ast.Object).Get(ast.InternedTerm("state")).Value.(ast.Object)
-	if ok && todos != nil { // nil stays null, as in JSON
-		state.Insert(ast.InternedTerm("todos"), ast.ArrayTerm(arr...))
-	}
-	return v, nil
+	return ast.NewArray(arr...)
 }
 
 func strs(ss []string) *ast.Term {

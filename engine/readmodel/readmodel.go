@@ -5,12 +5,15 @@
 package readmodel
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/atomicfile"
@@ -18,7 +21,7 @@ import (
 )
 
 // Version changes whenever the read model's shape does.
-const Version = 4
+const Version = 5
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -34,6 +37,12 @@ const Version = 4
 // and decisions fall back to the store.
 // A loaded Model reads like a kernel read transaction (the same records
 // in the same order).
+//
+// The file is two JSON documents, one per line: the Model, then every
+// goal's todos (all statuses, as the store orders them). The second is
+// decoded only when something reads Todos: a decision reads each goal's
+// Hot todos instead (a permission decision none), so that its cost does
+// not grow with the number of todos.
 type Model struct {
 	Version int    `json:"version"`
 	Rev     uint64 `json:"rev"`
@@ -54,7 +63,14 @@ type Model struct {
 	// that a decision read from here reports a clock moved back as one
 	// read from the store does (Engine.ClockBehind).
 	Newest time.Time `json:"newest"`
+	// Bundle names the claim order the Hot todos were ordered by (the
+	// built-in policy bundle's hash, Order.Bundle): a model written by a
+	// loopx build with other policies is not used.
+	Bundle string `json:"bundle"`
 	now    time.Time
+	// todos is every goal's todos once decoded from full (the second line).
+	todos map[string][]kernel.Todo
+	full  []byte
 }
 
 // GoalModel is one goal's records in the read model.
@@ -64,10 +80,47 @@ type GoalModel struct {
 	// LastHandoff is the newest handoff (for status), nil when none.
 	LastHandoff *kernel.Handoff      `json:"last_handoff"`
 	State       kernel.GoalState     `json:"state"`
-	Todos       []kernel.Todo        `json:"todos"`
 	Gates       []kernel.Gate        `json:"gates"`
 	Rounds      []kernel.Round       `json:"rounds"`
 	Ledger      []kernel.LedgerEntry `json:"ledger"`
+	// Hot is what a decision reads of the goal's todos (nil when the
+	// claim order could not be computed: decisions read every todo).
+	Hot *Hot `json:"hot"`
+}
+
+// HeadSize is how many todos of the claim order Hot.Head keeps.
+const HeadSize = 256
+
+// Hot is the part of a goal's todos a decision reads, computed once per
+// state revision (Build). The open todos are those not done or
+// cancelled, in the store's order (input.state.todos when it lists them
+// all); the claim order is data.loopx.lib.claim_order over their facts:
+// the todos some agent may claim, in the order should_run selects them
+// for an agent that holds none of them.
+type Hot struct {
+	// Open is the number of open todos; Order the length of the claim
+	// order.
+	Open  int `json:"open"`
+	Order int `json:"order"`
+	// Head is the first HeadSize todos of the claim order, in that order.
+	Head []HotTodo `json:"head"`
+	// Cover is the length of the shortest prefix of the claim order that
+	// holds every todo in it with a lease record (0 when none has one):
+	// the rank of such a todo depends on who asks (own live claims come
+	// first), so a window of the claim order must reach past all of them.
+	Cover int `json:"cover"`
+	// Leased are the goal's todos of any status whose lease is not
+	// released; Monitors its monitor todos that are not done.
+	Leased   []kernel.Todo `json:"leased"`
+	Monitors []kernel.Todo `json:"monitors"`
+}
+
+// HotTodo is one todo of Hot.Head: the record, its index among the open
+// todos, and its open dependencies (input.state.todos[].deps_open).
+type HotTodo struct {
+	Todo     kernel.Todo `json:"todo"`
+	Index    int         `json:"index"`
+	DepsOpen []string    `json:"deps_open"`
 }
 
 // Stamp identifies one version of state.db: its size, mtime (ns) and
@@ -112,8 +165,9 @@ func StampOf(path string) (Stamp, error) {
 }
 
 // Load returns the read model at path when it matches the store file db
-// exactly and is readable, with now as its clock; nil otherwise.
-func Load(path, db string, now time.Time) *Model {
+// exactly, is readable and was ordered by the claim order named bundle
+// (Order.Bundle), with now as its clock; nil otherwise.
+func Load(path, db, bundle string, now time.Time) *Model {
 	st, err := StampOf(db)
 	if err != nil {
 		return nil
@@ -122,11 +176,12 @@ func Load(path, db string, now time.Time) *Model {
 	if err != nil {
 		return nil
 	}
+	core, full, ok := bytes.Cut(b, []byte{'\n'})
 	var rm Model
-	if json.Unmarshal(b, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil {
+	if !ok || json.Unmarshal(core, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
 		return nil
 	}
-	rm.now = now
+	rm.now, rm.full = now, full
 	return &rm
 }
 
@@ -140,10 +195,34 @@ func Write(path string, b []byte) error {
 	return atomicfile.Write(path, b)
 }
 
+// Order computes a goal's claim order (data.loopx.lib.claim_order, see
+// Hot) once per state revision: Claim maps all the goal's todos, as the
+// store orders them, to the claim order (indexes among the open todos)
+// and the open dependencies of each open todo; Bundle names the policies
+// it evaluates (Model.Bundle).
+type Order struct {
+	Bundle string
+	Claim  func(todos []kernel.Todo) (order []int, depsOpen [][]string, err error)
+}
+
 // Build reads the read model of goals from the open store s, and its
-// JSON. Errors: the store's.
-func Build(s *kernel.Store, goals []string) (Model, []byte, error) {
-	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]kernel.Agent{}}
+// JSON, with each goal's Hot todos in order's claim order (none when
+// order.Claim is nil or fails: decisions then read every todo). Errors:
+// the store's.
+func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) {
+	rm, err := read(s, goals)
+	if err != nil {
+		return rm, nil, err
+	}
+	b, err := rm.encode(order)
+	return rm, b, err
+}
+
+// read reads the records of the read model of goals from the open store
+// s, with state.db's stamp (the part of Build that needs the store).
+func read(s *kernel.Store, goals []string) (Model, error) {
+	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]kernel.Agent{},
+		todos: map[string][]kernel.Todo{}}
 	_, rm.Head = s.Head()
 	err := s.View(func(tx *kernel.Tx) error {
 		rm.Rev = tx.Revision()
@@ -153,7 +232,7 @@ func Build(s *kernel.Store, goals []string) (Model, []byte, error) {
 			if gm.State, err = tx.Goal(g); err != nil {
 				return err
 			}
-			if gm.Todos, err = tx.Todos(g); err != nil {
+			if rm.todos[g], err = tx.Todos(g); err != nil {
 				return err
 			}
 			if gm.Gates, err = tx.Gates(g); err != nil {
@@ -187,55 +266,116 @@ func Build(s *kernel.Store, goals []string) (Model, []byte, error) {
 		return err
 	})
 	if err != nil {
-		return rm, nil, err
+		return rm, err
 	}
 	if rm.Newest, err = s.NewestInstant(); err != nil {
-		return rm, nil, err
+		return rm, err
 	}
-	if rm.Stamp, err = StampOf(s.Path()); err != nil {
-		return rm, nil, err
-	}
-	b, err := json.Marshal(rm)
-	return rm, b, err
+	rm.Stamp, err = StampOf(s.Path())
+	return rm, err
 }
 
-// Refresh is a read model built under the store's lock (Take), to be
-// written once the lock is released (WriteAfter). The zero Refresh writes
-// nothing.
+// encode computes each goal's Hot in order's claim order and returns the
+// file's content (the part of Build that needs no store: no lock).
+func (rm *Model) encode(order Order) ([]byte, error) {
+	rm.Bundle = order.Bundle
+	for g, gm := range rm.Goals {
+		gm.Hot = HotOf(rm.todos[g], order)
+	}
+	core, err := json.Marshal(rm)
+	if err != nil {
+		return nil, err
+	}
+	full, err := json.Marshal(rm.todos)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(core, []byte{'\n'}, full), nil
+}
+
+// HotOf computes a goal's Hot from all its todos (as the store orders
+// them) in order's claim order; nil when the claim order
+// cannot be computed (decisions then read every todo).
+func HotOf(todos []kernel.Todo, order Order) *Hot {
+	if order.Claim == nil {
+		return nil
+	}
+	var open []kernel.Todo
+	h := &Hot{Head: []HotTodo{}, Leased: []kernel.Todo{}, Monitors: []kernel.Todo{}}
+	for _, t := range todos {
+		if t.Status != kernel.TodoDone && t.Status != kernel.TodoCancelled {
+			open = append(open, t)
+		}
+		if t.Lease != nil && !t.Lease.Released {
+			h.Leased = append(h.Leased, t)
+		}
+		if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone {
+			h.Monitors = append(h.Monitors, t)
+		}
+	}
+	claim, deps, err := order.Claim(todos)
+	if err != nil || len(deps) != len(open) {
+		return nil
+	}
+	h.Open, h.Order = len(open), len(claim)
+	for pos, i := range claim {
+		if i < 0 || i >= len(open) {
+			return nil
+		}
+		if t := open[i]; t.Lease != nil && !t.Lease.Released {
+			h.Cover = pos + 1
+		}
+		if pos < HeadSize {
+			h.Head = append(h.Head, HotTodo{Todo: open[i], Index: i, DepsOpen: deps[i]})
+		}
+	}
+	return h
+}
+
+// Refresh is a read model read under the store's lock (Take), to be
+// ordered, encoded and written once the lock is released (WriteAfter).
+// The zero Refresh writes nothing.
 type Refresh struct {
 	stamp Stamp
-	b     []byte
+	rm    *Model
+	order Order
 	path  string
 }
 
-// Take builds the read model of goals from the open store s for path
-// (Build: its content and state.db's stamp together), unless the model
-// written last (stamp last) already is this very state.db's; a store that
-// cannot be read leaves nothing to write. Call it under the lock, after
-// the last commit and any shrink: the stamp then names the content the
-// model holds, whenever the file is written.
-func Take(s *kernel.Store, path string, goals []string, last Stamp) Refresh {
+// Take reads the read model of goals from the open store s for path (its
+// records and state.db's stamp together), unless the model written last
+// (stamp last) already is this very state.db's; a store that cannot be
+// read leaves nothing to write. Call it under the lock, after the last
+// commit and any shrink: the stamp then names the content the model
+// holds, whenever the file is written. The claim order (order) is
+// computed after the unlock, by WriteAfter.
+func Take(s *kernel.Store, path string, goals []string, last Stamp, order Order) Refresh {
 	if st, err := StampOf(s.Path()); err == nil && st == last {
 		return Refresh{}
 	}
-	rm, b, err := Build(s, goals)
+	rm, err := read(s, goals)
 	if err != nil {
 		return Refresh{}
 	}
-	return Refresh{stamp: rm.Stamp, b: b, path: path}
+	return Refresh{stamp: rm.Stamp, rm: &rm, order: order, path: path}
 }
 
-// WriteAfter writes the model Take built to its path by rename, after the
-// lock was released, when state.db at db still has the model's stamp:
-// otherwise another process committed since, and its own refresh is the
-// one to keep (should this rename still land after that process's, the
-// file only goes unmatched, and decisions read the store). It returns the
-// stamp written, or last when it wrote nothing; failures only cost speed.
+// WriteAfter writes the model Take read to its path by rename (its Hot
+// todos computed now), after the lock was released, when state.db at db
+// still has the model's stamp: otherwise another process committed since,
+// and its own refresh is the one to keep (should this rename still land
+// after that process's, the file only goes unmatched, and decisions read
+// the store). It returns the stamp written, or last when it wrote
+// nothing; failures only cost speed.
 func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
-	if r.b == nil {
+	if r.rm == nil {
 		return last
 	}
-	if st, err := StampOf(db); err != nil || st != r.stamp || Write(r.path, r.b) != nil {
+	if st, err := StampOf(db); err != nil || st != r.stamp {
+		return last
+	}
+	b, err := r.rm.encode(r.order)
+	if err != nil || Write(r.path, b) != nil {
 		return last
 	}
 	return r.stamp
@@ -247,22 +387,23 @@ func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
 // the file is removed (the next decision reads the store) and false is
 // returned. No file, or an unreadable one (removed; never used by
 // decisions), is true. Errors: the store's.
-func Verify(path string, s *kernel.Store, goals []string) (bool, error) {
+func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, error) {
 	on, err := os.ReadFile(path)
 	if err != nil {
 		return true, nil // none: nothing to trust or distrust
 	}
 	var claimed Model
-	if json.Unmarshal(on, &claimed) != nil {
+	if core, _, ok := bytes.Cut(on, []byte{'\n'}); !ok || json.Unmarshal(core, &claimed) != nil {
 		_ = os.Remove(path)
 		return true, nil // unreadable: never used by decisions
 	}
-	_, fresh, err := Build(s, goals)
+	_, fresh, err := Build(s, goals, order)
 	if err != nil {
 		return false, err
 	}
 	var cur Model
-	_ = json.Unmarshal(fresh, &cur)
+	core, _, _ := bytes.Cut(fresh, []byte{'\n'})
+	_ = json.Unmarshal(core, &cur)
 	if claimed.Stamp != cur.Stamp || string(on) == string(fresh) {
 		return true, nil // stale (ignored by decisions) or genuine
 	}
@@ -287,8 +428,61 @@ func (rm *Model) Revision() uint64 { return rm.Rev }
 // has none).
 func (rm *Model) Goal(id string) (kernel.GoalState, error) { return rm.goal(id).State, nil }
 
-// Todos are goal's todos, as the store orders them.
-func (rm *Model) Todos(goal string) ([]kernel.Todo, error) { return rm.goal(goal).Todos, nil }
+// Todos are goal's todos, as the store orders them. The first call
+// decodes every goal's todos (the file's second line). Errors: a second
+// line that does not decode (the caller reads the store instead).
+func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
+	if rm.todos == nil {
+		var all map[string][]kernel.Todo
+		if err := json.Unmarshal(rm.full, &all); err != nil || all == nil {
+			return nil, errors.New("read model: the todos do not decode")
+		}
+		rm.todos = all
+	}
+	return rm.todos[goal], nil
+}
+
+// Window is part of a goal's todos (Model.TodoWindow): a prefix of the
+// claim order long enough to cover every todo in it with a lease, so that
+// should_run selects from it the todo it would select from all of them
+// whenever it selects one from it at all.
+type Window struct {
+	// Todos are the todos of the window in the store's order; DepsOpen[i]
+	// are the open dependencies of Todos[i].
+	Todos    []kernel.Todo
+	DepsOpen [][]string
+	// Partial is true when the goal has todos not done or cancelled that
+	// Todos leaves out.
+	Partial bool
+	// Leased are the goal's todos of any status whose lease is not
+	// released; Monitors are its monitor todos not done.
+	Leased, Monitors []kernel.Todo
+}
+
+// TodoWindow returns goal's window of at least least todos of the claim
+// order (all of it when shorter), and every todo with a lease in it
+// (Hot.Cover); false when the goal has no Hot, or its Head is shorter
+// than that window (the caller reads Todos), or the window would hold no
+// todo.
+func (rm *Model) TodoWindow(goal string, least int) (Window, bool) {
+	g, ok := rm.Goals[goal]
+	if !ok || g.Hot == nil {
+		return Window{}, false
+	}
+	h := g.Hot
+	n := min(max(least, h.Cover), h.Order)
+	if n == 0 || n > len(h.Head) {
+		return Window{}, false
+	}
+	head := slices.Clone(h.Head[:n])
+	slices.SortFunc(head, func(a, b HotTodo) int { return a.Index - b.Index })
+	w := Window{Partial: n < h.Open, Leased: h.Leased, Monitors: h.Monitors,
+		Todos: make([]kernel.Todo, n), DepsOpen: make([][]string, n)}
+	for i, t := range head {
+		w.Todos[i], w.DepsOpen[i] = t.Todo, t.DepsOpen
+	}
+	return w, true
+}
 
 // Gates are goal's gates, as the store orders them.
 func (rm *Model) Gates(goal string) ([]kernel.Gate, error) { return rm.goal(goal).Gates, nil }

@@ -1,7 +1,8 @@
 package readmodel
 
 import (
-	"encoding/json"
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,31 +33,36 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 	}
 	add("first")
 	path := filepath.Join(dir, "cache", "readmodel.json")
-	rm, b, err := Build(s, []string{"g1"})
+	rm, b, err := Build(s, []string{"g1"}, Order{})
 	if err != nil || Write(path, b) != nil {
 		t.Fatal(err)
 	}
-	got := Load(path, s.Path(), now)
+	got := Load(path, s.Path(), "", now)
 	if got == nil || !got.Has("g1") || got.Has("g2") || got.Stamp != rm.Stamp || !got.Now().Equal(now) {
 		t.Fatalf("loaded %+v", got)
 	}
 	if ts, _ := got.Todos("g1"); len(ts) != 1 || ts[0].Title != "first" {
 		t.Fatalf("todos %+v", ts)
 	}
+	if Load(path, s.Path(), "sha256:other", now) != nil {
+		t.Fatal("a model ordered by other policies loaded")
+	}
 	if g, _ := got.Goal("g9"); g.ID != "g9" || g.Status != kernel.GoalActive {
 		t.Fatalf("a goal the model does not hold: %+v", g)
 	}
-	if ok, err := Verify(path, s, []string{"g1"}); !ok || err != nil {
+	if ok, err := Verify(path, s, []string{"g1"}, Order{}); !ok || err != nil {
 		t.Fatalf("genuine model: %v %v", ok, err)
 	}
 
 	// An edit that keeps the stamp: Verify says no and removes the file.
-	got.Goals["g1"].Todos[0].Title = "forged"
-	forged, _ := json.Marshal(got)
+	forged := bytes.Replace(b, []byte(`"title":"first"`), []byte(`"title":"forge"`), -1)
+	if bytes.Equal(forged, b) {
+		t.Fatal("nothing to forge")
+	}
 	if err := os.WriteFile(path, forged, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := Verify(path, s, []string{"g1"}); ok || err != nil {
+	if ok, err := Verify(path, s, []string{"g1"}, Order{}); ok || err != nil {
 		t.Fatalf("forged model: %v %v", ok, err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -68,7 +74,7 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	add("second")
-	if Load(path, s.Path(), now) != nil {
+	if Load(path, s.Path(), "", now) != nil {
 		t.Fatal("a stale model loaded")
 	}
 }
@@ -98,10 +104,10 @@ func TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		return Take(s, path, []string{"g1"}, Stamp{})
+		return Take(s, path, []string{"g1"}, Stamp{}, Order{})
 	}
 	titles := func() []string {
-		rm := Load(path, db, now)
+		rm := Load(path, db, "", now)
 		if rm == nil {
 			return nil
 		}
@@ -133,10 +139,62 @@ func TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds(t *testing.T) {
 		t.Fatalf("after the third commit: %q", got)
 	}
 	// The stale rename lands last anyway: the model does not load.
-	if err := Write(path, stale.b); err != nil {
+	b, err := stale.rm.encode(stale.order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, b); err != nil {
 		t.Fatal(err)
 	}
 	if got := titles(); got != nil {
 		t.Fatalf("a stale model loaded as current: %q", got)
+	}
+}
+
+// TestTodoWindow_CoversEveryLeasedTodo: a window is a prefix of the claim
+// order at least as long as asked, reaching past every todo with a lease
+// (whose rank depends on who asks), listed in the store's order; none
+// when the head kept is shorter, or the claim order is empty.
+func TestTodoWindow_CoversEveryLeasedTodo(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	todos := []kernel.Todo{{ID: "t-0", Status: kernel.TodoOpen}, {ID: "t-1", Status: kernel.TodoDone},
+		{ID: "t-2", Status: kernel.TodoOpen, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now}},
+		{ID: "t-3", Status: kernel.TodoOpen}, {ID: "t-4", Status: kernel.TodoOpen, Kind: kernel.KindMonitor}}
+	// A claim order over the open todos (t-0, t-2, t-3, t-4): t-4, t-3, t-2, t-0.
+	order := Order{Bundle: "b", Claim: func(ts []kernel.Todo) ([]int, [][]string, error) {
+		return []int{3, 2, 1, 0}, [][]string{{}, {}, {}, {"t-9"}}, nil
+	}}
+	rm := &Model{Goals: map[string]*GoalModel{"g1": {Hot: HotOf(todos, order)}, "g2": {Hot: HotOf(nil, order)}}}
+	for _, c := range []struct {
+		least   int
+		ids     []string
+		partial bool
+	}{
+		{1, []string{"t-2", "t-3", "t-4"}, true}, // t-2 is leased: the window reaches it
+		{3, []string{"t-2", "t-3", "t-4"}, true},
+		{4, []string{"t-0", "t-2", "t-3", "t-4"}, false},
+		{9, []string{"t-0", "t-2", "t-3", "t-4"}, false},
+	} {
+		w, ok := rm.TodoWindow("g1", c.least)
+		var ids []string
+		for _, t := range w.Todos {
+			ids = append(ids, t.ID)
+		}
+		if !ok || fmt.Sprint(ids) != fmt.Sprint(c.ids) || w.Partial != c.partial || len(w.Leased) != 1 || len(w.Monitors) != 1 {
+			t.Errorf("window %d: %v %v partial %v, leased %d, monitors %d; want %v partial %v", c.least, ok, ids, w.Partial, len(w.Leased), len(w.Monitors), c.ids, c.partial)
+		}
+	}
+	if w, _ := rm.TodoWindow("g1", 4); fmt.Sprint(w.DepsOpen) != "[[] [] [] [t-9]]" {
+		t.Errorf("deps_open %v", w.DepsOpen)
+	}
+	if _, ok := rm.TodoWindow("g2", 1); ok {
+		t.Error("a window of an empty claim order")
+	}
+	if _, ok := rm.TodoWindow("g9", 1); ok {
+		t.Error("a window of a goal the model does not hold")
+	}
+	rm.Goals["g1"].Hot.Head = rm.Goals["g1"].Hot.Head[:2]
+	if _, ok := rm.TodoWindow("g1", 3); ok {
+		t.Error("a window longer than the head kept")
 	}
 }

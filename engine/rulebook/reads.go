@@ -1,6 +1,32 @@
 package rulebook
 
-import "github.com/open-policy-agent/opa/v1/ast"
+import (
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// ReadsCache remembers ReadsTodos for one revision of the user policies
+// (Hash) at a time; it is safe for concurrent use, the zero value empty.
+type ReadsCache struct {
+	mu    sync.Mutex
+	rev   string
+	reads bool
+}
+
+// Todos is ReadsTodos(user), computed once per revision of user.
+func (c *ReadsCache) Todos(user []Module) bool {
+	if len(user) == 0 {
+		return false
+	}
+	rev := Hash(user)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rev != rev {
+		c.rev, c.reads = rev, ReadsTodos(user)
+	}
+	return c.reads
+}
 
 // Reads reports whether a policy of user (tests left out) may read the
 // input document at path ("state", "todos" for input.state.todos), so that
@@ -22,7 +48,7 @@ func Reads(user []Module, path ...string) bool {
 		}
 		found := false
 		ast.WalkRefs(parsed, func(r ast.Ref) bool {
-			if !found && refReaches(r, path) {
+			if !found && refReaches(r, ast.InputRootDocument, path) {
 				found = true
 			}
 			return found
@@ -34,9 +60,48 @@ func Reads(user []Module, path ...string) bool {
 	return false
 }
 
-// refReaches reports whether r, a reference, may read input.<path>.
-func refReaches(r ast.Ref, path []string) bool {
-	if len(r) == 0 || !r[0].Equal(ast.InputRootDocument) {
+// ReadsTodos reports whether a policy of user may read the todos: the
+// input's (input.state.todos) or the built-in should_run rules over them
+// (data.loopx.run), by Reads and ReadsData.
+func ReadsTodos(user []Module) bool {
+	return Reads(user, "state", "todos") || ReadsData(user, "loopx", "run")
+}
+
+// ReadsData is Reads for the data document: whether a policy of user may
+// read data.<path> ("loopx", "run" for the built-in should_run rules), by
+// the same rules; a call of a function under path counts too.
+func ReadsData(user []Module, path ...string) bool {
+	for _, m := range user {
+		if m.Test {
+			continue
+		}
+		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return true
+		}
+		found := false
+		ast.WalkRefs(parsed, func(r ast.Ref) bool {
+			if !found && refReaches(r, ast.DefaultRootDocument, path) {
+				found = true
+			}
+			return found
+		})
+		if found {
+			return true
+		}
+		// An import (import data.loopx.run as r) names the package too.
+		for _, imp := range parsed.Imports {
+			if r, ok := imp.Path.Value.(ast.Ref); ok && refReaches(r, ast.DefaultRootDocument, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refReaches reports whether r, a reference, may read root.<path>.
+func refReaches(r ast.Ref, root *ast.Term, path []string) bool {
+	if len(r) == 0 || !r[0].Equal(root) {
 		return false
 	}
 	for i, p := range path {

@@ -34,3 +34,40 @@ func TestReads(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsTodos: a user policy reads the todos through the input, or
+// through the built-in should_run rules that read them (data.loopx.run:
+// its todos, candidates, counts), named, imported or walked; the library's
+// functions, given a policy's own arguments, and other rules do not.
+func TestReadsTodos(t *testing.T) {
+	mod := func(body string) []Module {
+		return []Module{{Path: "loopx/policies/p.rego", Source: "package loopx.user.should_run\n\n" + body + "\n"}}
+	}
+	cases := []struct {
+		name string
+		user []Module
+		want bool
+	}{
+		{"none", nil, false},
+		{"the input's todos", mod(`deny contains "busy" if count(input.state.todos) > 3`), true},
+		{"the run rules' todos", mod(`deny contains "busy" if count(data.loopx.run.todos) > 3`), true},
+		{"a run rule", mod(`deny contains "x" if data.loopx.run.selected.priority > 2`), true},
+		{"imported run", mod("import data.loopx.run\n\ndeny contains \"x\" if count(run.candidates) > 9"), true},
+		{"loopx by variable", mod(`deny contains k if { some k; data.loopx[k]; k != "spec" }`), true},
+		{"data whole", mod(`deny contains "x" if { walk(data, [p, v]); v == "t-1" }`), true},
+		{"the spec only", mod(`deny contains "x" if data.loopx.spec.goals[input.goal].quota.rounds > 9`), false},
+		{"a library function", mod(`deny contains "x" if data.loopx.lib.counted(2, "todo") == "2 todos"`), false},
+		{"gates only", mod(`deny contains "gated" if count(input.state.gates) > 0`), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ReadsTodos(tc.user); got != tc.want {
+				t.Errorf("ReadsTodos = %v, want %v", got, tc.want)
+			}
+			var c ReadsCache
+			if c.Todos(tc.user) != tc.want || c.Todos(tc.user) != tc.want {
+				t.Errorf("ReadsCache.Todos differs from ReadsTodos")
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/glob"
 	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -156,17 +157,38 @@ type Need struct {
 	// its lease, open dependencies and scope conflict), which the built-in
 	// permission policy does not read. Without it the list is empty.
 	Todos bool
+	// Window, when above 0 and the source keeps todo windows (Windowed),
+	// lets input.state.todos be a window covering at least Window todos of
+	// the claim order instead of every todo (OfWindow says which it is).
+	Window int
+}
+
+// Windowed is a Source that keeps todo windows (readmodel.Model): a
+// prefix of the claim order (data.loopx.lib.claim_order) computed once
+// per state revision, from which should_run selects the todo it would
+// select from all of them whenever it selects one from it at all.
+type Windowed interface {
+	// TodoWindow returns goal's window covering at least least todos of
+	// the claim order (all of it when shorter); false when the source
+	// keeps no window that long (read Todos then).
+	TodoWindow(goal string, least int) (readmodel.Window, bool)
 }
 
 // Of builds input.state for (goal, agent) at now, with the parts need
 // asks for (the others empty or zero). Errors: src's.
 func (b Builder) Of(src Source, goal, agent string, now time.Time, need Need) (input.Snapshot, error) {
-	var s input.Snapshot
+	s, _, err := b.OfWindow(src, goal, agent, now, need)
+	return s, err
+}
+
+// OfWindow is Of, and reports whether input.state.todos is a partial
+// window of the goal's todos (need.Window). Errors: src's.
+func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Need) (s input.Snapshot, partial bool, err error) {
 	s.Revision = src.Revision()
 	gs := b.GoalSpec(goal)
 	st, err := src.Goal(goal)
 	if err != nil {
-		return s, err
+		return s, false, err
 	}
 	s.GoalRevision = st.Rev
 	s.Goal = input.GoalFacts{ID: goal, InSpec: gs != nil, Status: st.Status, Reason: st.Reason}
@@ -175,38 +197,48 @@ func (b Builder) Of(src Source, goal, agent string, now time.Time, need Need) (i
 
 	gates, err := b.OpenGates(src, goal)
 	if err != nil {
-		return s, err
+		return s, false, err
 	}
 	s.Gates = GateFacts(gates)
 
 	s.Todos = []input.TodoFacts{}
 	if !need.Todos && !need.Usage {
-		return s, nil
+		return s, false, nil
 	}
-	todos, err := src.Todos(goal)
-	if err != nil {
-		return s, err
-	}
-	if need.Todos {
-		s.Todos = b.todoFacts(todos, agent, now)
+	// leased holds every todo with a lease record (rounds in flight) and
+	// monitors every monitor (progress): the whole list, or a window's.
+	var todos, leased, monitors []kernel.Todo
+	if w, ok := window(src, goal, need); ok {
+		leased, monitors = w.Leased, w.Monitors
+		if need.Todos {
+			s.Todos, partial = WindowFacts(w, agent, now), w.Partial
+		}
+	} else {
+		if todos, err = src.Todos(goal); err != nil {
+			return s, false, err
+		}
+		leased, monitors = todos, todos
+		if need.Todos {
+			s.Todos = TodoFacts(todos, agent, now)
+		}
 	}
 	if !need.Usage {
-		return s, nil
+		return s, partial, nil
 	}
 
 	rounds, err := src.Rounds(goal)
 	if err != nil {
-		return s, err
+		return s, false, err
 	}
 	ledger, err := src.Ledger(goal)
 	if err != nil {
-		return s, err
+		return s, false, err
 	}
 	s.Quota = QuotaFacts(gs, ledger, rounds, now)
 	// Rounds in flight (open, holding a live lease) count against the
 	// rounds quota at start: N agents starting at once cannot overrun it.
 	inFlight := map[string]bool{}
-	for _, t := range todos {
+	for _, t := range leased {
 		if t.Lease.LiveAt(now) && t.Lease.Round != "" {
 			inFlight[t.Lease.Round] = true
 		}
@@ -216,13 +248,34 @@ func (b Builder) Of(src Source, goal, agent string, now time.Time, need Need) (i
 			s.Quota.RoundsInFlight++
 		}
 	}
-	s.Progress = b.progressFacts(src, goal, agent, rounds, todos, st, now)
-	return s, nil
+	s.Progress = b.progressFacts(src, goal, agent, rounds, monitors, st, now)
+	return s, partial, nil
 }
 
-// todoFacts converts todos (all of a goal's) to input.state.todos: those
-// not done or cancelled, for agent at now.
-func (b Builder) todoFacts(todos []kernel.Todo, agent string, now time.Time) []input.TodoFacts {
+// window is src's todo window for goal when need asks for one and src
+// keeps one.
+func window(src Source, goal string, need Need) (readmodel.Window, bool) {
+	ws, ok := src.(Windowed)
+	if !ok || need.Window <= 0 {
+		return readmodel.Window{}, false
+	}
+	return ws.TodoWindow(goal, need.Window)
+}
+
+// WindowFacts is input.state.todos for the window w, for agent at now: the
+// facts TodoFacts gives those todos when it converts the goal's whole list.
+func WindowFacts(w readmodel.Window, agent string, now time.Time) []input.TodoFacts {
+	conflicts := scopeConflicts(w.Leased, w.Todos, agent, now)
+	out := make([]input.TodoFacts, 0, len(w.Todos))
+	for i, t := range w.Todos {
+		out = append(out, todoFact(t, w.DepsOpen[i], conflicts[t.ID], now))
+	}
+	return out
+}
+
+// TodoFacts converts todos (all of a goal's) to input.state.todos: those
+// not done or cancelled, in their order, for agent at now.
+func TodoFacts(todos []kernel.Todo, agent string, now time.Time) []input.TodoFacts {
 	done := map[string]bool{}
 	for _, t := range todos {
 		if t.Status == kernel.TodoDone {
@@ -235,25 +288,32 @@ func (b Builder) todoFacts(todos []kernel.Todo, agent string, now time.Time) []i
 		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
 			continue
 		}
-		f := input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
-			CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: []string{}, Labels: NonNil(t.Labels),
-			ScopeConflict: conflicts[t.ID]}
+		deps := []string{}
 		for _, d := range t.DependsOn {
 			if !done[d] {
-				f.DepsOpen = append(f.DepsOpen, d)
+				deps = append(deps, d)
 			}
 		}
-		if t.Lease != nil && !t.Lease.Released {
-			f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: kernel.RFC3339(t.Lease.ExpiresAt),
-				Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
-		}
-		if t.Kind == kernel.KindMonitor {
-			f.Due = !now.Before(t.NextDueAt)
-			f.NextDueAt = kernel.RFC3339(t.NextDueAt)
-		}
-		out = append(out, f)
+		out = append(out, todoFact(t, deps, conflicts[t.ID], now))
 	}
 	return out
+}
+
+// todoFact is t's entry of input.state.todos at now, with its open
+// dependencies and scope conflict.
+func todoFact(t kernel.Todo, depsOpen []string, conflict string, now time.Time) input.TodoFacts {
+	f := input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
+		CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: NonNil(depsOpen), Labels: NonNil(t.Labels),
+		ScopeConflict: conflict}
+	if t.Lease != nil && !t.Lease.Released {
+		f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: kernel.RFC3339(t.Lease.ExpiresAt),
+			Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
+	}
+	if t.Kind == kernel.KindMonitor {
+		f.Due = !now.Before(t.NextDueAt)
+		f.NextDueAt = kernel.RFC3339(t.NextDueAt)
+	}
+	return f
 }
 
 // Gates is a snapshot with only the goal, the agent and the open gates
@@ -420,8 +480,15 @@ func ConsecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
 // agent to that other todo's id (input.state.todos[].scope_conflict). It
 // is nil when no todo has a scope.
 func ScopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string]string {
+	return scopeConflicts(todos, todos, agent, now)
+}
+
+// scopeConflicts is ScopeConflicts for the todos of, against the todos of
+// leased held by a live lease of another agent (leased must hold every
+// such todo of the goal).
+func scopeConflicts(leased, of []kernel.Todo, agent string, now time.Time) map[string]string {
 	var held []kernel.Todo
-	for _, t := range todos {
+	for _, t := range leased {
 		if len(t.Scope) > 0 && t.Lease.LiveAt(now) && t.Lease.Holder != agent {
 			held = append(held, t)
 		}
@@ -430,7 +497,7 @@ func ScopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string
 		return nil
 	}
 	out := map[string]string{}
-	for _, t := range todos {
+	for _, t := range of {
 		if len(t.Scope) == 0 || t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
 			continue
 		}
