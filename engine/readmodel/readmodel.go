@@ -5,6 +5,7 @@
 package readmodel
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -68,9 +69,12 @@ type Model struct {
 	// loopx build with other policies is not used.
 	Bundle string `json:"bundle"`
 	now    time.Time
-	// todos is every goal's todos once decoded from full (the second line).
+	// todos is every goal's todos once read (the file's second line); path
+	// is the file Load read, and core its first line, which the file must
+	// still start with when the todos are read.
 	todos map[string][]kernel.Todo
-	full  []byte
+	path  string
+	core  []byte
 }
 
 // GoalModel is one goal's records in the read model.
@@ -172,16 +176,19 @@ func Load(path, db, bundle string, now time.Time) *Model {
 	if err != nil {
 		return nil
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
-	core, full, ok := bytes.Cut(b, []byte{'\n'})
+	defer f.Close()
+	// Only the first line: the todos (most of the file) are read when
+	// something lists them (Todos).
+	core, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
 	var rm Model
-	if !ok || json.Unmarshal(core, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
+	if err != nil || json.Unmarshal(core, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
 		return nil
 	}
-	rm.now, rm.full = now, full
+	rm.now, rm.path, rm.core = now, path, core
 	return &rm
 }
 
@@ -428,13 +435,23 @@ func (rm *Model) Revision() uint64 { return rm.Rev }
 // has none).
 func (rm *Model) Goal(id string) (kernel.GoalState, error) { return rm.goal(id).State, nil }
 
-// Todos are goal's todos, as the store orders them. The first call
-// decodes every goal's todos (the file's second line). Errors: a second
-// line that does not decode (the caller reads the store instead).
+// Todos are goal's todos, as the store orders them. The first call of a
+// loaded model reads every goal's todos (the file's second line). Errors:
+// a file that no longer starts with the line Load read (rewritten since),
+// or a second line that does not decode (the caller reads the store
+// instead).
 func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
 	if rm.todos == nil {
+		b, err := os.ReadFile(rm.path)
+		if err != nil {
+			return nil, err
+		}
+		full, ok := bytes.CutPrefix(b, rm.core)
 		var all map[string][]kernel.Todo
-		if err := json.Unmarshal(rm.full, &all); err != nil || all == nil {
+		if !ok {
+			return nil, errors.New("read model: rewritten since it was loaded")
+		}
+		if err := json.Unmarshal(full, &all); err != nil || all == nil {
 			return nil, errors.New("read model: the todos do not decode")
 		}
 		rm.todos = all

@@ -44,6 +44,17 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 	if ts, _ := got.Todos("g1"); len(ts) != 1 || ts[0].Title != "first" {
 		t.Fatalf("todos %+v", ts)
 	}
+	// The todos are read when listed, from the file Load read only.
+	loaded := Load(path, s.Path(), "", now)
+	if err := Write(path, append([]byte(" "), b...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loaded.Todos("g1"); err == nil {
+		t.Fatal("todos read from a file rewritten since it was loaded")
+	}
+	if err := Write(path, b); err != nil {
+		t.Fatal(err)
+	}
 	if Load(path, s.Path(), "sha256:other", now) != nil {
 		t.Fatal("a model ordered by other policies loaded")
 	}
