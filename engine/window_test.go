@@ -86,7 +86,6 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 			req := Request{Query: "should_run", Goal: "g1", Agent: "a1"}
 			decide := func(open bool) (Decision, *Engine) {
 				e := New(Options{Root: root, Now: clock})
-				t.Cleanup(func() { e.Close() })
 				if open {
 					if _, err := e.Store(); err != nil {
 						t.Fatal(err)
@@ -98,8 +97,10 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 				}
 				return d, e
 			}
-			all, _ := decide(true) // the store: every todo (and the read model written)
+			all, e := decide(true) // the store: every todo
+			e.Close()              // the read model written after the unlock
 			win, e := decide(false)
+			defer e.Close()
 			if e.store != nil {
 				t.Fatal("the decision opened the store instead of reading the read model")
 			}
