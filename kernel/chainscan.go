@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -547,7 +546,9 @@ func Salvage(dir string, o Options) (SalvageReport, error) {
 	return rep, err
 }
 
-// lockDir takes the exclusive state lock of dir (Open's).
+// lockDir takes the exclusive state lock of dir (Open's), waiting up to
+// o.LockTimeout (default 30 s). Errors: ErrLockTimeout; a StoreError when
+// the lock file cannot be opened or locked.
 func lockDir(dir string, o Options) (*flock.Flock, error) {
 	if o.LockTimeout == 0 {
 		o.LockTimeout = 30 * time.Second
@@ -555,15 +556,33 @@ func lockDir(dir string, o Options) (*flock.Flock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, StoreError(dir, err)
 	}
-	lk := flock.New(filepath.Join(dir, LockFile))
-	ctx, cancel := context.WithTimeout(context.Background(), o.LockTimeout)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, filepath.Join(dir, LockFile), o.LockTimeout)
-		}
-		return nil, StoreError(filepath.Join(dir, LockFile), err)
+	path := filepath.Join(dir, LockFile)
+	lk := flock.New(path)
+	if ok, err := lk.TryLock(); err != nil {
+		return nil, StoreError(path, err)
+	} else if ok {
+		return lk, nil
 	}
-	return lk, nil
+	// Held: wait in a blocking flock, which the kernel wakes as soon as
+	// the holder lets go (polling would leave the lock idle between
+	// polls while writers queue). On the timeout the waiter is abandoned:
+	// should it get the lock later, it lets go at once.
+	got := make(chan error, 1)
+	go func() { got <- lk.Lock() }()
+	timer := time.NewTimer(o.LockTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-got:
+		if err != nil {
+			return nil, StoreError(path, err)
+		}
+		return lk, nil
+	case <-timer.C:
+		go func() {
+			if <-got == nil {
+				_ = lk.Unlock()
+			}
+		}()
+		return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, path, o.LockTimeout)
+	}
 }

@@ -358,3 +358,33 @@ func TestVerify_FindsRecordsThatDoNotDecode(t *testing.T) {
 		t.Fatalf("damaged store: %v %v", bad, err)
 	}
 }
+
+// TestLock_WaiterGetsItAndAnAbandonedWaiterLetsGo: an Open waiting on a
+// held lock gets it once the holder closes; an Open that gave up (its
+// timeout passed) never keeps the lock it may get later.
+func TestLock_WaiterGetsItAndAnAbandonedWaiterLetsGo(t *testing.T) {
+	dir := t.TempDir()
+	holder := openT(t, dir)
+	if _, err := Open(dir, Options{Now: fixedClock(t0), LockTimeout: time.Millisecond}); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("open of a held store: %v, want ErrLockTimeout", err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		s, err := Open(dir, Options{Now: fixedClock(t0), LockTimeout: time.Minute})
+		if err == nil {
+			err = s.Close()
+		}
+		opened <- err
+	}()
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("the waiter: %v", err)
+	}
+	s, err := Open(dir, Options{Now: fixedClock(t0), LockTimeout: time.Minute})
+	if err != nil {
+		t.Fatalf("after the abandoned waiter: %v", err)
+	}
+	s.Close()
+}
