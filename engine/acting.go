@@ -42,6 +42,11 @@ func PrepareActing() { go func() { _, _ = actingQuery() }() }
 // audited as an identity.refused event; errs.No bad_request or
 // policy_error when the rule cannot judge (fail closed).
 func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
+	// The rule first: not compiled under the lock the runners' read takes.
+	pq, err := actingQuery()
+	if err != nil {
+		return "", err
+	}
 	ch := Channel{Kind: "agent", Ancestry: []Process{}, ActingAgents: []string{}}
 	if in.Mode != "session" {
 		acting := e.acting(in.Fast)
@@ -51,10 +56,6 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 	actor := ""
 	if in.Agent != "" {
 		actor = "agent:" + in.Agent
-	}
-	pq, err := actingQuery()
-	if err != nil {
-		return "", err
 	}
 	input := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
 		Answer: &AnswerFacts{Actor: actor, Channel: ch, Acting: &ActingFacts{Mode: in.Mode, Bound: in.Bound}}}

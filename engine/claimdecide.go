@@ -81,13 +81,9 @@ var errUnprepared = errors.New("engine: query not prepared")
 // updatePrepared is update for a mutation that decides query only in some
 // states (a progress check when a gate is open): fn returns errUnprepared
 // when it needs query unprepared, and the transaction is then run again
-// after releasing the store and preparing query. When the read model shows
-// an open gate, or cannot tell, query is prepared before the store is
-// opened instead.
+// after releasing the store and preparing query (unless Prepare did first).
 func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *kernel.Tx) error) error {
-	if rm := e.loadReadModel(e.Now()); e.store == nil && (rm == nil || rm.AnyOpenGate()) {
-		e.prepareAll(ctx, query) // a gate may be open: compiled before the lock, the store opened once
-	}
+	e.Prepare(ctx, true, query)
 	err := e.update(fn)
 	if errors.Is(err, errUnprepared) {
 		if err := e.Release(); err != nil {
@@ -146,6 +142,17 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 func (e *Engine) recordViolation(goal, actor string, err error, data map[string]any) {
 	if _, ok := decision.ViolatedGate(err); ok {
 		_ = e.update(func(tx *kernel.Tx) error { _, err := audit.Violation(tx, goal, actor, err, data); return err })
+	}
+}
+
+// Prepare compiles queries while the store is not open (a no-op once it
+// is): a command that opens it before its mutation (ActAs reads it) calls
+// it first, so that no compile runs under the state lock. With gated, only
+// when the read model shows an open gate or cannot tell (finish, evidence
+// add and a todo's status decide claim only then).
+func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
+	if rm := e.loadReadModel(e.Now()); e.store == nil && (!gated || rm == nil || rm.AnyOpenGate()) {
+		e.prepareAll(ctx, queries...)
 	}
 }
 

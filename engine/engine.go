@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -162,9 +161,6 @@ func (e *Engine) open(accept bool) (*kernel.Store, error) {
 		return nil, err
 	}
 	e.store = s
-	// The read model lives in the anchor directory now; an old copy in the
-	// work tree is never read again.
-	_ = os.Remove(filepath.Join(e.StateDir(), legacyReadModel))
 	return s, nil
 }
 

@@ -15,10 +15,6 @@ import (
 // writes are confined to it cannot edit what decisions read.
 const ReadModelName = "readmodel.json"
 
-// legacyReadModel is where loopx kept the read model before it moved to the
-// anchor directory (removed when the store is opened).
-const legacyReadModel = "cache/readmodel.json"
-
 // readModelPath is <anchor>/readmodel.json, "" when the project has no
 // anchor directory (no state directory is known): then decisions read the
 // store.

@@ -385,6 +385,9 @@ func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
 	if err != nil || Write(r.path, b) != nil {
 		return last
 	}
+	// Where loopx kept the read model before it moved to the anchor
+	// directory: an old copy in the work tree is never read again.
+	_ = os.Remove(filepath.Join(filepath.Dir(db), "cache", "readmodel.json"))
 	return r.stamp
 }
 

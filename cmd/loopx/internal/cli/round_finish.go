@@ -43,6 +43,7 @@ func (a *app) runRoundFinish(ctx context.Context, o *roundFinishOptions) error {
 	if err != nil {
 		return err
 	}
+	e.Prepare(ctx, true, "claim") // before the identity check takes the lock
 	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "round finish", Round: o.round}); err != nil {
 		return err
 	}

@@ -42,6 +42,7 @@ func (a *app) runRoundStart(ctx context.Context, o *roundStartOptions) error {
 	if err != nil {
 		return err
 	}
+	e.Prepare(ctx, false, "should_run", "claim") // before the identity check takes the lock
 	agent, err := actAs(ctx, e, engine.ActInput{Agent: o.agent, What: "round start", Goal: o.goal})
 	if err != nil {
 		return err

@@ -56,6 +56,7 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	longRunning()
 	// Processes below this one act as o.Agent: only a human or that
 	// agent itself may start them.
+	e.Prepare(ctx, false, "should_run", "claim") // before the identity check takes the lock
 	if _, err := actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "run", Goal: o.Goal}); err != nil {
 		return err
 	}

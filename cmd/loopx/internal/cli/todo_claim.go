@@ -54,6 +54,7 @@ func (a *app) runTodoClaim(ctx context.Context, o *todoClaimOptions) error {
 	if err != nil {
 		return err
 	}
+	e.Prepare(ctx, false, "claim") // before the identity check takes the lock
 	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "todo claim", Todo: o.Todo}); err != nil {
 		return err
 	}

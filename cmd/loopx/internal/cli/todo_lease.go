@@ -42,6 +42,9 @@ func (a *app) runLease(ctx context.Context, o *leaseOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.name == "transfer" {
+		e.Prepare(ctx, false, "claim") // before the identity check takes the lock
+	}
 	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "todo " + o.name, Todo: o.Todo}); err != nil {
 		return err
 	}
