@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/engine/claimorder"
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/snapshot"
@@ -151,6 +152,7 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 // when the read model shows an open gate or cannot tell (finish, evidence
 // add and a todo's status decide claim only then).
 func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
+	claimorder.Prepare() // the read model written after the unlock needs it
 	if rm := e.loadReadModel(e.Now()); e.store == nil && (!gated || rm == nil || rm.AnyOpenGate()) {
 		e.prepareAll(ctx, queries...)
 	}

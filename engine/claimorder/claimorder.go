@@ -41,6 +41,11 @@ var query = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 	return &pq, err
 })
 
+// Prepare compiles the claim order's query in the background: a command
+// that writes calls it early, so that the read model it writes after the
+// unlock (Order) does not wait for the compile.
+func Prepare() { go func() { _, _ = query() }() }
+
 // Claim maps a goal's todos (all of them, as the store orders them) to
 // the claim order, as indexes among the open todos (those not done or
 // cancelled, input.state.todos when it lists them all), and the open

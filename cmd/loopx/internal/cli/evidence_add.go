@@ -33,6 +33,7 @@ func (a *app) runEvidenceAdd(ctx context.Context, o *evidenceAddOptions) error {
 		return err
 	}
 	ev := o.Evidence
+	e.Prepare(ctx, true, "claim") // before the identity check takes the lock
 	if ev.By, err = actor(ctx, e, "evidence add", ev.Goal); err != nil {
 		return err
 	}

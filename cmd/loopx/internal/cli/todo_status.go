@@ -28,6 +28,7 @@ func (a *app) runTodoStatus(ctx context.Context, o *todoStatusOptions) error {
 	if err != nil {
 		return err
 	}
+	e.Prepare(ctx, defaultAgent() == "", "claim") // an agent changing a todo always decides claim
 	by, err := actor(ctx, e, "todo "+o.name, "")
 	if err != nil {
 		return err
