@@ -88,9 +88,42 @@ func (tx *Tx) PutTodo(t Todo) error {
 
 // Todos returns the goal's todos ordered by priority, then age, then
 // insertion order.
-func (tx *Tx) Todos(goal string) ([]Todo, error) {
-	var out []Todo
-	err := scan(tx, "todo:"+goal+":", func(t Todo) bool { out = append(out, t); return true })
+func (tx *Tx) Todos(goal string) ([]Todo, error) { return tx.TodosLater(goal)() }
+
+// TodosLater reads goal's todo records now and decodes them when the
+// function it returns is called (with Todos' result and errors): a caller
+// that holds the state lock only to read the records (the read model's
+// refresh) decodes them after letting go of it.
+func (tx *Tx) TodosLater(goal string) func() ([]Todo, error) {
+	prefix := "todo:" + goal + ":"
+	var raw [][2]string
+	err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		raw = append(raw, [2]string{k, v})
+		return true
+	})
+	return func() ([]Todo, error) {
+		if err != nil {
+			return nil, err
+		}
+		out := make([]Todo, 0, len(raw))
+		for _, kv := range raw {
+			var t Todo
+			if err := json.Unmarshal([]byte(payloadOf(kv[0], kv[1])), &t); err != nil {
+				return out, fmt.Errorf("decoding %s: %w", kv[0], err)
+			}
+			out = append(out, t)
+		}
+		sortTodos(out)
+		return out, nil
+	}
+}
+
+// sortTodos orders todos as Todos returns them: priority, creation
+// instant, sequence, id.
+func sortTodos(out []Todo) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Priority != b.Priority {
@@ -104,7 +137,6 @@ func (tx *Tx) Todos(goal string) ([]Todo, error) {
 		}
 		return a.ID < b.ID
 	})
-	return out, err
 }
 
 // AddGate stores a new gate instance. An empty ID gets "g-xxxx"; a spec

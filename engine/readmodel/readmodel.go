@@ -75,6 +75,9 @@ type Model struct {
 	todos map[string][]kernel.Todo
 	path  string
 	core  []byte
+	// later decodes each goal's todos read under the lock (read), once
+	// encode needs them (after the unlock: kernel.Tx.TodosLater).
+	later map[string]func() ([]kernel.Todo, error)
 }
 
 // GoalModel is one goal's records in the read model.
@@ -226,10 +229,11 @@ func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) 
 }
 
 // read reads the records of the read model of goals from the open store
-// s, with state.db's stamp (the part of Build that needs the store).
+// s, with state.db's stamp (the part of Build that needs the store; the
+// todos' records are decoded by encode).
 func read(s *kernel.Store, goals []string) (Model, error) {
 	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]kernel.Agent{},
-		todos: map[string][]kernel.Todo{}}
+		todos: map[string][]kernel.Todo{}, later: map[string]func() ([]kernel.Todo, error){}}
 	_, rm.Head = s.Head()
 	err := s.View(func(tx *kernel.Tx) error {
 		rm.Rev = tx.Revision()
@@ -239,9 +243,7 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 			if gm.State, err = tx.Goal(g); err != nil {
 				return err
 			}
-			if rm.todos[g], err = tx.Todos(g); err != nil {
-				return err
-			}
+			rm.later[g] = tx.TodosLater(g)
 			if gm.Gates, err = tx.Gates(g); err != nil {
 				return err
 			}
@@ -285,6 +287,13 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 // encode computes each goal's Hot in order's claim order and returns the
 // file's content (the part of Build that needs no store: no lock).
 func (rm *Model) encode(order Order) ([]byte, error) {
+	for g, todos := range rm.later {
+		var err error
+		if rm.todos[g], err = todos(); err != nil {
+			return nil, err
+		}
+	}
+	rm.later = nil
 	rm.Bundle = order.Bundle
 	for g, gm := range rm.Goals {
 		gm.Hot = HotOf(rm.todos[g], order)
