@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -114,3 +115,7 @@ func (e *Engine) PolicyDeadline() time.Duration {
 func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, e.PolicyDeadline())
 }
+
+// Warm starts compiling query's built-in policy in the background
+// (rulebook.Warm), for a process about to decide it.
+func Warm(query string) { rulebook.Warm(decision.PolicyArea(query)) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
+	"sync"
 
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -55,11 +57,16 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON
 		}
 	}
 	var compiler *ast.Compiler
+	warmed := false
 	if len(user) == 0 {
 		// The built-in bundle alone skips the tested stages, type checking
 		// among them: it needs no schemas (building them is a third of a
 		// cold decision's preparing), only the capabilities.
-		compiler = ast.NewCompiler().WithCapabilities(Capabilities()).WithSkipStages(tested...)
+		if compiler = takeWarm(areas); compiler != nil {
+			warmed = true
+		} else {
+			compiler = builtinCompiler()
+		}
 	} else {
 		var err error
 		if compiler, err = s.Compiler(); err != nil {
@@ -75,19 +82,16 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON
 		rego.StrictBuiltinErrors(true),
 		rego.Store(store),
 	}
-	// Only the queries' own areas and the library modules they call
-	// (preparing costs time linear in the policy compiled); user policies
-	// may call any library rule, so with them the whole library.
-	mods := map[string]string{}
-	for _, area := range areas {
-		maps.Copy(mods, policies.AreaModules(area))
-	}
+	mods := builtinModules(areas)
 	if len(user) > 0 {
+		// User policies may call any library rule: the whole library.
 		lib, _ := policies.Library()
 		maps.Copy(mods, lib)
 	}
-	for path, src := range mods {
-		opts = append(opts, rego.Module(path, src))
+	if !warmed { // a warm compiler holds them compiled already
+		for path, src := range mods {
+			opts = append(opts, rego.Module(path, src))
+		}
 	}
 	if len(user) > 0 {
 		// User policies are compiled with every check, their METADATA
@@ -124,4 +128,87 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON
 		out = append(out, &pq)
 	}
 	return out, nil
+}
+
+// builtinModules are the built-in modules a query of areas compiles: only
+// the areas' own modules and the library modules they call (preparing
+// costs time linear in the policy compiled).
+func builtinModules(areas []string) map[string]string {
+	mods := map[string]string{}
+	for _, area := range areas {
+		maps.Copy(mods, policies.AreaModules(area))
+	}
+	return mods
+}
+
+// builtinCompiler is the compiler of the built-in bundle alone.
+func builtinCompiler() *ast.Compiler {
+	return ast.NewCompiler().WithCapabilities(Capabilities()).WithSkipStages(tested...)
+}
+
+// warm is the compile Warm started: the built-in modules of the areas
+// named by key, compiled (c, or the error err) once done is closed; taken
+// marks it used.
+var warm struct {
+	sync.Mutex
+	key   string
+	done  chan struct{}
+	taken bool
+	c     *ast.Compiler
+	err   error
+}
+
+// Warm starts compiling, in the background, the built-in modules that
+// PrepareAll compiles for areas without user modules (parsing and
+// compiling them is most of a cold decision), for the first such
+// PrepareAll of this process to take: a command that knows its query
+// before it has read its spec and state (loopx decide) overlaps the two.
+// Only the first call of a process starts anything; a compile nobody
+// takes (the project has user policies: they are compiled together) only
+// costs CPU.
+func Warm(areas ...string) {
+	warm.Lock()
+	defer warm.Unlock()
+	if warm.done != nil {
+		return
+	}
+	done := make(chan struct{})
+	warm.key, warm.done = strings.Join(areas, "\x00"), done
+	go func() {
+		defer close(done)
+		c := builtinCompiler()
+		parsed := map[string]*ast.Module{}
+		for path, src := range builtinModules(areas) {
+			m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+			if err != nil {
+				warm.err = err
+				return
+			}
+			parsed[path] = m
+		}
+		if c.Compile(parsed); c.Failed() {
+			warm.err = c.Errors
+			return
+		}
+		warm.c = c
+	}()
+}
+
+// takeWarm waits for and returns the compiler Warm started for exactly
+// areas, once; nil when none was started for them, it was taken already,
+// or it failed (the caller compiles, and reports any error itself).
+func takeWarm(areas []string) *ast.Compiler {
+	warm.Lock()
+	if warm.done == nil || warm.taken || warm.key != strings.Join(areas, "\x00") {
+		warm.Unlock()
+		return nil
+	}
+	warm.taken = true
+	done := warm.done
+	warm.Unlock()
+	<-done
+	if warm.err != nil {
+		return nil
+	}
+	return warm.c
 }

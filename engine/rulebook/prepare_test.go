@@ -63,3 +63,41 @@ func TestPrepareAll_SameAsOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// TestWarm_TakenOnceByTheSameAreas: a compile Warm started is taken by the
+// first PrepareAll of the same areas without user modules, and answers as
+// a query compiled there; other areas, and later calls, compile their own.
+func TestWarm_TakenOnceByTheSameAreas(t *testing.T) {
+	var s *Schemas
+	ctx := context.Background()
+	spec := []byte(`{"project": {"name": "p"}, "goals": {"g1": {"agents": ["a1"]}}}`)
+	in := map[string]any{"query": "should_run", "goal": "g1", "agent": "a1", "now": "2026-11-29T10:00:00Z",
+		"health": map[string]any{"store": "", "spec": "", "policy": ""},
+		"state":  map[string]any{"goal": map[string]any{"id": "g1", "in_spec": true, "status": "active"}, "agent": map[string]any{"id": "a1", "known": true}, "todos": []any{}, "gates": []any{}}}
+	Warm("run")
+	if c := takeWarm([]string{"claim"}); c != nil {
+		t.Fatal("another area's query took the warm compile")
+	}
+	warmed, err := s.Prepare(ctx, policies.ShouldRunQuery, "run", spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := takeWarm([]string{"run"}); c != nil {
+		t.Fatal("the warm compile was taken twice")
+	}
+	cold, err := s.Prepare(ctx, policies.ShouldRunQuery, "run", spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := warmed.Eval(ctx, rego.EvalInput(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cold.Eval(ctx, rego.EvalInput(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("warm %v, cold %v", got, want)
+	}
+}

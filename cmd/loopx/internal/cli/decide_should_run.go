@@ -26,6 +26,7 @@ func (o *shouldRunOptions) validate() error {
 
 // runShouldRun decides should_run, prints the decision and exits on it.
 func (a *app) runShouldRun(ctx context.Context, o *shouldRunOptions) error {
+	engine.Warm("should_run") // compiled while the spec and state are read
 	e, err := a.engine()
 	if err != nil {
 		return err
