@@ -6,16 +6,16 @@ import "github.com/loopx-dev/loopx/kernel"
 // does not hold yet, before a decision reads the state: otherwise a fresh
 // project (or a todo just added to the spec) would answer no_todo until
 // some unrelated write seeded them, and the read path (decide should-run)
-// would disagree with the write path (round start). It reads through the
-// read model when that is fresh, so a seeded project pays no write. A
+// would disagree with the write path (round start). It reads the read
+// model's seeded todos when it is fresh: a seeded project pays no write. A
 // failure is left for the decision itself to report (fail closed).
 func (e *Engine) seedSpecTodos(goal string) {
 	gs := e.facts().GoalSpec(goal)
 	if gs == nil || len(gs.Todos) == 0 {
 		return
 	}
-	missing := func(src source) bool {
-		ts, err := src.Todos(goal)
+	missing := func(todos func(goal string) ([]kernel.Todo, error)) bool {
+		ts, err := todos(goal)
 		if err != nil {
 			return false
 		}
@@ -31,12 +31,12 @@ func (e *Engine) seedSpecTodos(goal string) {
 		return false
 	}
 	if e.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil && !missing(rm) {
+		if rm := e.loadReadModel(e.Now()); rm != nil && !missing(rm.SeededTodos) {
 			return
 		}
 	}
 	need := true
-	if err := e.view(func(tx *kernel.Tx) error { need = missing(tx); return nil }); err != nil || !need {
+	if err := e.view(func(tx *kernel.Tx) error { need = missing(tx.Todos); return nil }); err != nil || !need {
 		return
 	}
 	_ = e.settle() // seeds first

@@ -93,6 +93,10 @@ type GoalModel struct {
 	// Hot is what a decision reads of the goal's todos (nil when the
 	// claim order could not be computed: decisions read every todo).
 	Hot *Hot `json:"hot"`
+	// Seeded are the goal's todos seeded from the spec (SpecName set),
+	// any status: whether the spec's todos are all stored is known
+	// without reading every todo.
+	Seeded []kernel.Todo `json:"seeded"`
 }
 
 // HeadSize is how many todos of the claim order Hot.Head keeps.
@@ -297,6 +301,12 @@ func (rm *Model) encode(order Order) ([]byte, error) {
 	rm.Bundle = order.Bundle
 	for g, gm := range rm.Goals {
 		gm.Hot = HotOf(rm.todos[g], order)
+		gm.Seeded = []kernel.Todo{}
+		for _, t := range rm.todos[g] {
+			if t.SpecName != "" {
+				gm.Seeded = append(gm.Seeded, t)
+			}
+		}
 	}
 	core, err := json.Marshal(rm)
 	if err != nil {
@@ -469,6 +479,12 @@ func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
 		rm.todos = all
 	}
 	return rm.todos[goal], nil
+}
+
+// SeededTodos are goal's todos seeded from the spec (any status), as the
+// store orders them, without reading every todo.
+func (rm *Model) SeededTodos(goal string) ([]kernel.Todo, error) {
+	return rm.goal(goal).Seeded, nil
 }
 
 // Window is part of a goal's todos (Model.TodoWindow): a prefix of the

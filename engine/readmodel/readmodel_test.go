@@ -209,3 +209,39 @@ func TestTodoWindow_CoversEveryLeasedTodo(t *testing.T) {
 		t.Error("a window longer than the head kept")
 	}
 }
+
+// TestModel_SeededTodosWithoutEveryTodo: the todos seeded from the spec are
+// in the model's first line: listed without reading every todo.
+func TestModel_SeededTodosWithoutEveryTodo(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	s, err := kernel.Open(dir, kernel.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Update(func(tx *kernel.Tx) error {
+		for _, td := range []kernel.Todo{{Goal: "g1", Title: "mine"}, {Goal: "g1", Title: "Write the guide", SpecName: "guide"}} {
+			if _, err := tx.AddTodo(td); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "readmodel.json")
+	_, b, err := Build(s, []string{"g1"}, Order{})
+	if err != nil || Write(path, b) != nil {
+		t.Fatal(err)
+	}
+	rm := Load(path, s.Path(), "", now)
+	rm.path = "" // the second line is not read
+	seeded, err := rm.SeededTodos("g1")
+	if err != nil || len(seeded) != 1 || seeded[0].SpecName != "guide" {
+		t.Fatalf("seeded %+v, %v", seeded, err)
+	}
+	if _, err := rm.Todos("g1"); err == nil {
+		t.Fatal("the second line was read")
+	}
+}
