@@ -506,15 +506,19 @@ type Window struct {
 
 // TodoWindow returns goal's window of at least least todos of the claim
 // order (all of it when shorter), and every todo with a lease in it
-// (Hot.Cover); false when the goal has no Hot, or its Head is shorter
-// than that window (the caller reads Todos), or the window would hold no
-// todo.
+// (Hot.Cover); least 0 asks for no todo, only Leased and Monitors (what
+// a decision that lists no todo reads: quota and progress facts). False
+// when the goal has no Hot, or its Head is shorter than that window (the
+// caller reads Todos), or the window would hold no todo.
 func (rm *Model) TodoWindow(goal string, least int) (Window, bool) {
 	g, ok := rm.Goals[goal]
 	if !ok || g.Hot == nil {
 		return Window{}, false
 	}
 	h := g.Hot
+	if least == 0 { // no todo: the leased ones and the monitors only
+		return Window{Partial: h.Open > 0, Leased: h.Leased, Monitors: h.Monitors}, true
+	}
 	n := min(max(least, h.Cover), h.Order)
 	if n == 0 || n > len(h.Head) {
 		return Window{}, false

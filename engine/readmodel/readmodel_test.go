@@ -198,6 +198,9 @@ func TestTodoWindow_CoversEveryLeasedTodo(t *testing.T) {
 	if w, _ := rm.TodoWindow("g1", 4); fmt.Sprint(w.DepsOpen) != "[[] [] [] [t-9]]" {
 		t.Errorf("deps_open %v", w.DepsOpen)
 	}
+	if w, ok := rm.TodoWindow("g1", 0); !ok || len(w.Todos) != 0 || len(w.Leased) != 1 || len(w.Monitors) != 1 {
+		t.Errorf("window 0: %v %+v", ok, w)
+	}
 	if _, ok := rm.TodoWindow("g2", 1); ok {
 		t.Error("a window of an empty claim order")
 	}

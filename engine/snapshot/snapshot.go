@@ -160,6 +160,8 @@ type Need struct {
 	// Window, when above 0 and the source keeps todo windows (Windowed),
 	// lets input.state.todos be a window covering at least Window todos of
 	// the claim order instead of every todo (OfWindow says which it is).
+	// Without Todos, such a source is read for its leased todos and
+	// monitors only, whatever Window says.
 	Window int
 }
 
@@ -254,10 +256,15 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 
 // window is src's todo window for goal when need asks for one and src
 // keeps one.
+// A snapshot without todos (need.Todos false) reads no todo of a window:
+// only its leased todos and monitors.
 func window(src Source, goal string, need Need) (readmodel.Window, bool) {
 	ws, ok := src.(Windowed)
-	if !ok || need.Window <= 0 {
+	if !ok || (need.Todos && need.Window <= 0) {
 		return readmodel.Window{}, false
+	}
+	if !need.Todos {
+		return ws.TodoWindow(goal, 0)
 	}
 	return ws.TodoWindow(goal, need.Window)
 }

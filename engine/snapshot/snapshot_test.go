@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -58,5 +59,26 @@ func TestConsecutiveNoProgress(t *testing.T) {
 		if got := ConsecutiveNoProgress(c.rounds, c.reset); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestOfWindow_NoTodosReadsOnlyLeasedAndMonitors: a snapshot without todos
+// (a permission decision's) from a read model reads its leased todos and
+// monitors, never every todo, and counts the rounds in flight from them.
+func TestOfWindow_NoTodosReadsOnlyLeasedAndMonitors(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	todos := []kernel.Todo{{ID: "t-1", Goal: "g1", Status: kernel.TodoOpen},
+		{ID: "t-2", Goal: "g1", Status: kernel.TodoClaimed, Lease: &kernel.Lease{Holder: "a2", Round: "r-1", ExpiresAt: now.Add(time.Hour)}}}
+	order := readmodel.Order{Claim: func(ts []kernel.Todo) ([]int, [][]string, error) { return []int{0, 1}, [][]string{{}, {}}, nil }}
+	rm := &readmodel.Model{Goals: map[string]*readmodel.GoalModel{"g1": {
+		State:  kernel.GoalState{ID: "g1", Status: kernel.GoalActive},
+		Rounds: []kernel.Round{{ID: "r-1", Goal: "g1", Agent: "a2", Status: kernel.RoundOpen, StartedAt: now}},
+		Hot:    readmodel.HotOf(todos, order)}}}
+	if _, err := rm.Todos("g1"); err == nil {
+		t.Fatal("this model's todos should not be readable")
+	}
+	s, _, err := Builder{}.OfWindow(rm, "g1", "a1", now, Need{Usage: true})
+	if err != nil || len(s.Todos) != 0 || s.Quota.RoundsInFlight != 1 {
+		t.Fatalf("%v: todos %d, rounds in flight %d", err, len(s.Todos), s.Quota.RoundsInFlight)
 	}
 }
