@@ -413,8 +413,12 @@ func (a *app) humanOnly(ctx context.Context, e *engine.Engine, what string, pref
 	if err == nil {
 		return nil
 	}
+	// The refusal names who tried: the one agent the ancestry shows, else
+	// the agent the environment claims (LOOPX_AGENT), never "human".
 	if in.Actor == "human" && len(ch.ActingAgents) == 1 {
 		in.Actor = "agent:" + ch.ActingAgents[0]
+	} else if in.Actor == "human" && ch.RoundAgent != "" {
+		in.Actor = "agent:" + ch.RoundAgent
 	}
 	e.AuditRefusal(kind, "loopx "+what, in.Actor, subject, err)
 	if re := errs.As(err); re != nil && re.Kind == errs.No && prefix {
