@@ -355,9 +355,18 @@ func openLocked(dir string, o Options) (*Store, error) {
 		events = append(events, Event{Kind: "store.accepted", Actor: "human", Message: accepted,
 			Data: map[string]any{"rev": s.chain.Rev, "hash": s.chain.Hash, "anchored_rev": a.Rev, "anchored_hash": a.Hash}})
 	}
-	if o.AcceptRollback {
-		events = append(events, s.refusalEvents()...)
+	// Refusals wait in the refusal log until the store can take them: a
+	// human's repair (doctor --accept-store, --salvage) takes them, and so
+	// does any open that finds the store healthy again without one (it was
+	// put back: by whom, loopx cannot tell), so that a tamper undone before
+	// anyone repaired it still reaches review.
+	refusals := s.refusalEvents()
+	if len(refusals) > 0 && !o.AcceptRollback {
+		refusals = append(refusals, Event{Kind: "store.refused", Actor: "loopx",
+			Message: fmt.Sprintf("the store was refused %d time(s) (first at %s) and opens again at revision %d without a human's repair (doctor --accept-store or --salvage): it was put back as it was", len(refusals), refusals[0].Data["at"], s.chain.Rev),
+			Data:    map[string]any{"found": "store_restored", "rev": s.chain.Rev}})
 	}
+	events = append(events, refusals...)
 	if s.recovery != nil {
 		s.recovery.Completed = redone
 		r := *s.recovery
@@ -386,7 +395,7 @@ func openLocked(dir string, o Options) (*Store, error) {
 		}); err != nil {
 			return fail(StoreError(path, err))
 		}
-		if o.AcceptRollback {
+		if len(refusals) > 0 {
 			_ = os.Remove(filepath.Join(adir, RefusalsFile))
 		}
 	}
