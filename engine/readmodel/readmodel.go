@@ -22,7 +22,7 @@ import (
 )
 
 // Version changes whenever the read model's shape does.
-const Version = 5
+const Version = 6
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -43,7 +43,12 @@ const Version = 5
 // goal's todos (all statuses, as the store orders them). The second is
 // decoded only when something reads Todos: a decision reads each goal's
 // Hot todos instead (a permission decision none), so that its cost does
-// not grow with the number of todos.
+// not grow with the number of todos. The first line ends with a space and
+// the SHA-256 of the JSON before it, and carries the SHA-256 of the second
+// line (TodosSum): a file edited without recomputing them (a forged gate
+// status, todo or rule) is never used, and decisions read the store. A
+// process that recomputes them is not stopped (README: what loopx cannot
+// stop).
 type Model struct {
 	Version int    `json:"version"`
 	Rev     uint64 `json:"rev"`
@@ -68,7 +73,10 @@ type Model struct {
 	// built-in policy bundle's hash, Order.Bundle): a model written by a
 	// loopx build with other policies is not used.
 	Bundle string `json:"bundle"`
-	now    time.Time
+	// TodosSum is the SHA-256 (hex) of the file's second line, checked
+	// when it is read (Todos).
+	TodosSum string `json:"todos_sum"`
+	now      time.Time
 	// todos is every goal's todos once read (the file's second line); path
 	// is the file Load read, and core its first line, which the file must
 	// still start with when the todos are read.
@@ -192,7 +200,11 @@ func Load(path, db, bundle string, now time.Time) *Model {
 	// something lists them (Todos).
 	core, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
 	var rm Model
-	if err != nil || json.Unmarshal(core, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
+	if err != nil {
+		return nil
+	}
+	doc, ok := checked(core)
+	if !ok || json.Unmarshal(doc, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
 		return nil
 	}
 	rm.now, rm.path, rm.core = now, path, core
@@ -308,15 +320,35 @@ func (rm *Model) encode(order Order) ([]byte, error) {
 			}
 		}
 	}
-	core, err := json.Marshal(rm)
-	if err != nil {
-		return nil, err
-	}
 	full, err := json.Marshal(rm.todos)
 	if err != nil {
 		return nil, err
 	}
-	return slices.Concat(core, []byte{'\n'}, full), nil
+	rm.TodosSum = sum(full)
+	core, err := json.Marshal(rm)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(core, []byte(" "+sum(core)+"\n"), full), nil
+}
+
+// sum is the lowercase hex SHA-256 of b.
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// checked returns the JSON of the file's first line (line, with or
+// without its LF) when the SHA-256 after its last space is that of the
+// JSON before it; ok is false otherwise.
+func checked(line []byte) (doc []byte, ok bool) {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	i := bytes.LastIndexByte(line, ' ')
+	if i < 0 || len(line)-i-1 != sha256.Size*2 {
+		return nil, false
+	}
+	doc = line[:i]
+	return doc, sum(doc) == string(line[i+1:])
 }
 
 // HotOf computes a goal's Hot from all its todos (as the store orders
@@ -422,7 +454,7 @@ func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, er
 		return true, nil // none: nothing to trust or distrust
 	}
 	var claimed Model
-	if core, _, ok := bytes.Cut(on, []byte{'\n'}); !ok || json.Unmarshal(core, &claimed) != nil {
+	if core, _, ok := bytes.Cut(on, []byte{'\n'}); !ok || json.Unmarshal(firstDoc(core), &claimed) != nil {
 		_ = os.Remove(path)
 		return true, nil // unreadable: never used by decisions
 	}
@@ -432,12 +464,21 @@ func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, er
 	}
 	var cur Model
 	core, _, _ := bytes.Cut(fresh, []byte{'\n'})
-	_ = json.Unmarshal(core, &cur)
+	_ = json.Unmarshal(firstDoc(core), &cur)
 	if claimed.Stamp != cur.Stamp || string(on) == string(fresh) {
 		return true, nil // stale (ignored by decisions) or genuine
 	}
 	_ = os.Remove(path)
 	return false, nil
+}
+
+// firstDoc is the JSON of a first line whether or not its checksum holds
+// (Verify compares a file edited outside loopx with the store's).
+func firstDoc(line []byte) []byte {
+	if i := bytes.LastIndexByte(line, ' '); i > 0 && len(line)-i-1 == sha256.Size*2 {
+		return line[:i]
+	}
+	return line
 }
 
 func (rm *Model) goal(id string) *GoalModel {
@@ -472,6 +513,9 @@ func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
 		var all map[string][]kernel.Todo
 		if !ok {
 			return nil, errors.New("read model: rewritten since it was loaded")
+		}
+		if sum(full) != rm.TodosSum {
+			return nil, errors.New("read model: the todos are not the ones it was written with")
 		}
 		if err := json.Unmarshal(full, &all); err != nil || all == nil {
 			return nil, errors.New("read model: the todos do not decode")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -78,6 +79,30 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("a forged model was kept")
+	}
+
+	// The same edit, stamp kept, read by a decision: the first line's
+	// checksum fails, so Load does not use it; an edit of the second line
+	// (every todo) fails TodosSum when the todos are read.
+	core, full, _ := bytes.Cut(b, []byte{'\n'})
+	paused := bytes.Replace(core, []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
+	if bytes.Equal(paused, core) {
+		t.Fatalf("no goal status to forge in %s", core)
+	}
+	if err := os.WriteFile(path, slices.Concat(paused, []byte{'\n'}, full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if Load(path, s.Path(), "", now) != nil {
+		t.Fatal("a model edited without its checksum loaded")
+	}
+	edited := slices.Concat(core, []byte{'\n'}, bytes.Replace(full, []byte(`"title":"first"`), []byte(`"title":"forge"`), -1))
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rm := Load(path, s.Path(), "", now); rm == nil {
+		t.Fatal("the first line is intact")
+	} else if ts, err := rm.Todos("g1"); err == nil {
+		t.Fatalf("todos from an edited second line: %+v", ts)
 	}
 
 	// A commit after the write: the model no longer matches.
