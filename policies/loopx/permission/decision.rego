@@ -183,10 +183,18 @@ has_request if is_object(input.permission)
 has_path(p) if is_string(p.path)
 
 # METADATA
-# description: The goal must be in the spec, the agent known and on the goal.
+# description: |
+#   The goal must be in the spec, the agent known and on the goal. Not
+#   judged while the store, spec or policy is unusable (health denies
+#   then): an unreadable store knows no registration, and saying the agent
+#   is unknown would send a human after the wrong fault.
 default goal_agent := []
 
-goal_agent := [lib.reason("unknown_goal", $"goal {goal_id} is not declared in the spec", "data.loopx.permission.goal_agent", $"goals.{goal_id}")] if {
+goal_agent := goal_agent_checks if count(health) == 0
+
+default goal_agent_checks := []
+
+goal_agent_checks := [lib.reason("unknown_goal", $"goal {goal_id} is not declared in the spec", "data.loopx.permission.goal_agent", $"goals.{goal_id}")] if {
 	not goal_known
 } else := [lib.reason("unknown_agent", $"agent {input.agent} is neither declared in the spec nor registered", "data.loopx.permission.goal_agent", $"agents.{input.agent}")] if {
 	not input.state.agent.known == true

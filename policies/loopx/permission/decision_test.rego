@@ -68,6 +68,12 @@ test_health_errors_deny if {
 	d.reasons[0] == {"code": "store_error", "message": "store unusable: invalid database", "rule": "data.loopx.permission.health", "ref": ""}
 }
 
+# An unusable store knows no registration: the deny is the store's alone,
+# not also a false unknown_agent.
+test_health_error_alone_names_the_fault if {
+	codes(decide(object.union(base, {"health": {"store": "refused"}, "state": {"agent": {"known": false}}}))) == ["store_error"]
+}
+
 test_malformed_path_denies if {
 	codes(decide(req({"paths": [{"resolved": "x"}]}))) == ["bad_request"]
 }
