@@ -38,26 +38,7 @@ func (c *ReadsCache) Todos(user []Module) bool {
 // anyway). Only a reference that names another field on the way
 // (input.state.gates) does not.
 func Reads(user []Module, path ...string) bool {
-	for _, m := range user {
-		if m.Test {
-			continue
-		}
-		parsed, err := ast.ParseModuleWithOpts(m.Path, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return true
-		}
-		found := false
-		ast.WalkRefs(parsed, func(r ast.Ref) bool {
-			if !found && refReaches(r, ast.InputRootDocument, path) {
-				found = true
-			}
-			return found
-		})
-		if found {
-			return true
-		}
-	}
-	return false
+	return readsUnder(user, ast.InputRootDocument, path)
 }
 
 // ReadsTodos reports whether a policy of user may read the todos: the
@@ -69,8 +50,16 @@ func ReadsTodos(user []Module) bool {
 
 // ReadsData is Reads for the data document: whether a policy of user may
 // read data.<path> ("loopx", "run" for the built-in should_run rules), by
-// the same rules; a call of a function under path counts too.
+// the same rules; a call of a function under path, or an import of it
+// (import data.loopx.run as r), counts too.
 func ReadsData(user []Module, path ...string) bool {
+	return readsUnder(user, ast.DefaultRootDocument, path)
+}
+
+// readsUnder is Reads and ReadsData: whether a module of user (tests left
+// out) has a reference or an import that may read root.<path>, or does
+// not parse.
+func readsUnder(user []Module, root *ast.Term, path []string) bool {
 	for _, m := range user {
 		if m.Test {
 			continue
@@ -81,7 +70,7 @@ func ReadsData(user []Module, path ...string) bool {
 		}
 		found := false
 		ast.WalkRefs(parsed, func(r ast.Ref) bool {
-			if !found && refReaches(r, ast.DefaultRootDocument, path) {
+			if !found && refReaches(r, root, path) {
 				found = true
 			}
 			return found
@@ -89,9 +78,8 @@ func ReadsData(user []Module, path ...string) bool {
 		if found {
 			return true
 		}
-		// An import (import data.loopx.run as r) names the package too.
 		for _, imp := range parsed.Imports {
-			if r, ok := imp.Path.Value.(ast.Ref); ok && refReaches(r, ast.DefaultRootDocument, path) {
+			if r, ok := imp.Path.Value.(ast.Ref); ok && refReaches(r, root, path) {
 				return true
 			}
 		}
