@@ -129,16 +129,17 @@ func logRefusal(anchorDir string, r Refusal) {
 // store.refused event once a human repairs the store. Other errors (a
 // lock timeout) keep nothing. It reports whether r was kept.
 func LogWhileRefused(dir string, err error, r Refusal) bool {
-	refused := false
 	for _, sentinel := range []error{ErrRolledBack, ErrTampered, ErrSchemaTooNew, ErrSchemaUnknown} {
-		refused = refused || errors.Is(err, sentinel)
+		if errors.Is(err, sentinel) {
+			adir, aerr := AnchorDirOf(dir)
+			if aerr != nil {
+				return false
+			}
+			logRefusal(adir, r)
+			return true
+		}
 	}
-	adir, aerr := AnchorDirOf(dir)
-	if !refused || aerr != nil {
-		return false
-	}
-	logRefusal(adir, r)
-	return true
+	return false
 }
 
 // ReadRefusals returns the refusal log's lines (none when there is no log;

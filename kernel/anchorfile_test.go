@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,6 +44,64 @@ func TestLogWhileRefused(t *testing.T) {
 			rs, err := ReadRefusals(adir)
 			if err != nil || (len(rs) == 1) != tc.kept || (tc.kept && rs[0] != r) {
 				t.Fatalf("refusal log %+v, %v; kept %v", rs, err, tc.kept)
+			}
+		})
+	}
+}
+
+// TestRefusals_ImportedWhenHealthyAgainAndBounded: refusal lines left in
+// the anchor directory (the store was refused, then put back) become
+// store.refused events at the next open of the healthy store, with one
+// event saying it was put back without a repair; the file is emptied; a
+// log padded with lines by a process outside a sandbox imports at most
+// maxRefusalEvents of them and says how many it left out.
+func TestRefusals_ImportedWhenHealthyAgainAndBounded(t *testing.T) {
+	for _, lines := range []int{2, maxRefusalEvents + 50} {
+		t.Run(strconv.Itoa(lines), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), ".loopx")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			openT(t, dir).Close()
+			adir, err := AnchorDirOf(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < lines; i++ {
+				logRefusal(adir, Refusal{At: t0, Code: "store_behind", Message: fmt.Sprintf("refusal %d", i)})
+			}
+			s := openT(t, dir)
+			defer s.Close()
+			var got []Event
+			if err := s.View(func(tx *Tx) error {
+				return tx.Events(func(e Event) bool {
+					if e.Kind == "store.refused" {
+						got = append(got, e)
+					}
+					return true
+				})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			imported, omitted := min(lines, maxRefusalEvents), lines-min(lines, maxRefusalEvents)
+			want := imported + 1
+			if omitted > 0 {
+				want++
+				if got[0].Data["found"] != "refusals_omitted" || !strings.Contains(got[0].Message, fmt.Sprintf("%d older lines", omitted)) {
+					t.Fatalf("first event %+v", got[0])
+				}
+			}
+			if len(got) != want {
+				t.Fatalf("%d store.refused events, want %d", len(got), want)
+			}
+			if last := got[len(got)-1]; !strings.Contains(last.Message, fmt.Sprintf("refused %d time(s)", lines)) || last.Data["found"] != "store_restored" {
+				t.Fatalf("last event %+v", last)
+			}
+			if got[len(got)-2].Message != fmt.Sprintf("refusal %d", lines-1) {
+				t.Fatalf("newest refusal not kept: %+v", got[len(got)-2])
+			}
+			if rs, _ := ReadRefusals(adir); len(rs) != 0 {
+				t.Fatalf("refusal log kept %d lines", len(rs))
 			}
 		})
 	}

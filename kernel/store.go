@@ -360,10 +360,10 @@ func openLocked(dir string, o Options) (*Store, error) {
 	// does any open that finds the store healthy again without one (it was
 	// put back: by whom, loopx cannot tell), so that a tamper undone before
 	// anyone repaired it still reaches review.
-	refusals := s.refusalEvents()
-	if len(refusals) > 0 && !o.AcceptRollback {
+	refusals, total, first := s.refusalEvents()
+	if total > 0 && !o.AcceptRollback {
 		refusals = append(refusals, Event{Kind: "store.refused", Actor: "loopx",
-			Message: fmt.Sprintf("the store was refused %d time(s) (first at %s) and opens again at revision %d without a human's repair (doctor --accept-store or --salvage): it was put back as it was", len(refusals), refusals[0].Data["at"], s.chain.Rev),
+			Message: fmt.Sprintf("the store was refused %d time(s) (first at %s) and opens again at revision %d without a human's repair (doctor --accept-store or --salvage): it was put back as it was", total, first, s.chain.Rev),
 			Data:    map[string]any{"found": "store_restored", "rev": s.chain.Rev}})
 	}
 	events = append(events, refusals...)
@@ -408,16 +408,32 @@ func openLocked(dir string, o Options) (*Store, error) {
 }
 
 // refusalEvents are the refusal log's lines as store.refused events (for
-// the store a human accepts: review lists them).
-func (s *Store) refusalEvents() []Event {
+// a store a human repaired, or found healthy again: review lists them).
+// At most the newest maxRefusalEvents lines are imported, and the number
+// left out is said in one more event: the file lies outside the store (a
+// process outside a sandbox can write it), so it cannot flood the event
+// log. total is the number of lines, first the instant of the oldest.
+func (s *Store) refusalEvents() (out []Event, total int, first string) {
 	rs, _ := ReadRefusals(s.anchorDir)
-	var out []Event
-	for _, r := range rs {
+	if len(rs) == 0 {
+		return nil, 0, ""
+	}
+	keep := rs
+	if n := len(rs) - maxRefusalEvents; n > 0 {
+		keep = rs[n:]
+		out = append(out, Event{Kind: "store.refused", Actor: "loopx",
+			Message: fmt.Sprintf("%d older lines of the refusal log were not imported (at most %d are)", n, maxRefusalEvents),
+			Data:    map[string]any{"found": "refusals_omitted", "omitted": n}})
+	}
+	for _, r := range keep {
 		out = append(out, Event{Kind: "store.refused", Actor: "loopx", Message: r.Message,
 			Data: map[string]any{"found": r.Code, "at": r.At.Format(time.RFC3339Nano)}})
 	}
-	return out
+	return out, len(rs), rs[0].At.Format(time.RFC3339Nano)
 }
+
+// maxRefusalEvents is how many refusal log lines one open imports.
+const maxRefusalEvents = 100
 
 // schema is the store's schema version (0 when unstamped). Errors: the
 // stamp is no version.
