@@ -18,7 +18,7 @@ const actingRule = "data.loopx.gate.acting"
 // input and the built-in bundle (no spec, no user policy), so one
 // preparation serves every engine (an MCP server opens one per call).
 var actingQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
-	return (&Engine{}).compileRef(context.Background(), actingRule, "gate", nil)
+	return (&Engine{}).compileRef(context.Background(), actingRule, nil)
 })
 
 // ActInput is a command's request to act as an agent, judged by

@@ -352,7 +352,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 // A terminal channel nobody was asked on yet (ch.Typed nil) denies with
 // confirmation_pending alone when the channel is otherwise a human's.
 func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
-	pq, err := e.compileRef(ctx, "data.loopx.gate.adopt", "gate", nil)
+	pq, err := e.compileRef(ctx, "data.loopx.gate.adopt", nil)
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), "data.loopx.gate.adopt")
 	}

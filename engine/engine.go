@@ -221,36 +221,36 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 	if err != nil {
 		return nil, err
 	}
-	return e.compileRef(ctx, ref, decision.PolicyArea(query), user)
+	return e.compileRef(ctx, ref, user)
 }
 
 // compileQueries prepares the entry rules of queries (see prepare), in
-// their order, over one compilation of their areas' modules.
+// their order, over one compilation of the modules they reach.
 func (e *Engine) compileQueries(ctx context.Context, queries []string, user []UserModule) ([]*rego.PreparedEvalQuery, error) {
-	var refs, areas []string
+	var refs []string
 	for _, q := range queries {
 		ref, ok := policies.Queries[q]
 		if !ok {
 			return nil, fmt.Errorf("unknown query %q", q)
 		}
-		refs, areas = append(refs, ref), append(areas, decision.PolicyArea(q))
+		refs = append(refs, ref)
 	}
 	var spec []byte
 	if e.spec != nil {
 		spec = e.spec.JSON
 	}
-	return policySchemas.PrepareAll(ctx, refs, areas, spec, user)
+	return policySchemas.PrepareAll(ctx, refs, spec, user)
 }
 
-// compileRef prepares the rule ref over the built-in modules of area and
-// the shared library, and the user modules user (none: built-in only),
-// with the spec in effect as data (rulebook.Schemas.Prepare).
-func (e *Engine) compileRef(ctx context.Context, ref, area string, user []UserModule) (*rego.PreparedEvalQuery, error) {
+// compileRef prepares the entry rule ref over the built-in modules it
+// reaches and the user modules user (none: built-in only), with the spec
+// in effect as data (rulebook.Schemas.Prepare).
+func (e *Engine) compileRef(ctx context.Context, ref string, user []UserModule) (*rego.PreparedEvalQuery, error) {
 	var spec []byte
 	if e.spec != nil {
 		spec = e.spec.JSON
 	}
-	return policySchemas.Prepare(ctx, ref, area, spec, user)
+	return policySchemas.Prepare(ctx, ref, spec, user)
 }
 
 // Usagef is errs.Usagef: a request the engine refuses as malformed or

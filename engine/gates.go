@@ -193,7 +193,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 // policy takes part, so a broken one cannot lock the human out). It
 // returns nil when allowed, else an errs.No refusal with the first reason.
 func (e *Engine) RepairAllowed(ctx context.Context, ch Channel) error {
-	pq, err := e.compileRef(ctx, "data.loopx.gate.repair", "gate", nil)
+	pq, err := e.compileRef(ctx, "data.loopx.gate.repair", nil)
 	if err != nil {
 		return err
 	}

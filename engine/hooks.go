@@ -55,7 +55,7 @@ func (e *Engine) AgentOnGoal(ctx context.Context, goal, agent string) (bool, err
 	if err != nil {
 		return false, err
 	}
-	pq, err := e.compileRef(ctx, rulebook.AgentOnGoal, "permission", nil)
+	pq, err := e.compileRef(ctx, rulebook.AgentOnGoal, nil)
 	if err != nil {
 		return false, err
 	}

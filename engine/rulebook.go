@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -118,4 +118,4 @@ func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.Can
 
 // Warm starts compiling query's built-in policy in the background
 // (rulebook.Warm), for a process about to decide it.
-func Warm(query string) { rulebook.Warm(decision.PolicyArea(query)) }
+func Warm(query string) { rulebook.Warm(policies.Queries[query]) }

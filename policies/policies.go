@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -96,65 +95,32 @@ func Library() (modules, tests map[string]string) {
 	return modules, tests
 }
 
-// AreaModules returns the modules that answer the queries of one policy
-// area ("run", "permission", "claim", "gate": the directory under loopx/):
-// the area's own modules and the library modules it calls, keyed like
-// Modules. A library module is included when the area calls a rule it
-// defines (lib.<name>), or when an included library module names one
-// (transitively); the match is textual and errs on including more.
-// Preparing costs time linear in the policy compiled, so each query
-// compiles only this (user policies may call any library rule: the engine
+// EntryModules returns the modules that evaluate the entry rule ref (a
+// rule of the bundle annotated "entrypoint: true", named by its path:
+// "data.loopx.run.decision", "data.loopx.gate.acting"): the module that
+// defines it and those of every rule it reaches, keyed like Modules; nil
+// when ref is no entry rule. OPA's compiler found them (the rule graph,
+// policies/internal/entries), once, when entries_gen.go was generated:
+// preparing costs time linear in the policy compiled, so a query compiles
+// only these (user policies may call any library rule: the engine then
 // compiles the whole library with them). The map is a fresh copy.
-func AreaModules(area string) map[string]string {
+//
+//go:generate go run ./internal/entries/gen
+func EntryModules(ref string) map[string]string {
+	paths, ok := entryModules[ref]
+	if !ok {
+		return nil
+	}
 	l := load()
-	out := map[string]string{}
-	var calls strings.Builder
-	for p, src := range l.modules {
-		if strings.HasPrefix(p, "loopx/"+area+"/") {
-			out[p] = src
-			for _, m := range libCall().FindAllStringSubmatch(src, -1) {
-				calls.WriteString(m[1] + " ")
-			}
-		}
-	}
-	lib := map[string][]string{} // library module -> the rules it defines
-	for p, src := range l.modules {
-		if strings.HasPrefix(p, "loopx/lib/") {
-			for _, m := range ruleHead().FindAllStringSubmatch(src, -1) {
-				if !slices.Contains([]string{"package", "import", "default", "else"}, m[1]) {
-					lib[p] = append(lib[p], m[1])
-				}
-			}
-		}
-	}
-	for added := true; added; {
-		added = false
-		named := " " + calls.String()
-		for p, names := range lib {
-			if _, ok := out[p]; ok {
-				continue
-			}
-			for _, n := range names {
-				if strings.Contains(named, " "+n+" ") {
-					out[p] = l.modules[p]
-					// Names this module uses unqualified (same package).
-					for _, w := range word().FindAllString(l.modules[p], -1) {
-						calls.WriteString(w + " ")
-					}
-					added = true
-					break
-				}
-			}
-		}
+	out := make(map[string]string, len(paths))
+	for _, p := range paths {
+		out[p] = l.modules[p]
 	}
 	return out
 }
 
-var (
-	libCall  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\blib\.([A-Za-z_][A-Za-z0-9_]*)`) })
-	ruleHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_]*)\b`) })
-	word     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`) })
-)
+// Entrypoints lists the bundle's entry rules (EntryModules), sorted.
+func Entrypoints() []string { return slices.Sorted(maps.Keys(entryModules)) }
 
 // Modules returns the bundle's policy modules (tests excluded), keyed by their
 // slash-separated path in the bundle ("loopx/run/decision.rego"). The map is a

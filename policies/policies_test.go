@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/loopx-dev/loopx/policies/regotest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/policies/internal/entries"
+	"github.com/loopx-dev/loopx/policies/regotest"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
@@ -180,48 +182,72 @@ func BenchmarkEval(b *testing.B) {
 	}
 }
 
-// TestAreaModules_CompileAlone compiles each area's modules as the engine
-// prepares them, with every compiler check (an undefined function is an
-// error): the library modules AreaModules leaves out are ones the area
-// never calls.
-func TestAreaModules_CompileAlone(t *testing.T) {
+// TestEntryModules_UpToDate recomputes, with OPA's compiler, which
+// modules each entry rule reaches (entries.Index) and requires
+// entries_gen.go to say the same: a module or annotation changed without
+// `go generate ./policies` fails here, before a query compiles too little.
+func TestEntryModules_UpToDate(t *testing.T) {
+	index, err := entries.Index(Modules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(index, entryModules) {
+		t.Fatalf("entries_gen.go is stale: run go generate ./policies\n got: %v\nwant: %v", entryModules, index)
+	}
+	for ref := range Queries {
+		if _, ok := entryModules[Queries[ref]]; !ok {
+			t.Errorf("query %s: its rule %s is not annotated entrypoint: true", ref, Queries[ref])
+		}
+	}
+}
+
+// TestEntryModules_CompileAlone compiles each entry rule's modules as the
+// engine prepares them, with every compiler check (an undefined function
+// is an error), and checks what the rule graph leaves out: the acting
+// decision compiles without the answer's and the repairs' rules, the
+// permission decision without the todo rules.
+func TestEntryModules_CompileAlone(t *testing.T) {
 	tests := []struct {
-		area      string
+		ref       string
 		want, not []string
 	}{
-		{"run", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
-		{"permission", []string{"loopx/lib/lib.rego", "loopx/lib/glob.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/todos.rego"}},
-		{"claim", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
-		{"gate", []string{"loopx/lib/lib.rego"}, []string{"loopx/lib/glob.rego", "loopx/lib/todos.rego"}},
+		{ShouldRunQuery, []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego", "loopx/run/quota.rego"}, []string{"loopx/lib/glob.rego"}},
+		{"data.loopx.permission.decision", []string{"loopx/lib/lib.rego", "loopx/lib/glob.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/todos.rego"}},
+		{"data.loopx.claim.decision", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
+		{"data.loopx.gate.decision", []string{"loopx/lib/lib.rego", "loopx/gate/identity.rego"}, []string{"loopx/gate/repair.rego", "loopx/lib/todos.rego"}},
+		{"data.loopx.gate.acting", []string{"loopx/gate/request.rego", "loopx/gate/identity.rego"}, []string{"loopx/gate/decision.rego", "loopx/gate/repair.rego"}},
+		{"data.loopx.lib.claim_order", []string{"loopx/lib/todos.rego"}, []string{"loopx/lib/lib.rego"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.area, func(t *testing.T) {
-			mods := AreaModules(tt.area)
+		t.Run(tt.ref, func(t *testing.T) {
+			mods := EntryModules(tt.ref)
 			for _, p := range tt.want {
 				if _, ok := mods[p]; !ok {
-					t.Errorf("AreaModules(%q) lacks %s", tt.area, p)
+					t.Errorf("EntryModules(%q) lacks %s", tt.ref, p)
 				}
 			}
 			for _, p := range tt.not {
 				if _, ok := mods[p]; ok {
-					t.Errorf("AreaModules(%q) includes %s, which it never calls", tt.area, p)
+					t.Errorf("EntryModules(%q) includes %s, which it never reaches", tt.ref, p)
 				}
-			}
-			parsed := map[string]*ast.Module{}
-			for p, src := range mods {
-				m, err := ast.ParseModuleWithOpts(p, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				parsed[p] = m
-			}
-			c := ast.NewCompiler()
-			if c.Compile(parsed); c.Failed() {
-				t.Fatalf("area %s alone does not compile: %v", tt.area, c.Errors)
 			}
 		})
 	}
-	if mods := AreaModules("nope"); len(mods) != 0 {
-		t.Fatalf("AreaModules(unknown) = %v, want none", mods)
+	for _, ref := range Entrypoints() {
+		parsed := map[string]*ast.Module{}
+		for p, src := range EntryModules(ref) {
+			m, err := ast.ParseModuleWithOpts(p, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed[p] = m
+		}
+		c := ast.NewCompiler()
+		if c.Compile(parsed); c.Failed() {
+			t.Errorf("%s alone does not compile: %v", ref, c.Errors)
+		}
+	}
+	if mods := EntryModules("data.loopx.run.nope"); mods != nil {
+		t.Fatalf("EntryModules(unknown) = %v, want nil", mods)
 	}
 }

@@ -212,7 +212,7 @@ func Classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
 		return fail(err)
 	}
 	opts := []func(*rego.Rego){rego.Query(Query), rego.StrictBuiltinErrors(true)}
-	for path, src := range policies.AreaModules("adopt") {
+	for path, src := range policies.EntryModules(Query) {
 		opts = append(opts, rego.Module(path, src))
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)

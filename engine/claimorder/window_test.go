@@ -158,7 +158,7 @@ func runQuery(t *testing.T) *rego.PreparedEvalQuery {
 		"quota": map[string]any{"window": "24h", "rounds": 100}}}}
 	opts := []func(*rego.Rego){rego.Query(policies.ShouldRunQuery), rego.StrictBuiltinErrors(true),
 		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}}))}
-	for path, src := range policies.AreaModules("run") {
+	for path, src := range policies.EntryModules(policies.ShouldRunQuery) {
 		opts = append(opts, rego.Module(path, src))
 	}
 	pq, err := rego.New(opts...).PrepareForEval(context.Background())

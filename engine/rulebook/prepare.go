@@ -3,6 +3,7 @@ package rulebook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -27,29 +28,33 @@ var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOve
 	ast.StageParseMetadataBlocks, ast.StageSetAnnotationSet, ast.StageRewriteRegoMetadataCalls, ast.StageRewritePrintCalls,
 	ast.StageCheckRuleConflicts, ast.StageCheckSafetyRuleHeads, ast.StageSetGraph, ast.StageBuildComprehensionIndices}
 
-// Prepare compiles and prepares the rule ref (a query's entry rule) over
-// the built-in modules of area and the shared library and the user
-// modules user (none: built-in only; their tests are left out), with
+// Prepare compiles and prepares the rule ref (an entry rule of the
+// built-in bundle) over the built-in modules it reaches
+// (policies.EntryModules) and the user modules user (none: built-in only;
+// their tests are left out; with them, the whole library too), with
 // specJSON (the exported spec, nil for none) as data.loopx.spec. User
 // modules are compiled with every check and type-checked against s; the
 // built-in bundle alone skips the stages its own tests pass. Errors: a
 // spec that is not JSON; a user module that does not parse or compile
-// (explained as Explain does).
-func (s *Schemas) Prepare(ctx context.Context, ref, area string, specJSON []byte, user []Module) (*rego.PreparedEvalQuery, error) {
-	pqs, err := s.PrepareAll(ctx, []string{ref}, []string{area}, specJSON, user)
+// (explained as Explain does); ref no entry rule.
+func (s *Schemas) Prepare(ctx context.Context, ref string, specJSON []byte, user []Module) (*rego.PreparedEvalQuery, error) {
+	pqs, err := s.PrepareAll(ctx, []string{ref}, specJSON, user)
 	if err != nil {
 		return nil, err
 	}
 	return pqs[0], nil
 }
 
-// PrepareAll is Prepare for several entry rules at once: refs[i] of area
-// areas[i] (as many), over one compilation of the built-in modules of all
-// the areas, the library and the user modules (a round start prepares
-// should_run's and claim's rules, which share the library, on one
-// compiler). It returns the prepared queries in the order of refs; any
-// error fails them all.
-func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON []byte, user []Module) ([]*rego.PreparedEvalQuery, error) {
+// PrepareAll is Prepare for several entry rules at once, over one
+// compilation of the built-in modules they reach and the user modules (a
+// round start prepares should_run's and claim's rules, which share the
+// library, on one compiler). It returns the prepared queries in the order
+// of refs; any error fails them all.
+func (s *Schemas) PrepareAll(ctx context.Context, refs []string, specJSON []byte, user []Module) ([]*rego.PreparedEvalQuery, error) {
+	mods, err := builtinModules(refs)
+	if err != nil {
+		return nil, err
+	}
 	var spec map[string]any
 	if specJSON != nil {
 		if err := json.Unmarshal(specJSON, &spec); err != nil {
@@ -62,7 +67,7 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON
 		// The built-in bundle alone skips the tested stages, type checking
 		// among them: it needs no schemas (building them is a third of a
 		// cold decision's preparing), only the capabilities.
-		if compiler = takeWarm(areas); compiler != nil {
+		if compiler = takeWarm(refs); compiler != nil {
 			warmed = true
 		} else {
 			compiler = builtinCompiler()
@@ -82,7 +87,6 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON
 		rego.StrictBuiltinErrors(true),
 		rego.Store(store),
 	}
-	mods := builtinModules(areas)
 	if len(user) > 0 {
 		// User policies may call any library rule: the whole library.
 		lib, _ := policies.Library()
@@ -130,15 +134,19 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs, areas []string, specJSON
 	return out, nil
 }
 
-// builtinModules are the built-in modules a query of areas compiles: only
-// the areas' own modules and the library modules they call (preparing
-// costs time linear in the policy compiled).
-func builtinModules(areas []string) map[string]string {
+// builtinModules are the built-in modules the entry rules refs reach
+// (policies.EntryModules: preparing costs time linear in the policy
+// compiled). Errors: a ref that is no entry rule of the bundle.
+func builtinModules(refs []string) (map[string]string, error) {
 	mods := map[string]string{}
-	for _, area := range areas {
-		maps.Copy(mods, policies.AreaModules(area))
+	for _, ref := range refs {
+		m := policies.EntryModules(ref)
+		if m == nil {
+			return nil, fmt.Errorf("%s is no entry rule of the built-in bundle (# METADATA entrypoint: true)", ref)
+		}
+		maps.Copy(mods, m)
 	}
-	return mods
+	return mods, nil
 }
 
 // builtinCompiler is the compiler of the built-in bundle alone.
@@ -146,8 +154,8 @@ func builtinCompiler() *ast.Compiler {
 	return ast.NewCompiler().WithCapabilities(Capabilities()).WithSkipStages(tested...)
 }
 
-// warm is the compile Warm started: the built-in modules of the areas
-// named by key, compiled (c, or the error err) once done is closed; taken
+// warm is the compile Warm started: the built-in modules the entry rules
+// named by key reach, compiled (c, or the error err) once done is closed; taken
 // marks it used.
 var warm struct {
 	sync.Mutex
@@ -159,26 +167,31 @@ var warm struct {
 }
 
 // Warm starts compiling, in the background, the built-in modules that
-// PrepareAll compiles for areas without user modules (parsing and
+// PrepareAll compiles for the entry rules refs without user modules (parsing and
 // compiling them is most of a cold decision), for the first such
 // PrepareAll of this process to take: a command that knows its query
 // before it has read its spec and state (loopx decide) overlaps the two.
 // Only the first call of a process starts anything; a compile nobody
 // takes (the project has user policies: they are compiled together) only
 // costs CPU.
-func Warm(areas ...string) {
+func Warm(refs ...string) {
 	warm.Lock()
 	defer warm.Unlock()
 	if warm.done != nil {
 		return
 	}
 	done := make(chan struct{})
-	warm.key, warm.done = strings.Join(areas, "\x00"), done
+	warm.key, warm.done = strings.Join(refs, "\x00"), done
 	go func() {
 		defer close(done)
 		c := builtinCompiler()
 		parsed := map[string]*ast.Module{}
-		for path, src := range builtinModules(areas) {
+		mods, err := builtinModules(refs)
+		if err != nil {
+			warm.err = err
+			return
+		}
+		for path, src := range mods {
 			m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
 			if err != nil {
 				warm.err = err
@@ -195,11 +208,11 @@ func Warm(areas ...string) {
 }
 
 // takeWarm waits for and returns the compiler Warm started for exactly
-// areas, once; nil when none was started for them, it was taken already,
+// refs, once; nil when none was started for them, it was taken already,
 // or it failed (the caller compiles, and reports any error itself).
-func takeWarm(areas []string) *ast.Compiler {
+func takeWarm(refs []string) *ast.Compiler {
 	warm.Lock()
-	if warm.done == nil || warm.taken || warm.key != strings.Join(areas, "\x00") {
+	if warm.done == nil || warm.taken || warm.key != strings.Join(refs, "\x00") {
 		warm.Unlock()
 		return nil
 	}

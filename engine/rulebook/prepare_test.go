@@ -3,6 +3,7 @@ package rulebook
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/loopx-dev/loopx/policies"
@@ -20,11 +21,7 @@ func TestPrepare_BuiltIn(t *testing.T) {
 			spec []byte
 			bad  bool
 		}{{"no spec", nil, false}, {"spec", []byte(`{"project": {"name": "p"}, "goals": {}}`), false}, {"spec not JSON", []byte(`{`), true}} {
-			area := q
-			if q == "gate_answer" {
-				area = "gate"
-			}
-			pq, err := s.Prepare(context.Background(), ref, area, tc.spec, nil)
+			pq, err := s.Prepare(context.Background(), ref, tc.spec, nil)
 			if (err != nil) != tc.bad || (err == nil && pq == nil) {
 				t.Errorf("%s, %s: %v", q, tc.name, err)
 			}
@@ -39,14 +36,13 @@ func TestPrepareAll_SameAsOneByOne(t *testing.T) {
 	ctx := context.Background()
 	spec := []byte(`{"project": {"name": "p"}, "goals": {}}`)
 	refs := []string{policies.Queries["should_run"], policies.Queries["claim"]}
-	areas := []string{"run", "claim"}
-	all, err := s.PrepareAll(ctx, refs, areas, spec, nil)
+	all, err := s.PrepareAll(ctx, refs, spec, nil)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("PrepareAll: %d, %v", len(all), err)
 	}
 	in := map[string]any{"query": "should_run", "goal": "g1", "agent": "a1", "now": "2026-11-29T10:00:00Z"}
 	for i, ref := range refs {
-		one, err := s.Prepare(ctx, ref, areas[i], spec, nil)
+		one, err := s.Prepare(ctx, ref, spec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,28 +60,29 @@ func TestPrepareAll_SameAsOneByOne(t *testing.T) {
 	}
 }
 
-// TestWarm_TakenOnceByTheSameAreas: a compile Warm started is taken by the
-// first PrepareAll of the same areas without user modules, and answers as
-// a query compiled there; other areas, and later calls, compile their own.
-func TestWarm_TakenOnceByTheSameAreas(t *testing.T) {
+// TestWarm_TakenOnceByTheSameRules: a compile Warm started is taken by the
+// first PrepareAll of the same entry rules without user modules, and
+// answers as a query compiled there; other rules, and later calls, compile
+// their own.
+func TestWarm_TakenOnceByTheSameRules(t *testing.T) {
 	var s *Schemas
 	ctx := context.Background()
 	spec := []byte(`{"project": {"name": "p"}, "goals": {"g1": {"agents": ["a1"]}}}`)
 	in := map[string]any{"query": "should_run", "goal": "g1", "agent": "a1", "now": "2026-11-29T10:00:00Z",
 		"health": map[string]any{"store": "", "spec": "", "policy": ""},
 		"state":  map[string]any{"goal": map[string]any{"id": "g1", "in_spec": true, "status": "active"}, "agent": map[string]any{"id": "a1", "known": true}, "todos": []any{}, "gates": []any{}}}
-	Warm("run")
-	if c := takeWarm([]string{"claim"}); c != nil {
-		t.Fatal("another area's query took the warm compile")
+	Warm(policies.ShouldRunQuery)
+	if c := takeWarm([]string{policies.Queries["claim"]}); c != nil {
+		t.Fatal("another rule's query took the warm compile")
 	}
-	warmed, err := s.Prepare(ctx, policies.ShouldRunQuery, "run", spec, nil)
+	warmed, err := s.Prepare(ctx, policies.ShouldRunQuery, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := takeWarm([]string{"run"}); c != nil {
+	if c := takeWarm([]string{policies.ShouldRunQuery}); c != nil {
 		t.Fatal("the warm compile was taken twice")
 	}
-	cold, err := s.Prepare(ctx, policies.ShouldRunQuery, "run", spec, nil)
+	cold, err := s.Prepare(ctx, policies.ShouldRunQuery, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,5 +96,15 @@ func TestWarm_TakenOnceByTheSameAreas(t *testing.T) {
 	}
 	if len(want) == 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("warm %v, cold %v", got, want)
+	}
+}
+
+// TestPrepare_UnknownEntryRule: a rule the bundle does not annotate as an
+// entry rule is an error naming it, never a query over too few modules.
+func TestPrepare_UnknownEntryRule(t *testing.T) {
+	var s *Schemas
+	_, err := s.Prepare(context.Background(), "data.loopx.gate.identity", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "data.loopx.gate.identity is no entry rule") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -10,6 +10,7 @@ package loopx.lib
 #   (data.loopx.spec.goals.<g>.agents) names it or is empty, or a human
 #   registered it for the goal (`loopx agent register ID --goal G`:
 #   input.state.agent.goals).
+# entrypoint: true
 default agent_on_goal := false
 
 agent_on_goal if {

@@ -49,6 +49,8 @@ order_key(t) := [object.get({"monitor": 1}, t.kind, 2), object.get(t, "priority"
 # per state revision (engine/readmodel) and gives should_run the todos of a
 # prefix of it that covers every todo with a lease (whose rank depends on
 # the asking agent), so that a decision walks a few todos, not all.
+# METADATA
+# entrypoint: true
 claim_order(todos) := [i | some [_, i] in sort([[order_key(t), i] | some i, t in todos; not i in out])] if {
 	s := settled(todos)
 	out := (s.deps | s.blocked) | s.human

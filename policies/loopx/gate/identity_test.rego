@@ -1,0 +1,105 @@
+package loopx.gate_test
+
+import data.loopx.gate
+
+# Who is acting: --as agent:X is checked against the agents the caller's
+# ancestors run as (engine Acting), never trusted.
+acting(agents) := {"kind": "agent", "round_agent": "", "ancestry_checked": true, "acting_agents": agents}
+
+test_agent_acts_only_as_its_ancestors_agent if {
+	decide(answer({"actor": "agent:claude", "channel": acting(["claude"])})).allow
+	r := first(answer({"actor": "agent:claude", "channel": acting(["codex"])}))
+	r.code == "self_answer_forbidden"
+	contains(r.message, "descends from agent codex's process")
+}
+
+test_agent_without_agent_ancestor_is_refused if {
+	r := first(answer({"actor": "agent:claude", "channel": acting([])}))
+	r.code == "self_answer_forbidden"
+	contains(r.message, "loopx run --agent claude")
+}
+
+test_ancestors_of_two_agents_refuse_both if {
+	every a in ["agent:claude", "agent:codex"] {
+		first(answer({"actor": a, "channel": acting(["claude", "codex"])})).code == "self_answer_forbidden"
+	}
+}
+
+test_ancestry_unchecked_keeps_the_environment_rules if {
+	decide(answer({"actor": "agent:claude", "channel": object.union(acting([]), {"ancestry_checked": false})})).allow
+}
+
+# The acting decision: the same identity rule, asked by every command that
+# acts as an agent (mode act), by loopx mcp binding its session (bind) and
+# by each call of a bound session (session).
+act(actor, agents, extra) := d if {
+	d := gate.acting with input as {"answer": {"actor": actor, "channel": acting(agents), "acting": object.union({"mode": "act"}, extra)}}
+}
+
+test_acting_as_the_ancestry_agent if {
+	d := act("agent:claude", ["claude"], {})
+	d == {"verdict": "allow", "allow": true, "agent": "claude", "reasons": []}
+	act("", ["claude"], {}).agent == "claude"
+}
+
+test_acting_as_another_agent_is_refused if {
+	d := act("agent:claude", ["codex"], {})
+	d.verdict == "deny"
+	d.agent == ""
+	d.reasons == [{
+		"code": "agent_mismatch",
+		"message": "--agent claude: this command descends from agent codex's process and may act only as codex",
+		"rule": "data.loopx.gate.identity", "ref": "agents.claude",
+	}]
+	b := act("agent:claude", ["codex"], {"mode": "bind"})
+	b.reasons[0].message == "--agent claude: this server descends from agent codex's process and may act only as codex"
+}
+
+test_acting_below_several_agents_is_refused_named_or_not if {
+	every actor in ["agent:claude", "agent:codex", ""] {
+		d := act(actor, ["claude", "codex"], {})
+		d.reasons[0].code == "agent_mismatch"
+		d.reasons[0].message == "the processes above this command run as several agents ([claude codex]): an agent acts only as itself, so none of them may act from here"
+	}
+	contains(act("", ["claude", "codex"], {"mode": "bind"}).reasons[0].message, "above this server")
+}
+
+test_a_human_acts_for_any_agent_without_an_agent_above if {
+	act("agent:claude", [], {}) == {"verdict": "allow", "allow": true, "agent": "claude", "reasons": []}
+	act("", [], {}).agent == ""
+	act("agent:codex", [], {"mode": "bind"}).agent == "codex"
+}
+
+test_acting_with_the_ancestry_unread_takes_the_name if {
+	d := gate.acting with input as {"answer": {"actor": "agent:claude", "channel": {"ancestry_checked": false, "acting_agents": ["codex"]}, "acting": {"mode": "act"}}}
+	d.allow
+	d.agent == "claude"
+}
+
+test_session_acts_only_as_its_bound_agent if {
+	act("agent:claude", [], {"mode": "session", "bound": "claude"}).agent == "claude"
+	act("", [], {"mode": "session", "bound": "claude"}).agent == "claude"
+	act("", [], {"mode": "session", "bound": ""}) == {"verdict": "allow", "allow": true, "agent": "", "reasons": []}
+	m := act("agent:codex", [], {"mode": "session", "bound": "claude"}).reasons[0]
+	m.code == "agent_mismatch"
+	m.message == "this MCP session acts as agent claude (bound at start): it cannot act as \"codex\""
+	u := act("agent:codex", [], {"mode": "session", "bound": ""}).reasons[0]
+	u.code == "unbound_session"
+	u.message == "this MCP session is bound to no agent, so it cannot act as \"codex\": start it with `loopx mcp --agent codex` from that agent's host"
+}
+
+test_acting_odd_inputs_deny_and_stay_defined if {
+	every inp in [{}, null, {"answer": {"actor": "agent:claude"}}, {"answer": {"actor": "human", "acting": {"mode": "act"}}}, {"answer": {"actor": "agent:", "acting": {"mode": "act"}}}, {"answer": {"acting": {"mode": "answer"}}}, {"answer": {"acting": {}}}] {
+		d := gate.acting with input as inp
+		d.verdict == "deny"
+		d.reasons[0].code == "bad_request"
+	}
+	d := gate.acting with input as {"answer": {"actor": "", "acting": {"mode": "sudo"}}}
+	d.reasons[0].message == "input.answer.acting.mode sudo is not act, bind or session"
+}
+
+test_a_gate_answer_never_carries_acting if {
+	d := decide(answer({"actor": "agent:claude", "channel": acting([]), "acting": {"mode": "act"}}))
+	d.verdict == "deny"
+	"bad_request" in codes(d)
+}
