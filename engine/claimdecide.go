@@ -150,8 +150,11 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 // is): a command that opens it before its mutation (ActAs reads it) calls
 // it first, so that no compile runs under the state lock. With gated, only
 // when the read model shows an open gate or cannot tell (finish, evidence
-// add and a todo's status decide claim only then).
+// add and a todo's status decide claim only then). The identity check
+// those commands make next (ActAs) is compiled meanwhile, in the
+// background.
 func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
+	PrepareActing()
 	claimorder.Prepare() // the read model written after the unlock needs it
 	if rm := e.loadReadModel(e.Now()); e.store == nil && (!gated || rm == nil || rm.AnyOpenGate()) {
 		e.prepareAll(ctx, queries...)

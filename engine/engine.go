@@ -213,15 +213,15 @@ func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
 
 // compile compiles and prepares query (see prepare).
 func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
-	ref, ok := policies.Queries[query]
-	if !ok {
-		return nil, fmt.Errorf("unknown query %q", query)
-	}
 	user, err := e.UserModules()
 	if err != nil {
 		return nil, err
 	}
-	return e.compileRef(ctx, ref, user)
+	pqs, err := e.compileQueries(ctx, []string{query}, user)
+	if err != nil {
+		return nil, err
+	}
+	return pqs[0], nil
 }
 
 // compileQueries prepares the entry rules of queries (see prepare), in
@@ -235,22 +235,22 @@ func (e *Engine) compileQueries(ctx context.Context, queries []string, user []Us
 		}
 		refs = append(refs, ref)
 	}
-	var spec []byte
-	if e.spec != nil {
-		spec = e.spec.JSON
-	}
-	return policySchemas.PrepareAll(ctx, refs, spec, user)
+	return policySchemas.PrepareAll(ctx, refs, e.specJSON(), user)
 }
 
 // compileRef prepares the entry rule ref over the built-in modules it
 // reaches and the user modules user (none: built-in only), with the spec
 // in effect as data (rulebook.Schemas.Prepare).
 func (e *Engine) compileRef(ctx context.Context, ref string, user []UserModule) (*rego.PreparedEvalQuery, error) {
-	var spec []byte
-	if e.spec != nil {
-		spec = e.spec.JSON
+	return policySchemas.Prepare(ctx, ref, e.specJSON(), user)
+}
+
+// specJSON is the exported spec in effect, nil when none loads.
+func (e *Engine) specJSON() []byte {
+	if e.spec == nil {
+		return nil
 	}
-	return policySchemas.Prepare(ctx, ref, spec, user)
+	return e.spec.JSON
 }
 
 // Usagef is errs.Usagef: a request the engine refuses as malformed or

@@ -73,11 +73,7 @@ func (e *Engine) CheckPolicies() ([]rulebook.Problem, error) { return e.book().C
 // data.loopx.spec the spec in effect ({} when it does not load), each
 // under PolicyDeadline.
 func (e *Engine) TestPolicies(ctx context.Context) (rulebook.TestReport, error) {
-	var spec []byte
-	if e.spec != nil {
-		spec = e.spec.JSON
-	}
-	return e.book().Test(ctx, spec, e.PolicyDeadline())
+	return e.book().Test(ctx, e.specJSON(), e.PolicyDeadline())
 }
 
 // PolicySchema returns the JSON schema (draft-07) that policies are
