@@ -201,4 +201,3 @@ acting_as := acting_agents[0] if {
 	mode != "session"
 	count(acting_agents) == 1
 }
-
