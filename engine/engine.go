@@ -227,7 +227,16 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 // compileQueries prepares the entry rules of queries (see prepare), in
 // their order, over one compilation of the modules they reach.
 func (e *Engine) compileQueries(ctx context.Context, queries []string, user []UserModule) ([]*rego.PreparedEvalQuery, error) {
-	var refs []string
+	refs, err := entryRules(queries)
+	if err != nil {
+		return nil, err
+	}
+	return policySchemas.PrepareAll(ctx, refs, e.specJSON(), user)
+}
+
+// entryRules are the entry rules of queries (policies.Queries), in order.
+// Errors: an unknown query.
+func entryRules(queries []string) (refs []string, err error) {
 	for _, q := range queries {
 		ref, ok := policies.Queries[q]
 		if !ok {
@@ -235,7 +244,7 @@ func (e *Engine) compileQueries(ctx context.Context, queries []string, user []Us
 		}
 		refs = append(refs, ref)
 	}
-	return policySchemas.PrepareAll(ctx, refs, e.specJSON(), user)
+	return refs, nil
 }
 
 // compileRef prepares the entry rule ref over the built-in modules it

@@ -10,7 +10,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/trust"
-	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -112,6 +111,11 @@ func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.Can
 	return context.WithTimeout(ctx, e.PolicyDeadline())
 }
 
-// Warm starts compiling query's built-in policy in the background
-// (rulebook.Warm), for a process about to decide it.
-func Warm(query string) { rulebook.Warm(policies.Queries[query]) }
+// Warm starts compiling the built-in policy of queries in the background,
+// as one compilation (rulebook.Warm; a round start prepares should_run and
+// claim together), for a process about to decide them.
+func Warm(queries ...string) {
+	if refs, err := entryRules(queries); err == nil {
+		rulebook.Warm(refs...)
+	}
+}

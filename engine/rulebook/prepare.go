@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,14 +20,19 @@ import (
 // unsafe built-ins) and change nothing it evaluates. The built-in bundle
 // passes all of them in `go test ./policies/` (OPA's tester compiles with
 // every stage), so a cold decision skips them: they are a third of
-// preparing. Stages that rewrite or order rules (safety, indices) still run.
+// preparing. Stages that rewrite rules or build indices still run.
 var tested = []ast.StageID{ast.StageCheckUnusedImports, ast.StageCheckKeywordOverrides, ast.StageCheckDuplicateImports,
 	ast.StageCheckVoidCalls, ast.StageCheckUndefinedFuncs, ast.StageCheckRecursion, ast.StageCheckTypes,
 	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities,
 	// The bundle's # METADATA blocks are documentation, never read at
 	// evaluation (no rego.metadata calls), and it has no print calls.
 	ast.StageParseMetadataBlocks, ast.StageSetAnnotationSet, ast.StageRewriteRegoMetadataCalls, ast.StageRewritePrintCalls,
-	ast.StageCheckRuleConflicts, ast.StageCheckSafetyRuleHeads, ast.StageSetGraph, ast.StageBuildComprehensionIndices}
+	ast.StageCheckRuleConflicts, ast.StageCheckSafetyRuleHeads, ast.StageSetGraph, ast.StageBuildComprehensionIndices,
+	// The safety stage also reorders a body that uses a variable before
+	// binding it; the bundle binds first everywhere, so it reorders
+	// nothing (TestTested_SafetyReordersNothing) and is a third of the
+	// compile.
+	ast.StageCheckSafetyRuleBodies}
 
 // Prepare compiles and prepares the rule ref (an entry rule of the
 // built-in bundle) over the built-in modules it reaches
@@ -93,8 +99,12 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs []string, specJSON []byte
 		maps.Copy(mods, lib)
 	}
 	if !warmed { // a warm compiler holds them compiled already
-		for path, src := range mods {
-			opts = append(opts, rego.Module(path, src))
+		parsed, err := parseAll(mods)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range parsed {
+			opts = append(opts, rego.ParsedModule(m))
 		}
 	}
 	if len(user) > 0 {
@@ -149,6 +159,32 @@ func builtinModules(refs []string) (map[string]string, error) {
 	return mods, nil
 }
 
+// parseAll parses mods (path → Rego v1 source), each module in its own
+// goroutine: parsing is a third of preparing a query, and modules parse
+// independently, so a cold process parses on every core it has (the
+// command's own goroutine mostly waits for the compile meanwhile).
+// Errors: the first module, by path, that does not parse.
+func parseAll(mods map[string]string) (map[string]*ast.Module, error) {
+	paths := slices.Sorted(maps.Keys(mods))
+	parsed := make([]*ast.Module, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Go(func() {
+			parsed[i], errs[i] = ast.ParseModuleWithOpts(path, mods[path], ast.ParserOptions{RegoVersion: ast.RegoV1})
+		})
+	}
+	wg.Wait()
+	out := make(map[string]*ast.Module, len(paths))
+	for i, path := range paths {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[path] = parsed[i]
+	}
+	return out, nil
+}
+
 // builtinCompiler is the compiler of the built-in bundle alone.
 func builtinCompiler() *ast.Compiler {
 	return ast.NewCompiler().WithCapabilities(Capabilities()).WithSkipStages(tested...)
@@ -185,19 +221,15 @@ func Warm(refs ...string) {
 	go func() {
 		defer close(done)
 		c := builtinCompiler()
-		parsed := map[string]*ast.Module{}
 		mods, err := builtinModules(refs)
 		if err != nil {
 			warm.err = err
 			return
 		}
-		for path, src := range mods {
-			m, err := ast.ParseModuleWithOpts(path, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-			if err != nil {
-				warm.err = err
-				return
-			}
-			parsed[path] = m
+		parsed, err := parseAll(mods)
+		if err != nil {
+			warm.err = err
+			return
 		}
 		if c.Compile(parsed); c.Failed() {
 			warm.err = c.Errors

@@ -19,7 +19,7 @@ import (
 //     symlink target): loopx/ (every file, node_modules and dotfiles
 //     included: whatever the policy loader could read is watched), .loopx/
 //     except the files loopx itself writes while a round runs (see
-//     loopxWrites), git's hooks, config and info/exclude, and the agent
+//     scaffold.LoopxWrites), git's hooks, config and info/exclude, and the agent
 //     hosts' hook and tool settings at the project root;
 //   - inside git, every other change `git status --porcelain -z` lists
 //     (untracked files one by one, uncapped), each with its content hash,

@@ -118,6 +118,7 @@ func Main() int {
 		// command this binary runs itself as, for a spec not in the cache.
 		return engine.ServeSpecChild(os.Stdin, os.Stdout, os.Stderr)
 	}
+	prewarm(os.Args[1:])
 	engine.SetSpecBudgetFromEnv()
 	if os.Getenv("GOGC") == "" {
 		// Most loopx commands live for milliseconds (decide runs before every
