@@ -92,7 +92,7 @@ func Claim(todos []kernel.Todo) ([]int, [][]string, error) {
 
 // First is the fewest todos of the claim order a should_run decision
 // reads first when the read model keeps them (readmodel.Model.TodoWindow).
-const First = 32
+const First = 8
 
 // Windows are the todo windows a decision of query reads in turn (0: all
 // todos; see Again): should_run reads First todos of the claim order,
