@@ -6,30 +6,30 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 )
 
-// prewarm starts, in the background, compiling the built-in policy the
-// command in args (the process's arguments) decides first (engine.Warm)
-// and, for a command acting as an agent, its identity check
-// (engine.PrepareActing), before cobra builds its command tree and parses
-// the flags: a few milliseconds off the commands agents run before every
-// turn and tool call. It reads only the leading words. A command line it
-// does not recognise starts nothing (the command compiles as it always
-// did); a wrong guess costs CPU, never an answer, since a warm compile is
-// taken only by the same entry rules without user policies.
-func prewarm(args []string) {
+// prewarm returns, for the commands agents run before every turn or tool
+// call (decide should-run, a PreToolUse hook, round start and finish,
+// run, todo claim), what starts compiling in the background the built-in
+// policy the command decides first (engine.Warm) and, for a command
+// acting as an agent, its identity check (engine.PrepareActing); nil for
+// any other command. Main calls it before cobra builds its command tree
+// and parses the flags: a few milliseconds off each of those commands.
+// It reads only the leading words of args (the process's arguments): a
+// command line it does not recognise starts nothing and compiles as it
+// always did; a wrong guess costs CPU, never an answer, since a warm
+// compile is taken only by the same entry rules without user policies.
+func prewarm(args []string) func() {
 	words := func(w ...string) bool { return len(args) >= len(w) && slices.Equal(args[:len(w)], w) }
 	switch {
 	case words("decide", "should-run"):
-		engine.Warm("should_run")
-	case words("hook") && slices.Contains(args, "PreToolUse"):
-		engine.Warm("permission")
-		engine.PrepareActing()
+		return func() { engine.Warm("should_run") }
+	case words("hook") && (slices.Contains(args, "PreToolUse") || slices.Contains(args, "--event=PreToolUse")):
+		return func() { engine.Warm("permission"); engine.PrepareActing() }
 	case words("round", "start"), words("run"):
-		engine.Warm("should_run", "claim")
-		engine.PrepareActing()
+		return func() { engine.Warm("should_run", "claim"); engine.PrepareActing() }
 	case words("todo", "claim"):
-		engine.Warm("claim")
-		engine.PrepareActing()
+		return func() { engine.Warm("claim"); engine.PrepareActing() }
 	case words("round", "finish"):
-		engine.PrepareActing()
+		return engine.PrepareActing
 	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -118,14 +119,27 @@ func Main() int {
 		// command this binary runs itself as, for a spec not in the cache.
 		return engine.ServeSpecChild(os.Stdin, os.Stdout, os.Stderr)
 	}
-	prewarm(os.Args[1:])
-	engine.SetSpecBudgetFromEnv()
-	if os.Getenv("GOGC") == "" {
-		// Most loopx commands live for milliseconds (decide runs before every
-		// agent turn): collecting garbage then is a fifth of their CPU.
-		// Long-running commands restore the default (longRunning).
-		debug.SetGCPercent(400)
+	warm := prewarm(os.Args[1:])
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// Most loopx commands live for milliseconds: collecting garbage
+		// then is a fifth of their CPU at the default pace. The commands
+		// agents run before every turn or tool call (prewarm's) allocate
+		// 15–30 MB, most of it compiling policies: they collect none until
+		// the heap reaches shortLivedHeap, then the memory limit paces
+		// collection. Long-running commands restore the default
+		// (longRunning). Set before the warm compile allocates: the
+		// runtime's first goal is 4 MB, which it passes.
+		if warm != nil {
+			debug.SetGCPercent(-1)
+			debug.SetMemoryLimit(shortLivedHeap)
+		} else {
+			debug.SetGCPercent(400)
+		}
 	}
+	if warm != nil {
+		warm()
+	}
+	engine.SetSpecBudgetFromEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -455,10 +469,16 @@ func groupUnknown(c *cobra.Command) {
 	}
 }
 
+// shortLivedHeap is the heap, in bytes, below which the commands agents
+// run before every turn or tool call collect no garbage (Main).
+const shortLivedHeap = 256 << 20
+
 // longRunning restores the default garbage collection for commands that
-// run for hours (run, watch), unless GOGC chose otherwise.
+// run for hours (run, watch, mcp), unless GOGC or GOMEMLIMIT chose
+// otherwise.
 func longRunning() {
-	if os.Getenv("GOGC") == "" {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
 	}
 }
