@@ -124,8 +124,10 @@ func (tx *Tx) TodosLater(goal string) func() ([]Todo, error) {
 // sortTodos orders todos as Todos returns them: priority, creation
 // instant, sequence, id.
 func sortTodos(out []Todo) {
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	// The order is total (ids are unique): an unstable sort gives the
+	// same result, and comparing in place copies no record.
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
 		if a.Priority != b.Priority {
 			return a.Priority < b.Priority
 		}

@@ -7,12 +7,14 @@ package claimorder
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/input"
 	"github.com/loopx-dev/loopx/engine/readmodel"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
@@ -26,7 +28,7 @@ const module = "loopx/lib/todos.rego"
 
 // Order is the read model's claim order: data.loopx.lib.claim_order of
 // the built-in bundle (policies.Hash names it).
-func Order() readmodel.Order { return readmodel.Order{Bundle: policies.Hash(), Claim: Claim} }
+func Order() readmodel.Order { return readmodel.Order{Bundle: policies.Hash(), Input: Input} }
 
 // query is data.loopx.lib.claim_order over input.todos, prepared once per
 // process; only its own module is compiled.
@@ -46,48 +48,113 @@ var query = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 // unlock (Order) does not wait for the compile.
 func Prepare() { go func() { _, _ = query() }() }
 
-// Claim maps a goal's todos (all of them, as the store orders them) to
-// the claim order, as indexes among the open todos (those not done or
-// cancelled, input.state.todos when it lists them all), and the open
-// dependencies of each open todo. The claim order reads neither the
+// fact is one todo of the claim order's input: the facts of
+// input.state.todos (snapshot.TodoFacts) that data.loopx.lib.claim_order
+// reads — settled reads deps_open, status and kind; order_key kind,
+// priority and created_at — and nothing else (no id, title, labels, lease
+// or scope conflict), so that a write that changes none of them (a lease
+// renewed or released, evidence, a gate) leaves the input, and with it
+// the order, the same (readmodel.Kept). TestInput_TheRuleReadsNothingElse
+// fails when the rule reads more.
+type fact struct {
+	Kind      string   `json:"kind"`
+	Status    string   `json:"status"`
+	Priority  int      `json:"priority"`
+	CreatedAt string   `json:"created_at"`
+	DepsOpen  []string `json:"deps_open"`
+}
+
+// value is f as OPA's value, with the JSON field names.
+func (f fact) value() *ast.Term {
+	deps := make([]*ast.Term, len(f.DepsOpen))
+	for i, d := range f.DepsOpen {
+		deps[i] = ast.StringTerm(d)
+	}
+	return ast.ObjectTerm(
+		ast.Item(ast.StringTerm("kind"), ast.StringTerm(f.Kind)),
+		ast.Item(ast.StringTerm("status"), ast.StringTerm(f.Status)),
+		ast.Item(ast.StringTerm("priority"), ast.IntNumberTerm(f.Priority)),
+		ast.Item(ast.StringTerm("created_at"), ast.StringTerm(f.CreatedAt)),
+		ast.Item(ast.StringTerm("deps_open"), ast.ArrayTerm(deps...)),
+	)
+}
+
+// Input maps a goal's todos (all of them, as the store orders them) to
+// the claim order's input: the facts the rule reads of each open todo
+// (those not done or cancelled, input.state.todos when it lists them
+// all), their open dependencies, and the input's key (the SHA-256 of the
+// bundle's hash and the facts' JSON). The claim order reads neither the
 // asking agent nor the clock (data.loopx.lib.settled, order_key), so the
-// facts are taken for no agent at the zero instant. Errors: the policy's
-// evaluation, or a result that is not a list of indexes.
+// facts are taken for no agent at the zero instant. Errors: none but
+// JSON's.
+func Input(todos []kernel.Todo) (readmodel.OrderInput, error) {
+	all := snapshot.TodoFacts(todos, "", time.Time{})
+	facts := make([]fact, len(all))
+	in := readmodel.OrderInput{DepsOpen: make([][]string, len(all))}
+	for i, f := range all {
+		facts[i] = fact{Kind: f.Kind, Status: f.Status, Priority: f.Priority, CreatedAt: f.CreatedAt, DepsOpen: f.DepsOpen}
+		in.DepsOpen[i] = f.DepsOpen
+	}
+	b, err := json.Marshal(facts)
+	if err != nil {
+		return in, err
+	}
+	h := sha256.New()
+	h.Write([]byte(policies.Hash() + "\n"))
+	h.Write(b)
+	in.Key = hex.EncodeToString(h.Sum(nil))
+	in.Eval = func() ([]int, error) { return eval(facts) }
+	return in, nil
+}
+
+// Claim is the claim order of a goal's todos (all of them, as the store
+// orders them), evaluated afresh: indexes among the open todos (Input),
+// and the open dependencies of each open todo. Errors: eval's.
 func Claim(todos []kernel.Todo) ([]int, [][]string, error) {
+	in, err := Input(todos)
+	if err != nil {
+		return nil, nil, err
+	}
+	order, err := in.Eval()
+	return order, in.DepsOpen, err
+}
+
+// eval evaluates data.loopx.lib.claim_order over facts. Errors: the
+// policy's evaluation, or a result that is not a list of indexes.
+func eval(facts []fact) ([]int, error) {
 	pq, err := query()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	facts := snapshot.TodoFacts(todos, "", time.Time{})
-	deps := make([][]string, len(facts))
+	terms := make([]*ast.Term, len(facts))
 	for i, f := range facts {
-		deps[i] = f.DepsOpen
+		terms[i] = f.value()
 	}
-	in := ast.NewObject(ast.Item(ast.StringTerm("todos"), ast.NewTerm(input.TodosValue(facts))))
+	in := ast.NewObject(ast.Item(ast.StringTerm("todos"), ast.ArrayTerm(terms...)))
 	rs, err := pq.Eval(context.Background(), rego.EvalParsedInput(in))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, nil, errors.New("claimorder: data.loopx.lib.claim_order is undefined")
+		return nil, errors.New("claimorder: data.loopx.lib.claim_order is undefined")
 	}
 	raw, ok := rs[0].Expressions[0].Value.([]any)
 	if !ok {
-		return nil, nil, errors.New("claimorder: data.loopx.lib.claim_order is not a list")
+		return nil, errors.New("claimorder: data.loopx.lib.claim_order is not a list")
 	}
 	out := make([]int, len(raw))
 	for k, v := range raw {
 		n, ok := v.(interface{ Int64() (int64, error) })
 		if !ok {
-			return nil, nil, errors.New("claimorder: data.loopx.lib.claim_order lists a non-number")
+			return nil, errors.New("claimorder: data.loopx.lib.claim_order lists a non-number")
 		}
 		i, err := n.Int64()
 		if err != nil || i < 0 || int(i) >= len(facts) {
-			return nil, nil, errors.New("claimorder: data.loopx.lib.claim_order lists no open todo")
+			return nil, errors.New("claimorder: data.loopx.lib.claim_order lists no open todo")
 		}
 		out[k] = int(i)
 	}
-	return out, deps, nil
+	return out, nil
 }
 
 // First is the fewest todos of the claim order a should_run decision

@@ -22,7 +22,7 @@ import (
 )
 
 // Version changes whenever the read model's shape does.
-const Version = 6
+const Version = 7
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -39,16 +39,17 @@ const Version = 6
 // A loaded Model reads like a kernel read transaction (the same records
 // in the same order).
 //
-// The file is two JSON documents, one per line: the Model, then every
-// goal's todos (all statuses, as the store orders them). The second is
+// The file is three JSON documents, one per line: the Model; the claim
+// orders kept for reuse (Kept: read only by the next writer); then every
+// goal's todos (all statuses, as the store orders them). The last is
 // decoded only when something reads Todos: a decision reads each goal's
 // Hot todos instead (a permission decision none), so that its cost does
-// not grow with the number of todos. The first line ends with a space and
-// the SHA-256 of the JSON before it, and carries the SHA-256 of the second
-// line (TodosSum): a file edited without recomputing them (a forged gate
-// status, todo or rule) is never used, and decisions read the store. A
-// process that recomputes them is not stopped (README: what loopx cannot
-// stop).
+// not grow with the number of todos. The first two lines end with a space
+// and the SHA-256 of the JSON before it, and the first carries the SHA-256
+// of the last line (TodosSum): a file edited without recomputing them (a
+// forged gate status, todo, rule or kept order) is never used, and
+// decisions read the store. A process that recomputes them is not stopped
+// (README: what loopx cannot stop).
 type Model struct {
 	Version int    `json:"version"`
 	Rev     uint64 `json:"rev"`
@@ -73,11 +74,11 @@ type Model struct {
 	// built-in policy bundle's hash, Order.Bundle): a model written by a
 	// loopx build with other policies is not used.
 	Bundle string `json:"bundle"`
-	// TodosSum is the SHA-256 (hex) of the file's second line, checked
+	// TodosSum is the SHA-256 (hex) of the file's last line, checked
 	// when it is read (Todos).
 	TodosSum string `json:"todos_sum"`
 	now      time.Time
-	// todos is every goal's todos once read (the file's second line); path
+	// todos is every goal's todos once read (the file's last line); path
 	// is the file Load read, and core its first line, which the file must
 	// still start with when the todos are read.
 	todos map[string][]kernel.Todo
@@ -86,6 +87,9 @@ type Model struct {
 	// later decodes each goal's todos read under the lock (read), once
 	// encode needs them (after the unlock: kernel.Tx.TodosLater).
 	later map[string]func() ([]kernel.Todo, error)
+	// kept is each goal's claim orders kept for reuse (the file's second
+	// line, Kept), the one of the model's own todos first.
+	kept map[string][]Kept
 }
 
 // GoalModel is one goal's records in the read model.
@@ -222,25 +226,52 @@ func Write(path string, b []byte) error {
 }
 
 // Order computes a goal's claim order (data.loopx.lib.claim_order, see
-// Hot) once per state revision: Claim maps all the goal's todos, as the
-// store orders them, to the claim order (indexes among the open todos)
-// and the open dependencies of each open todo; Bundle names the policies
-// it evaluates (Model.Bundle).
+// Hot) once per state revision. Input maps all the goal's todos, as the
+// store orders them, to the claim order's input (OrderInput); Bundle
+// names the policies it evaluates (Model.Bundle).
 type Order struct {
 	Bundle string
-	Claim  func(todos []kernel.Todo) (order []int, depsOpen [][]string, err error)
+	Input  func(todos []kernel.Todo) (OrderInput, error)
 }
+
+// OrderInput is the claim order's input for one goal's todos.
+type OrderInput struct {
+	// Key names the input the rule reads, with the bundle that evaluates
+	// it (a SHA-256, hex): two inputs with the same Key have the same
+	// claim order, which a write that leaves them alone reuses (Kept)
+	// instead of evaluating the rule again.
+	Key string
+	// DepsOpen are the open dependencies of each open todo (those not
+	// done or cancelled, input.state.todos when it lists them all).
+	DepsOpen [][]string
+	// Eval evaluates the rule: the claim order as indexes among the open
+	// todos. Errors: the policy's.
+	Eval func() ([]int, error)
+}
+
+// Kept is a claim order kept in the read model for reuse: the rule's
+// result (Order, indexes among the open todos) for the input named Input
+// (OrderInput.Key). Each goal keeps its current order and the one before
+// (KeptOrders), so that a write undone by the next (a round that claims a
+// todo and leaves it open when it finishes) evaluates nothing either way.
+type Kept struct {
+	Input string `json:"input"`
+	Order []int  `json:"order"`
+}
+
+// KeptOrders is how many claim orders each goal keeps (Kept).
+const KeptOrders = 2
 
 // Build reads the read model of goals from the open store s, and its
 // JSON, with each goal's Hot todos in order's claim order (none when
-// order.Claim is nil or fails: decisions then read every todo). Errors:
-// the store's.
+// order.Input is nil or fails: decisions then read every todo), evaluated
+// afresh. Errors: the store's.
 func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) {
 	rm, err := read(s, goals)
 	if err != nil {
 		return rm, nil, err
 	}
-	b, err := rm.encode(order)
+	b, err := rm.encode(order, nil)
 	return rm, b, err
 }
 
@@ -301,8 +332,10 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 }
 
 // encode computes each goal's Hot in order's claim order and returns the
-// file's content (the part of Build that needs no store: no lock).
-func (rm *Model) encode(order Order) ([]byte, error) {
+// file's content (the part of Build that needs no store: no lock). A
+// goal's claim order is taken from kept (a previous file's, KeptOrders)
+// when it holds one for the same input, and evaluated otherwise.
+func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 	for g, todos := range rm.later {
 		var err error
 		if rm.todos[g], err = todos(); err != nil {
@@ -311,8 +344,19 @@ func (rm *Model) encode(order Order) ([]byte, error) {
 	}
 	rm.later = nil
 	rm.Bundle = order.Bundle
+	rm.kept = map[string][]Kept{}
 	for g, gm := range rm.Goals {
-		gm.Hot = HotOf(rm.todos[g], order)
+		var cur Kept
+		gm.Hot, cur = hotOf(rm.todos[g], order, kept[g])
+		if gm.Hot != nil {
+			ks := []Kept{cur}
+			for _, k := range kept[g] {
+				if len(ks) < KeptOrders && k.Input != cur.Input {
+					ks = append(ks, k)
+				}
+			}
+			rm.kept[g] = ks
+		}
 		gm.Seeded = []kernel.Todo{}
 		for _, t := range rm.todos[g] {
 			if t.SpecName != "" {
@@ -329,7 +373,44 @@ func (rm *Model) encode(order Order) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Concat(core, []byte(" "+sum(core)+"\n"), full), nil
+	orders, err := json.Marshal(rm.kept)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(core, []byte(" "+sum(core)+"\n"), orders, []byte(" "+sum(orders)+"\n"), full), nil
+}
+
+// keptIn returns the claim orders kept in the read model file at path
+// (its second line, Kept) when the file is of this Version and bundle and
+// both its checked lines hold; nil otherwise. Any file will do, current
+// or not: a kept order is the rule's result for the input it names.
+func keptIn(path, bundle string) map[string][]Kept {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	core, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil
+	}
+	var head struct {
+		Version int    `json:"version"`
+		Bundle  string `json:"bundle"`
+	}
+	if doc, ok := checked(core); !ok || json.Unmarshal(doc, &head) != nil || head.Version != Version || head.Bundle != bundle || bundle == "" {
+		return nil
+	}
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil
+	}
+	var kept map[string][]Kept
+	if doc, ok := checked(line); !ok || json.Unmarshal(doc, &kept) != nil {
+		return nil
+	}
+	return kept
 }
 
 // sum is the lowercase hex SHA-256 of b.
@@ -352,11 +433,18 @@ func checked(line []byte) (doc []byte, ok bool) {
 }
 
 // HotOf computes a goal's Hot from all its todos (as the store orders
-// them) in order's claim order; nil when the claim order
-// cannot be computed (decisions then read every todo).
+// them) in order's claim order, evaluated afresh; nil when the claim
+// order cannot be computed (decisions then read every todo).
 func HotOf(todos []kernel.Todo, order Order) *Hot {
-	if order.Claim == nil {
-		return nil
+	h, _ := hotOf(todos, order, nil)
+	return h
+}
+
+// hotOf is HotOf with the claim order taken from kept when one of them is
+// for the same input (OrderInput.Key), and the claim order it used.
+func hotOf(todos []kernel.Todo, order Order, kept []Kept) (*Hot, Kept) {
+	if order.Input == nil {
+		return nil, Kept{}
 	}
 	var open []kernel.Todo
 	h := &Hot{Head: []HotTodo{}, Leased: []kernel.Todo{}, Monitors: []kernel.Todo{}}
@@ -371,23 +459,37 @@ func HotOf(todos []kernel.Todo, order Order) *Hot {
 			h.Monitors = append(h.Monitors, t)
 		}
 	}
-	claim, deps, err := order.Claim(todos)
-	if err != nil || len(deps) != len(open) {
-		return nil
+	in, err := order.Input(todos)
+	if err != nil || len(in.DepsOpen) != len(open) {
+		return nil, Kept{}
 	}
-	h.Open, h.Order = len(open), len(claim)
-	for pos, i := range claim {
-		if i < 0 || i >= len(open) {
-			return nil
+	cur, found := Kept{Input: in.Key}, false
+	for _, k := range kept {
+		if k.Input == in.Key && in.Key != "" {
+			cur.Order, found = k.Order, true
+			break
 		}
+	}
+	if !found {
+		if cur.Order, err = in.Eval(); err != nil {
+			return nil, Kept{}
+		}
+	}
+	h.Open, h.Order = len(open), len(cur.Order)
+	seen := make([]bool, len(open))
+	for pos, i := range cur.Order {
+		if i < 0 || i >= len(open) || seen[i] {
+			return nil, Kept{}
+		}
+		seen[i] = true
 		if t := open[i]; t.Lease != nil && !t.Lease.Released {
 			h.Cover = pos + 1
 		}
 		if pos < HeadSize {
-			h.Head = append(h.Head, HotTodo{Todo: open[i], Index: i, DepsOpen: deps[i]})
+			h.Head = append(h.Head, HotTodo{Todo: open[i], Index: i, DepsOpen: in.DepsOpen[i]})
 		}
 	}
-	return h
+	return h, cur
 }
 
 // Refresh is a read model read under the store's lock (Take), to be
@@ -419,7 +521,9 @@ func Take(s *kernel.Store, path string, goals []string, last Stamp, order Order)
 }
 
 // WriteAfter writes the model Take read to its path by rename (its Hot
-// todos computed now), after the lock was released, when state.db at db
+// todos computed now, each goal's claim order reused from the file it
+// replaces when that file keeps one for the same input: Kept), after the
+// lock was released, when state.db at db
 // still has the model's stamp: otherwise another process committed since,
 // and its own refresh is the one to keep (should this rename still land
 // after that process's, the file only goes unmatched, and decisions read
@@ -432,7 +536,7 @@ func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
 	if st, err := StampOf(db); err != nil || st != r.stamp {
 		return last
 	}
-	b, err := r.rm.encode(r.order)
+	b, err := r.rm.encode(r.order, keptIn(r.path, r.order.Bundle))
 	if err != nil || Write(r.path, b) != nil {
 		return last
 	}
@@ -444,10 +548,13 @@ func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
 
 // Verify reports whether the read model file at path, when it claims to
 // describe the open store s's current state.db, holds exactly what the
-// store says about goals. A mismatch means it was edited outside loopx:
-// the file is removed (the next decision reads the store) and false is
-// returned. No file, or an unreadable one (removed; never used by
-// decisions), is true. Errors: the store's.
+// store says about goals, with each goal's claim order evaluated afresh
+// (the order a goal keeps for its current todos, Kept's first, included;
+// the one before it names an input that is gone and cannot be checked).
+// A mismatch means it was edited outside loopx: the file is removed (the
+// next decision reads the store) and false is returned. No file, or an
+// unreadable one (removed; never used by decisions), is true. Errors: the
+// store's.
 func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, error) {
 	on, err := os.ReadFile(path)
 	if err != nil {
@@ -465,14 +572,42 @@ func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, er
 	var cur Model
 	core, _, _ := bytes.Cut(fresh, []byte{'\n'})
 	_ = json.Unmarshal(firstDoc(core), &cur)
-	if claimed.Stamp != cur.Stamp || string(on) == string(fresh) {
+	if claimed.Stamp != cur.Stamp || sameModel(on, fresh) {
 		return true, nil // stale (ignored by decisions) or genuine
 	}
 	_ = os.Remove(path)
 	return false, nil
 }
 
-// firstDoc is the JSON of a first line whether or not its checksum holds
+// sameModel reports whether the read model file on holds what fresh (a
+// Build's, which keeps one claim order per goal) holds: the same first
+// and last lines, and each goal's first kept order (that of the goal's
+// current todos) the same.
+func sameModel(on, fresh []byte) bool {
+	split := func(b []byte) (core, kept, todos []byte, ok bool) {
+		core, rest, ok1 := bytes.Cut(b, []byte{'\n'})
+		kept, todos, ok2 := bytes.Cut(rest, []byte{'\n'})
+		return core, kept, todos, ok1 && ok2
+	}
+	c1, k1, t1, ok1 := split(on)
+	c2, k2, t2, ok2 := split(fresh)
+	if !ok1 || !ok2 || !bytes.Equal(c1, c2) || !bytes.Equal(t1, t2) {
+		return false
+	}
+	var a, b map[string][]Kept
+	doc, ok := checked(k1)
+	if !ok || json.Unmarshal(doc, &a) != nil || json.Unmarshal(firstDoc(k2), &b) != nil || len(a) != len(b) {
+		return false
+	}
+	for g, ks := range b {
+		if len(ks) == 0 || len(a[g]) == 0 || a[g][0].Input != ks[0].Input || !slices.Equal(a[g][0].Order, ks[0].Order) {
+			return false
+		}
+	}
+	return true
+}
+
+// firstDoc is the JSON of a checked line whether or not its checksum holds
 // (Verify compares a file edited outside loopx with the store's).
 func firstDoc(line []byte) []byte {
 	if i := bytes.LastIndexByte(line, ' '); i > 0 && len(line)-i-1 == sha256.Size*2 {
@@ -499,7 +634,7 @@ func (rm *Model) Revision() uint64 { return rm.Rev }
 func (rm *Model) Goal(id string) (kernel.GoalState, error) { return rm.goal(id).State, nil }
 
 // Todos are goal's todos, as the store orders them. The first call of a
-// loaded model reads every goal's todos (the file's second line). Errors:
+// loaded model reads every goal's todos (the file's last line). Errors:
 // a file that no longer starts with the line Load read (rewritten since),
 // or a second line that does not decode (the caller reads the store
 // instead).
@@ -509,9 +644,10 @@ func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
 		if err != nil {
 			return nil, err
 		}
-		full, ok := bytes.CutPrefix(b, rm.core)
+		rest, ok := bytes.CutPrefix(b, rm.core)
+		_, full, ok2 := bytes.Cut(rest, []byte{'\n'}) // after the kept orders
 		var all map[string][]kernel.Todo
-		if !ok {
+		if !ok || !ok2 {
 			return nil, errors.New("read model: rewritten since it was loaded")
 		}
 		if sum(full) != rm.TodosSum {

@@ -175,7 +175,7 @@ func TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds(t *testing.T) {
 		t.Fatalf("after the third commit: %q", got)
 	}
 	// The stale rename lands last anyway: the model does not load.
-	b, err := stale.rm.encode(stale.order)
+	b, err := stale.rm.encode(stale.order, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +197,11 @@ func TestTodoWindow_CoversEveryLeasedTodo(t *testing.T) {
 		{ID: "t-2", Status: kernel.TodoOpen, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now}},
 		{ID: "t-3", Status: kernel.TodoOpen}, {ID: "t-4", Status: kernel.TodoOpen, Kind: kernel.KindMonitor}}
 	// A claim order over the open todos (t-0, t-2, t-3, t-4): t-4, t-3, t-2, t-0.
-	order := Order{Bundle: "b", Claim: func(ts []kernel.Todo) ([]int, [][]string, error) {
-		return []int{3, 2, 1, 0}, [][]string{{}, {}, {}, {"t-9"}}, nil
+	order := Order{Bundle: "b", Input: func(ts []kernel.Todo) (OrderInput, error) {
+		if len(ts) == 0 {
+			return OrderInput{Key: "none", DepsOpen: [][]string{}, Eval: func() ([]int, error) { return []int{}, nil }}, nil
+		}
+		return OrderInput{Key: "k", DepsOpen: [][]string{{}, {}, {}, {"t-9"}}, Eval: func() ([]int, error) { return []int{3, 2, 1, 0}, nil }}, nil
 	}}
 	rm := &Model{Goals: map[string]*GoalModel{"g1": {Hot: HotOf(todos, order)}, "g2": {Hot: HotOf(nil, order)}}}
 	for _, c := range []struct {

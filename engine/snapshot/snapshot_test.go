@@ -69,7 +69,9 @@ func TestOfWindow_NoTodosReadsOnlyLeasedAndMonitors(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	todos := []kernel.Todo{{ID: "t-1", Goal: "g1", Status: kernel.TodoOpen},
 		{ID: "t-2", Goal: "g1", Status: kernel.TodoClaimed, Lease: &kernel.Lease{Holder: "a2", Round: "r-1", ExpiresAt: now.Add(time.Hour)}}}
-	order := readmodel.Order{Claim: func(ts []kernel.Todo) ([]int, [][]string, error) { return []int{0, 1}, [][]string{{}, {}}, nil }}
+	order := readmodel.Order{Input: func(ts []kernel.Todo) (readmodel.OrderInput, error) {
+		return readmodel.OrderInput{Key: "k", DepsOpen: [][]string{{}, {}}, Eval: func() ([]int, error) { return []int{0, 1}, nil }}, nil
+	}}
 	rm := &readmodel.Model{Goals: map[string]*readmodel.GoalModel{"g1": {
 		State:  kernel.GoalState{ID: "g1", Status: kernel.GoalActive},
 		Rounds: []kernel.Round{{ID: "r-1", Goal: "g1", Agent: "a2", Status: kernel.RoundOpen, StartedAt: now}},
