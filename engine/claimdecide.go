@@ -24,10 +24,11 @@ type claimDecision struct {
 
 // decideClaim evaluates data.loopx.claim.decision inside tx for agent on
 // goal: the request cf, over the same snapshot shape as should_run with
-// the goal, the agent, the open gates and the todos (quota and progress are
-// left empty: reading the whole ledger is not a claim's business); for the
-// gate-only ops finish, done and evidence only the goal, the agent and the
-// open gates.
+// the goal, the agent and the open gates; the todos only when a user
+// policy may read them (the built-in claim policy reads the claimed todo's
+// own facts, cf.Todo; quota and progress are left empty: reading the whole
+// ledger is not a claim's business); for the gate-only ops finish, done
+// and evidence only the goal, the agent and the open gates.
 func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
 	now := tx.Now()
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
@@ -40,7 +41,7 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	case "finish", "done", "settle", "evidence":
 		in.State, err = e.facts().Gates(tx, goal, agent)
 	default:
-		in.State, err = e.facts().Of(tx, goal, agent, now, snapshot.Need{Todos: true})
+		in.State, err = e.facts().Of(tx, goal, agent, now, snapshot.Need{Todos: e.userReads()})
 	}
 	if err != nil {
 		return claimDecision{}, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,4 +126,52 @@ func hasMessage(d Decision, msg string) bool {
 		}
 	}
 	return false
+}
+
+// A claim input carries input.state.todos only when a user policy may
+// read them: the built-in claim policy reads the claimed todo's own facts
+// (input.claim.todo), and a claim under the store lock would otherwise
+// convert every todo.
+func TestUserPolicy_ClaimTodosOnlyWhenRead(t *testing.T) {
+	cases := []struct {
+		name, src string
+		todos     int
+	}{
+		{"no user policy", "", 0},
+		{"a user policy reading the todos", "package loopx.user.claim\n\nwarn contains sprintf(\"%d todos open\", [count(input.state.todos)]) if true\n", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, c := newEngine(t, testSpec)
+			todos := addTodos(t, e, "a", "b")
+			if tc.src != "" {
+				writeUserPolicy(t, e, "todos.rego", tc.src)
+			}
+			e = reopen(t, e, c)
+			d, err := e.DecideClaim(context.Background(), ClaimPreview{Todo: todos[0].ID, Agent: "a1"})
+			if err != nil || !d.Allow {
+				t.Fatalf("%v %s %+v", err, d.Verdict, d.Reasons)
+			}
+			x, err := e.Explain(context.Background(), d.DecisionID)
+			if err != nil || x.StoredInputState != "stored" {
+				t.Fatalf("%v %s", err, x.StoredInputState)
+			}
+			b, err := os.ReadFile(filepath.Join(e.root, x.StoredInput))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in struct {
+				State struct{ Todos []any } `json:"state"`
+			}
+			if err := json.Unmarshal(b, &in); err != nil {
+				t.Fatal(err)
+			}
+			if len(in.State.Todos) != tc.todos {
+				t.Fatalf("claim input has %d todos, want %d", len(in.State.Todos), tc.todos)
+			}
+			if tc.todos > 0 && !hasMessage(d, "2 todos open") {
+				t.Fatalf("the user policy did not see the todos: %s %+v", d.Verdict, d.Reasons)
+			}
+		})
+	}
 }

@@ -155,7 +155,8 @@ type Need struct {
 	Usage bool
 	// Todos: input.state.todos (every todo not done or cancelled, with
 	// its lease, open dependencies and scope conflict), which the built-in
-	// permission policy does not read. Without it the list is empty.
+	// permission and claim policies do not read. Without it the list is
+	// empty.
 	Todos bool
 	// Window, when above 0 and the source keeps todo windows (Windowed),
 	// lets input.state.todos be a window covering at least Window todos of
