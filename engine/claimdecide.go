@@ -157,9 +157,16 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
 	PrepareActing()
 	claimorder.Prepare() // the read model written after the unlock needs it
-	if rm := e.loadReadModel(e.Now()); e.store == nil && (!gated || rm == nil || rm.AnyOpenGate()) {
+	if e.store == nil && (!gated || e.mayHaveOpenGate()) {
 		e.prepareAll(ctx, queries...)
 	}
+}
+
+// mayHaveOpenGate reports whether the read model shows an open gate, or
+// cannot tell (none is usable).
+func (e *Engine) mayHaveOpenGate() bool {
+	rm := e.loadReadModel(e.Now())
+	return rm == nil || rm.AnyOpenGate()
 }
 
 // ClaimPreview is a claim question asked without acting on it

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/readmodel"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
@@ -23,24 +24,18 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// module is the built-in module that defines the claim order.
-const module = "loopx/lib/todos.rego"
+// rule is the entry rule of the claim order.
+const rule = "data.loopx.lib.claim_order"
 
 // Order is the read model's claim order: data.loopx.lib.claim_order of
 // the built-in bundle (policies.Hash names it).
 func Order() readmodel.Order { return readmodel.Order{Bundle: policies.Hash(), Input: Input} }
 
 // query is data.loopx.lib.claim_order over input.todos, prepared once per
-// process; only its own module is compiled.
+// process over only the modules it reaches, as a cold decision compiles
+// them (rulebook.PrepareBuiltin).
 var query = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
-	lib, _ := policies.Library()
-	src, ok := lib[module]
-	if !ok {
-		return nil, errors.New("claimorder: no module " + module)
-	}
-	pq, err := rego.New(rego.Query("data.loopx.lib.claim_order(input.todos)"), rego.Module(module, src),
-		rego.StrictBuiltinErrors(true)).PrepareForEval(context.Background())
-	return &pq, err
+	return rulebook.PrepareBuiltin(context.Background(), "order := data.loopx.lib.claim_order(input.todos)", rule)
 })
 
 // Prepare compiles the claim order's query in the background: a command
@@ -135,10 +130,10 @@ func eval(facts []fact) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+	if len(rs) != 1 {
 		return nil, errors.New("claimorder: data.loopx.lib.claim_order is undefined")
 	}
-	raw, ok := rs[0].Expressions[0].Value.([]any)
+	raw, ok := rs[0].Bindings["order"].([]any)
 	if !ok {
 		return nil, errors.New("claimorder: data.loopx.lib.claim_order is not a list")
 	}

@@ -30,9 +30,11 @@ import (
 // when the rule starts reading a fact Input leaves out: the key would then
 // let a write that changes that fact reuse a stale order.
 func TestInput_TheRuleReadsNothingElse(t *testing.T) {
-	lib, _ := policies.Library()
-	pq, err := rego.New(rego.Query("data.loopx.lib.claim_order(input.todos)"), rego.Module(module, lib[module]),
-		rego.StrictBuiltinErrors(true)).PrepareForEval(context.Background())
+	opts := []func(*rego.Rego){rego.Query("data.loopx.lib.claim_order(input.todos)"), rego.StrictBuiltinErrors(true)}
+	for path, src := range policies.EntryModules(rule) {
+		opts = append(opts, rego.Module(path, src))
+	}
+	pq, err := rego.New(opts...).PrepareForEval(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

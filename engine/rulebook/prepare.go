@@ -257,3 +257,32 @@ func takeWarm(refs []string) *ast.Compiler {
 	}
 	return warm.c
 }
+
+// PrepareBuiltin compiles the modules the entry rule ref reaches
+// (policies.EntryModules) as a cold decision does (the tested stages
+// skipped, modules parsed in parallel) and prepares query over them: an
+// expression of ref that is not a plain reference, evaluated with the
+// built-in bundle alone (no spec, no user policy). A function call's value
+// is read from a variable the query assigns ("order :=
+// data.loopx.lib.claim_order(input.todos)"): without the type-checking
+// stage a bare call's value is not captured. Errors: ref is no entry rule;
+// the query does not compile.
+func PrepareBuiltin(ctx context.Context, query, ref string) (*rego.PreparedEvalQuery, error) {
+	mods, err := builtinModules([]string{ref})
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := parseAll(mods)
+	if err != nil {
+		return nil, err
+	}
+	c := builtinCompiler()
+	if c.Compile(parsed); c.Failed() {
+		return nil, c.Errors
+	}
+	pq, err := rego.New(rego.Compiler(c), rego.Query(query), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pq, nil
+}
