@@ -73,7 +73,8 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 
 // inputFrom is buildInput from the read model rm (nil: the store) with
 // input.state.todos a window of at least window todos of the claim order
-// when rm keeps one (partial: it leaves todos out; snapshot.Need.Window).
+// when rm keeps one (partial: it leaves todos out; snapshot.Need.Window); while
+// the store is held, only the window's order is rm's (snapshot.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in Input, partial bool, err error) {
 	in = Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
@@ -91,7 +92,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, err = e.facts().Of(tx, req.Goal, req.Agent, now, need)
+			in.State, partial, err = e.facts().OfWindow(snapshot.Under(tx, rm), req.Goal, req.Agent, now, need)
 			return err
 		})
 		if err != nil {
@@ -102,9 +103,9 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	}
 	if err != nil {
 		in.Health.Store = err.Error()
-		in.State = Snapshot{Gates: []GateFacts{}, Todos: []TodoFacts{}}
+		in.State, partial = Snapshot{Gates: []GateFacts{}, Todos: []TodoFacts{}}, false
 	}
-	return in, false, err
+	return in, partial, err
 }
 
 // userReads reports whether an adopted user policy may read the todos

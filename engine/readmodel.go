@@ -26,20 +26,20 @@ func (e *Engine) readModelPath() string {
 	return filepath.Join(d, ReadModelName)
 }
 
-// loadReadModel returns the cached read model, while this engine has not
-// opened the store, when it matches state.db exactly, the file is readable, and the anchor's chain head is the one
-// the model was built at; nil otherwise (the caller opens the store, whose
-// own checks then refuse a store behind or off the anchor's chain).
+// loadReadModel returns the cached read model when it matches state.db exactly, the file is
+// readable, the anchor's chain head is the one it was built at and, while this engine holds the
+// store, it describes the store's committed state (readmodel.Model.Describes); nil otherwise (the
+// caller reads the store, whose own checks refuse a store behind or off the anchor's chain).
 func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
 	p := e.readModelPath()
-	if p == "" || e.store != nil {
+	if p == "" {
 		return nil
 	}
 	rm := readmodel.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), claimorder.Order().Bundle, now)
 	if rm == nil {
 		return nil
 	}
-	if a, ok, err := kernel.ReadAnchor(filepath.Dir(p)); err != nil || !ok || rm.Head == "" || a.Hash != rm.Head {
+	if a, ok, err := kernel.ReadAnchor(filepath.Dir(p)); err != nil || !ok || rm.Head == "" || a.Hash != rm.Head || (e.store != nil && !rm.Describes(e.store)) {
 		return nil
 	}
 	e.rmNewest = rm.Newest

@@ -30,10 +30,8 @@ func (e *Engine) seedSpecTodos(goal string) {
 		}
 		return false
 	}
-	if e.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil && !missing(rm.SeededTodos) {
-			return
-		}
+	if rm := e.loadReadModel(e.Now()); rm != nil && !missing(rm.SeededTodos) {
+		return
 	}
 	need := true
 	if err := e.view(func(tx *kernel.Tx) error { need = missing(tx.Todos); return nil }); err != nil || !need {

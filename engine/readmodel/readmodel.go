@@ -623,6 +623,19 @@ func (rm *Model) goal(id string) *GoalModel {
 	return &GoalModel{State: kernel.GoalState{ID: id, Status: kernel.GoalActive}}
 }
 
+// Describes reports whether rm describes exactly the open store s: its
+// revision and chain head are s's. Load checked that state.db still has
+// the stamp rm was taken with, so while s is held (its lock: no other
+// process commits) and this process has not committed since opening it
+// (a commit changes the stamp), rm holds the committed state s reads, and
+// a decision taken under the lock may read rm instead (its todo windows).
+// An unreadable revision is false.
+func (rm *Model) Describes(s *kernel.Store) bool {
+	_, head := s.Head()
+	rev, err := s.Revision()
+	return err == nil && rm.Head == head && rm.Rev == rev
+}
+
 // Now is the clock Load was given.
 func (rm *Model) Now() time.Time { return rm.now }
 
