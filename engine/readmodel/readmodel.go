@@ -446,11 +446,11 @@ func hotOf(todos []kernel.Todo, order Order, kept []Kept) (*Hot, Kept) {
 	if order.Input == nil {
 		return nil, Kept{}
 	}
-	var open []kernel.Todo
+	open := make([]int, 0, len(todos)) // indexes in todos: no record is copied
 	h := &Hot{Head: []HotTodo{}, Leased: []kernel.Todo{}, Monitors: []kernel.Todo{}}
-	for _, t := range todos {
+	for i, t := range todos {
 		if t.Status != kernel.TodoDone && t.Status != kernel.TodoCancelled {
-			open = append(open, t)
+			open = append(open, i)
 		}
 		if t.Lease != nil && !t.Lease.Released {
 			h.Leased = append(h.Leased, t)
@@ -482,11 +482,11 @@ func hotOf(todos []kernel.Todo, order Order, kept []Kept) (*Hot, Kept) {
 			return nil, Kept{}
 		}
 		seen[i] = true
-		if t := open[i]; t.Lease != nil && !t.Lease.Released {
+		if t := &todos[open[i]]; t.Lease != nil && !t.Lease.Released {
 			h.Cover = pos + 1
 		}
 		if pos < HeadSize {
-			h.Head = append(h.Head, HotTodo{Todo: open[i], Index: i, DepsOpen: in.DepsOpen[i]})
+			h.Head = append(h.Head, HotTodo{Todo: todos[open[i]], Index: i, DepsOpen: in.DepsOpen[i]})
 		}
 	}
 	return h, cur
