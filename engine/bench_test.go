@@ -194,3 +194,31 @@ func reportCPU(b *testing.B) func() {
 		b.ReportMetric(float64((cpu()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	}
 }
+
+// BenchmarkRoundStartFinishTodos measures a round start and its finish as
+// BenchmarkRoundStartFinishCold does, at 10 and 10,000 open todos (no
+// evidence): what of a write still grows with the todos. The rounds
+// finish with progress, so that the same todo is claimed each time.
+func BenchmarkRoundStartFinishTodos(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		root := benchProject(b, n, 0)
+		New(Options{Root: root}).Close()
+		ctx := context.Background()
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				e := New(Options{Root: root})
+				res, err := e.StartRound(ctx, "g1", "a1")
+				if err != nil || res.Round == nil {
+					b.Fatalf("%v %+v", err, res.Decision)
+				}
+				e.Close()
+				e = New(Options{Root: root})
+				if _, err := e.FinishRound(ctx, res.Round.ID, FinishRequest{Outcome: "progress"}); err != nil {
+					b.Fatal(err)
+				}
+				e.Close()
+			}
+		})
+	}
+}
