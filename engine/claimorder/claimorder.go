@@ -6,10 +6,11 @@
 package claimorder
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -52,14 +53,13 @@ func Prepare() { go func() { _, _ = query() }() }
 // the order, the same (readmodel.Kept). TestInput_TheRuleReadsNothingElse
 // fails when the rule reads more.
 type fact struct {
-	Kind      string   `json:"kind"`
-	Status    string   `json:"status"`
-	Priority  int      `json:"priority"`
-	CreatedAt string   `json:"created_at"`
-	DepsOpen  []string `json:"deps_open"`
+	Kind, Status string
+	Priority     int
+	CreatedAt    string
+	DepsOpen     []string
 }
 
-// value is f as OPA's value, with the JSON field names.
+// value is f as OPA's value, with input.state.todos' field names.
 func (f fact) value() *ast.Term {
 	deps := make([]*ast.Term, len(f.DepsOpen))
 	for i, d := range f.DepsOpen {
@@ -78,10 +78,10 @@ func (f fact) value() *ast.Term {
 // the claim order's input: the facts the rule reads of each open todo
 // (those not done or cancelled, input.state.todos when it lists them
 // all), their open dependencies, and the input's key (the SHA-256 of the
-// bundle's hash and the facts' JSON). The claim order reads neither the
+// bundle's hash and the facts, each string length-prefixed). The claim order reads neither the
 // asking agent nor the clock (data.loopx.lib.settled, order_key), so the
-// facts are taken for no agent at the zero instant. Errors: none but
-// JSON's.
+// facts are taken for no agent at the zero instant. Errors: the hash's
+// writer's (none in practice).
 func Input(todos []kernel.Todo) (readmodel.OrderInput, error) {
 	all := snapshot.TodoFacts(todos, "", time.Time{})
 	facts := make([]fact, len(all))
@@ -90,13 +90,27 @@ func Input(todos []kernel.Todo) (readmodel.OrderInput, error) {
 		facts[i] = fact{Kind: f.Kind, Status: f.Status, Priority: f.Priority, CreatedAt: f.CreatedAt, DepsOpen: f.DepsOpen}
 		in.DepsOpen[i] = f.DepsOpen
 	}
-	b, err := json.Marshal(facts)
-	if err != nil {
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 64<<10)
+	str := func(s string) { // length-prefixed: the encoding is injective
+		w.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		w.WriteString(s)
+	}
+	str(policies.Hash())
+	w.Write(binary.AppendUvarint(nil, uint64(len(facts))))
+	for _, f := range facts {
+		str(f.Kind)
+		str(f.Status)
+		w.Write(binary.AppendVarint(nil, int64(f.Priority)))
+		str(f.CreatedAt)
+		w.Write(binary.AppendUvarint(nil, uint64(len(f.DepsOpen))))
+		for _, d := range f.DepsOpen {
+			str(d)
+		}
+	}
+	if err := w.Flush(); err != nil {
 		return in, err
 	}
-	h := sha256.New()
-	h.Write([]byte(policies.Hash() + "\n"))
-	h.Write(b)
 	in.Key = hex.EncodeToString(h.Sum(nil))
 	in.Eval = func() ([]int, error) { return eval(facts) }
 	return in, nil

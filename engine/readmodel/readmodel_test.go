@@ -2,7 +2,9 @@ package readmodel
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,5 +276,42 @@ func TestModel_SeededTodosWithoutEveryTodo(t *testing.T) {
 	}
 	if _, err := rm.Todos("g1"); err == nil {
 		t.Fatal("the second line was read")
+	}
+}
+
+// TestMarshalTodos_AsEncodingJSON: the todos line is byte for byte what
+// encoding/json writes, for todos with every field set or left out, odd
+// titles and notes (quotes, escapes, control characters, HTML, non-ASCII,
+// invalid UTF-8, line separators), times in other zones, leases.
+func TestMarshalTodos_AsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 5))
+	texts := []string{"plain", `quo"te \back`, "tab\tnew\nline", "é ü 中文 🚀", "bad \xff utf8", "<html>&amp;", "", "\u2028x\u2029", "\x00\x1f"}
+	zone := time.FixedZone("X", 5*3600+1800)
+	todos := map[string][]kernel.Todo{"g0": {}, "g1": nil}
+	for i := range 400 {
+		td := kernel.Todo{ID: fmt.Sprintf("t-%04x", i), Seq: rng.Uint64(), Goal: "g2", Title: texts[rng.IntN(len(texts))],
+			Kind: "task", Status: "open", Priority: rng.IntN(5), Note: texts[rng.IntN(len(texts))],
+			CreatedAt: time.Unix(rng.Int64N(1<<33), rng.Int64N(1e9)).In(zone), UpdatedAt: time.Unix(rng.Int64N(1<<33), 0).UTC()}
+		if rng.IntN(2) == 0 {
+			td.DependsOn, td.Labels, td.Scope, td.SpecName = []string{"t-1"}, []string{texts[rng.IntN(len(texts))]}, []string{"api/**"}, "s"
+			td.NextDueAt, td.EverySeconds = time.Unix(rng.Int64N(1<<33), 1).UTC(), 60
+			td.Lease = &kernel.Lease{Holder: "a1", Version: 2, Epoch: 1, ExpiresAt: time.Unix(rng.Int64N(1<<33), 0).UTC(), Released: rng.IntN(2) == 0}
+		}
+		todos["g2"] = append(todos["g2"], td)
+	}
+	got, err := marshalTodos(todos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(todos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("differs at byte %d: %q, encoding/json %q", i, got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
 	}
 }
