@@ -209,7 +209,7 @@ func Load(path, db, bundle string, now time.Time) *Model {
 		return nil
 	}
 	doc, ok := checked(core)
-	if !ok || json.Unmarshal(doc, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
+	if !ok || gojson.Unmarshal(doc, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
 		return nil
 	}
 	rm.now, rm.path, rm.core = now, path, core

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -313,5 +314,120 @@ func TestMarshalTodos_AsEncodingJSON(t *testing.T) {
 			i++
 		}
 		t.Fatalf("differs at byte %d: %q, encoding/json %q", i, got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
+	}
+}
+
+// TestLoad_DecodesAsEncodingJSON: Load decodes the first line with
+// goccy/go-json; over a store with every kind of record the first line
+// holds (agents, rules, todos with odd texts and leases, seeded todos,
+// monitors, gates with answers, rounds, ledger, evidence, handoffs), the
+// model it loads is exactly the one encoding/json decodes.
+func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.FixedZone("X", 3600))
+	s, err := kernel.Open(dir, kernel.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(15, 6))
+	texts := []string{"plain", `quo"te \back`, "tab\tnew\nline", "é ü 中文 🚀", "bad \xff utf8", "<html>&amp;", "", "\u2028x\u2029", "\x00\x1f"}
+	text := func() string { return texts[rng.IntN(len(texts))] }
+	goals := []string{"g1", "g2", "g3"}
+	if err := s.Update(func(tx *kernel.Tx) error {
+		if err := tx.PutRules(kernel.Rules{SpecHash: "sha256:1", SpecJSON: json.RawMessage(`{"goals": {"g1": {"quota": {"rounds": 2.5e3}}}, "x": "\u00e9"}`),
+			SpecFiles: map[string]string{"loopx/loopx.cue": text()}}); err != nil {
+			return err
+		}
+		for i := range 4 {
+			if err := tx.PutAgent(kernel.Agent{ID: fmt.Sprintf("a%d", i), Host: "codex", Role: text(), Mode: "auto", Goals: goals[:i],
+				RegisteredAt: now, LastSeenAt: now.Add(time.Duration(i) * time.Second)}); err != nil {
+				return err
+			}
+		}
+		for _, g := range goals[:2] {
+			for i := range 60 {
+				td := kernel.Todo{Goal: g, Title: text(), Note: text(), Priority: rng.IntN(4), Labels: []string{text()}}
+				switch i % 5 {
+				case 1:
+					td.SpecName = fmt.Sprintf("s%d", i)
+				case 2:
+					td.Kind, td.EverySeconds, td.NextDueAt = kernel.KindMonitor, 60, now.Add(time.Minute)
+				case 3:
+					td.Status = kernel.TodoDone
+				}
+				added, err := tx.AddTodo(td)
+				if err != nil {
+					return err
+				}
+				if i%7 == 0 {
+					added.Lease = &kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: now, ExpiresAt: now.Add(time.Hour), Round: "r-1", Released: i%2 == 0}
+					if err := tx.PutTodo(added); err != nil {
+						return err
+					}
+				}
+			}
+			gate, err := tx.AddGate(kernel.Gate{Goal: g, Question: text() + "?", Options: []string{"approve", "reject"}, Answerers: []string{"human"},
+				ScopeKind: "goal", Status: "open", RaisedBy: "agent:a1", RaisedAt: now, ExpiresAt: now.Add(72 * time.Hour)})
+			if err != nil {
+				return err
+			}
+			gate.Status, gate.Answer = "approved", &kernel.Answer{Option: "approve", By: "human", Note: text(), At: now}
+			if err := tx.PutGate(gate); err != nil {
+				return err
+			}
+			r, err := tx.AddRound(kernel.Round{Goal: g, Agent: "a1", Status: "finished", StartedAt: now, FinishedAt: now.Add(time.Minute),
+				Outcome: "progress", Summary: text(), Tokens: 12, CostUSD: 0.1, Charged: true})
+			if err != nil {
+				return err
+			}
+			if _, err := tx.AppendLedger(kernel.LedgerEntry{Goal: g, Round: r.ID, Agent: "a1", At: now, Rounds: 1, Tokens: 12, CostUSD: 1.0 / 3, ComputeSeconds: 60.5, Reason: "progress"}); err != nil {
+				return err
+			}
+			if _, err := tx.AddEvidence(kernel.Evidence{Goal: g, Kind: "note", Summary: text(), CreatedAt: now}); err != nil {
+				return err
+			}
+			if _, err := tx.AddHandoff(kernel.Handoff{Goal: g, Round: r.ID, Summary: text(), Questions: []string{text(), text()}, CreatedAt: now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The claim order: every open todo, last first.
+	order := Order{Bundle: "b", Input: func(ts []kernel.Todo) (OrderInput, error) {
+		var deps [][]string
+		var idx []int
+		for _, td := range ts {
+			if td.Status != kernel.TodoDone && td.Status != kernel.TodoCancelled {
+				deps, idx = append(deps, []string{}), append([]int{len(idx)}, idx...)
+			}
+		}
+		return OrderInput{Key: fmt.Sprint(len(ts)), DepsOpen: deps, Eval: func() ([]int, error) { return idx, nil }}, nil
+	}}
+	path := filepath.Join(dir, "cache", "readmodel.json")
+	_, b, err := Build(s, goals, order)
+	if err != nil || Write(path, b) != nil {
+		t.Fatal(err)
+	}
+	got := Load(path, s.Path(), "b", now)
+	if got == nil {
+		t.Fatal("the model did not load")
+	}
+	core, _, _ := bytes.Cut(b, []byte{'\n'})
+	doc, ok := checked(core)
+	var want Model
+	if !ok || json.Unmarshal(doc, &want) != nil {
+		t.Fatal("the first line does not decode")
+	}
+	if want.Goals["g1"].Hot == nil || len(want.Goals["g1"].Hot.Leased) == 0 || len(want.Goals["g2"].Seeded) == 0 || want.Rules == nil || len(want.Agents) != 4 {
+		t.Fatalf("the store is not varied enough: %s", doc)
+	}
+	got.now, got.path, got.core = time.Time{}, "", nil
+	if !reflect.DeepEqual(*got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		t.Fatalf("goccy decoded\n%s\nencoding/json\n%s", g, w)
 	}
 }
