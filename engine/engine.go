@@ -93,6 +93,9 @@ type Engine struct {
 	reads rulebook.ReadsCache
 
 	store *kernel.Store
+	// rmCache keeps the read model decoded last (loadReadModel): a
+	// command reads it several times and decodes it once.
+	rmCache readmodel.Cache
 	// rmStamp is the state.db stamp of the read model this engine last wrote.
 	rmStamp readmodel.Stamp
 	// rmWant asks Release for a read model refresh: this engine committed,

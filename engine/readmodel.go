@@ -35,7 +35,7 @@ func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
 	if p == "" {
 		return nil
 	}
-	rm := readmodel.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), claimorder.Order().Bundle, now)
+	rm := e.rmCache.Load(p, filepath.Join(e.StateDir(), kernel.DBFile), claimorder.Order().Bundle, now)
 	if rm == nil {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -192,6 +193,26 @@ func StampOf(path string) (Stamp, error) {
 // exactly, is readable and was ordered by the claim order named bundle
 // (Order.Bundle), with now as its clock; nil otherwise.
 func Load(path, db, bundle string, now time.Time) *Model {
+	var c Cache
+	return c.Load(path, db, bundle, now)
+}
+
+// Cache keeps the model a Load decoded last, so that a process reading
+// the read model more than once (a decision: the adopted rules, then
+// its input; a hook: its identity check too) decodes the first line,
+// which grows with the rounds and ledger kept, once. The zero Cache is
+// empty; it is safe for concurrent use.
+type Cache struct {
+	mu   sync.Mutex
+	last *Model
+}
+
+// Load is the package's Load, reusing the model decoded last when the
+// file's first line is, byte for byte, the line it decoded (so its
+// checksum and content are those already checked) and state.db still
+// has the stamp that line names. The model returned is the caller's
+// copy: its clock is now.
+func (c *Cache) Load(path, db, bundle string, now time.Time) *Model {
 	st, err := StampOf(db)
 	if err != nil {
 		return nil
@@ -204,16 +225,29 @@ func Load(path, db, bundle string, now time.Time) *Model {
 	// Only the first line: the todos (most of the file) are read when
 	// something lists them (Todos).
 	core, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
-	var rm Model
 	if err != nil {
 		return nil
 	}
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	if last != nil && last.path == path && last.Bundle == bundle && last.Stamp == st && bytes.Equal(last.core, core) {
+		rm := *last
+		rm.now = now
+		return &rm
+	}
+	var rm Model
 	doc, ok := checked(core)
 	if !ok || gojson.Unmarshal(doc, &rm) != nil || rm.Version != Version || rm.Stamp != st || rm.Goals == nil || rm.Bundle != bundle {
 		return nil
 	}
-	rm.now, rm.path, rm.core = now, path, core
-	return &rm
+	rm.path, rm.core = path, core
+	c.mu.Lock()
+	c.last = &rm
+	c.mu.Unlock()
+	out := rm
+	out.now = now
+	return &out
 }
 
 // Write writes b (a Build's JSON) to path atomically (mode 0600), creating

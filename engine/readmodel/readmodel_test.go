@@ -2,6 +2,8 @@ package readmodel
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -429,5 +431,82 @@ func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
 		g, _ := json.Marshal(got)
 		w, _ := json.Marshal(want)
 		t.Fatalf("goccy decoded\n%s\nencoding/json\n%s", g, w)
+	}
+}
+
+// TestCache_DecodesOnceAndNeverOutlivesTheFile: a Cache decodes a file's
+// first line once while it and state.db are unchanged (each caller gets
+// its own clock), and returns nothing it decoded before once the line is
+// edited (checksum kept or not), another bundle asks, or the store
+// commits.
+func TestCache_DecodesOnceAndNeverOutlivesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	s, err := kernel.Open(dir, kernel.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	add := func(title string) {
+		if err := s.Update(func(tx *kernel.Tx) error {
+			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("first")
+	path := filepath.Join(dir, "cache", "readmodel.json")
+	_, b, err := Build(s, []string{"g1"}, Order{})
+	if err != nil || Write(path, b) != nil {
+		t.Fatal(err)
+	}
+	var c Cache
+	a := c.Load(path, s.Path(), "", now)
+	later := now.Add(time.Minute)
+	d := c.Load(path, s.Path(), "", later)
+	if a == nil || d == nil || !a.Now().Equal(now) || !d.Now().Equal(later) {
+		t.Fatalf("loads %+v %+v", a, d)
+	}
+	if reflect.ValueOf(a.Goals).Pointer() != reflect.ValueOf(d.Goals).Pointer() {
+		t.Fatal("the same first line was decoded twice")
+	}
+	if c.Load(path, s.Path(), "sha256:other", now) != nil {
+		t.Fatal("a model ordered by other policies loaded from the cache")
+	}
+
+	// An edit of the first line, its checksum recomputed: decoded anew
+	// (what it says is what a fresh Load would say), never the cached one.
+	core, rest, _ := bytes.Cut(b, []byte{'\n'})
+	doc, _ := checked(core)
+	edited := bytes.Replace(doc, []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
+	sum := sha256.Sum256(edited)
+	line := slices.Concat(edited, []byte(" "), []byte(hex.EncodeToString(sum[:])))
+	if _, ok := checked(line); !ok || bytes.Equal(edited, doc) {
+		t.Fatal("no edit with a valid checksum")
+	}
+	if err := os.WriteFile(path, slices.Concat(line, []byte{'\n'}, rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := c.Load(path, s.Path(), "", now).Goal("g1"); g.Status != kernel.GoalPaused {
+		t.Fatalf("after an edit the cache answered %+v", g)
+	}
+	// Without its checksum: nothing, not the model decoded before.
+	if err := os.WriteFile(path, slices.Concat(bytes.Replace(core, []byte(`"status":"active"`), []byte(`"status":"paused"`), 1), []byte{'\n'}, rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c.Load(path, s.Path(), "", now) != nil {
+		t.Fatal("an edited first line without its checksum loaded")
+	}
+	// The genuine file again, then a commit: stale, even from the cache.
+	if err := Write(path, b); err != nil {
+		t.Fatal(err)
+	}
+	if c.Load(path, s.Path(), "", now) == nil {
+		t.Fatal("the genuine model did not load")
+	}
+	add("second")
+	if c.Load(path, s.Path(), "", now) != nil {
+		t.Fatal("a stale model loaded from the cache")
 	}
 }
