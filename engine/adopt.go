@@ -47,6 +47,7 @@ func (e *Engine) diskRules() (kernel.Rules, error) {
 func (e *Engine) adoptedRules() (kernel.Rules, bool, error) {
 	if e.store == nil {
 		if rm := e.loadReadModel(e.Now()); rm != nil {
+			e.fromModel, e.modelRules, e.modelRev = true, rm.Rules, rm.Rev
 			if rm.Rules == nil {
 				return kernel.Rules{}, false, nil
 			}
@@ -61,6 +62,25 @@ func (e *Engine) adoptedRules() (kernel.Rules, bool, error) {
 		return err
 	})
 	return r, ok, err
+}
+
+// checkModelRules checks, at the store's first open, the adopted rules
+// resolveRules took from the read model (a file an agent outside a
+// sandbox can rewrite, checksums and all) against the store's
+// (adopt.CheckModel): when they differ, the rules in effect are resolved
+// again from the store before anything is decided under its lock or
+// adopted. Unreadable rules fail decisions.
+func (e *Engine) checkModelRules(s *kernel.Store) {
+	if !e.fromModel {
+		return
+	}
+	e.fromModel = false
+	if same, err := adopt.CheckModel(s, e.modelRules, e.modelRev); err != nil {
+		e.specErr = err
+	} else if !same {
+		e.rulesGen++
+		e.refreshRules(context.Background())
+	}
 }
 
 // resolveRules makes the adopted revision the rules in effect (design
@@ -240,6 +260,12 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra m
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
+	// Classified on the read model's rules? The store's open checks them.
+	if gen := e.rulesGen; by == "loopx" {
+		if _, err := e.Store(); err != nil || e.rulesGen != gen {
+			return err
+		}
+	}
 	r.By = by
 	e.rulesChecked = true
 	err := e.update(func(tx *kernel.Tx) error {
@@ -269,6 +295,9 @@ type AdoptOptions = adopt.Options
 // it (what loosens was judged on another revision).
 func (e *Engine) AdoptPreview() (AdoptResult, error) {
 	res := AdoptResult{Loosens: []Reason{}}
+	if _, err := e.Store(); err != nil { // the adopted rules are the store's
+		return res, err
+	}
 	// What a human adopts is judged on the files evaluated anew.
 	e.resolveFresh(context.Background())
 	if e.diskErr != nil {
@@ -389,6 +418,9 @@ func (e *Engine) audit(err error, who string, write func(tx *kernel.Tx, re *errs
 // are removed). It returns the paths written or removed. Errors:
 // errs.Usage no_adopted_rules when nothing was adopted yet; I/O errors.
 func (e *Engine) Restore() ([]string, error) {
+	if _, err := e.Store(); err != nil { // the adopted rules are the store's
+		return nil, err
+	}
 	cur, ok, err := e.adoptedRules()
 	if err != nil {
 		return nil, err

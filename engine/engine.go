@@ -80,7 +80,15 @@ type Engine struct {
 	pending *Pending
 	// rulesChecked is set once this engine made sure rules were adopted.
 	rulesChecked bool
-	onDisk       bool
+	// fromModel: resolveRules took the adopted rules from the read model
+	// (modelRules, nil for none, at its revision modelRev); the store's
+	// first open checks them (checkModelRules), and rulesGen counts the
+	// times that resolved the rules again.
+	fromModel  bool
+	modelRules *kernel.Rules
+	modelRev   uint64
+	rulesGen   int
+	onDisk     bool
 
 	// prep holds the queries prepared for the rules in effect.
 	prep rulebook.Prepared
@@ -164,6 +172,7 @@ func (e *Engine) open(accept bool) (*kernel.Store, error) {
 		return nil, err
 	}
 	e.store = s
+	e.checkModelRules(s)
 	return s, nil
 }
 

@@ -51,20 +51,6 @@ func (e *Engine) SetGoalStatus(goal, status, reason, actor string) (kernel.GoalS
 	return st, err
 }
 
-// GoalState returns a goal's runtime state.
-func (e *Engine) GoalState(goal string) (kernel.GoalState, error) {
-	var st kernel.GoalState
-	if err := e.RequireGoal(goal); err != nil {
-		return st, err
-	}
-	err := e.view(func(tx *kernel.Tx) error {
-		var err error
-		st, err = tx.Goal(goal)
-		return err
-	})
-	return st, err
-}
-
 // goalsIn returns [goal] when the spec declares it, or every spec goal for
 // "". Errors: the spec's error (a broken spec must not read as "nothing
 // here"), errs.Usage for an unknown goal.

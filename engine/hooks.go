@@ -26,9 +26,6 @@ func (e *Engine) RecordHooks(host, path string, hooks []hosts.Hook) error {
 	return hosts.Record(e.StateDir(), host, e.displayPath(path), hooks)
 }
 
-// InstalledHooks returns the install records (hosts.ReadInstalled).
-func (e *Engine) InstalledHooks() ([]InstalledHooks, error) { return hosts.ReadInstalled(e.StateDir()) }
-
 // CheckHooks compares every recorded installation with its settings file
 // now (hosts.CheckInstalled).
 func (e *Engine) CheckHooks() ([]HookProblem, error) {

@@ -90,14 +90,3 @@ func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
 	})
 	return a, err
 }
-
-// Agents lists registered agents.
-func (e *Engine) Agents() ([]kernel.Agent, error) {
-	out := []kernel.Agent{}
-	err := e.view(func(tx *kernel.Tx) error {
-		as, err := tx.Agents()
-		out = append(out, as...)
-		return err
-	})
-	return out, err
-}

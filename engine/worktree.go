@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 
 	"github.com/loopx-dev/loopx/engine/adopt"
 	"github.com/loopx-dev/loopx/engine/scaffold"
@@ -59,18 +58,8 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 	}
 	question, adoptRev := adopt.GateQuestion(agent, round, SpecDirName, protected, e.pending)
 	var gate *kernel.Gate
-	err := e.update(func(tx *kernel.Tx) error {
-		if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
-			Message: strings.Join(reasons, "; "), Data: map[string]any{"paths": paths, "decision_id": d.DecisionID}}); err != nil {
-			return err
-		}
-		if len(protected) == 0 {
-			return nil
-		}
-		g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
-			Question: question, Adopt: adoptRev,
-			Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
-		gate = &g
+	err := e.update(func(tx *kernel.Tx) (err error) {
+		gate, err = adopt.RecordViolation(tx, goal, agent, round, paths, reasons, d.DecisionID, protected, question, adoptRev)
 		return err
 	})
 	return gate, err

@@ -9,6 +9,7 @@
 package adopt
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -315,6 +316,60 @@ func RestoredEvent(cur kernel.Rules, changed []string) kernel.Event {
 		Message: fmt.Sprintf("loopx/ restored to the adopted rules: %s", strings.Join(changed, ", ")), Data: map[string]any{"paths": changed}}
 }
 
+// SameRules reports whether a and b (nil: none adopted) are the same
+// adopted rules, field for field: the read model's copy and the store's
+// (Engine.checkModelRules).
+func SameRules(a, b *kernel.Rules) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
+// CheckModel reports whether model (nil: none adopted), the adopted rules
+// a read model at the store's revision modelRev named, are the store s's.
+// When they are not and s is still at that revision, the file was edited
+// outside loopx: a rules.readmodel_mismatch event (ModelRulesEvent) tells
+// a human. Errors: the store's (its revision or rules unreadable).
+func CheckModel(s *kernel.Store, model *kernel.Rules, modelRev uint64) (bool, error) {
+	var stored *kernel.Rules
+	rev, err := s.Revision()
+	if err == nil {
+		err = s.View(func(tx *kernel.Tx) error {
+			r, ok, err := tx.Rules()
+			if ok {
+				stored = &r
+			}
+			return err
+		})
+	}
+	if err != nil || SameRules(stored, model) {
+		return err == nil, err
+	}
+	if rev == modelRev {
+		_ = s.Update(func(tx *kernel.Tx) error { return tx.AppendEvent(ModelRulesEvent(model, stored, rev)) })
+	}
+	return false, nil
+}
+
+// ModelRulesEvent is the rules.readmodel_mismatch event: the read model,
+// claiming the store's revision rev, named adopted rules (model, nil:
+// none) that are not the store's (stored): readmodel.json was edited
+// outside loopx, and the store's rules are in effect.
+func ModelRulesEvent(model, stored *kernel.Rules, rev uint64) kernel.Event {
+	name := func(r *kernel.Rules) string {
+		if r == nil {
+			return "none"
+		}
+		return fmt.Sprintf("spec %s, policies %s", decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash))
+	}
+	return kernel.Event{Kind: "rules.readmodel_mismatch", Actor: "loopx", Subject: "readmodel.json",
+		Message: fmt.Sprintf("the read model at revision %d names other adopted rules (%s) than the store (%s): an edit of readmodel.json outside loopx? The store's rules are in effect", rev, name(model), name(stored)),
+		Data:    map[string]any{"revision": rev, "model": name(model), "store": name(stored)}}
+}
+
 // ProtectedPaths are the paths (written by an agent's command) that the
 // permission decision's reasons name as protected (code protected_path):
 // loopx's own, git's hooks and config, the hosts' settings. [] when none.
@@ -360,4 +415,24 @@ func GateQuestion(agent, round, specDir string, protected []string, p *Pending) 
 	}
 	return fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
 		agent, strings.Join(rules, ", "), also, round, p.Summary()), &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
+}
+
+// RecordViolation appends to tx the scope_violation event of agent's
+// writes of paths in round (reasons: the denying decision's messages,
+// decisionID its id) and, when protected names any path (ProtectedPaths),
+// raises the goal's adoption gate asking question (adopt: the revision it
+// adopts, GateQuestion's). It returns the gate raised, nil when none.
+// Errors: the store's.
+func RecordViolation(tx *kernel.Tx, goal, agent, round string, paths, reasons []string, decisionID string,
+	protected []string, question string, adopt *kernel.GateAdopt) (*kernel.Gate, error) {
+	if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
+		Message: strings.Join(reasons, "; "), Data: map[string]any{"paths": paths, "decision_id": decisionID}}); err != nil {
+		return nil, err
+	}
+	if len(protected) == 0 {
+		return nil, nil
+	}
+	g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
+		Question: question, Adopt: adopt, Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
+	return &g, err
 }

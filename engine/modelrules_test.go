@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// forgeModelRules rewrites the adopted rules in the read model's first
+// line with edit and recomputes the line's checksum, as an agent outside
+// a sandbox can (the file's stamp and head still name the store).
+func forgeModelRules(t *testing.T, e *Engine, edit func(rules map[string]any)) {
+	t.Helper()
+	path := e.readModelPath()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, rest, _ := bytes.Cut(b, []byte{'\n'})
+	doc := core[:bytes.LastIndexByte(core, ' ')]
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	rules, ok := m["rules"].(map[string]any)
+	if !ok {
+		t.Fatalf("no adopted rules in the read model: %s", doc)
+	}
+	edit(rules)
+	forged, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(forged)
+	line := slices.Concat(forged, []byte(" "+hex.EncodeToString(sum[:])+"\n"), rest)
+	if err := os.WriteFile(path, line, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storedRules are the adopted rules in root's store.
+func storedRules(t *testing.T, root string, c *testClock) kernel.Rules {
+	t.Helper()
+	e := New(Options{Root: root, Now: c.now})
+	defer e.Close()
+	var r kernel.Rules
+	if err := e.view(func(tx *kernel.Tx) (err error) { r, _, err = tx.Rules(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestModelRules_WritesDecideOnTheStoresRules (a tester's finding): a read
+// model rewritten, checksum and all, to drop the adopted user policies
+// does not reach a write: the claim and the round start, decided under
+// the store's lock, deny as the adopted policies say, and an event tells
+// a human the read model named other rules than the store.
+func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
+	root, c := adoptedProject(t)
+	writeFile(t, filepath.Join(root, SpecDirName, UserPolicyDir, "deny.rego"),
+		"package loopx.user.claim\n\ndeny contains \"no claims at all\" if true\n")
+	e := New(Options{Root: root, Now: c.now})
+	mustAdopt(t, e)
+	todo := addTodos(t, e, "Write the guide")[0]
+	e.Close()
+
+	for _, write := range []string{"claim", "round start"} {
+		f := New(Options{Root: root, Now: c.now})
+		f.Close() // it may have opened the store: its read model is current
+		forgeModelRules(t, f, func(r map[string]any) { r["policies"], r["policy_hash"] = map[string]any{}, "sha256:forged" })
+		g := New(Options{Root: root, Now: c.now})
+		if len(g.user) != 0 {
+			t.Fatalf("the forged model was not read (user policies %d): the test proves nothing", len(g.user))
+		}
+		var err error
+		if write == "claim" {
+			_, err = g.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"})
+		} else {
+			var res StartResult
+			res, err = g.StartRound(context.Background(), "g1", "a1")
+			if err == nil && res.Round != nil {
+				err = errString("round " + res.Round.ID + " started")
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), "no claims at all") {
+			t.Fatalf("%s under a forged read model: %v, want the adopted policy's deny", write, err)
+		}
+		evs, err := g.Events(EventFilter{Kind: "rules"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, ev := range evs {
+			if ev.Kind == "rules.readmodel_mismatch" {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%s: no rules.readmodel_mismatch event among %+v", write, evs)
+		}
+		g.Close()
+	}
+	if r := storedRules(t, root, c); len(r.Policies) == 0 {
+		t.Fatal("the adopted policies were lost")
+	}
+}
+
+// TestModelRules_NothingAdoptedOnTheModelsWord (a tester's finding): a
+// loosening edit of loopx/ stays pending when the read model is
+// rewritten to name rules that make the edit look like a tightening: a
+// decision resolves the rules again from the store and adopts nothing.
+func TestModelRules_NothingAdoptedOnTheModelsWord(t *testing.T) {
+	root, c := adoptedProject(t)
+	before := storedRules(t, root, c)
+	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 1000", 1))
+	e := New(Options{Root: root, Now: c.now})
+	if e.Pending() == nil {
+		t.Fatal("raising the quota is not pending")
+	}
+	forgeModelRules(t, e, func(r map[string]any) {
+		spec := mustJSON(t, r["spec_json"])
+		loose := bytes.Replace(spec, []byte(`"rounds":3`), []byte(`"rounds":100000`), 1)
+		if bytes.Equal(loose, spec) {
+			t.Fatalf("no quota to forge in %s", spec)
+		}
+		r["spec_json"] = json.RawMessage(loose)
+		r["spec_hash"] = "sha256:forged"
+	})
+	e.Close()
+	g := New(Options{Root: root, Now: c.now})
+	decide(t, g, "a1")
+	if g.Pending() == nil {
+		t.Fatal("the loosening edit is no longer pending")
+	}
+	g.Close()
+	if after := storedRules(t, root, c); after.SpecHash != before.SpecHash {
+		t.Fatalf("adopted %s on the read model's word (was %s)", after.SpecHash, before.SpecHash)
+	}
+}
+
+// errString is an error with a fixed message.
+type errString string
+
+func (e errString) Error() string { return string(e) }
