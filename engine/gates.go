@@ -75,8 +75,8 @@ func (e *Engine) agentKnown(tx *kernel.Tx, id string) bool {
 			return true
 		}
 	}
-	_, err := tx.Agent(id)
-	return err == nil
+	a, err := tx.Agent(id)
+	return err == nil && a.Registered
 }
 
 // AnswerInput is an answer to a gate (gates.Answer).

@@ -153,3 +153,37 @@ func TestModelRules_NothingAdoptedOnTheModelsWord(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestAgent_RemovedFromTheSpecIsUnknownAgain (a tester's finding): an
+// agent that acted (its heartbeat wrote a record) and is then removed
+// from the spec is unknown: should_run denies it and its claims are
+// refused. A human's registration still makes an agent the spec does not
+// declare known, for the goals it names.
+func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
+	e, c := newEngine(t, testSpec)
+	ts := addTodos(t, e, "one", "two")
+	if _, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "a2"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	spec := strings.Replace(testSpec, "\ta2: {host: \"shell\", role: \"executor\"}\n", "", 1)
+	writeSpec(t, e.Root(), strings.Replace(spec, `agents: ["a1", "a2"]`, `agents: ["a1"]`, 1))
+	f := New(Options{Root: e.Root(), Now: c.now})
+	defer f.Close()
+	if f.Pending() != nil {
+		t.Fatalf("removing an agent is pending: %+v", f.Pending())
+	}
+	if d := decide(t, f, "a2"); d.Verdict != "deny" || d.Reasons[0].Code != "unknown_agent" {
+		t.Fatalf("should_run for a removed agent: %s %+v", d.Verdict, d.Reasons)
+	}
+	if _, err := f.ClaimTodo(ClaimRequest{Todo: ts[1].ID, Agent: "a2"}); err == nil {
+		t.Fatal("a removed agent claimed a todo")
+	}
+	if _, err := f.RegisterAgent(kernel.Agent{ID: "a2", Host: "shell", Goals: []string{"g1"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if d := decide(t, New(Options{Root: e.Root(), Now: c.now}), "a2"); d.Verdict == "deny" {
+		t.Fatalf("a registered agent: %s %+v", d.Verdict, d.Reasons)
+	}
+}

@@ -82,6 +82,7 @@ func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
 		if a.Mode == "" {
 			a.Mode = "active"
 		}
+		a.Registered = true
 		if err := tx.PutAgent(a); err != nil {
 			return err
 		}

@@ -270,12 +270,18 @@ type Handoff struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// Agent is a registered peer (key agent:<id>).
+// Agent is a peer loopx has seen or a human registered (key agent:<id>).
 type Agent struct {
-	ID           string    `json:"id"`
-	Host         string    `json:"host"`
-	Role         string    `json:"role"`
-	Mode         string    `json:"mode"`
+	ID   string `json:"id"`
+	Host string `json:"host"`
+	Role string `json:"role"`
+	Mode string `json:"mode"`
+	// Registered is true once a human registered the agent (`loopx agent
+	// register`): only then does the record make it known, and Goals
+	// name the goals it was registered for. A record loopx writes when
+	// an agent acts (its heartbeat) grants nothing: an agent the spec no
+	// longer declares is unknown again.
+	Registered   bool      `json:"registered,omitempty"`
 	Goals        []string  `json:"goals,omitempty"`
 	RegisteredAt time.Time `json:"registered_at"`
 	LastSeenAt   time.Time `json:"last_seen_at,omitzero"`

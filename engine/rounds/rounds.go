@@ -130,9 +130,11 @@ func Open(tx Tx, spec *specs.Spec, goal string, t kernel.Todo, agent, decisionID
 	return r, t, Heartbeat(tx, spec, agent, goal, r.ID)
 }
 
-// Heartbeat records that agent was seen now working on goal (round its
-// current round, "" for none), registering an agent spec declares on
-// first use (an unknown one as an active executor).
+// Heartbeat records that agent was seen now (round its current round, ""
+// for none), creating its record on first use with the spec's host, role
+// and mode (an active executor otherwise). It registers nothing: goal is
+// not added to the record's goals, and a record it creates is not
+// Registered (a human's `loopx agent register` is).
 func Heartbeat(tx Tx, spec *specs.Spec, agent, goal, round string) error {
 	a, err := tx.Agent(agent)
 	if err != nil && !errors.Is(err, kernel.ErrNotFound) {
@@ -145,9 +147,6 @@ func Heartbeat(tx Tx, spec *specs.Spec, agent, goal, round string) error {
 				a.Host, a.Role, a.Mode = sa.Host, sa.Role, sa.Mode
 			}
 		}
-	}
-	if goal != "" && !slices.Contains(a.Goals, goal) {
-		a.Goals = append(a.Goals, goal)
 	}
 	a.LastSeenAt, a.CurrentRound = tx.Now(), round
 	return tx.PutAgent(a)

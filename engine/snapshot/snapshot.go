@@ -356,8 +356,9 @@ func GateFacts(gates []kernel.Gate) []input.GateFacts {
 }
 
 // AgentFacts is input.state.agent for agent: its role and mode from the
-// spec, else from its registration (src), else an unknown executor, and
-// the goals its registration names (whether it may work on a goal is
+// spec, else from a human's registration (src: a record loopx wrote when
+// the agent acted is none), else an unknown executor, and the goals its
+// registration names (whether it may work on a goal is
 // data.loopx.lib.agent_on_goal's).
 func (b Builder) AgentFacts(src Source, gs *specs.Goal, agent string) input.AgentFacts {
 	f := input.AgentFacts{ID: agent, Role: "executor", Mode: "active", Goals: []string{}}
@@ -366,7 +367,7 @@ func (b Builder) AgentFacts(src Source, gs *specs.Goal, agent string) input.Agen
 			f.Known, f.Role, f.Mode = true, a.Role, a.Mode
 		}
 	}
-	if a, err := src.Agent(agent); err == nil {
+	if a, err := src.Agent(agent); err == nil && a.Registered {
 		if !f.Known {
 			f.Known, f.Role, f.Mode = true, a.Role, a.Mode
 		}
