@@ -124,9 +124,10 @@ func Main() int {
 		// Most loopx commands live for milliseconds: collecting garbage
 		// then is a fifth of their CPU at the default pace. The commands
 		// agents run before every turn or tool call (prewarm's) allocate
-		// 15–30 MB, most of it compiling policies: they collect none until
-		// the heap reaches shortLivedHeap, then the memory limit paces
-		// collection. Long-running commands restore the default
+		// 15–30 MB at a few hundred todos, most of it compiling policies
+		// (a round start at 12,000 todos reaches about 150 MB): they
+		// collect none until the heap reaches shortLivedHeap, then the
+		// memory limit paces collection. Long-running commands restore the default
 		// (longRunning). Set before the warm compile allocates: the
 		// runtime's first goal is 4 MB, which it passes.
 		if warm != nil {
