@@ -197,7 +197,7 @@ func TestOpen(t *testing.T) {
 	if r.Goal != "g1" || r.Agent != "a1" || r.DecisionID != "dec-1" || td.Status != kernel.TodoClaimed || td.Lease.Round != r.ID || !td.Lease.ExpiresAt.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("round %+v todo %+v lease %+v", r, td, td.Lease)
 	}
-	if a := f.agents["a1"]; a.CurrentRound != r.ID || a.Host != "shell" || !slices.Equal(a.Goals, []string{"g1"}) {
+	if a := f.agents["a1"]; a.CurrentRound != r.ID || a.Host != "shell" || len(a.Goals) != 0 || a.Registered {
 		t.Fatalf("agent %+v", a)
 	}
 	if k := f.kinds(); !slices.Equal(k, []string{"todo.claimed"}) {
@@ -350,6 +350,9 @@ func TestMaybeStall(t *testing.T) {
 	}
 }
 
+// TestHeartbeat: a heartbeat records when an agent was seen and its
+// round; it registers nothing (no goals, not Registered), and leaves a
+// human's registration as it was.
 func TestHeartbeat(t *testing.T) {
 	f := newFake(t0)
 	for _, tc := range []struct{ agent, host, role string }{{"a1", "shell", "executor"}, {"x9", "", "executor"}} {
@@ -360,11 +363,15 @@ func TestHeartbeat(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := f.agents[tc.agent]
-		if a.Host != tc.host || a.Role != tc.role || a.CurrentRound != "round-1" || !slices.Equal(a.Goals, []string{"g1", "g2"}) || !a.LastSeenAt.Equal(t0) {
+		if a.Host != tc.host || a.Role != tc.role || a.CurrentRound != "round-1" || len(a.Goals) != 0 || a.Registered || !a.LastSeenAt.Equal(t0) {
 			t.Fatalf("%+v", a)
 		}
 	}
-	if err := Heartbeat(f, nil, "a1", "", ""); err != nil || f.agents["a1"].CurrentRound != "" || len(f.agents["a1"].Goals) != 2 {
+	if err := Heartbeat(f, nil, "a1", "", ""); err != nil || f.agents["a1"].CurrentRound != "" || len(f.agents["a1"].Goals) != 0 {
 		t.Fatalf("%+v %v", f.agents["a1"], err)
+	}
+	f.agents["r1"] = kernel.Agent{ID: "r1", Host: "codex", Registered: true, Goals: []string{"g1"}}
+	if err := Heartbeat(f, spec, "r1", "g2", "round-2"); err != nil || !f.agents["r1"].Registered || !slices.Equal(f.agents["r1"].Goals, []string{"g1"}) {
+		t.Fatalf("a registered agent's heartbeat: %+v %v", f.agents["r1"], err)
 	}
 }
