@@ -124,6 +124,11 @@ type Result struct {
 	Changed bool `json:"changed"`
 	// Loosens lists what the adopted change loosened ([] when nothing).
 	Loosens []Reason `json:"loosens"`
+	// Problems are the problems of the user policies adopted
+	// (rulebook.Book.Check, what `loopx check` reports; omitted when
+	// none): a policy that does not compile is adopted as it is, and
+	// every decision denies (policy_error) until it is fixed.
+	Problems []rulebook.Problem `json:"problems,omitempty"`
 }
 
 // Options say what the human adopting confirmed (`loopx adopt`).

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"golang.org/x/term"
@@ -165,6 +166,10 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 	if !d.Allow && !onlyPending(d) { // no terminal to confirm on
 		return refuse(e.Refusal(d))
 	}
+	// The person is shown what the policies' problems will do before
+	// confirming: a policy that does not compile makes decisions deny.
+	problems, _ := e.CheckPolicies()
+	res.Problems = problems
 	if err := e.Release(); err != nil { // never hold the state lock while a person types
 		return engine.AdoptResult{}, err
 	}
@@ -176,8 +181,23 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 	if res, err = e.Adopt(ctx, engine.AdoptOptions{Expect: &res.Adopted, Ancestry: ch.Ancestry}); err != nil {
 		return refuse(err)
 	}
+	res.Problems = problems
 	return res, nil
 }
+
+// ProblemLine is how `loopx adopt` shows one problem of the user policies
+// it adopts (at the prompt and after): the position, the code and the
+// message (inert: they come from whoever wrote loopx/).
+func ProblemLine(p rulebook.Problem) string {
+	line := fmt.Sprintf("warning: %s:%d:%d: %s: %s", p.File, p.Row, p.Col, p.Code, p.Message)
+	if p.Rule != "" {
+		line += " (rule " + p.Rule + ")"
+	}
+	return inert.Line(line)
+}
+
+// ProblemsNote follows the problems `loopx adopt` shows.
+const ProblemsNote = "a user policy that does not compile makes every decision deny (policy_error) until it is fixed"
 
 // adoptPrompt shows what `loopx adopt` would make the rules in effect (the
 // revision and what it loosens) and asks for "adopt".
@@ -188,6 +208,12 @@ func adoptPrompt(res engine.AdoptResult) string {
 	for _, r := range res.Loosens {
 		// File names of policies come from whoever wrote loopx/: inert.
 		fmt.Fprintf(&b, "loosens: %s: %s\n", inert.Line(r.Ref), inert.Line(r.Message))
+	}
+	for _, p := range res.Problems {
+		b.WriteString(ProblemLine(p) + "\n")
+	}
+	if len(res.Problems) > 0 {
+		b.WriteString(ProblemsNote + "\n")
 	}
 	b.WriteString(`type "adopt" to confirm: `)
 	return b.String()

@@ -53,6 +53,12 @@ func (a *app) runAdopt(ctx context.Context, o *adoptOptions) error {
 		for _, r := range res.Loosens {
 			fmt.Fprintf(w, "loosens: %s: %s\n", r.Ref, r.Message)
 		}
+		for _, p := range res.Problems {
+			fmt.Fprintln(w, gateanswer.ProblemLine(p))
+		}
+		if len(res.Problems) > 0 {
+			fmt.Fprintln(w, gateanswer.ProblemsNote)
+		}
 		fmt.Fprintf(w, "adopted spec %s, policies %s\n", res.Adopted.Spec, res.Adopted.Policy)
 	})
 }
