@@ -17,19 +17,16 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// TestModel_UsedOnlyWhileItMatchesTheStore: a written model loads and
-// reads like the store; a commit after it makes it stale (Load: nil); an
-// edit outside loopx that claims the current stamp fails Verify and is
-// removed.
-func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+// todoStore opens a store in dir at the instant now (closed with the
+// test); add adds a todo of goal g1 titled title in its own transaction.
+func todoStore(t *testing.T, dir string, now time.Time) (s *kernel.Store, add func(title string)) {
+	t.Helper()
 	s, err := kernel.Open(dir, kernel.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	add := func(title string) {
+	t.Cleanup(func() { s.Close() })
+	return s, func(title string) {
 		if err := s.Update(func(tx *kernel.Tx) error {
 			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title})
 			return err
@@ -37,6 +34,15 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestModel_UsedOnlyWhileItMatchesTheStore: a written model loads and
+// reads like the store; a commit after it makes it stale (Load: nil); an
+// edit outside loopx that claims the current stamp fails Verify and is
+// removed.
+func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
+	dir, now := t.TempDir(), time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	s, add := todoStore(t, dir, now)
 	add("first")
 	path := filepath.Join(dir, "cache", "readmodel.json")
 	rm, b, err := Build(s, []string{"g1"}, Order{})
@@ -440,21 +446,8 @@ func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
 // edited (checksum kept or not), another bundle asks, or the store
 // commits.
 func TestCache_DecodesOnceAndNeverOutlivesTheFile(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	s, err := kernel.Open(dir, kernel.Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	add := func(title string) {
-		if err := s.Update(func(tx *kernel.Tx) error {
-			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, now := t.TempDir(), time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	s, add := todoStore(t, dir, now)
 	add("first")
 	path := filepath.Join(dir, "cache", "readmodel.json")
 	_, b, err := Build(s, []string{"g1"}, Order{})
