@@ -64,12 +64,10 @@ func (e *Engine) adoptedRules() (kernel.Rules, bool, error) {
 	return r, ok, err
 }
 
-// checkModelRules checks, at the store's first open, the adopted rules
-// resolveRules took from the read model (a file an agent outside a
-// sandbox can rewrite, checksums and all) against the store's
-// (adopt.CheckModel): when they differ, the rules in effect are resolved
-// again from the store before anything is decided under its lock or
-// adopted. Unreadable rules fail decisions.
+// checkModelRules checks the adopted rules taken from the read model (an
+// agent outside a sandbox can rewrite it, checksums and all) against the
+// store's as it opens (adopt.CheckModel): on a difference they are resolved
+// again from the store, before anything is decided under its lock or adopted.
 func (e *Engine) checkModelRules(s *kernel.Store) {
 	if !e.fromModel {
 		return
@@ -260,7 +258,6 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra m
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
-	// Classified on the read model's rules? The store's open checks them.
 	if gen := e.rulesGen; by == "loopx" {
 		if _, err := e.Store(); err != nil || e.rulesGen != gen {
 			return err

@@ -162,7 +162,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 	}
 	var goal string
 	var cd claimDecision
-	if op == "transfer" {
+	if op == "transfer" || op == "renew" {
 		e.prepareAll(context.Background(), "claim")
 	}
 	err := e.update(func(tx *kernel.Tx) error {
@@ -187,6 +187,9 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 		var data map[string]any
 		switch op {
 		case "renew":
+			if cd, err = e.decideLease(tx, t, req.Agent, ClaimFacts{Op: "renew"}); err != nil {
+				return err
+			}
 			nl := lease.Renew(*l, now, ttl)
 			t.Lease, kind = &nl, "todo.lease_renewed"
 			data = lease.Data(&nl)
@@ -201,15 +204,8 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			if !e.agentKnown(tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
-			facts, err := e.claimTodoFacts(tx, t, req.To)
-			if err != nil {
+			if cd, err = e.decideLease(tx, t, req.To, ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {
 				return err
-			}
-			if cd, err = e.decideClaim(context.Background(), tx, t.Goal, req.To, ClaimFacts{Op: "transfer", From: req.Agent, Todo: facts}); err != nil {
-				return err
-			}
-			if !cd.d.Allow {
-				return e.Refusal(cd.d)
 			}
 			nl := lease.Transfer(*l, req.To, now, ttl)
 			t.Lease = &nl
@@ -232,6 +228,21 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 	e.logClaim(cd)
 	e.auditRefusal(goal, req.Agent, err, "todo."+op, req.Todo)
 	return res, err
+}
+
+// decideLease decides cf (a transfer to agent, agent's renew) on t inside
+// tx (data.loopx.claim.decision): its refusal when it denies.
+func (e *Engine) decideLease(tx *kernel.Tx, t kernel.Todo, agent string, cf ClaimFacts) (claimDecision, error) {
+	facts, err := e.claimTodoFacts(tx, t, agent)
+	if err != nil {
+		return claimDecision{}, err
+	}
+	cf.Todo = facts
+	cd, err := e.decideClaim(context.Background(), tx, t.Goal, agent, cf)
+	if err == nil && !cd.d.Allow {
+		err = e.Refusal(cd.d)
+	}
+	return cd, err
 }
 
 // putLease stores t with its changed lease and audits the change.

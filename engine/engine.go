@@ -80,10 +80,8 @@ type Engine struct {
 	pending *Pending
 	// rulesChecked is set once this engine made sure rules were adopted.
 	rulesChecked bool
-	// fromModel: resolveRules took the adopted rules from the read model
-	// (modelRules, nil for none, at its revision modelRev); the store's
-	// first open checks them (checkModelRules), and rulesGen counts the
-	// times that resolved the rules again.
+	// fromModel: the adopted rules came from the read model (modelRules at modelRev),
+	// which the store's open checks; rulesGen counts the re-resolutions (checkModelRules).
 	fromModel  bool
 	modelRules *kernel.Rules
 	modelRev   uint64

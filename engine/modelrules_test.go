@@ -20,6 +20,19 @@ import (
 // a sandbox can (the file's stamp and head still name the store).
 func forgeModelRules(t *testing.T, e *Engine, edit func(rules map[string]any)) {
 	t.Helper()
+	forgeModel(t, e, func(m map[string]any) {
+		rules, ok := m["rules"].(map[string]any)
+		if !ok {
+			t.Fatalf("no adopted rules in the read model: %v", m)
+		}
+		edit(rules)
+	})
+}
+
+// forgeModel rewrites the read model's first line, decoded, with edit, and
+// recomputes its checksum.
+func forgeModel(t *testing.T, e *Engine, edit func(m map[string]any)) {
+	t.Helper()
 	path := e.readModelPath()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -33,11 +46,7 @@ func forgeModelRules(t *testing.T, e *Engine, edit func(rules map[string]any)) {
 	if err := dec.Decode(&m); err != nil {
 		t.Fatal(err)
 	}
-	rules, ok := m["rules"].(map[string]any)
-	if !ok {
-		t.Fatalf("no adopted rules in the read model: %s", doc)
-	}
-	edit(rules)
+	edit(m)
 	forged, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -179,11 +188,40 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 	if _, err := f.ClaimTodo(ClaimRequest{Todo: ts[1].ID, Agent: "a2"}); err == nil {
 		t.Fatal("a removed agent claimed a todo")
 	}
+	// Nor can it keep the todo it holds by renewing its lease.
+	if _, err := f.RenewLease(LeaseRequest{Todo: ts[0].ID, Agent: "a2", ExpectedVersion: 1}); !strings.HasSuffix(errCode(err), "unknown_agent") {
+		t.Fatalf("a removed agent renewed its lease: %v", err)
+	}
 	if _, err := f.RegisterAgent(kernel.Agent{ID: "a2", Host: "shell", Goals: []string{"g1"}}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	if d := decide(t, New(Options{Root: e.Root(), Now: c.now}), "a2"); d.Verdict == "deny" {
 		t.Fatalf("a registered agent: %s %+v", d.Verdict, d.Reasons)
+	}
+}
+
+// TestModelRules_AModelOfAnotherRevisionIsNotRead (a tester's finding): a
+// read model rewritten to claim another revision than the anchored one,
+// its checksum recomputed, is not read by a decision (which reads the
+// store and evaluates the adopted policies).
+func TestModelRules_AModelOfAnotherRevisionIsNotRead(t *testing.T) {
+	root, c := adoptedProject(t)
+	writeFile(t, filepath.Join(root, SpecDirName, UserPolicyDir, "deny.rego"),
+		"package loopx.user.should_run\n\ndeny contains \"no rounds at all\" if true\n")
+	e := New(Options{Root: root, Now: c.now})
+	mustAdopt(t, e)
+	addTodos(t, e, "Write the guide")
+	e.Close()
+	forgeModel(t, e, func(m map[string]any) {
+		rules := m["rules"].(map[string]any)
+		rules["policies"], rules["policy_hash"] = map[string]any{}, "sha256:forged"
+		rev, _ := m["rev"].(json.Number).Int64()
+		m["rev"] = rev + 1
+	})
+	g := New(Options{Root: root, Now: c.now})
+	defer g.Close()
+	if d := decide(t, g, "a1"); d.Verdict != "deny" || d.Reasons[0].Message != "no rounds at all" {
+		t.Fatalf("a decision under a model of another revision: %s %+v", d.Verdict, d.Reasons)
 	}
 }

@@ -39,7 +39,7 @@ func (e *Engine) loadReadModel(now time.Time) *readmodel.Model {
 	if rm == nil {
 		return nil
 	}
-	if a, ok, err := kernel.ReadAnchor(filepath.Dir(p)); err != nil || !ok || rm.Head == "" || a.Hash != rm.Head || (e.store != nil && !rm.Describes(e.store)) {
+	if a, ok, err := kernel.ReadAnchor(filepath.Dir(p)); err != nil || !ok || rm.Head == "" || a.Hash != rm.Head || a.Rev != rm.Rev || (e.store != nil && !rm.Describes(e.store)) {
 		return nil
 	}
 	e.rmNewest = rm.Newest

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/spoolimport"
-	"github.com/loopx-dev/loopx/kernel"
 )
 
 // SpoolDir is the denial spool in the state directory (hosts.SpoolDir):
@@ -24,10 +22,4 @@ func (e *Engine) importPending() error {
 		return nil
 	}
 	return e.settle()
-}
-
-// importSpool imports the spool into tx (spoolimport.Import) and returns
-// the segment files to delete once tx has committed.
-func (e *Engine) importSpool(tx *kernel.Tx) ([]string, error) {
-	return spoolimport.Import(tx, e.spoolDir())
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/housekeep"
+	"github.com/loopx-dev/loopx/engine/spoolimport"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -20,7 +21,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	var spooled []string
 	err = s.Update(func(tx *kernel.Tx) error {
 		var err error
-		if spooled, err = e.importSpool(tx); err != nil {
+		if spooled, err = spoolimport.Import(tx, e.spoolDir()); err != nil {
 			return err
 		}
 		if err := e.firstAdoption(tx); err != nil {

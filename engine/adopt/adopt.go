@@ -370,8 +370,12 @@ func ModelRulesEvent(model, stored *kernel.Rules, rev uint64) kernel.Event {
 		}
 		return fmt.Sprintf("spec %s, policies %s", decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash))
 	}
+	differ := fmt.Sprintf("other adopted rules (%s) than the store (%s)", name(model), name(stored))
+	if name(model) == name(stored) {
+		differ = fmt.Sprintf("adopted rules with the store's hashes (%s) but other content", name(stored))
+	}
 	return kernel.Event{Kind: "rules.readmodel_mismatch", Actor: "loopx", Subject: "readmodel.json",
-		Message: fmt.Sprintf("the read model at revision %d names other adopted rules (%s) than the store (%s): an edit of readmodel.json outside loopx? The store's rules are in effect", rev, name(model), name(stored)),
+		Message: fmt.Sprintf("the read model at revision %d names %s: an edit of readmodel.json outside loopx? The store's rules are in effect", rev, differ),
 		Data:    map[string]any{"revision": rev, "model": name(model), "store": name(stored)}}
 }
 

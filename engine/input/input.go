@@ -356,7 +356,8 @@ type ProgressFacts struct {
 type ClaimFacts struct {
 	// Op is the mutation: "claim" (loopx todo claim), "round_start" (the
 	// claim of a round start's selected todo), "transfer" (a lease handed
-	// from From to input.agent), "finish" (a charged or done round finish),
+	// from From to input.agent), "renew" (the holder extending its lease:
+	// checked against the agent only), "finish" (a charged or done round finish),
 	// "done" (marking a todo done) or "evidence" (evidence for a guarded
 	// action). The last three are checked against gates only.
 	Op string `json:"op"`

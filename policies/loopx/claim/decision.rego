@@ -7,6 +7,9 @@
 #     op "claim"        loopx todo claim
 #     op "round_start"  the claim of a round start's selected todo
 #     op "transfer"     a lease handed from input.claim.from to input.agent
+#     op "renew"        the holder extending its lease (it must still be a
+#                       known agent on the goal: one removed from the spec
+#                       cannot keep a todo by renewing)
 #     op "finish"       a charged or done round finish (gates only)
 #     op "done"         marking a todo done (gates, and another agent's lease)
 #     op "settle"       an agent blocking, cancelling or reopening a todo
@@ -42,6 +45,8 @@ op := input.claim.op if is_string(input.claim.op)
 
 # deny lists every reason against the request, most important first.
 deny := [r | some rs in [health, bad_request, status, human_work, agent, monitor_only, for_other, role, held, deps, gates, scope, user_deny]; some r in rs] if op in holding_ops
+
+else := [r | some rs in [health, agent]; some r in rs] if op == "renew"
 
 else := [r | some rs in [health, gates]; some r in rs] if op == "finish"
 
@@ -86,8 +91,8 @@ health := [lib.reason($"{k}_error", $"{k} unusable: {msg}", "data.loopx.claim.he
 
 # METADATA
 # description: A request loopx cannot read is refused.
-bad_request := [lib.reason("bad_request", $"claim request op {op} is not one of claim, round_start, transfer, finish, done, settle, evidence", "data.loopx.claim.bad_request", "") |
-	not op in {"claim", "round_start", "transfer", "finish", "done", "settle", "evidence"}
+bad_request := [lib.reason("bad_request", $"claim request op {op} is not one of claim, round_start, transfer, renew, finish, done, settle, evidence", "data.loopx.claim.bad_request", "") |
+	not op in {"claim", "round_start", "transfer", "renew", "finish", "done", "settle", "evidence"}
 ] if not op in holding_ops
 
 else := [lib.reason("bad_request", "a claim names a todo: input.claim.todo.id is missing", "data.loopx.claim.bad_request", "") |

@@ -91,6 +91,16 @@ test_unknown_agent_and_agent_not_on_goal if {
 	d.reasons[0].data == {"todo": "t-1", "agent": "codex", "role": "executor", "mode": "active"}
 }
 
+test_renew_needs_a_known_agent_on_the_goal if {
+	renew := {"claim": {"op": "renew", "todo": {"status": "claimed", "lease": lease("codex", true)}}}
+	decide(object.union(base, renew)).allow
+	codes(decide(object.union(with_agent({"known": false}), renew))) == ["unknown_agent"]
+	d := claim.decision with input as object.union(base, renew) with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}}
+	codes(d) == ["agent_not_on_goal"]
+	# a renew is not a new claim: an open gate does not stop it
+	decide(object.union(with_gates([gate("g-1", "goal", {})]), renew)).allow
+}
+
 test_monitor_only_agent_takes_monitors if {
 	d := decide(with_agent({"mode": "monitor_only"}))
 	codes(d) == ["monitor_only"]
