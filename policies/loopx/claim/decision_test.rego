@@ -97,6 +97,7 @@ test_renew_needs_a_known_agent_on_the_goal if {
 	codes(decide(object.union(with_agent({"known": false}), renew))) == ["unknown_agent"]
 	d := claim.decision with input as object.union(base, renew) with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}}
 	codes(d) == ["agent_not_on_goal"]
+
 	# a renew is not a new claim: an open gate does not stop it
 	decide(object.union(with_gates([gate("g-1", "goal", {})]), renew)).allow
 }
