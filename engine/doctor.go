@@ -42,7 +42,8 @@ func (e *Engine) Salvage() (SalvageReport, error) {
 // Doctor checks the project: the spec, the store (opened as it is, or
 // with accept through AcceptStore: the caller has asked the repair rule
 // first), recovered torn writes, corrupt records, the audit event log
-// (kernel.Store.VerifyEvents), the installed hook entries and the clock. Errors: the store cannot be opened or read
+// (kernel.Store.VerifyEvents), the installed hook entries, the clock and
+// the read model (VerifyReadModel: an edited one is removed). Errors: the store cannot be opened or read
 // (exit 3), or is behind its last committed revision without accept.
 func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 	var err error
@@ -90,5 +91,7 @@ func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 		r.Hooks = []HookProblem{}
 	}
 	r.NewestCommit, r.ClockBehind = e.ClockBehind()
+	genuine, err := e.VerifyReadModel()
+	r.ReadModelEdited = err == nil && !genuine
 	return r, nil
 }

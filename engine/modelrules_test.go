@@ -225,3 +225,39 @@ func TestModelRules_AModelOfAnotherRevisionIsNotRead(t *testing.T) {
 		t.Fatalf("a decision under a model of another revision: %s %+v", d.Verdict, d.Reasons)
 	}
 }
+
+// TestDoctor_ReportsAndRemovesAnEditedReadModel: `loopx doctor` compares
+// the read model with the store; one rewritten outside loopx (checksum
+// recomputed) is reported, unhealthy, and removed; a genuine one is not.
+func TestDoctor_ReportsAndRemovesAnEditedReadModel(t *testing.T) {
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "one")
+	e.Close()
+	f := New(Options{Root: e.Root(), Now: c.now})
+	if r, err := f.Doctor(false); err != nil || r.ReadModelEdited || !r.Healthy() {
+		t.Fatalf("a genuine read model: %+v, %v", r, err)
+	}
+	f.Close()
+	// A goal paused in place (the line's other bytes kept), its checksum
+	// recomputed.
+	path := e.readModelPath()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, rest, _ := bytes.Cut(b, []byte{'\n'})
+	doc := bytes.Replace(core[:bytes.LastIndexByte(core, ' ')], []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
+	sum := sha256.Sum256(doc)
+	if err := os.WriteFile(path, slices.Concat(doc, []byte(" "+hex.EncodeToString(sum[:])+"\n"), rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := New(Options{Root: e.Root(), Now: c.now})
+	defer g.Close()
+	r, err := g.Doctor(false)
+	if err != nil || !r.ReadModelEdited || r.Healthy() {
+		t.Fatalf("an edited read model: edited %v, healthy %v, %v", r.ReadModelEdited, r.Healthy(), err)
+	}
+	if _, err := os.Stat(e.readModelPath()); !os.IsNotExist(err) {
+		t.Fatalf("the edited read model was kept: %v", err)
+	}
+}

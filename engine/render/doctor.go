@@ -33,11 +33,15 @@ type DoctorReport struct {
 	// Chain is the store's whole chain verified (kernel.ChainReport: the
 	// first bad transaction, damaged regions, the anchor's head).
 	Chain kernel.ChainReport
+	// ReadModelEdited is true when the read model claimed to describe
+	// the store but did not hold what it holds (readmodel.Verify: an edit
+	// outside loopx, checksums recomputed or not); it was removed.
+	ReadModelEdited bool
 }
 
 // Healthy reports whether the report found no problem: the spec loads, no
 // record is corrupt, no hook entry is missing or changed, the clock is not
-// behind.
+// behind, the read model was not edited.
 func (r DoctorReport) Healthy() bool {
-	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil && r.Chain.OK()
+	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil && r.Chain.OK() && !r.ReadModelEdited
 }

@@ -58,7 +58,8 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	}
 	rep := map[string]any{"root": r.Root, "spec_ok": r.SpecErr == nil, "store": r.Store, "revision": r.Revision, "chain": r.Chain,
 		"recovered": r.Recovered, "corrupt_records": r.Corrupt, "hooks": r.Hooks,
-		"events": map[string]any{"records": r.Events.Records, "bytes": r.Events.Size, "ok": r.EventsErr == nil}}
+		"events":     map[string]any{"records": r.Events.Records, "bytes": r.Events.Size, "ok": r.EventsErr == nil},
+		"read_model": map[string]any{"edited": r.ReadModelEdited}}
 	if r.EventsErr != nil {
 		rep["events"].(map[string]any)["error"] = r.EventsErr.Error()
 	}
@@ -102,6 +103,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		if r.ClockBehind {
 			fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(r.Now, r.NewestCommit), "loopx: "))
 		}
+		if r.ReadModelEdited {
+			fmt.Fprintln(w, "read model: edited outside loopx (it did not hold what the store holds): removed; decisions read the store until the next write rewrites it")
+		}
 		for _, p := range r.Hooks {
 			fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
 		}
@@ -129,8 +133,11 @@ without asking loopx). A system clock earlier than the store's newest
 commit (moved back) is reported as a clock: line. The audit event log
 (.loopx/events.log) is read whole: every record's checksum, the hash
 chain, and that it ends where the store's last commit left it; the first
-bad record is named (events: line). Exit 0 when healthy, 1
-when a problem was found, 3 when the store cannot be opened.
+bad record is named (events: line). The read model (readmodel.json in the
+anchor directory, which decisions and hooks read instead of the store) is
+compared with the store: one edited outside loopx is removed and reported
+(read model: line). Exit 0 when healthy, 1 when a problem was found, 3
+when the store cannot be opened.
 
 Doctor verifies the store's whole hash chain (design §16): every
 transaction's block, its link to the one before, its records in the file
