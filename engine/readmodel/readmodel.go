@@ -24,7 +24,7 @@ import (
 )
 
 // Version changes whenever the read model's shape does.
-const Version = 7
+const Version = 8
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -99,11 +99,13 @@ type GoalModel struct {
 	// Evidence is the number of evidence records (for status).
 	Evidence int `json:"evidence"`
 	// LastHandoff is the newest handoff (for status), nil when none.
-	LastHandoff *kernel.Handoff      `json:"last_handoff"`
-	State       kernel.GoalState     `json:"state"`
-	Gates       []kernel.Gate        `json:"gates"`
-	Rounds      []kernel.Round       `json:"rounds"`
-	Ledger      []kernel.LedgerEntry `json:"ledger"`
+	LastHandoff *kernel.Handoff  `json:"last_handoff"`
+	State       kernel.GoalState `json:"state"`
+	Gates       []kernel.Gate    `json:"gates"`
+	// Rounds are the goal's HotRounds: what decisions and status read of
+	// its rounds, not its whole history.
+	Rounds []kernel.Round       `json:"rounds"`
+	Ledger []kernel.LedgerEntry `json:"ledger"`
 	// Hot is what a decision reads of the goal's todos (nil when the
 	// claim order could not be computed: decisions read every todo).
 	Hot *Hot `json:"hot"`
@@ -329,9 +331,11 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 			if gm.Gates, err = tx.Gates(g); err != nil {
 				return err
 			}
-			if gm.Rounds, err = tx.Rounds(g); err != nil {
+			rounds, err := tx.Rounds(g)
+			if err != nil {
 				return err
 			}
+			gm.Rounds = HotRounds(rounds)
 			if gm.Ledger, err = tx.Ledger(g); err != nil {
 				return err
 			}
