@@ -218,7 +218,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			return err
 		}
 		if op == "transfer" {
-			if err := rounds.Touch(tx, e.facts().Spec, req.To, t.Goal); err != nil {
+			if err := rounds.Touch(tx, e.facts().Spec, req.To); err != nil {
 				return err
 			}
 		}
@@ -253,7 +253,7 @@ func (e *Engine) putLease(tx *kernel.Tx, t kernel.Todo, kind, actor string, data
 	if err := tx.AppendEvent(kernel.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
 		return err
 	}
-	return rounds.Touch(tx, e.facts().Spec, actor, t.Goal)
+	return rounds.Touch(tx, e.facts().Spec, actor)
 }
 
 // auditRefusal records a gate_violation refusal after its rollback.

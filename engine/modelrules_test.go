@@ -33,27 +33,36 @@ func forgeModelRules(t *testing.T, e *Engine, edit func(rules map[string]any)) {
 // recomputes its checksum.
 func forgeModel(t *testing.T, e *Engine, edit func(m map[string]any)) {
 	t.Helper()
+	forgeLine(t, e, func(doc []byte) []byte {
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		forged, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return forged
+	})
+}
+
+// forgeLine rewrites the read model's first line (its JSON, without the
+// checksum) with edit and recomputes the checksum, as an agent outside a
+// sandbox can.
+func forgeLine(t *testing.T, e *Engine, edit func(doc []byte) []byte) {
+	t.Helper()
 	path := e.readModelPath()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	core, rest, _ := bytes.Cut(b, []byte{'\n'})
-	doc := core[:bytes.LastIndexByte(core, ' ')]
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	edit(m)
-	forged, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(forged)
-	line := slices.Concat(forged, []byte(" "+hex.EncodeToString(sum[:])+"\n"), rest)
-	if err := os.WriteFile(path, line, 0o600); err != nil {
+	doc := edit(core[:bytes.LastIndexByte(core, ' ')])
+	sum := sha256.Sum256(doc)
+	if err := os.WriteFile(path, slices.Concat(doc, []byte(" "+hex.EncodeToString(sum[:])+"\n"), rest), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -240,17 +249,9 @@ func TestDoctor_ReportsAndRemovesAnEditedReadModel(t *testing.T) {
 	f.Close()
 	// A goal paused in place (the line's other bytes kept), its checksum
 	// recomputed.
-	path := e.readModelPath()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	core, rest, _ := bytes.Cut(b, []byte{'\n'})
-	doc := bytes.Replace(core[:bytes.LastIndexByte(core, ' ')], []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
-	sum := sha256.Sum256(doc)
-	if err := os.WriteFile(path, slices.Concat(doc, []byte(" "+hex.EncodeToString(sum[:])+"\n"), rest), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	forgeLine(t, e, func(doc []byte) []byte {
+		return bytes.Replace(doc, []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
+	})
 	g := New(Options{Root: e.Root(), Now: c.now})
 	defer g.Close()
 	r, err := g.Doctor(false)

@@ -18,8 +18,8 @@ type HeldLease = render.HeldLease
 // leases it holds (views.AgentInfo).
 type AgentInfo = views.AgentInfo
 
-// AgentInfos lists registered agents (spec agents register on first use)
-// with their heartbeat facts, by id.
+// AgentInfos lists the agents loopx has a record of (registered by a
+// human, or seen acting) with their heartbeat facts, by id.
 func (e *Engine) AgentInfos() ([]AgentInfo, error) {
 	out := []AgentInfo{}
 	err := e.view(func(tx *kernel.Tx) error {

@@ -25,6 +25,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
+	"github.com/loopx-dev/loopx/lint"
 	"golang.org/x/term"
 )
 
@@ -189,7 +190,8 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 // it adopts (at the prompt and after): the position, the code and the
 // message (inert: they come from whoever wrote loopx/).
 func ProblemLine(p rulebook.Problem) string {
-	line := fmt.Sprintf("warning: %s:%d:%d: %s: %s", p.File, p.Row, p.Col, p.Code, p.Message)
+	at := &lint.Location{File: p.File, Row: p.Row, Col: p.Col} // as loopx check shows it
+	line := fmt.Sprintf("warning: %s: %s: %s", at, p.Code, p.Message)
 	if p.Rule != "" {
 		line += " (rule " + p.Rule + ")"
 	}

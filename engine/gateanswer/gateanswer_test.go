@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
@@ -119,6 +120,27 @@ func TestChannel_DefaultsTheActor(t *testing.T) {
 		ch := Channel(e, tc.caller, &actor)
 		if actor != tc.want || ch.Kind != tc.kind || ch.InRound != (tc.caller.Agent != "") {
 			t.Errorf("%+v %q: actor %q channel %+v", tc.caller, tc.actor, actor, ch)
+		}
+	}
+}
+
+// TestProblemLine: a user policy's problem as loopx adopt shows it: its
+// position as loopx check shows it (no column when the parser gave none),
+// the rule when known, and inert text.
+func TestProblemLine(t *testing.T) {
+	for _, tc := range []struct {
+		p    rulebook.Problem
+		want string
+	}{
+		{rulebook.Problem{File: "loopx/policies/x.rego", Row: 4, Col: 2, Code: "rego_type_error", Message: "undefined ref: input.x", Rule: "deny"},
+			"warning: loopx/policies/x.rego:4:2: rego_type_error: undefined ref: input.x (rule deny)"},
+		{rulebook.Problem{File: "loopx/policies/x.rego", Row: 3, Code: "policy_error", Message: "rego_parse_error: unexpected eof"},
+			"warning: loopx/policies/x.rego:3: policy_error: rego_parse_error: unexpected eof"},
+		{rulebook.Problem{File: "loopx/policies/\x1b[31mx.rego", Row: 1, Col: 1, Code: "policy_error", Message: "bell\a"},
+			`warning: loopx/policies/\u001b[31mx.rego:1:1: policy_error: bell\u0007`},
+	} {
+		if got := ProblemLine(tc.p); got != tc.want {
+			t.Errorf("ProblemLine(%+v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
 }

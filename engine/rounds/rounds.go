@@ -127,15 +127,15 @@ func Open(tx Tx, spec *specs.Spec, goal string, t kernel.Todo, agent, decisionID
 		Data: map[string]any{"round": r.ID, "version": t.Lease.Version, "epoch": t.Lease.Epoch, "expires_at": kernel.RFC3339(t.Lease.ExpiresAt)}}); err != nil {
 		return r, t, err
 	}
-	return r, t, Heartbeat(tx, spec, agent, goal, r.ID)
+	return r, t, Heartbeat(tx, spec, agent, r.ID)
 }
 
 // Heartbeat records that agent was seen now (round its current round, ""
 // for none), creating its record on first use with the spec's host, role
-// and mode (an active executor otherwise). It registers nothing: goal is
-// not added to the record's goals, and a record it creates is not
+// and mode (an active executor otherwise). It registers nothing: the
+// record's goals stay as they are, and a record it creates is not
 // Registered (a human's `loopx agent register` is).
-func Heartbeat(tx Tx, spec *specs.Spec, agent, goal, round string) error {
+func Heartbeat(tx Tx, spec *specs.Spec, agent, round string) error {
 	a, err := tx.Agent(agent)
 	if err != nil && !errors.Is(err, kernel.ErrNotFound) {
 		return err
@@ -153,12 +153,12 @@ func Heartbeat(tx Tx, spec *specs.Spec, agent, goal, round string) error {
 }
 
 // Touch is Heartbeat keeping the agent's current round.
-func Touch(tx Tx, spec *specs.Spec, agent, goal string) error {
+func Touch(tx Tx, spec *specs.Spec, agent string) error {
 	cur := ""
 	if a, err := tx.Agent(agent); err == nil {
 		cur = a.CurrentRound
 	}
-	return Heartbeat(tx, spec, agent, goal, cur)
+	return Heartbeat(tx, spec, agent, cur)
 }
 
 // RaiseStallGate raises goal's stall gate (gs its spec, nil for none)
@@ -408,7 +408,7 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 		Data: map[string]any{"outcome": outcome, "charged": charged, "todo": r.Todo, "tokens": req.Tokens, "cost_usd": req.CostUSD}}); err != nil {
 		return rc, err
 	}
-	if err := Heartbeat(tx, s.Spec, r.Agent, r.Goal, ""); err != nil {
+	if err := Heartbeat(tx, s.Spec, r.Agent, ""); err != nil {
 		return rc, err
 	}
 	rc.Round, rc.Charged = r, charged

@@ -356,10 +356,10 @@ func TestMaybeStall(t *testing.T) {
 func TestHeartbeat(t *testing.T) {
 	f := newFake(t0)
 	for _, tc := range []struct{ agent, host, role string }{{"a1", "shell", "executor"}, {"x9", "", "executor"}} {
-		if err := Heartbeat(f, spec, tc.agent, "g1", "round-1"); err != nil {
+		if err := Heartbeat(f, spec, tc.agent, "round-1"); err != nil {
 			t.Fatal(err)
 		}
-		if err := Touch(f, spec, tc.agent, "g2"); err != nil {
+		if err := Touch(f, spec, tc.agent); err != nil {
 			t.Fatal(err)
 		}
 		a := f.agents[tc.agent]
@@ -367,11 +367,11 @@ func TestHeartbeat(t *testing.T) {
 			t.Fatalf("%+v", a)
 		}
 	}
-	if err := Heartbeat(f, nil, "a1", "", ""); err != nil || f.agents["a1"].CurrentRound != "" || len(f.agents["a1"].Goals) != 0 {
+	if err := Heartbeat(f, nil, "a1", ""); err != nil || f.agents["a1"].CurrentRound != "" || len(f.agents["a1"].Goals) != 0 {
 		t.Fatalf("%+v %v", f.agents["a1"], err)
 	}
 	f.agents["r1"] = kernel.Agent{ID: "r1", Host: "codex", Registered: true, Goals: []string{"g1"}}
-	if err := Heartbeat(f, spec, "r1", "g2", "round-2"); err != nil || !f.agents["r1"].Registered || !slices.Equal(f.agents["r1"].Goals, []string{"g1"}) {
+	if err := Heartbeat(f, spec, "r1", "round-2"); err != nil || !f.agents["r1"].Registered || !slices.Equal(f.agents["r1"].Goals, []string{"g1"}) {
 		t.Fatalf("a registered agent's heartbeat: %+v %v", f.agents["r1"], err)
 	}
 }

@@ -48,11 +48,13 @@ func (a *app) runAgentRegister(ctx context.Context, o *agentRegisterOptions) err
 func (a *app) agentRegisterCmd() *cobra.Command {
 	o := &agentRegisterOptions{}
 	c := &cobra.Command{
-		Use: "register ID --host H [--role R]", Short: "Register an agent (spec agents register on first use)", Args: cobra.ExactArgs(1),
+		Use: "register ID --host H [--role R]", Short: "Register an agent and the goals it may work on (human only)", Args: cobra.ExactArgs(1),
 		Long: `Register an agent. With --goal G (repeatable) it may work on G even when the
 spec's goals.G.agents lists other agents (the rule data.loopx.lib.agent_on_goal:
 listed, or registered for the goal by a human); without --goal it joins only
-goals that list no agents. Human only: refused (exit 1) inside an agent round
+goals that list no agents. Only a registration makes an agent the spec
+does not declare known: the record loopx keeps of an agent that acted
+(agent list) grants nothing. Human only: refused (exit 1) inside an agent round
 (LOOPX_ROUND or LOOPX_AGENT set) and from a process that descends from an
 agent (a loopx run runner, a process started with LOOPX_AGENT, an agent host).`,
 		Example: "  loopx agent register codex --host codex --role executor --goal g1",
