@@ -25,7 +25,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
-	"github.com/loopx-dev/loopx/lint"
 	"golang.org/x/term"
 )
 
@@ -190,7 +189,10 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 // it adopts (at the prompt and after): the position, the code and the
 // message (inert: they come from whoever wrote loopx/).
 func ProblemLine(p rulebook.Problem) string {
-	at := &lint.Location{File: p.File, Row: p.Row, Col: p.Col} // as loopx check shows it
+	at := fmt.Sprintf("%s:%d", p.File, p.Row) // as loopx check shows it: no column the parser did not give
+	if p.Col > 0 {
+		at += fmt.Sprintf(":%d", p.Col)
+	}
 	line := fmt.Sprintf("warning: %s: %s: %s", at, p.Code, p.Message)
 	if p.Rule != "" {
 		line += " (rule " + p.Rule + ")"
