@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,6 +86,7 @@ func TestScripts(t *testing.T) {
 			"jsonget":  cmdJSONGet,
 			"rawgate":  cmdRawGate,
 			"oldstore": cmdOldStore,
+			"holdlock": cmdHoldLock,
 		},
 	})
 }
@@ -286,6 +288,19 @@ func asAgentBin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// cmdHoldLock takes an exclusive flock on a file (created if missing) from
+// the test's process, as another process would, and releases it when the
+// script ends: holdlock FILE
+func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdlock FILE")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_RDWR|os.O_CREATE, 0o600)
+	ts.Check(err)
+	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	ts.Defer(func() { f.Close() })
 }
 
 // cmdOldStore turns the project's store into one as loopx wrote it before

@@ -25,12 +25,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/internal/watchdog"
 )
 
 // LockTimeout bounds the wait for the state lock inside a hook: it must
@@ -43,6 +45,24 @@ const LockTimeout = 5 * time.Second
 // "proceed". Past it PreToolUse is blocked; the other events answer as on
 // any loopx error.
 const Deadline = 8 * time.Second
+
+// BackstopMargin is how long after its deadline a hook that runs as its
+// own process (Options.Process) is ended by a kernel timer
+// (internal/watchdog), whatever the Go runtime is doing: a PreToolUse (or
+// an event not yet known) with exit status 2, which blocks the call on
+// both hosts, the other events with SIGKILL (no answer, as on any loopx
+// error there). Deadline plus the margin (9 s) stays under the 10 s
+// timeout loopx installs. The in-process deadline answers first in every
+// case where the runtime can still schedule; the timer is for a policy
+// built-in that runs on without a point where it could be stopped.
+const BackstopMargin = time.Second
+
+// UserPolicyMemory caps the memory (bytes of data segment, RLIMIT_DATA)
+// of a PreToolUse hook that runs as its own process while user policies
+// are adopted: 1 GiB, several times what a hook needs at 12,000 todos
+// (about 150 MB). A user policy that builds a value past it ends the hook
+// with exit status 2 (out of memory), which blocks the call.
+const UserPolicyMemory = 1 << 30
 
 // Options are one hook's command line and what the command knows.
 type Options struct {
@@ -65,6 +85,11 @@ type Options struct {
 	Ancestry engine.AncestryOptions
 	// Deadline is the hook's budget (0 = Deadline).
 	Deadline time.Duration
+	// Process is true when the hook is the whole process (the loopx
+	// binary, not a test calling it in process): it is then ended by a
+	// kernel timer BackstopMargin after its deadline, and a PreToolUse
+	// with user policies adopted has its memory capped (UserPolicyMemory).
+	Process bool
 }
 
 // Result is what one hook produced: the answer to print, or the error to
@@ -138,6 +163,8 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 	defer cancel()
 	var event atomic.Value // the event as far as it is known, for the deadline
 	event.Store(o.Event)
+	bs := &backstop{on: o.Process, at: time.Now().Add(deadline + BackstopMargin)}
+	bs.set(o.Event)
 	done := make(chan Result, 1)
 	go func() {
 		r := Result{Event: o.Event}
@@ -147,21 +174,63 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 			}
 			done <- r
 		}()
-		r = hook(ctx, stdin, o, &event)
+		r = hook(ctx, stdin, o, &event, bs)
 	}()
 	select {
 	case r := <-done:
+		bs.stop() // the work is over: nothing left that could run on
 		return r
 	case <-ctx.Done():
 		// The work goes on in its goroutine until the process exits; its
-		// engine is never used here.
+		// engine is never used here. The backstop stays armed: if that
+		// work keeps the runtime from answering, the timer ends the process.
 		return Result{Event: event.Load().(string), Err: fmt.Errorf("no answer within the hook's deadline (%s, under the host's %d s timeout): %v", deadline, hosts.HookTimeout, context.Cause(ctx))}
 	}
 }
 
+// backstop is a hook's kernel timer (BackstopMargin): armed for the
+// event as far as it is known, re-armed when the payload says which.
+type backstop struct {
+	on      bool
+	at      time.Time
+	mu      sync.Mutex
+	t       *watchdog.Timer
+	blocks  bool
+	stopped bool
+}
+
+// set arms the timer for event: Abort (exit 2) when its errors block,
+// Kill otherwise. A failure to arm leaves the in-process deadline alone.
+func (b *backstop) set(event string) {
+	if !b.on {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	blocks := Result{Event: event}.Blocks()
+	if b.stopped || b.t != nil && b.blocks == blocks {
+		return
+	}
+	b.t.Stop()
+	ending := watchdog.Kill
+	if blocks {
+		ending = watchdog.Abort
+	}
+	b.t, _ = watchdog.Arm(time.Until(b.at), ending)
+	b.blocks = blocks
+}
+
+// stop disarms the timer for good.
+func (b *backstop) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopped = true
+	b.t.Stop()
+}
+
 // hook reads, parses and answers one payload; event is updated as soon as
 // the event is known.
-func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value) Result {
+func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value, bs *backstop) Result {
 	data, rerr := io.ReadAll(io.LimitReader(stdin, hosts.MaxPayload+1))
 	ev, perr := hosts.ParseHook(bytes.NewReader(data))
 	if rerr != nil {
@@ -185,6 +254,7 @@ func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value) 
 		return r
 	}
 	event.Store(r.Event)
+	bs.set(r.Event)
 	if perr != nil {
 		r.Err = perr
 		return r
@@ -217,6 +287,12 @@ func answer(ctx context.Context, ev hosts.Event, o Options, w io.Writer) (*engin
 	}
 	switch ev.Name {
 	case hosts.PreToolUse:
+		if user, _ := e.UserModules(); o.Process && len(user) > 0 {
+			// A user policy may build values without bound: past the cap
+			// the process ends with exit status 2 (blocked), never
+			// taking the machine's memory.
+			_ = watchdog.CapMemory(UserPolicyMemory)
+		}
 		return e, preToolUse(ctx, e, goal, agent, ev, call, o.Host, w)
 	case hosts.Stop, hosts.SubagentStop:
 		return e, stop(ctx, e, goal, agent, w)

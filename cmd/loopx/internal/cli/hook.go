@@ -16,6 +16,11 @@ import (
 // variable so that a test can shorten it.
 var hookDeadline = hook.Deadline
 
+// hookProcess is true when loopx runs as its own process (Main), not in
+// a test's process (Run): only then does a hook arm its kernel timer and
+// cap its memory (hook.Options.Process), which act on the whole process.
+var hookProcess bool
+
 // hookOptions are `loopx hook`'s flags and argument.
 type hookOptions struct {
 	host, goal, agent, event string
@@ -41,7 +46,7 @@ func (a *app) runHook(ctx context.Context, o *hookOptions) error {
 	r := hook.Answer(ctx, a.stdin, hook.Options{
 		Host: o.host, Event: o.event, Goal: o.goal, Agent: o.agent,
 		Root: a.root, Named: a.project != "" || os.Getenv("LOOPX_PROJECT") != "", Clock: a.clock,
-		Ancestry: Ancestry, Deadline: hookDeadline,
+		Ancestry: Ancestry, Deadline: hookDeadline, Process: hookProcess,
 	})
 	if r.Engine != nil {
 		a.eng = r.Engine // closed by Run

@@ -119,6 +119,7 @@ func Main() int {
 		// command this binary runs itself as, for a spec not in the cache.
 		return engine.ServeSpecChild(os.Stdin, os.Stdout, os.Stderr)
 	}
+	hookProcess = true
 	warm := prewarm(os.Args[1:])
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		// Most loopx commands live for milliseconds: collecting garbage
