@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"github.com/loopx-dev/loopx/engine/audit"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/claimorder"
@@ -59,6 +60,8 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 	}
 	e.finishDecision(&d, req, in)
 	if err := e.logDecision(e.log.Append, d, in, now); err != nil && storeErr == nil {
+		link, re := audit.LinkRefusal(err)
+		e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
 		return d, err
 	}
 	return d, storeErr

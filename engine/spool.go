@@ -6,13 +6,10 @@ import (
 	"github.com/loopx-dev/loopx/engine/hosts"
 )
 
-// SpoolDir is the denial spool in the state directory (hosts.SpoolDir):
-// hooks append denials there without the state lock; the engine imports
-// them in its next write transaction (importSpool).
-const SpoolDir = hosts.SpoolDir
-
-// spoolDir is the state directory's denial spool.
-func (e *Engine) spoolDir() string { return filepath.Join(e.StateDir(), SpoolDir) }
+// spoolDir is the state directory's denial spool (hosts.SpoolDir): hooks
+// append denials there without the state lock; the engine imports them in
+// its next write transaction (importPending).
+func (e *Engine) spoolDir() string { return filepath.Join(e.StateDir(), hosts.SpoolDir) }
 
 // importPending imports denials spooled since the last writer, if any, so
 // that readers of the audit log (Events, Review) list them like every

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // AnchorFile is the anchor record's name in the project's anchor directory
@@ -102,7 +103,6 @@ func logRefusal(anchorDir string, r Refusal) {
 	if anchorDir == "" {
 		return
 	}
-	p := filepath.Join(anchorDir, RefusalsFile)
 	if prev, err := ReadRefusals(anchorDir); err == nil && len(prev) > 0 {
 		last := prev[len(prev)-1]
 		if last.Code == r.Code && last.Message == r.Message {
@@ -112,13 +112,9 @@ func logRefusal(anchorDir string, r Refusal) {
 	if os.MkdirAll(anchorDir, 0o700) != nil {
 		return
 	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
 	b, _ := json.Marshal(r)
-	_, _ = f.Write(append(b, '\n'))
+	// Never through a link placed in the anchor directory.
+	_ = nofollow.AppendFile(anchorDir, RefusalsFile, append(b, '\n'), 0o600)
 }
 
 // LogWhileRefused keeps r in the refusal log of the store in dir (its

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -238,12 +238,13 @@ func (l *Log[I, Q]) Flush() error {
 
 // append is Append without the flush.
 func (l *Log[I, Q]) append(le Entry[I, Q], input []byte, bundles ...Bundle) error {
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+	root, sd := l.under()
+	if err := nofollow.MkdirAll(root, sd, 0o755); err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}
 	sum := sha256.Sum256(input)
 	inHex := hex.EncodeToString(sum[:])
-	if err := writeOnce(filepath.Join(l.dir, InputsDirName, inHex+".json"), input); err != nil {
+	if err := writeOnce(root, filepath.Join(sd, InputsDirName, inHex+".json"), input); err != nil {
 		return fmt.Errorf("decision log: storing the input: %w", err)
 	}
 	le.Bundles = map[string]BundleRevision{}
@@ -265,12 +266,12 @@ func (l *Log[I, Q]) append(le Entry[I, Q], input []byte, bundles ...Bundle) erro
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
 		if size+int64(len(line)) > MaxBytes {
-			rotate(path)
+			rotate(root, filepath.Join(sd, FileName))
 			l.pruneStored(inHex)
 			size = 0
 		}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := nofollow.OpenFile(root, filepath.Join(sd, FileName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("decision log: %w", err)
 	}
@@ -287,17 +288,22 @@ func (l *Log[I, Q]) append(le Entry[I, Q], input []byte, bundles ...Bundle) erro
 	return nil
 }
 
-// writeOnce writes data to path unless path exists (content-addressed
+// under returns the directory the log's state directory is in (the
+// project root, which loopx trusts) and the state directory's name in it:
+// every write below is made there without following a link
+// (internal/nofollow).
+func (l *Log[I, Q]) under() (root, rel string) {
+	return filepath.Dir(l.dir), filepath.Base(l.dir)
+}
+
+// writeOnce writes data to root/rel unless it exists (content-addressed
 // files never change): a temp file beside it renamed into place, so a
-// reader never sees a partial file.
-func writeOnce(path string, data []byte) error {
-	if _, err := os.Lstat(path); err == nil {
+// reader never sees a partial file; no link below root is followed.
+func writeOnce(root, rel string, data []byte) error {
+	if _, err := os.Lstat(filepath.Join(root, rel)); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, data)
+	return nofollow.WriteFile(root, rel, data, 0o600)
 }
 
 // storeBundle writes b as an OPA bundle directory
@@ -414,9 +420,9 @@ func (l *Log[I, Q]) instanceID() string {
 	return "unknown"
 }
 
-func rotate(path string) {
+func rotate(root, rel string) {
 	for i := Keep - 1; i >= 1; i-- {
-		_ = os.Rename(fmt.Sprintf("%s.%d", path, i), fmt.Sprintf("%s.%d", path, i+1))
+		_ = nofollow.Rename(root, fmt.Sprintf("%s.%d", rel, i), fmt.Sprintf("%s.%d", rel, i+1))
 	}
-	_ = os.Rename(path, path+".1")
+	_ = nofollow.Rename(root, rel, rel+".1")
 }

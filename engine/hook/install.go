@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/internal/nofollow"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,8 +93,8 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 	if path == "" {
 		path = filepath.Join(root, filepath.FromSlash(hosts.SettingsFile(o.Host)))
 	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	old, err := readSettings(e, root, o.Settings, path)
+	if err != nil {
 		return InstallResult{}, err
 	}
 	out, changes, err := hosts.MergeSettings(old, hooks)
@@ -112,10 +115,7 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 		res.Commands = append(res.Commands, h.Command)
 	}
 	if !bytes.Equal(old, out) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return InstallResult{}, err
-		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
+		if err := writeSettings(e, root, o.Settings, path, out); err != nil {
 			return InstallResult{}, err
 		}
 		res.Wrote = true
@@ -180,4 +180,67 @@ func requireAgent(e *engine.Engine, host, goal, agent string) error {
 		return hosts.NotOnGoal(agent, goal, sp.Spec.Goals[goal].Agents)
 	}
 	return nil
+}
+
+// settingsBase returns the directory a settings file is reached from
+// without following links, and the file's path below it: the project root
+// for the host's own settings file, the directory of a file named with
+// --settings (the user named it).
+func settingsBase(root, named, path string) (string, string) {
+	if named != "" {
+		return filepath.Dir(path), filepath.Base(path)
+	}
+	rel, err := nofollow.Rel(root, path)
+	if err != nil {
+		return filepath.Dir(path), filepath.Base(path)
+	}
+	return root, rel
+}
+
+// readSettings reads the settings file at path (nil when there is none),
+// refusing a link at it or at a directory below its base (settingsBase):
+// loopx never writes a host's settings through a link an agent may have
+// placed. A link found is audited (engine.AuditLink) and is errs.No
+// settings_link, saying what was found. Errors: that; reading.
+func readSettings(e *engine.Engine, root, named, path string) ([]byte, error) {
+	base, rel := settingsBase(root, named, path)
+	f, err := nofollow.OpenFile(base, rel, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, settingsError(e, err)
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// writeSettings writes out over the settings file at path in place (it
+// keeps its mode), creating it and its directories when missing, without
+// following a link (as readSettings). Errors: errs.No settings_link; writing.
+func writeSettings(e *engine.Engine, root, named, path string, out []byte) error {
+	base, rel := settingsBase(root, named, path)
+	if err := nofollow.MkdirAll(base, filepath.Dir(rel), 0o755); err != nil {
+		return settingsError(e, err)
+	}
+	f, err := nofollow.OpenFile(base, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return settingsError(e, err)
+	}
+	_, werr := f.Write(out)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// settingsError is err, audited and made errs.No settings_link when it is
+// a link found (nofollow.ErrLink).
+func settingsError(e *engine.Engine, err error) error {
+	if !errors.Is(err, nofollow.ErrLink) {
+		return err
+	}
+	link, re := audit.LinkRefusal(err)
+	e.AuditRefusal("fs.link_refused", "writing the host's settings", "loopx", link, re)
+	return errs.New(errs.No, "settings_link", err.Error()+"; remove the link and write a plain settings file there, then install again")
 }

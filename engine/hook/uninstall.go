@@ -2,8 +2,6 @@ package hook
 
 import (
 	"bytes"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -62,8 +60,8 @@ func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
 		path = filepath.Join(e.Root(), filepath.FromSlash(hosts.SettingsFile(o.Host)))
 	}
 	res := UninstallResult{Host: o.Host, Settings: path, Removed: []hosts.Removed{}, Reinstall: "loopx hooks install --host " + o.Host}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	old, err := readSettings(e, e.Root(), o.Settings, path)
+	if err != nil {
 		return res, err
 	}
 	out, removed, err := hosts.UnmergeSettings(old)
@@ -75,9 +73,9 @@ func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
 		res.Reinstall += hookArgs(removed[0].Command, o.Host)
 	}
 	if !bytes.Equal(old, out) {
-		// Written in place as install writes it: the file keeps its mode,
-		// and a symlinked settings file stays a symlink.
-		if err := os.WriteFile(path, out, 0o644); err != nil {
+		// Written in place as install writes it: the file keeps its mode;
+		// a link there was refused when it was read.
+		if err := writeSettings(e, e.Root(), o.Settings, path, out); err != nil {
 			return res, err
 		}
 		res.Wrote = true

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // The denial spool (.loopx/spool/): a hook audits a denied tool call
@@ -59,8 +60,13 @@ type Denial struct {
 // AppendDenial appends r as one line to the spool in dir (the state
 // directory's SpoolDir), under the spool's shared lock (waiting at most
 // spoolLockWait, then appending anyway).
+//
+// dir is <root>/<state dir>/SpoolDir: the directory and the file are
+// reached from root without following a link (internal/nofollow); a link
+// found is a *nofollow.LinkError.
 func AppendDenial(dir string, r Denial) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	root, rel := filepath.Dir(filepath.Dir(dir)), filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
+	if err := nofollow.MkdirAll(root, rel, 0o755); err != nil {
 		return err
 	}
 	line, err := json.Marshal(r)
@@ -74,15 +80,7 @@ func AppendDenial(dir string, r Denial) error {
 	if ok, err := lk.TryRLockContext(ctx, time.Millisecond); err == nil && ok {
 		defer lk.Unlock()
 	}
-	f, err := os.OpenFile(filepath.Join(dir, SpoolFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(line)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	return werr
+	return nofollow.AppendFile(root, filepath.Join(rel, SpoolFile), line, 0o644)
 }
 
 // SpoolPending reports whether the spool in dir holds lines or segments
@@ -142,7 +140,8 @@ func RotateSpool(dir string, segs []string, imported map[string]string) (string,
 		}
 	}
 	name := fmt.Sprintf("denials-%020d.importing", next)
-	if err := os.Rename(live, filepath.Join(dir, name)); err != nil {
+	root, rel := filepath.Dir(filepath.Dir(dir)), filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
+	if err := nofollow.Rename(root, filepath.Join(rel, SpoolFile), filepath.Join(rel, name)); err != nil {
 		return "", err
 	}
 	return name, nil

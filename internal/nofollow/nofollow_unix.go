@@ -1,0 +1,149 @@
+//go:build unix
+
+package nofollow
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// resolve opens rel below the directory dirfd with flags, following no
+// link: openat2 where the kernel has it, else a walk with O_NOFOLLOW.
+func resolve(dirfd int, rel string, flags int, mode uint32) (int, error) {
+	if fd, err, ok := openat2(dirfd, rel, flags|unix.O_CLOEXEC, mode); ok {
+		return fd, err
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	fd, err := unix.Dup(dirfd)
+	if err != nil {
+		return -1, err
+	}
+	for _, c := range parts[:len(parts)-1] {
+		next, err := unix.Openat(fd, c, unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	r, err := unix.Openat(fd, parts[len(parts)-1], flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+	unix.Close(fd)
+	return r, err
+}
+
+// openBase opens the trusted directory base itself (links in base's own
+// path are the user's and are followed).
+func openBase(base string) (int, error) {
+	return unix.Open(base, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+}
+
+// openDir opens the directory rel below base ("." is base).
+func openDir(base, rel string) (int, error) {
+	bfd, err := openBase(base)
+	if err != nil || rel == "." {
+		return bfd, err
+	}
+	defer unix.Close(bfd)
+	return resolve(bfd, rel, unix.O_DIRECTORY|unix.O_RDONLY, 0)
+}
+
+func openFile(base, rel string, flag int, perm os.FileMode) (*os.File, error) {
+	bfd, err := openBase(base)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(bfd)
+	mode := uint32(0)
+	if flag&os.O_CREATE != 0 {
+		mode = uint32(perm.Perm())
+	}
+	fd, err := resolve(bfd, rel, flag, mode)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(base, rel)), nil
+}
+
+func mkdirAll(base, rel string, perm os.FileMode) error {
+	fd, err := openBase(base)
+	if err != nil {
+		return err
+	}
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		if err := unix.Mkdirat(fd, c, uint32(perm.Perm())); err != nil && !errors.Is(err, unix.EEXIST) {
+			unix.Close(fd)
+			return &os.PathError{Op: "mkdir", Path: filepath.Join(base, rel), Err: err}
+		}
+		next, err := unix.Openat(fd, c, unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return &os.PathError{Op: "mkdir", Path: filepath.Join(base, rel), Err: err}
+		}
+		fd = next
+	}
+	return unix.Close(fd)
+}
+
+func writeFile(base, rel string, data []byte, perm os.FileMode) error {
+	dfd, err := openDir(base, filepath.Dir(rel))
+	if err != nil {
+		if le := linkAt(base, filepath.Dir(rel)); le != nil {
+			return le
+		}
+		return &os.PathError{Op: "open", Path: filepath.Join(base, filepath.Dir(rel)), Err: err}
+	}
+	defer unix.Close(dfd)
+	name := filepath.Base(rel)
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := "." + name + "." + hex.EncodeToString(rnd[:]) + ".tmp"
+	fd, err := unix.Openat(dfd, tmp, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		return &os.PathError{Op: "create", Path: filepath.Join(base, filepath.Dir(rel), tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
+			werr = &os.LinkError{Op: "rename", Old: tmp, New: filepath.Join(base, rel), Err: err}
+		}
+	}
+	if werr != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+	}
+	return werr
+}
+
+func rename(base, o, n string) error {
+	ofd, err := openDir(base, filepath.Dir(o))
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ofd)
+	nfd, err := openDir(base, filepath.Dir(n))
+	if err != nil {
+		return err
+	}
+	defer unix.Close(nfd)
+	if err := unix.Renameat(ofd, filepath.Base(o), nfd, filepath.Base(n)); err != nil {
+		return &os.LinkError{Op: "rename", Old: filepath.Join(base, o), New: filepath.Join(base, n), Err: err}
+	}
+	return nil
+}
+
+func hardLinks(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
