@@ -1,9 +1,13 @@
 package spoolimport
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +120,95 @@ func TestDenialEvent_ReservedActors(t *testing.T) {
 		if c.actor == UnverifiedActor && e.Data["claimed_actor"] != c.agent {
 			t.Errorf("agent %q: claimed_actor %v", c.agent, e.Data["claimed_actor"])
 		}
+	}
+}
+
+// TestImport_Bounded: a forged spool of 50 MB (one 20 MB line, then short
+// denials) is imported a bounded batch at a time, reading it as a stream:
+// each import appends at most Limits.Lines events plus one that counts what
+// is left, allocates far less than the file, and the next import goes on
+// where the last stopped (the line bound is exact; the time bound, which
+// a loaded machine may reach first, is never asserted).
+func TestImport_Bounded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), hosts.SpoolDir)
+	if err := hosts.AppendDenial(dir, hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: "first", Verdict: "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, hosts.SpoolFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := bytes.Repeat([]byte("x"), 20<<20)
+	f.Write(append(huge, '\n'))
+	line := []byte(`{"goal":"g1","agent":"human","decision_id":"forged","verdict":"deny","message":"` + strings.Repeat("p", 100) + `"}` + "\n")
+	f.Write(bytes.Repeat(line, (30<<20)/len(line)))
+	f.Close()
+
+	var before, after runtime.MemStats
+	tx := &fakeTx{}
+	runtime.ReadMemStats(&before)
+	files, err := Import(tx, dir)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(files) != 0 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Fatalf("one import allocated %d bytes for a 50 MB spool", alloc)
+	}
+	// the denial, the long line (the byte budget is spent), what is left
+	if len(tx.events) != 3 || tx.events[0].Subject != "first" || !strings.Contains(tx.events[1].Message, "longer than a hook writes") || tx.events[2].Kind != "permission.spool_deferred" {
+		t.Fatalf("%d events: %+v", len(tx.events), tx.events[:min(3, len(tx.events))])
+	}
+	// The rest of the long line comes in pieces of at most Limits.Bytes,
+	// one import each; then the forged lines, Limits.Lines an import.
+	imported := tx.imported
+	for i := 0; ; i++ {
+		next := &fakeTx{imported: imported}
+		if _, err := Import(next, dir); err != nil {
+			t.Fatal(err)
+		}
+		imported = next.imported
+		n := len(next.events)
+		if n > Limits.Lines+1 || next.events[n-1].Kind != "permission.spool_deferred" || i > 25 {
+			t.Fatalf("import %d: %d events, last %+v", i, n, next.events[n-1])
+		}
+		if next.events[0].Actor == UnverifiedActor { // a forged line: never a human's
+			break
+		}
+	}
+}
+
+// TestImport_GoesOnWhereItStopped: a spool longer than one import's line
+// bound is imported over several imports, every line exactly once, in
+// order, and the segment is returned for deletion once read to its end.
+func TestImport_GoesOnWhereItStopped(t *testing.T) {
+	defer func(n int) { Limits.Lines = n }(Limits.Lines)
+	Limits.Lines = 2
+	dir := filepath.Join(t.TempDir(), hosts.SpoolDir)
+	for i := range 5 {
+		if err := hosts.AppendDenial(dir, hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: "d-" + strconv.Itoa(i), Verdict: "deny"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	imported := map[string]string{}
+	for range 3 {
+		tx := &fakeTx{imported: imported}
+		files, err := Import(tx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range tx.events {
+			if e.Kind == "permission.denied" {
+				got = append(got, e.Subject)
+			}
+		}
+		imported = tx.imported
+		if len(got) == 5 && len(files) != 1 {
+			t.Fatalf("read to its end, but files %v", files)
+		}
+	}
+	if !slices.Equal(got, []string{"d-0", "d-1", "d-2", "d-3", "d-4"}) {
+		t.Fatalf("imported %v", got)
 	}
 }
