@@ -156,9 +156,9 @@ func Import(tx Tx, dir string) ([]string, error) {
 	leftSegs += waiting
 	if left > 0 || waiting > 0 {
 		if err := tx.AppendEvent(kernel.Event{Kind: "permission.spool_deferred", Actor: "loopx", Subject: SpoolPath,
-			Message: fmt.Sprintf("denial spool: this import stopped at its bounds (%d lines, %d bytes, %s); %d bytes in %d segment(s) (and all of any of the %d past the first %d) wait for the next import (a hook writes one short line per denial: delete %s/denials-*.importing to drop them)",
-				Limits.Lines, Limits.Bytes, Limits.Time, left, leftSegs, waiting, MaxSegments, SpoolPath),
-			Data: map[string]any{"bytes_left": left, "segments_left": leftSegs, "lines_imported": b.lines, "bytes_imported": b.bytes}}); err != nil {
+			Message: fmt.Sprintf("denial spool: this import stopped at its bounds (%d lines, %d bytes, %s per import; at most %d segments looked at); %d bytes in %d segment(s) wait for the next import (a hook writes one short line per denial: delete %s/denials-*.importing to drop them)",
+				Limits.Lines, Limits.Bytes, Limits.Time, MaxSegments, left, leftSegs, SpoolPath),
+			Data: map[string]any{"bytes_left": left, "segments_left": leftSegs, "segments_not_looked_at": waiting, "lines_imported": b.lines, "bytes_imported": b.bytes}}); err != nil {
 			return nil, err
 		}
 	}
