@@ -557,6 +557,9 @@ func lockDir(dir string, o Options) (*flock.Flock, error) {
 		return nil, StoreError(dir, err)
 	}
 	path := filepath.Join(dir, LockFile)
+	if err := checkNoLink(dir, LockFile); err != nil {
+		return nil, StoreError(path, err)
+	}
 	lk := flock.New(path)
 	if ok, err := lk.TryLock(); err != nil {
 		return nil, StoreError(path, err)

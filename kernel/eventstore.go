@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // EventsPath is the event log's path (.loopx/events.log, EventsFile).
@@ -22,14 +24,14 @@ func (s *Store) EventsHead() LogHead { return s.head }
 // at j.LogFrom (it holds the lock and committed it last, or recoverLog
 // checked it).
 func (s *Store) writeLog(j journal) error {
-	path := s.EventsPath()
 	if j.Prune != nil {
 		return s.rewriteLog(j)
 	}
 	if j.Log == "" && j.LogFrom.Size == j.LogTo.Size {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	root, rel := noFollowBase(s.dir)
+	f, err := nofollow.OpenFile(root, filepath.Join(rel, EventsFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
@@ -114,7 +116,8 @@ func (s *Store) recoverLog(j *journal, accept bool) (*logRepair, error) {
 		want = *j.LogTo
 	}
 	path := s.EventsPath()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	root, rel := noFollowBase(s.dir)
+	f, err := nofollow.OpenFile(root, filepath.Join(rel, EventsFile), os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		if want.Size == 0 {
 			s.head = want
@@ -227,7 +230,8 @@ func (s *Store) salvageLog(f *os.File, size int64, what string) (*logRepair, err
 
 // keepTorn appends bytes cut from the log to events.log.torn.
 func (s *Store) keepTorn(b []byte) error {
-	f, err := os.OpenFile(filepath.Join(s.dir, eventsTornFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	root, rel := noFollowBase(s.dir)
+	f, err := nofollow.OpenFile(root, filepath.Join(rel, eventsTornFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

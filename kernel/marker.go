@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // RevFile is the change marker in the state directory (.loopx/state.rev):
@@ -15,21 +17,34 @@ import (
 // state.db, whose appends are not a reliable signal of a commit.
 const RevFile = "state.rev"
 
-// revTemp is the marker's temp file; one fixed name is safe because only the
-// lock holder writes it.
-const revTemp = ".state.rev.tmp"
-
 // publishRev replaces dir/state.rev with rev. It runs after the commit,
 // still under the state lock. Failures are ignored: the commit stands, and
 // a watcher only misses a hint (the next commit rewrites the marker).
 func publishRev(dir string, rev uint64) {
-	tmp := filepath.Join(dir, revTemp)
-	if err := os.WriteFile(tmp, []byte(strconv.FormatUint(rev, 10)+"\n"), 0o644); err != nil {
-		return
+	root, rel := noFollowBase(dir)
+	_ = nofollow.WriteFile(root, filepath.Join(rel, RevFile), []byte(strconv.FormatUint(rev, 10)+"\n"), 0o644)
+}
+
+// noFollowBase splits a state directory into the directory it is in (the
+// project root, trusted) and its name there: the files loopx writes in it
+// are reached from that root without following a link (internal/nofollow),
+// so that a link an agent places in .loopx/ never makes loopx write
+// elsewhere.
+func noFollowBase(dir string) (root, rel string) {
+	return filepath.Dir(dir), filepath.Base(dir)
+}
+
+// checkNoLink refuses a link at the state directory's file name (or a
+// file with other hard links) before a library that follows links opens
+// it (buntdb, the lock): it is opened, created if missing, without
+// following one. Errors: *nofollow.LinkError; opening.
+func checkNoLink(dir, name string) error {
+	root, rel := noFollowBase(dir)
+	f, err := nofollow.OpenFile(root, filepath.Join(rel, name), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, RevFile)); err != nil {
-		_ = os.Remove(tmp)
-	}
+	return f.Close()
 }
 
 // ReadRevFile returns the revision in dir/state.rev (dir is a project's

@@ -221,6 +221,9 @@ func openLocked(dir string, o Options) (*Store, error) {
 		}
 		f.Close()
 	}
+	if err := checkNoLink(filepath.Dir(path), filepath.Base(path)); err != nil {
+		return nil, StoreError(path, err) // buntdb would follow it
+	}
 	db, err := buntdb.Open(path)
 	if err != nil {
 		return nil, refuse(nil, "store_corrupt", fmt.Sprintf("%v; run `loopx doctor` to find the first bad transaction and `loopx doctor --salvage` (human) to keep every verifiable one", err))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // cacheKeep is how many spec-*.json files a cache directory keeps.
@@ -93,10 +94,11 @@ func writeBudgetFailure(dir, path, hash string, es Errors) {
 		return
 	}
 	data, err := json.Marshal(budgetFailure{Hash: hash, Memory: b.Memory, Timeout: b.Timeout, Errors: es})
-	if err != nil || os.MkdirAll(dir, 0o755) != nil {
+	if err != nil {
 		return
 	}
-	_ = os.WriteFile(path, data, 0o644)
+	base, rel := nofollow.Split(path, 3) // <project>/.loopx/cache/<file>, no link followed
+	_ = nofollow.WriteFile(base, rel, data, 0o644)
 }
 
 func readCache(path string, src *specSource) *Loaded {
@@ -139,18 +141,8 @@ func writeCache(dir, path string, l *Loaded) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, ".spec-*.tmp")
-	if err != nil {
-		return
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
+	base, rel := nofollow.Split(path, 3) // <project>/.loopx/cache/<file>, no link followed
+	if nofollow.WriteFile(base, rel, data, 0o644) != nil {
 		return
 	}
 	pruneCache(dir, path)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,14 +98,8 @@ func writeRecords(stateDir string, out []Installed) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return err
-	}
-	tmp := filepath.Join(stateDir, "."+RecordFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(stateDir, RecordFile))
+	base, rel := nofollow.Split(stateDir, 1) // no link followed below the project root
+	return nofollow.WriteFile(base, filepath.Join(rel, RecordFile), append(b, '\n'), 0o644)
 }
 
 // ReadInstalled returns the install records in stateDir (none when hooks

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -68,8 +69,11 @@ func keepLease(eng Engine, r *kernel.Round, ttl time.Duration, revBefore uint64)
 
 // writePrompt writes the prompt of the round Start opened last to
 // dir/<round>.md and returns its path.
+// dir is the state directory's rounds/: it and the file are reached from
+// the project root without following a link (internal/nofollow).
 func writePrompt(eng Engine, dir, round string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	base, rel := nofollow.Split(dir, 2)
+	if err := nofollow.MkdirAll(base, rel, 0o755); err != nil {
 		return "", err
 	}
 	text, err := eng.Prompt()
@@ -77,7 +81,7 @@ func writePrompt(eng Engine, dir, round string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, round+".md")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	if err := nofollow.WriteFile(base, filepath.Join(rel, round+".md"), []byte(text), 0o644); err != nil {
 		return "", err
 	}
 	prunePrompts(dir, keepPrompts)

@@ -187,3 +187,16 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// Split splits path into the directory loopx trusts and the last depth
+// components below it, where no link is followed: Split("/p/.loopx/cache",
+// 2) is "/p" and ".loopx/cache" (a project's state directory lies in the
+// project root, which is trusted).
+func Split(path string, depth int) (base, rel string) {
+	base, rel = filepath.Clean(path), ""
+	for range depth {
+		rel = filepath.Join(filepath.Base(base), rel)
+		base = filepath.Dir(base)
+	}
+	return base, rel
+}
