@@ -45,6 +45,6 @@ func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decisi
 	rec := audit.Denial(goal, agent, pr, d)
 	rec.At = e.Now()
 	if err := hosts.AppendDenial(e.spoolDir(), rec); err != nil {
-		_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(spoolimport.DenialEvent(rec)) })
+		_ = e.update(func(tx *kernel.Tx) error { return spoolimport.Unspooled(tx, rec, err) })
 	}
 }

@@ -47,6 +47,18 @@ func DenialEvent(r hosts.Denial) kernel.Event {
 	return kernel.Event{Kind: "permission.denied", Goal: r.Goal, Actor: actor, Subject: r.DecisionID, Message: r.Message, Data: data}
 }
 
+// Unspooled appends the permission.denied event of r, which could not be
+// spooled because of err, and, when err is a link found where the spool is
+// written (internal/nofollow), the fs.link_refused event that says so.
+func Unspooled(tx Tx, r hosts.Denial, err error) error {
+	if ev, ok := linkEvent(err); ok {
+		if err := tx.AppendEvent(ev); err != nil {
+			return err
+		}
+	}
+	return tx.AppendEvent(DenialEvent(r))
+}
+
 // UnverifiedActor is the actor of a spooled denial whose line names no
 // agent, or an actor an agent cannot be (DenialEvent).
 const UnverifiedActor = "unverified"
