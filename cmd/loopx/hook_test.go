@@ -94,23 +94,7 @@ func TestHook_Golden(t *testing.T) {
 					got += stderr
 				}
 			}
-			stderr := ""
-			golden := filepath.Join("testdata", "hooks", strings.TrimSuffix(e.Name(), ".json")+".golden")
-			if os.Getenv("LOOPX_UPDATE_GOLDEN") != "" {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Fatalf("hook %s:\n--- got\n%s--- want\n%s--- stderr\n%s", e.Name(), got, want, stderr)
-			}
+			checkGolden(t, filepath.Join("hooks", strings.TrimSuffix(e.Name(), ".json")+".golden"), got)
 		})
 	}
 	if n < 9 {

@@ -117,8 +117,9 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 var (
 	reULID = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
 	reHash = regexp.MustCompile(`sha256:[0-9a-f]{64}|sha256:[0-9a-f]{12}\b`) // full, or shortened for people
-	reID   = regexp.MustCompile(`\b[tregh]-[0-9a-f]{4,16}\b`)
-	reTmp  = regexp.MustCompile(`"(/[^"]*)?/(script-[^"/]+|loopx-demo-[^"/]+)[^"]*"`)
+	// reID is a record id, also right after a JSON string's \n escape.
+	reID  = regexp.MustCompile(`(?:\\n|\b)[tregh]-[0-9a-f]{4,16}\b`)
+	reTmp = regexp.MustCompile(`"(/[^"]*)?/(script-[^"/]+|loopx-demo-[^"/]+)[^"]*"`)
 )
 
 // normalize replaces what varies between runs: ULIDs, sha256 hashes, and
@@ -128,13 +129,17 @@ func normalize(s, workdir string) string {
 	s = reULID.ReplaceAllString(s, "ULID")
 	s = reHash.ReplaceAllString(s, "sha256:HASH")
 	seen := map[string]string{}
-	return reID.ReplaceAllStringFunc(s, func(id string) string {
+	return reID.ReplaceAllStringFunc(s, func(m string) string {
+		esc, id := "", m
+		if strings.HasPrefix(m, `\n`) {
+			esc, id = `\n`, m[2:]
+		}
 		if v, ok := seen[id]; ok {
-			return v
+			return esc + v
 		}
 		v := fmt.Sprintf("%c-#%d", id[0], len(seen)+1)
 		seen[id] = v
-		return v
+		return esc + v
 	})
 }
 

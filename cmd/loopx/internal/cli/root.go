@@ -484,3 +484,24 @@ func longRunning() {
 		debug.SetMemoryLimit(math.MaxInt64)
 	}
 }
+
+// CommandPaths returns the path of every runnable command ("loopx todo
+// add"), hidden ones left out, in the order help lists them: what a test
+// covering every command walks.
+func CommandPaths() []string {
+	var out []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden {
+			return
+		}
+		if c.Runnable() && !c.HasSubCommands() {
+			out = append(out, c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk((&app{}).rootCmd())
+	return out
+}
