@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/tidwall/buntdb"
 )
 
@@ -60,6 +61,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 		setup func(t *testing.T, dir string)
 		found string // "" = accepted without AcceptRollback
 		want  error
+		hint  string // the remedy the refusal names
 	}{
 		{"behind: an older copy put back", func(t *testing.T, dir string) {
 			copyTo(t, filepath.Join(dir, DBFile), filepath.Join(dir, "old.db"))
@@ -67,29 +69,29 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 			_ = s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g1", Title: "later"}); return err })
 			closeNoShrink(s)
 			copyTo(t, filepath.Join(dir, "old.db"), filepath.Join(dir, DBFile))
-		}, "store_behind", ErrRolledBack},
+		}, "store_behind", ErrRolledBack, HintBehind},
 		{"off the chain: another project's store copied in", func(t *testing.T, dir string) {
 			other := chainStore(t, 3)
 			copyTo(t, filepath.Join(other, DBFile), filepath.Join(dir, DBFile))
 			copyTo(t, filepath.Join(other, EventsFile), filepath.Join(dir, EventsFile))
-		}, "store_off_chain", ErrTampered},
+		}, "store_off_chain", ErrTampered, HintOffChain},
 		{"missing", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, DBFile)); err != nil {
 				t.Fatal(err)
 			}
-		}, "store_missing", ErrRolledBack},
+		}, "store_missing", ErrRolledBack, HintFileMissing},
 		{"zero-filled whole", func(t *testing.T, dir string) {
 			fi, _ := os.Stat(filepath.Join(dir, DBFile))
 			if err := os.WriteFile(filepath.Join(dir, DBFile), make([]byte, fi.Size()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, "store_missing", ErrRolledBack},
+		}, "store_missing", ErrRolledBack, HintNoRecords},
 		{"unanchored: the anchor removed", func(t *testing.T, dir string) {
 			adir, _ := AnchorDirOf(dir)
 			if err := os.Remove(filepath.Join(adir, AnchorFile)); err != nil {
 				t.Fatal(err)
 			}
-		}, "store_unanchored", ErrTampered},
+		}, "store_unanchored", ErrTampered, HintUnanchored},
 		{"ahead: a crash between the commit and the anchor's write", func(t *testing.T, dir string) {
 			adir, _ := AnchorDirOf(dir)
 			before, _ := os.ReadFile(filepath.Join(adir, AnchorFile))
@@ -99,7 +101,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(adir, AnchorFile), before, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, "", nil},
+		}, "", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := chainStore(t, 2)
@@ -121,8 +123,8 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 				closeNoShrink(s)
 				t.Fatal("accepted")
 			}
-			if !errors.Is(err, tc.want) || !IsStoreError(err) || !strings.Contains(err.Error(), "doctor") {
-				t.Fatalf("err = %v, want %v naming what to do", err, tc.want)
+			if e := errs.As(err); !errors.Is(err, tc.want) || !IsStoreError(err) || e.Hint.Key != tc.hint {
+				t.Fatalf("err = %v (hint %+v), want %v naming the remedy %s", err, e.Hint, tc.want, tc.hint)
 			}
 			adir, _ := AnchorDirOf(dir)
 			rs, _ := ReadRefusals(adir)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
@@ -191,7 +192,9 @@ func (s *Store) recoverLog(j *journal, accept bool) (*logRepair, error) {
 		what = fmt.Sprintf("%s is missing, but the store committed %d records (%d bytes) to it", EventsFile, want.Records, want.Size)
 	}
 	if !accept {
-		return nil, StoreError(path, fmt.Errorf("%w: %s (truncated, replaced or changed?); restore it from a backup, or run `loopx doctor --accept-store` to keep its verifiable records", ErrEventsDamaged, what))
+		e := StoreError(path, fmt.Errorf("%w: %s (truncated, replaced or changed?)", ErrEventsDamaged, what)).(*errs.Error)
+		e.Hint = errs.Hint{Key: HintEventsDamaged}
+		return nil, e
 	}
 	return s.salvageLog(f, size, what)
 }

@@ -106,7 +106,8 @@ func (l Location) IsZero() bool { return l.File == "" }
 // code for scripts ("unknown_goal", "lease_lost", "invalid"), a message
 // for people, where it is (the zero Location: nowhere in a file), data
 // for scripts (printed as the envelope entry's "data"; e.g. holder and
-// expires_at of already_claimed), and the error it wraps, if any
+// expires_at of already_claimed), what a person can do about it (Hint:
+// the command layer words it), and the error it wraps, if any
 // (errors.Is/As see through it). Build one with a constructor
 // ([Usagef], [Refusedf], …) or a literal; use *Error as the error.
 type Error struct {
@@ -115,20 +116,25 @@ type Error struct {
 	Message  string   `json:"message"`
 	Location Location `json:"location"`
 	Data     any      `json:"data,omitempty"`
+	Hint     Hint     `json:"-"`
 	Err      error    `json:"-"`
 }
 
-// Error formats e as "file:line:col: field: message": the position only
-// when e has a Location (line and column only when Line > 0), the field
-// only when it has one. The message is Message, else the wrapped error's.
+// Error formats e as "file:line:col: field: message; hint": the position
+// only when e has a Location (line and column only when Line > 0), the
+// field only when it has one, the hint only when one is worded for it
+// (Hint.String). The message is Message, else the wrapped error's.
 func (e *Error) Error() string { return e.format("") }
 
-// format is e as "file:line:col: code: field: message", each part only
-// when e has it; code is left out when "" (Error) and given by Line.
+// format is e as "file:line:col: code: field: message; hint", each part
+// only when e has it; code is left out when "" (Error) and given by Line.
 func (e *Error) format(code string) string {
 	msg := e.Message
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
+	}
+	if h := e.Hint.String(); h != "" {
+		msg += "; " + h
 	}
 	if e.Location.File == "" && e.Location.Field == "" && code == "" {
 		return msg
