@@ -201,183 +201,238 @@ type chainWalk struct {
 // walkChain verifies the chain in the store file's bytes raw against the
 // anchor a (nil when none).
 func walkChain(path string, raw []byte, a *Anchor) chainWalk {
-	w := chainWalk{report: ChainReport{Store: path, Anchor: a, Damaged: []Region{}}}
-	r := &w.report
 	sc := scanAOF(raw)
-	r.Damaged = append(r.Damaged, sc.damaged...)
-	bad := func(rev uint64, msg string) {
-		if r.FirstBad == nil || rev < *r.FirstBad {
-			v := rev
-			r.FirstBad, r.Problem = &v, msg
-		}
-	}
-	actual := map[string]string{}
-	var derived map[string]string
-	var d digest
-	var blocks []journal
-	var offsets []int64
-	broken := false
-	// establishBase fixes the base records once the base block's own
-	// records are all read (at the next block, or at the end).
-	establishBase := func() bool {
-		derived = map[string]string{}
-		for k, v := range actual {
-			if k != keyJournal {
-				derived[k] = v
-			}
-		}
-		var err error
-		if d, err = stateOf(derived); err != nil {
-			bad(blocks[0].Rev, fmt.Sprintf("the base (revision %d): %v", blocks[0].Rev, err))
-			return false
-		}
-		if d.String() != blocks[0].State {
-			bad(blocks[0].Rev, fmt.Sprintf("the base records do not match the block of revision %d", blocks[0].Rev))
-			return false
-		}
-		return true
-	}
-	checkApplied := func(b journal) {
-		for _, kv := range b.Sets {
-			if actual[kv[0]] != kv[1] {
-				bad(b.Rev, fmt.Sprintf("transaction %d: record %s differs from its block (damaged or changed in the file)", b.Rev, kv[0]))
-				return
-			}
-		}
-	}
-	baseOK := false
+	w := &chainWalker{r: ChainReport{Store: path, Anchor: a, Damaged: append([]Region{}, sc.damaged...)}, actual: map[string]string{}}
 	for _, c := range sc.cmds {
-		switch c.op {
-		case "flushdb":
-			actual = map[string]string{}
-			continue
-		case "del":
-			delete(actual, c.key)
-			continue
-		}
-		if c.key == keyJournal && !broken {
-			b, err := decodeBlock(c.val)
-			next := uint64(0)
-			if len(blocks) > 0 {
-				next = blocks[len(blocks)-1].Rev + 1
-			}
-			switch {
-			case err != nil:
-				bad(next, fmt.Sprintf("transaction %d: %v (at byte %d)", next, err, c.off))
-				broken = true
-			case len(blocks) > 0 && b.Hash == blocks[len(blocks)-1].Hash:
-				// the journal's second write (without the events it carried)
-			case len(blocks) == 0:
-				blocks, offsets = append(blocks, b), append(offsets, c.off)
-			default:
-				last := blocks[len(blocks)-1]
-				if len(blocks) == 1 && derived == nil {
-					baseOK = establishBase()
-					if !baseOK {
-						broken = true
-						break
-					}
-				} else {
-					checkApplied(last)
-				}
-				if b.Prev != last.Hash || b.Rev != last.Rev+1 {
-					bad(last.Rev+1, fmt.Sprintf("transaction %d is missing: the next block in the file (revision %d, at byte %d) does not follow revision %d", last.Rev+1, b.Rev, c.off, last.Rev))
-					broken = true
-					break
-				}
-				nd := d
-				for _, kv := range b.Sets {
-					if !keyInState(kv[0]) {
-						continue
-					}
-					if old, ok := derived[kv[0]]; ok {
-						if _, s, err := unwrap(kv[0], old); err == nil {
-							nd.sub(s)
-						}
-					}
-					if _, s, err := unwrap(kv[0], kv[1]); err == nil {
-						nd.add(s)
-					} else {
-						nd = digest{} // cannot match
-					}
-				}
-				if nd.String() != b.State {
-					bad(b.Rev, fmt.Sprintf("transaction %d: its change set does not lead to its recorded state", b.Rev))
-					broken = true
-					break
-				}
-				d = nd
-				for _, kv := range b.Sets {
-					derived[kv[0]] = kv[1]
-				}
-				blocks, offsets = append(blocks, b), append(offsets, c.off)
-			}
-		}
-		if c.op == "set" {
-			actual[c.key] = c.val
-		}
+		w.replay(c)
 	}
-	if len(blocks) == 0 {
-		r.Problem = "no chain block in the store file (emptied, zero-filled or not a loopx store)"
+	if len(w.blocks) == 0 {
+		w.r.Problem = "no chain block in the store file (emptied, zero-filled or not a loopx store)"
 		if a != nil {
 			v := uint64(0)
-			r.FirstBad = &v
+			w.r.FirstBad = &v
 		}
-		return w
+		return chainWalk{report: w.r}
 	}
-	if derived == nil {
-		baseOK = establishBase()
-	} else if !broken {
-		checkApplied(blocks[len(blocks)-1])
+	if w.derived == nil {
+		w.baseOK = w.establishBase()
+	} else if !w.broken {
+		w.checkApplied(w.blocks[len(w.blocks)-1])
 	}
-	head := blocks[len(blocks)-1]
-	r.Base, r.Head, r.HeadHash, r.Transactions = blocks[0].Rev, head.Rev, head.Hash, len(blocks)
-	r.Salvageable = baseOK
-	w.records, w.head = derived, head
-	// Damaged regions belong to the transaction whose block precedes them.
-	for _, reg := range sc.damaged {
-		i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > reg.Offset }) - 1
-		if i < 0 {
-			bad(blocks[0].Rev, fmt.Sprintf("the base (revision %d) is damaged at bytes %d–%d", blocks[0].Rev, reg.Offset, reg.Offset+reg.Length))
-			r.Salvageable = false
+	head := w.blocks[len(w.blocks)-1]
+	w.r.Base, w.r.Head, w.r.HeadHash, w.r.Transactions = w.blocks[0].Rev, head.Rev, head.Hash, len(w.blocks)
+	w.r.Salvageable = w.baseOK
+	w.placeDamage(sc.damaged)
+	w.checkLive(head)
+	if a != nil {
+		w.checkAnchor(*a, head)
+	}
+	return chainWalk{report: w.r, records: w.derived, head: head}
+}
+
+// chainWalker replays a store file's commands in order, holding each
+// chain block against the one before it and the records against the
+// blocks.
+type chainWalker struct {
+	r ChainReport
+	// actual are the records as the file's commands left them; derived
+	// the records the verified blocks lead to from the base (nil until the
+	// base is established), and d their digest.
+	actual, derived map[string]string
+	d               digest
+	// blocks are the verified blocks, offsets where each is in the file.
+	blocks  []journal
+	offsets []int64
+	// broken: a block did not verify, so the walk verifies no more;
+	// baseOK: the base's records match its block.
+	broken, baseOK bool
+}
+
+// bad records that transaction rev does not verify, for msg, unless an
+// earlier one already does not.
+func (w *chainWalker) bad(rev uint64, msg string) {
+	if w.r.FirstBad == nil || rev < *w.r.FirstBad {
+		v := rev
+		w.r.FirstBad, w.r.Problem = &v, msg
+	}
+}
+
+// replay applies one command of the file, checking a chain block first
+// (verify).
+func (w *chainWalker) replay(c aofCmd) {
+	switch c.op {
+	case "flushdb":
+		w.actual = map[string]string{}
+		return
+	case "del":
+		delete(w.actual, c.key)
+		return
+	}
+	if c.key == keyJournal && !w.broken {
+		w.verify(c)
+	}
+	if c.op == "set" {
+		w.actual[c.key] = c.val
+	}
+}
+
+// verify checks the chain block that c writes: the first is the base; a
+// repeat of the last is the journal's second write (without the events
+// it carried); any other must follow the last (follow). A block that does
+// not decode breaks the walk.
+func (w *chainWalker) verify(c aofCmd) {
+	b, err := decodeBlock(c.val)
+	next := uint64(0)
+	if len(w.blocks) > 0 {
+		next = w.blocks[len(w.blocks)-1].Rev + 1
+	}
+	switch {
+	case err != nil:
+		w.bad(next, fmt.Sprintf("transaction %d: %v (at byte %d)", next, err, c.off))
+		w.broken = true
+	case len(w.blocks) > 0 && b.Hash == w.blocks[len(w.blocks)-1].Hash:
+	case len(w.blocks) == 0:
+		w.blocks, w.offsets = append(w.blocks, b), append(w.offsets, c.off)
+	default:
+		w.follow(b, c.off)
+	}
+}
+
+// follow checks block b, at byte off, against the last verified block:
+// the last one's records are in the file (or, after the base, the base is
+// established), b links to it by hash and revision, and its change set
+// leads from the last state to the state b records. A block that does not
+// breaks the walk.
+func (w *chainWalker) follow(b journal, off int64) {
+	last := w.blocks[len(w.blocks)-1]
+	if len(w.blocks) == 1 && w.derived == nil {
+		if w.baseOK = w.establishBase(); !w.baseOK {
+			w.broken = true
+			return
+		}
+	} else {
+		w.checkApplied(last)
+	}
+	if b.Prev != last.Hash || b.Rev != last.Rev+1 {
+		w.bad(last.Rev+1, fmt.Sprintf("transaction %d is missing: the next block in the file (revision %d, at byte %d) does not follow revision %d", last.Rev+1, b.Rev, off, last.Rev))
+		w.broken = true
+		return
+	}
+	nd := w.d
+	for _, kv := range b.Sets {
+		if !keyInState(kv[0]) {
 			continue
 		}
-		if i+1 < len(blocks) || !broken {
-			bad(blocks[i].Rev, fmt.Sprintf("transaction %d is damaged at bytes %d–%d", blocks[i].Rev, reg.Offset, reg.Offset+reg.Length))
+		if old, ok := w.derived[kv[0]]; ok {
+			if _, s, err := unwrap(kv[0], old); err == nil {
+				nd.sub(s)
+			}
+		}
+		if _, s, err := unwrap(kv[0], kv[1]); err == nil {
+			nd.add(s)
+		} else {
+			nd = digest{} // cannot match
 		}
 	}
-	// The live records must be exactly the head's.
-	if r.FirstBad == nil && baseOK {
-		live := map[string]string{}
-		for k, v := range actual {
-			if k != keyJournal {
-				live[k] = v
-			}
-		}
-		if ld, err := stateOf(live); err != nil || ld != d {
-			msg := "records after the last transaction do not match the chain head"
-			if err != nil {
-				msg = err.Error()
-			}
-			bad(head.Rev, fmt.Sprintf("transaction %d: %s", head.Rev, msg))
+	if nd.String() != b.State {
+		w.bad(b.Rev, fmt.Sprintf("transaction %d: its change set does not lead to its recorded state", b.Rev))
+		w.broken = true
+		return
+	}
+	w.d = nd
+	for _, kv := range b.Sets {
+		w.derived[kv[0]] = kv[1]
+	}
+	w.blocks, w.offsets = append(w.blocks, b), append(w.offsets, off)
+}
+
+// establishBase fixes the base records once the base block's own records
+// are all read (at the next block, or at the end): they must match the
+// state the base block records. It reports whether they do.
+func (w *chainWalker) establishBase() bool {
+	base := w.blocks[0]
+	w.derived = map[string]string{}
+	for k, v := range w.actual {
+		if k != keyJournal {
+			w.derived[k] = v
 		}
 	}
-	if a != nil {
-		switch {
-		case a.Rev > head.Rev:
-			bad(head.Rev+1, fmt.Sprintf("the file's verifiable chain stops at revision %d; the anchor's head is revision %d (%s)", head.Rev, a.Rev, ShortHash(a.Hash)))
-		case a.Rev < blocks[0].Rev:
-			if r.Problem == "" {
-				r.Problem = fmt.Sprintf("the anchor's head (revision %d) is older than the file's base (revision %d)", a.Rev, blocks[0].Rev)
-			}
-		default:
-			b := blocks[a.Rev-blocks[0].Rev]
-			if b.Hash != a.Hash {
-				bad(a.Rev, fmt.Sprintf("transaction %d is off the anchor's chain (%s, anchored %s)", a.Rev, ShortHash(b.Hash), ShortHash(a.Hash)))
-			}
+	var err error
+	if w.d, err = stateOf(w.derived); err != nil {
+		w.bad(base.Rev, fmt.Sprintf("the base (revision %d): %v", base.Rev, err))
+		return false
+	}
+	if w.d.String() != base.State {
+		w.bad(base.Rev, fmt.Sprintf("the base records do not match the block of revision %d", base.Rev))
+		return false
+	}
+	return true
+}
+
+// checkApplied checks that the file holds the records block b set.
+func (w *chainWalker) checkApplied(b journal) {
+	for _, kv := range b.Sets {
+		if w.actual[kv[0]] != kv[1] {
+			w.bad(b.Rev, fmt.Sprintf("transaction %d: record %s differs from its block (damaged or changed in the file)", b.Rev, kv[0]))
+			return
 		}
 	}
-	return w
+}
+
+// placeDamage gives each damaged region of the file to the transaction
+// whose block precedes it; damage before the first block makes the base
+// unsalvageable.
+func (w *chainWalker) placeDamage(damaged []Region) {
+	for _, reg := range damaged {
+		i := sort.Search(len(w.offsets), func(i int) bool { return w.offsets[i] > reg.Offset }) - 1
+		if i < 0 {
+			w.bad(w.blocks[0].Rev, fmt.Sprintf("the base (revision %d) is damaged at bytes %d–%d", w.blocks[0].Rev, reg.Offset, reg.Offset+reg.Length))
+			w.r.Salvageable = false
+			continue
+		}
+		if i+1 < len(w.blocks) || !w.broken {
+			w.bad(w.blocks[i].Rev, fmt.Sprintf("transaction %d is damaged at bytes %d–%d", w.blocks[i].Rev, reg.Offset, reg.Offset+reg.Length))
+		}
+	}
+}
+
+// checkLive checks, when the chain verified so far, that the live records
+// are exactly the head's.
+func (w *chainWalker) checkLive(head journal) {
+	if w.r.FirstBad != nil || !w.baseOK {
+		return
+	}
+	live := map[string]string{}
+	for k, v := range w.actual {
+		if k != keyJournal {
+			live[k] = v
+		}
+	}
+	if ld, err := stateOf(live); err != nil || ld != w.d {
+		msg := "records after the last transaction do not match the chain head"
+		if err != nil {
+			msg = err.Error()
+		}
+		w.bad(head.Rev, fmt.Sprintf("transaction %d: %s", head.Rev, msg))
+	}
+}
+
+// checkAnchor holds the verified chain against the anchor a: its head must
+// be a block of the file's chain, at or after the base.
+func (w *chainWalker) checkAnchor(a Anchor, head journal) {
+	switch {
+	case a.Rev > head.Rev:
+		w.bad(head.Rev+1, fmt.Sprintf("the file's verifiable chain stops at revision %d; the anchor's head is revision %d (%s)", head.Rev, a.Rev, ShortHash(a.Hash)))
+	case a.Rev < w.blocks[0].Rev:
+		if w.r.Problem == "" {
+			w.r.Problem = fmt.Sprintf("the anchor's head (revision %d) is older than the file's base (revision %d)", a.Rev, w.blocks[0].Rev)
+		}
+	default:
+		b := w.blocks[a.Rev-w.blocks[0].Rev]
+		if b.Hash != a.Hash {
+			w.bad(a.Rev, fmt.Sprintf("transaction %d is off the anchor's chain (%s, anchored %s)", a.Rev, ShortHash(b.Hash), ShortHash(a.Hash)))
+		}
+	}
 }
 
 // VerifyChain verifies the whole chain of the open store's file against
