@@ -158,3 +158,150 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 		})
 	}
 }
+
+// scopedSpec is testSpec with a write scope (src/**): a write elsewhere
+// is a scope violation.
+const scopedSpec = `agents: {
+	a1: {host: "shell", role: "executor"}
+}
+goals: g1: {
+	objective: "Test the engine"
+	agents: ["a1"]
+	quota: {window: "24h", rounds: 3, min_interval: "0s"}
+	stall: max_no_progress: 2
+	scope: write: ["src/**"]
+}
+`
+
+// gitSh runs a setup script in root (not by the agent), failing the test
+// on an error.
+func gitSh(t *testing.T, root, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v %s", script, err, out)
+	}
+}
+
+// plumbingCommit is a shell snippet that commits, with git's plumbing and
+// a private index, loopx/loopx.cue with its quota raised and
+// .claude/settings.json removed: neither the work tree nor the index
+// changes, only the commit $c exists.
+const plumbingCommit = `export GIT_INDEX_FILE=$PWD/.git/agent-index; git read-tree HEAD &&
+b=$(sed 's/rounds: 3/rounds: 300/' loopx/loopx.cue | git hash-object -w --stdin) &&
+git update-index --cacheinfo 100644,$b,loopx/loopx.cue && git update-index --force-remove .claude/settings.json &&
+c=$(git commit-tree $(git write-tree) -p HEAD -m agent) && unset GIT_INDEX_FILE && rm -f .git/agent-index`
+
+// TestRun_CommittedAndHiddenChanges: what an agent commits, amends,
+// merges back, hides behind index flags or brings in by moving a ref is
+// judged like a work-tree change, and loopx's own check runs no filter
+// the agent configured.
+func TestRun_CommittedAndHiddenChanges(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	for _, tc := range []struct {
+		name   string
+		script string // the agent command (git's identity is set)
+		want   string
+		gate   bool
+	}{
+		{name: "an out-of-scope edit committed", script: "echo x >> docs/b.txt && git commit -qam c", want: kernel.OutcomeFailed},
+		{name: "an out-of-scope edit amended into HEAD", script: "echo x >> docs/b.txt && git commit -qa --amend --no-edit", want: kernel.OutcomeFailed},
+		{name: "a branch merged back", script: "git checkout -qb side && echo x >> docs/b.txt && git commit -qam s && git checkout -q - && git merge -q side", want: kernel.OutcomeFailed},
+		{name: "hidden by assume-unchanged", script: "git update-index --assume-unchanged docs/b.txt && echo x >> docs/b.txt", want: kernel.OutcomeFailed},
+		{name: "hidden by skip-worktree", script: "git update-index --skip-worktree docs/b.txt && echo x >> docs/b.txt", want: kernel.OutcomeFailed},
+		{name: "only staged, the work tree as it was", script: "b=$(echo x | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$b,docs/b.txt", want: kernel.OutcomeFailed},
+		{name: "HEAD moved to an agent-built commit rewriting loopx/ and removing the hooks",
+			script: plumbingCommit + " && git update-ref HEAD $c", want: kernel.OutcomeFailed, gate: true},
+		{name: "a new branch bringing in an agent-built commit", script: plumbingCommit + " && git branch later $c", want: kernel.OutcomeFailed, gate: true},
+		{name: "an in-scope edit committed is progress", script: "echo x >> src/a.txt && git commit -qam c", want: kernel.OutcomeProgress},
+		{name: "a fetch is no change", script: "git fetch -q . HEAD:refs/remotes/origin/x", want: kernel.OutcomeNoChange},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeSpec(t, root, scopedSpec)
+			for rel, body := range map[string]string{"src/a.txt": "a\n", "docs/b.txt": "b\n", ".claude/settings.json": "{}\n"} {
+				if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gitInit(t, root)
+			e := New(Options{Root: root, Now: newClock().now})
+			t.Cleanup(func() { e.Close() })
+			addTodos(t, e, "a")
+			t.Setenv("GIT_AUTHOR_NAME", "agent")
+			t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
+			t.Setenv("GIT_COMMITTER_NAME", "agent")
+			t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
+			res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+				Cmd: []string{"sh", "-ec", tc.script}, Stdout: os.Stderr, Stderr: os.Stderr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := res.Receipts[0]
+			r, err := e.Round(rc.Round.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Outcome != tc.want || (rc.Gate != nil) != tc.gate {
+				t.Fatalf("outcome %s (%s), gate %v; want %s, gate %v", r.Outcome, r.Summary, rc.Gate != nil, tc.want, tc.gate)
+			}
+			evs, err := e.Events(EventFilter{Kind: "scope_violation"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want == kernel.OutcomeFailed; (len(evs) > 0) != want {
+				t.Fatalf("scope_violation events: %d, want some: %v", len(evs), want)
+			}
+		})
+	}
+}
+
+// TestRun_CheckRunsNoFilterOfTheAgent: a clean filter the agent configures
+// (user config and .git/info/attributes) never runs inside loopx's change
+// check, so it cannot plant a hook there; the configuration itself is a
+// protected write.
+func TestRun_CheckRunsNoFilterOfTheAgent(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	root := t.TempDir()
+	writeSpec(t, root, testSpec)
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, root)
+	e := New(Options{Root: root, Now: newClock().now})
+	t.Cleanup(func() { e.Close() })
+	addTodos(t, e, "a")
+	script := `git config --global filter.x.clean 'sh -c "printf planted > .git/hooks/pre-commit; cat"' &&
+git config filter.y.clean 'sh -c "printf planted > .git/hooks/post-checkout; cat"' &&
+printf '* filter=x\n' > .git/info/attributes && printf 'a.txt filter=y\n' > .gitattributes && echo more >> a.txt`
+	res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+		Cmd: []string{"sh", "-ec", script}, Stdout: os.Stderr, Stderr: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hook := range []string{"pre-commit", "post-checkout"} {
+		if _, err := os.Stat(filepath.Join(root, ".git", "hooks", hook)); err == nil {
+			t.Fatalf("loopx's check ran the agent's clean filter: .git/hooks/%s planted", hook)
+		}
+	}
+	rc := res.Receipts[0]
+	r, err := e.Round(rc.Round.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Outcome != kernel.OutcomeFailed || rc.Gate == nil {
+		t.Fatalf("outcome %s (%s), gate %v; want failed with a gate", r.Outcome, r.Summary, rc.Gate != nil)
+	}
+}

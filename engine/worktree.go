@@ -7,13 +7,13 @@ import (
 	"github.com/loopx-dev/loopx/engine/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/policies"
 )
 
-// scanner is the change scan of the project (trust.Scanner): loopx/ and
-// .loopx/ at the root, the files loopx writes itself left out
-// (scaffold.LoopxWrites).
+// scanner is the change scan (trust.Scanner) over the bundle's protected set (policies.Protected).
 func (e *Engine) scanner() trust.Scanner {
-	return trust.Scanner{Root: e.root, SpecDir: SpecDirName, StateDir: StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites}
+	project, home := policies.Protected().Compared()
+	return trust.Scanner{Root: e.root, SpecDir: SpecDirName, StateDir: StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites, Protected: trust.Protected{Project: project, Home: home}, Home: trust.HomeDir()}
 }
 
 // checkWrites asks the permission policy whether agent may have written

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/loopx-dev/loopx/internal/safegit"
 )
 
 // Publication-scan categories: the Rule of a scan Finding.
@@ -60,12 +61,11 @@ func ScanCategories() []RuleInfo {
 
 // PublishedFiles lists the files a publication scan looks at by default,
 // relative to root and slash-separated, sorted: the files git tracks when
-// root is inside a git work tree, otherwise every regular file under root
+// root is inside a git work tree (git run with a configuration no agent can
+// reach: package safegit), otherwise every regular file under root
 // outside .loopx/ and .git/.
 func PublishedFiles(root string) ([]string, error) {
-	cmd := exec.Command("git", "-C", root, "ls-files", "-z")
-	cmd.Stderr = nil
-	if out, err := cmd.Output(); err == nil {
+	if out, err := (safegit.Git{Dir: root}).Run("ls-files", "-z"); err == nil {
 		var files []string
 		for _, f := range strings.Split(string(out), "\x00") {
 			if f != "" {

@@ -46,8 +46,9 @@ import (
 // policies nor OPA's evaluator;
 // adoption's mechanics (engine/adopt) import neither the top engine nor
 // cmd or lint;
-// internal/errs (the one error type) and internal/anchor (the anchor
-// directory) import only the standard library;
+// internal/errs (the one error type), internal/anchor (the anchor
+// directory) and internal/safegit (git run with a configuration no agent
+// can reach) import only the standard library;
 // the check pipeline (engine/check), the answers through a
 // command line (engine/gateanswer) and the hooks (engine/hook) drive the
 // top engine but never import cmd/ (nor, but for check, lint); the host
@@ -148,7 +149,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},
 	}
 	// Leaves every package may import: the standard library only.
-	stdOnly := map[string]bool{mod + "internal/errs": true, mod + "internal/anchor": true}
+	stdOnly := map[string]bool{mod + "internal/errs": true, mod + "internal/anchor": true, mod + "internal/safegit": true}
 	checked := 0
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {

@@ -133,8 +133,15 @@ func (x *loop) Prompt() (string, error) {
 
 func (x *loop) Scan() runloop.Scan { return x.e.Scan() }
 
+// Written lists what the command changed, its commits included (trust.
+// Changed); when git cannot read what a moved ref brings in, the round
+// fails closed as after an incomplete scan (ScanIncomplete).
 func (x *loop) Written(before, after runloop.Scan) ([]string, error) {
-	written := trust.Changed(before.(trust.Scan), after.(trust.Scan))
+	written, err := trust.Changed(before.(trust.Scan), after.(trust.Scan))
+	if err != nil {
+		why := "git cannot read what the refs moved during the round bring in: " + err.Error()
+		return nil, x.ScanIncomplete(context.Background(), x.st.Round, why, before, after)
+	}
 	genuine, err := x.e.VerifyReadModel()
 	if err != nil {
 		return nil, err

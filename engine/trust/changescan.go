@@ -1,32 +1,41 @@
 package trust
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/loopx-dev/loopx/internal/safegit"
 )
 
-// What the agent changed (design §16, README "Trust model"). `loopx run`
-// scans the project before and after the agent command:
-//   - the protected files, always and uncapped, by content (sha256, mode,
-//     symlink target): loopx/ (every file, node_modules and dotfiles
-//     included: whatever the policy loader could read is watched), .loopx/
-//     except the files loopx itself writes while a round runs (see
-//     scaffold.LoopxWrites), git's hooks, config and info/exclude, and the agent
-//     hosts' hook and tool settings at the project root;
-//   - inside git, every other change `git status --porcelain -z` lists
-//     (untracked files one by one, uncapped), each with its content hash,
-//     so that a file already dirty and edited again is seen;
+// What the agent changed (README "Trust model"). `loopx run` scans the
+// project before and after the agent command:
+//   - the protected files (Scanner.Protected: loopx/, .loopx/ but the files
+//     loopx itself writes while a round runs, git's hooks, config and
+//     info/, the hosts' settings, the files that make the human's next
+//     command run code, in the project and in the home), always and
+//     uncapped, by content (sha256, mode, symlink target);
+//   - inside git, every file git tracks (whatever the index says of it:
+//     assume-unchanged and skip-worktree are not trusted) and every
+//     untracked file it does not ignore, each by its content, which loopx
+//     hashes itself, and by the blob the index stages for it; and HEAD and
+//     every ref (but remote-tracking ones), whose moves are read as the
+//     paths they bring in (Changed);
 //   - outside git, a walk of at most MaxScanFiles files by size and
 //     modification time; reaching the cap makes the scan incomplete, and an
 //     incomplete scan fails the round (Run).
+//
+// loopx never runs code of the project's here: git runs as package safegit says
+// (no global or system configuration, no hooks, no fsmonitor, no
+// attributes) and only commands that never read a file's content through a
+// filter; contents are compared by loopx.
 
 // MaxScanFiles caps the walk of a work tree outside git (files outside
 // the protected ones).
@@ -46,38 +55,73 @@ type Scanner struct {
 	// a file loopx itself writes while a round runs, which the scan leaves
 	// out; nil leaves out none.
 	Own func(rel string) bool
+	// Protected is the protected set (the permission policy's, read from
+	// the policy bundle): globs relative to the project (".git/…" relative
+	// to git's directory) and to the home directory.
+	Protected Protected
+	// Home is the user's home directory (absolute; "" = none): the
+	// protected set's home globs are hashed under it.
+	Home string
+	// Git is git's executable (absolute; "" = safegit.Path()).
+	Git string
+	// Cache keeps content hashes between scans (nil = the process's
+	// shared cache, SharedHashes).
+	Cache *HashCache
+}
+
+// HomeDir is the user's home directory ($HOME, absolute), or "" when
+// there is none.
+func HomeDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return ""
+	}
+	return home
+}
+
+// Protected is the protected set: doublestar globs of the files no agent
+// may write, relative to the project root (Project; a glob starting with
+// "**/" is hashed at the root and matched anywhere, one starting with
+// ".git/" is relative to git's directories) and to the home directory
+// (Home).
+type Protected struct {
+	Project, Home []string
 }
 
 // fileSig is what tells a file changed: size and modification time (the
 // walk outside git), or mode and content hash (protected files and what
-// git status lists).
+// git lists).
 type fileSig struct {
 	size  int64
 	mtime int64
-	// sum is the content hash (with git's status code for what git status
-	// lists), whose change is seen even when size and mtime are restored.
+	// sum is the content hash (with the blob the index stages, for what
+	// git tracks), whose change is seen even when size and mtime are
+	// restored.
 	sum [32]byte
-	// prot marks a file of the protected set (loopx/, .loopx/, git's hooks
-	// and config, the hosts' settings), hashed in full by every scan.
+	// prot marks a file of the protected set, hashed in full by every scan.
 	prot bool
 }
 
 // Scan is one scan of the project: path (slash, relative to the root;
-// outside the root, absolute) to signature.
+// outside the root, absolute) to signature, and git's refs.
 type Scan struct {
 	sigs map[string]fileSig
 	// incomplete says why the scan could not see every change ("" when it
-	// could): the walk reached MaxScanFiles, git status failed.
+	// could): the walk reached MaxScanFiles, git failed.
 	incomplete string
+	// refs are HEAD and every ref but refs/remotes/*, name to object id
+	// (nil outside git).
+	refs map[string]string
+	git  safegit.Git
+	// top is the git work tree's top directory (absolute).
+	top string
+	sc  Scanner
 }
 
-// hostSettingFiles are the agent hosts' hook and tool settings at the
-// project root (the permission policy's host_settings).
-var hostSettingFiles = []string{".claude/settings*.json", ".codex/hooks.json", ".codex/config.toml", ".mcp.json"}
-
 // contentSig is a file's signature by content: mode bits, and the sha256
-// of its bytes (of its target for a symlink).
-func contentSig(p string) (fileSig, bool) {
+// of its bytes (of its target for a symlink); cache, when set, gives the
+// hash of a file whose stat is unchanged since it was hashed.
+func contentSig(p string, cache *HashCache) (fileSig, bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return fileSig{}, false
@@ -92,6 +136,10 @@ func contentSig(p string) (fileSig, bool) {
 		sig.sum = sha256.Sum256([]byte("special:" + fi.Mode().String()))
 		return sig, true
 	}
+	if sum, ok := cache.get(p, fi); ok {
+		sig.sum = sum
+		return sig, true
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		sig.sum = sha256.Sum256([]byte("unreadable:" + err.Error()))
@@ -104,12 +152,13 @@ func contentSig(p string) (fileSig, bool) {
 		return sig, true
 	}
 	copy(sig.sum[:], h.Sum(nil))
+	cache.put(p, fi, sig.sum)
 	return sig, true
 }
 
 // hashTree adds every file under dir (by content) to out under key(path);
 // skip, when set, leaves files out. A missing dir adds nothing.
-func hashTree(out map[string]fileSig, dir string, key func(string) string, skip func(string) bool) {
+func hashTree(out map[string]fileSig, dir string, key func(string) string, skip func(string) bool, cache *HashCache) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -118,7 +167,42 @@ func hashTree(out map[string]fileSig, dir string, key func(string) string, skip 
 		if skip != nil && skip(k) {
 			return nil
 		}
-		if sig, ok := contentSig(p); ok {
+		if sig, ok := contentSig(p, cache); ok {
+			out[k] = sig
+		}
+		return nil
+	})
+}
+
+// hashGlob adds every file under base matching glob (slash, relative to
+// base) to out by content. The walk starts at the glob's literal leading
+// directories and follows no symlink.
+func hashGlob(out map[string]fileSig, base, glob string, key func(string) string, skip func(string) bool, cache *HashCache) {
+	segs := strings.Split(glob, "/")
+	n := 0
+	for n < len(segs)-1 && !strings.ContainsAny(segs[n], `*?[{\`) {
+		n++
+	}
+	start := filepath.Join(base, filepath.FromSlash(strings.Join(segs[:n], "/")))
+	if n == len(segs)-1 && !strings.ContainsAny(segs[n], `*?[{\`) { // a literal file
+		if sig, ok := contentSig(filepath.Join(start, segs[n]), cache); ok && (skip == nil || !skip(key(filepath.Join(start, segs[n])))) {
+			out[key(filepath.Join(start, segs[n]))] = sig
+		}
+		return
+	}
+	_ = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(base, p)
+		if err != nil || !doublestar.MatchUnvalidated(glob, filepath.ToSlash(rel)) {
+			return nil
+		}
+		k := key(p)
+		if skip != nil && skip(k) {
+			return nil
+		}
+		if sig, ok := contentSig(p, cache); ok {
 			out[k] = sig
 		}
 		return nil
@@ -135,55 +219,50 @@ func (sc Scanner) relKey(p string) string {
 	return filepath.ToSlash(rel)
 }
 
-// gitDirs returns git's common directory and the work tree's git
-// directory, absolute, or ok false when the root is not in a git work
-// tree.
-func (sc Scanner) gitDirs() (common, dir, prefix string, ok bool) {
-	out, err := sc.git("rev-parse", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-prefix")
-	if err != nil {
-		return "", "", "", false
+// cache is the scanner's hash cache.
+func (sc Scanner) cache() *HashCache {
+	if sc.Cache != nil {
+		return sc.Cache
 	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) < 3 || lines[0] != "true" {
-		return "", "", "", false
-	}
-	if len(lines) > 3 {
-		prefix = lines[3]
-	}
-	return lines[1], lines[2], prefix, true
+	return SharedHashes
 }
 
-// git runs git in the root with the options that keep it from running code
-// a repository configures (fsmonitor) and from trusting caches.
-func (sc Scanner) git(args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}, args...)...)
-	cmd.Dir = sc.Root
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+// lockedGit is git run in the root under the locked configuration
+// (safegit).
+func (sc Scanner) lockedGit() safegit.Git {
+	return safegit.Git{Path: sc.Git, Dir: sc.Root}
+}
+
+// gitDirs returns git's common directory, the work tree's git directory
+// and its top directory, absolute, and the root's prefix in the work tree,
+// or ok false when the root is not in a git work tree.
+func (sc Scanner) gitDirs(g safegit.Git) (common, dir, top, prefix string, ok bool) {
+	out, err := g.Run("rev-parse", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir", "--git-dir", "--show-toplevel", "--show-prefix")
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return "", "", "", "", false
 	}
-	return out, nil
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 4 || lines[0] != "true" {
+		return "", "", "", "", false
+	}
+	if len(lines) > 4 {
+		prefix = lines[4]
+	}
+	return lines[1], lines[2], lines[3], prefix, true
 }
 
 // Scan scans the project (see the top of this file). It never fails: what
 // it cannot see makes it incomplete (Scan.Incomplete).
 func (sc Scanner) Scan() Scan {
-	s := Scan{sigs: map[string]fileSig{}}
+	g := sc.lockedGit()
+	s := Scan{sigs: map[string]fileSig{}, git: g, sc: sc}
 	key := sc.relKey
-	hashTree(s.sigs, sc.specPath(), key, nil)
-	hashTree(s.sigs, sc.statePath(), key, sc.Own)
-	for _, g := range hostSettingFiles {
-		ms, _ := filepath.Glob(filepath.Join(sc.Root, filepath.FromSlash(g)))
-		for _, m := range ms {
-			if sig, ok := contentSig(m); ok {
-				s.sigs[key(m)] = sig
-			}
-		}
+	own := func(k string) bool {
+		return sc.Own != nil && (k == sc.StateDir || strings.HasPrefix(k, sc.StateDir+"/")) && sc.Own(k)
 	}
-	common, dir, prefix, inGit := sc.gitDirs()
+	hashTree(s.sigs, sc.specPath(), key, nil, sc.cache())
+	hashTree(s.sigs, sc.statePath(), key, own, sc.cache())
+	common, dir, top, _, inGit := sc.gitDirs(g)
 	if !inGit {
 		if _, err := os.Stat(filepath.Join(sc.Root, ".git")); err == nil {
 			s.incomplete = "the project has a .git but git cannot read it (is git installed?)"
@@ -192,13 +271,23 @@ func (sc Scanner) Scan() Scan {
 			common, dir = filepath.Join(sc.Root, ".git"), filepath.Join(sc.Root, ".git")
 		}
 	}
-	if common != "" {
-		hashTree(s.sigs, filepath.Join(common, "hooks"), key, nil)
-		for _, f := range []string{filepath.Join(common, "config"), filepath.Join(common, "info", "exclude"),
-			filepath.Join(dir, "config.worktree")} {
-			if sig, ok := contentSig(f); ok {
-				s.sigs[key(f)] = sig
+	for _, glob := range sc.Protected.Project {
+		switch {
+		case strings.HasPrefix(glob, ".git/"):
+			for _, d := range []string{common, dir} {
+				if d != "" {
+					hashGlob(s.sigs, d, strings.TrimPrefix(glob, ".git/"), key, nil, sc.cache())
+				}
 			}
+		case strings.HasPrefix(glob, "**/"): // at the root (elsewhere: what git lists)
+			hashGlob(s.sigs, sc.Root, strings.TrimPrefix(glob, "**/"), key, own, sc.cache())
+		default:
+			hashGlob(s.sigs, sc.Root, glob, key, own, sc.cache())
+		}
+	}
+	if sc.Home != "" {
+		for _, glob := range sc.Protected.Home {
+			hashGlob(s.sigs, sc.Home, glob, key, nil, sc.cache())
 		}
 	}
 	for k, sig := range s.sigs {
@@ -206,37 +295,90 @@ func (sc Scanner) Scan() Scan {
 		s.sigs[k] = sig
 	}
 	if inGit {
-		sc.gitChanges(&s, prefix)
+		s.top = top
+		sc.gitChanges(&s)
+		if s.incomplete == "" {
+			s.refs, s.incomplete = readRefs(g)
+		}
 	} else if s.incomplete == "" {
 		sc.walkChanges(&s)
 	}
 	return s
 }
 
-// gitChanges adds what `git status --porcelain -z` lists under the root
-// (every untracked file, no rename pairing) by content.
-func (sc Scanner) gitChanges(s *Scan, prefix string) {
-	out, err := sc.git("status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none", "--", ".")
+// gitChanges adds, under the root, every file the index lists (with the
+// blob it stages), every untracked file git does not ignore, and the
+// ignored .gitignore files and protected names ("**/" globs of the
+// protected set), each by content: git reads no file's content here (ls-files), and its
+// index flags (assume-unchanged, skip-worktree) do not matter.
+func (sc Scanner) gitChanges(s *Scan) {
+	staged, err := s.git.Run("ls-files", "-z", "--cached", "--stage", "--", ".")
 	if err != nil {
 		s.incomplete = err.Error()
 		return
 	}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		if len(rec) < 4 {
-			continue
+	untracked, err := s.git.Run("ls-files", "-z", "--others", "--exclude-standard", "--", ".")
+	if err != nil {
+		s.incomplete = err.Error()
+		return
+	}
+	// Ignored files git would not list: its own ignore files (one that
+	// ignores itself hides files too) and the protected names of any
+	// directory (sub/.envrc in an ignored sub/).
+	spec := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ":(glob)**/.gitignore"}
+	for _, g := range sc.Protected.Project {
+		if strings.HasPrefix(g, "**/") {
+			spec = append(spec, ":(glob)"+g)
 		}
-		code, p := rec[:2], rec[3:]
-		rel := strings.TrimPrefix(p, prefix)
-		if rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/") {
-			continue // compared by content above
+	}
+	ignores, err := s.git.Run(spec...)
+	if err != nil {
+		s.incomplete = err.Error()
+		return
+	}
+	add := func(rel, stage string) {
+		if rel == "" || rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/") {
+			return // compared by content above
 		}
-		sig, ok := contentSig(filepath.Join(sc.Root, filepath.FromSlash(rel)))
+		if prev, ok := s.sigs[rel]; ok && prev.prot && stage == "" {
+			return // hashed with the protected set
+		}
+		sig, ok := contentSig(filepath.Join(sc.Root, filepath.FromSlash(rel)), sc.cache())
 		if !ok {
 			sig.sum = sha256.Sum256([]byte("missing"))
 		}
-		sig.sum = sha256.Sum256(append([]byte(code), sig.sum[:]...))
+		if stage != "" {
+			sig.sum = sha256.Sum256(append([]byte(stage+"\x00"), sig.sum[:]...))
+		}
+		sig.prot = sc.protectedName(rel)
 		s.sigs[rel] = sig
 	}
+	for _, rec := range strings.Split(string(staged), "\x00") {
+		// <mode> <object> <stage>\t<path>
+		meta, p, ok := strings.Cut(rec, "\t")
+		if ok {
+			add(p, meta)
+		}
+	}
+	for _, out := range [][]byte{untracked, ignores} {
+		for _, p := range strings.Split(string(out), "\x00") {
+			add(p, "")
+		}
+	}
+}
+
+// protectedName reports whether rel (slash, relative to the root) matches
+// a project glob of the protected set (lower-cased, as the policy
+// compares).
+func (sc Scanner) protectedName(rel string) bool {
+	n := strings.ToLower(rel)
+	for _, g := range sc.Protected.Project {
+		if doublestar.MatchUnvalidated(g, n) {
+			return true
+		}
+	}
+	return n == strings.ToLower(sc.SpecDir) || strings.HasPrefix(n, strings.ToLower(sc.SpecDir)+"/") ||
+		strings.HasPrefix(n, strings.ToLower(sc.StateDir)+"/")
 }
 
 // walkChanges adds the files outside loopx/, .loopx/ and .git/ by size and
@@ -256,45 +398,56 @@ func (sc Scanner) walkChanges(s *Scan) {
 		}
 		rel := sc.relKey(p)
 		if _, ok := s.sigs[rel]; ok {
-			return nil // a host setting, compared by content
+			return nil // a protected file, compared by content
 		}
 		if n++; n > sc.cap() {
 			s.incomplete = fmt.Sprintf("the work tree holds more than %d files outside loopx/ and .loopx/ and is not in git: loopx cannot see everything an agent command changes (put it in git, or make it smaller)", sc.cap())
 			return filepath.SkipAll
 		}
 		if fi, err := d.Info(); err == nil {
-			s.sigs[rel] = fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+			s.sigs[rel] = fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano(), prot: sc.protectedName(rel)}
 		}
 		return nil
 	})
 }
 
 // Changed lists the paths added, removed or modified between two scans,
-// sorted.
-func Changed(before, after Scan) []string {
-	var out []string
+// and those that the refs moved between them bring in (Committed), sorted.
+// Errors: git could not read what a moved ref brings in.
+func Changed(before, after Scan) ([]string, error) {
+	seen := map[string]bool{}
 	for p, s := range after.sigs {
 		if b, ok := before.sigs[p]; !ok || b != s {
-			out = append(out, p)
+			seen[p] = true
 		}
 	}
 	for p := range before.sigs {
 		if _, ok := after.sigs[p]; !ok {
-			out = append(out, p)
+			seen[p] = true
 		}
 	}
+	committed, err := Committed(before, after)
+	for _, p := range committed {
+		seen[p] = true
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
 	sort.Strings(out)
-	return out
+	return out, err
 }
 
-// ChangedProtected is Changed over the protected set alone (loopx/,
-// .loopx/, git's hooks and config, the hosts' settings), which every scan
-// hashes in full before it looks at anything else and uncapped: what it
-// lists holds even when a scan is incomplete (the walk reached its cap).
+// ChangedProtected is Changed over the protected set alone (see Scanner.
+// Protected), which every scan hashes in full before it looks at anything
+// else and uncapped: what it lists holds even when a scan is incomplete
+// (the walk reached its cap). A moved ref's paths are among them when git
+// can read them.
 func ChangedProtected(before, after Scan) []string {
+	all, _ := Changed(before, after)
 	var out []string
-	for _, p := range Changed(before, after) {
-		if before.sigs[p].prot || after.sigs[p].prot {
+	for _, p := range all {
+		if before.sigs[p].prot || after.sigs[p].prot || after.sc.protectedName(p) {
 			out = append(out, p)
 		}
 	}
@@ -302,7 +455,7 @@ func ChangedProtected(before, after Scan) []string {
 }
 
 // Incomplete says why the scan could not see every change ("" when it
-// could): the walk reached the cap, git status failed.
+// could): the walk reached the cap, git failed.
 func (s Scan) Incomplete() string { return s.incomplete }
 
 func (sc Scanner) specPath() string  { return filepath.Join(sc.Root, sc.SpecDir) }

@@ -2,10 +2,12 @@ package trust
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestHostOf(t *testing.T) {
@@ -70,12 +72,86 @@ func TestScanner_OutsideGit(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "gone.txt")); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(Changed(before, sc.Scan()), " ")
+	changed, err := Changed(before, sc.Scan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(changed, " ")
 	if got != "a.txt gone.txt loopx/loopx.cue new.txt" {
 		t.Fatalf("changed %q", got)
 	}
 	sc.Cap = 1
 	if sc.Scan().Incomplete() == "" {
 		t.Fatal("a walk past its cap is complete")
+	}
+}
+
+// TestHashCache_ChangeTimeSeesRestoredMtime: a cached hash is reused only
+// while the file's stat (change time included) is the same: rewriting
+// the same number of bytes and restoring the modification time is seen;
+// a file changed within the last two seconds is not cached.
+func TestHashCache_ChangeTimeSeesRestoredMtime(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("aaaa"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := NewHashCache()
+	c.now = func() time.Time { return time.Now().Add(time.Hour) } // every file looks old enough
+	first, _ := contentSig(p, c)
+	if len(c.m) != 1 {
+		t.Fatal("an old file was not cached")
+	}
+	fi, _ := os.Stat(p)
+	if err := os.WriteFile(p, []byte("bbbb"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if second, _ := contentSig(p, c); second == first {
+		t.Fatal("a rewrite with size and mtime restored was answered from the cache")
+	}
+	fresh := NewHashCache()
+	contentSig(p, fresh)
+	if len(fresh.m) != 0 {
+		t.Fatal("a file changed just now was cached")
+	}
+}
+
+// TestScanner_GitSeesIgnoredProtectedNames: inside git, a protected name
+// in a directory git ignores (sub/.envrc) and a .gitignore that ignores
+// itself are compared; other ignored files are not.
+func TestScanner_GitSeesIgnoredProtectedNames(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	write := func(rel, s string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".gitignore", "build/\n")
+	sc := Scanner{Root: root, SpecDir: "loopx", StateDir: ".loopx", Protected: Protected{Project: []string{"**/.envrc"}}}
+	before := sc.Scan()
+	if before.Incomplete() != "" {
+		t.Fatal(before.Incomplete())
+	}
+	write("build/.envrc", "curl x | sh")
+	write("build/out.bin", "x")
+	write("hide/.gitignore", "*\n")
+	changed, err := Changed(before, sc.Scan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(changed, " "); got != "build/.envrc hide/.gitignore" {
+		t.Fatalf("changed %q", got)
 	}
 }

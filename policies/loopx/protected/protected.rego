@@ -1,0 +1,53 @@
+# METADATA
+# title: loopx.protected
+# description: |
+#   The protected set, in one place: the files no agent may write, because
+#   they govern agents or because they make the human's next command run
+#   code an agent wrote. The permission policy denies writing them (its
+#   protected rule) and loopx run's change check hashes them in full before
+#   and after every agent command (Go reads this module's values: keep each
+#   a list of string literals). Globs have doublestar semantics and are
+#   compared lower-cased; a project glob starting with "**/" matches in any
+#   directory (the change check hashes it at the root and wherever git
+#   lists it), one starting with ".git/" names git's own directory.
+package loopx.protected
+
+# own are loopx's own spec, policies and state.
+own := ["loopx/**", ".loopx/**"]
+
+# hosts are the files through which agent hosts load hooks and tools, in
+# any directory of the project.
+hosts := ["**/.claude/settings*.json", "**/.codex/hooks.json", "**/.codex/config.toml", "**/.mcp.json"]
+
+# git are git's files that run code at the next git command (hooks; the
+# config's core.hooksPath, core.fsmonitor, aliases, filter drivers; the
+# attributes that select filter and diff drivers) or hide files from git
+# (info/exclude), submodules' and worktrees' included.
+git := [
+	".git/hooks/**", ".git/config", ".git/config.worktree", ".git/info/**",
+	".git/modules/**/config", ".git/modules/**/hooks/**", ".git/worktrees/*/config*",
+	"**/.gitattributes",
+]
+
+# next_command are project files a human's tools run on their own: direnv's
+# .envrc (loaded on cd), VS Code's tasks (run when the folder opens).
+next_command := ["**/.envrc", "**/.vscode/tasks.json"]
+
+# home are the user's files, relative to the home directory, that load
+# hooks or tools into an agent host, or run code at the human's next
+# command: git's user config and attributes, shell start-up files,
+# systemd user units, ssh's config (ProxyCommand, LocalCommand), the bin
+# directories early in PATH, and loopx's own user config.
+home := [
+	".claude/settings*.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json",
+	".gitconfig", ".config/git/**",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".config/fish/**",
+	".config/systemd/user/**", ".ssh/config", ".local/bin/**", "bin/**", ".config/loopx/**",
+]
+
+# host_state are the home files of the list above that an agent host
+# rewrites itself while it runs (Claude Code keeps its state in
+# ~/.claude.json): agents may not write them, but the change check does not
+# compare them (the host's own writes would fail every round).
+host_state := [".claude.json"]

@@ -1,0 +1,36 @@
+package loopx.protected_test
+
+import data.loopx.protected
+
+all_globs := array.concat(array.concat(array.concat(protected.own, protected.hosts), array.concat(protected.git, protected.next_command)), protected.home)
+
+# Names are compared lower-cased: an upper-case glob would never match.
+test_globs_are_lower_case if {
+	every g in all_globs {
+		g == lower(g)
+	}
+}
+
+# Every glob is relative (to the project or the home directory).
+test_globs_are_relative if {
+	every g in all_globs {
+		not startswith(g, "/")
+		not startswith(g, "~")
+		not startswith(g, "./")
+	}
+}
+
+test_the_files_that_run_the_next_command_are_in if {
+	".git/info/**" in protected.git
+	"**/.gitattributes" in protected.git
+	".gitconfig" in protected.home
+	".bashrc" in protected.home
+	"**/.envrc" in protected.next_command
+}
+
+# What the change check leaves out is still protected from agents.
+test_host_state_is_protected if {
+	every h in protected.host_state {
+		h in protected.home
+	}
+}

@@ -1,0 +1,107 @@
+package policies
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// ProtectedModule is the bundle's module of the protected set
+// (package loopx.protected).
+const ProtectedModule = "loopx/protected/protected.rego"
+
+// ProtectedSet is the protected set as the bundle declares it (package
+// loopx.protected): doublestar globs, relative to the project root (a
+// "**/" glob matches in any directory, a ".git/" one names git's own
+// directory) or to the home directory.
+type ProtectedSet struct {
+	// Own are loopx's own spec, policies and state (rule own).
+	Own []string
+	// Hosts are the agent hosts' hook and tool settings (rule hosts).
+	Hosts []string
+	// Git are git's files that run code or hide files (rule git).
+	Git []string
+	// NextCommand are project files the human's tools run (rule next_command).
+	NextCommand []string
+	// Home are the user's files, relative to the home directory (rule home).
+	Home []string
+	// HostState are the home files an agent host rewrites itself while it
+	// runs (rule host_state): protected from agents, not compared by the
+	// change check.
+	HostState []string
+}
+
+// Project is every project glob of the set.
+func (p ProtectedSet) Project() []string {
+	var out []string
+	for _, l := range [][]string{p.Own, p.Hosts, p.Git, p.NextCommand} {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Compared are the globs loopx run's change check hashes: the project's
+// but loopx's own (the check reads loopx/ and .loopx/ itself), and the
+// home's but HostState.
+func (p ProtectedSet) Compared() (project, home []string) {
+	for _, l := range [][]string{p.Hosts, p.Git, p.NextCommand} {
+		project = append(project, l...)
+	}
+	for _, h := range p.Home {
+		if !slices.Contains(p.HostState, h) {
+			home = append(home, h)
+		}
+	}
+	return project, home
+}
+
+// Protected returns the protected set, read from ProtectedModule's rules
+// (each a list of string literals), the data the permission policy's
+// protected rule reads: the change check of loopx run hashes the same
+// files.
+var Protected = sync.OnceValue(func() ProtectedSet {
+	set, err := readProtected(load().modules[ProtectedModule])
+	if err != nil { // the bundle is compiled in and tested: this cannot happen at run time
+		panic("policies: " + err.Error())
+	}
+	return set
+})
+
+// readProtected reads the protected set from src (ProtectedModule's
+// source). Errors: src does not parse, or a rule is not a list of strings.
+func readProtected(src string) (ProtectedSet, error) {
+	m, err := ast.ParseModuleWithOpts(ProtectedModule, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return ProtectedSet{}, err
+	}
+	var set ProtectedSet
+	lists := map[string]*[]string{"own": &set.Own, "hosts": &set.Hosts, "git": &set.Git, "next_command": &set.NextCommand, "home": &set.Home, "host_state": &set.HostState}
+	for _, r := range m.Rules {
+		name := r.Head.Name.String()
+		if len(r.Head.Reference) > 0 {
+			name = r.Head.Reference.String()
+		}
+		dst, ok := lists[name]
+		if !ok {
+			continue
+		}
+		arr, ok := r.Head.Value.Value.(*ast.Array)
+		if !ok {
+			return ProtectedSet{}, fmt.Errorf("%s: rule %s is not a list", ProtectedModule, name)
+		}
+		for i := range arr.Len() {
+			s, ok := arr.Elem(i).Value.(ast.String)
+			if !ok {
+				return ProtectedSet{}, fmt.Errorf("%s: rule %s holds %v, not a string", ProtectedModule, name, arr.Elem(i))
+			}
+			*dst = append(*dst, string(s))
+		}
+		delete(lists, name)
+	}
+	for name := range lists {
+		return ProtectedSet{}, fmt.Errorf("%s: rule %s is missing", ProtectedModule, name)
+	}
+	return set, nil
+}
