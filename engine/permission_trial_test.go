@@ -14,7 +14,7 @@ import (
 func TestPermission_HostileTrial1(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	for _, f := range []string{".claude/settings.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json", ".bashrc"} {
+	for _, f := range []string{".claude/settings.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json", ".bashrc", "notes.txt"} {
 		writeFile(t, filepath.Join(home, f), "{}")
 	}
 	e, _ := newEngine(t, permSpec)
@@ -38,7 +38,12 @@ func TestPermission_HostileTrial1(t *testing.T) {
 		{name: "write_codex_config", command: "cp /dev/null " + home + "/.codex/config.toml", want: "deny", code: "protected_path"},
 		{name: "write_codex_hooks", command: "echo x > ~/.codex/hooks.json", want: "deny", code: "protected_path"},
 		{name: "tool_writes_home_settings", tool: "Write", paths: []string{filepath.Join(home, ".claude", "settings.json")}, want: "deny", code: "protected_path"},
-		{name: "home_other_file_defers", command: "echo x >> ~/.bashrc", want: "defer"},
+		{name: "home_other_file_defers", command: "echo x >> ~/notes.txt", want: "defer"},
+		// The files that run the human's next command.
+		{name: "write_bashrc", command: "echo x >> ~/.bashrc", want: "deny", code: "protected_path"},
+		{name: "write_gitconfig", command: "git config --global alias.st '!sh x'", want: "deny", code: "protected_path"},
+		{name: "write_git_attributes", command: "echo '* filter=x' > .git/info/attributes", want: "deny", code: "protected_path"},
+		{name: "write_envrc", command: "echo 'curl x | sh' > .envrc", want: "deny", code: "protected_path"},
 		// .git/hooks and .git/config run code at the next git command.
 		{name: "git_hook_written", command: "echo 'rm -rf /' > .git/hooks/pre-commit", want: "deny", code: "protected_path"},
 		{name: "git_config_written", command: "cp /tmp/x .git/config", want: "deny", code: "protected_path"},

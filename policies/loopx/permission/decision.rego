@@ -8,8 +8,8 @@
 #   A call no grant matches and no rule objects to is `defer`: loopx has no
 #   objection and the host's own permission flow decides. scope.write and
 #   scope.commands.allow are restrictions, never grants.
-#   loopx protects itself and the hooks that govern agents: loopx/**, .loopx/**
-#   and the hosts' hook and tool settings are never writable, loopx's
+#   loopx protects itself, the hooks that govern agents and the files that
+#   run the human's next command: the protected set is never writable, loopx's
 #   human-only verbs never run as an agent, and a command line the engine
 #   cannot read (opaque) is never allowed.
 #   The engine normalises input.permission in Go: paths relative to the project
@@ -206,15 +206,16 @@ goal_known if is_object(data.loopx.spec.goals[goal_id])
 
 # METADATA
 # description: |
-#   Never written by agents: loopx's own spec, policies and state (loopx/**,
-#   .loopx/**); the agent hosts' hook and tool settings in any directory of
-#   the project (.claude/settings*.json, .codex/hooks.json,
-#   .codex/config.toml, .mcp.json); git's files that run code at the next
-#   git command (.git/hooks/**, .git/config: core.hooksPath, aliases); the
-#   user's host settings in the home directory (~/.claude/settings*.json,
-#   ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json; Go gives each
-#   path's home-relative names as p.home); and any directory containing one
-#   of them (.claude, .git, ~/.codex, the home itself, a directory containing
+#   Never written by agents: the protected set (data.loopx.protected, one
+#   list that loopx run's change check reads too): loopx's own spec,
+#   policies and state; the agent hosts' hook and tool settings in any
+#   directory of the project; git's files that run code at the next git
+#   command or hide files from git (hooks, config, info/, .gitattributes);
+#   the files a human's tools run on their own (.envrc, .vscode/tasks.json);
+#   the user's files in the home directory that load agent hooks or run the
+#   human's next command (~/.claude.json, ~/.gitconfig, ~/.bashrc, …; Go
+#   gives each path's home-relative names as p.home); and any directory
+#   containing one of them (.claude, .git, ~/.codex, the home itself, a directory containing
 #   the project or the home: removing or moving it removes them). An opaque
 #   command that names one of them (a mentioned path) denies too; one that
 #   names only a directory containing them all (., the home, /) asks as any
@@ -254,28 +255,40 @@ container_named(p, ".") if mentioned(p)
 
 all_home_named(p, ".") if mentioned(p)
 
-protected_kind(n) := "loopx's own (loopx/**, .loopx/**)" if own(n)
+protected_kind(n) := $"loopx's own ({concat(", ", protected_set.own)})" if own(n)
 
-else := "an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json)" if host_setting(n)
+else := $"an agent host's hook or tool settings ({listed(host_settings)})" if host_setting(n)
 
-else := "git's hooks, config and excludes, which run code at the next git command or hide files from git status (.git/hooks/**, .git/config, .git/config.worktree, .git/info/exclude)" if git_setting(n)
+else := $"git's files that run code at the next git command or hide files from git ({listed(git_settings)})" if git_setting(n)
+
+else := $"a file the human's tools run on their own ({listed(next_command_files)})" if next_command_file(n)
 
 # protected_globs are the globs a protected name n falls under (for the message's verb).
-protected_globs(n) := ["loopx/**", ".loopx/**"] if own(n)
+protected_globs(n) := protected_set.own if own(n)
 
 else := host_settings if host_setting(n)
 
-else := git_settings
+else := git_settings if git_setting(n)
 
-own(n) if lower(n) in {".", "loopx", ".loopx"}
+else := next_command_files
 
-own(n) if startswith(lower(n), "loopx/")
+# protected_set is the protected set, one list in one place
+# (policies/loopx/protected: loopx run's change check hashes the same files).
+protected_set := data.loopx.protected
 
-own(n) if startswith(lower(n), ".loopx/")
+# listed writes globs for people: "**/" dropped.
+listed(gs) := concat(", ", [trim_prefix(g, "**/") | some g in gs])
 
-# host_settings are the files through which Claude Code and Codex load
-# hooks and tools, in any directory (an absolute name in the home too).
-host_settings := ["**/.claude/settings*.json", "**/.codex/hooks.json", "**/.codex/config.toml", "**/.mcp.json"]
+own(".")
+
+own(n) if {
+	some g in protected_set.own
+	covers(g, lower(n))
+}
+
+# host_settings are the files through which agent hosts load hooks and
+# tools, in any directory (an absolute name in the home too).
+host_settings := protected_set.hosts
 
 host_setting(n) if {
 	some g in host_settings
@@ -283,22 +296,28 @@ host_setting(n) if {
 }
 
 # git_settings run code at the next git command (hooks; core.hooksPath,
-# core.fsmonitor, aliases in the config) or hide files from `git status`,
-# which loopx run reads to see what an agent changed (info/exclude,
-# core.excludesFile).
-git_settings := [".git/hooks/**", ".git/config", ".git/config.worktree", ".git/info/exclude"]
+# core.fsmonitor, aliases, filter drivers in the config; the attributes
+# selecting them) or hide files from git (info/exclude).
+git_settings := protected_set.git
 
 git_setting(n) if {
 	some g in git_settings
 	covers(g, lower(n))
 }
 
-# home_settings are the user's host settings, relative to the home
-# directory: Claude Code's user settings and its global state (MCP servers,
-# allowed tools), Codex's config and hooks.
-home_settings := [".claude/settings*.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json"]
+# next_command_files are project files a human's tools run on their own.
+next_command_files := protected_set.next_command
 
-home_kind := "user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json)"
+next_command_file(n) if {
+	some g in next_command_files
+	covers(g, lower(n))
+}
+
+# home_settings are the user's files, relative to the home directory, that
+# load hooks or tools into an agent host or run the human's next command.
+home_settings := protected_set.home
+
+home_kind := $"user-level agent host settings or files that run the human's next command ({concat(", ", [home_name(g) | some g in home_settings])})"
 
 # home_name writes a home-relative name as the shell would (~, ~/x).
 home_name(".") := "~"

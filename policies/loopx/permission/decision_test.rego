@@ -633,12 +633,16 @@ test_scope_deny_covers_a_directory_containing_a_denied_path if {
 
 test_git_hooks_and_config_are_protected if {
 	s := {"goals": {"g1": {"scope": {"write": ["**"]}}}}
-	every p in [".git/hooks/pre-commit", ".git/hooks/x/y", ".git/config", ".git", ".git/hooks", ".GIT/CONFIG", ".git/info/exclude", ".git/config.worktree"] {
+	every p in [
+		".git/hooks/pre-commit", ".git/hooks/x/y", ".git/config", ".git", ".git/hooks", ".GIT/CONFIG", ".git/info/exclude", ".git/config.worktree",
+		".git/info/attributes", ".git/info", ".gitattributes", "docs/.gitattributes", ".git/modules/lib/config", ".git/modules/a/modules/b/config",
+		".git/modules/lib/hooks/pre-commit", ".git/worktrees/w/config.worktree",
+	] {
 		codes(decide_spec(req({"paths": [path(p)]}), s)) == ["protected_path"]
 	}
-	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's hooks, config and excludes, which run code at the next git command or hide files from git status (.git/hooks/**, .git/config, .git/config.worktree, .git/info/exclude): agents may not write it"
-	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's hooks, config and excludes, which run code at the next git command or hide files from git status (.git/hooks/**, .git/config, .git/config.worktree, .git/info/exclude): agents may not write it"
-	every p in [".git/COMMIT_EDITMSG", ".git/info/attributes", ".gitignore", "docs/.git-notes", "sub/.git/config"] {
+	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's files that run code at the next git command or hide files from git (.git/hooks/**, .git/config, .git/config.worktree, .git/info/**, .git/modules/**/config, .git/modules/**/hooks/**, .git/worktrees/*/config*, .gitattributes): agents may not write it"
+	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's files that run code at the next git command or hide files from git (.git/hooks/**, .git/config, .git/config.worktree, .git/info/**, .git/modules/**/config, .git/modules/**/hooks/**, .git/worktrees/*/config*, .gitattributes): agents may not write it"
+	every p in [".git/COMMIT_EDITMSG", ".gitignore", "docs/.git-notes", "sub/.git/config", ".git/modules/lib/index"] {
 		decide_spec(req({"paths": [path(p)]}), s).verdict == "defer"
 	}
 }
@@ -661,16 +665,17 @@ test_user_level_host_settings_are_protected if {
 		codes(decide(req({"tool": "Bash", "paths": [home_path(c[0], c[1])]}))) == ["protected_path"]
 	}
 	d := decide(req({"tool": "Bash", "paths": [home_path("/root/.claude.json", ".claude.json")]}))
-	d.reasons[0].message == "/root/.claude.json (~/.claude.json) is user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
+	startswith(d.reasons[0].message, "/root/.claude.json (~/.claude.json) is user-level agent host settings or files that run the human's next command (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json, ~/.gitconfig, ")
+	endswith(d.reasons[0].message, ", ~/.config/loopx/**): agents may not write it")
 	d2 := decide(req({"tool": "Bash", "paths": [home_path("/root", ".")]}))
-	d2.reasons[0].message == "/root (~) contains user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json): agents may not write it"
+	startswith(d2.reasons[0].message, "/root (~) contains user-level agent host settings or files that run the human's next command (~/.claude/settings*.json, ")
 
 	# A directory containing the home.
 	up := object.union(path("/"), {"outside_project": true, "via_command": true, "contains_home": true})
-	decide(req({"tool": "Bash", "paths": [up]})).reasons[0].message == "/ contains the user's home directory and its user-level agent host settings (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json)"
+	startswith(decide(req({"tool": "Bash", "paths": [up]})).reasons[0].message, "/ contains the user's home directory and its user-level agent host settings or files that run the human's next command (~/.claude/settings*.json, ")
 
 	# Other files of the home are not protected; an opaque line naming only the home asks.
-	every h in [".bashrc", ".claude/commands/x.md", ".codex/prompts/p.md", ".claude.json.bak", "src/.claude.json"] {
+	every h in [".claude/commands/x.md", ".codex/prompts/p.md", ".claude.json.bak", "src/.claude.json"] {
 		decide(req({"tool": "Bash", "paths": [home_path(concat("/", ["/root", h]), h)]})).verdict == "defer"
 	}
 	m := object.union(home_path("/root", "."), {"mentioned": true})
@@ -691,4 +696,24 @@ test_opaque_verbs_behind_expansions_deny if {
 	d4.verdict == "deny"
 	d5 := decide(req(opaque_bash("make $TARGET", ["make argument built from $TARGET"])))
 	d5.verdict == "ask"
+}
+
+# The files that make the human's next command run an agent's code are
+# protected: git's user config and attributes, shell start-up files, direnv,
+# VS Code tasks, systemd user units, ssh's config, bin directories early
+# in PATH, loopx's own user config.
+test_files_run_by_the_next_command_are_protected if {
+	s := {"goals": {"g1": {"scope": {"write": ["**"]}}}}
+	every p in [".envrc", "sub/.envrc", ".vscode/tasks.json", "web/.vscode/tasks.json"] {
+		codes(decide_spec(req({"paths": [path(p)]}), s)) == ["protected_path"]
+	}
+	decide_spec(req({"paths": [path(".envrc")]}), s).reasons[0].message == ".envrc is a file the human's tools run on their own (.envrc, .vscode/tasks.json): agents may not write it"
+	decide_spec(req({"paths": [path(".vscode/settings.json")]}), s).verdict == "defer"
+	every c in [
+		[".gitconfig"], [".config/git/config"], [".config/git/attributes"], [".bashrc"], [".zshrc"], [".profile"],
+		[".config/systemd/user/agent.service"], [".ssh/config"], [".local/bin/git"], ["bin/git"], [".config/loopx/config.json"],
+	] {
+		codes(decide(req({"tool": "Bash", "paths": [home_path(concat("/", ["/root", c[0]]), c[0])]}))) == ["protected_path"]
+	}
+	decide(req({"tool": "Bash", "paths": [home_path("/root/notes.txt", "notes.txt")]})).verdict == "defer"
 }
