@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -96,4 +97,41 @@ func reasonCodes(d Decision) []string {
 		c = append(c, r.Code+": "+r.Message)
 	}
 	return c
+}
+
+// TestPermission_PushHoweverSpelled: a push is recognised whatever its
+// spelling — git's own program by path, an alias of the project's or the
+// user's git config (read, never run) — and a force push whatever its
+// flag's place (-f, --force after the refspec, +refspec), under the
+// scaffold's old pattern (git push --force*) and its action
+// (git.push.force) alike; a git subcommand loopx cannot resolve asks.
+func TestPermission_PushHoweverSpelled(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	writeFile(t, filepath.Join(home, ".gitconfig"), "[alias]\n\tfp = push --force\n\tup = \"!git push origin +main\"\n")
+	bySpec := map[string]string{
+		"pattern": permSpec,
+		"action":  strings.Replace(permSpec, `deny: ["git push --force*"]`, `deny: ["git.push.force"]`, 1),
+	}
+	for specName, spec := range bySpec {
+		e, _ := newEngine(t, spec)
+		writeFile(t, filepath.Join(e.Root(), ".git", "config"), "[core]\n\tbare = false\n[alias]\n\tp = push\n")
+		for _, tc := range []struct{ command, want, code string }{
+			{"/usr/lib/git-core/git-push origin main", "ask", "command_ask"},
+			{"git p origin main", "ask", "command_ask"},
+			{"git fp origin main", "deny", "command_denied"},
+			{"git up", "deny", "command_denied"},
+			{"git push -f origin main", "deny", "command_denied"},
+			{"git push origin main --force", "deny", "command_denied"},
+			{"git push origin +main", "deny", "command_denied"},
+			{"git push origin main", "ask", "command_ask"},
+			{"git frobnicate origin main", "ask", "command_opaque"},
+		} {
+			d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.command})
+			if d.Verdict != tc.want || len(d.Reasons) == 0 || d.Reasons[0].Code != tc.code {
+				t.Errorf("%s: %q: verdict %s (%s), want %s with %s first", specName, tc.command, d.Verdict, reasonCodes(d), tc.want, tc.code)
+			}
+		}
+	}
 }

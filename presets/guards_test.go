@@ -3,6 +3,7 @@ package presets
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 // commands (engine.permissionRequest / commandAction): a gate guarding
 // one of them is enforced by permission decisions without the agent
 // naming the action itself.
-var derivedActions = map[string]bool{"fs.write": true, "shell.exec": true, "git.push": true, "git.merge": true,
+var derivedActions = map[string]bool{"fs.write": true, "shell.exec": true, "git.push": true, "git.push.force": true, "git.merge": true,
 	"git.commit": true, "git.tag": true, "npm.publish": true, "loopx.gate.answer": true}
 
 // TestPresets_GateGuardsAreActionNames: a preset's gate guards name
@@ -70,5 +71,26 @@ func TestSettings_DefaultsFixedValuesAndConstraints(t *testing.T) {
 	}
 	if _, err := Settings("nope"); err == nil || !strings.Contains(err.Error(), "known: auto-research") {
 		t.Errorf("unknown preset: %v", err)
+	}
+}
+
+// TestPresets_DenyForcePushByAction: every preset's scope.commands.deny
+// holds the action git.push.force (a force push however spelled).
+func TestPresets_DenyForcePushByAction(t *testing.T) {
+	for _, n := range Names() {
+		settings, err := Settings(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		found := false
+		for _, s := range settings {
+			var deny []string
+			if s.Path == "scope.commands.deny" && json.Unmarshal(s.Value, &deny) == nil {
+				found = slices.Contains(deny, "git.push.force")
+			}
+		}
+		if !found {
+			t.Errorf("preset %s does not deny git.push.force", n)
+		}
 	}
 }

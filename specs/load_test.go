@@ -163,7 +163,7 @@ goals: "ship-v2": {
 	scope: {
 		write: ["api/**", "docs/**"]
 		deny:  [".loopx/**", "loopx/**", ".env", "secrets/**"]
-		commands: {deny: ["git push --force*"], ask: ["git push*", "npm publish*"]}
+		commands: {deny: ["git.push.force"], ask: ["git push*", "npm publish*"]}
 	}
 	gates: merge: {
 		question:      "Merge the v2 branch into main?"
@@ -412,7 +412,7 @@ goals: watch: {
 	objective: "Watch the open pull requests"
 	preset:    "pr-watch"
 	quota: min_interval: "1m"
-	scope: commands: deny: ["gh pr merge*", "git push --force*", "rm -rf*"]
+	scope: commands: deny: ["gh pr merge*", "git.push.force", "rm -rf*"]
 }
 `)
 	tr := l.Spec.Goals["triage"]

@@ -138,7 +138,7 @@ func Scaffold(o ScaffoldOptions) []byte {
 		write: ["**"]
 		deny: [".loopx/**", "loopx/**", ".env", "secrets/**"]
 		commands: {
-			deny: ["git push --force*"]
+			deny: ["git.push.force"] // a force push, however spelled (-f, --force, +main, --mirror, …)
 			ask: ["git push*"]
 			// opaque: "deny" // an opaque command: "ask" (default) or "deny"
 		}

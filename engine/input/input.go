@@ -174,6 +174,10 @@ type PermissionRequest struct {
 	// <(…), subshells, { }, if/for/while/case and function bodies,
 	// pipelines and lists, find -exec and xargs. [] for no command.
 	Argvs [][]string `json:"argvs"`
+	// ArgvActions are the loopx actions of each simple command, parallel
+	// to Argvs ([] for none): a grant of an action covers only the simple
+	// commands that carry it.
+	ArgvActions [][]string `json:"argv_actions"`
 	// Opaque holds one short reason per thing loopx cannot read in the
 	// command line (what runs or what is written depends on what loopx
 	// does not see: a command word built from $…, a pipe into a shell,

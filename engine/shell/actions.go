@@ -10,21 +10,18 @@ import (
 // it maps to (git push → git.push, …; spec gates guard these names) and
 // loopx's human-only verbs, which must never hide behind an expansion.
 
-// commandAction maps a normalised simple command to a loopx action, the
-// names spec gates guard (goals.<g>.gates.<n>.guards):
+// commandAction maps a normalised simple command other than git's (see
+// reader.gitAction) to a loopx action, the names spec gates guard
+// (goals.<g>.gates.<n>.guards) and scope.commands and grants may name:
 //
-//	git push … (send-pack, http-push, subtree push, lfs push) → git.push
-//	git merge … / gh pr merge → git.merge
-//	git commit …              → git.commit
-//	git tag …                 → git.tag
-//	npm|yarn|pnpm publish …   → npm.publish
-//	loopx … gate answer …     → loopx.gate.answer
+//	gh pr merge             → git.merge
+//	npm|yarn|pnpm publish … → npm.publish
+//	loopx … gate answer …   → loopx.gate.answer
 //
-// Global options before the subcommand (git -C DIR, loopx --project DIR) are
-// skipped. Anything else maps to "" (no action beyond shell.exec).
+// Global options before the subcommand (loopx --project DIR) are skipped.
+// Anything else maps to "" (no action beyond shell.exec).
 func commandAction(argv []string) string {
-	args := operands(argv[1:], map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true,
-		"--namespace": true, "--project": true, "-R": true, "--repo": true})
+	args := operands(argv[1:], map[string]bool{"--project": true, "-R": true, "--repo": true})
 	at := func(i int) string {
 		if i < len(args) {
 			return args[i]
@@ -32,17 +29,6 @@ func commandAction(argv []string) string {
 		return ""
 	}
 	switch argv[0] {
-	case "git":
-		switch at(0) {
-		case "push", "merge", "commit", "tag":
-			return "git." + at(0)
-		case "send-pack", "http-push": // plumbing pushes
-			return "git.push"
-		case "subtree", "lfs":
-			if at(1) == "push" {
-				return "git.push"
-			}
-		}
 	case "gh":
 		if at(0) == "pr" && at(1) == "merge" {
 			return "git.merge"

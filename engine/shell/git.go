@@ -31,9 +31,11 @@ func (r *reader) gitConfigKey(kv word, how string) {
 }
 
 // gitGlobal reads git's global options (before the subcommand): it returns
-// the index of the subcommand in ws and the directories git works in (-C,
-// --work-tree), and marks options that run commands opaque.
-func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs) {
+// the index of the subcommand in ws, the directories git works in (-C,
+// --work-tree) and the KEY=VALUE words of its -c options, and marks
+// options that run commands opaque.
+func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs, []word) {
+	var cfg []word
 	i := 1
 	for i < len(ws) && strings.HasPrefix(ws[i].s, "-") {
 		a := ws[i]
@@ -59,9 +61,12 @@ func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs) {
 		case name == "-c" || name == "--config-env":
 			if kv, ok := next(); ok {
 				r.gitConfigKey(kv, name)
+				cfg = append(cfg, kv)
 			}
 		case strings.HasPrefix(a.s, "-c") && !strings.HasPrefix(a.s, "--"): // -cKEY=VAL is -c KEY=VAL
-			r.gitConfigKey(word{s: a.s[2:], dyn: a.dyn, pos: a.pos, end: a.end}, "-c")
+			kv := word{s: a.s[2:], dyn: a.dyn, pos: a.pos, end: a.end}
+			r.gitConfigKey(kv, "-c")
+			cfg = append(cfg, kv)
 		case name == "--exec-path":
 			if hasVal {
 				r.opaquef("git --exec-path runs git commands from %s", val)
@@ -82,17 +87,27 @@ func (r *reader) gitGlobal(ws []word, here dirs) (int, dirs) {
 			r.opaquef("git subcommand is a glob pattern (%s)", w.s)
 		}
 	}
-	return i, here
+	return i, here, cfg
 }
 
-// git records what a git subcommand (args[0]) writes (moved: git -C or
-// --work-tree changed the directory here) and marks those that
-// run commands or rewrite the whole tree opaque.
-func (r *reader) git(args []word, here dirs, moved bool) {
-	if len(args) == 0 {
-		return
+// git records what a git subcommand (args[0]) does: the loopx action it
+// takes (on the simple command emitted at index at: git.push and
+// git.push.force, git.merge, git.commit, git.tag), what it writes (moved:
+// git -C or --work-tree changed the directory here), the alias it
+// resolves to (read from the configuration, never by running git), and
+// marks those that run commands or rewrite the whole tree, and a
+// subcommand it cannot resolve, opaque. cfg are the line's -c KEY=VALUE
+// words.
+func (r *reader) git(args []word, here dirs, moved bool, at int, cfg []word) {
+	if len(args) == 0 || args[0].dyn != 0 || args[0].glob {
+		return // gitGlobal said why a built subcommand is opaque
 	}
 	sub, rest := args[0].s, args[1:]
+	if !gitCommand(sub) {
+		r.gitAlias(args, here, moved)
+		return
+	}
+	r.gitAction(sub, rest, at, cfg)
 	writeAll := func(ws []word) {
 		for _, w := range ws {
 			r.writeTarget(w, here, "git "+sub+" pathspec")

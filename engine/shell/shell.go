@@ -55,9 +55,11 @@ type Line struct {
 	Argvs    [][]string
 	Commands []string
 	// Actions are the loopx actions the commands map to ("git.push",
-	// "git.merge", "git.commit", "git.tag", "npm.publish",
-	// "loopx.gate.answer"), each once.
-	Actions []string
+	// "git.push.force", "git.merge", "git.commit", "git.tag",
+	// "npm.publish", "loopx.gate.answer"), each once; ArgvActions those of
+	// each simple command (parallel to Argvs, nil for none).
+	Actions     []string
+	ArgvActions [][]string
 	// Writes are the files the commands write: redirection targets and the
 	// operands of known file mutators, joined to the directory the command
 	// runs in when a cd/pushd changed it (kept as written otherwise:
@@ -86,9 +88,18 @@ const (
 	stdinFile                    // a file (< file)
 )
 
+// Options are what the reader may know beyond the line itself.
+type Options struct {
+	// Git is git's configuration (the project's and the user's, read by
+	// the caller): `git <alias>` is read as what the alias runs. nil knows
+	// no alias: a git subcommand that is not git's own is opaque.
+	Git *GitConfig
+}
+
 // reader walks one command line's syntax trees.
 type reader struct {
 	cl    *Line
+	opts  Options
 	src   string // the script being walked (word offsets index it)
 	depth int    // scripts read inside scripts
 	nest  int    // compound commands and substitutions nested
@@ -101,12 +112,16 @@ type reader struct {
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // Read reads line into simple commands, actions, written files and opaque
-// reasons. It never fails: what it cannot read (a malformed line, one over
-// 64 KiB, scripts nested too deeply) is an opaque reason, with Parsed
-// false when nothing of the line could be read.
-func Read(line string) Line {
+// reasons, knowing no git configuration (ReadWith). It never fails: what
+// it cannot read (a malformed line, one over 64 KiB, scripts nested too
+// deeply) is an opaque reason, with Parsed false when nothing of the line
+// could be read.
+func Read(line string) Line { return ReadWith(line, Options{}) }
+
+// ReadWith is Read knowing what o says (git's aliases).
+func ReadWith(line string, o Options) Line {
 	cl := Line{Parsed: true}
-	r := &reader{cl: &cl, seen: startDirs}
+	r := &reader{cl: &cl, seen: startDirs, opts: o}
 	r.knownDirs = !(strings.Contains(line, "PWD") || strings.Contains(line, "HOME")) || !dirVarsSet().MatchString(line)
 	if len(line) > maxCommandLine {
 		cl.Parsed = false
@@ -501,13 +516,21 @@ func (r *reader) call(c *syntax.CallExpr, in dirs, stdin stdinKind, rds []*synta
 	return r.simple(ws, in, stdin, rds)
 }
 
-// emit records one normalised simple command.
+// emit records one normalised simple command and the action it maps to
+// outside git (git's are recorded by reader.git).
 func (r *reader) emit(argv []string) {
 	r.cl.Argvs = append(r.cl.Argvs, argv)
 	r.cl.Commands = append(r.cl.Commands, strings.Join(argv, " "))
+	r.cl.ArgvActions = append(r.cl.ArgvActions, nil)
 	if a := commandAction(argv); a != "" {
-		r.cl.Actions = appendNew(r.cl.Actions, a)
+		r.act(len(r.cl.Argvs)-1, a)
 	}
+}
+
+// act records action a of the simple command emitted at index at.
+func (r *reader) act(at int, a string) {
+	r.cl.ArgvActions[at] = appendNew(r.cl.ArgvActions[at], a)
+	r.cl.Actions = appendNew(r.cl.Actions, a)
 }
 
 func isDigits(s string) bool {

@@ -287,7 +287,7 @@ func TestGitGlobalOptionsDoNotHideTheSubcommand(t *testing.T) {
 		if len(cl.Commands) != 1 || !strings.HasPrefix(cl.Commands[0], "git push --force") {
 			t.Errorf("%q → %q", line, cl.Commands)
 		}
-		if len(cl.Actions) == 0 || cl.Actions[len(cl.Actions)-1] != "git.push" {
+		if !reflect.DeepEqual(cl.Actions, []string{"git.push", "git.push.force"}) {
 			t.Errorf("%q → actions %v", line, cl.Actions)
 		}
 	}

@@ -14,8 +14,9 @@ import (
 // git), or to the unmodelled-command fallback.
 
 // simple walks one simple command: it strips wrappers, records the
-// normalised argv (argv[0] reduced to its base name; git's global options
-// dropped), then what the command writes, runs or hides. It returns the
+// normalised argv (argv[0] reduced to its base name, git's own programs
+// such as git-push read as `git push`; git's global options dropped), then
+// what the command writes, runs or hides. It returns the
 // directories the next command runs in when this one succeeds and fails.
 func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redirect) (ok, fail dirs) {
 	all := ws
@@ -39,10 +40,16 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 		r.opaquef("runs %s, which this command line writes", w.s)
 	}
 	name := base(ws[0].s)
+	if sub, ok := strings.CutPrefix(name, "git-"); ok && ws[0].dyn == 0 && gitCommand(sub) {
+		// git's own programs (/usr/lib/git-core/git-push) are its subcommands.
+		ws = append([]word{{s: "git", pos: ws[0].pos, end: ws[0].end}, {s: sub, pos: ws[0].pos, end: ws[0].end}}, ws[1:]...)
+		name = "git"
+	}
 	start := 1
 	var gitDirs dirs
+	var gitCfg []word
 	if name == "git" {
-		start, gitDirs = r.gitGlobal(ws, here)
+		start, gitDirs, gitCfg = r.gitGlobal(ws, here)
 	}
 	argv := make([]string, 0, len(ws)-start+1)
 	argv = append(argv, name)
@@ -53,7 +60,7 @@ func (r *reader) simple(ws []word, in dirs, stdin stdinKind, rds []*syntax.Redir
 	r.subcommands(name, ws)
 	r.optionArgs(name, ws)
 	if name == "git" {
-		r.git(ws[start:], gitDirs, !slices.Equal(gitDirs, here))
+		r.git(ws[start:], gitDirs, !slices.Equal(gitDirs, here), len(r.cl.Argvs)-1, gitCfg)
 		return in, in
 	}
 	return r.effects(name, ws, in, here, stdin, rds)

@@ -60,13 +60,17 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     resolved / symlink_outside (pathfacts);
 //   - the command is read (engine/shell) into argvs and commands (sh -c, eval,
 //     $(…), find -exec, xargs… read recursively; env, sudo, nice…
-//     removed), the files it writes (following cd), and opaque reasons;
+//     removed; git aliases resolved from the git configuration, read
+//     without running git), the files it writes (following cd), and
+//     opaque reasons;
 //     an opaque line's path-like tokens become paths with mentioned set;
 //   - actions are derived: the explicit Action, the tool's ("fs.write" for
 //     Edit/Write/MultiEdit/NotebookEdit/apply_patch, "shell.exec" for Bash,
 //     "mcp.<server>.<tool>" for mcp__<server>__<tool>, plus a known alias
 //     such as git.merge for a GitHub merge tool), and the commands' (git
-//     push → git.push, git merge and gh pr merge → git.merge, git commit →
+//     push however spelled → git.push, and git.push.force when it may
+//     overwrite or delete what the remote holds; git merge and gh pr
+//     merge → git.merge, git commit →
 //     git.commit, git tag → git.tag, npm publish → npm.publish, loopx gate
 //     answer → loopx.gate.answer); Action is the most specific of them.
 func Read(root string, req Call) *input.PermissionRequest {
@@ -75,7 +79,7 @@ func Read(root string, req Call) *input.PermissionRequest {
 		dir = root
 	}
 	pr := &input.PermissionRequest{Tool: req.Tool, Action: req.Action, Paths: []input.PathFacts{}, Command: req.Command,
-		Commands: []string{}, Actions: []string{}, CommandParsed: true, Argvs: [][]string{}, Opaque: []string{}}
+		Commands: []string{}, Actions: []string{}, CommandParsed: true, Argvs: [][]string{}, ArgvActions: [][]string{}, Opaque: []string{}}
 	if req.Action != "" {
 		pr.Actions = append(pr.Actions, req.Action)
 	}
@@ -100,9 +104,12 @@ func Read(root string, req Call) *input.PermissionRequest {
 		pr.Paths = append(pr.Paths, facts(p))
 	}
 	if strings.TrimSpace(req.Command) != "" {
-		cl := shell.Read(req.Command)
+		cl := shell.ReadWith(req.Command, shell.Options{Git: gitConfig(root)})
 		pr.Commands = append(pr.Commands, cl.Commands...)
 		pr.Argvs = append(pr.Argvs, cl.Argvs...)
+		for _, acts := range cl.ArgvActions {
+			pr.ArgvActions = append(pr.ArgvActions, append([]string{}, acts...))
+		}
 		pr.Opaque = append(pr.Opaque, cl.Opaque...)
 		pr.CommandParsed = cl.Parsed
 		for _, a := range cl.Actions {

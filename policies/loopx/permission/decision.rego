@@ -105,15 +105,17 @@ simple_commands := [concat(" ", a) | some a in argvs]
 
 # Everything a command pattern is matched against: the raw line, each
 # simple command, and the canonical command of each action the line (or
-# tool) carries, so that `git send-pack`, `git subtree push` and `git lfs
-# push` (action git.push) ask or deny under "git push*" like `git push`.
+# tool) carries, so that `git send-pack`, `git subtree push`, a push
+# through an alias (action git.push) ask or deny under "git push*" like
+# `git push`, and any force push (git.push.force) under "git push --force*".
+# A pattern is matched against the action names too (command_hit).
 cmd_targets := text_targets | {canonical_commands[a] | some a in actions}
 
 text_targets := {c | some c in array.concat(array.concat([command], segments), simple_commands); c != ""}
 
 # canonical_commands are the commands loopx's actions stand for.
 canonical_commands := {
-	"git.push": "git push", "git.merge": "git merge", "git.commit": "git commit", "git.tag": "git tag",
+	"git.push": "git push", "git.push.force": "git push --force", "git.merge": "git merge", "git.commit": "git commit", "git.tag": "git tag",
 	"npm.publish": "npm publish", "loopx.gate.answer": "loopx gate answer",
 }
 
@@ -620,15 +622,30 @@ command_ask := command_hits("ask", "command_ask")
 
 command_hits(k, code) := [lib.reason(code, msg, $"data.loopx.permission.{code}", $"goals.{goal_id}.scope.commands.{k}") |
 	some g in patterns(k)
-	count([c | some c in cmd_targets; cmd_match(g, c)]) > 0
+	command_hit(g)
 	msg := command_hit_message(g, k)
 ]
+
+# command_hit: pattern g matches a command target, or names an action of
+# the call ("git.push.force", "git.push*").
+command_hit(g) if {
+	some c in cmd_targets
+	cmd_match(g, c)
+}
+
+command_hit(g) if {
+	some a in actions
+	cmd_match(g, a)
+}
 
 command_hit_message(g, k) := $"`{hits[0]}` matches scope.commands.{k} pattern {g}" if {
 	hits := [c | some c in text_targets; cmd_match(g, c)]
 	count(hits) > 0
 } else := $"`{command}` is a `{hits[0].c}` (action {hits[0].a}), which matches scope.commands.{k} pattern {g}" if {
 	hits := [{"a": a, "c": c} | some a in actions; c := canonical_commands[a]; cmd_match(g, c)]
+	count(hits) > 0
+} else := $"`{command}` takes action {hits[0]}, which matches scope.commands.{k} pattern {g}" if {
+	hits := [a | some a in actions; cmd_match(g, a)]
 	count(hits) > 0
 }
 
@@ -678,6 +695,8 @@ else := []
 #   ask come first).
 granted := [] if opaque
 
+else := [] if named_only_ungranted
+
 else := [tool_grant] if tool_grant
 
 else := parts_grant if {
@@ -720,10 +739,34 @@ parts_grant := array.concat(
 )
 
 command_grants := [$"`{c}` ({gs[0]})" |
-	some c in simple_commands
-	gs := [g | some g in grant_list("commands"); cmd_match(g, c)]
+	some i, a in argvs
+	c := concat(" ", a)
+	gs := [g | some g in grant_list("commands"); grant_covers(g, c, i)]
 	count(gs) > 0
 ]
+
+# grant_covers: grant.commands entry g covers the simple command c (argv
+# number i): a pattern matching it, or the name of an action it takes
+# (input.permission.argv_actions).
+grant_covers(g, c, _) if cmd_match(g, c)
+
+grant_covers(g, _, i) if g in argv_actions(i)
+
+argv_actions(i) := strs(object.get(req, "argv_actions", [])[i]) if is_array(object.get(req, "argv_actions", [])[i])
+
+else := []
+
+# named_only_actions are the actions a grant covers only by naming them in
+# scope.grant.commands: no pattern, broader action or tool grant does (a
+# grant of git.push or "git push*", or of the Bash tool, never covers a
+# force push).
+named_only_actions := {"git.push.force"}
+
+named_only_ungranted if {
+	some a in actions
+	a in named_only_actions
+	not a in grant_list("commands")
+}
 
 command_granted if command == ""
 

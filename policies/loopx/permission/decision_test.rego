@@ -717,3 +717,47 @@ test_files_run_by_the_next_command_are_protected if {
 	}
 	decide(req({"tool": "Bash", "paths": [home_path("/root/notes.txt", "notes.txt")]})).verdict == "defer"
 }
+
+# argv_actions_bash is bash(line) with each simple command's actions.
+argv_actions_bash(line, acts) := object.union(bash(line), {"actions": array.concat(["shell.exec"], [a | some xs in acts; some a in xs]), "argv_actions": acts})
+
+# A force push is the action git.push.force however it is spelled: deny
+# and ask name it, its canonical command matches "git push --force*", and
+# a gate guarding git.push guards it too.
+test_force_push_by_action if {
+	s := {"goals": {"g1": {"scope": {"commands": {"deny": ["git.push.force"], "ask": ["git.push"]}}}}}
+	d := decide_spec(req(argv_actions_bash("git push -f origin main", [["git.push", "git.push.force"]])), s)
+	d.verdict == "deny"
+	d.reasons[0].message == "`git push -f origin main` takes action git.push.force, which matches scope.commands.deny pattern git.push.force"
+	plain := decide_spec(req(argv_actions_bash("git push origin main", [["git.push"]])), s)
+	plain.verdict == "ask"
+	codes(plain) == ["command_ask"]
+
+	# The old spelling of the scaffold matches every force push.
+	old := decide(req(argv_actions_bash("git push origin +main", [["git.push", "git.push.force"]])))
+	old.verdict == "deny"
+	old.reasons[0].message == "`git push origin +main` is a `git push --force` (action git.push.force), which matches scope.commands.deny pattern git push --force*"
+
+	gate := {"id": "gt-1", "question": "Push?", "guards": ["git.push"]}
+	inp := object.union(req(argv_actions_bash("git push -f origin main", [["git.push", "git.push.force"]])), {"state": {"gates": [gate]}})
+	"gate_open" in codes(decide_spec(inp, {"goals": {"g1": {}}}))
+}
+
+# A grant may name an action; a grant of git.push, a pattern or a tool
+# grant never covers git.push.force: only naming it does.
+# nocmds clears the test spec's scope.commands (object.union merges objects).
+nocmds := {"commands": {"ask": [], "deny": []}}
+
+test_grant_of_push_never_covers_force_push if {
+	push := req(argv_actions_bash("git push origin main", [["git.push"]]))
+	force := req(argv_actions_bash("git push origin main --force", [["git.push", "git.push.force"]]))
+	decide_spec(push, grant_spec({"commands": ["git.push"]}, nocmds)).verdict == "allow"
+	decide_spec(force, grant_spec({"commands": ["git.push"]}, nocmds)).verdict == "defer"
+	decide_spec(force, grant_spec({"commands": ["git push*"]}, nocmds)).verdict == "defer"
+	decide_spec(force, grant_spec({"tools": ["Bash"]}, nocmds)).verdict == "defer"
+	decide_spec(force, grant_spec({"commands": ["git.push.force"]}, nocmds)).verdict == "allow"
+
+	# An action grant covers only the simple commands that take it.
+	two := req(argv_actions_bash("git push origin main && rm -rf build", [["git.push"], []]))
+	decide_spec(two, grant_spec({"commands": ["git.push"]}, nocmds)).verdict == "defer"
+}
