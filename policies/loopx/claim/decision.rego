@@ -119,11 +119,16 @@ human_work := [lib.reason_data("not_agent_work", $"todo {todo_id} is a {k} todo,
 agent_data := {"todo": todo_id, "agent": agent_id, "role": lib.role(asker), "mode": object.get(asker, "mode", "active")}
 
 # METADATA
-# description: The agent must be known and on the todo's goal.
+# description: |
+#   The agent must be known and on the todo's goal, and the goal in the
+#   spec (input.state.goal.in_spec): a goal removed from the spec has no
+#   agents list left, and an empty one would let every agent on it.
 default agent := []
 
 agent := [lib.reason_data("unknown_agent", $"unknown agent {agent_id} (declare it in the spec or run loopx agent register)", "data.loopx.claim.agent", $"agents.{agent_id}", agent_data)] if {
 	not input.state.agent.known == true
+} else := [lib.reason_data("unknown_goal", $"goal {goal_id} is not declared in the spec", "data.loopx.claim.agent", $"goals.{goal_id}", agent_data)] if {
+	not input.state.goal.in_spec == true
 } else := [lib.reason_data("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.claim.agent", $"goals.{goal_id}.agents", agent_data)] if {
 	not lib.agent_on_goal
 }

@@ -91,6 +91,14 @@ test_unknown_agent_and_agent_not_on_goal if {
 	d.reasons[0].data == {"todo": "t-1", "agent": "codex", "role": "executor", "mode": "active"}
 }
 
+test_a_goal_removed_from_the_spec_is_no_one_s if {
+	d := decide(object.union(base, {"state": {"goal": {"in_spec": false}}}))
+	codes(d) == ["unknown_goal"]
+	d.reasons[0].message == "goal g1 is not declared in the spec"
+	renew := {"claim": {"op": "renew", "todo": {"status": "claimed", "lease": lease("codex", true)}}}
+	codes(decide(object.union(object.union(base, {"state": {"goal": {"in_spec": false}}}), renew))) == ["unknown_goal"]
+}
+
 test_renew_needs_a_known_agent_on_the_goal if {
 	renew := {"claim": {"op": "renew", "todo": {"status": "claimed", "lease": lease("codex", true)}}}
 	decide(object.union(base, renew)).allow
