@@ -119,9 +119,9 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		e.checkCachedExport(cur)
 		return
 	}
-	var loosens []Reason
+	var loosens, tightens []Reason
 	if cur.SpecHash != disk.SpecHash {
-		loosens = adopt.Classify(ctx, cur.SpecJSON, e.disk.JSON)
+		loosens, tightens = adopt.Classify(ctx, cur.SpecJSON, e.disk.JSON)
 		if len(loosens) == 0 && e.disk.Cached && !e.onDisk {
 			// Adopting needs the files' own export, never the cache's
 			// (anyone who writes .loopx/cache/ could make a loosening look
@@ -140,13 +140,14 @@ func (e *Engine) resolveRules(ctx context.Context) {
 			// Only decision paths adopt: vet, check and policy read the
 			// files and write no state (the next decision adopts them).
 			e.pending = adopt.NewPending(cur, disk, nil, "")
-			e.pending.OnlyTightens = true
+			e.pending.OnlyTightens, e.pending.Tightens = true, tightens
 			return
 		}
-		_ = e.adopt(disk, "loopx", "only tightens", nil, nil)
+		_ = e.adopt(disk, "loopx", "only tightens", nil, tightens, nil)
 		return
 	}
 	e.pending = adopt.NewPending(cur, disk, loosens, "")
+	e.pending.Tightens = tightens
 	if e.onDisk {
 		return
 	}
@@ -251,10 +252,10 @@ func (e *Engine) useAdopted(cur kernel.Rules) {
 }
 
 // adopt records r as the adopted rules in one transaction with a
-// rules.adopted event (actor by, why, what loosened, and extra data such as
+// rules.adopted event (actor by, why, what loosened and tightened, and extra data such as
 // the adopting human's ancestry), and makes the files on disk the rules
 // this engine evaluates.
-func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra map[string]any) error {
+func (e *Engine) adopt(r kernel.Rules, by, why string, loosens, tightens []Reason, extra map[string]any) error {
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
@@ -270,7 +271,7 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens []Reason, extra m
 		if err := tx.PutRules(r); err != nil {
 			return err
 		}
-		return tx.AppendEvent(adopt.AdoptedEvent(r, by, why, loosens, extra))
+		return tx.AppendEvent(adopt.AdoptedEvent(r, by, why, loosens, tightens, extra))
 	})
 	if err != nil {
 		return err
@@ -313,7 +314,7 @@ func (e *Engine) AdoptPreview() (AdoptResult, error) {
 		if e.pending.Disk != res.Adopted {
 			return res, changedSince
 		}
-		res.Loosens, res.Changed = e.pending.Loosens, true
+		res.Loosens, res.Tightens, res.Changed = e.pending.Loosens, e.pending.Tightens, true
 		return res, nil
 	}
 	cur, ok, err := e.adoptedRules()
@@ -368,23 +369,29 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 	if o.Ancestry != nil {
 		extra = map[string]any{"ancestry": o.Ancestry}
 	}
-	return res, e.adopt(disk, "human", "adopted by a human", res.Loosens, extra)
+	return res, e.adopt(disk, "human", "adopted by a human", res.Loosens, res.Tightens, extra)
 }
 
-// DecideAdopt decides whether an adoption (`loopx adopt`) may come through
-// channel ch: the rule data.loopx.gate.adopt (repair's channel checks, and
-// at a terminal "adopt" typed back), compiled with the built-in bundle only
-// (no user policy takes part, so a broken one cannot lock the human out).
-// A terminal channel nobody was asked on yet (ch.Typed nil) denies with
-// confirmation_pending alone when the channel is otherwise a human's.
-func (e *Engine) DecideAdopt(ctx context.Context, ch Channel) Decision {
-	pq, err := e.compileRef(ctx, "data.loopx.gate.adopt", nil)
+// DecideAdopt decides whether an adoption (`loopx adopt`), or with restore
+// a restore (`loopx adopt --restore`), may come through channel ch: the
+// rule data.loopx.gate.adopt or .restore (repair's channel checks, and at
+// a terminal "adopt" or "restore" typed back), compiled with the built-in
+// bundle only (no user policy takes part, so a broken one cannot lock the
+// human out). A terminal channel nobody was asked on yet (ch.Typed nil)
+// denies with confirmation_pending alone when the channel is otherwise a
+// human's.
+func (e *Engine) DecideAdopt(ctx context.Context, ch Channel, restore bool) Decision {
+	ref, query := "data.loopx.gate.adopt", "adopt"
+	if restore {
+		ref, query = "data.loopx.gate.restore", "restore"
+	}
+	pq, err := e.compileRef(ctx, ref, nil)
 	if err != nil {
-		return decision.Deny("policy_error", err.Error(), "data.loopx.gate.adopt")
+		return decision.Deny("policy_error", err.Error(), ref)
 	}
 	in := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
-	d := e.evalPrepared(ctx, pq, "data.loopx.gate.adopt", "gate_answer", in)
-	d.Query = "adopt"
+	d := e.evalPrepared(ctx, pq, ref, "gate_answer", in)
+	d.Query = query
 	return d
 }
 
@@ -399,22 +406,19 @@ func (e *Engine) AuditRefusal(kind, what, actor, subject string, err error) {
 	e.audit(err, actor+" "+what, func(tx *kernel.Tx, re *errs.Error) error { return audit.Command(tx, kind, what, actor, subject, re) })
 }
 
-// audit runs write, in a transaction of its own, when err is a refusal
-// (audit.Refusal); a refused store keeps it, saying who tried what, in its
-// refusal log instead (kernel.LogWhileRefused); other failures lose it.
+// audit is audit.Logged over this engine's store.
 func (e *Engine) audit(err error, who string, write func(tx *kernel.Tx, re *errs.Error) error) {
-	if re := audit.Refusal(err); re != nil {
-		uerr := e.update(func(tx *kernel.Tx) error { return write(tx, re) })
-		kernel.LogWhileRefused(e.StateDir(), uerr, kernel.Refusal{At: e.Now(), Code: re.Code, Message: who + ": refused while the store was refused: " + re.Message})
-	}
+	audit.Logged(err, who, e.StateDir(), e.Now(), e.update, write)
 }
 
 // Restore writes the adopted revision back into loopx/ (`loopx adopt
 // --restore`): spec files and user policies, their tests included, are
 // made exactly the adopted ones (files loopx would read that are not in it
-// are removed). It returns the paths written or removed. Errors:
-// errs.Usage no_adopted_rules when nothing was adopted yet; I/O errors.
-func (e *Engine) Restore() ([]string, error) {
+// are removed). It returns the paths written or removed (with preview:
+// would write, writing nothing); expect (a preview's, nil: any) no longer
+// those writes nothing (errs.No rules_changed). Errors: errs.Usage
+// no_adopted_rules when nothing was adopted yet; I/O errors.
+func (e *Engine) Restore(expect []string, preview bool) ([]string, error) {
 	if _, err := e.Store(); err != nil { // the adopted rules are the store's
 		return nil, err
 	}
@@ -425,9 +429,11 @@ func (e *Engine) Restore() ([]string, error) {
 	if !ok {
 		return nil, Usagef("no_adopted_rules", "no rules were adopted yet in this project (the first write adopts loopx/ as it is)")
 	}
-	disk, err := e.diskRules()
-	if err != nil && disk.SpecFiles == nil {
-		disk.SpecFiles = map[string]string{}
+	disk := e.diskFiles()
+	if paths := adopt.RestorePaths(disk, cur); preview {
+		return paths, nil
+	} else if expect != nil && !slices.Equal(expect, paths) {
+		return nil, refused("rules_changed", "loopx/ changed since the files to restore were shown: nothing restored; run loopx adopt --restore again", nil)
 	}
 	changed, werr := adopt.WriteBack(e.root, disk, cur)
 	if werr != nil {
@@ -473,6 +479,29 @@ func (e *Engine) refreshRules(ctx context.Context) {
 	e.prep.Reset()
 	e.resolveRules(ctx)
 }
+
+// restoreByGate is adopt.RestoreByGate in a rejecting answer's tx.
+func (e *Engine) restoreByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
+	before, err := adopt.RestoreByGate(tx, e.root, g, e.diskFiles(), actor)
+	if before != nil {
+		e.useAdopted(*before)
+		e.pending = nil
+	}
+	return err
+}
+
+// RejectRestores are the files of loopx/ a reject of gate id overwrites
+// now (adopt.GateRestorePaths; ok false: it restores nothing).
+func (e *Engine) RejectRestores(id string) (paths []string, ok bool, err error) {
+	err = e.view(func(tx *kernel.Tx) (err error) {
+		paths, ok, err = adopt.GateRestorePaths(tx, id, e.diskFiles())
+		return err
+	})
+	return paths, ok, err
+}
+
+// diskFiles is loopx/ on disk as far as it reads (diskRules, errors dropped).
+func (e *Engine) diskFiles() kernel.Rules { disk, _ := e.diskRules(); return disk }
 
 // adoptByGate adopts the revision an approved adoption gate names, inside
 // the answer's transaction, when loopx/ still holds exactly that revision;

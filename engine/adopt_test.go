@@ -42,12 +42,14 @@ func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
 	}{
 		{"quota lowered", "rounds: 3", "rounds: 2", false, ""},
 		{"gate added", "gates: merge:", "gates: deploy: {question: \"Deploy the v2 API now?\"}\n\tgates: merge:", false, ""},
-		{"scope narrowed", `write: ["api/**"]`, `write: []`, false, ""},
-		{"quota raised", "rounds: 3", "rounds: 30", true, "goals.g1.quota"},
-		{"gate removed", `gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}`, "", true, "goals.g1.gates"},
-		{"scope widened", `write: ["api/**"]`, `write: ["**"]`, true, "goals.g1.scope"},
+		{"scope narrowed", `write: ["api/**"]`, `write: ["api/v2/**"]`, false, ""},
+		{"policy deadline shortened", `agents: a1:`, "project: policy_deadline: \"1s\"\nagents: a1:", false, ""},
+		{"quota raised", "rounds: 3", "rounds: 30", true, "goals.g1.quota.rounds"},
+		{"gate removed", `gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}`, "", true, "goals.g1.gates.merge"},
+		{"scope widened", `write: ["api/**"]`, `write: ["**"]`, true, "goals.g1.scope.write"},
+		{"scope emptied (anywhere)", `write: ["api/**"]`, `write: []`, true, "goals.g1.scope.write"},
 		{"agent added", `agents: a1: {host: "shell", role: "executor"}`, "agents: a1: {host: \"shell\", role: \"executor\"}\nagents: a2: {host: \"shell\", role: \"executor\"}", true, "agents.a2"},
-		{"policy deadline", `agents: a1:`, "project: policy_deadline: \"1s\"\nagents: a1:", true, "project"},
+		{"policy deadline raised", `agents: a1:`, "project: policy_deadline: \"5s\"\nagents: a1:", true, "project.policy_deadline"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +125,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 	if d := decide(t, e, "a1"); d.Verdict != "run" {
 		t.Fatalf("the unadopted deny policy was evaluated: %+v", d)
 	}
-	paths, err := e.Restore()
+	paths, err := e.Restore(nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +162,9 @@ func mustAdopt(t *testing.T, e *Engine) {
 
 // TestAdopt_AdoptionGate: an agent command run by loopx run removes a spec
 // gate; the "Keep these changes?" gate becomes the adoption gate and says
-// what loosens. Rejecting it keeps the adopted rules; approving a second
-// one adopts the revision it names.
+// what loosens. Rejecting it keeps the adopted rules and writes loopx/
+// back to them (nothing pending after); approving adopts the revision it
+// names.
 func TestAdopt_AdoptionGate(t *testing.T) {
 	for _, option := range []string{"reject", "approve"} {
 		t.Run(option, func(t *testing.T) {
@@ -179,7 +182,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 				t.Fatalf("run: %+v %v", res, err)
 			}
 			g := res.Receipts[0].Gate
-			if g == nil || g.Adopt == nil || !strings.Contains(g.Question, "quota.rounds raised or removed") {
+			if g == nil || g.Adopt == nil || !strings.Contains(g.Question, "goals.g1.quota.rounds: 3 → 30: loosens") {
 				t.Fatalf("adoption gate %+v", g)
 			}
 			e.Close()
@@ -194,8 +197,15 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 			h.Close()
 			after := New(Options{Root: root, Now: c.now})
 			defer after.Close()
-			if pending := after.Pending() != nil; pending != (option == "reject") {
-				t.Fatalf("%s: pending = %v", option, pending)
+			if p := after.Pending(); p != nil {
+				t.Fatalf("%s: pending %+v, want loopx/ restored (reject) or adopted (approve)", option, p)
+			}
+			b, err := os.ReadFile(filepath.Join(root, SpecDirName, "loopx.cue"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, loosened := string(b), string(b) == loose; loosened != (option == "approve") {
+				t.Fatalf("%s: loopx/loopx.cue is %q", option, got)
 			}
 		})
 	}
@@ -224,7 +234,7 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	}
 	e := New(Options{Root: dir, Now: c.now})
 	defer e.Close()
-	if p := e.Pending(); p == nil || p.Loosens[0].Ref != "goals.g1.quota" {
+	if p := e.Pending(); p == nil || p.Loosens[0].Ref != "goals.g1.quota.rounds" {
 		t.Fatalf("pending = %+v, want the raised quota", p)
 	}
 	if lim := e.facts().GoalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
@@ -307,7 +317,7 @@ func TestAdopt_DecideAdopt(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := e.DecideAdopt(context.Background(), tc.ch)
+			d := e.DecideAdopt(context.Background(), tc.ch, false)
 			if tc.code == "" {
 				if !d.Allow {
 					t.Fatalf("denied: %+v", d.Reasons)
@@ -423,7 +433,7 @@ func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 			if d := decide(t, e, "a1"); d.Verdict != "run" || !d.HasReason("user_warning") || !d.HasReason("rules_pending") {
 				t.Fatalf("decision %+v: want run with the adopted warn policy and rules_pending", d)
 			}
-			paths, err := e.Restore()
+			paths, err := e.Restore(nil, false)
 			if err != nil || len(paths) != 1 || paths[0] != "loopx/policies/"+edit.file {
 				t.Fatalf("restored %v, %v", paths, err)
 			}

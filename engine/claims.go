@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/lease"
 	"github.com/loopx-dev/loopx/engine/rounds"
+	"github.com/loopx-dev/loopx/engine/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -68,7 +69,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 			return err
 		}
 		goal = t.Goal
-		if !e.agentKnown(tx, req.Agent) {
+		if !snapshot.AgentKnown(e.spec, tx, req.Agent) {
 			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
 		}
 		now := tx.Now()
@@ -201,7 +202,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			kind = "todo.released"
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
 		case "transfer":
-			if !e.agentKnown(tx, req.To) {
+			if !snapshot.AgentKnown(e.spec, tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
 			if cd, err = e.decideLease(tx, t, req.To, ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {

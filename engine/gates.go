@@ -35,48 +35,13 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	if err := in.Validate(); err != nil {
 		return g, err
 	}
-	g = kernel.Gate{Goal: in.Goal, Question: in.Question, Options: in.Options, Answerers: in.Answerers,
-		ScopeKind: "goal", RaisedBy: in.By, OnExpiry: in.OnExpiry}
-	err := e.update(func(tx *kernel.Tx) error {
-		switch {
-		case len(in.Guards) > 0:
-			g.ScopeKind, g.Guards = "action", in.Guards
-		case in.BlocksTodo != "":
-			t, err := tx.Todo(in.BlocksTodo)
-			if IsNotFound(err) {
-				return Usagef("unknown_todo", "unknown todo %q", in.BlocksTodo)
-			}
-			if err != nil {
-				return err
-			}
-			if t.Goal != in.Goal {
-				return Usagef("unknown_todo", "todo %s belongs to goal %s, not %s", t.ID, t.Goal, in.Goal)
-			}
-			g.ScopeKind, g.ScopeTodos = "todo", []string{t.ID}
-		case in.BlocksAgent != "":
-			if !e.agentKnown(tx, in.BlocksAgent) {
-				return Usagef("unknown_agent", "unknown agent %q", in.BlocksAgent)
-			}
-			g.ScopeKind, g.ScopeAgents = "agent", []string{in.BlocksAgent}
+	err := e.update(func(tx *kernel.Tx) (err error) {
+		if g, err = snapshot.RaisedGate(tx, in, func(id string) bool { return snapshot.AgentKnown(e.spec, tx, id) }); err == nil {
+			g, err = tx.AddGate(g)
 		}
-		if in.ExpiresAfter > 0 {
-			g.ExpiresAt = tx.Now().Add(in.ExpiresAfter)
-		}
-		var err error
-		g, err = tx.AddGate(g)
 		return err
 	})
 	return g, err
-}
-
-func (e *Engine) agentKnown(tx *kernel.Tx, id string) bool {
-	if e.spec != nil && e.spec.Spec != nil {
-		if _, ok := e.spec.Spec.Agents[id]; ok {
-			return true
-		}
-	}
-	a, err := tx.Agent(id)
-	return err == nil && a.Registered
 }
 
 // AnswerInput is an answer to a gate (gates.Answer).
@@ -130,6 +95,9 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 		}
 		if g.Adopt != nil && in.Option == "approve" {
 			return e.adoptByGate(tx, g, in.Actor)
+		}
+		if in.Option == "reject" {
+			return e.restoreByGate(tx, g, in.Actor)
 		}
 		return nil
 	})

@@ -44,8 +44,8 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		},
 		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.readModelPath(), GoalRev: e.goalRev,
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
-		RecordScopeViolation: e.recordScopeViolation,
-		Audit:                func(ev kernel.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
+		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
+		Audit: func(ev kernel.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
 	}, o, runloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
 		LeaseTTL: DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
 }

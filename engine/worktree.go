@@ -35,9 +35,9 @@ func (e *Engine) checkWrites(ctx context.Context, goal, agent string, paths []st
 }
 
 // recordScopeViolation audits writes outside the agent's scope and, when
-// they touched loopx's own spec or policies (loopx/), raises a goal gate:
-// a human decides whether agents continue under a spec an agent changed.
-func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *Decision) (*kernel.Gate, error) {
+// they touched protected files, raises a goal gate that keeps before (the
+// rules the round started under): a reject restores them.
+func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *Decision, before *kernel.Rules) (*kernel.Gate, error) {
 	var reasons []string
 	for _, r := range d.Reasons {
 		reasons = append(reasons, r.Message)
@@ -59,7 +59,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 	question, adoptRev := adopt.GateQuestion(agent, round, SpecDirName, protected, e.pending)
 	var gate *kernel.Gate
 	err := e.update(func(tx *kernel.Tx) (err error) {
-		gate, err = adopt.RecordViolation(tx, goal, agent, round, paths, reasons, d.DecisionID, protected, question, adoptRev)
+		gate, err = adopt.RecordViolation(tx, goal, agent, round, paths, reasons, d.DecisionID, protected, question, adoptRev, before)
 		return err
 	})
 	return gate, err

@@ -6,12 +6,13 @@ package policies
 // "entrypoint: true") to the modules its evaluation reaches
 // (policies/internal/entries.Index).
 var entryModules = map[string][]string{
-	"data.loopx.adopt.decision":      {"loopx/adopt/decision.rego", "loopx/lib/lib.rego"},
+	"data.loopx.adopt.decision":      {"loopx/adopt/decision.rego"},
 	"data.loopx.claim.decision":      {"loopx/claim/decision.rego", "loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego"},
 	"data.loopx.gate.acting":         {"loopx/gate/identity.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
 	"data.loopx.gate.adopt":          {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
 	"data.loopx.gate.decision":       {"loopx/gate/decision.rego", "loopx/gate/identity.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
 	"data.loopx.gate.repair":         {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
+	"data.loopx.gate.restore":        {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
 	"data.loopx.lib.agent_on_goal":   {"loopx/lib/agents.rego"},
 	"data.loopx.lib.claim_order":     {"loopx/lib/todos.rego"},
 	"data.loopx.permission.decision": {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/glob.rego", "loopx/lib/lib.rego", "loopx/permission/decision.rego", "loopx/protected/protected.rego"},

@@ -37,7 +37,7 @@ import (
 )
 
 // Query is the rule that classifies a change of loopx/ (design §16):
-// {"verdict": "adopt"|"pending", "loosens": [reason]}.
+// {"verdict": "adopt"|"pending", "loosens": [reason], "tightens": [reason]}.
 const Query = "data.loopx.adopt.decision"
 
 // Reason is one thing a change loosens (a decision's reason).
@@ -64,6 +64,9 @@ type Pending struct {
 	// the adopted rules but this engine reads the files (vet, check,
 	// policy) and adopts nothing: the next decision adopts them.
 	OnlyTightens bool `json:"only_tightens,omitempty"`
+	// Tightens lists what the disk revision tightens (code "tightens", ref
+	// the spec field), beside what it loosens; omitted when nothing.
+	Tightens []Reason `json:"tightens,omitempty"`
 }
 
 // Revision names one revision of loopx/: the spec's content hash and the
@@ -93,10 +96,19 @@ func (p *Pending) Summary() string {
 		return "the spec files do not load: " + p.DiskError
 	}
 	if p.OnlyTightens {
-		return "it only tightens them"
+		if len(p.Tightens) == 0 {
+			return "it only tightens them"
+		}
+		return "it only tightens them: " + Messages(p.Tightens)
 	}
+	return Messages(p.Loosens)
+}
+
+// Messages joins reasons' messages with "; " for one line of text, each
+// prefixed with its ref unless the message names it.
+func Messages(rs []Reason) string {
 	var ms []string
-	for _, r := range p.Loosens {
+	for _, r := range rs {
 		m := r.Message
 		if r.Ref != "" && !strings.Contains(m, r.Ref) {
 			m = r.Ref + ": " + m
@@ -124,6 +136,8 @@ type Result struct {
 	Changed bool `json:"changed"`
 	// Loosens lists what the adopted change loosened ([] when nothing).
 	Loosens []Reason `json:"loosens"`
+	// Tightens lists what it tightened (omitted when nothing).
+	Tightens []Reason `json:"tightens,omitempty"`
 	// Problems are the problems of the user policies adopted
 	// (rulebook.Book.Check, what `loopx check` reports; omitted when
 	// none): a policy that does not compile is adopted as it is, and
@@ -146,9 +160,10 @@ type Options struct {
 // the user policy files of book (their _test.rego files too: a test
 // rewritten to pass is a policy change), with their hashes. The export
 // (SpecJSON, ExportHash) is loaded's when it is the spec of these files
-// (loaded may be nil). Errors: the files' I/O errors, the book's.
+// (loaded may be nil). Errors: the files' I/O errors (SpecFiles empty
+// then, not nil), the book's.
 func DiskRules(specDir string, loaded *specs.Loaded, book rulebook.Book) (kernel.Rules, error) {
-	var r kernel.Rules
+	r := kernel.Rules{SpecFiles: map[string]string{}}
 	files, hash, err := specs.Sources(specDir)
 	if err != nil {
 		return r, err
@@ -194,18 +209,21 @@ func ChangedFiles(a, b map[string]string) []string {
 }
 
 // PolicyChanged is the reason a change of the user policies (ref policyDir,
-// "loopx/policies") loosens: any change does, naming the files.
+// "loopx/policies") loosens: any change does, naming the files (the
+// message ends with its direction, as the spec's changes do).
 func PolicyChanged(cur, disk kernel.Rules, policyDir string) Reason {
 	return Reason{Code: "policy_changed", Rule: Query, Ref: policyDir,
-		Message: "user policies changed: " + strings.Join(ChangedFiles(cur.Policies, disk.Policies), ", ")}
+		Message: "user policies changed: " + strings.Join(ChangedFiles(cur.Policies, disk.Policies), ", ") + ": loosens"}
 }
 
 // Classify evaluates data.loopx.adopt.decision over the two exported
-// specs (JSON) and returns what loosens, nil when the change only
-// tightens. Any error loosens (fail closed).
-func Classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
-	fail := func(err error) []Reason {
-		return []Reason{{Code: "loosens", Rule: Query, Message: "the revisions cannot be compared: " + err.Error()}}
+// specs (JSON) and returns what loosens, nil when the change permits
+// nothing more, and what tightens (each reason's message says the field,
+// its old and new value and the direction: "goals.g1.agents: [a1] → []
+// (every agent): loosens"). Any error loosens (fail closed).
+func Classify(ctx context.Context, oldJSON, newJSON []byte) (loosens, tightens []Reason) {
+	fail := func(err error) ([]Reason, []Reason) {
+		return []Reason{{Code: "loosens", Rule: Query, Message: "the revisions cannot be compared (" + err.Error() + "): loosens"}}, nil
 	}
 	var in struct {
 		Old any `json:"old"`
@@ -232,19 +250,22 @@ func Classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
 	}
 	b, _ := json.Marshal(rs[0].Expressions[0].Value)
 	var d struct {
-		Verdict string   `json:"verdict"`
-		Loosens []Reason `json:"loosens"`
+		Verdict  string   `json:"verdict"`
+		Loosens  []Reason `json:"loosens"`
+		Tightens []Reason `json:"tightens"`
 	}
 	if err := json.Unmarshal(b, &d); err != nil {
 		return fail(err)
 	}
-	if d.Verdict != "adopt" && len(d.Loosens) == 0 {
+	switch {
+	case d.Verdict == "adopt" && len(d.Loosens) == 0:
+		return nil, d.Tightens
+	case d.Verdict == "adopt":
+		return fail(fmt.Errorf("verdict adopt with %d loosening reasons", len(d.Loosens)))
+	case len(d.Loosens) == 0:
 		return fail(fmt.Errorf("verdict %q without reasons", d.Verdict))
 	}
-	if d.Verdict == "adopt" {
-		return nil
-	}
-	return d.Loosens
+	return d.Loosens, d.Tightens
 }
 
 // WriteBack makes the files of loopx/ under root exactly the adopted
@@ -252,8 +273,7 @@ func Classify(ctx context.Context, oldJSON, newJSON []byte) []Reason {
 // tests included; files of disk not in cur are removed). It returns the
 // paths written or removed, sorted ([] when none). Errors: I/O errors.
 func WriteBack(root string, disk, cur kernel.Rules) ([]string, error) {
-	changed := append(ChangedFiles(disk.SpecFiles, cur.SpecFiles), ChangedFiles(disk.Policies, cur.Policies)...)
-	sort.Strings(changed)
+	changed := RestorePaths(disk, cur)
 	want := maps.Clone(cur.SpecFiles)
 	maps.Copy(want, cur.Policies)
 	for _, p := range changed {
@@ -272,23 +292,54 @@ func WriteBack(root string, disk, cur kernel.Rules) ([]string, error) {
 			return nil, err
 		}
 	}
-	if changed == nil {
-		changed = []string{}
-	}
 	return changed, nil
 }
 
+// RestorePaths are the files of loopx/ that writing the revision cur back
+// over disk (WriteBack) overwrites or removes, whoever edited them:
+// sorted, [] when none.
+func RestorePaths(disk, cur kernel.Rules) []string {
+	changed := append(ChangedFiles(disk.SpecFiles, cur.SpecFiles), ChangedFiles(disk.Policies, cur.Policies)...)
+	sort.Strings(changed)
+	if changed == nil {
+		changed = []string{}
+	}
+	return changed
+}
+
+// GateRestoredEvent is the rules.restored event of a rejected gate g (by
+// actor) that made before, the rules in effect when its round started,
+// the adopted rules again and wrote them back into loopx/ (changed: the
+// paths written or removed).
+func GateRestoredEvent(g kernel.Gate, before kernel.Rules, changed []string, actor string) kernel.Event {
+	files := "loopx/ already held them"
+	if len(changed) > 0 {
+		files = "restored " + strings.Join(changed, ", ")
+	}
+	return kernel.Event{Kind: "rules.restored", Goal: g.Goal, Actor: actor, Subject: g.ID,
+		Message: fmt.Sprintf("gate %s rejected: the rules in effect before the round are the adopted rules again (spec %s, policies %s); %s",
+			g.ID, decision.ShortHash(before.SpecHash), decision.ShortHash(before.PolicyHash), files),
+		Data: map[string]any{"gate": g.ID, "spec": before.SpecHash, "policy": before.PolicyHash, "paths": changed}}
+}
+
 // AdoptedEvent is the rules.adopted event of r adopted by by (why says
-// how), with what it loosened and extra data (such as the adopting
-// human's ancestry).
-func AdoptedEvent(r kernel.Rules, by, why string, loosens []Reason, extra map[string]any) kernel.Event {
+// how), with what it loosened and tightened (the message lists each
+// change and its direction; Data "loosens", "tightens") and extra data
+// (such as the adopting human's ancestry).
+func AdoptedEvent(r kernel.Rules, by, why string, loosens, tightens []Reason, extra map[string]any) kernel.Event {
 	data := map[string]any{"spec": r.SpecHash, "policy": r.PolicyHash}
 	maps.Copy(data, extra)
 	if len(loosens) > 0 {
 		data["loosens"] = loosens
 	}
-	return kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash,
-		Message: fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash)), Data: data}
+	if len(tightens) > 0 {
+		data["tightens"] = tightens
+	}
+	msg := fmt.Sprintf("rules adopted (%s): spec %s, policies %s", why, decision.ShortHash(r.SpecHash), decision.ShortHash(r.PolicyHash))
+	if changes := Messages(append(slices.Clone(loosens), tightens...)); changes != "" {
+		msg += ": " + changes
+	}
+	return kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash, Message: msg, Data: data}
 }
 
 // GateEvent is what an approved adoption gate g did: rules.adopted by
@@ -422,7 +473,7 @@ func GateQuestion(agent, round, specDir string, protected []string, p *Pending) 
 	if len(others) > 0 {
 		also = fmt.Sprintf(" and other protected files (%s)", strings.Join(others, ", "))
 	}
-	return fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject keeps the rules in effect)?",
+	return fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject restores loopx/ and the rules of before the round)?",
 		agent, strings.Join(rules, ", "), also, round, p.Summary()), &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
 }
 
@@ -430,10 +481,11 @@ func GateQuestion(agent, round, specDir string, protected []string, p *Pending) 
 // writes of paths in round (reasons: the denying decision's messages,
 // decisionID its id) and, when protected names any path (ProtectedPaths),
 // raises the goal's adoption gate asking question (adopt: the revision it
-// adopts, GateQuestion's). It returns the gate raised, nil when none.
-// Errors: the store's.
+// adopts, GateQuestion's), which keeps before (nil: none), the rules the
+// round started under, for a reject to restore (RestoreByGate). It
+// returns the gate raised, nil when none. Errors: the store's.
 func RecordViolation(tx *kernel.Tx, goal, agent, round string, paths, reasons []string, decisionID string,
-	protected []string, question string, adopt *kernel.GateAdopt) (*kernel.Gate, error) {
+	protected []string, question string, adopt *kernel.GateAdopt, before *kernel.Rules) (*kernel.Gate, error) {
 	if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
 		Message: strings.Join(reasons, "; "), Data: map[string]any{"paths": paths, "decision_id": decisionID}}); err != nil {
 		return nil, err
@@ -443,5 +495,47 @@ func RecordViolation(tx *kernel.Tx, goal, agent, round string, paths, reasons []
 	}
 	g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
 		Question: question, Adopt: adopt, Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
+	if err == nil && before != nil {
+		err = tx.PutGateRules(g.ID, *before)
+	}
 	return &g, err
+}
+
+// RestoreByGate undoes, in tx, what a rejected protected-files gate g
+// was raised for: the rules in effect when its round started (kept with
+// the gate, kernel.Tx.GateRules) become the adopted rules again, and the
+// files of loopx/ under root (disk: as read now) are written back to them,
+// every file that differs whoever edited it (the answer's confirmation
+// listed them: GateRestorePaths), with a rules.restored event by actor.
+// It returns the rules restored, nil when g keeps none. Errors: the
+// store's; the files' I/O errors (nothing is recorded then).
+func RestoreByGate(tx *kernel.Tx, root string, g kernel.Gate, disk kernel.Rules, actor string) (*kernel.Rules, error) {
+	before, ok, err := tx.GateRules(g.ID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if cur, ok, err := tx.Rules(); err != nil {
+		return nil, err
+	} else if !ok || !SameRules(&cur, &before) {
+		if err := tx.PutRules(before); err != nil {
+			return nil, err
+		}
+	}
+	changed, err := WriteBack(root, disk, before)
+	if err != nil {
+		return nil, err
+	}
+	return &before, tx.AppendEvent(GateRestoredEvent(g, before, changed, actor))
+}
+
+// GateRestorePaths are the files of loopx/ (disk: as read now) a reject of
+// gate id overwrites or removes (RestorePaths against the rules it
+// keeps), [] when loopx/ holds them; ok is false when the gate keeps no
+// rules to restore. Errors: the store's.
+func GateRestorePaths(tx *kernel.Tx, id string, disk kernel.Rules) ([]string, bool, error) {
+	before, ok, err := tx.GateRules(id)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return RestorePaths(disk, before), true, nil
 }

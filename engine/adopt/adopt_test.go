@@ -68,18 +68,29 @@ func TestClassify(t *testing.T) {
 		ref, code string
 	}{
 		{"unchanged", base, base, false, "", ""},
-		{"fewer rounds tightens", base, strings.Replace(base, `"rounds": 3`, `"rounds": 2`, 1), false, "", ""},
-		{"more rounds loosens", base, strings.Replace(base, `"rounds": 3`, `"rounds": 9`, 1), true, "goals.g1.quota", "loosens"},
+		{"fewer rounds tightens", base, strings.Replace(base, `"rounds": 3`, `"rounds": 2`, 1), false, "goals.g1.quota.rounds", "tightens"},
+		{"more rounds loosens", base, strings.Replace(base, `"rounds": 3`, `"rounds": 9`, 1), true, "goals.g1.quota.rounds", "loosens"},
+		{"the goal's agents emptied loosens", base, strings.Replace(base, `"agents": ["a1"]`, `"agents": []`, 1), true, "goals.g1.agents", "loosens"},
 		{"an old export that is not JSON loosens", `{`, base, true, "", "loosens"},
 		{"a new export that is not JSON loosens", base, `not json`, true, "", "loosens"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Classify(context.Background(), []byte(tc.old), []byte(tc.new))
-			if (len(got) > 0) != tc.loosens {
-				t.Fatalf("loosens %+v, want loosening %v", got, tc.loosens)
+			loosens, tightens := Classify(context.Background(), []byte(tc.old), []byte(tc.new))
+			if (len(loosens) > 0) != tc.loosens {
+				t.Fatalf("loosens %+v, want loosening %v", loosens, tc.loosens)
 			}
-			if tc.loosens && (got[0].Code != tc.code || !strings.HasPrefix(got[0].Ref, tc.ref) || got[0].Rule != Query) {
-				t.Fatalf("first reason %+v, want code %s ref %s", got[0], tc.code, tc.ref)
+			got := loosens
+			if !tc.loosens {
+				got = tightens
+			}
+			if tc.code == "" {
+				if len(got) > 0 {
+					t.Fatalf("changes %+v, want none", got)
+				}
+				return
+			}
+			if len(got) == 0 || got[0].Code != tc.code || got[0].Ref != tc.ref || got[0].Rule != Query || !strings.HasSuffix(got[0].Message, ": "+tc.code) {
+				t.Fatalf("first reason %+v, want code %s ref %s", got, tc.code, tc.ref)
 			}
 		})
 	}
@@ -99,6 +110,8 @@ func TestPendingSummaryAndReason(t *testing.T) {
 		{"files do not load", NewPending(cur, disk, nil, "loopx/loopx.cue:1:1: bad"),
 			"the spec files do not load: loopx/loopx.cue:1:1: bad", "do not load (loopx/loopx.cue:1:1: bad)"},
 		{"only tightens", &Pending{OnlyTightens: true, Loosens: []Reason{}}, "it only tightens them", "loosens them (it only tightens them)"},
+		{"only tightens, listed", &Pending{OnlyTightens: true, Loosens: []Reason{}, Tightens: []Reason{{Ref: "goals.g1.quota.rounds", Message: "goals.g1.quota.rounds: 3 → 2: tightens"}}},
+			"it only tightens them: goals.g1.quota.rounds: 3 → 2: tightens", "(it only tightens them: goals.g1.quota.rounds: 3 → 2: tightens)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if s := tc.p.Summary(); s != tc.summary {

@@ -8,6 +8,8 @@
 package audit
 
 import (
+	"time"
+
 	"github.com/loopx-dev/loopx/engine/decision"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/input"
@@ -152,4 +154,15 @@ func Denial(goal, agent string, pr *input.PermissionRequest, d decision.Decision
 func TodoChange(tx Tx, goal, actor, todo, kind, status string, re *errs.Error) error {
 	return tx.AppendEvent(kernel.Event{Kind: "todo.change_refused", Goal: goal, Actor: actor, Subject: todo,
 		Message: kind + " refused: " + re.Message, Data: map[string]any{"code": re.Code, "status": status}})
+}
+
+// Logged runs write in a transaction of its own (update) when err is a
+// refusal (Refusal); a refused store keeps it, saying who tried what and
+// when (now), in its refusal log under stateDir instead
+// (kernel.LogWhileRefused); other failures lose it.
+func Logged(err error, who, stateDir string, now time.Time, update func(func(*kernel.Tx) error) error, write func(*kernel.Tx, *errs.Error) error) {
+	if re := Refusal(err); re != nil {
+		uerr := update(func(tx *kernel.Tx) error { return write(tx, re) })
+		kernel.LogWhileRefused(stateDir, uerr, kernel.Refusal{At: now, Code: re.Code, Message: who + ": refused while the store was refused: " + re.Message})
+	}
 }

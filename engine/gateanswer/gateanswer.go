@@ -106,8 +106,10 @@ func Channel(e *engine.Engine, c Caller, actor *string) engine.Channel {
 // the confirmation (only the missing confirmation may stand between the
 // answer and its record: any other refusal is audited and returned before
 // anyone is asked to type); the state lock is released and the person
-// types the gate id back on t; the engine then decides and records the
-// answer in one transaction (engine.AnswerGateContext, its errors).
+// types the gate id back on t (a reject of a protected-files gate first
+// says which files of loopx/ it overwrites); the engine then decides and
+// records the answer in one transaction (engine.AnswerGateContext, its
+// errors).
 func Answer(ctx context.Context, e *engine.Engine, in engine.AnswerInput, c Caller, t Terminal) (engine.Gate, error) {
 	in.Channel = Channel(e, c, &in.Actor)
 	if in.Channel.Kind == "terminal" && in.Actor == "human" {
@@ -124,17 +126,39 @@ func Answer(ctx context.Context, e *engine.Engine, in engine.AnswerInput, c Call
 		if err != nil {
 			return engine.Gate{}, err
 		}
+		restores := ""
+		if in.Option == "reject" {
+			if restores, err = rejectNote(e, g.ID); err != nil {
+				return engine.Gate{}, err
+			}
+		}
 		if err := e.Release(); err != nil { // never hold the state lock while a person types
 			return engine.Gate{}, err
 		}
 		// Every value is rendered inert: a question raised by an agent
 		// must not reach the human's terminal as escape sequences (a
 		// faked prompt).
-		typed, ttyErr := ask(t, fmt.Sprintf("gate %s (%s): %s\nanswer: %s\ntype the gate id to confirm: ",
-			inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(in.Option)))
+		typed, ttyErr := ask(t, fmt.Sprintf("gate %s (%s): %s\nanswer: %s\n%stype the gate id to confirm: ",
+			inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(in.Option), restores))
 		in.Channel.Typed, in.Channel.TTYError = &typed, ttyErr
 	}
 	return e.AnswerGateContext(ctx, in)
+}
+
+// rejectNote is what the confirmation of a reject of gate id says it
+// restores (engine.RejectRestores): the rules in effect before the round
+// that raised it, and the files of loopx/ it overwrites, the person's own
+// edits there included; "" for a gate that restores nothing.
+func rejectNote(e *engine.Engine, id string) (string, error) {
+	paths, ok, err := e.RejectRestores(id)
+	if err != nil || !ok {
+		return "", err
+	}
+	if len(paths) == 0 {
+		return "reject restores the rules in effect before the round (loopx/ already holds them)\n", nil
+	}
+	return fmt.Sprintf("reject restores the rules in effect before the round and overwrites %s in loopx/ (any uncommitted edit there, yours included, is lost)\n",
+		inert.Line(strings.Join(paths, ", "))), nil
 }
 
 // Adopt makes loopx/ the rules in effect for a human at the terminal
@@ -152,7 +176,7 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 		e.AuditRefusal("rules.adopt_refused", "loopx adopt", actor, engine.SpecDirName+"/", err)
 		return engine.AdoptResult{}, err
 	}
-	d := e.DecideAdopt(ctx, ch)
+	d := e.DecideAdopt(ctx, ch, false)
 	if !d.Allow && !onlyConfirmation(d) {
 		return refuse(e.Refusal(d))
 	}
@@ -175,7 +199,7 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 	}
 	typed, ttyErr := ask(t, adoptPrompt(res))
 	ch.Typed, ch.TTYError = &typed, ttyErr
-	if d := e.DecideAdopt(ctx, ch); !d.Allow {
+	if d := e.DecideAdopt(ctx, ch, false); !d.Allow {
 		return refuse(e.Refusal(d))
 	}
 	if res, err = e.Adopt(ctx, engine.AdoptOptions{Expect: &res.Adopted, Ancestry: ch.Ancestry}); err != nil {
@@ -200,6 +224,17 @@ func ProblemLine(p rulebook.Problem) string {
 	return inert.Line(line)
 }
 
+// ChangeLine is one change of the rules as `loopx adopt` shows it: the
+// message, which ends with its direction, prefixed with its ref unless
+// the message names it already ("goals.g1.agents: [a1] → [] (every
+// agent): loosens").
+func ChangeLine(r engine.Reason) string {
+	if r.Ref != "" && !strings.Contains(r.Message, r.Ref) {
+		return r.Ref + ": " + r.Message
+	}
+	return r.Message
+}
+
 // ProblemsNote follows the problems `loopx adopt` shows.
 const ProblemsNote = "a user policy that does not compile makes every decision deny (policy_error) until it is fixed"
 
@@ -211,7 +246,10 @@ func adoptPrompt(res engine.AdoptResult) string {
 		inert.Line(res.Adopted.Spec), inert.Line(res.Adopted.Policy))
 	for _, r := range res.Loosens {
 		// File names of policies come from whoever wrote loopx/: inert.
-		fmt.Fprintf(&b, "loosens: %s: %s\n", inert.Line(r.Ref), inert.Line(r.Message))
+		b.WriteString(inert.Line(ChangeLine(r)) + "\n")
+	}
+	for _, r := range res.Tightens {
+		b.WriteString(inert.Line(ChangeLine(r)) + "\n")
 	}
 	for _, p := range res.Problems {
 		b.WriteString(ProblemLine(p) + "\n")
@@ -224,20 +262,53 @@ func adoptPrompt(res engine.AdoptResult) string {
 }
 
 // Restore writes the adopted revision back into loopx/ for a human
-// (data.loopx.gate.repair: it wipes the edits waiting in loopx/) and
-// returns the paths it restored. Errors: errs.No when the channel is not
-// a human's (audited as rules.restore_refused; the message says restore
-// is for a human); the engine's (nothing adopted yet).
-func Restore(ctx context.Context, e *engine.Engine, c Caller) ([]string, error) {
+// (data.loopx.gate.restore: it wipes the edits waiting in loopx/) and
+// returns the paths it restored. As Adopt, the channel is decided before
+// anyone is asked to type (an agent, a round, an agent's descendant is
+// refused); when loopx/ differs from the adopted revision the person is
+// shown every file it overwrites (their own uncommitted edits there
+// included) on t and types "restore"; loopx/ changing meanwhile restores
+// nothing. Every refusal is audited (rules.restore_refused). Errors:
+// errs.No refusals (not a human's channel, no terminal, not confirmed,
+// rules_changed; the message says restore is for a human); the engine's
+// (nothing adopted yet).
+func Restore(ctx context.Context, e *engine.Engine, c Caller, t Terminal) ([]string, error) {
 	actor, ch := rulesChannel(e, c)
-	if err := e.RepairAllowed(ctx, ch); err != nil {
+	refuse := func(err error) ([]string, error) {
 		e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", actor, engine.SpecDirName+"/", err)
-		if re := errs.As(err); re != nil && re.Kind == errs.No {
+		if re := errs.As(err); re != nil && re.Kind == errs.No && !strings.HasPrefix(re.Message, "adopt --restore") {
 			re.Message = "adopt --restore is for a human: " + re.Message
 		}
 		return nil, err
 	}
-	return e.Restore()
+	d := e.DecideAdopt(ctx, ch, true)
+	if !d.Allow && !onlyConfirmation(d) {
+		return refuse(e.Refusal(d))
+	}
+	paths, err := e.Restore(nil, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return paths, nil
+	}
+	if !d.Allow && !onlyPending(d) { // no terminal to confirm on
+		return refuse(e.Refusal(d))
+	}
+	if err := e.Release(); err != nil { // never hold the state lock while a person types
+		return nil, err
+	}
+	typed, ttyErr := ask(t, fmt.Sprintf("loopx adopt --restore: write the adopted rules back into loopx/\nit overwrites %s (any uncommitted edit there, yours included, is lost)\ntype \"restore\" to confirm: ",
+		inert.Line(strings.Join(paths, ", "))))
+	ch.Typed, ch.TTYError = &typed, ttyErr
+	if d := e.DecideAdopt(ctx, ch, true); !d.Allow {
+		return refuse(e.Refusal(d))
+	}
+	restored, err := e.Restore(paths, false)
+	if re := errs.As(err); re != nil && re.Kind == errs.No {
+		return refuse(err)
+	}
+	return restored, err
 }
 
 // rulesChannel is the channel of an adoption or a restore, which the

@@ -76,8 +76,13 @@ type Engine struct {
 	// (nil when allowed).
 	CheckWrites func(ctx context.Context, goal, agent string, paths []string) (*decision.Decision, error)
 	// RecordScopeViolation audits writes outside the scope d denied, with
-	// the gate it raised for protected ones.
-	RecordScopeViolation func(goal, agent, round string, paths []string, d *decision.Decision) (*kernel.Gate, error)
+	// the gate it raised for protected ones; before (nil: unknown) are the
+	// adopted rules the round started under, which a reject of that gate
+	// restores.
+	RecordScopeViolation func(goal, agent, round string, paths []string, d *decision.Decision, before *kernel.Rules) (*kernel.Gate, error)
+	// AdoptedRules are the adopted rules in effect (ok false: none yet),
+	// read as each round starts.
+	AdoptedRules func() (r kernel.Rules, ok bool, err error)
 	// Audit appends an audit event in its own transaction.
 	Audit func(ev kernel.Event) error
 }
@@ -98,6 +103,8 @@ type loop struct {
 	o   Options
 	res *Result
 	st  rounds.StartResult // the last round started
+	// before are the adopted rules st's round started under (nil: none).
+	before *kernel.Rules
 }
 
 var _ runloop.Engine = (*loop)(nil)
@@ -115,7 +122,14 @@ func (x *loop) Start(ctx context.Context) (*runloop.Started, error) {
 		x.res.Last = &d
 		return nil, nil
 	}
-	x.st = st
+	x.st, x.before = st, nil
+	if x.e.AdoptedRules != nil {
+		if r, ok, err := x.e.AdoptedRules(); err != nil {
+			return nil, err
+		} else if ok {
+			x.before = &r
+		}
+	}
 	return &runloop.Started{Round: st.Round, Todo: st.Todo}, nil
 }
 
@@ -193,7 +207,7 @@ func (x *loop) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, 
 				return err
 			}
 			if denied != nil {
-				g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
+				g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
 				rc.Gate = g
 				if err != nil {
 					x.receipt(rc)
@@ -221,7 +235,7 @@ func (x *loop) Reported(ctx context.Context, r *kernel.Round, written []string) 
 		x.receipt(rc)
 		return err
 	}
-	g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
+	g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
 	rc.Gate = g
 	x.receipt(rc)
 	return err
@@ -245,7 +259,7 @@ func (x *loop) Finish(ctx context.Context, r *kernel.Round, o runloop.Outcome, w
 	}
 	rc, err := e.Finish(ctx, r.ID, req)
 	if err == nil && denied != nil {
-		g, gerr := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied)
+		g, gerr := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
 		if gerr != nil {
 			x.receipt(rc)
 			return o, gerr

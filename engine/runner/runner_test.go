@@ -40,7 +40,7 @@ func (f *fake) engine() Engine {
 			}
 			return &decision.Decision{Verdict: "deny", Reasons: []render.Reason{{Code: "outside_scope", Message: "outside the write scope"}}}, nil
 		},
-		RecordScopeViolation: func(goal, agent, round string, paths []string, d *decision.Decision) (*kernel.Gate, error) {
+		RecordScopeViolation: func(goal, agent, round string, paths []string, d *decision.Decision, _ *kernel.Rules) (*kernel.Gate, error) {
 			f.events = append(f.events, "scope_violation "+strings.Join(paths, ","))
 			return nil, nil
 		},

@@ -4,98 +4,258 @@ import data.loopx.adopt
 
 base := {
 	"project": {"name": "p", "policy_deadline": "1s"},
-	"agents": {"a1": {"host": "shell", "role": "executor"}},
+	"audit": {},
+	"agents": {"a1": {"host": "shell", "role": "executor", "mode": "active"}, "a2": {"host": "codex", "role": "executor", "mode": "active"}},
 	"goals": {"g1": {
 		"objective": "Ship it",
 		"agents": ["a1"],
 		"quota": {"window": "24h", "window_seconds": 86400, "rounds": 3, "compute": 1, "min_interval": "0s", "min_interval_seconds": 0},
 		"stall": {"max_no_progress": 3},
-		"gates": {"merge": {"question": "Merge now?", "options": ["approve", "reject"]}},
+		"gates": {"merge": {"question": "Merge now?", "options": ["approve", "reject"], "guards": ["git.merge"], "answerers": ["human", "agent:a2"], "agents": [], "todos": []}},
 		"scope": {
-			"write": ["api/**"], "deny": ["loopx/**"],
-			"commands": {"allow": [], "ask": ["git push*"], "deny": [], "opaque": "ask"},
-			"grant": {"commands": ["go test*"], "tools": [], "paths": []},
+			"write": ["api/**", "docs/readme.md"], "deny": ["loopx/**", "secrets/**"],
+			"commands": {"allow": ["go *", "git status"], "ask": ["git push*"], "deny": ["rm -rf*"], "opaque": "ask"},
+			"grant": {"commands": ["go test*"], "tools": ["Read"], "paths": ["api/**"]},
 		},
 		"evidence": {"stale_after": "72h", "stale_after_seconds": 259200},
+		"todos": {"t1": {"title": "Write it", "kind": "task", "priority": "P2", "every_seconds": 0}},
 	}},
 }
 
-goal(patch) := json.patch(base, [{"op": "add", "path": p, "value": v} | some p, v in patch])
+patched(patch) := json.patch(base, [{"op": "add", "path": p, "value": v} | some p, v in patch])
+
+removed(paths) := json.remove(base, paths)
 
 refs(d) := {r.ref | some r in d.loosens}
 
-test_unchanged_adopts if adopt.decision == {"verdict": "adopt", "loosens": []} with input as {"old": base, "new": base}
+tight_refs(d) := {r.ref | some r in d.tightens}
 
-test_tightening_adopts if {
-	cases := [
-		{"/goals/g1/quota/rounds": 2},
-		{"/goals/g1/quota/compute": 0.5},
-		{"/goals/g1/quota/min_interval_seconds": 60, "/goals/g1/quota/min_interval": "1m"},
-		{"/goals/g1/gates/deploy": {"question": "Deploy now?"}},
-		{"/goals/g1/scope/write": []},
-		{"/goals/g1/scope/deny": ["loopx/**", ".env"]},
-		{"/goals/g1/scope/commands/ask": [], "/goals/g1/scope/commands/deny": ["git push*"]},
-		{"/goals/g1/scope/commands/opaque": "deny"},
-		{"/goals/g1/scope/grant/commands": []},
-		{"/goals/g1/stall/max_no_progress": 1},
-		{"/goals/g1/agents": []},
-		{"/goals/g1/evidence/stale_after_seconds": 3600},
-		{"/agents": {}},
-		{"/goals": {}},
-	]
-	every c in cases {
-		adopt.decision.verdict == "adopt" with input as {"old": base, "new": goal(c)}
+decide(o, n) := d if {
+	d := adopt.decision with input as {"old": o, "new": n}
+}
+
+test_unchanged_adopts if decide(base, base) == {"verdict": "adopt", "loosens": [], "tightens": []}
+
+# Each case: the edit, and the one field it tightens.
+tcases := [
+	[{"/goals/g1/quota/rounds": 2}, "goals.g1.quota.rounds"],
+	[{"/goals/g1/quota/tokens": 1000}, "goals.g1.quota.tokens"],
+	[{"/goals/g1/quota/compute": 0.5}, "goals.g1.quota.compute"],
+	[{"/goals/g1/quota/min_interval_seconds": 60, "/goals/g1/quota/min_interval": "1m"}, "goals.g1.quota.min_interval_seconds"],
+	[{"/goals/g1/gates/deploy": {"question": "Deploy now?"}}, "goals.g1.gates.deploy"],
+	[{"/goals/g1/gates/merge/guards": ["git.merge", "git.push"]}, "goals.g1.gates.merge.scope"],
+	[{"/goals/g1/gates/merge/guards": []}, "goals.g1.gates.merge.scope"],
+	[{"/goals/g1/gates/merge/answerers": ["human"]}, "goals.g1.gates.merge.answerers"],
+	[{"/goals/g1/scope/write": ["api/v2/**"]}, "goals.g1.scope.write"],
+	[{"/goals/g1/scope/write": ["api/**"]}, "goals.g1.scope.write"],
+	[{"/goals/g1/scope/deny": ["loopx/**", "secrets/**", ".env"]}, "goals.g1.scope.deny"],
+	[{"/goals/g1/scope/deny": ["**"]}, "goals.g1.scope.deny"],
+	[{"/goals/g1/scope/commands/allow": ["go test*"]}, "goals.g1.scope.commands.allow"],
+	[{"/goals/g1/scope/commands/ask": ["git push*", "npm publish*"]}, "goals.g1.scope.commands.ask"],
+	[{"/goals/g1/scope/commands/ask": [], "/goals/g1/scope/commands/deny": ["rm -rf*", "git push*"]}, "goals.g1.scope.commands.ask"],
+	[{"/goals/g1/scope/commands/deny": ["rm -rf*", "git.push.force"]}, "goals.g1.scope.commands.deny"],
+	[{"/goals/g1/scope/commands/opaque": "deny"}, "goals.g1.scope.commands.opaque"],
+	[{"/goals/g1/scope/grant/commands": []}, "goals.g1.scope.grant.commands"],
+	[{"/goals/g1/scope/grant/commands": ["go test ./..."]}, "goals.g1.scope.grant.commands"],
+	[{"/goals/g1/scope/grant/paths": ["api/v2/*.go"]}, "goals.g1.scope.grant.paths"],
+	[{"/goals/g1/scope/grant/tools": []}, "goals.g1.scope.grant.tools"],
+	[{"/goals/g1/stall/max_no_progress": 1}, "goals.g1.stall.max_no_progress"],
+	[{"/goals/g1/agents": ["a1", "a1"]}, "goals.g1.agents"],
+	[{"/goals/g1/evidence/stale_after_seconds": 3600, "/goals/g1/evidence/stale_after": "1h"}, "goals.g1.evidence.stale_after_seconds"],
+	[{"/agents/a1/mode": "monitor_only"}, "agents.a1.mode"],
+	[{"/goals/g1/todos": {}}, "goals.g1.todos.t1"],
+	[{"/project/policy_deadline": "500ms"}, "project.policy_deadline"],
+]
+
+test_tightening_adopts_and_names_the_field if {
+	every c in tcases {
+		d := decide(base, patched(c[0]))
+		d.verdict == "adopt"
+		c[1] in tight_refs(d)
 	}
 }
 
-test_loosening_is_pending if {
+test_removals_that_tighten_adopt if {
 	cases := [
-		[{"/goals/g1/quota/rounds": 4}, "goals.g1.quota"],
-		[{"/goals/g1/quota/compute": 2}, "goals.g1.quota"],
-		[{"/goals/g1/quota/window_seconds": 3600}, "goals.g1.quota"],
-		[{"/goals/g1/gates": {}}, "goals.g1.gates"],
-		[{"/goals/g1/gates/merge/options": ["approve"]}, "goals.g1.gates"],
-		[{"/goals/g1/scope/write": ["**"]}, "goals.g1.scope"],
-		[{"/goals/g1/scope/deny": []}, "goals.g1.scope"],
-		[{"/goals/g1/scope/commands/ask": []}, "goals.g1.scope"],
-		[{"/goals/g1/scope/commands/allow": ["rm*"]}, "goals.g1.scope"],
-		[{"/goals/g1/scope/grant/commands": ["go test*", "make*"]}, "goals.g1.scope"],
-		[{"/goals/g1/stall/max_no_progress": 9}, "goals.g1.stall"],
-		[{"/goals/g1/agents": ["a1", "a2"]}, "goals.g1.agents"],
-		[{"/goals/g1/objective": "Something else"}, "goals.g1.objective"],
-		[{"/goals/g2": {}}, "goals.g2"],
-		[{"/agents/a2": {"host": "codex"}}, "agents.a2"],
-		[{"/agents/a1/role": "reviewer"}, "agents.a1"],
-		[{"/project/policy_deadline": "10s"}, "project"],
-		[{"/store": {"retention": "1y"}}, "store"],
+		[["/agents/a2"], "agents.a2"],
+		[["/goals/g1"], "goals.g1"],
+		[["/goals/g1/quota/rounds"], "goals.g1.quota.rounds"],
 	]
 	every c in cases {
-		d := adopt.decision with input as {"old": base, "new": goal(c[0])}
+		# removing a quota limit loosens; the other two tighten
+		d := decide(base, removed(c[0]))
+		c[1] in (refs(d) | tight_refs(d))
+	}
+	decide(base, removed(["/agents/a2"])).verdict == "adopt"
+	decide(base, removed(["/goals/g1"])).verdict == "adopt"
+}
+
+# The empty or removed restriction lists mean "no restriction": emptying
+# or removing any of them loosens (the attack this rule was rewritten for).
+test_empty_or_removed_restriction_loosens if {
+	cases := [
+		[patched({"/goals/g1/agents": []}), "goals.g1.agents", "goals.g1.agents: [a1] → [] (every agent): loosens"],
+		[removed(["/goals/g1/agents"]), "goals.g1.agents", "goals.g1.agents: [a1] → [] (every agent): loosens"],
+		[patched({"/goals/g1/scope/write": []}), "goals.g1.scope.write", "goals.g1.scope.write: [api/**, docs/readme.md] → [] (anywhere): loosens"],
+		[removed(["/goals/g1/scope/write"]), "goals.g1.scope.write", "goals.g1.scope.write: [api/**, docs/readme.md] → [] (anywhere): loosens"],
+		[patched({"/goals/g1/scope/commands/allow": []}), "goals.g1.scope.commands.allow", "goals.g1.scope.commands.allow: [go *, git status] → [] (any command): loosens"],
+		[removed(["/goals/g1/scope/commands/allow"]), "goals.g1.scope.commands.allow", "goals.g1.scope.commands.allow: [go *, git status] → [] (any command): loosens"],
+		[removed(["/goals/g1/scope/commands"]), "goals.g1.scope.commands.allow", "goals.g1.scope.commands.allow: [go *, git status] → [] (any command): loosens"],
+		[removed(["/goals/g1/scope"]), "goals.g1.scope.write", "goals.g1.scope.write: [api/**, docs/readme.md] → [] (anywhere): loosens"],
+	]
+	every c in cases {
+		d := decide(base, c[0])
+		d.verdict == "pending"
+		some r in d.loosens
+		r.ref == c[1]
+		r.message == c[2]
+	}
+}
+
+# An empty restriction list made non-empty is a narrowing.
+test_restriction_set_where_there_was_none_tightens if {
+	o := patched({"/goals/g1/agents": [], "/goals/g1/scope/write": [], "/goals/g1/scope/commands/allow": []})
+	n := patched({"/goals/g1/agents": ["a1"], "/goals/g1/scope/write": ["src/**"], "/goals/g1/scope/commands/allow": ["make*"]})
+	d := decide(o, n)
+	d.verdict == "adopt"
+	tight_refs(d) == {"goals.g1.agents", "goals.g1.scope.write", "goals.g1.scope.commands.allow"}
+	[r.message | some r in d.tightens; r.ref == "goals.g1.agents"] == ["goals.g1.agents: [] → [a1] (was every agent): tightens"]
+}
+
+test_write_everywhere_to_a_directory_tightens if {
+	o := patched({"/goals/g1/scope/write": ["**"]})
+	n := patched({"/goals/g1/scope/write": ["src/**"]})
+	decide(o, n).verdict == "adopt"
+	decide(n, o).verdict == "pending"
+}
+
+lcases := [
+	[{"/goals/g1/quota/rounds": 4}, "goals.g1.quota.rounds"],
+	[{"/goals/g1/quota/compute": 2}, "goals.g1.quota.compute"],
+	[{"/goals/g1/quota/window_seconds": 3600}, "goals.g1.quota.window"],
+	[{"/goals/g1/quota/window_seconds": 172800}, "goals.g1.quota.window"],
+	[{"/goals/g1/quota/min_interval_seconds": -1}, "goals.g1.quota.min_interval_seconds"],
+	[{"/goals/g1/quota/burst": 3}, "goals.g1.quota.burst"],
+	[{"/goals/g1/gates": {}}, "goals.g1.gates.merge"],
+	[{"/goals/g1/gates/merge/options": ["approve"]}, "goals.g1.gates.merge.options"],
+	[{"/goals/g1/gates/merge/question": "Merge it?"}, "goals.g1.gates.merge.question"],
+	[{"/goals/g1/gates/merge/on_expiry": "approve"}, "goals.g1.gates.merge.on_expiry"],
+	[{"/goals/g1/gates/merge/expires_after_seconds": 60}, "goals.g1.gates.merge.expires_after_seconds"],
+	[{"/goals/g1/gates/merge/guards": ["git.push"]}, "goals.g1.gates.merge.scope"],
+	[{"/goals/g1/gates/merge/guards": ["git.*"]}, "goals.g1.gates.merge.scope"],
+	[{"/goals/g1/gates/merge/answerers": ["human", "agent:a1"]}, "goals.g1.gates.merge.answerers"],
+	[{"/goals/g1/scope/write": ["**"]}, "goals.g1.scope.write"],
+	[{"/goals/g1/scope/write": ["api/**", "src/**"]}, "goals.g1.scope.write"],
+	[{"/goals/g1/scope/write": ["api*/**"]}, "goals.g1.scope.write"],
+	[{"/goals/g1/scope/write": ["docs/**"]}, "goals.g1.scope.write"],
+	[{"/goals/g1/scope/deny": []}, "goals.g1.scope.deny"],
+	[{"/goals/g1/scope/deny": ["loopx/**"]}, "goals.g1.scope.deny"],
+	[{"/goals/g1/scope/deny": ["loopx/**", "secrets/*"]}, "goals.g1.scope.deny"],
+	[{"/goals/g1/scope/deny": ["loopx/**", "**/secrets/**"]}, "goals.g1.scope.deny"],
+	[{"/goals/g1/scope/commands/ask": []}, "goals.g1.scope.commands.ask"],
+	[{"/goals/g1/scope/commands/ask": ["git push --force*"]}, "goals.g1.scope.commands.ask"],
+	[{"/goals/g1/scope/commands/ask": ["git *"]}, "goals.g1.scope.commands.ask"],
+	[{"/goals/g1/scope/commands/deny": []}, "goals.g1.scope.commands.deny"],
+	[{"/goals/g1/scope/commands/deny": ["rm *"]}, "goals.g1.scope.commands.deny"],
+	[{"/goals/g1/scope/commands/allow": ["rm*"]}, "goals.g1.scope.commands.allow"],
+	[{"/goals/g1/scope/commands/allow": ["*"]}, "goals.g1.scope.commands.allow"],
+	[{"/goals/g1/scope/commands/allow": ["go.test"]}, "goals.g1.scope.commands.allow"],
+	[{"/goals/g1/scope/commands/opaque": "allow"}, "goals.g1.scope.commands.opaque"],
+	[{"/goals/g1/scope/commands/run": ["x"]}, "goals.g1.scope.commands.run"],
+	[{"/goals/g1/scope/grant/commands": ["go test*", "make*"]}, "goals.g1.scope.grant.commands"],
+	[{"/goals/g1/scope/grant/commands": ["go *"]}, "goals.g1.scope.grant.commands"],
+	[{"/goals/g1/scope/grant/commands": ["git.push"]}, "goals.g1.scope.grant.commands"],
+	[{"/goals/g1/scope/grant/tools": ["Read", "Write"]}, "goals.g1.scope.grant.tools"],
+	[{"/goals/g1/scope/grant/paths": ["**"]}, "goals.g1.scope.grant.paths"],
+	[{"/goals/g1/scope/grant/actions": ["git.push"]}, "goals.g1.scope.grant.actions"],
+	[{"/goals/g1/scope/sandbox": "off"}, "goals.g1.scope.sandbox"],
+	[{"/goals/g1/stall/max_no_progress": 9}, "goals.g1.stall.max_no_progress"],
+	[{"/goals/g1/evidence/stale_after_seconds": 999999}, "goals.g1.evidence.stale_after_seconds"],
+	[{"/goals/g1/agents": ["a1", "a2"]}, "goals.g1.agents"],
+	[{"/goals/g1/agents": ["a2"]}, "goals.g1.agents"],
+	[{"/goals/g1/objective": "Something else"}, "goals.g1.objective"],
+	[{"/goals/g1/preset": "issue-fix"}, "goals.g1.preset"],
+	[{"/goals/g1/todos/t2": {"title": "More", "kind": "task"}}, "goals.g1.todos.t2"],
+	[{"/goals/g1/todos/t1/kind": "monitor"}, "goals.g1.todos.t1"],
+	[{"/goals/g1/sandbox": {"network": true}}, "goals.g1.sandbox"],
+	[{"/goals/g2": {}}, "goals.g2"],
+	[{"/agents/a3": {"host": "codex"}}, "agents.a3"],
+	[{"/agents/a1/role": "reviewer"}, "agents.a1.role"],
+	[{"/agents/a1/host": "claude-code"}, "agents.a1.host"],
+	[{"/agents/a1/mode": "watch"}, "agents.a1.mode"],
+	[{"/project/policy_deadline": "3s"}, "project.policy_deadline"],
+	[{"/project/policy_deadline": "soon"}, "project.policy_deadline"],
+	[{"/project/name": "q"}, "project.name"],
+	[{"/audit/keep": true}, "audit.keep"],
+	[{"/store": {"retention": "1y"}}, "store"],
+]
+
+test_loosening_is_pending if {
+	every c in lcases {
+		d := decide(base, patched(c[0]))
 		d.verdict == "pending"
 		c[1] in refs(d)
 	}
 }
 
-test_opaque_deny_to_ask_is_pending if {
-	old := goal({"/goals/g1/scope/commands/opaque": "deny"})
-	adopt.decision.verdict == "pending" with input as {"old": old, "new": base}
+test_directions_reverse if {
+	# a tightening undone is a loosening
+	cases := [
+		{"/goals/g1/quota/rounds": 2},
+		{"/goals/g1/scope/write": ["api/v2/**"]},
+		{"/goals/g1/scope/commands/opaque": "deny"},
+		{"/goals/g1/gates/deploy": {"question": "Deploy now?"}},
+		{"/agents/a1/mode": "monitor_only"},
+	]
+	every c in cases {
+		decide(patched(c), base).verdict == "pending"
+	}
+	decide(base, removed(["/agents/a2"])).verdict == "adopt"
+	decide(removed(["/agents/a2"]), base).verdict == "pending"
 }
 
 test_quota_limit_removed_is_pending if {
-	new := json.remove(base, ["/goals/g1/quota/rounds"])
-	d := adopt.decision with input as {"old": base, "new": new}
-	d.loosens[0].message == "quota.rounds raised or removed"
+	d := decide(base, removed(["/goals/g1/quota/rounds"]))
+	[r.message | some r in d.loosens] == ["goals.g1.quota.rounds: 3 → absent (unlimited): loosens"]
 }
 
-test_quota_limit_added_adopts if {
-	new := goal({"/goals/g1/quota/tokens": 1000})
-	adopt.decision.verdict == "adopt" with input as {"old": base, "new": new}
+test_duration_text_counts_through_seconds if {
+	# "24h" written as "1d": the same window
+	decide(base, patched({"/goals/g1/quota/window": "1d"})) == {"verdict": "adopt", "loosens": [], "tightens": []}
+
+	# without the seconds, a changed text loosens
+	o := removed(["/goals/g1/quota/window_seconds"])
+	decide(o, json.patch(o, [{"op": "add", "path": "/goals/g1/quota/window", "value": "1d"}])).verdict == "pending"
 }
 
-test_mixed_change_lists_only_what_loosens if {
-	d := adopt.decision with input as {"old": base, "new": goal({"/goals/g1/quota/rounds": 1, "/goals/g1/gates": {}})}
+test_deny_covers_directories_too if {
+	# secrets/** covers the directory secrets itself (rm -rf secrets): a
+	# deny of the file "secrets" is kept by it, and a deny of a/b/c is not
+	# kept by **/c (which does not cover the directory a).
+	decide(patched({"/goals/g1/scope/deny": ["loopx/**", "secrets"]}), base).verdict == "adopt"
+	decide(patched({"/goals/g1/scope/deny": ["a/b/c"]}), patched({"/goals/g1/scope/deny": ["**/c"]})).verdict == "pending"
+	decide(patched({"/goals/g1/scope/deny": ["a/b/c"]}), patched({"/goals/g1/scope/deny": ["a/**"]})).verdict == "adopt"
+}
+
+with_gate(gt) := patched({"/goals/g1/gates/stop": gt})
+
+test_gate_scope_directions if {
+	goal_gate := {"question": "Stop?", "options": ["approve", "reject"], "guards": [], "answerers": ["human"], "agents": [], "todos": []}
+	agent_gate := object.union(goal_gate, {"agents": ["a1"]})
+	two_agents := object.union(goal_gate, {"agents": ["a1", "a2"]})
+
+	# narrowing a goal gate to one agent loosens; widening to the goal tightens
+	decide(with_gate(goal_gate), with_gate(agent_gate)).verdict == "pending"
+	decide(with_gate(agent_gate), with_gate(goal_gate)).verdict == "adopt"
+	decide(with_gate(agent_gate), with_gate(two_agents)).verdict == "adopt"
+	decide(with_gate(two_agents), with_gate(agent_gate)).verdict == "pending"
+}
+
+test_mixed_change_lists_each_direction if {
+	d := decide(base, patched({"/goals/g1/quota/rounds": 1, "/goals/g1/gates": {}}))
 	d.verdict == "pending"
-	[r.message | some r in d.loosens] == ["gate merge removed or changed"]
+	[r.message | some r in d.loosens] == ["goals.g1.gates.merge: declared → absent (the work it blocked goes on): loosens"]
+	[r.message | some r in d.tightens] == ["goals.g1.quota.rounds: 3 → 1: tightens"]
 }
 
 test_not_comparable_is_pending if {
@@ -104,29 +264,46 @@ test_not_comparable_is_pending if {
 }
 
 test_audit_retain_shorter_or_added_loosens if {
-	with_retain := json.patch(base, [{"op": "add", "path": "/audit", "value": {"retain": "90d", "retain_seconds": 7776000}}])
+	with_retain := patched({"/audit": {"retain": "90d", "retain_seconds": 7776000}})
 	cases := [
 		[base, {"retain": "90d", "retain_seconds": 7776000}],
 		[with_retain, {"retain": "30d", "retain_seconds": 2592000}],
 	]
 	every c in cases {
-		new := json.patch(base, [{"op": "add", "path": "/audit", "value": c[1]}])
-		d := adopt.decision with input as {"old": c[0], "new": new}
+		d := decide(c[0], patched({"/audit": c[1]}))
 		d.verdict == "pending"
 		refs(d) == {"audit.retain"}
 	}
 }
 
 test_audit_retain_longer_or_removed_tightens if {
-	with_retain := json.patch(base, [{"op": "add", "path": "/audit", "value": {"retain": "90d", "retain_seconds": 7776000}}])
+	with_retain := patched({"/audit": {"retain": "90d", "retain_seconds": 7776000}})
 	cases := [
 		{"retain": "2160h", "retain_seconds": 7776000},
 		{"retain": "180d", "retain_seconds": 15552000},
 		{},
 	]
 	every c in cases {
-		new := json.patch(base, [{"op": "add", "path": "/audit", "value": c}])
-		adopt.decision.verdict == "adopt" with input as {"old": with_retain, "new": new}
+		decide(with_retain, patched({"/audit": c})).verdict == "adopt"
 	}
-	adopt.decision.verdict == "adopt" with input as {"old": base, "new": json.patch(base, [{"op": "add", "path": "/audit", "value": {}}])}
+	decide(removed(["/audit"]), base).verdict == "adopt"
+}
+
+write_narrows(o, n) if decide(patched({"/goals/g1/scope/write": [o]}), patched({"/goals/g1/scope/write": [n]})).verdict == "adopt"
+
+allow_narrows(o, n) if decide(patched({"/goals/g1/scope/commands/allow": [o]}), patched({"/goals/g1/scope/commands/allow": [n]})).verdict == "adopt"
+
+test_glob_containment if {
+	write_narrows("src/**", "src/a.go")
+	write_narrows("src/**", "./src/**/x")
+	write_narrows("**", "anything/*")
+	not write_narrows("src/**", "src")
+	not write_narrows("src/**", "src2/a")
+	not write_narrows("s*c/**", "src/a")
+	not write_narrows("src/*", "src/**")
+	allow_narrows("go *", "go test ./...")
+	allow_narrows("git.push", "git.push")
+	not allow_narrows("git*", "git.push")
+	not allow_narrows("go *", "go")
+	not allow_narrows("go [t]*", "go test")
 }

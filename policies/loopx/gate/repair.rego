@@ -79,21 +79,46 @@ else := {"verdict": "deny", "allow": false, "reasons": adopt_deny}
 # channel is one a human may adopt through.
 adopt_deny := repair_deny if count(repair_deny) > 0
 
-else := [lib.reason(c[0], c[1], "data.loopx.gate.adopt", "loopx/") | kind == "terminal"; c := adopt_confirmation]
+else := [lib.reason(c[0], c[1], "data.loopx.gate.adopt", "loopx/") | kind == "terminal"; c := typed_back("adopt", "adopting the rules", "loopx adopt", "nothing adopted")]
 
-# adopt_word is what the person types back to adopt.
-adopt_word := "adopt"
-
-adopt_confirmation := ["confirmation_required", "adopting the rules needs a terminal to confirm on (stdin is not one); run loopx adopt in your own terminal"] if {
+# typed_back is what stands between a human at a terminal and a repair
+# that asks for word to be typed back (doing: what it is, cmd: the
+# command to run again, none: what happens without it); undefined once
+# word was typed.
+typed_back(word, doing, cmd, none) := ["confirmation_required", $"{doing} needs a terminal to confirm on (stdin is not one); run {cmd} in your own terminal"] if {
 	not chan.tty == true
-} else := ["confirmation_required", $"adopting the rules needs a terminal to confirm on (none here: {e}); run loopx adopt in your own terminal"] if {
+} else := ["confirmation_required", $"{doing} needs a terminal to confirm on (none here: {e}); run {cmd} in your own terminal"] if {
 	e := chan.tty_error
 	is_string(e)
 	e != ""
-} else := ["confirmation_pending", $"type \"{adopt_word}\" on the terminal to confirm"] if {
+} else := ["confirmation_pending", $"type \"{word}\" on the terminal to confirm"] if {
 	not is_string(chan.typed)
-} else := ["confirmation_required", "no confirmation typed: nothing adopted"] if {
+} else := ["confirmation_required", $"no confirmation typed: {none}"] if {
 	chan.typed == ""
-} else := ["confirmation_mismatch", $"typed \"{chan.typed}\", not \"{adopt_word}\": nothing adopted"] if {
-	chan.typed != adopt_word
+} else := ["confirmation_mismatch", $"typed \"{chan.typed}\", not \"{word}\": {none}"] if {
+	chan.typed != word
 }
+
+# METADATA
+# description: |
+#   Restoring the adopted rules over loopx/ (`loopx adopt --restore`),
+#   which overwrites every edit waiting there: repair's checks, and at a
+#   terminal the person confirms by typing "restore" back on the
+#   controlling terminal, after seeing the files it overwrites. Evaluated
+#   with the built-in bundle only, like repair.
+# entrypoint: true
+default restore := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "restore produced no decision",
+		"rule": "data.loopx.gate.restore", "ref": "",
+	}],
+}
+
+restore := {"verdict": "allow", "allow": true, "reasons": []} if count(restore_deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": restore_deny}
+
+restore_deny := repair_deny if count(repair_deny) > 0
+
+else := [lib.reason(c[0], c[1], "data.loopx.gate.restore", "loopx/") | kind == "terminal"; c := typed_back("restore", "restoring loopx/", "loopx adopt --restore", "nothing restored")]

@@ -55,3 +55,19 @@ test_adopt_ignores_user_policies if {
 	d := gate.adopt with input as {"answer": {"actor": "human", "channel": terminal("adopt")}} with data.loopx.user.gate_answer.deny as {"everything"}
 	d.allow
 }
+
+restore(ch, actor) := d if {
+	d := gate.restore with input as {"answer": {"actor": actor, "channel": ch}}
+}
+
+# Restoring loopx/: repair's channel checks, then "restore" typed back at
+# the terminal.
+test_restore_needs_a_human_who_types_restore_at_the_terminal if {
+	restore(terminal("restore"), "human").allow
+	codes(restore(terminal(null), "human")) == ["confirmation_pending"]
+	codes(restore(terminal(""), "human")) == ["confirmation_required"]
+	restore(terminal("adopt"), "human").reasons == [{"code": "confirmation_mismatch", "message": "typed \"adopt\", not \"restore\": nothing restored", "rule": "data.loopx.gate.restore", "ref": "loopx/"}]
+	restore({"kind": "terminal", "tty": false}, "human").reasons[0].message == "restoring loopx/ needs a terminal to confirm on (stdin is not one); run loopx adopt --restore in your own terminal"
+	codes(restore(terminal("restore"), "agent:a1")) == ["self_answer_forbidden"]
+	codes(restore(object.union(terminal("restore"), {"in_round": true}), "human")) == ["self_answer_forbidden"]
+}

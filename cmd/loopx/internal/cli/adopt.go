@@ -27,7 +27,7 @@ func (a *app) runAdopt(ctx context.Context, o *adoptOptions) error {
 		return err
 	}
 	if o.restore {
-		paths, err := gateanswer.Restore(ctx, e, a.caller())
+		paths, err := gateanswer.Restore(ctx, e, a.caller(), gateanswer.ControllingTerminal{})
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,10 @@ func (a *app) runAdopt(ctx context.Context, o *adoptOptions) error {
 			return
 		}
 		for _, r := range res.Loosens {
-			fmt.Fprintf(w, "loosens: %s: %s\n", r.Ref, r.Message)
+			fmt.Fprintln(w, gateanswer.ChangeLine(r))
+		}
+		for _, r := range res.Tightens {
+			fmt.Fprintln(w, gateanswer.ChangeLine(r))
 		}
 		for _, p := range res.Problems {
 			fmt.Fprintln(w, gateanswer.ProblemLine(p))
@@ -69,9 +72,13 @@ func (a *app) adoptCmd() *cobra.Command {
 		Use:   "adopt",
 		Short: "Adopt the rules in loopx/ (human only), or restore the adopted ones",
 		Long: `The rules in effect are the adopted revision of loopx/ kept in loopx's state:
-decisions, hooks, run and watch evaluate it. An edit that only tightens (a gate
-added, a quota lowered, a scope narrowed, a grant removed) is adopted
-automatically; anything that loosens, and any policy change, waits for a human.
+decisions, hooks, run and watch evaluate it. Each field is compared by what
+its value permits (an empty goal agents list is every agent, an empty
+scope.write anywhere): an edit that permits nothing more (a gate added, a
+quota lowered, a glob narrowed, a grant removed) is adopted automatically;
+anything that loosens, and any policy change, waits for a human. Each change
+is shown with its direction ("goals.g1.agents: [a1] → [] (every agent):
+loosens").
 
 adopt makes the files in loopx/ the rules in effect. It is a human's decision,
 taken by the built-in rule data.loopx.gate.adopt alone (no user policy takes
@@ -85,15 +92,17 @@ changes while the prompt waits, nothing is adopted (rules_changed, exit 1).
 A spec that does not load is not adopted (exit 2).
 
 --restore writes the adopted revision back into loopx/ (spec files and user
-policies with their _test.rego files), undoing an edit that is pending. It is a human's
-call too (data.loopx.gate.repair: refused, exit 1, to an agent, inside a round
-or from an agent's process), without a typed confirmation. Every refusal is
-in the audit log (rules.adopt_refused, rules.restore_refused).
+policies with their _test.rego files), undoing an edit that is pending. It is a
+human's call too (data.loopx.gate.restore: refused, exit 1, to an agent, inside
+a round or from an agent's process): it lists every file it overwrites (your
+own uncommitted edits there included) and restores only when "restore" is typed
+back on the controlling terminal. Every refusal is in the audit log
+(rules.adopt_refused, rules.restore_refused).
 
 Exit codes: 0 adopted or restored (or nothing to do); 1 refused (not a human
 channel, no terminal, not confirmed, loopx/ changed meanwhile); 2 the spec on
 disk does not load, or nothing adopted yet to restore; 3 internal error.`,
-		Example: "  loopx adopt            # shows what loosens; type adopt to confirm\n  loopx adopt --json\n  loopx adopt --restore",
+		Example: "  loopx adopt            # shows what loosens; type adopt to confirm\n  loopx adopt --json\n  loopx adopt --restore  # shows the files it overwrites; type restore to confirm",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
