@@ -97,6 +97,20 @@ func WriteFile(base, rel string, data []byte, perm os.FileMode) error {
 	return writeFile(base, rel, data, perm)
 }
 
+// Replace replaces base/rel with data (mode perm) as WriteFile does, but
+// creates no directory: rel's directory must exist. The temp file beside
+// it is created with O_EXCL in the directory opened without following a
+// link, and renamed over rel in that directory (a link at rel is
+// replaced, never written through). Errors: *LinkError; creating, writing
+// or renaming (rel is unchanged and the temp file removed then).
+func Replace(base, rel string, data []byte, perm os.FileMode) error {
+	rel, err := clean(rel)
+	if err != nil {
+		return err
+	}
+	return writeFile(base, rel, data, perm)
+}
+
 // AppendFile appends data to base/rel (created with mode perm) in one
 // write call. Errors: *LinkError (a symbolic link, or a file with other
 // hard links); opening or writing.
