@@ -19,7 +19,9 @@ import (
 	"time"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -252,14 +254,18 @@ func (c *Cache) Load(path, db, bundle string, now time.Time) *Model {
 	return &out
 }
 
-// Write writes b (a Build's JSON) to path atomically (mode 0600), creating
-// its directory (0700). Errors: I/O errors (they only cost speed: a stale file no
-// longer matches and is ignored).
+// Write writes b (a Build's JSON) to path, in the anchor directory,
+// atomically (mode 0600), creating its directory (0700); no link below
+// the state directory the anchor directory is in is followed
+// (anchor.Below). Errors: *nofollow.LinkError naming a link found; I/O
+// errors (they only cost speed: a stale file no longer matches and is
+// ignored).
 func Write(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	base, rel := anchor.Below(filepath.Dir(path))
+	if err := nofollow.MkdirAll(base, rel, 0o700); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, b)
+	return atomicfile.WriteBelow(base, filepath.Join(rel, filepath.Base(path)), b)
 }
 
 // Order computes a goal's claim order (data.loopx.lib.claim_order, see

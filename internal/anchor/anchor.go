@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // Dir returns the anchor directory of the project whose root directory is
@@ -51,17 +53,37 @@ func DirIn(stateHome, root string) (string, error) {
 }
 
 // Ensure returns Dir(root) after creating it and its missing parents with
-// mode 0700 (the anchor holds what only the user may change). Errors: those
-// of Dir and of creating the directory.
+// mode 0700 (the anchor holds what only the user may change), following no
+// symbolic link below the state directory (loopx, projects and the
+// anchor directory itself: internal/nofollow). Errors: those of Dir;
+// *nofollow.LinkError naming a link found; those of creating the
+// directory.
 func Ensure(root string) (string, error) {
-	d, err := Dir(root)
+	home, err := stateHome()
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(d, 0o700); err != nil {
+	d, err := DirIn(home, root)
+	if err != nil {
+		return "", err
+	}
+	base, rel := Below(d)
+	if err := nofollow.MkdirAll(base, rel, 0o700); err != nil {
 		return "", err
 	}
 	return d, nil
+}
+
+// Below splits the anchor directory dir (Dir's layout) into the state
+// directory it is in, which loopx trusts, and its path below it
+// (loopx/projects/<name>-<hash>), where loopx follows no link; a directory
+// of another layout (a test's) is split at its parent.
+func Below(dir string) (base, rel string) {
+	dir = filepath.Clean(dir)
+	if filepath.Base(filepath.Dir(dir)) == "projects" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == "loopx" {
+		return nofollow.Split(dir, 3)
+	}
+	return nofollow.Split(dir, 1)
 }
 
 // RealRoot returns root made absolute with every symlink resolved: the key an
