@@ -283,7 +283,7 @@ func (l *Log[I, Q]) append(le Entry[I, Q], input []byte, bundles ...Bundle) erro
 		return fmt.Errorf("decision log %s: %w", path, werr)
 	}
 	if size/inputsCheckEvery != (size+int64(len(line)))/inputsCheckEvery {
-		pruneInputsBySize(filepath.Join(l.dir, InputsDirName), InputsMaxBytes)
+		pruneInputsBySize(root, filepath.Join(sd, InputsDirName), InputsMaxBytes)
 	}
 	return nil
 }
@@ -331,27 +331,32 @@ func (l *Log[I, Q]) storeBundle(b Bundle) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	// Built below the project root without following a link
+	// (internal/nofollow): a linked bundles directory is refused.
+	root, sd := l.under()
+	rel := filepath.Join(sd, BundlesDirName, b.Name, h)
+	if err := nofollow.MkdirAll(root, filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+h[:12]+".*.tmp")
-	if err != nil {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(rel), "."+h[:12]+"."+hex.EncodeToString(rnd[:])+".tmp")
+	if err := nofollow.MkdirAll(root, tmp, 0o755); err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, ".manifest"), append(man, '\n'), 0o644); err != nil {
+	defer nofollow.RemoveAll(root, tmp)
+	if err := nofollow.WriteFile(root, filepath.Join(tmp, ".manifest"), append(man, '\n'), 0o644); err != nil {
 		return err
 	}
 	for p, b := range contents {
-		fp := filepath.Join(tmp, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(fp, b, 0o644); err != nil {
+		if err := nofollow.WriteFile(root, filepath.Join(tmp, filepath.FromSlash(p)), b, 0o644); err != nil {
 			return err
 		}
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := nofollow.Rename(root, tmp, rel); err != nil {
+		if errors.Is(err, nofollow.ErrLink) {
+			return err
+		}
 		if _, serr := os.Lstat(filepath.Join(dir, ".manifest")); serr != nil {
 			return err
 		} // another process stored it first
@@ -398,14 +403,20 @@ func (l *Log[I, Q]) instanceID() string {
 	// Made in a temp file and linked into place: a reader never sees a
 	// partial id, and of two processes making it at once one link wins.
 	id := ulid.MustNew(ulid.Timestamp(time.Now()), rand.Reader).String()
-	tmp, err := os.CreateTemp(l.dir, "."+InstanceFileName+".*.tmp")
+	// Written and linked below the project root without following a link
+	// (internal/nofollow).
+	root, sd := l.under()
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(sd, "."+InstanceFileName+"."+hex.EncodeToString(rnd[:])+".tmp")
+	f, err := nofollow.OpenFile(root, tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err == nil {
-		_, werr := tmp.WriteString(id + "\n")
-		cerr := tmp.Close()
+		_, werr := f.WriteString(id + "\n")
+		cerr := f.Close()
 		if werr == nil && cerr == nil {
-			err = os.Link(tmp.Name(), p)
+			err = nofollow.Link(root, tmp, filepath.Join(sd, InstanceFileName))
 		}
-		os.Remove(tmp.Name())
+		_ = nofollow.RemoveAll(root, tmp)
 		if err == nil {
 			l.instance = id
 			return id

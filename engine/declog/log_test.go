@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // rev is "sha256:" and 64 hex digits made of b.
@@ -195,7 +197,7 @@ func TestPruneInputsBySize(t *testing.T) {
 	if err := os.WriteFile(tmp, make([]byte, 100), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pruneInputsBySize(dir, 700)
+	pruneInputsBySize(filepath.Dir(dir), filepath.Base(dir), 700)
 	ents, _ := os.ReadDir(dir)
 	var names []string
 	for _, ent := range ents {
@@ -208,5 +210,44 @@ func TestPruneInputsBySize(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"03", "04", "05", "06", "07"}) {
 		t.Fatalf("after pruning to 700 bytes: %v", names)
+	}
+}
+
+// TestLog_LinkedDirectoriesAreRefused: a bundles directory that is a link
+// to a directory of the user's stops the line (a *nofollow.LinkError
+// naming it) and nothing is written there; a pruned inputs directory that
+// is a link is left alone, and so are the files in its target named as
+// stored inputs.
+func TestLog_LinkedDirectoriesAreRefused(t *testing.T) {
+	l := testLog(t)
+	outside := t.TempDir()
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(l.dir, BundlesDirName)); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	err := l.Append(entry("01A", "g1", time.Now()), []byte(`{}`), bundle(PolicyBundle, rev(1), &calls))
+	var le *nofollow.LinkError
+	if !errors.As(err, &le) || le.Path != filepath.Join(l.dir, BundlesDirName) {
+		t.Fatalf("Append: %v, want the linked bundles directory refused", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("wrote into the link's target: %v", ents)
+	}
+	// Prune: the inputs directory is a link to a directory of the user's
+	// holding files named as stored inputs.
+	victim := filepath.Join(outside, strings.Repeat("ab", 32)+".json")
+	if err := os.WriteFile(victim, make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(l.dir, "inputs2")); err != nil {
+		t.Fatal(err)
+	}
+	pruneInputsBySize(l.dir, "inputs2", 10)
+	removeUnnamed(l.dir, "inputs2", map[string]bool{}, ".json")
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the prune removed a file of the user's: %v", err)
 	}
 }

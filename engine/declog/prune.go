@@ -3,10 +3,11 @@ package declog
 import (
 	"bytes"
 	"cmp"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 // pruneStored removes the stored inputs and bundles that no decision-log
@@ -39,9 +40,10 @@ func (l *Log[I, Q]) pruneStored(keepInput string) {
 			return // keep everything rather than remove what a line names
 		}
 	}
-	removeUnnamed(filepath.Join(l.dir, InputsDirName), inputs, ".json")
+	root, sd := l.under()
+	removeUnnamed(root, filepath.Join(sd, InputsDirName), inputs, ".json")
 	for name, keep := range bundles {
-		removeUnnamed(filepath.Join(l.dir, BundlesDirName, name), keep, "")
+		removeUnnamed(root, filepath.Join(sd, BundlesDirName, name), keep, "")
 	}
 }
 
@@ -59,11 +61,13 @@ func hexAfter(line, marker []byte) string {
 	return h
 }
 
-// removeUnnamed removes the entries of dir named <hex><suffix> whose hex
-// keep does not hold; other entries (temp files of writers in progress,
-// start with ".") are left alone.
-func removeUnnamed(dir string, keep map[string]bool, suffix string) {
-	ents, err := os.ReadDir(dir)
+// removeUnnamed removes the entries of root/dir named <hex><suffix> whose
+// hex keep does not hold; other entries (temp files of writers in
+// progress, start with ".") are left alone. No link below root is
+// followed: a linked directory is left alone, a link inside is removed
+// itself (internal/nofollow).
+func removeUnnamed(root, dir string, keep map[string]bool, suffix string) {
+	ents, err := nofollow.ReadDir(root, dir)
 	if err != nil {
 		return
 	}
@@ -72,15 +76,15 @@ func removeUnnamed(dir string, keep map[string]bool, suffix string) {
 		if !ok || !isHex64(h) || keep[h] {
 			continue
 		}
-		_ = os.RemoveAll(filepath.Join(dir, ent.Name()))
+		_ = nofollow.RemoveAll(root, filepath.Join(dir, ent.Name()))
 	}
 }
 
 // pruneInputsBySize removes the oldest stored inputs (by modification
-// time) while dir holds more than max bytes of them, down to three
-// quarters of max.
-func pruneInputsBySize(dir string, max int64) {
-	ents, err := os.ReadDir(dir)
+// time) while root/dir holds more than max bytes of them, down to three
+// quarters of max, following no link below root (as removeUnnamed).
+func pruneInputsBySize(root, dir string, max int64) {
+	ents, err := nofollow.ReadDir(root, dir)
 	if err != nil {
 		return
 	}
@@ -113,7 +117,7 @@ func pruneInputsBySize(dir string, max int64) {
 		if total <= max/4*3 {
 			return
 		}
-		if os.Remove(filepath.Join(dir, f.name)) == nil {
+		if nofollow.RemoveAll(root, filepath.Join(dir, f.name)) == nil {
 			total -= f.size
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -192,6 +193,65 @@ func Rename(base, oldrel, newrel string) error {
 		return err
 	}
 	return nil
+}
+
+// Link makes base/newrel a hard link to base/oldrel (linkat in
+// directories opened without following links; oldrel itself, when a
+// symbolic link, is linked, never its target). Errors: *LinkError for a
+// link among the parents; linking (fs.ErrExist when newrel exists).
+func Link(base, oldrel, newrel string) error {
+	o, err := clean(oldrel)
+	if err != nil {
+		return err
+	}
+	n, err := clean(newrel)
+	if err != nil {
+		return err
+	}
+	if err := link(base, o, n); err != nil {
+		for _, r := range []string{filepath.Dir(o), filepath.Dir(n)} {
+			if le := linkAt(base, r); le != nil {
+				return le
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// RemoveAll removes base/rel and, when it is a directory, everything in
+// it, following no link: a symbolic link found inside (or at rel) is
+// removed itself, never its target, and a link among rel's parents is
+// refused. A missing rel is no error. Errors: *LinkError; removing.
+func RemoveAll(base, rel string) error {
+	rel, err := clean(rel)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return fmt.Errorf("nofollow: refusing to remove %s itself", base)
+	}
+	if err := removeAll(base, rel); err != nil {
+		if le := linkAt(base, filepath.Dir(rel)); le != nil {
+			return le
+		}
+		return err
+	}
+	return nil
+}
+
+// ReadDir lists the directory base/rel as os.ReadDir does (sorted by
+// name), refusing a symbolic link at any component below base. Errors:
+// *LinkError; those of opening or reading.
+func ReadDir(base, rel string) ([]os.DirEntry, error) {
+	f, err := OpenFile(base, rel, os.O_RDONLY|syscallODirectory, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
 }
 
 func unwrapPath(err error) error {

@@ -30,6 +30,14 @@ func TestWriters_NeverWriteThroughALink(t *testing.T) {
 				}
 				return Rename(b, "f", "d/victim")
 			}, "d", false},
+			{"link into a linked directory", linkAt2("d", "."), func(b string) error {
+				if err := os.WriteFile(filepath.Join(b, "f"), nil, 0o644); err != nil {
+					return err
+				}
+				return Link(b, "f", "d/new")
+			}, "d", false},
+			{"remove below a linked directory", linkAt2("d", "."), func(b string) error { return RemoveAll(b, "d/victim") }, "d", false},
+			{"list a linked directory", linkAt2("d", "."), func(b string) error { _, err := ReadDir(b, "d"); return err }, "d", false},
 			{"append to a hard link", func(t *testing.T, base, outside string) {
 				if err := os.Link(filepath.Join(outside, "victim"), filepath.Join(base, "log.jsonl")); err != nil {
 					t.Fatal(err)
@@ -99,6 +107,44 @@ func TestWriters_WriteBelowBase(t *testing.T) {
 		}
 		if _, err := OpenFile(base, "../x", os.O_RDONLY, 0); err == nil {
 			t.Fatal("opened a path above base")
+		}
+	}
+	forceWalk = false
+}
+
+// TestRemoveAll_RemovesLinksNotTargets: a directory holding a symbolic
+// link to a directory of the user's is removed with the link; the link's
+// target and what it holds stay.
+func TestRemoveAll_RemovesLinksNotTargets(t *testing.T) {
+	for _, walk := range []bool{false, true} {
+		forceWalk = walk
+		base, outside := t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(outside, "victim"), []byte("the user's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(base, "b", "h", "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, "b", "h", "sub", "f"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(base, "b", "h", "out")); err != nil {
+			t.Fatal(err)
+		}
+		if err := RemoveAll(base, "b/h"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(filepath.Join(base, "b", "h")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("walk=%v: b/h still there: %v", walk, err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(outside, "victim")); string(b) != "the user's\n" {
+			t.Fatalf("walk=%v: the target changed: %q", walk, b)
+		}
+		if err := RemoveAll(base, "b/none"); err != nil {
+			t.Fatalf("walk=%v: missing: %v", walk, err)
+		}
+		if err := Link(base, "b", "c"); err == nil {
+			t.Fatalf("walk=%v: linked a directory", walk)
 		}
 	}
 	forceWalk = false

@@ -147,3 +147,70 @@ func hardLinks(fi os.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// syscallODirectory is O_DIRECTORY (ReadDir).
+const syscallODirectory = unix.O_DIRECTORY
+
+func link(base, o, n string) error {
+	ofd, err := openDir(base, filepath.Dir(o))
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ofd)
+	nfd, err := openDir(base, filepath.Dir(n))
+	if err != nil {
+		return err
+	}
+	defer unix.Close(nfd)
+	if err := unix.Linkat(ofd, filepath.Base(o), nfd, filepath.Base(n), 0); err != nil {
+		return &os.LinkError{Op: "link", Old: filepath.Join(base, o), New: filepath.Join(base, n), Err: err}
+	}
+	return nil
+}
+
+func removeAll(base, rel string) error {
+	dfd, err := openDir(base, filepath.Dir(rel))
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := removeAt(dfd, filepath.Base(rel)); err != nil {
+		return &os.PathError{Op: "remove", Path: filepath.Join(base, rel), Err: err}
+	}
+	return nil
+}
+
+// removeAt removes name in the directory dfd: unlinked when it is not a
+// directory (a symbolic link included), else emptied through a
+// descriptor opened with O_NOFOLLOW and removed.
+func removeAt(dfd int, name string) error {
+	err := unix.Unlinkat(dfd, name, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EPERM) {
+		return err
+	}
+	fd, oerr := unix.Openat(dfd, name, unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if oerr != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	names, rerr := f.Readdirnames(-1)
+	for _, n := range names {
+		if e := removeAt(fd, n); e != nil && rerr == nil {
+			rerr = e
+		}
+	}
+	f.Close()
+	if rerr != nil {
+		return rerr
+	}
+	if err := unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	return nil
+}
