@@ -1,8 +1,8 @@
 package hosts
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"golang.org/x/sys/unix"
 )
 
 // The denial spool (.loopx/spool/): a hook audits a denied tool call
@@ -74,11 +74,12 @@ func AppendDenial(dir string, r Denial) error {
 		return err
 	}
 	line = append(line, '\n')
-	lk := flock.New(filepath.Join(dir, SpoolLock))
-	ctx, cancel := context.WithTimeout(context.Background(), spoolLockWait)
-	defer cancel()
-	if ok, err := lk.TryRLockContext(ctx, time.Millisecond); err == nil && ok {
-		defer lk.Unlock()
+	unlock, ok, err := lockSpool(root, rel, unix.LOCK_SH, spoolLockWait)
+	if errors.Is(err, nofollow.ErrLink) {
+		return err // never a lock taken (or a file made) through a link
+	}
+	if ok {
+		defer unlock()
 	}
 	return nofollow.AppendFile(root, filepath.Join(rel, SpoolFile), line, 0o644)
 }
@@ -121,14 +122,15 @@ func RotateSpool(dir string, segs []string, imported map[string]string) (string,
 	if fi, err := os.Stat(live); err != nil || fi.Size() == 0 {
 		return "", nil
 	}
-	lk := flock.New(filepath.Join(dir, SpoolLock))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, time.Millisecond)
-	if err != nil || !ok {
+	root, rel := filepath.Dir(filepath.Dir(dir)), filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
+	unlock, ok, err := lockSpool(root, rel, unix.LOCK_EX, 200*time.Millisecond)
+	if errors.Is(err, nofollow.ErrLink) {
+		return "", err
+	}
+	if !ok {
 		return "", nil
 	}
-	defer lk.Unlock()
+	defer unlock()
 	next := uint64(1)
 	names := append([]string{}, segs...)
 	for n := range imported {
@@ -140,11 +142,39 @@ func RotateSpool(dir string, segs []string, imported map[string]string) (string,
 		}
 	}
 	name := fmt.Sprintf("denials-%020d.importing", next)
-	root, rel := filepath.Dir(filepath.Dir(dir)), filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
 	if err := nofollow.Rename(root, filepath.Join(rel, SpoolFile), filepath.Join(rel, name)); err != nil {
 		return "", err
 	}
 	return name, nil
+}
+
+// lockSpool takes the spool's lock, root/rel/SpoolLock opened (created
+// when missing) without following a link, shared (unix.LOCK_SH) or
+// exclusive (unix.LOCK_EX), trying for at most wait; ok is false when it
+// stayed busy or could not be opened. unlock releases and closes it.
+// Errors: *nofollow.LinkError (a link at the lock file or its directory:
+// flock would have followed it and could have made an empty file there).
+func lockSpool(root, rel string, how int, wait time.Duration) (unlock func(), ok bool, err error) {
+	f, err := nofollow.OpenFile(root, filepath.Join(rel, SpoolLock), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		if errors.Is(err, nofollow.ErrLink) {
+			return nil, false, err
+		}
+		return nil, false, nil
+	}
+	fd := int(f.Fd())
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(fd, how|unix.LOCK_NB)
+		if err == nil {
+			return func() { _ = unix.Flock(fd, unix.LOCK_UN); f.Close() }, true, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) || time.Now().After(deadline) {
+			f.Close()
+			return nil, false, nil
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // RemoveSpool deletes imported segments (after their commit).
