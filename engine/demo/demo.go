@@ -8,6 +8,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"io"
 	"os"
 	"path/filepath"
@@ -97,16 +98,19 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// The demo's spec is in place before init, which keeps it and adopts
 	// it as the rules in effect (a spec written after init would be an
 	// edit that loosens, pending until a human adopts it).
-	if err := os.MkdirAll(filepath.Join(dir, engine.SpecDirName), 0o755); err != nil {
+	// dir is the user's (--dir, or a temporary directory): made as named;
+	// every file is written below it without following a link
+	// (internal/nofollow): a link placed there meanwhile is refused.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Result{}, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, engine.SpecDirName, "loopx.cue"), []byte(Spec), 0o644); err != nil {
+	if err := nofollow.WriteFile(dir, filepath.Join(engine.SpecDirName, "loopx.cue"), []byte(Spec), 0o644); err != nil {
 		return Result{}, err
 	}
 	if _, err := engine.Init(engine.InitOptions{Dir: dir, Demo: true, Now: o.Now}); err != nil {
 		return Result{}, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "agent.sh"), []byte(AgentScript), 0o755); err != nil {
+	if err := nofollow.WriteFile(dir, "agent.sh", []byte(AgentScript), 0o755); err != nil {
 		return Result{}, err
 	}
 	fmt.Fprint(w, Spec)

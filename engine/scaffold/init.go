@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
@@ -91,16 +92,21 @@ func Init(o Options, adopt Adopt) (Result, error) {
 	specPath := filepath.Join(root, SpecDirName, "loopx.cue")
 	res.Spec = specPath
 	if _, err := os.Stat(specPath); err != nil || o.Force {
-		if err := os.MkdirAll(filepath.Dir(specPath), 0o755); err != nil {
+		// root is the user's (named on the command line): made as named;
+		// everything below it is made without following a link.
+		if err := os.MkdirAll(root, 0o755); err != nil {
 			return res, err
+		}
+		if err := nofollow.MkdirAll(root, SpecDirName, 0o755); err != nil {
+			return res, linkRefused(err)
 		}
 		src := specs.Scaffold(specs.ScaffoldOptions{Project: filepath.Base(root), Goal: o.Goal, Objective: o.Objective,
 			Agent: o.Agent, Host: o.Host, Preset: o.Preset})
 		if err := vetScaffold(src); err != nil { // never leave a spec that does not vet
 			return res, err
 		}
-		if err := atomicfile.Write(specPath, src); err != nil {
-			return res, err
+		if err := atomicfile.WriteBelow(root, filepath.Join(SpecDirName, "loopx.cue"), src); err != nil {
+			return res, linkRefused(err)
 		}
 		res.Created = true
 	}
@@ -108,6 +114,10 @@ func Init(o Options, adopt Adopt) (Result, error) {
 		return res, err
 	}
 	state := filepath.Join(root, StateDirName)
+	// .loopx/ is made here, never through a link (the store would follow one).
+	if err := nofollow.MkdirAll(root, StateDirName, 0o755); err != nil {
+		return res, linkRefused(err)
+	}
 	s, err := kernel.Open(state, kernel.Options{Now: o.Now})
 	if err != nil {
 		return res, err
@@ -130,7 +140,7 @@ func Init(o Options, adopt Adopt) (Result, error) {
 	if gitRoot := findGit(root); gitRoot != "" {
 		added, err := ensureIgnored(filepath.Join(gitRoot, ".gitignore"), relSlash(gitRoot, state)+"/")
 		if err != nil {
-			return res, err
+			return res, linkRefused(err)
 		}
 		res.GitIgnore = added
 	}
@@ -182,7 +192,20 @@ func ensureIgnored(path, line string) (bool, error) {
 		had = append(had, '\n')
 	}
 	had = append(had, []byte(fmt.Sprintf("# loopx local state\n%s\n", line))...)
-	return true, atomicfile.Write(path, had)
+	// Replaced in its directory (the repository's root): a link at
+	// .gitignore is replaced, never written through.
+	return true, atomicfile.WriteBelow(filepath.Dir(path), filepath.Base(path), had)
+}
+
+// linkRefused is err as errs.No link_refused, naming the link, when it is
+// a link found where init writes (nofollow.ErrLink); else err. No store
+// takes the event yet: init fails saying what it found.
+func linkRefused(err error) error {
+	var le *nofollow.LinkError
+	if !errors.As(err, &le) {
+		return err
+	}
+	return errs.New(errs.No, "link_refused", "loopx init: "+le.Error()+"; remove the link and run loopx init again")
 }
 
 // vetScaffold loads a scaffolded spec from a scratch directory, so that bad

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"io"
 	"os"
 	"path/filepath"
@@ -266,7 +268,13 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if fs := remoteFS(w.root); fs != "" {
 		w.notice("warning", fmt.Sprintf("%s is on %s: file events from other machines (or the host) are not seen; changes made there are picked up only by a state commit or a timer", w.root, fs))
 	}
-	if err := os.MkdirAll(w.stateDir, 0o755); err != nil {
+	// .loopx/ is made without following a link (internal/nofollow): a
+	// link there stops the watch, saying what was found (not audited: the
+	// store is in that directory, and is never written through the link).
+	if err := nofollow.MkdirAll(w.root, engine.StateDirName, 0o755); err != nil {
+		if _, re := audit.LinkRefusal(err); re != nil {
+			return re
+		}
 		return err
 	}
 	w.addAll()
