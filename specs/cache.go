@@ -167,7 +167,8 @@ func pruneCache(dir, keep string) {
 	sort.Slice(es, func(i, j int) bool { return es[i].mod > es[j].mod })
 	for _, e := range es[min(cacheKeep, len(es)):] {
 		if e.path != keep {
-			os.Remove(e.path)
+			base, rel := nofollow.Split(e.path, 3) // <project>/.loopx/cache/<file>, no link followed
+			_ = nofollow.RemoveAll(base, rel)
 		}
 	}
 }

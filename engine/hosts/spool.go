@@ -180,6 +180,7 @@ func lockSpool(root, rel string, how int, wait time.Duration) (unlock func(), ok
 // RemoveSpool deletes imported segments (after their commit).
 func RemoveSpool(files []string) {
 	for _, f := range files {
-		_ = os.Remove(f)
+		base, rel := nofollow.Split(f, 3) // <project>/.loopx/spool/<segment>, no link followed
+		_ = nofollow.RemoveAll(base, rel)
 	}
 }

@@ -594,7 +594,7 @@ func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
 	}
 	// Where loopx kept the read model before it moved to the anchor
 	// directory: an old copy in the work tree is never read again.
-	_ = os.Remove(filepath.Join(filepath.Dir(db), "cache", "readmodel.json"))
+	_ = nofollow.RemoveAll(nofollow.Split(filepath.Join(filepath.Dir(db), "cache", "readmodel.json"), 3))
 	return r.stamp
 }
 
@@ -614,7 +614,7 @@ func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, er
 	}
 	var claimed Model
 	if core, _, ok := bytes.Cut(on, []byte{'\n'}); !ok || json.Unmarshal(firstDoc(core), &claimed) != nil {
-		_ = os.Remove(path)
+		_ = remove(path)
 		return true, nil // unreadable: never used by decisions
 	}
 	_, fresh, err := Build(s, goals, order)
@@ -627,7 +627,7 @@ func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, er
 	if claimed.Stamp != cur.Stamp || sameModel(on, fresh) {
 		return true, nil // stale (ignored by decisions) or genuine
 	}
-	_ = os.Remove(path)
+	_ = remove(path)
 	return false, nil
 }
 
@@ -833,4 +833,11 @@ func (rm *Model) AnyOpenGate() bool {
 		}
 	}
 	return false
+}
+
+// remove removes the read model file at path (in the anchor directory)
+// without following a link below the state directory (anchor.Below).
+func remove(path string) error {
+	base, rel := anchor.Below(filepath.Dir(path))
+	return nofollow.RemoveAll(base, filepath.Join(rel, filepath.Base(path)))
 }

@@ -110,7 +110,8 @@ func prunePrompts(dir string, keep int) {
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
+	base, rel := nofollow.Split(dir, 2) // <project>/.loopx/rounds, no link followed
 	for _, f := range files[min(keep, len(files)):] {
-		_ = os.Remove(filepath.Join(dir, f.name))
+		_ = nofollow.RemoveAll(base, filepath.Join(rel, f.name))
 	}
 }
