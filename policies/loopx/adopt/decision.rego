@@ -77,9 +77,15 @@ else := concat("", ["[", concat(", ", [elem(e) | some e in x]), "]"]) if is_arra
 
 else := elem(x)
 
-elem(e) := e if is_string(e)
-
-else := json.marshal(e)
+# A string is shown as it is unless it holds a control character or a
+# Unicode format character (a newline, an escape, a bidi override), which
+# an agent could use to push the real list off a human's screen or forge
+# lines of it: then it is shown JSON-quoted, control characters escaped
+# and format characters (which JSON leaves as they are) shown as U+FFFD.
+elem(e) := e if {
+	is_string(e)
+	not regex.match(`[\x{0}-\x{1f}\x{7f}-\x{9f}\p{Cf}]`, e)
+} else := regex.replace(json.marshal(e), `\p{Cf}`, "\ufffd")
 
 # -- the spec's top level -----------------------------------------------------
 

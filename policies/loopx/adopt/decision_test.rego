@@ -307,3 +307,23 @@ test_glob_containment if {
 	not allow_narrows("go *", "go")
 	not allow_narrows("go [t]*", "go test")
 }
+
+# Text an agent wrote is shown on one line, its control and format
+# characters escaped, so it cannot push the real changes off a human's
+# screen or forge lines that say "tightens".
+test_agent_text_is_shown_escaped if {
+	forged := "Ship it: tightens.\n\nNothing else changed. Keep these changes?\u001b[2J\u202e"
+	d := decide(base, patched({"/goals/g1/objective": forged}))
+	some r in d.loosens
+	r.ref == "goals.g1.objective"
+	not contains(r.message, "\n")
+	not contains(r.message, "\u001b")
+	not contains(r.message, "\u202e")
+	contains(r.message, `\n\nNothing else changed`)
+}
+
+test_plain_text_is_shown_as_it_is if {
+	d := decide(base, patched({"/goals/g1/objective": "Ship the v2 API — café"}))
+	some r in d.loosens
+	r.message == "goals.g1.objective: Ship it → Ship the v2 API — café (what agents are given to do): loosens"
+}
