@@ -13,7 +13,7 @@ import (
 //
 //   - rounds: four agents (a1…a4 on one goal) each doing n round
 //     start+finish pairs at once, against one agent (a1) doing 4n pairs
-//     in a row, as the ratio of the two wall times (design §14: ≤ 0.8);
+//     in a row, as the ratio of the two wall times (the budget: ≤ 0.8);
 //     each side is run twice, alternating, and the times summed;
 //   - claims/s: 8·max(n, 5) `todo claim` processes of distinct todos, by
 //     one process at a time and by 8 at once (agents a1…a8), as claims per

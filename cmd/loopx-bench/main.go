@@ -1,6 +1,6 @@
 // Command loopx-bench times loopx commands as whole processes, the way
 // agent hosts run them, and prints each as a ratio to `loopx version`
-// measured in the same run (design §14 budgets; absolute times on a shared
+// measured in the same run (loopx's performance budgets are such ratios; absolute times on a shared
 // machine are noise, ratios from one run are not):
 //
 //	go run ./cmd/loopx-bench [all] [-n 10]   # the whole table (default)
@@ -15,9 +15,8 @@
 //	100,000 audit events.
 //
 // It then times, as processes: `decide should-run`; a PreToolUse hook
-// (`loopx hook claude-code` fed the Bash "git push" payload of
-// /work/shared/fixtures/claude-code-hooks/pretooluse-bash-push.json, its cwd
-// set to the project); `round start` followed by `round finish` (one pair);
+// (`loopx hook claude-code` fed a recorded Claude Code PreToolUse payload of a
+// Bash "git push", its cwd set to the project); `round start` followed by `round finish` (one pair);
 // `status`. Each is run twice to warm the caches, then -n times, the runs
 // of all commands interleaved with `loopx version` runs so drift hits both.
 // Below the table it prints the write path under contention
@@ -53,9 +52,8 @@ goals: g1: {
 }
 `
 
-// hookPayload is the recorded PreToolUse payload of Claude Code
-// (/work/shared/fixtures/claude-code-hooks/pretooluse-bash-push.json) with
-// its cwd (%q) set to the project.
+// hookPayload is a PreToolUse payload recorded from Claude Code (a Bash
+// "git push") with its cwd (%q) set to the project.
 const hookPayload = `{"session_id":"8f0c2d7e-1b2a-4c9e-9d61-2f4b7a0e5c11","transcript_path":"/dev/null","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin feature/v2","description":"Push the v2 branch"},"tool_use_id":"toolu_01A9xQ"}`
 
 // agentsSpec is spec with eight agents on g1 (the concurrency benchmarks:

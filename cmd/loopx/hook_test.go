@@ -160,7 +160,7 @@ func brokenProject(t *testing.T) string {
 	return root
 }
 
-// TestHook_C21_BrokenPayloadsByEvent (case C21): a payload loopx cannot
+// TestHook_BrokenPayloadsByEvent: a payload loopx cannot
 // decode — empty stdin, not JSON, a field whose type changed
 // (stop_hook_active as a string, source as a number, tool_input as a
 // string) — never blocks Stop, SubagentStop or SessionStart: exit 0, the
@@ -168,7 +168,7 @@ func brokenProject(t *testing.T) string {
 // PreToolUse alone it fails closed: exit 2, the reason on stderr, nothing
 // on stdout. The event comes from --event (written by hooks install), also
 // when the payload names none.
-func TestHook_C21_BrokenPayloadsByEvent(t *testing.T) {
+func TestHook_BrokenPayloadsByEvent(t *testing.T) {
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
 		t.Fatal(err)
