@@ -89,7 +89,7 @@ type Process = trust.Process
 type Acting = trust.Acting
 
 // Acting is trust.ReadAncestry of the caller with the runners the state
-// records on rounds: who acts (design §16).
+// records on rounds: who acts.
 func (e *Engine) Acting() Acting { return e.acting(false) }
 
 // acting is Acting; fast reads the recorded runners from the read model

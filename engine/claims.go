@@ -28,7 +28,7 @@ type LeaseResult = lease.Result
 
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
 // compare-and-swap against every other claimant, in this process or
-// another (design §9). On success the lease has version +1 (never reset),
+// another. On success the lease has version +1 (never reset),
 // epoch +1 (a new holder) and an absolute expires_at = now + TTL; the todo
 // is "claimed"; a todo.claimed event is appended and the agent's heartbeat
 // updated. Whether the agent may hold the todo is the claim decision

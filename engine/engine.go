@@ -24,7 +24,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// Directory and file names of a project (design §3).
+// Directory and file names of a project.
 const (
 	SpecDirName  = scaffold.SpecDirName
 	StateDirName = scaffold.StateDirName

@@ -15,7 +15,7 @@ type InitOptions = scaffold.Options
 type InitResult = scaffold.Result
 
 // Init is `loopx init`: scaffold.Init, whose new store records loopx/ as
-// Init leaves it as the first adoption (design §16). Errors: those of
+// Init leaves it as the first adoption. Errors: those of
 // scaffold.Init, and loopx/ failing to load for the adoption.
 func Init(o InitOptions) (InitResult, error) {
 	return scaffold.Init(o, func(root string, s *kernel.Store) error { return adoptAtInit(root, s, o.Now) })

@@ -9,7 +9,7 @@ import (
 
 // The kernel's records and names as the engine's callers see them, so
 // that the command layer reads and renders them without importing the
-// kernel (design §13).
+// kernel.
 
 // Todo is a stored todo (kernel.Todo).
 type Todo = kernel.Todo

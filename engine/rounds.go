@@ -9,7 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// DefaultLeaseTTL is the claim lease a round takes on its todo (design §9).
+// DefaultLeaseTTL is the claim lease a round takes on its todo.
 const DefaultLeaseTTL = rounds.DefaultLeaseTTL
 
 // StartResult is what StartRound returns (rounds.StartResult).

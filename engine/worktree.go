@@ -47,7 +47,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 	// whether agents continue after an agent changed them.
 	protected := adopt.ProtectedPaths(d.Reasons, paths)
 	if len(protected) > 0 {
-		// The adoption gate (design §16): what the edit loosens, if
+		// The adoption gate: what the edit loosens, if
 		// anything; a tightening edit is adopted by refreshRules itself.
 		e.refreshRules(context.Background())
 		if e.pending != nil {

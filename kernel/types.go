@@ -93,7 +93,7 @@ type Todo struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Lease is an agent's hold on a todo (design §9). Version grows on every
+// Lease is an agent's hold on a todo. Version grows on every
 // change and never resets; Epoch grows with every new holder.
 type Lease struct {
 	Holder     string    `json:"holder"`

@@ -1,4 +1,4 @@
-// Package policies owns loopx's built-in Rego bundle (design §6): the
+// Package policies owns loopx's built-in Rego bundle: the
 // embedded modules that answer the decision queries, and their Rego tests.
 package policies
 
@@ -18,8 +18,8 @@ import (
 // engine.Decision carries. It is always defined.
 const ShouldRunQuery = "data.loopx.run.decision"
 
-// Queries maps each query name (the engine's Input.Query) to its entry rule
-// (design §6): should_run, permission, claim (may an agent hold or progress
+// Queries maps each query name (the engine's Input.Query) to its entry rule:
+// should_run, permission, claim (may an agent hold or progress
 // a todo) and gate_answer (may this answer be recorded).
 var Queries = map[string]string{"should_run": ShouldRunQuery, "permission": "data.loopx.permission.decision",
 	"claim": "data.loopx.claim.decision", "gate_answer": "data.loopx.gate.decision"}

@@ -142,7 +142,7 @@ func jsonValue(s string) map[string]any {
 	return v
 }
 
-// BenchmarkPrepare is the per-process cost of compiling the bundle (design §14).
+// BenchmarkPrepare is the per-process cost of compiling the bundle.
 func BenchmarkPrepare(b *testing.B) {
 	for b.Loop() {
 		if _, err := prepare(nil); err != nil {

@@ -1,4 +1,4 @@
-// Package adopt is the mechanics of adopting loopx/ (design §16): what a
+// Package adopt is the mechanics of adopting loopx/: what a
 // revision of the rules is (spec and user policy files with their hashes),
 // what differs between the adopted revision and the files on disk, what a
 // change loosens (the rule data.loopx.adopt.decision), what waits for a
@@ -36,7 +36,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// Query is the rule that classifies a change of loopx/ (design §16):
+// Query is the rule that classifies a change of loopx/:
 // {"verdict": "adopt"|"pending", "loosens": [reason], "tightens": [reason]}.
 const Query = "data.loopx.adopt.decision"
 

@@ -1,5 +1,5 @@
 // Package check is `loopx check`'s pipeline, the auditor's view of a
-// project (design §11): it vets the spec, compiles every policy and runs
+// project: it vets the spec, compiles every policy and runs
 // the project's policy tests, runs the Rego lint rules over the spec and a
 // read-only state snapshot, scans the files to be published, replays the
 // decision log, and assembles the findings into one Report (text, JSON or

@@ -1,4 +1,4 @@
-// Package decision is the answer to a query (design §6) and its line in
+// Package decision is the answer to a query and its line in
 // the decision log: the Decision a policy's entry-rule value is read into
 // (verdicts checked per query, a wrong shape failing closed as a deny),
 // the revisions it saw, the request part of its input that the log keeps
@@ -29,7 +29,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/render"
 )
 
-// Decision is the answer to a query (design §6). Policies produce Verdict,
+// Decision is the answer to a query. Policies produce Verdict,
 // Allow, Reasons, Todo, NextCheckAt and Charge (the value of the query's entry
 // rule, e.g. data.loopx.run.decision); the engine adds the id, the request,
 // the quota summary and the revisions.

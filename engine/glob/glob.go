@@ -1,6 +1,6 @@
 // Package glob validates the doublestar globs of a todo's write scope and
 // decides whether two scopes overlap (some path matches both), the facts
-// behind a claim's scope conflict (design §6). It is pure: it reads no
+// behind a claim's scope conflict. It is pure: it reads no
 // file and knows nothing of todos, leases or the engine.
 package glob
 

@@ -1,4 +1,4 @@
-// Package hosts owns the agent-host hook protocol (design §10): it parses
+// Package hosts owns the agent-host hook protocol: it parses
 // Claude Code (and Claude-compatible Codex) hook payloads into typed events,
 // renders the answers a hook may give, and merges loopx's hook entries into
 // a host's settings file. It does no I/O besides the io.Reader and io.Writer

@@ -1,4 +1,4 @@
-// Package input is the document every policy sees as `input` (design §6):
+// Package input is the document every policy sees as `input`:
 // its Go types, whose doc comments document each field (`loopx policy
 // schema`), and its conversion to OPA's value form. The engine fills it
 // from a request and a kernel snapshot; policies never read the store.

@@ -1,5 +1,5 @@
 // Package lease holds the mechanics of a todo's claim lease that need no
-// store (design §9): the requests (claim, renew, release, transfer, a
+// store: the requests (claim, renew, release, transfer, a
 // claim preview) and their checks, the bounds of a lease's time to live,
 // claiming, renewing, transferring and releasing a lease, a claim's retry
 // by idempotency key, and the compare-and-swap check of renew, release
@@ -16,7 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// Lease TTL bounds (design §9).
+// Lease TTL bounds.
 const (
 	MinTTL = time.Second
 	MaxTTL = 24 * time.Hour

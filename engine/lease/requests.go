@@ -46,7 +46,7 @@ type Result struct {
 }
 
 // DefaultTTL is the lease a claim takes without a TTL, and a round on its
-// todo (design §9).
+// todo.
 const DefaultTTL = 45 * time.Minute
 
 // Check checks a claim request alone (no state read): its TTL (0 =

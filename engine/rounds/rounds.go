@@ -1,5 +1,5 @@
-// Package rounds is the mechanics of a round inside its write transaction
-// (design §9): opening one on a claimed todo, one round at a time per
+// Package rounds is the mechanics of a round inside its write transaction:
+// opening one on a claimed todo, one round at a time per
 // agent and goal, settling a finish (outcome, ledger entry, evidence,
 // handoff, successor todo, lease release), its stored receipt, the stall
 // gate, and an agent's heartbeat. What decides (should_run, the claim
@@ -24,7 +24,7 @@ import (
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// DefaultLeaseTTL is the claim lease a round takes on its todo (design §9).
+// DefaultLeaseTTL is the claim lease a round takes on its todo.
 const DefaultLeaseTTL = lease.DefaultTTL
 
 // Tx is what a round reads and writes: a kernel write transaction.

@@ -26,7 +26,7 @@ import (
 )
 
 // DirName is the directory of the spec directory where a project keeps
-// its own policies (design §3): <root>/loopx/policies/*.rego, with
+// its own policies: <root>/loopx/policies/*.rego, with
 // *_test.rego beside them.
 const DirName = "policies"
 

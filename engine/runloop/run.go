@@ -1,4 +1,4 @@
-// Package runloop is `loopx run`'s loop (design §7): start a round, run the
+// Package runloop is `loopx run`'s loop: start a round, run the
 // agent command in its own process group while a lease keeper renews the
 // round's todo, and finish the round from what the command did, until the
 // verdict is not "run". It drives the engine through [Engine] (the round

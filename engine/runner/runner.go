@@ -1,4 +1,4 @@
-// Package runner is the engine's side of `loopx run` (design §7): what
+// Package runner is the engine's side of `loopx run`: what
 // the rounds of package runloop's loop record — the start decision, the
 // round's prompt, a finish after the change scan (writes outside the
 // agent's scope are not progress, a gate opened meanwhile makes it

@@ -128,7 +128,7 @@ func Init(o Options, adopt Adopt) (Result, error) {
 			return res, err
 		}
 	}
-	// The first adoption (design §16): loopx/ as init leaves it becomes the
+	// The first adoption: loopx/ as init leaves it becomes the
 	// rules in effect, so that a later edit is judged against it.
 	if err := adopt(root, s); err != nil {
 		s.Close()

@@ -1,5 +1,5 @@
 // Package snapshot builds input.state, the part of kernel state a decision
-// depends on (design §10), from kernel records and the adopted spec at one
+// depends on, from kernel records and the adopted spec at one
 // instant: the goal's status, the asking agent, the open gates (stored and
 // spec gates never materialised), the todos with their leases and scope
 // conflicts, the quota used in the rolling window and the progress of

@@ -1,4 +1,4 @@
-// Package watch owns `loopx watch` (design §10): it keeps one engine (the
+// Package watch owns `loopx watch`: it keeps one engine (the
 // exported spec and the prepared policy) and re-decides should_run for the
 // (goal, agent) pairs in scope whenever a spec or policy file under loopx/
 // changes, the kernel commits a change (.loopx/state.rev, from any

@@ -32,8 +32,8 @@ func (a *app) runAgentRegister(ctx context.Context, o *agentRegisterOptions) err
 	if err != nil {
 		return err
 	}
-	// Registering an agent names who may act: a human's call
-	// (design §16), decided by the built-in channel rule
+	// Registering an agent names who may act: a human's call,
+	// decided by the built-in channel rule
 	// (data.loopx.gate.repair), never from an agent's process.
 	if err := a.humanOnly(ctx, e, "agent register", true, "agent.register_refused", o.Agent.ID); err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 
 // TestEveryCommandHasExamples walks the whole command tree: every command
 // (groups, cobra's help and completion included) has a short description
-// and an Examples section in its --help (design §12).
+// and an Examples section in its --help.
 func TestEveryCommandHasExamples(t *testing.T) {
 	a := &app{}
 	var walk func(c *cobra.Command, path []string)

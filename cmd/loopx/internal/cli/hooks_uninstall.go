@@ -27,7 +27,7 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 		return err
 	}
 	// Removing loopx's hooks takes governance away, which only widens what
-	// an agent may do: a human's call (design §16), decided by the
+	// an agent may do: a human's call, decided by the
 	// built-in channel rule (data.loopx.gate.repair), refused and audited
 	// for an agent.
 	subject := o.settings

@@ -28,7 +28,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (design §12): errs.Exit maps every error to one.
+// Exit codes: errs.Exit maps every error to one.
 const (
 	ExitOK       = errs.ExitOK
 	ExitNo       = errs.ExitNo
