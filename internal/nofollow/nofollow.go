@@ -176,23 +176,7 @@ func MkdirAll(base, rel string, perm os.FileMode) error {
 // opened without following links; a link at newrel is replaced, not
 // followed). Errors: *LinkError for a link among the parents; renaming.
 func Rename(base, oldrel, newrel string) error {
-	o, err := clean(oldrel)
-	if err != nil {
-		return err
-	}
-	n, err := clean(newrel)
-	if err != nil {
-		return err
-	}
-	if err := rename(base, o, n); err != nil {
-		for _, r := range []string{filepath.Dir(o), filepath.Dir(n)} {
-			if le := linkAt(base, r); le != nil {
-				return le
-			}
-		}
-		return err
-	}
-	return nil
+	return betweenTwo(base, oldrel, newrel, rename)
 }
 
 // Link makes base/newrel a hard link to base/oldrel (linkat in
@@ -200,23 +184,7 @@ func Rename(base, oldrel, newrel string) error {
 // symbolic link, is linked, never its target). Errors: *LinkError for a
 // link among the parents; linking (fs.ErrExist when newrel exists).
 func Link(base, oldrel, newrel string) error {
-	o, err := clean(oldrel)
-	if err != nil {
-		return err
-	}
-	n, err := clean(newrel)
-	if err != nil {
-		return err
-	}
-	if err := link(base, o, n); err != nil {
-		for _, r := range []string{filepath.Dir(o), filepath.Dir(n)} {
-			if le := linkAt(base, r); le != nil {
-				return le
-			}
-		}
-		return err
-	}
-	return nil
+	return betweenTwo(base, oldrel, newrel, link)
 }
 
 // RemoveAll removes base/rel and, when it is a directory, everything in
@@ -273,4 +241,27 @@ func Split(path string, depth int) (base, rel string) {
 		base = filepath.Dir(base)
 	}
 	return base, rel
+}
+
+// betweenTwo runs op (rename or link) on base/oldrel and base/newrel once
+// both are clean relative paths; when op fails, a link among either's
+// parents is the error (*LinkError), else op's own.
+func betweenTwo(base, oldrel, newrel string, op func(base, o, n string) error) error {
+	o, err := clean(oldrel)
+	if err != nil {
+		return err
+	}
+	n, err := clean(newrel)
+	if err != nil {
+		return err
+	}
+	if err := op(base, o, n); err != nil {
+		for _, r := range []string{filepath.Dir(o), filepath.Dir(n)} {
+			if le := linkAt(base, r); le != nil {
+				return le
+			}
+		}
+		return err
+	}
+	return nil
 }
