@@ -138,14 +138,14 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
 		// The check pipeline audits through the engine (its package doc
 		// says why it imports the top engine); nothing imports it back.
-		mod + "engine/check": {mod + "cmd"},
+		mod + "internal/frontend/check": {mod + "cmd"},
 		// Answering through a command line drives the engine's mutations
 		// (its package doc says why it imports the top engine).
-		mod + "engine/gateanswer": {mod + "cmd", mod + "lint"},
+		mod + "internal/frontend/gateanswer": {mod + "cmd", mod + "lint"},
 		// Hooks (answering one, installing them) drive the engine too;
 		// the host protocols (engine/hosts) stay below the engine.
-		mod + "engine/hook":  {mod + "cmd", mod + "lint"},
-		mod + "engine/hosts": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
+		mod + "internal/frontend/hook": {mod + "cmd", mod + "lint"},
+		mod + "engine/hosts":           {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine/gateanswer"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/spf13/cobra"
 )
 

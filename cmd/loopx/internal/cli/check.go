@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
-	"github.com/loopx-dev/loopx/engine/check"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/frontend/check"
 	"github.com/spf13/cobra"
 )
 

@@ -4,8 +4,8 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/gateanswer"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 )
 
 // Ancestry configures how commands read their ancestor processes to tell

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/demo"
+	"github.com/loopx-dev/loopx/internal/frontend/demo"
 	"github.com/spf13/cobra"
 )
 

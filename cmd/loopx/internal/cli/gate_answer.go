@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/gateanswer"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/spf13/cobra"
 )
 

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine/hook"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/spf13/cobra"
 )
 

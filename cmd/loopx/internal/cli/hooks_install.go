@@ -6,8 +6,8 @@ import (
 	"io"
 	"os/exec"
 
-	"github.com/loopx-dev/loopx/engine/hook"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/spf13/cobra"
 )
 

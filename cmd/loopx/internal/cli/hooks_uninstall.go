@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine/hook"
+	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/spf13/cobra"
 )
 

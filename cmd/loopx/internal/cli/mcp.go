@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/mcpserver"
+	"github.com/loopx-dev/loopx/internal/frontend/mcpserver"
 	"github.com/spf13/cobra"
 )
 

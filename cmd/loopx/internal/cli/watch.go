@@ -9,7 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/watch"
+	"github.com/loopx-dev/loopx/internal/frontend/watch"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"
 )

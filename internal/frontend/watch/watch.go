@@ -11,8 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loopx-dev/loopx/engine/audit"
-	"github.com/loopx-dev/loopx/internal/nofollow"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/engine"

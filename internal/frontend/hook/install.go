@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/loopx-dev/loopx/engine/audit"
-	"github.com/loopx-dev/loopx/internal/nofollow"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"

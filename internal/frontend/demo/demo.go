@@ -8,11 +8,12 @@ package demo
 import (
 	"context"
 	"fmt"
-	"github.com/loopx-dev/loopx/internal/nofollow"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/render"
