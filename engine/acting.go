@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/checkstate"
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/input"
-	"github.com/loopx-dev/loopx/engine/rulebook"
-	"github.com/loopx-dev/loopx/engine/toolcall"
+	"github.com/loopx-dev/loopx/engine/deciding/checkstate"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )

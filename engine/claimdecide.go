@@ -5,11 +5,11 @@ import (
 	"errors"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/audit"
-	"github.com/loopx-dev/loopx/engine/claimorder"
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/lease"
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/lease"
-	"github.com/loopx-dev/loopx/engine/rounds"
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
 
 // Decision is the answer to a query (decision.Decision, design §6).

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/declog"
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/internal/buildinfo"
 )
 

@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/loopx-dev/loopx/engine/evidence"
+	"github.com/loopx-dev/loopx/engine/mutating/evidence"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

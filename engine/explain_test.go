@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/declog"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 

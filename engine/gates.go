@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/audit"
-	"github.com/loopx-dev/loopx/engine/gates"
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/pathfacts"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/input"
-	"github.com/loopx-dev/loopx/engine/pathfacts"
-	"github.com/loopx-dev/loopx/engine/rulebook"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

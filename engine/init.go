@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/loopx-dev/loopx/engine/input"
+import "github.com/loopx-dev/loopx/engine/deciding/input"
 
 // The document policies see as `input` (package input), by the names the
 // engine has always used.

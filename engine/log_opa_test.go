@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/declog"
-	"github.com/loopx-dev/loopx/engine/input"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/plugins/logs"
 	"github.com/open-policy-agent/opa/v1/rego"

@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/render"
-	"github.com/loopx-dev/loopx/engine/views"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 
-	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/spoolimport"
-	"github.com/loopx-dev/loopx/engine/toolcall"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/spoolimport"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

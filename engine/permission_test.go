@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/toolcall"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
 
 const permSpec = `agents: claude: {host: "claude-code", role: "executor"}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 )
 
 // TestUserPolicy_ForbiddenBuiltinsRefused: a user policy that calls a

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/loopx-dev/loopx/engine/input"
-	"github.com/loopx-dev/loopx/engine/rulebook"
-	"github.com/loopx-dev/loopx/engine/toolcall"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 	"unicode/utf8"
 
-	"github.com/loopx-dev/loopx/engine/render"
-	"github.com/loopx-dev/loopx/engine/views"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

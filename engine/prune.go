@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/retention"
+	"github.com/loopx-dev/loopx/engine/mutating/retention"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/claimorder"
-	"github.com/loopx-dev/loopx/engine/readmodel"
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
 )

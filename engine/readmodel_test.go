@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/claimorder"
-	"github.com/loopx-dev/loopx/engine/readmodel"
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 
-	"github.com/loopx-dev/loopx/engine/render"
-	"github.com/loopx-dev/loopx/engine/views"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/decision"
-	"github.com/loopx-dev/loopx/engine/rounds"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/input"
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/specs"
 )

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/loopx-dev/loopx/engine/lease"
-	"github.com/loopx-dev/loopx/engine/runloop"
-	"github.com/loopx-dev/loopx/engine/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/runloop"
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
 )

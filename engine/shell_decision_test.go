@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/shell/shelltest"
+	"github.com/loopx-dev/loopx/engine/deciding/shell/shelltest"
 )
 
 // broadGrantSpec grants every command and path, and denies only pushes and

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 )
 
 // source is what a decision reads from the kernel: a read transaction, or

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/claimorder"
-	"github.com/loopx-dev/loopx/engine/readmodel"
-	"github.com/loopx-dev/loopx/engine/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
+	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"slices"
 
-	"github.com/loopx-dev/loopx/engine/audit"
-	"github.com/loopx-dev/loopx/engine/lease"
-	"github.com/loopx-dev/loopx/engine/todos"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/housekeep"
-	"github.com/loopx-dev/loopx/engine/spoolimport"
+	"github.com/loopx-dev/loopx/engine/mutating/housekeep"
+	"github.com/loopx-dev/loopx/engine/mutating/spoolimport"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

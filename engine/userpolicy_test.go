@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/toolcall"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
 
 func writeUserPolicy(t *testing.T, e *Engine, name, src string) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/kernel"
 )
 

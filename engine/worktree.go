@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 
-	"github.com/loopx-dev/loopx/engine/adopt"
-	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"

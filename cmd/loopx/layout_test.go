@@ -78,64 +78,64 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine":   {mod + "cmd", mod + "lint"},
 		mod + "lint":     {mod + "engine", mod + "kernel", mod + "cmd"},
 		// The engine's pure rooms.
-		mod + "engine/shell":           pure,
-		mod + "engine/shell/shelltest": pure,
-		mod + "engine/glob":            pure,
-		mod + "engine/declog":          pure,
-		mod + "engine/trust":           pure,
+		mod + "engine/deciding/shell":           pure,
+		mod + "engine/deciding/shell/shelltest": pure,
+		mod + "engine/deciding/glob":            pure,
+		mod + "engine/deciding/declog":          pure,
+		mod + "engine/trust":                    pure,
 		// The engine's rooms over kernel records: they drive the engine
 		// through interfaces of their own, never the top engine package.
-		mod + "engine/runloop": rooms,
+		mod + "engine/mutating/runloop": rooms,
 		// The read model caches kernel records, never the store's owner.
-		mod + "engine/readmodel": rooms,
+		mod + "engine/deciding/readmodel": rooms,
 		// The renderers take kernel records, never the store's owner.
-		mod + "engine/render": rooms,
+		mod + "engine/reporting/render": rooms,
 		// input.state is built from kernel records and the spec's types
 		// through an interface of its own; it evaluates no policy.
-		mod + "engine/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/deciding/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// A gate request's checks: no state, no policy.
-		mod + "engine/gates": {engineTop, mod + "kernel", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/mutating/gates": {engineTop, mod + "kernel", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// A todo request's checks: no store, no policy.
-		mod + "engine/todos": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
+		mod + "engine/mutating/todos": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Lease mechanics: kernel records, no store, no policy.
-		mod + "engine/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
+		mod + "engine/mutating/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// A decision and its log line: no evaluation, no state.
-		mod + "engine/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		mod + "engine/deciding/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
 		// Adoption's mechanics: revisions, classification, write-back;
 		// the store's owner records them.
-		mod + "engine/adopt": {engineTop, mod + "cmd", mod + "lint"},
+		mod + "engine/mutating/adopt": {engineTop, mod + "cmd", mod + "lint"},
 		// A round's mechanics write through a transaction interface of
 		// their own; what decides is the caller's.
-		mod + "engine/rounds": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/mutating/rounds": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The state check's snapshot reads through an interface of its own.
-		mod + "engine/checkstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/deciding/checkstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The denial spool's import writes through an interface of its own.
-		mod + "engine/spoolimport": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
+		mod + "engine/mutating/spoolimport": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// loopx run's rounds drive the engine through functions it hands
 		// them, never the top engine package.
-		mod + "engine/runner": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/mutating/runner": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The audit events of refused attempts, through an interface of
 		// their own.
-		mod + "engine/audit": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/mutating/audit": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// An evidence request's checks: no store, no policy.
-		mod + "engine/evidence": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
+		mod + "engine/mutating/evidence": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Housekeeping writes through a transaction interface of its own.
-		mod + "engine/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/mutating/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel
 		// records the same way, for the renderers.
-		mod + "engine/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/reporting/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The input document: its types and their OPA value (OPA's ast).
-		mod + "engine/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
+		mod + "engine/deciding/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// Path facts read the file system into the input's path facts.
-		mod + "engine/pathfacts": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
+		mod + "engine/deciding/pathfacts": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// A host's tool call read into the permission request.
-		mod + "engine/toolcall": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
+		mod + "engine/deciding/toolcall": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// The rulebook compiles policies (OPA) against the spec's schema
 		// (specs); it never reads the state.
-		mod + "engine/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
+		mod + "engine/deciding/rulebook": {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
 		// Scaffolding writes a spec (specs, presets) and an empty store;
 		// the first adoption is the engine's hook.
-		mod + "engine/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
+		mod + "engine/mutating/scaffold": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa"},
 		// The check pipeline audits through the engine (its package doc
 		// says why it imports the top engine); nothing imports it back.
 		mod + "internal/frontend/check": {mod + "cmd"},
@@ -148,7 +148,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/hosts":           {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
-		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/shell/shelltest"},
+		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/deciding/shell/shelltest"},
 	}
 	// Leaves every package may import: the standard library, the system
 	// calls of golang.org/x/sys, and one another only.

@@ -16,7 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
 
 // Spec is the demo project's spec (loopx/loopx.cue): one shell agent, one goal with a

@@ -22,7 +22,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"golang.org/x/term"

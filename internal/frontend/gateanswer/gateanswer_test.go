@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 

@@ -31,7 +31,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/watchdog"
 )
 

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/loopx-dev/loopx/engine"

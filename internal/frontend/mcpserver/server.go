@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/todos"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

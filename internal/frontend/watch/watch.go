@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/fsnotify/fsnotify"

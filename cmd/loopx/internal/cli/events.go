@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/render"
-	"github.com/loopx-dev/loopx/engine/retention"
+	"github.com/loopx-dev/loopx/engine/mutating/retention"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/spf13/cobra"
 )
 

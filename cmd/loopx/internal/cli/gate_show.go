@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/spf13/cobra"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine/render"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/spf13/cobra"
 )
 

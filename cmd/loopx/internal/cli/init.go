@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/spf13/cobra"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/spf13/cobra"
 )
 

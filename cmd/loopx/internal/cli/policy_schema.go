@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/spf13/cobra"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
-	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/spf13/cobra"
 )
 

@@ -22,7 +22,7 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/todos"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/spf13/cobra"
 )
 

@@ -1,0 +1,93 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// Under is tx, a read transaction of the store held under its lock (a
+// round start's should_run), with the todo windows of rm when rm describes
+// that very state (readmodel.Model.Describes; nil: tx alone, every todo).
+// Only the window's order — which todos of the claim order it holds —
+// is rm's: every fact a decision reads is tx's (checked.TodoWindow).
+func Under(tx Source, rm *readmodel.Model) Source {
+	if rm == nil {
+		return tx
+	}
+	return checked{Source: tx, model: rm}
+}
+
+// checked is a store transaction whose todo windows come from a read
+// model, checked against the store. The read model is a file a process
+// outside a sandbox could rewrite with its checksums recomputed, and a
+// write decides from the store (README: what loopx cannot stop): so the
+// window's todos are the store's records (a window todo the store holds
+// otherwise, or not at all, drops the window: every todo is read), their
+// open dependencies, the leased todos (scope conflicts, rounds in flight)
+// and the monitors (progress) are computed from the store's todos, and
+// so are the goal, gates, rounds, ledger and agents. A forged claim order
+// can only choose among the todos the policy, over the store's facts,
+// lets the agent claim (as `todo claim` can), or leave none in the window
+// (the decision then reads every todo).
+type checked struct {
+	Source
+	model Windowed
+}
+
+// TodoWindow is the read model's window of goal's todos (Windowed),
+// re-read from the store; false when the model keeps none that long, the
+// store cannot be read, or a window todo is not the store's record.
+func (c checked) TodoWindow(goal string, least int) (readmodel.Window, bool) {
+	w, ok := c.model.TodoWindow(goal, least)
+	if !ok {
+		return w, false
+	}
+	todos, err := c.Source.Todos(goal)
+	if err != nil {
+		return readmodel.Window{}, false
+	}
+	byID, done, open := map[string]int{}, map[string]bool{}, 0
+	leased, monitors := []kernel.Todo{}, []kernel.Todo{}
+	for i, t := range todos {
+		byID[t.ID] = i
+		done[t.ID] = t.Status == kernel.TodoDone
+		if t.Status != kernel.TodoDone && t.Status != kernel.TodoCancelled {
+			open++
+		}
+		if t.Lease != nil && !t.Lease.Released {
+			leased = append(leased, t)
+		}
+		if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone {
+			monitors = append(monitors, t)
+		}
+	}
+	out := readmodel.Window{Todos: make([]kernel.Todo, len(w.Todos)), DepsOpen: make([][]string, len(w.Todos)),
+		Partial: len(w.Todos) < open, Leased: leased, Monitors: monitors}
+	for i, t := range w.Todos {
+		j, ok := byID[t.ID]
+		if !ok || !sameRecord(todos[j], t) {
+			return readmodel.Window{}, false
+		}
+		out.Todos[i] = todos[j]
+		out.DepsOpen[i] = []string{}
+		for _, d := range todos[j].DependsOn {
+			if !done[d] {
+				out.DepsOpen[i] = append(out.DepsOpen[i], d)
+			}
+		}
+		if !slices.Equal(out.DepsOpen[i], w.DepsOpen[i]) {
+			return readmodel.Window{}, false
+		}
+	}
+	return out, true
+}
+
+// sameRecord reports whether a and b are the same record (their JSON).
+func sameRecord(a, b kernel.Todo) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}

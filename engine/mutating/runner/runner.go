@@ -1,0 +1,279 @@
+// Package runner is the engine's side of `loopx run`: what
+// the rounds of package runloop's loop record — the start decision, the
+// round's prompt, a finish after the change scan (writes outside the
+// agent's scope are not progress, a gate opened meanwhile makes it
+// no_change, a scan that cannot see everything fails the round) — through
+// Engine, the functions the top engine package hands it. It never imports
+// the top engine package.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/runloop"
+	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// Options configure Run (`loopx run`).
+type Options struct {
+	Goal, Agent string
+	// Cmd is the agent command and its arguments, run in the project root.
+	Cmd []string
+	// MaxRounds bounds the rounds run (0 = until the verdict is not run).
+	MaxRounds int
+	// Stdout and Stderr receive the command's output.
+	Stdout, Stderr io.Writer
+	// OnDecision is called with every start decision; OnReceipt with every
+	// finish the loop settles (not those the command reported itself).
+	OnDecision func(decision.Decision)
+	OnReceipt  func(rounds.Receipt)
+}
+
+// Result sums up a Run.
+type Result struct {
+	// Rounds is how many rounds ran the command.
+	Rounds int `json:"rounds"`
+	// Last is the decision that ended the loop (nil when MaxRounds ended it).
+	Last *decision.Decision `json:"last"`
+	// Receipts are the finishes of the rounds run.
+	Receipts []rounds.Receipt `json:"receipts"`
+}
+
+// Engine is what a run needs of the engine, as functions over one
+// project (the top engine package fills them in).
+type Engine struct {
+	// StateDirName is the project's state directory (".loopx").
+	StateDirName string
+	// Start decides should_run and, on run, opens a round on its todo.
+	Start func(ctx context.Context, goal, agent string) (rounds.StartResult, error)
+	// Prompt is the bounded-turn prompt of the round st opened.
+	Prompt func(st rounds.StartResult) (string, error)
+	// Finish settles a round (a finished one: its stored receipt).
+	Finish func(ctx context.Context, id string, req rounds.FinishRequest) (rounds.Receipt, error)
+	// Scan is the change scan of the project.
+	Scan func() trust.Scan
+	// VerifyReadModel reports whether the read model is the store's.
+	VerifyReadModel func() (bool, error)
+	// ReadModel is the read model's path (in the anchor directory), named
+	// as written when VerifyReadModel finds it edited during a round.
+	ReadModel string
+	// GoalRev is the revision of a goal in the store.
+	GoalRev func(goal string) (uint64, error)
+	// RenewLease renews the lease round r holds (runloop.Engine's).
+	RenewLease func(r *kernel.Round) (before, after uint64, ok bool)
+	// Release gives the store (and its lock) back.
+	Release func() error
+	// Round is a stored round.
+	Round func(id string) (kernel.Round, error)
+	// CheckWrites is the denying permission decision of writing paths
+	// (nil when allowed).
+	CheckWrites func(ctx context.Context, goal, agent string, paths []string) (*decision.Decision, error)
+	// RecordScopeViolation audits writes outside the scope d denied, with
+	// the gate it raised for protected ones; before (nil: unknown) are the
+	// adopted rules the round started under, which a reject of that gate
+	// restores.
+	RecordScopeViolation func(goal, agent, round string, paths []string, d *decision.Decision, before *kernel.Rules) (*kernel.Gate, error)
+	// AdoptedRules are the adopted rules in effect (ok false: none yet),
+	// read as each round starts.
+	AdoptedRules func() (r kernel.Rules, ok bool, err error)
+	// Audit appends an audit event in its own transaction.
+	Audit func(ev kernel.Event) error
+}
+
+// Run runs the loop of package runloop over e with lo, reporting to o;
+// it returns what the rounds run.
+func Run(ctx context.Context, e Engine, o Options, lo runloop.Options) (Result, error) {
+	res := Result{Receipts: []rounds.Receipt{}}
+	n, err := runloop.Run(ctx, &loop{e: e, o: o, res: &res}, lo)
+	res.Rounds = n
+	return res, err
+}
+
+// loop is the engine as the run loop drives it (runloop.Engine) for one
+// Run: it reports decisions and receipts to o and res.
+type loop struct {
+	e   Engine
+	o   Options
+	res *Result
+	st  rounds.StartResult // the last round started
+	// before are the adopted rules st's round started under (nil: none).
+	before *kernel.Rules
+}
+
+var _ runloop.Engine = (*loop)(nil)
+
+func (x *loop) Start(ctx context.Context) (*runloop.Started, error) {
+	st, err := x.e.Start(ctx, x.o.Goal, x.o.Agent)
+	if x.o.OnDecision != nil && st.Decision.Verdict != "" { // no decision when the request was refused first (unknown goal)
+		x.o.OnDecision(st.Decision)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Round == nil {
+		d := st.Decision
+		x.res.Last = &d
+		return nil, nil
+	}
+	x.st, x.before = st, nil
+	if x.e.AdoptedRules != nil {
+		if r, ok, err := x.e.AdoptedRules(); err != nil {
+			return nil, err
+		} else if ok {
+			x.before = &r
+		}
+	}
+	return &runloop.Started{Round: st.Round, Todo: st.Todo}, nil
+}
+
+// receipt records a receipt of the loop.
+func (x *loop) receipt(rc rounds.Receipt) {
+	x.res.Receipts = append(x.res.Receipts, rc)
+	if x.o.OnReceipt != nil {
+		x.o.OnReceipt(rc)
+	}
+}
+
+func (x *loop) Prompt() (string, error) {
+	return x.e.Prompt(x.st)
+}
+
+func (x *loop) Scan() runloop.Scan { return x.e.Scan() }
+
+// Written lists what the command changed, its commits included (trust.
+// Changed); when git cannot read what a moved ref brings in, the round
+// fails closed as after an incomplete scan (ScanIncomplete).
+func (x *loop) Written(before, after runloop.Scan) ([]string, error) {
+	written, err := trust.Changed(before.(trust.Scan), after.(trust.Scan))
+	if err != nil {
+		why := "git cannot read what the refs moved during the round bring in: " + err.Error()
+		return nil, x.ScanIncomplete(context.Background(), x.st.Round, why, before, after)
+	}
+	genuine, err := x.e.VerifyReadModel()
+	if err != nil {
+		return nil, err
+	}
+	if !genuine { // loopx's own state edited outside loopx during the round
+		written = append(written, x.e.ReadModel)
+	}
+	return written, nil
+}
+
+func (x *loop) GoalRev(goal string) (uint64, error) { return x.e.GoalRev(goal) }
+
+func (x *loop) RenewLease(r *kernel.Round) (uint64, uint64, bool) {
+	return x.e.RenewLease(r)
+}
+
+func (x *loop) Release() error { return x.e.Release() }
+
+func (x *loop) Round(id string) (kernel.Round, error) { return x.e.Round(id) }
+
+// ScanIncomplete fails round r because the change scan could not see
+// everything (why): the round is finished failed (charged), a
+// scope_violation.scan_incomplete event is audited (loopx review lists
+// it), and Run stops with an errs.No refusal change_scan_incomplete. The
+// protected set (loopx/ and the rest, hashed uncapped) is compared all the
+// same when the command ran (before and after non-nil): a change there is
+// a scope_violation with its gate (the adoption gate for a loosening edit
+// of loopx/), as after a complete scan.
+func (x *loop) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, before, after runloop.Scan) error {
+	e := &x.e
+	req := rounds.FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
+	rc, err := e.Finish(context.WithoutCancel(ctx), r.ID, req)
+	if err != nil {
+		return err
+	}
+	if err := e.Audit(kernel.Event{Kind: "scope_violation.scan_incomplete", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: why}); err != nil {
+		x.receipt(rc)
+		return err
+	}
+	if before != nil && after != nil {
+		written := trust.ChangedProtected(before.(trust.Scan), after.(trust.Scan))
+		if genuine, err := e.VerifyReadModel(); err == nil && !genuine {
+			written = append(written, x.e.ReadModel)
+		}
+		if len(written) > 0 {
+			denied, err := e.CheckWrites(context.WithoutCancel(ctx), r.Goal, r.Agent, written)
+			if err != nil {
+				x.receipt(rc)
+				return err
+			}
+			if denied != nil {
+				g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
+				rc.Gate = g
+				if err != nil {
+					x.receipt(rc)
+					return err
+				}
+			}
+		}
+	}
+	x.receipt(rc)
+	return errs.New(errs.No, "change_scan_incomplete", fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why))
+}
+
+// Reported settles a round the command finished itself: its stored
+// receipt, then writes outside the agent's scope are audited (and a gate
+// raised for protected ones).
+func (x *loop) Reported(ctx context.Context, r *kernel.Round, written []string) error {
+	e := &x.e
+	rc, err := e.Finish(ctx, r.ID, rounds.FinishRequest{})
+	if err != nil {
+		x.receipt(rc)
+		return err
+	}
+	denied, err := e.CheckWrites(ctx, r.Goal, r.Agent, written)
+	if err != nil || denied == nil {
+		x.receipt(rc)
+		return err
+	}
+	g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
+	rc.Gate = g
+	x.receipt(rc)
+	return err
+}
+
+// Finish finishes a round the command did not finish itself: writes
+// outside the agent's scope are not progress (failed, audited); a gate
+// opened while the command ran makes it no_change (its work is not
+// recorded as progress nor charged; the round still ends and frees its
+// todo).
+func (x *loop) Finish(ctx context.Context, r *kernel.Round, o runloop.Outcome, written []string) (runloop.Outcome, error) {
+	e := &x.e
+	req := rounds.FinishRequest{Agent: r.Agent, Outcome: o.Outcome, Summary: o.Summary, Done: o.Done}
+	denied, err := e.CheckWrites(ctx, r.Goal, r.Agent, written)
+	if err != nil {
+		return o, err
+	}
+	if denied != nil { // writes outside the scope are not progress
+		req.Outcome, req.Done = kernel.OutcomeFailed, false
+		req.Summary = fmt.Sprintf("wrote outside its scope (%s): %s", strings.Join(written, ", "), denied.Reasons[0].Message)
+	}
+	rc, err := e.Finish(ctx, r.ID, req)
+	if err == nil && denied != nil {
+		g, gerr := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
+		if gerr != nil {
+			x.receipt(rc)
+			return o, gerr
+		}
+		rc.Gate = g
+	}
+	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "gate_violation" {
+		req.Outcome, req.Done = kernel.OutcomeNoChange, false
+		req.Summary = "not recorded as progress: " + re.Message
+		rc, err = e.Finish(ctx, r.ID, req)
+	}
+	if err != nil {
+		return o, err
+	}
+	x.receipt(rc)
+	return runloop.Outcome{Outcome: req.Outcome, Summary: req.Summary, Done: req.Done}, nil
+}

@@ -1,0 +1,347 @@
+// Package views gathers what the bounded-turn prompt, the review packet
+// and the status summary show (design §10: `loopx prompt`, `loopx
+// review`, `loopx status`) from kernel records and the adopted spec at one
+// instant: open gates, the latest handoff, fresh or stale evidence, quota
+// spent, rounds and events since an instant. Package render prints what it
+// gathers. It reads through interfaces of its own (a kernel read
+// transaction or the read model) and never the store's owner, the top
+// engine package.
+package views
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine/mutating/retention"
+
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
+)
+
+// DefaultStaleAfter is how long evidence stays fresh when the spec does
+// not say (goals.<g>.evidence.stale_after).
+const DefaultStaleAfter = 72 * time.Hour
+
+// DefaultReviewWindow is how far back a review looks when no review was
+// made before and --since is not given.
+const DefaultReviewWindow = 24 * time.Hour
+
+// ReviewEventKind marks a generated review in the audit log; the next
+// review starts from it.
+const ReviewEventKind = retention.ReviewEventKind
+
+// StatusSource is what a status reads: a kernel read transaction or the
+// read model.
+type StatusSource interface {
+	snapshot.Source
+	Handoffs(goal string) ([]kernel.Handoff, error)
+	EvidenceCount(goal string) (int, error)
+}
+
+// PromptSource is what a prompt reads: a kernel read transaction.
+type PromptSource interface {
+	snapshot.Source
+	Handoffs(goal string) ([]kernel.Handoff, error)
+	EvidenceList(goal string, limit int) ([]kernel.Evidence, error)
+}
+
+// ReviewSource is what a review packet reads: a kernel read transaction.
+type ReviewSource interface {
+	PromptSource
+	Events(fn func(kernel.Event) bool) error
+	GatePolls(goal string) ([]kernel.GatePoll, error)
+}
+
+// StaleAfter is the goal's evidence.stale_after (DefaultStaleAfter when
+// gs is nil or does not say).
+func StaleAfter(gs *specs.Goal) time.Duration {
+	if gs != nil && gs.Evidence.StaleAfterSeconds > 0 {
+		return time.Duration(gs.Evidence.StaleAfterSeconds) * time.Second
+	}
+	return DefaultStaleAfter
+}
+
+// Stale reports whether evidence created at created is stale at now:
+// older than after, or dated after now (the clock moved back, or the
+// record claims a time that has not come yet).
+func Stale(created, now time.Time, after time.Duration) bool {
+	return created.After(now) || now.Sub(created) >= after
+}
+
+// FreshEvidence is the evidence of evs that is not stale at now, in order.
+func FreshEvidence(evs []kernel.Evidence, after time.Duration, now time.Time) []kernel.Evidence {
+	var out []kernel.Evidence
+	for _, ev := range evs {
+		if !Stale(ev.CreatedAt, now, after) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// SinceInstant is now minus d, in UTC.
+func SinceInstant(now time.Time, d time.Duration) time.Time { return now.Add(-d).UTC() }
+
+// QuotaSummary is the goal gs's quota use q against its limits (the
+// compute limit only when goals.<g>.quota.compute is a fraction below 1).
+func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
+	s := &render.QuotaSummary{
+		Rounds:  render.Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
+		Tokens:  render.Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
+		CostUSD: render.UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
+		Compute: render.UsageF{Used: q.ComputeSeconds},
+	}
+	if gs.Quota.Compute < 1 {
+		l := q.ComputeLimitSeconds
+		s.Compute.Limit = &l
+	}
+	if q.ResetsAt != "" {
+		r := q.ResetsAt
+		s.ResetsAt = &r
+	}
+	return s
+}
+
+// GoalStatus is goal's summary for `loopx status` at now: its status, todo
+// counts, the next five open or claimed todos and the newest of them, open
+// gates, the last round, quota spent, the last handoff and the evidence
+// count. The goal must be in b's spec. Errors: src's.
+func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
+	spec := b.GoalSpec(goal)
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []kernel.Gate{}}
+	gst, err := src.Goal(goal)
+	if err != nil {
+		return out, err
+	}
+	out.Status, out.Reason = gst.Status, gst.Reason
+	todos, err := src.Todos(goal)
+	if err != nil {
+		return out, err
+	}
+	var newest *kernel.Todo
+	for i, t := range todos {
+		out.Todos[t.Status]++
+		if t.Status == kernel.TodoOpen || t.Status == kernel.TodoClaimed {
+			if len(out.NextTodos) < 5 {
+				out.NextTodos = append(out.NextTodos, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
+			}
+			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
+				newest = &todos[i]
+			}
+		}
+	}
+	if newest != nil {
+		out.NewestTodo = &render.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
+	}
+	if out.OpenGates, err = b.OpenGates(src, goal); err != nil {
+		return out, err
+	}
+	if out.OpenGates == nil {
+		out.OpenGates = []kernel.Gate{}
+	}
+	rounds, err := src.Rounds(goal)
+	if err != nil {
+		return out, err
+	}
+	if len(rounds) > 0 {
+		out.LastRound = &rounds[len(rounds)-1]
+	}
+	ledger, err := src.Ledger(goal)
+	if err != nil {
+		return out, err
+	}
+	out.Quota = QuotaSummary(spec, snapshot.QuotaFacts(spec, ledger, rounds, now))
+	hs, err := src.Handoffs(goal)
+	if err != nil {
+		return out, err
+	}
+	if len(hs) > 0 {
+		out.LastHandoff = &hs[len(hs)-1]
+	}
+	out.Evidence, err = src.EvidenceCount(goal)
+	return out, err
+}
+
+// Turn fills what the prompt of t.Goal shows from src at now: the
+// objective and scope rules of gs (the goal's spec, not nil), the open
+// gates, the latest handoff and the fresh evidence. Errors: src's.
+func Turn(b snapshot.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, now time.Time) error {
+	t.Objective = gs.Objective
+	t.Scope = render.Scope{Write: gs.Scope.Write, Deny: gs.Scope.Deny, CommandsDeny: gs.Scope.Commands.Deny, CommandsAsk: gs.Scope.Commands.Ask}
+	var err error
+	if t.Gates, err = b.OpenGates(src, t.Goal); err != nil {
+		return err
+	}
+	hs, err := src.Handoffs(t.Goal)
+	if err != nil {
+		return err
+	}
+	if len(hs) > 0 {
+		t.Handoff = &hs[len(hs)-1]
+	}
+	evidence, err := src.EvidenceList(t.Goal, 0)
+	if err != nil {
+		return err
+	}
+	t.Evidence = FreshEvidence(evidence, StaleAfter(gs), now)
+	return nil
+}
+
+// Review fills the review packet rv of rv.Goal from src at now: its
+// status, the instant it starts from (since ago when since > 0, else the
+// last review.generated event, else DefaultReviewWindow ago), the goal's
+// events and the project-wide ones since then, the rounds since
+// then or open, the open gates, the counted polls of the open gates and
+// of those polled since then, the goal's leases among held (by expiry),
+// up to 20 evidence records with their freshness, the quota spent and the
+// latest handoff. gs is the goal's spec (not nil). Errors: src's.
+func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Review, since time.Duration, held map[string][]render.HeldLease, now time.Time) error {
+	st, err := src.Goal(rv.Goal)
+	if err != nil {
+		return err
+	}
+	rv.Status = st.Status
+	rv.Since = SinceInstant(now, DefaultReviewWindow)
+	var evs []kernel.Event
+	if err := src.Events(func(ev kernel.Event) bool {
+		// Project-wide events (the rules in effect: rules.adopted, refused
+		// adoptions and restores; the store itself: store.refused,
+		// store.accepted, store.salvaged, recoveries and migrations;
+		// the history pruned or a refused prune; agents registered) are
+		// every goal's: in each review. retention.Reviewed counts them
+		// reviewed once every goal's review covered them.
+		if ev.Goal == rv.Goal || ev.Goal == "" {
+			if ev.Kind == ReviewEventKind && since == 0 && !ev.At.After(now) {
+				rv.Since, rv.SinceLastReview, evs = ev.At, true, evs[:0]
+				return true
+			}
+			evs = append(evs, ev)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	if since > 0 {
+		rv.Since = SinceInstant(now, since)
+	}
+	rv.Events = []kernel.Event{}
+	for _, ev := range evs {
+		if !ev.At.Before(rv.Since) && ev.Kind != ReviewEventKind {
+			rv.Events = append(rv.Events, ev)
+		}
+	}
+	rounds, err := src.Rounds(rv.Goal)
+	if err != nil {
+		return err
+	}
+	rv.Rounds = []kernel.Round{}
+	for _, r := range rounds {
+		if !r.StartedAt.Before(rv.Since) || (!r.FinishedAt.IsZero() && !r.FinishedAt.Before(rv.Since)) || r.Status == kernel.RoundOpen {
+			rv.Rounds = append(rv.Rounds, r)
+		}
+	}
+	if rv.OpenGates, err = b.OpenGates(src, rv.Goal); err != nil {
+		return err
+	}
+	polls, err := src.GatePolls(rv.Goal)
+	if err != nil {
+		return err
+	}
+	rv.GatePolls = []kernel.GatePoll{}
+	for _, p := range polls {
+		if !p.LastAt.Before(rv.Since) || slices.ContainsFunc(rv.OpenGates, func(g kernel.Gate) bool { return g.ID == p.Gate }) {
+			rv.GatePolls = append(rv.GatePolls, p)
+		}
+	}
+	rv.Leases = []render.HeldLease{}
+	for _, ls := range held {
+		for _, l := range ls {
+			if l.Goal == rv.Goal {
+				rv.Leases = append(rv.Leases, l)
+			}
+		}
+	}
+	slices.SortFunc(rv.Leases, func(a, b render.HeldLease) int { return strings.Compare(a.ExpiresAt+a.Todo, b.ExpiresAt+b.Todo) })
+	evidence, err := src.EvidenceList(rv.Goal, 0)
+	if err != nil {
+		return err
+	}
+	rv.EvidenceTotal = len(evidence)
+	rv.Evidence = []render.ReviewEvidence{}
+	after := StaleAfter(gs)
+	for i, ev := range evidence {
+		if i == 20 {
+			break
+		}
+		rv.Evidence = append(rv.Evidence, render.ReviewEvidence{Evidence: ev, Stale: Stale(ev.CreatedAt, now, after)})
+	}
+	ledger, err := src.Ledger(rv.Goal)
+	if err != nil {
+		return err
+	}
+	rv.Quota = QuotaSummary(gs, snapshot.QuotaFacts(gs, ledger, rounds, now))
+	hs, err := src.Handoffs(rv.Goal)
+	if len(hs) > 0 {
+		rv.Handoff = &hs[len(hs)-1]
+	}
+	return err
+}
+
+// AgentInfo is a registered agent with its heartbeat facts: when it was
+// last seen (any round start or finish, claim, renew, release or
+// transfer), its open round, and the live leases it holds (CurrentLease
+// is the one expiring last).
+type AgentInfo struct {
+	kernel.Agent
+	CurrentLease *render.HeldLease  `json:"current_lease"`
+	Leases       []render.HeldLease `json:"leases"`
+}
+
+// Agents is each agent of as (in order) with the live leases held holds
+// for it (`loopx agent list`).
+func Agents(as []kernel.Agent, held map[string][]render.HeldLease) []AgentInfo {
+	out := []AgentInfo{}
+	for _, a := range as {
+		info := AgentInfo{Agent: a, Leases: held[a.ID]}
+		if info.Leases == nil {
+			info.Leases = []render.HeldLease{}
+		}
+		for i := range info.Leases {
+			if info.CurrentLease == nil || info.Leases[i].ExpiresAt > info.CurrentLease.ExpiresAt {
+				info.CurrentLease = &info.Leases[i]
+			}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// LeaseSource is what LiveLeases reads: a kernel read transaction.
+type LeaseSource interface {
+	Now() time.Time
+	Todos(goal string) ([]kernel.Todo, error)
+}
+
+// LiveLeases maps each holder to the live leases it holds on the todos of
+// goals (in goal and store order). Errors: src's.
+func LiveLeases(src LeaseSource, goals []string) (map[string][]render.HeldLease, error) {
+	now := src.Now()
+	out := map[string][]render.HeldLease{}
+	for _, g := range goals {
+		todos, err := src.Todos(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range todos {
+			if l := t.Lease; l.LiveAt(now) {
+				out[l.Holder] = append(out[l.Holder], render.HeldLease{Todo: t.ID, Goal: g, Title: t.Title, Version: l.Version,
+					Epoch: l.Epoch, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Round: l.Round})
+			}
+		}
+	}
+	return out, nil
+}
