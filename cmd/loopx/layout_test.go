@@ -1,62 +1,122 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestImportsFlowOneWay enforces design §13: cmd → engine → {specs,
-// policies, kernel}; lint → {specs, policies}; the kernel imports neither
-// OPA nor CUE; library packages never import cmd/; the engine's pure
-// rooms (the shell reader, scope globs, the decision log, the trust
-// facts: process ancestry and change scan) import neither the top engine
-// package, nor the kernel, nor OPA or CUE; the run loop (engine/runloop),
-// the read model (engine/readmodel) and the renderers (engine/render) take
-// kernel records but import neither the top engine, nor specs or
-// policies, nor OPA or CUE; the scaffolding (engine/scaffold) imports
-// neither the top engine nor policies nor OPA; the rulebook
-// (engine/rulebook) imports neither the top engine nor the kernel; the
-// input document (engine/input) imports only OPA's value types and the
-// trust facts, the path facts (engine/pathfacts) only the input, and the
-// tool call reader (engine/toolcall) only these and the shell reader;
-// input.state (engine/snapshot), housekeeping (engine/housekeep) and
-// what prompt, review and status show (engine/views) import neither the
-// top engine nor policies nor OPA's evaluator; a decision and its log
-// line (engine/decision) imports neither the top engine, nor specs or
-// policies, nor OPA's evaluator or CUE; the lease mechanics
-// (engine/lease) import neither the top engine, nor specs or policies,
-// nor OPA or CUE, nor do a todo request's checks (engine/todos); a gate
-// request's checks (engine/gates) import neither the top engine, nor the
-// kernel or policies, nor OPA's evaluator;
-// the state check's snapshot (engine/checkstate) imports neither the top
-// engine nor policies nor OPA's evaluator;
-// the denial spool's import (engine/spoolimport) imports neither the top
-// engine, nor specs or policies, nor OPA or CUE;
-// loopx run's rounds (engine/runner) import neither the top engine nor
-// policies nor OPA's evaluator;
-// the audit events of refused attempts (engine/audit) import neither the
-// top engine nor policies nor OPA's evaluator;
-// an evidence request's checks (engine/evidence) import neither the top
-// engine, nor specs or policies, nor OPA or CUE;
-// a round's mechanics (engine/rounds) import neither the top engine nor
-// policies nor OPA's evaluator;
-// adoption's mechanics (engine/adopt) import neither the top engine nor
-// cmd or lint;
-// internal/errs (the one error type), internal/anchor (the anchor
-// directory), internal/safegit (git run with a configuration no agent
-// can reach), internal/nofollow (files opened without following links)
-// and internal/watchdog (a hook's kernel timer and memory cap) import only
-// the standard library, golang.org/x/sys (system calls) and one another;
-// the check pipeline (engine/check), the answers through a
-// command line (engine/gateanswer) and the hooks (engine/hook) drive the
-// top engine but never import cmd/ (nor, but for check, lint); the host
-// protocols (engine/hosts) import neither the top engine nor the kernel;
-// the binary does not carry the test-only SARIF validator nor the shell
-// forms corpus.
+// layers is loopx's code, top to bottom. A package imports only packages
+// of its own layer or of the layers below it (TestLayersFlowDown); the
+// finer rules inside a layer are TestImportsFlowOneWay's.
+//
+//	command     cmd/: main and one file per command (parse, call the
+//	            layers below, render)
+//	ways in     internal/frontend/: what drives the engine for a command —
+//	            loopx check's pipeline, the demo, answering a gate at a
+//	            terminal, a host's hook, the MCP server, watch. A front end
+//	            sits in front of the engine: it calls the engine, the engine
+//	            never calls it, and only the command layer imports it.
+//	use cases   engine: the Engine over the adopted rules and the store
+//	roles       engine/deciding (input, state snapshot, rulebook, decision,
+//	            decision log, shell reader, tool calls), engine/mutating
+//	            (rounds, loopx run, leases, gates, todos, evidence, adoption,
+//	            housekeeping, scaffolding, audit), engine/reporting (what
+//	            prompt, review and status show), engine/hosts (the hosts'
+//	            protocols), engine/trust (process ancestry, change scan)
+//	foundations kernel (the store and its records), specs (the CUE schema
+//	            and loading), policies (the Rego bundle), presets, lint (the
+//	            check rules)
+//	leaves      internal/...: small helpers over the standard library
+var layers = []struct {
+	name     string
+	packages []string // import paths below the module; "x/" is every package under x, "x" that one alone
+}{
+	{"command", []string{"cmd/"}},
+	{"ways in", []string{"internal/frontend/"}},
+	{"use cases", []string{"engine"}},
+	{"roles", []string{"engine/deciding/", "engine/mutating/", "engine/reporting/", "engine/hosts", "engine/trust"}},
+	{"foundations", []string{"kernel", "specs", "policies", "policies/", "presets", "lint"}},
+	{"leaves", []string{"internal/"}},
+}
+
+// layerOf is the index in layers of the package at path (below the
+// module), the most specific entry winning; -1 if no entry names it.
+func layerOf(path string) int {
+	best, bestLen := -1, -1
+	for i, l := range layers {
+		for _, p := range l.packages {
+			match := path == p
+			if dir, ok := strings.CutSuffix(p, "/"); ok {
+				match = strings.HasPrefix(path, p) || path == dir
+			}
+			if match && len(p) > bestLen {
+				best, bestLen = i, len(p)
+			}
+		}
+	}
+	return best
+}
+
+// TestLayersFlowDown checks with go list that every package of the module
+// is in one layer of the table and imports no package of a layer above
+// its own.
+func TestLayersFlowDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, "../../...").CombinedOutput()
+	if err != nil {
+		t.Skipf("go list unavailable: %v\n%s", err, out)
+	}
+	const mod = "github.com/loopx-dev/loopx/"
+	checked := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		pkg, imports, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		rel, ok := strings.CutPrefix(pkg, mod)
+		if !ok {
+			continue
+		}
+		from := layerOf(rel)
+		if from < 0 {
+			t.Errorf("%s is in no layer: add it to the layers table", rel)
+			continue
+		}
+		checked++
+		for _, imp := range strings.Fields(imports) {
+			irel, ok := strings.CutPrefix(imp, mod)
+			if !ok {
+				continue
+			}
+			if to := layerOf(irel); to >= 0 && to < from {
+				t.Errorf("%s (%s) imports %s (%s): a package imports only its own layer and the ones below", rel, layers[from].name, irel, layers[to].name)
+			}
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("checked only %d packages; go list output:\n%s", checked, out)
+	}
+	for _, want := range []struct {
+		path  string
+		layer string
+	}{{"cmd/loopx/internal/cli", "command"}, {"internal/frontend/hook", "ways in"}, {"engine", "use cases"},
+		{"engine/deciding/decision", "roles"}, {"engine/hosts", "roles"}, {"kernel", "foundations"},
+		{"policies/regotest", "foundations"}, {"internal/errs", "leaves"}} {
+		if i := layerOf(want.path); i < 0 || layers[i].name != want.layer {
+			t.Errorf("layerOf(%q) is not %s", want.path, want.layer)
+		}
+	}
+}
+
+// TestImportsFlowOneWay checks the finer rules inside the layers: the
+// kernel imports neither OPA nor CUE; specs, policies and presets import
+// neither the engine nor the kernel; lint reads specs and policies only;
+// the engine's pure packages (the shell reader, scope globs, the decision
+// log, the trust facts) import neither the top engine package, nor the
+// kernel, nor OPA or CUE; each role package below says what it may not
+// import and why; the leaves in internal/ import only the standard
+// library, golang.org/x/sys and one another; the binary does not carry
+// the test-only SARIF validator nor the shell forms corpus.
 func TestImportsFlowOneWay(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "../../...").CombinedOutput()
 	if err != nil {
@@ -184,10 +244,10 @@ func TestImportsFlowOneWay(t *testing.T) {
 			for _, b := range bad {
 				if only, ok := strings.CutSuffix(b, "$"); ok {
 					if d == only {
-						t.Errorf("%s imports %s (design §13 forbids it)", pkg, d)
+						t.Errorf("%s imports %s (the layer rules forbid it)", pkg, d)
 					}
 				} else if d == b || strings.HasPrefix(d, b+"/") {
-					t.Errorf("%s imports %s (design §13 forbids it)", pkg, d)
+					t.Errorf("%s imports %s (the layer rules forbid it)", pkg, d)
 				}
 			}
 		}
@@ -205,7 +265,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 	}
 }
 
-// TestCommandLayerImportsOnlyTheEngineSide enforces issue 13: the command
+// TestCommandLayerImportsOnlyTheEngineSide checks that the command
 // layer (cmd/loopx/internal/cli) parses flags, calls the engine and
 // renders; it imports only the engine side (engine/..., internal/...,
 // cmd/loopx/internal/output), cobra and the standard library — never the
@@ -234,31 +294,7 @@ func TestCommandLayerImportsOnlyTheEngineSide(t *testing.T) {
 			}
 		}
 		if !ok {
-			t.Errorf("%s imports %s (issue 13: the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, cobra and the standard library)", cli, imp)
+			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, cobra and the standard library)", cli, imp)
 		}
-	}
-}
-
-// TestEngineTopPackageSize holds the top engine package (engine/*.go, tests
-// left out) to at most 4,000 lines (issue 13, design §13): what grows goes
-// into the subpackage of its one purpose.
-func TestEngineTopPackageSize(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "engine", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no engine files: %v", err)
-	}
-	lines := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines += bytes.Count(b, []byte("\n"))
-	}
-	if lines > 4000 {
-		t.Errorf("the top engine package has %d lines (tests left out); at most 4,000: move a concern into its subpackage", lines)
 	}
 }
