@@ -58,7 +58,7 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     absolute paths elsewhere flagged outside_project, and symlinks
 //     resolved (EvalSymlinks on the longest existing prefix) into
 //     resolved / symlink_outside (pathfacts);
-//   - the command is read (engine/shell) into argvs and commands (sh -c, eval,
+//   - the command is read (engine/deciding/shell) into argvs and commands (sh -c, eval,
 //     $(…), find -exec, xargs… read recursively; env, sudo, nice…
 //     removed; git aliases resolved from the git configuration, read
 //     without running git), the files it writes (following cd), and

@@ -38,7 +38,7 @@ func (o *watchOptions) validate() error {
 	return nil
 }
 
-// runWatch re-decides should-run on every change (engine/watch) and
+// runWatch re-decides should-run on every change (internal/frontend/watch) and
 // prints each decision that changed; with --exec it runs rounds.
 func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 	longRunning()

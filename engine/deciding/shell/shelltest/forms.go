@@ -1,5 +1,5 @@
 // Package shelltest holds the corpus of shell command lines the shell
-// reader (engine/shell) is tested against and the engine's permission
+// reader (engine/deciding/shell) is tested against and the engine's permission
 // decisions are tested with: forms that disguise a forbidden push or a
 // write into loopx's own directories, forms the reader cannot read, and
 // the common commands of a day of agent work. It is for tests only.
