@@ -81,8 +81,8 @@ func (e *Engine) checkModelRules(s *kernel.Store) {
 	}
 }
 
-// resolveRules makes the adopted revision the rules in effect (design
-// §16). With no store yet nothing is adopted (the first write adopts the
+// resolveRules makes the adopted revision the rules in effect.
+// With no store yet nothing is adopted (the first write adopts the
 // files, as `loopx init` does). A disk spec that does not load stays the
 // spec error (decisions fail closed) when nothing was adopted yet, and for
 // `vet`/`check` (onDisk); otherwise the adopted revision stays in effect
@@ -171,7 +171,7 @@ func (e *Engine) loadDisk() {
 func (e *Engine) cacheDir() string { return filepath.Join(e.StateDir(), "cache") }
 
 // checkCachedExport makes sure a spec read from the cache for the adopted
-// hash is the adopted export (design §16: the cache is not trusted). Its
+// hash is the adopted export (the cache is not trusted). Its
 // export hash is compared with the adopted one (cur.ExportHash, or
 // computed from cur.SpecJSON in a store that has none); on a mismatch the
 // files are evaluated again (freshDisk audits a forged cache file and

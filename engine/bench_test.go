@@ -158,7 +158,7 @@ func BenchmarkClaimCold(b *testing.B) {
 }
 
 // BenchmarkRoundStartFinishCold measures a round start and its finish as
-// two processes make them (design §14: a round start+finish).
+// two processes make them (a round start+finish, whose budget is two `loopx version` runs).
 func BenchmarkRoundStartFinishCold(b *testing.B) {
 	root := benchProject(b, 200, 5000)
 	New(Options{Root: root}).Close()

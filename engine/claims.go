@@ -10,7 +10,7 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// Lease TTL bounds (design §9, lease.MinTTL and MaxTTL). DefaultLeaseTTL
+// Lease TTL bounds (lease.MinTTL and MaxTTL). DefaultLeaseTTL
 // is in rounds.go.
 const (
 	MinLeaseTTL = lease.MinTTL

@@ -5,7 +5,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
 
-// Decision is the answer to a query (decision.Decision, design §6).
+// Decision is the answer to a query (decision.Decision).
 type Decision = decision.Decision
 
 // Revision identifies what a decision saw: the spec and policy content

@@ -86,7 +86,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 		data := map[string]any{"note": in.Note, "question": g.Question, "channel": in.Channel.Kind}
 		if in.Channel.Kind == "terminal" && in.Channel.Ancestry != nil {
 			// Who answered, as the processes above the command showed it
-			// (design §16: human answers record their ancestry).
+			// (human answers record their ancestry).
 			data["ancestry"] = in.Channel.Ancestry
 		}
 		if err := tx.AppendEvent(kernel.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,

@@ -14,8 +14,8 @@ import (
 // hook) asks it (toolcall.Call).
 type PermissionInput = toolcall.Call
 
-// Permission decides the permission query (data.loopx.permission.decision,
-// design §6) for agent on goal: "allow" (a goals.<g>.scope.grant covers the
+// Permission decides the permission query (data.loopx.permission.decision)
+// for agent on goal: "allow" (a goals.<g>.scope.grant covers the
 // call), "defer" (no grant, no objection: the host decides), "ask" or
 // "deny", with reasons, logged like every decision. Before the policy runs
 // req is normalised (toolcall.Read: paths made facts, the command read,

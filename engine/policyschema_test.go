@@ -195,7 +195,7 @@ func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
 }
 
 // TestC25_TypedUserPolicies: a user rule that reads a field no input or
-// spec declares (input.permission.comand, case C25) is reported by check
+// spec declares (input.permission.comand) is reported by check
 // (CheckPolicies), policy test (TestPolicies) and every decision (deny,
 // policy_error), at its file:line:col.
 func TestC25_TypedUserPolicies(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// DefaultPromptChars bounds a bounded-turn prompt unless --full (design
-// §10: `loopx prompt`).
+// DefaultPromptChars bounds a bounded-turn prompt unless --full
+// (`loopx prompt`).
 const DefaultPromptChars = render.DefaultPromptChars
 
 // PromptOptions select a prompt (views.PromptOptions).

@@ -19,7 +19,7 @@ type RunOptions = runner.Options
 type RunResult = runner.Result
 
 // Run is `loopx run`: the loop of package runloop (round start → exec Cmd
-// → round finish until the verdict is not "run", design §7) over this
+// → round finish until the verdict is not "run") over this
 // engine. Cmd gets LOOPX_ROUND, LOOPX_GOAL, LOOPX_AGENT, LOOPX_TODO,
 // LOOPX_PROMPT_FILE and LOOPX_PROJECT; the store lock is released while it
 // runs, so it may call loopx itself (e.g. `loopx round finish` to report

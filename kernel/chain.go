@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// The chain (design §16, "State is tamper-evident"). Every committed
+// The chain: state is tamper-evident. Every committed
 // transaction is a block: its revision, the hash of the block before it,
 // its complete change set, the event log's head after it, and the digest
 // of every live record after it. The block is the transaction's journal

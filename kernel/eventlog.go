@@ -15,8 +15,7 @@ import (
 
 // EventsFile is the audit event log in the state directory
 // (.loopx/events.log): an append-only, hash-chained file beside the store
-// that writes never replay (design §16, "History … is a chained
-// append-only log beside the store").
+// that writes never replay.
 //
 // One record per line:
 //

@@ -55,8 +55,8 @@ func deniedHistory(b *testing.B, dir string, n int) {
 	}
 }
 
-// BenchmarkWrite_AfterEvents is design §14's "writes do not slow with
-// 100,000 audit events": one whole write as a CLI process does it (open,
+// BenchmarkWrite_AfterEvents measures that writes do not slow
+// with 100,000 audit events: one whole write as a CLI process does it (open,
 // one transaction adding a todo and its event, close) on a store with no
 // audit events and on one with 100,000. The budget is ≤ 1.2×. Sizes of
 // state.db and events.log are reported in MB.

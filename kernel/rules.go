@@ -7,8 +7,8 @@ import (
 
 const keyRules = "meta:rules"
 
-// Rules is the adopted revision of a project's loopx/ directory (design
-// §16): the rules decisions, hooks, `run` and `watch` evaluate, whatever
+// Rules is the adopted revision of a project's loopx/ directory:
+// the rules decisions, hooks, `run` and `watch` evaluate, whatever
 // the files on disk say now. It holds the content, not only the hashes, so
 // that the rules in effect survive an edit of loopx/ and can be written back
 // (`loopx adopt --restore`). The kernel stores it as given; the engine

@@ -18,7 +18,7 @@ const BackupFile = "state.db.bak"
 
 // Shrink thresholds: Close shrinks the append-only file when it is larger
 // than ShrinkMinBytes and more than ShrinkGrowth times its size right after
-// the last shrink (design §5: the store stays small and is shrunk under the
+// the last shrink (the store stays small and is shrunk under the
 // lock; a short CLI process never reaches buntdb's own automatic shrink).
 const (
 	ShrinkMinBytes = 1 << 20

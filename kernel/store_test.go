@@ -145,7 +145,7 @@ func TestOpen_NewerSchemaRefused(t *testing.T) {
 }
 
 // TestC12_GoalIsolation: 50 updates to goal 2 leave goal 1's records
-// byte-identical (case C12; the multi-process variant is a CLI test).
+// byte-identical (the multi-process variant is a CLI test).
 func TestC12_GoalIsolation(t *testing.T) {
 	dir := t.TempDir()
 	s := openT(t, dir)

@@ -120,7 +120,7 @@ const (
 func CheckRules() []RuleInfo {
 	return []RuleInfo{
 		{ID: RuleSpec, Severity: SeverityError, Description: "The spec (loopx/*.cue) must validate against the schema: every error with file:line:col and the field path (`loopx vet`)."},
-		{ID: RulePolicy, Severity: SeverityError, Description: "Every policy must compile: the built-in bundle and the user policies (loopx/policies/*.rego, package loopx.user.<query>); a user package no query consults and a user rule nothing reaches are errors (case C14)."},
+		{ID: RulePolicy, Severity: SeverityError, Description: "Every policy must compile: the built-in bundle and the user policies (loopx/policies/*.rego, package loopx.user.<query>); a user package no query consults and a user rule nothing reaches are errors."},
 		{ID: RulePolicyTest, Severity: SeverityError, Description: "The project's policy tests (loopx/policies/*_test.rego) must pass (`loopx policy test`)."},
 		{ID: RuleReplay, Severity: SeverityWarning, Description: "A logged decision that the current spec, policies and state decide differently (`loopx check --replay`)."},
 		{ID: RuleAudit, Severity: SeverityError, Description: "The state store's hash chain must verify whole and end at the head its anchor records (`loopx check --audit`, `loopx doctor`)."},

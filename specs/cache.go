@@ -23,7 +23,7 @@ type cacheFile struct {
 }
 
 // LoadCached is Load with a cache of the exported spec keyed by its Hash
-// (design §3: .loopx/cache/). It reads the spec files and hashes them
+// (.loopx/cache/). It reads the spec files and hashes them
 // without evaluating any CUE; if cacheDir/spec-<hex>.json holds that hash,
 // the spec is decoded from it. Otherwise it calls Load and, on success,
 // writes the result atomically (temp file + rename, creating cacheDir); a

@@ -47,8 +47,8 @@ func label(s string) string {
 
 func quote(s string) string { return literal.String.Quote(s) }
 
-// Scaffold returns the source of a new, commented loopx/loopx.cue (design §4
-// field names) that Load accepts as long as the ids, host and preset given
+// Scaffold returns the source of a new, commented loopx/loopx.cue (the
+// schema's field names) that Load accepts as long as the ids, host and preset given
 // are valid (Load reports them otherwise). With an empty Goal or Agent, the
 // spec has no goal or agent, and a commented-out example instead.
 func Scaffold(o ScaffoldOptions) []byte {

@@ -1,6 +1,6 @@
 package trust
 
-// ActRequest is a command's request to act as an agent (design §16: an
+// ActRequest is a command's request to act as an agent (an
 // agent acts only as itself), judged by data.loopx.gate.acting.
 type ActRequest struct {
 	// Agent is the agent the command names: its --agent, or $LOOPX_AGENT

@@ -1,5 +1,5 @@
-// Package trust gathers the facts loopx judges who did what by (design
-// §16): which processes are above the caller (their start environments,
+// Package trust gathers the facts loopx judges who did what by:
+// which processes are above the caller (their start environments,
 // the rounds they run in, the agent hosts among them: who is acting), and
 // what an agent command changed in the project (the change scan). It
 // only gathers facts; the engine's policies judge them.
@@ -22,8 +22,8 @@ import (
 //go:embed ancestry.go
 var TypesSource string
 
-// AncestryOptions configure how the engine finds who is acting (design
-// §16 channels): the processes above the caller, read from /proc.
+// AncestryOptions configure how the engine finds who is acting (the
+// channel a request came through): the processes above the caller, read from /proc.
 type AncestryOptions struct {
 	// Off turns the ancestry walk off: Ancestry then reports no process.
 	// Only for callers that are not a user's command line (none today).

@@ -1,8 +1,8 @@
 // Package anchor locates a project's anchor directory: the place outside the
 // project, in the user's state directory, where loopx keeps what an agent
 // whose writes are confined to the work tree must not reach — the store's
-// chain head, the store's backend and location, and the read model (design
-// §16, "State is tamper-evident").
+// chain head, the store's backend and location, and the read model: state is
+// tamper-evident.
 //
 // The directory is indexed by the real path of the project root, so two
 // checkouts of one repository have two anchors, and a symlink to a project

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// Exit codes (design §12, README "Exit codes").
+// Exit codes (README "Exit codes").
 const (
 	// ExitOK: done, or the decision lets the caller go on.
 	ExitOK = 0
@@ -347,7 +347,7 @@ func Lines(err error) []string {
 }
 
 // Line is e as one line for people, "file:line:col: code: field:
-// message" (issue 13's one format of a located error): the position only
+// message" (the one format of a located error): the position only
 // when e has a Location (line and column only when Line > 0), the code
 // only when it has one, the field only when it has one. Error() is the
 // same without the code.

@@ -109,7 +109,7 @@ func FromValue(raw []byte, query string) Decision {
 }
 
 // Verdicts returns every verdict any query may give, each once, in the
-// order of design §6 (should_run, permission, claim, gate_answer).
+// order of the queries (should_run, permission, claim, gate_answer).
 func Verdicts() []string {
 	var out []string
 	for _, q := range []string{"should_run", "permission", "claim", "gate_answer"} {

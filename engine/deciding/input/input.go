@@ -43,8 +43,8 @@ type Input struct {
 	Answer *AnswerFacts `json:"answer,omitempty"`
 }
 
-// AnswerFacts is input.answer, the request of a gate_answer query (design
-// §6, §8, data.loopx.gate.decision): the gate as stored, the answer, and
+// AnswerFacts is input.answer, the request of a gate_answer query
+// (data.loopx.gate.decision): the gate as stored, the answer, and
 // the channel it came through.
 type AnswerFacts struct {
 	// Gate is the answered gate as stored (any status).
@@ -148,7 +148,7 @@ type Health struct {
 	Policy string `json:"policy"`
 }
 
-// PermissionRequest is what an agent asks to do (design §6 permission
+// PermissionRequest is what an agent asks to do (the permission
 // query), normalised by Engine.Permission (see engine/permission.go).
 type PermissionRequest struct {
 	// Tool is the host's tool name ("Bash", "Edit", "mcp__github__…").
@@ -354,8 +354,8 @@ type ProgressFacts struct {
 	ChangedSinceLast bool `json:"changed_since_last"`
 }
 
-// ClaimFacts is input.claim, the request of a claim query (design §6,
-// data.loopx.claim.decision): which mutation asks, about which todo. The
+// ClaimFacts is input.claim, the request of a claim query
+// (data.loopx.claim.decision): which mutation asks, about which todo. The
 // engine asks it inside the transaction of the mutation it guards.
 type ClaimFacts struct {
 	// Op is the mutation: "claim" (loopx todo claim), "round_start" (the

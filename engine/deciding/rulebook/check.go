@@ -21,7 +21,7 @@ import (
 
 // Problem is a user policy problem `loopx check` and `loopx policy
 // test` report: a file that does not parse, a package no query consults
-// (case C14), a compile error, or a rule nothing reaches.
+// (a typo such as loopx.user.shouldrun), a compile error, or a rule nothing reaches.
 type Problem struct {
 	// File is relative to the project root ("loopx/policies/weekend.rego");
 	// Row and Col are 1-based.
@@ -362,9 +362,9 @@ func (r TestReport) OK() bool { return r.Fail == 0 && r.Errors == 0 && len(r.Pro
 // when nil) and built-in errors raised. Any problem Policies
 // finds (a file that does not parse, a package no query consults) is
 // reported instead of running the tests: a test of a never-consulted
-// policy passing would prove nothing (case C14). So is every compile error,
+// policy passing would prove nothing. So is every compile error,
 // tests or not: a reference to a field the input or spec schema does not
-// declare (case C25), a forbidden built-in. Each test runs under the
+// declare, a forbidden built-in. Each test runs under the
 // policy deadline (spec field project.policy_deadline). Errors: I/O
 // errors; the schemas'; spec that is not a JSON object.
 func (b Book) Test(ctx context.Context, spec []byte, deadline time.Duration) (TestReport, error) {

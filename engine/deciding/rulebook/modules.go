@@ -1,5 +1,5 @@
 // Package rulebook is a project's own policies (loopx/policies/**.rego,
-// design §6): it reads and parses them, refuses a package no query reads,
+// package loopx.user.<query>): it reads and parses them, refuses a package no query reads,
 // compiles them with every check against the JSON schemas of the input
 // and the spec, runs their Rego tests, and keeps them from the built-ins
 // that reach the network, a clock or randomness; it prepares a query's
@@ -67,7 +67,7 @@ type Module struct {
 // policyError is the error of a user policy that cannot be used (an
 // errs.Input error, exit 2, at file:row:col): it does not parse (code
 // policy_error), declares a package outside loopx.user.* (policy_error),
-// or one no query consults (policy_unreachable, case C14). Decisions deny
+// or one no query consults (policy_unreachable: a typo such as loopx.user.shouldrun). Decisions deny
 // with code policy_error while it stands.
 func policyError(file string, row, col int, code, message string) *errs.Error {
 	return &errs.Error{Kind: errs.Input, Code: code, Message: message, Location: errs.Location{File: file, Line: row, Col: col}}
@@ -147,7 +147,7 @@ func parseError(path string, err error) error {
 // checkUserPackage refuses packages outside loopx.user.* (they would merge
 // rules into the built-in bundle) and, for policies (not tests), packages
 // under loopx.user. that no query consults (a typo would otherwise be
-// silently ignored: case C14).
+// silently ignored).
 func checkUserPackage(m Module, parsed *ast.Module) error {
 	loc := parsed.Package.Location
 	row, col := 1, 1

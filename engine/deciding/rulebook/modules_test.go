@@ -12,7 +12,7 @@ import (
 
 // TestParse_RefusesWhatNoQueryReads: a policy's package must be under
 // loopx.user.<query> (or .lib); a typo is policy_unreachable with a hint
-// (case C14), a package outside loopx.user is policy_error, a file that
+// (loopx.user.shouldrun), a package outside loopx.user is policy_error, a file that
 // does not parse is policy_error at its position; a test (_test.rego)
 // may use any package outside loopx.
 func TestParse_RefusesWhatNoQueryReads(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// The JSON schemas OPA type-checks policies with (issue 10, case C25). They
+// The JSON schemas OPA type-checks policies with (a rule reading a field no input or spec declares is an error). They
 // are generated from the Go types the engine fills (its input, specs.Spec), so
 // they cannot drift from what a policy sees: a struct is a closed object
 // (OPA reports a reference to a field it does not declare, e.g.

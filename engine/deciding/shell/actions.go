@@ -133,7 +133,8 @@ func verbsIn(text string) []string {
 }
 
 // verbWords maps each word of loopx's human-only verbs to the verb it is
-// part of (design §8, §16; the policy's human_only rule decides).
+// part of (only a human answers a gate or adopts rules; the policy's
+// human_only rule decides).
 var verbWords = map[string]string{"gate": "gate answer", "answer": "gate answer", "adopt": "adopt",
 	"doctor": "doctor --accept-store", "--accept-store": "doctor --accept-store", "events": "events --prune-before",
 	"--prune-before": "events --prune-before", "hooks": "hooks uninstall", "uninstall": "hooks uninstall",

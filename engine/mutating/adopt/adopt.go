@@ -451,7 +451,7 @@ func ProtectedPaths(reasons []Reason, paths []string) []string {
 // GateQuestion is the question of the gate an agent's writes of protected
 // paths in round raise, and, when they edited loopx/ (specDir) in a way
 // that loosens the rules (p pending, its files loading), the revision the
-// gate adopts on approve (the adoption gate, design §16; nil otherwise).
+// gate adopts on approve (the adoption gate; nil otherwise).
 func GateQuestion(agent, round, specDir string, protected []string, p *Pending) (string, *kernel.GateAdopt) {
 	question := fmt.Sprintf("Agent %s changed protected files (loopx's own spec, policies or state, git's hooks or config, an agent host's settings: %s) in round %s. Keep these changes and let agents continue?",
 		agent, strings.Join(protected, ", "), round)

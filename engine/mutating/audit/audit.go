@@ -1,4 +1,4 @@
-// Package audit is the audit events of refused attempts (design §16: an
+// Package audit is the audit events of refused attempts (an
 // attempt the rules stopped stays visible in `loopx events` and `loopx
 // review`): a human-only command refused, an answer to a gate refused, an
 // agent acting as another refused, a mutation an open gate stopped, a

@@ -2,7 +2,7 @@
 // round finish's evidence) before it is stored: a summary, a kind and a
 // status the spec schema allows (defaults note and info), and a local
 // path reference made relative to the project (no absolute local path is
-// kept in state, case C07). It reads no state.
+// kept in state). It reads no state.
 package evidence
 
 import (
@@ -38,7 +38,7 @@ func Check(ev kernel.Evidence, root string) (kernel.Evidence, error) {
 	if !slices.Contains(Statuses, ev.Status) {
 		return ev, errs.Usagef("bad_status", "evidence status %q is not one of %v", ev.Status, Statuses)
 	}
-	if filepath.IsAbs(ev.Ref) { // keep no absolute local path in state (case C07)
+	if filepath.IsAbs(ev.Ref) { // keep no absolute local path in state
 		if rel, err := filepath.Rel(root, ev.Ref); err == nil && !strings.HasPrefix(rel, "..") {
 			ev.Ref = filepath.ToSlash(rel)
 		}

@@ -1,5 +1,5 @@
-// Package gates checks a runtime gate request (`loopx gate raise`, design
-// §6) before it is stored: a concrete question without control
+// Package gates checks a runtime gate request (`loopx gate raise`)
+// before it is stored: a concrete question without control
 // characters, distinct options, an expiry with its on_expiry option, at
 // most one scope; and fills its defaults (options approve/reject,
 // answerer human); and it is the shape of an answer to a gate. The top

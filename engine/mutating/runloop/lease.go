@@ -22,8 +22,8 @@ func leaseTTL(t *kernel.Todo, def time.Duration) time.Duration {
 
 // keepLease renews the lease of round r's todo every third of its TTL
 // while `loopx run` waits for the agent command, so that a live agent
-// keeps its todo and a killed one loses it when the lease expires (design
-// §9). It must be called with the store released; the returned stop
+// keeps its todo and a killed one loses it when the lease expires
+// (a lease's expiry is absolute). It must be called with the store released; the returned stop
 // function ends the renewals (the engine is then free again) and reports
 // the goal revision the renewals left (rev, starting from revBefore) and
 // whether anything else changed the goal meanwhile (a renewal is not

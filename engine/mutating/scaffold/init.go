@@ -63,7 +63,7 @@ type Result struct {
 type Adopt func(root string, s *kernel.Store) error
 
 // Init scaffolds loopx/loopx.cue (unless it exists), creates .loopx/ with
-// an empty store, calls adopt on it (design §16: the first adoption), and
+// an empty store, calls adopt on it (the first adoption), and
 // adds .loopx/ to .gitignore when dir is inside a git repository. It works
 // outside git too. Errors: errs.Usage for an unknown preset, a preset
 // without a goal or a goal without an objective; the scaffold's spec

@@ -7,8 +7,8 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// DefaultPromptChars bounds a bounded-turn prompt unless --full (design
-// §10: `loopx prompt`).
+// DefaultPromptChars bounds a bounded-turn prompt unless --full
+// (`loopx prompt`).
 const DefaultPromptChars = 2000
 
 // Turn is what a bounded turn's prompt is made of: the should_run

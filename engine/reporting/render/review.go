@@ -29,7 +29,7 @@ type Refusal struct {
 	LastID string    `json:"last_decision_id"`
 }
 
-// Review is a human review packet for one goal (design §10, `loopx
+// Review is a human review packet for one goal (`loopx
 // review`), built by the engine; ReviewMarkdown renders it.
 type Review struct {
 	Goal      string    `json:"goal"`

@@ -1,6 +1,6 @@
 // Package views gathers what the bounded-turn prompt, the review packet
-// and the status summary show (design §10: `loopx prompt`, `loopx
-// review`, `loopx status`) from kernel records and the adopted spec at one
+// and the status summary show (`loopx prompt`, `loopx review`,
+// `loopx status`) from kernel records and the adopted spec at one
 // instant: open gates, the latest handoff, fresh or stale evidence, quota
 // spent, rounds and events since an instant. Package render prints what it
 // gathers. It reads through interfaces of its own (a kernel read

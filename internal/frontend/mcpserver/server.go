@@ -1,5 +1,5 @@
 // Package mcpserver serves loopx to agent hosts over the Model Context
-// Protocol (design §10 `loopx mcp`): a small set of tools over the engine,
+// Protocol (`loopx mcp`): a small set of tools over the engine,
 // each with input and output schemas, on a stdio transport that answers
 // every frame as JSON-RPC 2.0 says (see Transport).
 package mcpserver
@@ -44,7 +44,7 @@ type Options struct {
 	// MaxLineBytes bounds one inbound line for Serve (0 =
 	// DefaultMaxLineBytes).
 	MaxLineBytes int
-	// Agent is the agent the session acts as (design §16: an agent acts
+	// Agent is the agent the session acts as (an agent acts
 	// only as itself), bound when the server starts (`loopx mcp --agent
 	// ID`, else the one agent the server's ancestor processes run as). A
 	// call naming another agent is refused (agent_mismatch, a refusal); a

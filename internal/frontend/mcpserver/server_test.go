@@ -241,7 +241,7 @@ func TestC01_ThroughMCP(t *testing.T) {
 		{"round_start", map[string]any{"goal": "g1", "agent": "a1", "extra": 1}, `extra`},
 		{"prompt", map[string]any{"goal": "g1", "agent": "a1", "max_chars": -1}, `max_chars must not be negative`},
 		// The session is bound to a1 (loopx mcp --agent a1): a call naming
-		// another agent is refused, whatever tool (issue 12).
+		// another agent is refused, whatever tool.
 		{"round_start", map[string]any{"goal": "g1", "agent": "a2"}, `acts as agent a1 (bound at start): it cannot act as "a2"`},
 		{"should_run", map[string]any{"goal": "g1", "agent": "a2"}, `cannot act as "a2"`},
 		{"gate_raise", map[string]any{"goal": "g1", "question": "Merge the v2 branch into main now?", "agent": "a2"}, `cannot act as "a2"`},

@@ -102,7 +102,7 @@ func scan(root string) (content, error) {
 
 // policyProblems validates the project's user policies through the engine,
 // exactly as every decision does (a file that does not parse, a package
-// outside loopx.user.* or one no query consults — case C14 —, a compile
+// outside loopx.user.* or one no query consults (a typo), a compile
 // error), and returns one positioned line per problem
 // ("loopx/policies/p.rego:3:1: rego_parse_error: …"); nil when they are
 // usable. A rule nothing reaches is check's finding, not a reason to keep

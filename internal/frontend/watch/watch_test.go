@@ -238,8 +238,8 @@ func TestC19_RenameSavesAndMoveAreThreeEvaluations(t *testing.T) {
 	p.write(t, "loopx/policies/policy.rego", string(data))
 	r.settle(t, p)
 	none(t, r.evals, "evaluation after touch / identical rewrite / debris")
-	// The verdict never changed; the policy edits are not adopted (design
-	// §16), which the decision says once, at the first save.
+	// The verdict never changed; the policy edits are not adopted,
+	// which the decision says once, at the first save.
 	if c := next(t, r.changes, "the start change"); c.Trigger != TriggerStart || c.Verdict != "run" {
 		t.Fatalf("start change = %s %s", c.Trigger, c.Verdict)
 	}

@@ -63,12 +63,12 @@ func (a *app) checkCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check [--scan PATH...] [--replay [--since 7d]] [--audit] [--format text|json|sarif] [--strict]",
 		Short: "Audit the project: spec, policies, policy tests, lint rules, publication scan, replay",
-		Long: `Check is the auditor's command (design §11). It
+		Long: `Check is the auditor's command. It
   1. vets the spec (loopx/*.cue), every error with file:line:col (rule spec);
   2. compiles every policy, built-in and user: a user policy that does not
-     parse or compile, a package no query consults (loopx.user.shouldrun,
-     case C14) and a rule nothing reaches are errors at file:line:col
-     (rule policy);
+     parse or compile, a package no query consults (a typo such as
+     loopx.user.shouldrun) and a rule nothing reaches are errors at
+     file:line:col (rule policy);
   3. runs the project's policy tests, loopx/policies/*_test.rego (rule
      policy-test);
   4. runs the lint rules, written in Rego and embedded, over the exported

@@ -51,7 +51,7 @@ func (a *app) decidePermissionCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "permission --goal G --agent A [--tool T] [--command CMD] [--path FILE]... [--action A]",
 		Short: "May this agent use this tool, write these files, run this command?",
-		Long: `Decide the permission query for an agent on a goal (design §6), with
+		Long: `Decide the permission query for an agent on a goal, with
 reasons. Verdicts:
 
   allow  a goals.<g>.scope.grant covers the whole call (a host skips its own

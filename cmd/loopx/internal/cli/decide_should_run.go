@@ -46,7 +46,7 @@ func (a *app) shouldRunCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "should-run --goal G --agent A",
 		Short: "May this agent start a round on this goal now?",
-		Long: `Decide should_run for an agent on a goal (design §6): run (with the selected
+		Long: `Decide should_run for an agent on a goal: run (with the selected
 todo), skip, wait_human or deny, with reasons. Every decision is appended to
 .loopx/decisions.jsonl.
 

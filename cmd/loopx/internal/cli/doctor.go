@@ -139,7 +139,7 @@ compared with the store: one edited outside loopx is removed and reported
 (read model: line). Exit 0 when healthy, 1 when a problem was found, 3
 when the store cannot be opened.
 
-Doctor verifies the store's whole hash chain (design §16): every
+Doctor verifies the store's whole hash chain: every
 transaction's block, its link to the one before, its records in the file
 and the chain head against the anchor ($XDG_STATE_HOME/loopx/projects/
 <name>-<hash>/anchor.json), naming the first bad transaction (chain:

@@ -55,7 +55,7 @@ the exported spec, and prints the results as opa test does: the failures,
 then PASS: n/m (FAIL, ERROR when any). -v lists every test by file.
 
 A user policy that does not parse, or whose package no query consults (a
-typo such as loopx.user.shouldrun, case C14), is reported with
+typo such as loopx.user.shouldrun), is reported with
 file:line:col and fails the run before any test: a passing test of a
 policy loopx never reads would prove nothing.
 
