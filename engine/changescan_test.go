@@ -46,7 +46,7 @@ func manyFiles(t *testing.T, root, dir string, n int) {
 	}
 }
 
-// TestRun_WhatTheAgentChanged: each attack of issue 12 on the change scan,
+// TestRun_WhatTheAgentChanged: each way an agent may hide a change from the change scan,
 // run as `loopx run`'s agent command (a shell script), is seen — the round
 // fails and a human sees it in the audit log — or, when loopx cannot see
 // every change, the round fails closed (charged, audited) before the

@@ -147,7 +147,7 @@ func TestEvalInput_HandWrittenAndCurrentState(t *testing.T) {
 	}
 }
 
-func TestCheckPolicies_CompileErrorsUnreachableAndC14(t *testing.T) {
+func TestCheckPolicies_CompileErrorsUnreachableAndUnconsultedPackage(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "ok.rego", `package loopx.user.should_run
 
@@ -238,13 +238,13 @@ test_wrong if {
 		t.Fatalf("%+v", last)
 	}
 
-	// C14: the package typo fails the run even though its test would pass.
+	// The package typo fails the run even though its test would pass.
 	e2, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e2, "weekend.rego", strings.Replace(weekendPolicy, "should_run", "shouldrun", 1))
 	writeUserPolicy(t, e2, "weekend_test.rego", "package loopx.user.shouldrun_test\n\ntest_deny if count(data.loopx.user.shouldrun.deny) == 1 with input as {\"now\": \"2026-11-29T10:00:00Z\"}\n")
 	rep, err = e2.TestPolicies(context.Background())
 	if err != nil || rep.OK() || len(rep.Problems) != 1 || rep.Problems[0].Code != "policy_unreachable" || rep.Problems[0].Row != 1 {
-		t.Fatalf("C14: %+v %v", rep, err)
+		t.Fatalf("package typo: %+v %v", rep, err)
 	}
 	// No tests at all: nothing ran, nothing failed.
 	e3, _ := newEngine(t, testSpec)

@@ -263,11 +263,11 @@ func TestShouldRun_SkipsScopeConflictsAndPrefersOwnClaim(t *testing.T) {
 	_ = guide
 }
 
-// TestC05_ReleasedThenReclaimed is case C05: A claims X (version 1) and
+// TestClaim_ReleasedThenReclaimed: A claims X (version 1) and
 // releases it; B claims X. A's renew and finish with version 1 are both
 // refused and change nothing; the version only grows and the epoch grows
 // with each new holder.
-func TestC05_ReleasedThenReclaimed(t *testing.T) {
+func TestClaim_ReleasedThenReclaimed(t *testing.T) {
 	e, _ := newEngine(t, claimSpec)
 	x := addTodos(t, e, "X")[0].ID
 	ctx := context.Background()
@@ -305,11 +305,11 @@ func TestC05_ReleasedThenReclaimed(t *testing.T) {
 	}
 }
 
-// TestC09_KilledHolderLosesItsTodo is case C09 with a settable clock: A
+// TestClaim_KilledHolderLosesItsTodo, with a settable clock: A
 // claims X with a 60 s lease, starts a round and dies. At +30 s B is
 // refused with the expiry shown; at +61 s B wins with epoch +1; A's late
 // finish is refused as stale. Release frees a claim at once.
-func TestC09_KilledHolderLosesItsTodo(t *testing.T) {
+func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 	e, c := newEngine(t, claimSpec)
 	x := addTodos(t, e, "X")[0].ID
 	ctx := context.Background()

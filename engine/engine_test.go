@@ -339,10 +339,10 @@ func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 	}
 }
 
-// TestC20_BypassedHookStillCannotRecordProgress: an agent whose host ignores
+// TestGate_BypassedHookStillCannotRecordProgress: an agent whose host ignores
 // hook answers keeps calling loopx while a gate is open. Every mutation that
 // would record progress or spend quota is refused and audited.
-func TestC20_BypassedHookStillCannotRecordProgress(t *testing.T) {
+func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	ts := addTodos(t, e, "a", "b")
 	ctx := context.Background()

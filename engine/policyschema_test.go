@@ -194,11 +194,11 @@ func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
 	}
 }
 
-// TestC25_TypedUserPolicies: a user rule that reads a field no input or
+// TestUserPolicies_UndeclaredFieldIsATypeError: a user rule that reads a field no input or
 // spec declares (input.permission.comand) is reported by check
 // (CheckPolicies), policy test (TestPolicies) and every decision (deny,
 // policy_error), at its file:line:col.
-func TestC25_TypedUserPolicies(t *testing.T) {
+func TestUserPolicies_UndeclaredFieldIsATypeError(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"permission typo", "package loopx.user.permission\n\ndeny contains \"push\" if {\n\tstartswith(input.permission.comand, \"git push\")\n}\n",
 			"typed.rego:4:13: rego_type_error: undefined ref: input.permission.comand (did you mean input.permission.command?"},

@@ -263,9 +263,9 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 	}
 }
 
-// TestClaim_AbandonedTodoIsTakenOverAcrossRoles is issue 4's "a killed
-// agent's todo is picked up by the other after its lease expires" for an
-// executor and a reviewer.
+// TestClaim_AbandonedTodoIsTakenOverAcrossRoles: a killed agent's
+// todo is picked up by the other after its lease expires, for an executor
+// and a reviewer.
 func TestClaim_AbandonedTodoIsTakenOverAcrossRoles(t *testing.T) {
 	spec := `agents: {
 	codex: {host: "codex", role: "executor"}

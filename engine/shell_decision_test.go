@@ -61,11 +61,11 @@ func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
 	t.Logf("verdicts by category: %v", verdicts)
 }
 
-// TestC24_OpaqueCommandsAreNeverAllowed is case C24: under a scope that
+// TestPermission_OpaqueCommandsAreNeverAllowed: under a scope that
 // denies git push* and loopx/** (and grants everything else), a base64
 // pipe into sh and python -c running git push ask, and a cd into loopx/
 // followed by a relative write denies.
-func TestC24_OpaqueCommandsAreNeverAllowed(t *testing.T) {
+func TestPermission_OpaqueCommandsAreNeverAllowed(t *testing.T) {
 	e, _ := newEngine(t, broadGrantSpec)
 	for _, tc := range []struct{ line, verdict, code string }{
 		{`echo Z2l0IHB1c2g= | base64 -d | sh`, "ask", "command_opaque"},

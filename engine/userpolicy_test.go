@@ -61,10 +61,10 @@ warn contains "remember the changelog" if input.agent == "a1"
 
 func TestUserPolicy_BrokenOrUnreachableDenies(t *testing.T) {
 	cases := map[string]struct{ src, want string }{
-		"syntax error":        {"package loopx.user.should_run\n\ndeny contains \"x\" if {\n", "weekend.rego:"},
-		"typo in package C14": {"package loopx.user.shouldrun\n\ndeny contains \"x\" if true\n", "did you mean loopx.user.should_run"},
-		"outside loopx.user":  {"package loopx.run\n\ndecision := {\"verdict\": \"run\"}\n", "must declare a package under loopx.user."},
-		"compile error":       {"package loopx.user.should_run\n\ndeny contains x if { y := 1 }\n", "weekend.rego:3"},
+		"syntax error":       {"package loopx.user.should_run\n\ndeny contains \"x\" if {\n", "weekend.rego:"},
+		"typo in package":    {"package loopx.user.shouldrun\n\ndeny contains \"x\" if true\n", "did you mean loopx.user.should_run"},
+		"outside loopx.user": {"package loopx.run\n\ndecision := {\"verdict\": \"run\"}\n", "must declare a package under loopx.user."},
+		"compile error":      {"package loopx.user.should_run\n\ndeny contains x if { y := 1 }\n", "weekend.rego:3"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

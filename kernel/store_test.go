@@ -144,9 +144,9 @@ func TestOpen_NewerSchemaRefused(t *testing.T) {
 	}
 }
 
-// TestC12_GoalIsolation: 50 updates to goal 2 leave goal 1's records
+// TestUpdate_OtherGoalsRecordsUntouched: 50 updates to goal 2 leave goal 1's records
 // byte-identical (the multi-process variant is a CLI test).
-func TestC12_GoalIsolation(t *testing.T) {
+func TestUpdate_OtherGoalsRecordsUntouched(t *testing.T) {
 	dir := t.TempDir()
 	s := openT(t, dir)
 	defer s.Close()
@@ -189,7 +189,7 @@ func dumpPrefix(t *testing.T, s *Store, prefix string) string {
 	return b.String()
 }
 
-// TestCrash_Kill9ThenTornTail is case C18: a child process writes acknowledged
+// TestCrash_Kill9ThenTornTail: a child process writes acknowledged
 // transactions until it is killed with SIGKILL; then the last 10 bytes of the
 // file are cut. Open keeps every complete transaction, reports the torn tail,
 // and every transaction the child acknowledged (printed after commit) before

@@ -215,8 +215,8 @@ goals: g1: #Goal & {objective: strings.ToUpper("fix the build")}
 	}
 }
 
-// C16: a missing objective and a misspelled quota.window, both in one run.
-func TestLoad_C16_MissingObjectiveAndUnknownFieldBothReported(t *testing.T) {
+// A missing objective and a misspelled quota.window, both in one run.
+func TestLoad_MissingObjectiveAndUnknownFieldBothReported(t *testing.T) {
 	es := loadErrs(t, `project: name: "x"
 
 goals: g1: {
@@ -265,8 +265,8 @@ agents: a: {role: "reviewer"}
 	wantErr(t, es, "loopx/loopx.cue", 5, 9, "agents.a.host", CodeMissingField)
 }
 
-// C15: a gate without its question is rejected by validation, with position.
-func TestLoad_C15_GateWithoutQuestionRejected(t *testing.T) {
+// A gate without its question is rejected by validation, with position.
+func TestLoad_GateWithoutQuestionRejected(t *testing.T) {
 	es := loadErrs(t, `goals: g1: {
 	objective: "Ship it"
 	gates: merge: {

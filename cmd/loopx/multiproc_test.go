@@ -110,12 +110,12 @@ type errorsOut struct {
 	} `json:"errors"`
 }
 
-// TestC08_EightProcessesClaimOneTodo is case C08: 8 processes claim the
+// TestClaim_EightProcessesClaimOneTodo: 8 processes claim the
 // same todo at the same instant, 20 times over, the winner releasing it
 // between rounds. Exactly one wins each time; the others are refused
 // already_claimed with the holder and the expiry; no update is lost (the
 // version counts every claim and release) and the store opens cleanly.
-func TestC08_EightProcessesClaimOneTodo(t *testing.T) {
+func TestClaim_EightProcessesClaimOneTodo(t *testing.T) {
 	const procs, rounds = 8, 20
 	dir := project(t, procs)
 	var todo struct{ ID string }
@@ -200,10 +200,10 @@ func TestC08_EightProcessesClaimOneTodo(t *testing.T) {
 	}
 }
 
-// TestC12_ConcurrentUpdatesLeaveOtherGoalUntouched is case C12 across
+// TestUpdate_ConcurrentUpdatesLeaveOtherGoalUntouched, across
 // processes: 50 concurrent CLI updates to goal g2 leave goal g1's records
 // byte-identical, and every update lands.
-func TestC12_ConcurrentUpdatesLeaveOtherGoalUntouched(t *testing.T) {
+func TestUpdate_ConcurrentUpdatesLeaveOtherGoalUntouched(t *testing.T) {
 	dir := project(t, 2)
 	mustLoopx(t, dir, "todo", "add", "--goal", "g1", "Goal one's todo")
 	mustLoopx(t, dir, "evidence", "add", "--goal", "g1", "goal one's evidence")

@@ -154,7 +154,7 @@ func TestToolCall_MCPPaths(t *testing.T) {
 		{"mcp__fs__write_many", `{"paths":["a","b",3,null,""],"target":" "}`, []string{"a", "b"}},
 		{"mcp__fs__apply", `{"options":{"new_path":"loopx/x.rego","mode":1},"files":[{"path":"api/x.go"},{"old_path":"b.go"},"c.go"]}`, []string{"api/x.go", "b.go", "c.go", "loopx/x.rego"}},
 		{"mcp__fs__deep", `{"a":{"b":{"path":"loopx/x"}}}`, []string{"loopx/x"}},
-		// Hostile trial 1: more keys, any depth, file:// URLs decoded.
+		// More keys, any depth, file:// URLs decoded.
 		{"mcp__fs__open", `{"uri":"file:///p/loopx/loopx%2Ecue"}`, []string{"/p/loopx/loopx.cue"}},
 		{"mcp__fs__open", `{"url":"https://example.com/loopx/x"}`, nil},
 		{"mcp__fs__op", `{"file":"loopx/a.cue"}`, []string{"loopx/a.cue"}},
@@ -176,7 +176,7 @@ func TestToolCall_MCPPaths(t *testing.T) {
 		{"mcp__fs__readonly_looking_writer", `{"path":"a"}`, []string{"a"}},
 		{"mcp__github__merge_pull_request", `{"owner":"acme","pull_number":3}`, nil},
 		{"mcp__github__push_files", `{"files":[{"path":"loopx/loopx.cue","content":"x"}]}`, []string{"loopx/loopx.cue"}},
-		// Hostile trial 2: abbreviated keys, and writer words beside a read verb.
+		// Abbreviated keys, and writer words beside a read verb.
 		{"mcp__fs__batch", `{"ops":[{"op":"w","args":{"dst":"loopx/x"}}]}`, []string{"loopx/x"}},
 		{"mcp__fs__op", `{"src":"a","dstPath":"b","fp":"c","fname":"d"}`, []string{"b", "d", "c", "a"}},
 		{"mcp__fs__readThenClobber", `{"path":"loopx/loopx.cue"}`, []string{"loopx/loopx.cue"}},

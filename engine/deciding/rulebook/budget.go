@@ -14,7 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
-// User policies cannot hang or leak (issue 9): they are compiled without
+// User policies cannot hang or leak: they are compiled without
 // the built-ins that reach the network or read a clock or randomness, and
 // evaluated under a deadline (spec field project.policy_deadline).
 

@@ -40,8 +40,7 @@ const PackagePrefix = "loopx.user."
 // the user package are listed (data.loopx.run reads should_run,
 // data.loopx.permission reads permission, data.loopx.claim reads claim,
 // data.loopx.gate reads gate_answer): a
-// package no query reads would be silently ignored, so it is refused (case
-// C14).
+// package no query reads would be silently ignored, so it is refused.
 var Queries = []string{"should_run", "permission", "claim", "gate_answer"}
 
 // Book is a project's rulebook: the user policies and tests under Dir

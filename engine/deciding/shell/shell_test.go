@@ -196,9 +196,9 @@ func TestReadCommandLine_MentionsPaths(t *testing.T) {
 	}
 }
 
-// TestC24_OpaqueCommandsAreReported is case C24 at the reader: the three
+// TestRead_OpaqueCommandsAreReported: at the reader, the three
 // forms are opaque or name the protected write.
-func TestC24_OpaqueCommandsAreReported(t *testing.T) {
+func TestRead_OpaqueCommandsAreReported(t *testing.T) {
 	if cl := Read(`echo Z2l0IHB1c2g= | base64 -d | sh`); len(cl.Opaque) == 0 {
 		t.Errorf("base64 | sh: not opaque")
 	}

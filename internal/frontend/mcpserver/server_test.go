@@ -121,13 +121,13 @@ func get(t *testing.T, v any, path ...any) any {
 	return v
 }
 
-// TestC01_ThroughMCP runs case C01 through MCP: a goal allows 3 rounds per
+// TestMCP_FourthRoundOverQuotaIsSkipped: a goal allows 3 rounds per
 // window; an agent runs round_start → round_finish(progress) four times.
 // Each progress finish charges one round; finishing twice replays the
 // receipt and charges nothing; the 4th start is skip, quota_exhausted, 3/3,
 // with the reset instant; status shows the newest open todo. Refusals are
 // tool errors, and no call keeps the state lock.
-func TestC01_ThroughMCP(t *testing.T) {
+func TestMCP_FourthRoundOverQuotaIsSkipped(t *testing.T) {
 	c := newMCPClient(t, []string{"all"})
 
 	tools, err := c.cs.ListTools(context.Background(), nil)

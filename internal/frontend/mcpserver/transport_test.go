@@ -139,11 +139,11 @@ func wantPong(t *testing.T, v any, id any) {
 	}
 }
 
-// TestC26_MalformedLineThenValidRequest is case C26 (modelcontextprotocol/go-sdk#1209): a client
+// TestTransport_MalformedLineThenValidRequest (modelcontextprotocol/go-sdk#1209): a client
 // sends one malformed JSON line, then a valid request. The bad line gets a
 // -32700 parse error with id null, the valid request is answered, and the
 // server keeps serving (a tool call after both works).
-func TestC26_MalformedLineThenValidRequest(t *testing.T) {
+func TestTransport_MalformedLineThenValidRequest(t *testing.T) {
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.initialize("2025-06-18")
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"`) // truncated

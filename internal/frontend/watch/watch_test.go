@@ -203,10 +203,10 @@ func (r *running) settle(t *testing.T, p *project) {
 	}
 }
 
-// TestC19_RenameSavesAndMoveAreThreeEvaluations: two editor saves (temp +
+// TestWatch_RenameSavesAndMoveAreThreeEvaluations: two editor saves (temp +
 // rename) and an mv onto the policy file are exactly three re-evaluations;
 // a touch, an identical rewrite and editor debris are none.
-func TestC19_RenameSavesAndMoveAreThreeEvaluations(t *testing.T) {
+func TestWatch_RenameSavesAndMoveAreThreeEvaluations(t *testing.T) {
 	p := newProject(t, spec("5", "0s"))
 	p.addTodo(t, "first")
 	r := start(t, p, Options{})
@@ -329,8 +329,8 @@ func TestBadPolicyEdit_IsReportedWithPosition(t *testing.T) {
 }
 
 // TestNeverConsultedPackage_IsABadPolicyInWatchToo: the watcher validates
-// policies through the engine, so a package no query reads (a typo, case
-// C14) is refused as everywhere else: reported at its position, and the
+// policies through the engine, so a package no query reads (a typo) is
+// refused as everywhere else: reported at its position, and the
 // last good policy stays active.
 func TestNeverConsultedPackage_IsABadPolicyInWatchToo(t *testing.T) {
 	p := newProject(t, spec("5", "0s"))

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestPermission_HostileTrial1 holds the fixes of hostile trial 1 of issue
-// 9 that live in the permission policy and its Go facts (items 13, 14, the
-// git hooks and config, plumbing pushes), each decided end to end under
+// TestPermission_HostSettingsGitHooksAndPlumbingPushes: the user's host
+// settings and the directories holding them, git's hooks and config, and
+// plumbing pushes, each decided end to end under
 // permSpec (scope.deny secrets/**, commands.ask git push*) with HOME set to
 // a directory holding real host settings.
-func TestPermission_HostileTrial1(t *testing.T) {
+func TestPermission_HostSettingsGitHooksAndPlumbingPushes(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	for _, f := range []string{".claude/settings.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json", ".bashrc", "notes.txt"} {
@@ -29,7 +29,7 @@ func TestPermission_HostileTrial1(t *testing.T) {
 		want          string
 		code          string
 	}{
-		// Item 13: the user's host settings and the directories holding them.
+		// The user's host settings and the directories holding them.
 		{name: "rm_home_tilde", command: "rm -rf ~", want: "deny", code: "protected_path"},
 		{name: "rm_home_tilde_slash", command: "rm -rf ~/", want: "deny", code: "protected_path"},
 		{name: "rm_home_absolute", command: "rm -rf " + home, want: "deny", code: "protected_path"},
@@ -50,7 +50,7 @@ func TestPermission_HostileTrial1(t *testing.T) {
 		{name: "git_config_written", command: "cp /tmp/x .git/config", want: "deny", code: "protected_path"},
 		{name: "git_dir_removed", command: "rm -rf .git", want: "deny", code: "protected_path"},
 		{name: "git_hook_edit_tool", tool: "Edit", paths: []string{".git/hooks/pre-push"}, want: "deny", code: "protected_path"},
-		// Item 14: a directory containing a scope.deny match.
+		// A directory containing a scope.deny match.
 		{name: "rm_secrets", command: "rm -rf secrets", want: "deny", code: "scope_denied"},
 		{name: "rm_secrets_slash", command: "rm -rf secrets/", want: "deny", code: "scope_denied"},
 		{name: "rm_dot_secrets", command: "rm -rf ./secrets", want: "deny", code: "scope_denied"},

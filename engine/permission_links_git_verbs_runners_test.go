@@ -8,11 +8,13 @@ import (
 	"testing"
 )
 
-// TestPermission_HostileTrial2 decides the misses of the second hostile
-// trial (notes/hostile-trial-2.md) under broadGrantSpec, in a project with
+// TestPermission_LinksGitConfigVerbsAndRunners decides commands that
+// reach loopx/ through a link, rewrite git's configuration, hide a
+// human-only verb or run a program through a runner's flag, under
+// broadGrantSpec, in a project with
 // loopx/, a symlink lnk to loopx/ and a symlink lnkcue to loopx/loopx.cue:
 // none is allowed; each row names the verdicts it may get.
-func TestPermission_HostileTrial2(t *testing.T) {
+func TestPermission_LinksGitConfigVerbsAndRunners(t *testing.T) {
 	e, _ := newEngine(t, broadGrantSpec)
 	root := e.Root()
 	for _, d := range []string{"loopx", "src", "d"} {
