@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -21,10 +22,6 @@ var actingQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 	return (&Engine{}).compileRef(context.Background(), actingRule, nil)
 })
 
-// ActInput is a command's request to act as an agent, judged by
-// data.loopx.gate.acting (trust.ActRequest).
-type ActInput = trust.ActRequest
-
 // PrepareActing prepares the acting decision in the background (once per
 // process), so that a caller on a latency budget (a hook) overlaps it with
 // reading its input and opening the project; ActAs waits for it.
@@ -41,13 +38,13 @@ func PrepareActing() { go func() { _, _ = actingQuery() }() }
 // several; a session bound to another agent) or unbound_session, each
 // audited as an identity.refused event; errs.No bad_request or
 // policy_error when the rule cannot judge (fail closed).
-func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
+func (e *Engine) ActAs(ctx context.Context, in trust.ActRequest) (string, error) {
 	// The rule first: not compiled under the lock the runners' read takes.
 	pq, err := actingQuery()
 	if err != nil {
 		return "", err
 	}
-	ch := Channel{Kind: "agent", Ancestry: []Process{}, ActingAgents: []string{}}
+	ch := input.Channel{Kind: "agent", Ancestry: []trust.Process{}, ActingAgents: []string{}}
 	if in.Mode != "session" {
 		acting := e.acting(in.Fast)
 		ch.Ancestry, ch.ActingAgents, ch.AgentAncestor = acting.Ancestry, acting.Agents, acting.Agentish
@@ -57,8 +54,8 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 	if in.Agent != "" {
 		actor = "agent:" + in.Agent
 	}
-	input := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
-		Answer: &AnswerFacts{Actor: actor, Channel: ch, Acting: &ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
+	input := input.Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
+		Answer: &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
 	d := e.evalPrepared(ctx, pq, actingRule, "gate_answer", input)
 	if d.Allow {
 		return d.Agent, nil
@@ -72,29 +69,19 @@ func (e *Engine) ActAs(ctx context.Context, in ActInput) (string, error) {
 // own transaction: the agent it named, what it tried, the reason and the
 // ancestry the rule judged. A store that cannot be written loses only the
 // event (the act is refused either way).
-func (e *Engine) auditActing(in ActInput, ch Channel, err error) {
+func (e *Engine) auditActing(in trust.ActRequest, ch input.Channel, err error) {
 	e.audit(err, "agent:"+in.Agent+" "+in.What, func(tx *kernel.Tx, re *errs.Error) error {
 		return audit.Identity(tx, in, ch.ActingAgents, ch.Ancestry, re)
 	})
 }
 
-// AncestryOptions configure how the engine finds who is acting
-// (trust.AncestryOptions).
-type AncestryOptions = trust.AncestryOptions
-
-// Process is one ancestor process of the caller (trust.Process).
-type Process = trust.Process
-
-// Acting is what the caller's ancestry says about who acts (trust.Acting).
-type Acting = trust.Acting
-
 // Acting is trust.ReadAncestry of the caller with the runners the state
 // records on rounds: who acts.
-func (e *Engine) Acting() Acting { return e.acting(false) }
+func (e *Engine) Acting() trust.Acting { return e.acting(false) }
 
 // acting is Acting; fast reads the recorded runners from the read model
 // (runnerAgents).
-func (e *Engine) acting(fast bool) Acting {
+func (e *Engine) acting(fast bool) trust.Acting {
 	if e.ancestry.Off {
 		return trust.ReadAncestry(e.ancestry, nil)
 	}

@@ -11,27 +11,20 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// AdoptQuery is the rule that classifies a change of loopx/ (adopt.Query).
-const AdoptQuery = adopt.Query
-
-// Pending says that loopx/ on disk differs from the adopted rules in a way
-// only a human may adopt (adopt.Pending).
-type Pending = adopt.Pending
-
-// RulesRevision names one revision of loopx/ (adopt.Revision).
-type RulesRevision = adopt.Revision
-
 // Pending returns what waits for a human's adoption, nil when the files on
 // disk are the rules in effect (or no store exists yet).
-func (e *Engine) Pending() *Pending { return e.pending }
+func (e *Engine) Pending() *adopt.Pending { return e.pending }
 
 // DiskSpec returns the spec as the files on disk say (what `vet` and
 // `check` read), or its error; Spec is the adopted one decisions use.
@@ -119,7 +112,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		e.checkCachedExport(cur)
 		return
 	}
-	var loosens, tightens []Reason
+	var loosens, tightens []render.Reason
 	if cur.SpecHash != disk.SpecHash {
 		loosens, tightens = adopt.Classify(ctx, cur.SpecJSON, e.disk.JSON)
 		if len(loosens) == 0 && e.disk.Cached && !e.onDisk {
@@ -133,7 +126,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		}
 	}
 	if cur.PolicyHash != disk.PolicyHash {
-		loosens = append(loosens, adopt.PolicyChanged(cur, disk, SpecDirName+"/"+UserPolicyDir))
+		loosens = append(loosens, adopt.PolicyChanged(cur, disk, scaffold.SpecDirName+"/"+rulebook.DirName))
 	}
 	if len(loosens) == 0 {
 		if e.onDisk {
@@ -212,7 +205,7 @@ func (e *Engine) freshDisk(tx *kernel.Tx) {
 	if e.diskErr != nil || e.disk.Hash != cached.Hash || bytes.Equal(e.disk.JSON, cached.JSON) {
 		return
 	}
-	rel := filepath.ToSlash(filepath.Join(StateDirName, "cache", filepath.Base(path)))
+	rel := filepath.ToSlash(filepath.Join(scaffold.StateDirName, "cache", filepath.Base(path)))
 	ev := adopt.CacheMismatchEvent(cached, e.disk, rel)
 	if tx != nil {
 		_ = tx.AppendEvent(ev)
@@ -255,7 +248,7 @@ func (e *Engine) useAdopted(cur kernel.Rules) {
 // rules.adopted event (actor by, why, what loosened and tightened, and extra data such as
 // the adopting human's ancestry), and makes the files on disk the rules
 // this engine evaluates.
-func (e *Engine) adopt(r kernel.Rules, by, why string, loosens, tightens []Reason, extra map[string]any) error {
+func (e *Engine) adopt(r kernel.Rules, by, why string, loosens, tightens []render.Reason, extra map[string]any) error {
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
@@ -280,19 +273,13 @@ func (e *Engine) adopt(r kernel.Rules, by, why string, loosens, tightens []Reaso
 	return nil
 }
 
-// AdoptResult is what `loopx adopt` did (adopt.Result).
-type AdoptResult = adopt.Result
-
-// AdoptOptions say what the human adopting confirmed (adopt.Options).
-type AdoptOptions = adopt.Options
-
 // AdoptPreview says what Adopt would adopt, writing nothing: the files'
 // revision, whether it differs from the adopted one, and what it loosens.
 // Errors: the spec on disk does not load (its specs.Errors, exit 2);
 // errs.No rules_changed when loopx/ changed since this engine read
 // it (what loosens was judged on another revision).
-func (e *Engine) AdoptPreview() (AdoptResult, error) {
-	res := AdoptResult{Loosens: []Reason{}}
+func (e *Engine) AdoptPreview() (adopt.Result, error) {
+	res := adopt.Result{Loosens: []render.Reason{}}
 	if _, err := e.Store(); err != nil { // the adopted rules are the store's
 		return res, err
 	}
@@ -340,7 +327,7 @@ func (e *Engine) AdoptPreview() (AdoptResult, error) {
 // it, or o.Expect is set and the files are no longer that revision.
 // Policies are adopted as they are: one that does not compile makes
 // decisions deny (policy_error) until it is fixed and adopted again.
-func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error) {
+func (e *Engine) Adopt(ctx context.Context, o adopt.Options) (adopt.Result, error) {
 	res, err := e.AdoptPreview()
 	if err != nil {
 		return res, err
@@ -380,7 +367,7 @@ func (e *Engine) Adopt(ctx context.Context, o AdoptOptions) (AdoptResult, error)
 // human out). A terminal channel nobody was asked on yet (ch.Typed nil)
 // denies with confirmation_pending alone when the channel is otherwise a
 // human's.
-func (e *Engine) DecideAdopt(ctx context.Context, ch Channel, restore bool) Decision {
+func (e *Engine) DecideAdopt(ctx context.Context, ch input.Channel, restore bool) decision.Decision {
 	ref, query := "data.loopx.gate.adopt", "adopt"
 	if restore {
 		ref, query = "data.loopx.gate.restore", "restore"
@@ -389,7 +376,7 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch Channel, restore bool) Deci
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), ref)
 	}
-	in := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
+	in := input.Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, ref, "gate_answer", in)
 	d.Query = query
 	return d

@@ -9,6 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -94,7 +101,7 @@ func TestAdopt_PendingGateRemovalWritesNothingThenAdoptCancels(t *testing.T) {
 	if err != nil || len(gs) != 1 {
 		t.Fatalf("open gates %v, %v: want the merge gate still open", gs, err)
 	}
-	res, err := e.Adopt(context.Background(), AdoptOptions{})
+	res, err := e.Adopt(context.Background(), adopt.Options{})
 	if err != nil || !res.Changed || len(res.Loosens) == 0 {
 		t.Fatalf("adopt = %+v, %v", res, err)
 	}
@@ -108,7 +115,7 @@ func TestAdopt_PendingGateRemovalWritesNothingThenAdoptCancels(t *testing.T) {
 
 func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 	root, c := adoptedProject(t)
-	pol := filepath.Join(root, SpecDirName, UserPolicyDir, "deny.rego")
+	pol := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "deny.rego")
 	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +139,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 	if strings.Join(paths, ",") != "loopx/loopx.cue,loopx/policies/deny.rego" {
 		t.Fatalf("restored %v", paths)
 	}
-	b, _ := os.ReadFile(filepath.Join(root, SpecDirName, "loopx.cue"))
+	b, _ := os.ReadFile(filepath.Join(root, scaffold.SpecDirName, "loopx.cue"))
 	if string(b) != adoptBase {
 		t.Fatalf("restored spec:\n%s", b)
 	}
@@ -155,7 +162,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 // edit policies or loosen the spec and mean the edit to take effect).
 func mustAdopt(t *testing.T, e *Engine) {
 	t.Helper()
-	if _, err := e.Adopt(context.Background(), AdoptOptions{}); err != nil {
+	if _, err := e.Adopt(context.Background(), adopt.Options{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -176,7 +183,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 			e := New(Options{Root: root, Now: c.now})
 			defer e.Close()
 			addTodos(t, e, "Write the guide")
-			res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"cp", "loose.cue", "loopx/loopx.cue"}, Stdout: io.Discard, Stderr: io.Discard})
 			if err != nil || len(res.Receipts) != 1 {
 				t.Fatalf("run: %+v %v", res, err)
@@ -191,7 +198,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 			if h.Pending() == nil {
 				t.Fatal("the loosening edit took effect without a human")
 			}
-			if _, err := h.AnswerGate(AnswerInput{Gate: g.ID, Option: option, Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+			if _, err := h.AnswerGate(gates.Answer{Gate: g.ID, Option: option, Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 				t.Fatal(err)
 			}
 			h.Close()
@@ -200,7 +207,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 			if p := after.Pending(); p != nil {
 				t.Fatalf("%s: pending %+v, want loopx/ restored (reject) or adopted (approve)", option, p)
 			}
-			b, err := os.ReadFile(filepath.Join(root, SpecDirName, "loopx.cue"))
+			b, err := os.ReadFile(filepath.Join(root, scaffold.SpecDirName, "loopx.cue"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,10 +224,10 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	c := newClock()
 	dir := t.TempDir()
-	if _, err := Init(InitOptions{Dir: dir, Goal: "g1", Objective: "Test adoption", Agent: "a1", Now: c.now}); err != nil {
+	if _, err := Init(scaffold.Options{Dir: dir, Goal: "g1", Objective: "Test adoption", Agent: "a1", Now: c.now}); err != nil {
 		t.Fatal(err)
 	}
-	spec := filepath.Join(dir, SpecDirName, "loopx.cue")
+	spec := filepath.Join(dir, scaffold.SpecDirName, "loopx.cue")
 	b, err := os.ReadFile(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +271,7 @@ func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
 	}
 	// meanwhile an agent widens the scope too
 	writeSpec(t, root, strings.Replace(strings.Replace(adoptBase, "rounds: 3", "rounds: 30", 1), `write: ["api/**"]`, `write: ["**"]`, 1))
-	_, err = e.Adopt(context.Background(), AdoptOptions{Expect: &shown.Adopted})
+	_, err = e.Adopt(context.Background(), adopt.Options{Expect: &shown.Adopted})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "rules_changed" {
 		t.Fatalf("adopt after a change = %v, want rules_changed", err)
@@ -276,14 +283,14 @@ func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
 		t.Fatalf("pending = %+v, want both loosenings still pending", p)
 	}
 	// a policy written after this engine read loopx/: not adopted either
-	pol := filepath.Join(root, SpecDirName, UserPolicyDir, "allow.rego")
+	pol := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "allow.rego")
 	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(pol, []byte("package loopx.user.should_run\n\nwarn contains \"hi\" if true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e2.Adopt(context.Background(), AdoptOptions{}); !errors.As(err, &re) || re.Code != "rules_changed" {
+	if _, err := e2.Adopt(context.Background(), adopt.Options{}); !errors.As(err, &re) || re.Code != "rules_changed" {
 		t.Fatalf("adopt of a policy added after New = %v, want rules_changed", err)
 	}
 }
@@ -292,7 +299,7 @@ func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
 // typed confirmation; no user policy takes part.
 func TestAdopt_DecideAdopt(t *testing.T) {
 	root, c := adoptedProject(t)
-	pol := filepath.Join(root, SpecDirName, UserPolicyDir, "broken.rego")
+	pol := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "broken.rego")
 	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -304,16 +311,16 @@ func TestAdopt_DecideAdopt(t *testing.T) {
 	word, other := "adopt", "yes"
 	cases := []struct {
 		name string
-		ch   Channel
+		ch   input.Channel
 		code string // "" = allow
 	}{
-		{"typed adopt", Channel{Kind: "terminal", TTY: true, Typed: &word}, ""},
-		{"not asked yet", Channel{Kind: "terminal", TTY: true}, "confirmation_pending"},
-		{"no terminal", Channel{Kind: "terminal"}, "confirmation_required"},
-		{"typed something else", Channel{Kind: "terminal", TTY: true, Typed: &other}, "confirmation_mismatch"},
-		{"agent", Channel{Kind: "agent", TTY: true, Typed: &word}, "bad_channel"},
-		{"in a round", Channel{Kind: "terminal", TTY: true, InRound: true, Typed: &word}, "self_answer_forbidden"},
-		{"agent's descendant", Channel{Kind: "terminal", TTY: true, AgentAncestor: "process 7 runs as agent a1", Typed: &word}, "self_answer_forbidden"},
+		{"typed adopt", input.Channel{Kind: "terminal", TTY: true, Typed: &word}, ""},
+		{"not asked yet", input.Channel{Kind: "terminal", TTY: true}, "confirmation_pending"},
+		{"no terminal", input.Channel{Kind: "terminal"}, "confirmation_required"},
+		{"typed something else", input.Channel{Kind: "terminal", TTY: true, Typed: &other}, "confirmation_mismatch"},
+		{"agent", input.Channel{Kind: "agent", TTY: true, Typed: &word}, "bad_channel"},
+		{"in a round", input.Channel{Kind: "terminal", TTY: true, InRound: true, Typed: &word}, "self_answer_forbidden"},
+		{"agent's descendant", input.Channel{Kind: "terminal", TTY: true, AgentAncestor: "process 7 runs as agent a1", Typed: &word}, "self_answer_forbidden"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -385,7 +392,7 @@ func TestAdopt_SpecOnDiskError(t *testing.T) {
 			if d.Quota == nil || d.Quota.Rounds.Limit == nil || *d.Quota.Rounds.Limit != 3 {
 				t.Fatalf("quota %+v: want the adopted 3 rounds", d.Quota)
 			}
-			if _, err := e.Adopt(context.Background(), AdoptOptions{}); err == nil {
+			if _, err := e.Adopt(context.Background(), adopt.Options{}); err == nil {
 				t.Fatal("a spec that does not load was adopted")
 			}
 		})
@@ -399,7 +406,7 @@ func TestAdopt_SpecOnDiskError(t *testing.T) {
 func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 	root, c := t.TempDir(), newClock()
 	writeSpec(t, root, adoptBase)
-	dir := filepath.Join(root, SpecDirName, UserPolicyDir)
+	dir := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName)
 	const test = "package loopx.user.should_run_test\n\ntest_nothing if true\n"
 	for name, src := range map[string]string{
 		"warn.rego":      "package loopx.user.should_run\n\nwarn contains \"careful\" if true\n",
@@ -454,8 +461,8 @@ func TestAdopt_RulesEventsInEveryReview(t *testing.T) {
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1)) // tightens: adopted
 	e := New(Options{Root: root, Now: c.now})
 	defer e.Close()
-	e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", "agent:a1", SpecDirName+"/", refused("self_answer_forbidden", "not a human", nil))
-	rv, err := e.Review(ReviewOptions{Goal: "g1"})
+	e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", "agent:a1", scaffold.SpecDirName+"/", refused("self_answer_forbidden", "not a human", nil))
+	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}

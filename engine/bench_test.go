@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -25,13 +28,13 @@ goals: g1: {
 func benchProject(tb testing.TB, todos, evidence int) string {
 	tb.Helper()
 	root := tb.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, SpecDirName), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, scaffold.SpecDirName), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, SpecDirName, "loopx.cue"), []byte(benchSpec), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, scaffold.SpecDirName, "loopx.cue"), []byte(benchSpec), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	s, err := kernel.Open(filepath.Join(root, StateDirName), kernel.Options{})
+	s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -146,11 +149,11 @@ func BenchmarkClaimCold(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		e := New(Options{Root: root})
 		// Release every round so that the todos stay claimable.
-		res, err := e.ClaimTodo(ClaimRequest{Todo: ids[i%len(ids)], Agent: "a1"})
+		res, err := e.ClaimTodo(lease.ClaimRequest{Todo: ids[i%len(ids)], Agent: "a1"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.ReleaseLease(LeaseRequest{Todo: res.Todo.ID, Agent: "a1", ExpectedVersion: res.Lease.Version}); err != nil {
+		if _, err := e.ReleaseLease(lease.Request{Todo: res.Todo.ID, Agent: "a1", ExpectedVersion: res.Lease.Version}); err != nil {
 			b.Fatal(err)
 		}
 		e.Close()
@@ -173,7 +176,7 @@ func BenchmarkRoundStartFinishCold(b *testing.B) {
 		}
 		e.Close()
 		e = New(Options{Root: root})
-		if _, err := e.FinishRound(ctx, res.Round.ID, FinishRequest{Outcome: "progress"}); err != nil {
+		if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
 			b.Fatal(err)
 		}
 		e.Close()
@@ -214,7 +217,7 @@ func BenchmarkRoundStartFinishTodos(b *testing.B) {
 				}
 				e.Close()
 				e = New(Options{Root: root})
-				if _, err := e.FinishRound(ctx, res.Round.ID, FinishRequest{Outcome: "progress"}); err != nil {
+				if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
 					b.Fatal(err)
 				}
 				e.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -59,7 +60,7 @@ func TestPermission_BenignCorpus(t *testing.T) {
 	e, _ := newEngine(t, spec)
 	byVerdict := map[string][]string{}
 	for _, c := range cmds {
-		d, err := e.Permission(context.Background(), "g1", "claude", PermissionInput{Tool: "Bash", Command: c})
+		d, err := e.Permission(context.Background(), "g1", "claude", toolcall.Call{Tool: "Bash", Command: c})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -114,7 +116,7 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 				}
 			}
 			script := tc.script
-			res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"sh", "-c", script}, Stdout: os.Stderr, Stderr: os.Stderr})
 			var re *errs.Error
 			if tc.incomplete {
@@ -148,7 +150,7 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 					t.Fatal("the command ran although loopx could not see what it changes")
 				}
 			}
-			evs, err := e.Events(EventFilter{Kind: kind})
+			evs, err := e.Events(views.EventFilter{Kind: kind})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +241,7 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
 			t.Setenv("GIT_COMMITTER_NAME", "agent")
 			t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
-			res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"sh", "-ec", tc.script}, Stdout: os.Stderr, Stderr: os.Stderr})
 			if err != nil {
 				t.Fatal(err)
@@ -252,7 +254,7 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			if r.Outcome != tc.want || (rc.Gate != nil) != tc.gate {
 				t.Fatalf("outcome %s (%s), gate %v; want %s, gate %v", r.Outcome, r.Summary, rc.Gate != nil, tc.want, tc.gate)
 			}
-			evs, err := e.Events(EventFilter{Kind: "scope_violation"})
+			evs, err := e.Events(views.EventFilter{Kind: "scope_violation"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +288,7 @@ func TestRun_CheckRunsNoFilterOfTheAgent(t *testing.T) {
 	script := `git config --global filter.x.clean 'sh -c "printf planted > .git/hooks/pre-commit; cat"' &&
 git config filter.y.clean 'sh -c "printf planted > .git/hooks/post-checkout; cat"' &&
 printf '* filter=x\n' > .git/info/attributes && printf 'a.txt filter=y\n' > .gitattributes && echo more >> a.txt`
-	res, err := e.Run(context.Background(), RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1,
+	res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 		Cmd: []string{"sh", "-ec", script}, Stdout: os.Stderr, Stderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)

@@ -17,19 +17,15 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// CheckState is the read-only snapshot of kernel state that `loopx check`
-// lints (checkstate.State).
-type CheckState = checkstate.State
-
 // CheckState reads the snapshot `loopx check` lints (checkstate.Read) of
 // the spec's goals. It never writes: a project without .loopx/state.db
 // has an empty state (no store is created), and spec gates are not
 // materialised. Errors: the store's (kernel.StoreError, lock timeout).
-func (e *Engine) CheckState() (CheckState, error) {
+func (e *Engine) CheckState() (checkstate.State, error) {
 	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); errors.Is(err, fs.ErrNotExist) {
 		return checkstate.Empty(e.GoalIDs()), nil
 	}
-	var st CheckState
+	var st checkstate.State
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
 		st, err = checkstate.Read(tx, e.GoalIDs(), e.Now())
@@ -38,16 +34,9 @@ func (e *Engine) CheckState() (CheckState, error) {
 	return st, err
 }
 
-// ReplayChange is a logged decision that is decided differently now
-// (decision.ReplayChange).
-type ReplayChange = decision.ReplayChange
-
-// ReplayReport is the result of Replay (decision.ReplayReport).
-type ReplayReport = decision.ReplayReport
-
 // rerun decides le's request again now, over the current snapshot, without
 // logging: the decision, the input it evaluated, and the store error.
-func (e *Engine) rerun(ctx context.Context, le LogEntry) (Decision, Input, error) {
+func (e *Engine) rerun(ctx context.Context, le decision.LogEntry) (decision.Decision, input.Input, error) {
 	req := logRequest(le)
 	in, err := e.buildInput(req, e.Now())
 	in.Claim = le.Input.Claim
@@ -56,7 +45,7 @@ func (e *Engine) rerun(ctx context.Context, le LogEntry) (Decision, Input, error
 	return d, in, err
 }
 
-func logRequest(le LogEntry) Request {
+func logRequest(le decision.LogEntry) Request {
 	return Request{Query: le.Input.Query, Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
 }
 
@@ -65,18 +54,18 @@ func logRequest(le LogEntry) Request {
 // side-effect free, the state read once per (query, goal, agent) — and
 // lists each whose verdict changed (decision.Replay). Errors: an
 // unreadable decision log; an unusable store.
-func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, error) {
-	entries, skipped, err := e.ReadLog(LogFilter{Since: since})
+func (e *Engine) Replay(ctx context.Context, since time.Time) (decision.ReplayReport, error) {
+	entries, skipped, err := e.ReadLog(decision.LogFilter{Since: since})
 	now := e.Now()
-	inputs := map[[3]string]Input{}
-	return decision.Replay(ctx, since, entries, skipped, err, func(le LogEntry) (Decision, error) {
+	inputs := map[[3]string]input.Input{}
+	return decision.Replay(ctx, since, entries, skipped, err, func(le decision.LogEntry) (decision.Decision, error) {
 		req := logRequest(le)
 		key := [3]string{req.Query, req.Goal, req.Agent}
 		in, ok := inputs[key]
 		if !ok {
 			var err error
 			if in, err = e.buildInput(Request{Query: req.Query, Goal: req.Goal, Agent: req.Agent}, now); err != nil {
-				return Decision{}, err
+				return decision.Decision{}, err
 			}
 			inputs[key] = in
 		}
@@ -96,19 +85,19 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (ReplayReport, err
 // (PermissionRequest with actions and commands). It returns the decision
 // and the input evaluated. Errors: errs.Usage for an unknown query or a
 // malformed input; the store's error when the snapshot cannot be read.
-func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, agent string) (Decision, Input, error) {
+func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, agent string) (decision.Decision, input.Input, error) {
 	q, err := rulebook.CheckQuery(query)
 	if err != nil {
-		return Decision{}, Input{}, err
+		return decision.Decision{}, input.Input{}, err
 	}
 	in, now, permRaw, hasState, err := input.Parse(raw, q, goal, agent, e.Now())
 	if err != nil {
-		return Decision{}, Input{}, err
+		return decision.Decision{}, input.Input{}, err
 	}
 	if permRaw != nil {
 		call, pr, err := toolcall.ReadRequest(permRaw)
 		if err != nil {
-			return Decision{}, Input{}, err
+			return decision.Decision{}, input.Input{}, err
 		}
 		if call != nil {
 			pr = toolcall.Read(e.root, *call)
@@ -128,10 +117,10 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 		}
 	}
 	if in.State.Gates == nil {
-		in.State.Gates = []GateFacts{}
+		in.State.Gates = []input.GateFacts{}
 	}
 	if in.State.Todos == nil {
-		in.State.Todos = []TodoFacts{}
+		in.State.Todos = []input.TodoFacts{}
 	}
 	d := e.evaluate(ctx, req, in)
 	e.finishDecision(&d, req, in)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -37,7 +38,7 @@ func TestCheckState_TodosLeasesGatesNewestEvidence(t *testing.T) {
 			c.advance(time.Hour)
 		}
 	}
-	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Deploy the branch to staging now?", Guards: []string{"deploy.staging"}, By: "human"}); err != nil {
+	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Deploy the branch to staging now?", Guards: []string{"deploy.staging"}, By: "human"}); err != nil {
 		t.Fatal(err)
 	}
 	st0, err := e.StartRound(context.Background(), "g1", "a1") // claims ts[0], leaves the round open

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
@@ -17,8 +18,8 @@ import (
 // claimDecision is a claim decision taken inside a transaction, with the
 // input it saw, to be logged after the commit.
 type claimDecision struct {
-	d   Decision
-	in  Input
+	d   decision.Decision
+	in  input.Input
 	now time.Time
 }
 
@@ -29,10 +30,10 @@ type claimDecision struct {
 // own facts, cf.Todo; quota and progress are left empty: reading the whole
 // ledger is not a claim's business); for the gate-only ops finish, done
 // and evidence only the goal, the agent and the open gates.
-func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
+func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf input.ClaimFacts) (claimDecision, error) {
 	now := tx.Now()
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
-	in := Input{Query: "claim", Now: kernel.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
+	in := input.Input{Query: "claim", Now: kernel.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
 	if e.specErr != nil {
 		in.Health.Spec = errs.Summary(e.specErr)
 	}
@@ -64,13 +65,13 @@ func (e *Engine) logClaim(cd claimDecision) {
 
 // claimTodoFacts gathers the facts of t for a claim query across the
 // spec's goals (snapshot.ClaimTodo).
-func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*ClaimTodo, error) {
+func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*input.ClaimTodo, error) {
 	return snapshot.ClaimTodo(tx, e.GoalIDs(), t, agent)
 }
 
 // Refusal is the error of a mutation d denied (decision.Refusal); the CLI
 // uses it for a preview's deny.
-func (e *Engine) Refusal(d Decision) error {
+func (e *Engine) Refusal(d decision.Decision) error {
 	user := len(d.Reasons) > 0 && d.Reasons[0].Code == "policy_error" && IsUserPolicyError(e.PolicyErr())
 	return decision.Refusal(d, user)
 }
@@ -100,7 +101,7 @@ func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *k
 // checkProgress applies the claim decision's gate rules to a progress op
 // (finish, done, evidence) inside tx when goal has an open gate (none open:
 // nothing to check). A deny is returned as the refusal.
-func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent string, cf ClaimFacts) (claimDecision, error) {
+func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent string, cf input.ClaimFacts) (claimDecision, error) {
 	gates, err := e.facts().OpenGates(tx, goal)
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
@@ -122,7 +123,7 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 // (byAgent): the claim decision is always asked, gates or not, since it
 // also refuses a todo another agent leases (data.loopx.claim
 // leased_by_other); a human's change asks only when gates are open.
-func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent string, byAgent bool, cf ClaimFacts) (claimDecision, error) {
+func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent string, byAgent bool, cf input.ClaimFacts) (claimDecision, error) {
 	if !byAgent || agent == "" {
 		return e.checkProgress(ctx, tx, goal, agent, cf)
 	}
@@ -169,19 +170,15 @@ func (e *Engine) mayHaveOpenGate() bool {
 	return rm == nil || rm.AnyOpenGate()
 }
 
-// ClaimPreview is a claim question asked without acting on it
-// (lease.Preview).
-type ClaimPreview = lease.Preview
-
 // DecideClaim decides the claim query for p over the current state, as
 // the mutation would inside its transaction, without changing anything
 // (spec todos and gates are materialised first, as before any mutation);
 // the decision is logged. Errors: errs.Usage missing_todo, unknown_todo,
 // missing_agent, bad_op, missing_from; store errors.
-func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, error) {
+func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Decision, error) {
 	p, err := p.Check()
 	if err != nil {
-		return Decision{}, err
+		return decision.Decision{}, err
 	}
 	e.prepareAll(ctx, "claim")
 	var cd claimDecision
@@ -194,7 +191,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, err
 		if err != nil {
 			return err
 		}
-		cd, err = e.decideClaim(ctx, tx, t.Goal, p.Agent, ClaimFacts{Op: p.Op, From: p.From, Todo: facts})
+		cd, err = e.decideClaim(ctx, tx, t.Goal, p.Agent, input.ClaimFacts{Op: p.Op, From: p.From, Todo: facts})
 		return err
 	})
 	e.logClaim(cd)
@@ -203,7 +200,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p ClaimPreview) (Decision, err
 
 // failClosed is d, or when a preview could not decide because of a store
 // error, a deny (store_error) saying so.
-func failClosed(d Decision, query string, err error) Decision {
+func failClosed(d decision.Decision, query string, err error) decision.Decision {
 	if err == nil || errs.IsKind(err, errs.Usage) || d.Verdict != "" {
 		return d
 	}

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -23,15 +27,15 @@ func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
 		run  func(e *Engine, todo string) error
 	}{
 		{"claim", func(e *Engine, todo string) error {
-			_, err := e.ClaimTodo(ClaimRequest{Todo: todo, Agent: "a2"})
+			_, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo, Agent: "a2"})
 			return err
 		}},
 		{"transfer", func(e *Engine, todo string) error {
-			res, err := e.ClaimTodo(ClaimRequest{Todo: todo, Agent: "a1"})
+			res, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo, Agent: "a1"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = e.TransferLease(LeaseRequest{Todo: todo, Agent: "a1", To: "a2", ExpectedVersion: res.Lease.Version})
+			_, err = e.TransferLease(lease.Request{Todo: todo, Agent: "a1", To: "a2", ExpectedVersion: res.Lease.Version})
 			return err
 		}},
 		{"round start", func(e *Engine, todo string) error {
@@ -60,7 +64,7 @@ func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
 			}
 			// a1 is not denied by the policy
 			if c.name == "claim" {
-				if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
+				if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
 					t.Fatalf("a1: %v", err)
 				}
 			}
@@ -76,7 +80,7 @@ func TestBrokenUserClaimPolicy_RefusesWithPolicyError(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "broken.rego", "package loopx.user.claim\n\ndeny contains msg if {\n\tmsg := undefined_thing\n}\n")
 	todo := addTodos(t, e, "Write the guide")[0]
-	_, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"})
+	_, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"})
 	if errCode(err) != "usage:policy_error" || !strings.Contains(err.Error(), "loopx/policies/broken.rego:4:") {
 		t.Fatalf("claim: %v (%s), want policy_error at loopx/policies/broken.rego:4:…", err, errCode(err))
 	}
@@ -100,7 +104,7 @@ func TestBrokenUserClaimPolicy_RefusesWithPolicyError(t *testing.T) {
 func TestClaim_UnknownGateScopeBlocksFailClosed(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	todo := addTodos(t, e, "Write the guide")[0]
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Is the new scope kind safe?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Is the new scope kind safe?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +118,7 @@ func TestClaim_UnknownGateScopeBlocksFailClosed(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"})
+	_, err = e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"})
 	if errCode(err) != "gate_violation" {
 		t.Fatalf("claim past a gate of scope kind team: %v", err)
 	}
@@ -129,18 +133,18 @@ func TestUserGateAnswerDeny_StopsTheAnswer(t *testing.T) {
 
 deny contains {"code": "two_person_rule", "message": "a second human must approve merges"} if input.answer.option == "approve"
 `)
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
+	_, err = e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
 	if errCode(err) != "two_person_rule" {
 		t.Fatalf("answer: %v (%s), want the user's deny", err, errCode(err))
 	}
 	if got, _ := e.Gate(g.ID); got.Status != "open" || got.Answer != nil {
 		t.Fatalf("the refused answer was recorded: %+v", got)
 	}
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatalf("reject: %v", err)
 	}
 }
@@ -151,7 +155,7 @@ deny contains {"code": "two_person_rule", "message": "a second human must approv
 // allows a human at a terminal.
 func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,18 +164,18 @@ func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
 	e = New(Options{Root: e.Root(), Now: newClock().now})
 	defer e.Close()
 	// The broken policy does not block adopting it (built-in rules only).
-	if err := e.RepairAllowed(context.Background(), Channel{Kind: "terminal"}); err != nil {
+	if err := e.RepairAllowed(context.Background(), input.Channel{Kind: "terminal"}); err != nil {
 		t.Fatal(err)
 	}
 	mustAdopt(t, e)
-	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
+	_, err = e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)})
 	if errCode(err) != "usage:policy_error" || !strings.Contains(err.Error(), "loopx/policies/broken.rego:4:") {
 		t.Fatalf("answer: %v (%s)", err, errCode(err))
 	}
-	if err := e.RepairAllowed(context.Background(), Channel{Kind: "terminal"}); err != nil {
+	if err := e.RepairAllowed(context.Background(), input.Channel{Kind: "terminal"}); err != nil {
 		t.Fatalf("repair at a terminal with a broken user policy: %v", err)
 	}
-	if err := e.RepairAllowed(context.Background(), Channel{Kind: "terminal", InRound: true}); errCode(err) != "self_answer_forbidden" {
+	if err := e.RepairAllowed(context.Background(), input.Channel{Kind: "terminal", InRound: true}); errCode(err) != "self_answer_forbidden" {
 		t.Fatalf("repair inside a round: %v", err)
 	}
 }
@@ -181,25 +185,25 @@ func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
 // with Demo.
 func TestDemoChannel_OnlyInADemoProject(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	demo := AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: Channel{Kind: "demo"}}
+	demo := gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: input.Channel{Kind: "demo"}}
 	if _, err := e.AnswerGate(demo); errCode(err) != "demo_only" {
 		t.Fatalf("demo answer in an ordinary project: %v", err)
 	}
 	dir := t.TempDir()
-	if _, err := Init(InitOptions{Dir: dir, Demo: true, Goal: "g1", Objective: "Show the demo", Agent: "a1"}); err != nil {
+	if _, err := Init(scaffold.Options{Dir: dir, Demo: true, Goal: "g1", Objective: "Show the demo", Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
 	d := New(Options{Root: dir, Now: newClock().now})
 	defer d.Close()
-	dg, err := d.RaiseGate(GateInput{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
+	dg, err := d.RaiseGate(gates.Input{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AnswerGate(AnswerInput{Gate: dg.ID, Option: "approve", Actor: "human", Channel: Channel{Kind: "demo"}}); err != nil {
+	if _, err := d.AnswerGate(gates.Answer{Gate: dg.ID, Option: "approve", Actor: "human", Channel: input.Channel{Kind: "demo"}}); err != nil {
 		t.Fatalf("demo answer in a demo project: %v", err)
 	}
 }

@@ -4,27 +4,12 @@ import (
 	"context"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// Lease TTL bounds (lease.MinTTL and MaxTTL). DefaultLeaseTTL
-// is in rounds.go.
-const (
-	MinLeaseTTL = lease.MinTTL
-	MaxLeaseTTL = lease.MaxTTL
-)
-
-// ClaimRequest asks for a lease on a todo (lease.ClaimRequest).
-type ClaimRequest = lease.ClaimRequest
-
-// LeaseRequest changes a held lease (lease.Request).
-type LeaseRequest = lease.Request
-
-// LeaseResult is the todo after a lease operation (lease.Result).
-type LeaseResult = lease.Result
 
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
 // compare-and-swap against every other claimant, in this process or
@@ -48,13 +33,13 @@ type LeaseResult = lease.Result
 //
 // A claim of a lease the agent already holds returns it unchanged
 // (Replayed). An expired lease is claimable by anyone.
-func (e *Engine) ClaimTodo(req ClaimRequest) (LeaseResult, error) {
+func (e *Engine) ClaimTodo(req lease.ClaimRequest) (lease.Result, error) {
 	return e.ClaimTodoContext(context.Background(), req)
 }
 
 // ClaimTodoContext is ClaimTodo with a context bounding the decision.
-func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseResult, error) {
-	var res LeaseResult
+func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (lease.Result, error) {
+	var res lease.Result
 	ttl, err := req.Check()
 	if err != nil {
 		return res, err
@@ -63,7 +48,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 	var cd claimDecision
 	e.prepareAll(ctx, "claim")
 	err = e.update(func(tx *kernel.Tx) error {
-		res, cd = LeaseResult{}, claimDecision{}
+		res, cd = lease.Result{}, claimDecision{}
 		t, err := lease.Find(tx.Todo, req.Todo)
 		if err != nil {
 			return err
@@ -87,7 +72,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 		}
 		if retried, err := lease.Retried(t.Lease, t.ID, req.Agent, req.IdempotencyKey, ttl, now); err != nil || retried {
 			if retried {
-				res = LeaseResult{Todo: t, Lease: *t.Lease, Replayed: true}
+				res = lease.Result{Todo: t, Lease: *t.Lease, Replayed: true}
 			}
 			return err
 		}
@@ -95,14 +80,14 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 		if err != nil {
 			return err
 		}
-		if cd, err = e.decideClaim(ctx, tx, t.Goal, req.Agent, ClaimFacts{Op: "claim", Todo: facts}); err != nil {
+		if cd, err = e.decideClaim(ctx, tx, t.Goal, req.Agent, input.ClaimFacts{Op: "claim", Todo: facts}); err != nil {
 			return err
 		}
 		if !cd.d.Allow {
 			return e.Refusal(cd.d)
 		}
 		if l := t.Lease; l.LiveAt(now) && l.Holder == req.Agent {
-			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
+			res = lease.Result{Todo: t, Lease: *l, Replayed: true}
 			return nil
 		}
 		prev := t.Lease
@@ -119,7 +104,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 		if err := e.putLease(tx, t, "todo.claimed", req.Agent, data); err != nil {
 			return err
 		}
-		res = LeaseResult{Todo: t, Lease: *t.Lease, Previous: prev}
+		res = lease.Result{Todo: t, Lease: *t.Lease, Previous: prev}
 		return nil
 	})
 	e.logClaim(cd)
@@ -132,7 +117,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req ClaimRequest) (LeaseR
 // (bad_ttl, missing_expected_version, unknown_todo); errs.No
 // version_mismatch (Data: expected, actual) or lease_lost (the lease was
 // released, expired or is another agent's). Refusals change nothing.
-func (e *Engine) RenewLease(req LeaseRequest) (LeaseResult, error) {
+func (e *Engine) RenewLease(req lease.Request) (lease.Result, error) {
 	return e.changeLease(req, "renew")
 }
 
@@ -142,7 +127,7 @@ func (e *Engine) RenewLease(req LeaseRequest) (LeaseResult, error) {
 // ExpectedVersion+1) returns it unchanged (Replayed). The holder may
 // release its lease after it expired, unless someone claimed it since.
 // Errors as RenewLease.
-func (e *Engine) ReleaseLease(req LeaseRequest) (LeaseResult, error) {
+func (e *Engine) ReleaseLease(req lease.Request) (lease.Result, error) {
 	return e.changeLease(req, "release")
 }
 
@@ -152,12 +137,12 @@ func (e *Engine) ReleaseLease(req LeaseRequest) (LeaseResult, error) {
 // blocking gate, no scope conflict). Errors as RenewLease, plus
 // errs.Usage unknown_agent / same_agent / missing_to and the claim
 // refusals for the new holder.
-func (e *Engine) TransferLease(req LeaseRequest) (LeaseResult, error) {
+func (e *Engine) TransferLease(req lease.Request) (lease.Result, error) {
 	return e.changeLease(req, "transfer")
 }
 
-func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
-	var res LeaseResult
+func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error) {
+	var res lease.Result
 	if err := req.Check(op); err != nil {
 		return res, err
 	}
@@ -167,7 +152,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 		e.prepareAll(context.Background(), "claim")
 	}
 	err := e.update(func(tx *kernel.Tx) error {
-		res, cd = LeaseResult{}, claimDecision{}
+		res, cd = lease.Result{}, claimDecision{}
 		t, err := lease.Find(tx.Todo, req.Todo)
 		if err != nil {
 			return err
@@ -176,19 +161,19 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 		now := tx.Now()
 		l := t.Lease
 		if op == "release" && l != nil && l.Released && l.Holder == req.Agent && l.Version == req.ExpectedVersion+1 {
-			res = LeaseResult{Todo: t, Lease: *l, Replayed: true}
+			res = lease.Result{Todo: t, Lease: *l, Replayed: true}
 			return nil
 		}
 		if err := lease.CheckHeld(t, req.Agent, req.ExpectedVersion, now, op == "release"); err != nil {
 			return err
 		}
 		prev := *l
-		ttl := lease.TTL(l, req.TTL, DefaultLeaseTTL)
+		ttl := lease.TTL(l, req.TTL, rounds.DefaultLeaseTTL)
 		var kind string
 		var data map[string]any
 		switch op {
 		case "renew":
-			if cd, err = e.decideLease(tx, t, req.Agent, ClaimFacts{Op: "renew"}); err != nil {
+			if cd, err = e.decideLease(tx, t, req.Agent, input.ClaimFacts{Op: "renew"}); err != nil {
 				return err
 			}
 			nl := lease.Renew(*l, now, ttl)
@@ -205,7 +190,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 			if !snapshot.AgentKnown(e.spec, tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
-			if cd, err = e.decideLease(tx, t, req.To, ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {
+			if cd, err = e.decideLease(tx, t, req.To, input.ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {
 				return err
 			}
 			nl := lease.Transfer(*l, req.To, now, ttl)
@@ -223,7 +208,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 				return err
 			}
 		}
-		res = LeaseResult{Todo: t, Lease: *t.Lease, Previous: &prev}
+		res = lease.Result{Todo: t, Lease: *t.Lease, Previous: &prev}
 		return nil
 	})
 	e.logClaim(cd)
@@ -233,7 +218,7 @@ func (e *Engine) changeLease(req LeaseRequest, op string) (LeaseResult, error) {
 
 // decideLease decides cf (a transfer to agent, agent's renew) on t inside
 // tx (data.loopx.claim.decision): its refusal when it denies.
-func (e *Engine) decideLease(tx *kernel.Tx, t kernel.Todo, agent string, cf ClaimFacts) (claimDecision, error) {
+func (e *Engine) decideLease(tx *kernel.Tx, t kernel.Todo, agent string, cf input.ClaimFacts) (claimDecision, error) {
 	facts, err := e.claimTodoFacts(tx, t, agent)
 	if err != nil {
 		return claimDecision{}, err

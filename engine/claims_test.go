@@ -6,6 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -51,21 +56,21 @@ func TestLease_Lifecycle(t *testing.T) {
 	type step struct {
 		name    string
 		advance time.Duration
-		op      func() (LeaseResult, error)
+		op      func() (lease.Result, error)
 		code    string // "" = success
 		holder  string
 		version uint64
 		epoch   uint64
 		replay  bool
 	}
-	claimK := func(agent, key string, ttl time.Duration) func() (LeaseResult, error) {
-		return func() (LeaseResult, error) {
-			return e.ClaimTodo(ClaimRequest{Todo: todo, Agent: agent, TTL: ttl, IdempotencyKey: key})
+	claimK := func(agent, key string, ttl time.Duration) func() (lease.Result, error) {
+		return func() (lease.Result, error) {
+			return e.ClaimTodo(lease.ClaimRequest{Todo: todo, Agent: agent, TTL: ttl, IdempotencyKey: key})
 		}
 	}
-	lease := func(f func(LeaseRequest) (LeaseResult, error), agent string, v uint64, to string) func() (LeaseResult, error) {
-		return func() (LeaseResult, error) {
-			return f(LeaseRequest{Todo: todo, Agent: agent, ExpectedVersion: v, To: to})
+	lease := func(f func(lease.Request) (lease.Result, error), agent string, v uint64, to string) func() (lease.Result, error) {
+		return func() (lease.Result, error) {
+			return f(lease.Request{Todo: todo, Agent: agent, ExpectedVersion: v, To: to})
 		}
 	}
 	steps := []step{
@@ -119,7 +124,7 @@ func TestLease_Lifecycle(t *testing.T) {
 		}
 	}
 	// Every lease change is audited; refusals are not.
-	evs, err := e.Events(EventFilter{Kind: "todo."})
+	evs, err := e.Events(views.EventFilter{Kind: "todo."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +149,7 @@ func sameTodo(a, b kernel.Todo) bool {
 
 func TestClaim_Refusals(t *testing.T) {
 	e, _ := newEngine(t, claimSpec)
-	add := func(in TodoInput) kernel.Todo {
+	add := func(in todos.Input) kernel.Todo {
 		t.Helper()
 		if in.Goal == "" {
 			in.Goal = "g1"
@@ -155,29 +160,29 @@ func TestClaim_Refusals(t *testing.T) {
 		}
 		return td
 	}
-	first := add(TodoInput{Title: "first"})
-	dep := add(TodoInput{Title: "after first", DependsOn: []string{first.ID}})
-	done := add(TodoInput{Title: "done already"})
+	first := add(todos.Input{Title: "first"})
+	dep := add(todos.Input{Title: "after first", DependsOn: []string{first.ID}})
+	done := add(todos.Input{Title: "done already"})
 	if _, err := e.SetTodoStatus(done.ID, kernel.TodoDone, "shipped", "human"); err != nil {
 		t.Fatal(err)
 	}
-	blocked := add(TodoInput{Title: "blocked"})
+	blocked := add(todos.Input{Title: "blocked"})
 	if _, err := e.SetTodoStatus(blocked.ID, kernel.TodoBlocked, "waiting on legal", "human"); err != nil {
 		t.Fatal(err)
 	}
-	action := add(TodoInput{Title: "call the customer", Kind: kernel.KindAction})
-	review := add(TodoInput{Title: "review the guide", Labels: []string{"review"}})
-	handed := add(TodoInput{Title: "for a2", Labels: []string{"for:a2"}})
-	docs := add(TodoInput{Title: "all docs", Scope: []string{"docs/**"}})
-	guide := add(TodoInput{Title: "the guide", Scope: []string{"docs/guide.md"}})
-	other := add(TodoInput{Goal: "g2", Title: "api in g2", Scope: []string{"api/*.go"}})
-	api := add(TodoInput{Title: "api handlers", Scope: []string{"api/handlers.go"}})
-	gated := add(TodoInput{Title: "gated"})
-	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "May the gated todo touch production now?", BlocksTodo: gated.ID, By: "human"}); err != nil {
+	action := add(todos.Input{Title: "call the customer", Kind: kernel.KindAction})
+	review := add(todos.Input{Title: "review the guide", Labels: []string{"review"}})
+	handed := add(todos.Input{Title: "for a2", Labels: []string{"for:a2"}})
+	docs := add(todos.Input{Title: "all docs", Scope: []string{"docs/**"}})
+	guide := add(todos.Input{Title: "the guide", Scope: []string{"docs/guide.md"}})
+	other := add(todos.Input{Goal: "g2", Title: "api in g2", Scope: []string{"api/*.go"}})
+	api := add(todos.Input{Title: "api handlers", Scope: []string{"api/handlers.go"}})
+	gated := add(todos.Input{Title: "gated"})
+	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "May the gated todo touch production now?", BlocksTodo: gated.ID, By: "human"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []struct{ todo, agent string }{{docs.ID, "a1"}, {other.ID, "a2"}} {
-		if _, err := e.ClaimTodo(ClaimRequest{Todo: s.todo, Agent: s.agent}); err != nil {
+		if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: s.todo, Agent: s.agent}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -206,7 +211,7 @@ func TestClaim_Refusals(t *testing.T) {
 				t.Fatal(err)
 			}
 			rev, _ := s.Revision()
-			_, err = e.ClaimTodo(ClaimRequest{Todo: c.todo, Agent: c.agent})
+			_, err = e.ClaimTodo(lease.ClaimRequest{Todo: c.todo, Agent: c.agent})
 			if got := errCode(err); got != c.code {
 				t.Fatalf("err %v (code %q), want %q", err, got, c.code)
 			}
@@ -218,16 +223,16 @@ func TestClaim_Refusals(t *testing.T) {
 	// What fits is claimable: the same holder may hold overlapping scopes,
 	// reviewers take review todos, the named agent takes its handoff.
 	for _, s := range []struct{ todo, agent string }{{guide.ID, "a1"}, {review.ID, "rv"}, {handed.ID, "a2"}, {first.ID, "a3"}} {
-		if _, err := e.ClaimTodo(ClaimRequest{Todo: s.todo, Agent: s.agent}); err != nil {
+		if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: s.todo, Agent: s.agent}); err != nil {
 			t.Errorf("claim %s by %s: %v", s.todo, s.agent, err)
 		}
 	}
 	var re *errs.Error
-	_, err := e.ClaimTodo(ClaimRequest{Todo: docs.ID, Agent: "a2"})
+	_, err := e.ClaimTodo(lease.ClaimRequest{Todo: docs.ID, Agent: "a2"})
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Data.(map[string]any)["holder"] != "a1" || re.Data.(map[string]any)["expires_at"] != "2026-11-29T10:45:00Z" {
 		t.Fatalf("already_claimed without holder and expiry: %v %+v", err, re)
 	}
-	if evs, _ := e.Events(EventFilter{Kind: "gate_violation"}); len(evs) != 1 {
+	if evs, _ := e.Events(views.EventFilter{Kind: "gate_violation"}); len(evs) != 1 {
 		t.Fatalf("gate_violation events = %d, want 1", len(evs))
 	}
 }
@@ -237,19 +242,19 @@ func TestClaim_Refusals(t *testing.T) {
 // the agent's own claim first.
 func TestShouldRun_SkipsScopeConflictsAndPrefersOwnClaim(t *testing.T) {
 	e, _ := newEngine(t, claimSpec)
-	docs, err := e.AddTodo(TodoInput{Goal: "g1", Title: "docs", Priority: 0, Scope: []string{"docs/**"}})
+	docs, err := e.AddTodo(todos.Input{Goal: "g1", Title: "docs", Priority: 0, Scope: []string{"docs/**"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	guide, _ := e.AddTodo(TodoInput{Goal: "g1", Title: "guide", Priority: 0, Scope: []string{"docs/guide.md"}})
-	low, _ := e.AddTodo(TodoInput{Goal: "g1", Title: "low", Priority: 4})
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: docs.ID, Agent: "a1"}); err != nil {
+	guide, _ := e.AddTodo(todos.Input{Goal: "g1", Title: "guide", Priority: 0, Scope: []string{"docs/guide.md"}})
+	low, _ := e.AddTodo(todos.Input{Goal: "g1", Title: "low", Priority: 4})
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: docs.ID, Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(t, e, "a2"); d.Verdict != "run" || d.Todo.ID != low.ID {
 		t.Fatalf("a2: %s %+v %+v", d.Verdict, d.Todo, d.Reasons)
 	}
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: low.ID, Agent: "a1"}); err != nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: low.ID, Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
 	d := decide(t, e, "a2")
@@ -278,21 +283,21 @@ func TestClaim_ReleasedThenReclaimed(t *testing.T) {
 	if v := st.Todo.Lease.Version; v != 1 {
 		t.Fatalf("A's lease version %d, want 1", v)
 	}
-	rel, err := e.ReleaseLease(LeaseRequest{Todo: x, Agent: "a1", ExpectedVersion: 1})
+	rel, err := e.ReleaseLease(lease.Request{Todo: x, Agent: "a1", ExpectedVersion: 1})
 	if err != nil || !rel.Lease.Released || rel.Lease.Version != 2 {
 		t.Fatalf("release: %+v %v", rel.Lease, err)
 	}
-	b, err := e.ClaimTodo(ClaimRequest{Todo: x, Agent: "a2"})
+	b, err := e.ClaimTodo(lease.ClaimRequest{Todo: x, Agent: "a2"})
 	if err != nil || b.Lease.Version != 3 || b.Lease.Epoch != 2 {
 		t.Fatalf("B's claim: %+v %v", b.Lease, err)
 	}
 	before, _ := e.Todo(x)
-	_, err = e.RenewLease(LeaseRequest{Todo: x, Agent: "a1", ExpectedVersion: 1})
+	_, err = e.RenewLease(lease.Request{Todo: x, Agent: "a1", ExpectedVersion: 1})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "version_mismatch" || re.Data.(map[string]any)["expected"] != uint64(1) || re.Data.(map[string]any)["actual"] != uint64(3) {
 		t.Fatalf("A's renew: %v", err)
 	}
-	_, err = e.FinishRound(ctx, st.Round.ID, FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true, ExpectedVersion: 1})
+	_, err = e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true, ExpectedVersion: 1})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("A's finish: %v", err)
 	}
@@ -313,7 +318,7 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 	e, c := newEngine(t, claimSpec)
 	x := addTodos(t, e, "X")[0].ID
 	ctx := context.Background()
-	a, err := e.ClaimTodo(ClaimRequest{Todo: x, Agent: "a1", TTL: 60 * time.Second})
+	a, err := e.ClaimTodo(lease.ClaimRequest{Todo: x, Agent: "a1", TTL: 60 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +330,7 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 		t.Fatalf("a round start on A's own claim changed its TTL or epoch: %+v", st.Todo.Lease)
 	}
 	c.advance(30 * time.Second)
-	_, err = e.ClaimTodo(ClaimRequest{Todo: x, Agent: "a2"})
+	_, err = e.ClaimTodo(lease.ClaimRequest{Todo: x, Agent: "a2"})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "already_claimed" || re.Data.(map[string]any)["expires_at"] != "2026-11-29T10:01:00Z" || re.Data.(map[string]any)["holder"] != "a1" {
 		t.Fatalf("+30 s: %v", err)
@@ -337,18 +342,18 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 	if d := decide(t, e, "a2"); d.Verdict != "run" || d.Todo.ID != x {
 		t.Fatalf("+61 s should_run for B: %s %+v", d.Verdict, d.Reasons)
 	}
-	b, err := e.ClaimTodo(ClaimRequest{Todo: x, Agent: "a2"})
+	b, err := e.ClaimTodo(lease.ClaimRequest{Todo: x, Agent: "a2"})
 	if err != nil || b.Lease.Epoch != st.Todo.Lease.Epoch+1 || b.Lease.Holder != "a2" {
 		t.Fatalf("+61 s: %+v %v", b.Lease, err)
 	}
-	_, err = e.FinishRound(ctx, st.Round.ID, FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true})
+	_, err = e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("A's late finish: %v", err)
 	}
-	if _, err := e.ReleaseLease(LeaseRequest{Todo: x, Agent: "a2", ExpectedVersion: b.Lease.Version}); err != nil {
+	if _, err := e.ReleaseLease(lease.Request{Todo: x, Agent: "a2", ExpectedVersion: b.Lease.Version}); err != nil {
 		t.Fatal(err)
 	}
-	if a2, err := e.ClaimTodo(ClaimRequest{Todo: x, Agent: "a1"}); err != nil || a2.Lease.Epoch != b.Lease.Epoch+1 {
+	if a2, err := e.ClaimTodo(lease.ClaimRequest{Todo: x, Agent: "a1"}); err != nil || a2.Lease.Epoch != b.Lease.Epoch+1 {
 		t.Fatalf("claim right after release: %+v %v", a2.Lease, err)
 	}
 }
@@ -362,8 +367,8 @@ func TestFinish_ExpiredLeaseIsLost(t *testing.T) {
 	if err != nil || st.Round == nil {
 		t.Fatal(err)
 	}
-	c.advance(DefaultLeaseTTL)
-	_, err = e.FinishRound(context.Background(), st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress})
+	c.advance(rounds.DefaultLeaseTTL)
+	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("finish after expiry: %v", err)
 	}
@@ -390,11 +395,11 @@ func TestRun_RenewalKeepsTheLeaseAndIsNotProgress(t *testing.T) {
 		t.Fatalf("renewal: ok %v, revisions %d → %d (goal was %d)", ok, before, after, rev0)
 	}
 	td, _ := e.Todo(st.Todo.ID)
-	if td.Lease.Version != st.Todo.Lease.Version+1 || !td.Lease.ExpiresAt.Equal(c.t.Add(DefaultLeaseTTL)) {
+	if td.Lease.Version != st.Todo.Lease.Version+1 || !td.Lease.ExpiresAt.Equal(c.t.Add(rounds.DefaultLeaseTTL)) {
 		t.Fatalf("renewed lease %+v", td.Lease)
 	}
 	c.advance(30 * time.Minute) // past the first expiry
-	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
 		t.Fatalf("finish within the renewed lease: %v", err)
 	}
 	// A round that no longer holds its todo is not renewed.

@@ -28,7 +28,7 @@ type Request struct {
 	Goal  string
 	Agent string
 	// Permission is set for permission queries.
-	Permission *PermissionRequest
+	Permission *input.PermissionRequest
 }
 
 // Decide answers req with the built-in policy over a fresh snapshot and
@@ -38,7 +38,7 @@ type Request struct {
 // policy_error or policy_undefined. The returned error is non-nil only for
 // an unusable store (kernel.StoreError, lock timeout) — the decision is
 // still a valid deny then — or a failure to write the decision log.
-func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
+func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, error) {
 	now := e.Now()
 	// Prepare the policy (CPU-bound, most of a cold decision) while the
 	// input is read from disk. Both only read the engine's fields; the user
@@ -70,7 +70,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (Decision, error) {
 
 // buildInput assembles the policy input; a store failure is reported in
 // input.health.store and returned.
-func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
+func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
 	in, _, err := e.inputFrom(e.loadReadModel(now), req, now, 0)
 	return in, err
 }
@@ -79,8 +79,8 @@ func (e *Engine) buildInput(req Request, now time.Time) (Input, error) {
 // input.state.todos a window of at least window todos of the claim order
 // when rm keeps one (partial: it leaves todos out; snapshot.Need.Window); while
 // the store is held, only the window's order is rm's (snapshot.Under).
-func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in Input, partial bool, err error) {
-	in = Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
+	in = input.Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
 	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
@@ -107,7 +107,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	}
 	if err != nil {
 		in.Health.Store = err.Error()
-		in.State, partial = Snapshot{Gates: []GateFacts{}, Todos: []TodoFacts{}}, false
+		in.State, partial = input.Snapshot{Gates: []input.GateFacts{}, Todos: []input.TodoFacts{}}, false
 	}
 	return in, partial, err
 }
@@ -120,7 +120,7 @@ func (e *Engine) userReads() bool {
 }
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
-func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
+func (e *Engine) evaluate(ctx context.Context, req Request, in input.Input) decision.Decision {
 	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
 	pq, err := e.prep.Get(ctx, req.Query, e.compile)
 	if err != nil {
@@ -131,7 +131,7 @@ func (e *Engine) evaluate(ctx context.Context, req Request, in Input) Decision {
 
 // evalPrepared evaluates pq (the rule named rule, of query's verdicts) on
 // in; every failure becomes a deny.
-func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in Input) Decision {
+func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in input.Input) decision.Decision {
 	iv, err := input.Value(in)
 	if err != nil {
 		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
@@ -157,7 +157,7 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 var entropy = ulid.Monotonic(rand.Reader, 0)
 
 // finishDecision adds what the engine owns: id, request, quota, revision.
-func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
+func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Input) {
 	d.DecisionID = ulid.MustNew(ulid.Timestamp(time.Now()), entropy).String()
 	d.Query, d.Goal, d.Agent = req.Query, req.Goal, req.Agent
 	if d.Verdict != "run" {
@@ -165,7 +165,7 @@ func (e *Engine) finishDecision(d *Decision, req Request, in Input) {
 	}
 	d.Charge = d.Verdict == "run"
 	spec, policy := e.revisions()
-	d.Revision = Revision{Spec: spec, Policy: policy, State: in.State.Revision}
+	d.Revision = decision.Revision{Spec: spec, Policy: policy, State: in.State.Revision}
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
 	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {

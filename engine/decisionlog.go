@@ -6,7 +6,9 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/buildinfo"
 )
 
@@ -19,19 +21,8 @@ var Version = "dev"
 
 func init() { Version = buildinfo.Version(Version) }
 
-// LogEntry is one line of .loopx/decisions.jsonl (decision.LogEntry, an
-// OPA decision-log event); LoggedDecision reads the decision it records.
-type LogEntry = decision.LogEntry
-
-// LogCustom is what a decision-log line adds to OPA's fields
-// (decision.LogCustom).
-type LogCustom = decision.LogCustom
-
-// LogInput is the request part of a decision's input (decision.LogInput).
-type LogInput = decision.LogInput
-
 // decisionLog is the project's decision log with the engine's line types.
-type decisionLog = declog.Log[LogInput, QuotaSummary]
+type decisionLog = declog.Log[decision.LogInput, render.QuotaSummary]
 
 // LogPath is the decision log of the project (.loopx/decisions.jsonl).
 func (e *Engine) LogPath() string { return e.log.Path() }
@@ -40,7 +31,7 @@ func (e *Engine) LogPath() string { return e.log.Path() }
 // write (the log's Append, or Later under the lock): the request without
 // the snapshot on the line, the whole input stored beside it, and the
 // policy and spec bundles it names (declog.Log.Append).
-func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...declog.Bundle) error, d Decision, in Input, now time.Time) error {
+func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...declog.Bundle) error, d decision.Decision, in input.Input, now time.Time) error {
 	le, inRaw, err := decision.LogEntryOf(d, in, now)
 	if err != nil {
 		return err
@@ -77,21 +68,18 @@ func (e *Engine) specBundleFiles(rev string) func() (map[string][]byte, []string
 	}
 }
 
-// LogFilter selects decision-log entries for ReadLog (decision.LogFilter).
-type LogFilter = decision.LogFilter
-
 // ReadLog returns the decision-log entries that match f, oldest first,
 // reading the rotated files and the current one. Lines that do not parse
 // (a torn write, a foreign line) are skipped and counted in skipped. A
 // project without a decision log has no entries and no error.
-func (e *Engine) ReadLog(f LogFilter) (entries []LogEntry, skipped int, err error) {
+func (e *Engine) ReadLog(f decision.LogFilter) (entries []decision.LogEntry, skipped int, err error) {
 	return e.log.Read(f.Match, f.Limit)
 }
 
 // FindDecision returns the decision-log entry with this decision id,
 // searching the current log first, then the rotated ones. A missing id is
 // an errs.Usage error with code unknown_decision.
-func (e *Engine) FindDecision(id string) (LogEntry, error) {
+func (e *Engine) FindDecision(id string) (decision.LogEntry, error) {
 	le, err := e.log.Find(id)
 	if errors.Is(err, declog.ErrNotFound) {
 		return le, Usagef("unknown_decision", "no decision %s in the decision log %s (or its %d rotated files)", id, e.LogPath(), declog.Keep)

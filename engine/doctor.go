@@ -3,12 +3,10 @@ package engine
 import (
 	"fmt"
 
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// DoctorReport is what `loopx doctor` found (render.DoctorReport).
-type DoctorReport = render.DoctorReport
 
 // VerifyChain verifies the store's whole chain against the anchor
 // (kernel.ChainReport), through the open store, or under the state lock
@@ -45,9 +43,9 @@ func (e *Engine) Salvage() (SalvageReport, error) {
 // (kernel.Store.VerifyEvents), the installed hook entries, the clock and
 // the read model (VerifyReadModel: an edited one is removed). Errors: the store cannot be opened or read
 // (exit 3), or is behind its last committed revision without accept.
-func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
+func (e *Engine) Doctor(accept bool) (render.DoctorReport, error) {
 	var err error
-	r := DoctorReport{Root: e.Root(), SpecErr: e.SpecErr(), Now: e.Now()}
+	r := render.DoctorReport{Root: e.Root(), SpecErr: e.SpecErr(), Now: e.Now()}
 	open := e.Store
 	if accept {
 		open = e.AcceptStore
@@ -88,7 +86,7 @@ func (e *Engine) Doctor(accept bool) (DoctorReport, error) {
 		return r, err
 	}
 	if r.Hooks == nil {
-		r.Hooks = []HookProblem{}
+		r.Hooks = []hosts.Problem{}
 	}
 	r.NewestCommit, r.ClockBehind = e.ClockBehind()
 	genuine, err := e.VerifyReadModel()

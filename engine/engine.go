@@ -15,6 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/declog"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -22,13 +23,6 @@ import (
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/rego"
-)
-
-// Directory and file names of a project.
-const (
-	SpecDirName  = scaffold.SpecDirName
-	StateDirName = scaffold.StateDirName
-	LogFileName  = declog.FileName
 )
 
 // Options configure an Engine.
@@ -49,7 +43,7 @@ type Options struct {
 	OnDisk bool
 	// Ancestry configures how the caller's ancestor processes are read to
 	// tell who is acting (ancestry.go).
-	Ancestry AncestryOptions
+	Ancestry trust.AncestryOptions
 	// MaxScanFiles caps the walk `loopx run` makes of a work tree outside
 	// git (0 = trust.MaxScanFiles); reaching it fails the round.
 	MaxScanFiles int
@@ -64,7 +58,7 @@ type Engine struct {
 	now      func() time.Time
 	lock     time.Duration
 	leaseTTL time.Duration
-	ancestry AncestryOptions
+	ancestry trust.AncestryOptions
 	scanCap  int
 	// runner is set while Run runs rounds: trust.RunnerID of this process,
 	// recorded on the rounds it starts (kernel.Round.Runner).
@@ -77,7 +71,7 @@ type Engine struct {
 	disk    *specs.Loaded
 	diskErr error
 	// pending is the change of loopx/ waiting for a human, nil when none.
-	pending *Pending
+	pending *adopt.Pending
 	// rulesChecked is set once this engine made sure rules were adopted.
 	rulesChecked bool
 	// fromModel: the adopted rules came from the read model (modelRules at modelRev),
@@ -91,7 +85,7 @@ type Engine struct {
 	// prep holds the queries prepared for the rules in effect.
 	prep rulebook.Prepared
 
-	user       []UserModule
+	user       []rulebook.Module
 	userErr    error
 	userLoaded bool
 
@@ -141,10 +135,10 @@ func New(o Options) *Engine {
 func (e *Engine) Root() string { return e.root }
 
 // SpecDir is <root>/loopx.
-func (e *Engine) SpecDir() string { return filepath.Join(e.root, SpecDirName) }
+func (e *Engine) SpecDir() string { return filepath.Join(e.root, scaffold.SpecDirName) }
 
 // StateDir is <root>/.loopx.
-func (e *Engine) StateDir() string { return filepath.Join(e.root, StateDirName) }
+func (e *Engine) StateDir() string { return filepath.Join(e.root, scaffold.StateDirName) }
 
 // Now is the engine's clock in UTC.
 func (e *Engine) Now() time.Time { return e.now().UTC() }
@@ -236,7 +230,7 @@ func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQ
 
 // compileQueries prepares the entry rules of queries (see prepare), in
 // their order, over one compilation of the modules they reach.
-func (e *Engine) compileQueries(ctx context.Context, queries []string, user []UserModule) ([]*rego.PreparedEvalQuery, error) {
+func (e *Engine) compileQueries(ctx context.Context, queries []string, user []rulebook.Module) ([]*rego.PreparedEvalQuery, error) {
 	refs, err := entryRules(queries)
 	if err != nil {
 		return nil, err
@@ -260,7 +254,7 @@ func entryRules(queries []string) (refs []string, err error) {
 // compileRef prepares the entry rule ref over the built-in modules it
 // reaches and the user modules user (none: built-in only), with the spec
 // in effect as data (rulebook.Schemas.Prepare).
-func (e *Engine) compileRef(ctx context.Context, ref string, user []UserModule) (*rego.PreparedEvalQuery, error) {
+func (e *Engine) compileRef(ctx context.Context, ref string, user []rulebook.Module) (*rego.PreparedEvalQuery, error) {
 	return policySchemas.Prepare(ctx, ref, e.specJSON(), user)
 }
 

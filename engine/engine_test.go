@@ -9,6 +9,12 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -21,10 +27,10 @@ func (c *testClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func newClock() *testClock                   { return &testClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)} }
 func writeSpec(t *testing.T, root, src string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(root, SpecDirName), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, scaffold.SpecDirName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, SpecDirName, "loopx.cue"), []byte(src), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, scaffold.SpecDirName, "loopx.cue"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -58,7 +64,7 @@ func addTodos(t *testing.T, e *Engine, titles ...string) []kernel.Todo {
 	t.Helper()
 	var out []kernel.Todo
 	for _, title := range titles {
-		td, err := e.AddTodo(TodoInput{Goal: "g1", Title: title, Priority: 2})
+		td, err := e.AddTodo(todos.Input{Goal: "g1", Title: title, Priority: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +73,7 @@ func addTodos(t *testing.T, e *Engine, titles ...string) []kernel.Todo {
 	return out
 }
 
-func decide(t *testing.T, e *Engine, agent string) Decision {
+func decide(t *testing.T, e *Engine, agent string) decision.Decision {
 	t.Helper()
 	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: agent})
 	if err != nil {
@@ -77,7 +83,7 @@ func decide(t *testing.T, e *Engine, agent string) Decision {
 }
 
 // round starts a round for agent and finishes it with outcome.
-func round(t *testing.T, e *Engine, agent, outcome string) (StartResult, Receipt) {
+func round(t *testing.T, e *Engine, agent, outcome string) (rounds.StartResult, rounds.Receipt) {
 	t.Helper()
 	st, err := e.StartRound(context.Background(), "g1", agent)
 	if err != nil {
@@ -86,7 +92,7 @@ func round(t *testing.T, e *Engine, agent, outcome string) (StartResult, Receipt
 	if st.Round == nil {
 		t.Fatalf("start: verdict %s %+v", st.Decision.Verdict, st.Decision.Reasons)
 	}
-	rc, err := e.FinishRound(context.Background(), st.Round.ID, FinishRequest{Outcome: outcome})
+	rc, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: outcome})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +143,7 @@ func TestFinish_TwiceReturnsStoredReceiptWithoutSecondCharge(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b")
 	st, rc1 := round(t, e, "a1", kernel.OutcomeProgress)
-	rc2, err := e.FinishRound(context.Background(), st.Round.ID, FinishRequest{Outcome: kernel.OutcomeFailed})
+	rc2, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeFailed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +187,7 @@ func TestStall_GateRaisedAtLimitAndNothingMoreCharged(t *testing.T) {
 		t.Fatalf("start while stalled opened a round: %+v %v", st.Round, err)
 	}
 	// A human approves: the count restarts.
-	if _, err := e.AnswerGate(AnswerInput{Gate: rc.Gate.ID, Option: "approve", Actor: "human", Channel: TypedBack(rc.Gate.ID)}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: rc.Gate.ID, Option: "approve", Actor: "human", Channel: TypedBack(rc.Gate.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(t, e, "a1"); d.Verdict != "run" {
@@ -207,7 +213,7 @@ func TestFinish_StaleHolderIsRefusedLeaseLost(t *testing.T) {
 	if st2.Todo.Lease.Epoch != st.Todo.Lease.Epoch+1 || st2.Todo.Lease.Version <= st.Todo.Lease.Version {
 		t.Fatalf("lease did not advance: %+v → %+v", st.Todo.Lease, st2.Todo.Lease)
 	}
-	_, err = e.FinishRound(context.Background(), st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress})
+	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "lease_lost" {
 		t.Fatalf("stale finish: %v", err)
@@ -248,7 +254,7 @@ func TestShouldRun_FailsClosed(t *testing.T) {
 func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	ts := addTodos(t, e, "guarded", "free")
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "May the guarded todo touch production now?", BlocksTodo: ts[0].ID, By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "May the guarded todo touch production now?", BlocksTodo: ts[0].ID, By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,14 +262,14 @@ func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
 	if d.Verdict != "run" || d.Todo.ID != ts[1].ID || !d.HasReason("gate_open_elsewhere") {
 		t.Fatalf("todo-scoped gate: %s %+v %+v", d.Verdict, d.Todo, d.Reasons)
 	}
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
 		addTodos(t, e, "more")
 		round(t, e, "a1", kernel.OutcomeProgress)
 	}
-	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Keep going after the quota is spent?", By: "human"}); err != nil {
+	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Keep going after the quota is spent?", By: "human"}); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
@@ -273,20 +279,20 @@ func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
 
 func TestAnswerGate_Refusals(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Ship the release to production now?", By: "a1", Answerers: []string{"human", "agent:a1", "agent:a2"}})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Ship the release to production now?", By: "a1", Answerers: []string{"human", "agent:a1", "agent:a2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
 		name string
-		in   AnswerInput
+		in   gates.Answer
 		code string
 	}{
-		{"unknown option", AnswerInput{Gate: g.ID, Option: "maybe", Actor: "human", Channel: TypedBack(g.ID)}, "unknown_option"},
-		{"raiser answers", AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:a1", Channel: Channel{Kind: "agent"}}, "self_answer_forbidden"},
-		{"human inside a round", AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: Channel{Kind: "terminal", InRound: true, TTY: true}}, "self_answer_forbidden"},
-		{"not an answerer", AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:zz", Channel: Channel{Kind: "agent"}}, "not_answerer"},
-		{"unknown gate", AnswerInput{Gate: "g-0000", Option: "approve", Actor: "human", Channel: TypedBack("g-0000")}, "unknown_gate"},
+		{"unknown option", gates.Answer{Gate: g.ID, Option: "maybe", Actor: "human", Channel: TypedBack(g.ID)}, "unknown_option"},
+		{"raiser answers", gates.Answer{Gate: g.ID, Option: "approve", Actor: "agent:a1", Channel: input.Channel{Kind: "agent"}}, "self_answer_forbidden"},
+		{"human inside a round", gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: input.Channel{Kind: "terminal", InRound: true, TTY: true}}, "self_answer_forbidden"},
+		{"not an answerer", gates.Answer{Gate: g.ID, Option: "approve", Actor: "agent:zz", Channel: input.Channel{Kind: "agent"}}, "not_answerer"},
+		{"unknown gate", gates.Answer{Gate: "g-0000", Option: "approve", Actor: "human", Channel: TypedBack("g-0000")}, "unknown_gate"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -305,10 +311,10 @@ func TestAnswerGate_Refusals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "agent:a2", Channel: Channel{Kind: "agent"}}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "agent:a2", Channel: input.Channel{Kind: "agent"}}); err != nil {
 		t.Fatalf("a peer answerer: %v", err)
 	}
-	_, err = e.AnswerGate(AnswerInput{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)})
+	_, err = e.AnswerGate(gates.Answer{Gate: g.ID, Option: "reject", Actor: "human", Channel: TypedBack(g.ID)})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "gate_closed" {
 		t.Fatalf("answering a closed gate: %v", err)
@@ -318,7 +324,7 @@ func TestAnswerGate_Refusals(t *testing.T) {
 func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Deploy the build to staging today?", ExpiresAfter: time.Hour, OnExpiry: "reject", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Deploy the build to staging today?", ExpiresAfter: time.Hour, OnExpiry: "reject", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +339,7 @@ func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 	if len(gs) != 1 || gs[0].ID != g.ID || gs[0].Status != "reject" {
 		t.Fatalf("gates after expiry = %+v", gs)
 	}
-	evs, _ := e.Events(EventFilter{Kind: "gate.expired"})
+	evs, _ := e.Events(views.EventFilter{Kind: "gate.expired"})
 	if len(evs) != 1 {
 		t.Fatalf("expiry events = %+v", evs)
 	}
@@ -350,7 +356,7 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 	if err != nil || st.Round == nil {
 		t.Fatal(err)
 	}
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Is the schema migration safe to run now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Is the schema migration safe to run now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +364,7 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 		var re *errs.Error
 		return errs.IsKind(err, errs.No) && errors.As(err, &re) && re.Code == "gate_violation" && func() bool { id, ok := decision.ViolatedGate(err); return ok && id == g.ID }()
 	}
-	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); !isViolation(err) {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); !isViolation(err) {
 		t.Fatalf("finish progress: %v", err)
 	}
 	if _, err := e.SetTodoStatus(ts[1].ID, kernel.TodoDone, "", "a1"); !isViolation(err) {
@@ -370,16 +376,16 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 	if d := decide(t, e, "a1"); d.Quota.Rounds.Used != 0 {
 		t.Fatalf("quota spent while gated: %d", d.Quota.Rounds.Used)
 	}
-	evs, err := e.Events(EventFilter{Kind: "gate_violation"})
+	evs, err := e.Events(views.EventFilter{Kind: "gate_violation"})
 	if err != nil || len(evs) != 3 {
 		t.Fatalf("gate_violation events = %d %v", len(evs), err)
 	}
 	// Finishing without progress is allowed (it frees the todo, charges nothing).
-	if rc, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil || rc.Charged {
+	if rc, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil || rc.Charged {
 		t.Fatalf("no_change finish: %+v %v", rc, err)
 	}
 	// A guarded action's evidence is refused while its gate is open.
-	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Push the release tag to origin now?", By: "human", Guards: []string{"git.push"}}); err != nil {
+	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Push the release tag to origin now?", By: "human", Guards: []string{"git.push"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "pushed v1.2.0", Action: "git.push", By: "a1"}); err == nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/evidence"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -27,7 +28,7 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 		}
 		if ev.Action != "" {
 			var err error
-			if cd, err = e.checkProgress(context.Background(), tx, ev.Goal, ev.By, ClaimFacts{Op: "evidence", Action: ev.Action}); err != nil {
+			if cd, err = e.checkProgress(context.Background(), tx, ev.Goal, ev.By, input.ClaimFacts{Op: "evidence", Action: ev.Action}); err != nil {
 				return err
 			}
 		}

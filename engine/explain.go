@@ -4,14 +4,12 @@ import (
 	"context"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
-
-// Explanation is a logged decision shown again (`loopx explain ID`,
-// decision.Explanation).
-type Explanation = decision.Explanation
 
 // Explain finds decision id in the decision log (current and rotated files)
 // and re-decides its request now — the logged input keeps the request, not
@@ -20,16 +18,16 @@ type Explanation = decision.Explanation
 // re-run decides the same. Errors: an unknown id is an errs.Usage error
 // (unknown_decision); a re-run on an unusable store still returns the
 // fail-closed explanation together with the store error.
-func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
+func (e *Engine) Explain(ctx context.Context, id string) (decision.Explanation, error) {
 	le, err := e.FindDecision(id)
 	if err != nil {
-		return Explanation{}, err
+		return decision.Explanation{}, err
 	}
 	then := decision.Logged(le)
 	defer e.Release()
 	d, in, storeErr := e.rerun(ctx, le)
-	x := Explanation{Logged: le, Then: then, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}, StoredInputState: "none"}
-	x.StoredInput, x.StoredInputState = decision.StoredInput(le, e.StateDir(), StateDirName)
+	x := decision.Explanation{Logged: le, Then: then, Rerun: d, Input: in, Differences: []string{}, Changes: []string{}, StoredInputState: "none"}
+	x.StoredInput, x.StoredInputState = decision.StoredInput(le, e.StateDir(), scaffold.StateDirName)
 	if x.StoredInputState == "stored" {
 		x.OPAEval = decision.OPAEvalCommand(le, e.root, e.StateDir())
 	}
@@ -42,7 +40,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (Explanation, error) {
 
 // trace evaluates req's prepared query on in once more with a buffer tracer
 // and renders the rule-level and the full trace with locations.
-func (e *Engine) trace(ctx context.Context, req Request, in Input) (rules, full []string) {
+func (e *Engine) trace(ctx context.Context, req Request, in input.Input) (rules, full []string) {
 	pq, err := e.prep.Get(ctx, req.Query, e.compile)
 	if err != nil {
 		msg := []string{"no trace: the policy does not compile: " + err.Error()}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
@@ -59,19 +60,19 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 		t.Fatalf("current log is %d bytes after rotation", fi.Size())
 	}
 
-	all, skipped, err := e.ReadLog(LogFilter{})
+	all, skipped, err := e.ReadLog(decision.LogFilter{})
 	if err != nil || len(all) != 2 || all[0].DecisionID != first.DecisionID || all[1].DecisionID != second.DecisionID || skipped != 2 {
 		t.Fatalf("ReadLog = %d entries (%v), %d skipped, %v", len(all), ids(all), skipped, err)
 	}
 	for _, tc := range []struct {
-		f    LogFilter
+		f    decision.LogFilter
 		want []string
 	}{
-		{LogFilter{Agent: "a2"}, []string{second.DecisionID}},
-		{LogFilter{Verdict: "run", Goal: "g1"}, []string{first.DecisionID, second.DecisionID}},
-		{LogFilter{Since: e.Now().Add(-time.Minute)}, []string{second.DecisionID}},
-		{LogFilter{Limit: 1}, []string{second.DecisionID}},
-		{LogFilter{Goal: "nope"}, nil},
+		{decision.LogFilter{Agent: "a2"}, []string{second.DecisionID}},
+		{decision.LogFilter{Verdict: "run", Goal: "g1"}, []string{first.DecisionID, second.DecisionID}},
+		{decision.LogFilter{Since: e.Now().Add(-time.Minute)}, []string{second.DecisionID}},
+		{decision.LogFilter{Limit: 1}, []string{second.DecisionID}},
+		{decision.LogFilter{Goal: "nope"}, nil},
 	} {
 		got, _, _ := e.ReadLog(tc.f)
 		if !slices.Equal(ids(got), tc.want) {
@@ -88,7 +89,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	}
 }
 
-func ids(es []LogEntry) []string {
+func ids(es []decision.LogEntry) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.DecisionID)
@@ -102,7 +103,7 @@ func ids(es []LogEntry) []string {
 func TestExplain_OlderStateAndPolicy(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +116,11 @@ func TestExplain_OlderStateAndPolicy(t *testing.T) {
 	if err != nil || !x.Same || len(x.Changes) != 0 || len(x.Differences) != 0 {
 		t.Fatalf("unchanged: same %v, changes %v, diffs %v, err %v", x.Same, x.Changes, x.Differences, err)
 	}
-	if n, _, _ := e.ReadLog(LogFilter{}); len(n) != 1 {
+	if n, _, _ := e.ReadLog(decision.LogFilter{}); len(n) != 1 {
 		t.Fatalf("explain logged its re-run: %d entries", len(n))
 	}
 
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	forgeLoggedPolicy(t, e, old.DecisionID, "sha256:0123456789abcdef")

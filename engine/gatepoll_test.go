@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -29,11 +31,11 @@ goals: g1: {
 `)
 	ctx := context.Background()
 	addTodos(t, e, "only")
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Is the schema migration safe to run now?", By: "human", BlocksAgent: "a2"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Is the schema migration safe to run now?", By: "human", BlocksAgent: "a2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g3, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Is the second migration safe to run now?", By: "human", BlocksAgent: "a3"})
+	g3, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Is the second migration safe to run now?", By: "human", BlocksAgent: "a3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ goals: g1: {
 		}
 	}
 	noChange("after the polls")
-	evs, err := e.Events(EventFilter{Kind: "gate_violation"})
+	evs, err := e.Events(views.EventFilter{Kind: "gate_violation"})
 	if err != nil || len(evs) != 2 {
 		t.Fatalf("gate_violation events = %+v %v, want one per agent", evs, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -22,12 +24,9 @@ type Gate = kernel.Gate
 // "7d"): specs.ParseDuration. Errors: a malformed or negative duration.
 func ParseDuration(s string) (time.Duration, error) { return specs.ParseDuration(s) }
 
-// GateInput is a runtime gate to raise (`loopx gate raise`, gates.Input).
-type GateInput = gates.Input
-
 // RaiseGate validates and stores a runtime gate. Errors: errs.Usage for an
 // unknown goal/todo/agent, an empty question, or on_expiry not an option.
-func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
+func (e *Engine) RaiseGate(in gates.Input) (kernel.Gate, error) {
 	var g kernel.Gate
 	if err := e.RequireGoal(in.Goal); err != nil {
 		return g, err
@@ -44,9 +43,6 @@ func (e *Engine) RaiseGate(in GateInput) (kernel.Gate, error) {
 	return g, err
 }
 
-// AnswerInput is an answer to a gate (gates.Answer).
-type AnswerInput = gates.Answer
-
 // AnswerGate decides the answer (data.loopx.gate.decision, the gate_answer
 // query, prepared before the store is opened) inside the transaction that
 // records it, and records it only on allow: the gate's status becomes the
@@ -57,12 +53,12 @@ type AnswerInput = gates.Answer
 // with the decision's first reason otherwise (gate_closed, not_answerer,
 // self_answer_forbidden, confirmation_required, confirmation_pending,
 // confirmation_mismatch, bad_channel, demo_only, a user policy's deny).
-func (e *Engine) AnswerGate(in AnswerInput) (g kernel.Gate, err error) {
+func (e *Engine) AnswerGate(in gates.Answer) (g kernel.Gate, err error) {
 	return e.AnswerGateContext(context.Background(), in)
 }
 
 // AnswerGateContext is AnswerGate with a context bounding the decision.
-func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kernel.Gate, err error) {
+func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g kernel.Gate, err error) {
 	defer func() { e.AuditAnswerRefusal(in.Gate, in.Actor, err) }()
 	if err := inert.Check("the answer note", in.Note, true); err != nil {
 		return g, Usagef("control_character", "%v", err)
@@ -109,7 +105,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in AnswerInput) (g kerne
 // decide gate-answer`, and `loopx gate answer` before it asks a person to
 // type a confirmation) and logs the decision. Errors: errs.Usage
 // unknown_gate; store errors.
-func (e *Engine) DecideAnswer(ctx context.Context, in AnswerInput) (Decision, error) {
+func (e *Engine) DecideAnswer(ctx context.Context, in gates.Answer) (decision.Decision, error) {
 	e.prepareAll(ctx, "gate_answer")
 	var cd claimDecision
 	err := e.update(func(tx *kernel.Tx) error {
@@ -122,7 +118,7 @@ func (e *Engine) DecideAnswer(ctx context.Context, in AnswerInput) (Decision, er
 }
 
 // decideAnswer evaluates the gate_answer query for in inside tx.
-func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput) (kernel.Gate, claimDecision, error) {
+func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answer) (kernel.Gate, claimDecision, error) {
 	g, err := tx.Gate(in.Gate)
 	if IsNotFound(err) {
 		return g, claimDecision{}, Usagef("unknown_gate", "unknown gate %q", in.Gate)
@@ -139,11 +135,11 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 	if !strings.HasPrefix(in.Actor, "agent:") {
 		agent = ""
 	}
-	af := &AnswerFacts{Gate: AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
+	af := &input.AnswerFacts{Gate: input.AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
 		Options: snapshot.NonNil(g.Options), Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
-		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: ProjectFacts{Demo: p.Demo}}
+		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: input.ProjectFacts{Demo: p.Demo}}
 	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
-	input := Input{Query: "gate_answer", Now: kernel.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
+	input := input.Input{Query: "gate_answer", Now: kernel.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
 	if e.specErr != nil {
 		input.Health.Spec = errs.Summary(e.specErr)
 	}
@@ -160,12 +156,12 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in AnswerInput
 // data.loopx.gate.repair, compiled with the built-in bundle only (no user
 // policy takes part, so a broken one cannot lock the human out). It
 // returns nil when allowed, else an errs.No refusal with the first reason.
-func (e *Engine) RepairAllowed(ctx context.Context, ch Channel) error {
+func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
 	pq, err := e.compileRef(ctx, "data.loopx.gate.repair", nil)
 	if err != nil {
 		return err
 	}
-	in := Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &AnswerFacts{Actor: "human", Channel: ch}}
+	in := input.Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, "data.loopx.gate.repair", "gate_answer", in)
 	if d.Allow {
 		return nil
@@ -226,6 +222,6 @@ func (e *Engine) AuditAnswerRefusal(gate, actor string, err error) {
 // TypedBack is the channel of a human who answers gate at a terminal and
 // typed its id back: what `loopx gate answer` gathers once the person
 // confirmed. Tests and embedders answering for a person use it.
-func TypedBack(gate string) Channel {
-	return Channel{Kind: "terminal", TTY: true, Typed: &gate}
+func TypedBack(gate string) input.Channel {
+	return input.Channel{Kind: "terminal", TTY: true, Typed: &gate}
 }

@@ -12,13 +12,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// InstalledHooks is one settings file's record (hosts.Installed).
-type InstalledHooks = hosts.Installed
-
-// HookProblem is what `loopx doctor` reports about installed hooks
-// (hosts.Problem).
-type HookProblem = hosts.Problem
-
 // RecordHooks records that hooks were installed for host in the settings
 // file at path (hosts.Record; path shown relative to the project root
 // when it is inside it).
@@ -28,7 +21,7 @@ func (e *Engine) RecordHooks(host, path string, hooks []hosts.Hook) error {
 
 // CheckHooks compares every recorded installation with its settings file
 // now (hosts.CheckInstalled).
-func (e *Engine) CheckHooks() ([]HookProblem, error) {
+func (e *Engine) CheckHooks() ([]hosts.Problem, error) {
 	return hosts.CheckInstalled(e.root, e.StateDir())
 }
 

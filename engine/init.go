@@ -8,16 +8,10 @@ import (
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// InitOptions configure Init (`loopx init`): scaffold.Options.
-type InitOptions = scaffold.Options
-
-// InitResult says what Init did: scaffold.Result.
-type InitResult = scaffold.Result
-
 // Init is `loopx init`: scaffold.Init, whose new store records loopx/ as
 // Init leaves it as the first adoption. Errors: those of
 // scaffold.Init, and loopx/ failing to load for the adoption.
-func Init(o InitOptions) (InitResult, error) {
+func Init(o scaffold.Options) (scaffold.Result, error) {
 	return scaffold.Init(o, func(root string, s *kernel.Store) error { return adoptAtInit(root, s, o.Now) })
 }
 

@@ -19,6 +19,11 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/declog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/plugins/logs"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -176,28 +181,28 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	todo := addTodos(t, e, "Write the migration guide", "Tag the release")[0]
 	want := []string{decide(t, e, "a1").Verdict, decide(t, e, "nobody").Verdict}
 	// Claims: a1 takes the todo (allow), a2 may not take it from a1 (deny).
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a2"}); err == nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a2"}); err == nil {
 		t.Fatal("a2 took a1's live lease")
 	}
 	want = append(want, "allow", "deny")
-	g, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, decide(t, e, "a1").Verdict)
-	if _, err := e.AnswerGate(AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, "allow") // the gate_answer decision
 	// A user policy's deny is part of the policy bundle.
-	if err := os.MkdirAll(filepath.Join(e.Root(), SpecDirName, UserPolicyDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.Root(), scaffold.SpecDirName, rulebook.DirName), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	freeze := "package loopx.user.should_run\n\ndeny contains {\"code\": \"release_freeze\", \"message\": \"release freeze\"} if input.agent == \"a2\"\n"
-	if err := os.WriteFile(filepath.Join(e.Root(), SpecDirName, UserPolicyDir, "freeze.rego"), []byte(freeze), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Root(), scaffold.SpecDirName, rulebook.DirName, "freeze.rego"), []byte(freeze), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e.Release()
@@ -217,7 +222,7 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	want = append(want, decide(t, e, "a1").Verdict)
 
 	p, _ := newEngine(t, permGateSpec+"goals: g1: scope: grant: commands: [\"go test*\"]\n")
-	for _, in := range []PermissionInput{
+	for _, in := range []toolcall.Call{
 		{Tool: "Bash", Command: "go test ./..."},
 		{Tool: "Edit", Paths: []string{"api/v2/handlers.go"}},
 		{Tool: "Bash", Command: "npm publish"},
@@ -250,10 +255,10 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
-	if err := os.MkdirAll(filepath.Join(e.Root(), SpecDirName, UserPolicyDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.Root(), scaffold.SpecDirName, rulebook.DirName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.Root(), SpecDirName, UserPolicyDir, "bad.rego"), []byte("package loopx.user.should_run\n\ndeny contains x if { x := }\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Root(), scaffold.SpecDirName, rulebook.DirName, "bad.rego"), []byte("package loopx.user.should_run\n\ndeny contains x if { x := }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e.Release()
@@ -387,7 +392,7 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 	if _, err := os.Stat(stray); err == nil {
 		t.Errorf("an unnamed bundle survived the rotation")
 	}
-	entries, _, err := e.ReadLog(LogFilter{})
+	entries, _, err := e.ReadLog(decision.LogFilter{})
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("ReadLog: %d, %v", len(entries), err)
 	}
@@ -414,7 +419,7 @@ func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
 	if err := os.WriteFile(e.LogPath(), []byte(legacy+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entries, skipped, err := e.ReadLog(LogFilter{Verdict: "wait_human"})
+	entries, skipped, err := e.ReadLog(decision.LogFilter{Verdict: "wait_human"})
 	if err != nil || skipped != 0 || len(entries) != 1 || !entries[0].Legacy {
 		t.Fatalf("ReadLog: %d entries, %d skipped, %v", len(entries), skipped, err)
 	}
@@ -435,12 +440,12 @@ func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
 // directly for the todos) is the stored JSON input parsed the way opa eval
 // reads it, for empty and filled lists alike.
 func TestInputValue_IsTheStoredInput(t *testing.T) {
-	for _, todos := range [][]TodoFacts{
+	for _, todos := range [][]input.TodoFacts{
 		nil,
 		{{ID: "t-1"}},
-		{{ID: "t-2", DepsOpen: []string{"t-1"}, Labels: []string{"review"}, Lease: &LeaseFacts{Holder: "a1", Live: true, Version: 3, Epoch: 1 << 62}}},
+		{{ID: "t-2", DepsOpen: []string{"t-1"}, Labels: []string{"review"}, Lease: &input.LeaseFacts{Holder: "a1", Live: true, Version: 3, Epoch: 1 << 62}}},
 	} {
-		in := Input{Query: "should_run", State: Snapshot{Todos: todos}}
+		in := input.Input{Query: "should_run", State: input.Snapshot{Todos: todos}}
 		iv, err := input.Value(in)
 		if err != nil {
 			t.Fatal(err)
@@ -513,8 +518,8 @@ func TestLogInput_IsInputWithoutState(t *testing.T) {
 		}
 		return out
 	}
-	want := slices.DeleteFunc(names(reflect.TypeFor[Input]()), func(s string) bool { return strings.HasPrefix(s, "state ") })
-	if got := names(reflect.TypeFor[LogInput]()); !slices.Equal(got, want) {
+	want := slices.DeleteFunc(names(reflect.TypeFor[input.Input]()), func(s string) bool { return strings.HasPrefix(s, "state ") })
+	if got := names(reflect.TypeFor[decision.LogInput]()); !slices.Equal(got, want) {
 		t.Fatalf("LogInput fields %q, Input without state %q", got, want)
 	}
 }
@@ -525,10 +530,10 @@ func TestLogInput_IsInputWithoutState(t *testing.T) {
 func TestReplay_ClaimKeepsItsRequest(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	todo := addTodos(t, e, "a")[0]
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
-	entries, _, err := e.ReadLog(LogFilter{Query: "claim"})
+	entries, _, err := e.ReadLog(decision.LogFilter{Query: "claim"})
 	if err != nil || len(entries) != 1 || entries[0].Input.Claim == nil || entries[0].Input.Claim.Op != "claim" {
 		t.Fatalf("logged claim: %+v, %v", entries, err)
 	}

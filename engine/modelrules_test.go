@@ -12,6 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -86,7 +91,7 @@ func storedRules(t *testing.T, root string, c *testClock) kernel.Rules {
 // a human the read model named other rules than the store.
 func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 	root, c := adoptedProject(t)
-	writeFile(t, filepath.Join(root, SpecDirName, UserPolicyDir, "deny.rego"),
+	writeFile(t, filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "deny.rego"),
 		"package loopx.user.claim\n\ndeny contains \"no claims at all\" if true\n")
 	e := New(Options{Root: root, Now: c.now})
 	mustAdopt(t, e)
@@ -103,9 +108,9 @@ func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 		}
 		var err error
 		if write == "claim" {
-			_, err = g.ClaimTodo(ClaimRequest{Todo: todo.ID, Agent: "a1"})
+			_, err = g.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"})
 		} else {
-			var res StartResult
+			var res rounds.StartResult
 			res, err = g.StartRound(context.Background(), "g1", "a1")
 			if err == nil && res.Round != nil {
 				err = errString("round " + res.Round.ID + " started")
@@ -114,7 +119,7 @@ func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no claims at all") {
 			t.Fatalf("%s under a forged read model: %v, want the adopted policy's deny", write, err)
 		}
-		evs, err := g.Events(EventFilter{Kind: "rules"})
+		evs, err := g.Events(views.EventFilter{Kind: "rules"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +185,7 @@ func (e errString) Error() string { return string(e) }
 func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	ts := addTodos(t, e, "one", "two")
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "a2"}); err != nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "a2"}); err != nil {
 		t.Fatal(err)
 	}
 	e.Close()
@@ -194,11 +199,11 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 	if d := decide(t, f, "a2"); d.Verdict != "deny" || d.Reasons[0].Code != "unknown_agent" {
 		t.Fatalf("should_run for a removed agent: %s %+v", d.Verdict, d.Reasons)
 	}
-	if _, err := f.ClaimTodo(ClaimRequest{Todo: ts[1].ID, Agent: "a2"}); err == nil {
+	if _, err := f.ClaimTodo(lease.ClaimRequest{Todo: ts[1].ID, Agent: "a2"}); err == nil {
 		t.Fatal("a removed agent claimed a todo")
 	}
 	// Nor can it keep the todo it holds by renewing its lease.
-	if _, err := f.RenewLease(LeaseRequest{Todo: ts[0].ID, Agent: "a2", ExpectedVersion: 1}); !strings.HasSuffix(errCode(err), "unknown_agent") {
+	if _, err := f.RenewLease(lease.Request{Todo: ts[0].ID, Agent: "a2", ExpectedVersion: 1}); !strings.HasSuffix(errCode(err), "unknown_agent") {
 		t.Fatalf("a removed agent renewed its lease: %v", err)
 	}
 	if _, err := f.RegisterAgent(kernel.Agent{ID: "a2", Host: "shell", Goals: []string{"g1"}}); err != nil {
@@ -216,7 +221,7 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 // store and evaluates the adopted policies).
 func TestModelRules_AModelOfAnotherRevisionIsNotRead(t *testing.T) {
 	root, c := adoptedProject(t)
-	writeFile(t, filepath.Join(root, SpecDirName, UserPolicyDir, "deny.rego"),
+	writeFile(t, filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "deny.rego"),
 		"package loopx.user.should_run\n\ndeny contains \"no rounds at all\" if true\n")
 	e := New(Options{Root: root, Now: c.now})
 	mustAdopt(t, e)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -13,7 +14,7 @@ func BenchmarkStoreOpen(b *testing.B) {
 	root := benchProject(b, 200, 5000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := kernel.Open(filepath.Join(root, StateDirName), kernel.Options{})
+		s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,18 +10,10 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// HeldLease is a live lease an agent holds, for `loopx agent list` and
-// the review packet (render.HeldLease).
-type HeldLease = render.HeldLease
-
-// AgentInfo is a registered agent with its heartbeat facts and the live
-// leases it holds (views.AgentInfo).
-type AgentInfo = views.AgentInfo
-
 // AgentInfos lists the agents loopx has a record of (registered by a
 // human, or seen acting) with their heartbeat facts, by id.
-func (e *Engine) AgentInfos() ([]AgentInfo, error) {
-	out := []AgentInfo{}
+func (e *Engine) AgentInfos() ([]views.AgentInfo, error) {
+	out := []views.AgentInfo{}
 	err := e.view(func(tx *kernel.Tx) error {
 		as, err := tx.Agents()
 		if err != nil {
@@ -39,7 +31,7 @@ func (e *Engine) AgentInfos() ([]AgentInfo, error) {
 
 // liveLeases maps each holder to its live leases, over every spec goal
 // (views.LiveLeases).
-func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]HeldLease, error) {
+func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]render.HeldLease, error) {
 	return views.LiveLeases(tx, e.GoalIDs())
 }
 

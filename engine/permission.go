@@ -3,16 +3,14 @@ package engine
 import (
 	"context"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/spoolimport"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// PermissionInput is a permission question as a caller (the CLI, a host
-// hook) asks it (toolcall.Call).
-type PermissionInput = toolcall.Call
 
 // Permission decides the permission query (data.loopx.permission.decision)
 // for agent on goal: "allow" (a goals.<g>.scope.grant covers the
@@ -23,7 +21,7 @@ type PermissionInput = toolcall.Call
 //
 // The returned error is Decide's: non-nil only for an unusable store or
 // decision log, and the decision is then a valid deny.
-func (e *Engine) Permission(ctx context.Context, goal, agent string, req PermissionInput) (Decision, error) {
+func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcall.Call) (decision.Decision, error) {
 	pr := toolcall.Read(e.root, req)
 	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
 	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.facts().GoalSpec(goal) != nil {
@@ -41,7 +39,7 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req Permiss
 // host can ask are not audited: they are the hot path of every tool call.
 // When the spool cannot be written (a read-only or full disk), the event
 // is written to the store directly instead, waiting for the lock.
-func (e *Engine) auditDenial(goal, agent string, pr *PermissionRequest, d Decision) {
+func (e *Engine) auditDenial(goal, agent string, pr *input.PermissionRequest, d decision.Decision) {
 	rec := audit.Denial(goal, agent, pr, d)
 	rec.At = e.Now()
 	if err := hosts.AppendDenial(e.spoolDir(), rec); err != nil {

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
 
 // TestPermission_HostSettingsGitHooksAndPlumbingPushes: the user's host
@@ -66,7 +69,7 @@ func TestPermission_HostSettingsGitHooksAndPlumbingPushes(t *testing.T) {
 		{name: "http_push", command: "git http-push https://h/r.git main", want: "ask", code: "command_ask"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := PermissionInput{Tool: tc.tool, Command: tc.command, Paths: tc.paths}
+			in := toolcall.Call{Tool: tc.tool, Command: tc.command, Paths: tc.paths}
 			if tc.command != "" {
 				in.Tool = "Bash"
 			}
@@ -91,7 +94,7 @@ func writeFile(t *testing.T, p, content string) {
 	}
 }
 
-func reasonCodes(d Decision) []string {
+func reasonCodes(d decision.Decision) []string {
 	var c []string
 	for _, r := range d.Reasons {
 		c = append(c, r.Code+": "+r.Message)
@@ -128,7 +131,7 @@ func TestPermission_PushHoweverSpelled(t *testing.T) {
 			{"git push origin main", "ask", "command_ask"},
 			{"git frobnicate origin main", "ask", "command_opaque"},
 		} {
-			d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.command})
+			d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: tc.command})
 			if d.Verdict != tc.want || len(d.Reasons) == 0 || d.Reasons[0].Code != tc.code {
 				t.Errorf("%s: %q: verdict %s (%s), want %s with %s first", specName, tc.command, d.Verdict, reasonCodes(d), tc.want, tc.code)
 			}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
 
 // TestPermission_LinksGitConfigVerbsAndRunners decides commands that
@@ -103,7 +105,7 @@ func TestPermission_LinksGitConfigVerbsAndRunners(t *testing.T) {
 		{"git", `git submodule update`, "allow"},
 		{"verb", `cargo run -- gate answer g-1`, "deny"},
 	} {
-		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
+		d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: tc.line})
 		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) {
 			t.Errorf("%s %q: %s %+v, want %s", tc.kind, tc.line, d.Verdict, d.Reasons, tc.verdict)
 		}

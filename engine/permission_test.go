@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
 
@@ -33,7 +34,7 @@ const permGateSpec = permSpec + `goals: g1: gates: merge: {
 }
 `
 
-func permission(t *testing.T, e *Engine, agent string, in PermissionInput) Decision {
+func permission(t *testing.T, e *Engine, agent string, in toolcall.Call) decision.Decision {
 	t.Helper()
 	d, err := e.Permission(context.Background(), "g1", agent, in)
 	if err != nil {
@@ -56,43 +57,43 @@ func TestPermission(t *testing.T) {
 		name    string
 		e       *Engine
 		agent   string
-		in      PermissionInput
+		in      toolcall.Call
 		verdict string
 		codes   []string
 	}{
-		{"edit in scope defers", e, "claude", PermissionInput{Tool: "Edit", Paths: []string{"api/v2/handlers.go"}}, "defer", []string{"no_grant"}},
-		{"absolute path in scope", e, "claude", PermissionInput{Tool: "Write", Paths: []string{filepath.Join(e.Root(), "docs", "a.md")}}, "defer", []string{"no_grant"}},
-		{"granted path", gr, "claude", PermissionInput{Tool: "Write", Paths: []string{filepath.Join(gr.Root(), "docs", "a.md")}}, "allow", []string{"granted"}},
-		{"granted command", gr, "claude", PermissionInput{Tool: "Bash", Command: "go test ./..."}, "allow", []string{"granted"}},
-		{"granted tool", gr, "claude", PermissionInput{Tool: "WebFetch"}, "allow", []string{"granted"}},
-		{"partly granted command", gr, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... && curl -s example.com"}, "defer", []string{"no_grant"}},
-		{"granted command writing elsewhere", gr, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... > /tmp/out.txt"}, "defer", []string{"no_grant"}},
-		{"grant under an objection", gr, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... && git push"}, "ask", []string{"command_ask"}},
-		{"host settings", gr, "claude", PermissionInput{Tool: "Write", Paths: []string{".claude/settings.json"}}, "deny", []string{"protected_path", "outside_scope"}},
-		{"host settings by command", gr, "claude", PermissionInput{Tool: "Bash", Command: "echo '{}' > .codex/hooks.json"}, "deny", []string{"protected_path"}},
-		{"write the spec", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"loopx/loopx.cue"}}, "deny", []string{"protected_path", "outside_scope"}},
-		{"write the state", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"api/../.loopx/state.db"}}, "deny", []string{"protected_path", "outside_scope"}},
-		{"symlink into loopx", e, "claude", PermissionInput{Tool: "Edit", Paths: []string{"docs/spec.cue"}}, "deny", []string{"protected_path", "outside_scope"}},
-		{"traversal", e, "claude", PermissionInput{Tool: "MultiEdit", Paths: []string{"api/../../../.ssh/config"}}, "deny", []string{"outside_project"}},
-		{"absolute elsewhere", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"/etc/hosts"}}, "deny", []string{"outside_project"}},
-		{"scope deny", e, "claude", PermissionInput{Tool: "Write", Paths: []string{".env"}}, "deny", []string{"scope_denied", "outside_scope"}},
-		{"outside scope", e, "claude", PermissionInput{Tool: "Write", Paths: []string{"README.md"}}, "deny", []string{"outside_scope"}},
-		{"push asks", e, "claude", PermissionInput{Tool: "Bash", Command: "git push origin main"}, "ask", []string{"command_ask"}},
-		{"force push denies", e, "claude", PermissionInput{Tool: "Bash", Command: "git push --force origin main"}, "deny", []string{"command_denied"}},
-		{"plain command defers", e, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... 2>&1 | tee /tmp/log"}, "defer", []string{"no_grant"}},
-		{"self answer", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /tmp && env -i ./loopx gate answer g-1 --option approve"}, "deny", []string{"human_only"}},
-		{"redirect into state", e, "claude", PermissionInput{Tool: "Bash", Command: "echo x >> .loopx/state.db"}, "deny", []string{"protected_path"}},
-		{"rm the parent", e, "claude", PermissionInput{Tool: "Bash", Command: "rm -rf .."}, "deny", []string{"protected_path"}},
+		{"edit in scope defers", e, "claude", toolcall.Call{Tool: "Edit", Paths: []string{"api/v2/handlers.go"}}, "defer", []string{"no_grant"}},
+		{"absolute path in scope", e, "claude", toolcall.Call{Tool: "Write", Paths: []string{filepath.Join(e.Root(), "docs", "a.md")}}, "defer", []string{"no_grant"}},
+		{"granted path", gr, "claude", toolcall.Call{Tool: "Write", Paths: []string{filepath.Join(gr.Root(), "docs", "a.md")}}, "allow", []string{"granted"}},
+		{"granted command", gr, "claude", toolcall.Call{Tool: "Bash", Command: "go test ./..."}, "allow", []string{"granted"}},
+		{"granted tool", gr, "claude", toolcall.Call{Tool: "WebFetch"}, "allow", []string{"granted"}},
+		{"partly granted command", gr, "claude", toolcall.Call{Tool: "Bash", Command: "go test ./... && curl -s example.com"}, "defer", []string{"no_grant"}},
+		{"granted command writing elsewhere", gr, "claude", toolcall.Call{Tool: "Bash", Command: "go test ./... > /tmp/out.txt"}, "defer", []string{"no_grant"}},
+		{"grant under an objection", gr, "claude", toolcall.Call{Tool: "Bash", Command: "go test ./... && git push"}, "ask", []string{"command_ask"}},
+		{"host settings", gr, "claude", toolcall.Call{Tool: "Write", Paths: []string{".claude/settings.json"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"host settings by command", gr, "claude", toolcall.Call{Tool: "Bash", Command: "echo '{}' > .codex/hooks.json"}, "deny", []string{"protected_path"}},
+		{"write the spec", e, "claude", toolcall.Call{Tool: "Write", Paths: []string{"loopx/loopx.cue"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"write the state", e, "claude", toolcall.Call{Tool: "Write", Paths: []string{"api/../.loopx/state.db"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"symlink into loopx", e, "claude", toolcall.Call{Tool: "Edit", Paths: []string{"docs/spec.cue"}}, "deny", []string{"protected_path", "outside_scope"}},
+		{"traversal", e, "claude", toolcall.Call{Tool: "MultiEdit", Paths: []string{"api/../../../.ssh/config"}}, "deny", []string{"outside_project"}},
+		{"absolute elsewhere", e, "claude", toolcall.Call{Tool: "Write", Paths: []string{"/etc/hosts"}}, "deny", []string{"outside_project"}},
+		{"scope deny", e, "claude", toolcall.Call{Tool: "Write", Paths: []string{".env"}}, "deny", []string{"scope_denied", "outside_scope"}},
+		{"outside scope", e, "claude", toolcall.Call{Tool: "Write", Paths: []string{"README.md"}}, "deny", []string{"outside_scope"}},
+		{"push asks", e, "claude", toolcall.Call{Tool: "Bash", Command: "git push origin main"}, "ask", []string{"command_ask"}},
+		{"force push denies", e, "claude", toolcall.Call{Tool: "Bash", Command: "git push --force origin main"}, "deny", []string{"command_denied"}},
+		{"plain command defers", e, "claude", toolcall.Call{Tool: "Bash", Command: "go test ./... 2>&1 | tee /tmp/log"}, "defer", []string{"no_grant"}},
+		{"self answer", e, "claude", toolcall.Call{Tool: "Bash", Command: "cd /tmp && env -i ./loopx gate answer g-1 --option approve"}, "deny", []string{"human_only"}},
+		{"redirect into state", e, "claude", toolcall.Call{Tool: "Bash", Command: "echo x >> .loopx/state.db"}, "deny", []string{"protected_path"}},
+		{"rm the parent", e, "claude", toolcall.Call{Tool: "Bash", Command: "rm -rf .."}, "deny", []string{"protected_path"}},
 		// After `cd DIR;` the rm runs in DIR or, when cd failed, in the project.
-		{"rm everything", e, "claude", PermissionInput{Tool: "Bash", Command: "cd /no/such/dir; rm -rf *"}, "deny", []string{"protected_path", "protected_path"}},
-		{"write to /tmp", e, "claude", PermissionInput{Tool: "Bash", Command: "go test ./... > /tmp/out.txt; touch ~/x"}, "defer", []string{"no_grant"}},
-		{"unparsed asks", e, "claude", PermissionInput{Tool: "Bash", Command: "echo 'oops"}, "ask", []string{"command_opaque"}},
-		{"unknown agent", e, "nobody", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"unknown_agent"}},
-		{"agent not on goal", e, "other", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"agent_not_on_goal"}},
-		{"gate guards push", g, "claude", PermissionInput{Tool: "Bash", Command: "git push origin main"}, "deny", []string{"gate_open"}},
-		{"gate guards mcp merge", g, "claude", PermissionInput{Tool: "mcp__github__merge_pull_request"}, "deny", []string{"gate_open"}},
-		{"explicit action", g, "claude", PermissionInput{Action: "git.merge"}, "deny", []string{"gate_open"}},
-		{"gate leaves edits", g, "claude", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}}, "defer", []string{"no_grant"}},
+		{"rm everything", e, "claude", toolcall.Call{Tool: "Bash", Command: "cd /no/such/dir; rm -rf *"}, "deny", []string{"protected_path", "protected_path"}},
+		{"write to /tmp", e, "claude", toolcall.Call{Tool: "Bash", Command: "go test ./... > /tmp/out.txt; touch ~/x"}, "defer", []string{"no_grant"}},
+		{"unparsed asks", e, "claude", toolcall.Call{Tool: "Bash", Command: "echo 'oops"}, "ask", []string{"command_opaque"}},
+		{"unknown agent", e, "nobody", toolcall.Call{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"unknown_agent"}},
+		{"agent not on goal", e, "other", toolcall.Call{Tool: "Edit", Paths: []string{"api/x.go"}}, "deny", []string{"agent_not_on_goal"}},
+		{"gate guards push", g, "claude", toolcall.Call{Tool: "Bash", Command: "git push origin main"}, "deny", []string{"gate_open"}},
+		{"gate guards mcp merge", g, "claude", toolcall.Call{Tool: "mcp__github__merge_pull_request"}, "deny", []string{"gate_open"}},
+		{"explicit action", g, "claude", toolcall.Call{Action: "git.merge"}, "deny", []string{"gate_open"}},
+		{"gate leaves edits", g, "claude", toolcall.Call{Tool: "Edit", Paths: []string{"api/x.go"}}, "defer", []string{"no_grant"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := permission(t, tc.e, tc.agent, tc.in)
@@ -109,8 +110,8 @@ func TestPermission(t *testing.T) {
 
 func TestPermission_GlobOverStateDirDenies(t *testing.T) {
 	e, _ := newEngine(t, permSpec)
-	permission(t, e, "claude", PermissionInput{Action: "noop"}) // creates .loopx/
-	d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: "rm -rf .loop*"})
+	permission(t, e, "claude", toolcall.Call{Action: "noop"}) // creates .loopx/
+	d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: "rm -rf .loop*"})
 	if d.Verdict != "deny" || d.Reasons[0].Code != "protected_path" {
 		t.Fatalf("rm -rf .loop* with .loopx/ present: %s %+v", d.Verdict, d.Reasons)
 	}
@@ -118,19 +119,19 @@ func TestPermission_GlobOverStateDirDenies(t *testing.T) {
 
 func TestPermission_InputFacts(t *testing.T) {
 	e, _ := newEngine(t, permSpec)
-	pr := toolcall.Read(e.root, PermissionInput{Tool: "mcp__github__merge_pull_request"})
+	pr := toolcall.Read(e.root, toolcall.Call{Tool: "mcp__github__merge_pull_request"})
 	if pr.Action != "git.merge" || !reflect.DeepEqual(pr.Actions, []string{"mcp.github.merge_pull_request", "git.merge"}) {
 		t.Errorf("mcp actions = %q %q", pr.Action, pr.Actions)
 	}
-	pr = toolcall.Read(e.root, PermissionInput{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
+	pr = toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
 	if pr.Action != "git.push" || !reflect.DeepEqual(pr.Actions, []string{"shell.exec", "git.commit", "git.push"}) {
 		t.Errorf("bash actions = %q %q", pr.Action, pr.Actions)
 	}
-	pr = toolcall.Read(e.root, PermissionInput{Tool: "Bash", Action: "deploy", Command: "git push"})
+	pr = toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Action: "deploy", Command: "git push"})
 	if pr.Action != "deploy" || !reflect.DeepEqual(pr.Actions, []string{"deploy", "shell.exec", "git.push"}) {
 		t.Errorf("explicit action = %q %q", pr.Action, pr.Actions)
 	}
-	if pr := toolcall.Read(e.root, PermissionInput{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
+	if pr := toolcall.Read(e.root, toolcall.Call{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
 		t.Errorf("lists must be [] not null: %+v", pr)
 	}
 }
@@ -140,7 +141,7 @@ func TestPermission_BrokenSpecDenies(t *testing.T) {
 	writeSpec(t, root, "goals: g1: {objective: 12}\n")
 	e := New(Options{Root: root, Now: newClock().now})
 	defer e.Close()
-	d, _ := e.Permission(context.Background(), "g1", "claude", PermissionInput{Tool: "Edit", Paths: []string{"a"}})
+	d, _ := e.Permission(context.Background(), "g1", "claude", toolcall.Call{Tool: "Edit", Paths: []string{"a"}})
 	if d.Verdict != "deny" || d.Reasons[0].Code != "spec_error" {
 		t.Fatalf("broken spec: %s %+v", d.Verdict, d.Reasons)
 	}

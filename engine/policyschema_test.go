@@ -12,6 +12,9 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -41,7 +44,7 @@ func validateAgainst(t *testing.T, name string, doc []byte) error {
 
 // policyInput is the input document a policy sees for in: the engine's
 // own conversion (inputValue), rendered as JSON.
-func policyInput(t *testing.T, in Input) []byte {
+func policyInput(t *testing.T, in input.Input) []byte {
 	t.Helper()
 	v, err := input.Value(in)
 	if err != nil {
@@ -73,14 +76,14 @@ goals: g1: quota: rounds: 5
 	if err != nil || st.Round == nil {
 		t.Fatalf("start: %+v %v", st.Decision, err)
 	}
-	if _, err := e.FinishRound(context.Background(), st.Round.ID, FinishRequest{Outcome: "progress"}); err != nil {
+	if _, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
 		t.Fatal(err)
 	}
 	todos := addTodos(t, e, "Fix the flaky test", "Write the changelog")
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: todos[0].ID, Agent: "claude"}); err != nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: todos[0].ID, Agent: "claude"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "Ship the hotfix to production now?", BlocksTodo: todos[1].ID}); err != nil {
+	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Ship the hotfix to production now?", BlocksTodo: todos[1].ID}); err != nil {
 		t.Fatal(err)
 	}
 	c.advance(20 * time.Minute)
@@ -89,10 +92,10 @@ goals: g1: quota: rounds: 5
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(should.State.Todos) < 3 || len(should.State.Gates) < 2 || !slices.ContainsFunc(should.State.Todos, func(t TodoFacts) bool { return t.Lease != nil }) {
+	if len(should.State.Todos) < 3 || len(should.State.Gates) < 2 || !slices.ContainsFunc(should.State.Todos, func(t input.TodoFacts) bool { return t.Lease != nil }) {
 		t.Fatalf("the should_run input lacks what it should exercise: %d todos, %d gates", len(should.State.Todos), len(should.State.Gates))
 	}
-	pr := toolcall.Read(e.root, PermissionInput{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
+	pr := toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
 	perm, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude", Permission: pr}, e.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -101,14 +104,14 @@ goals: g1: quota: rounds: 5
 		t.Fatalf("the permission input lacks what it should exercise: %+v", perm.Permission)
 	}
 	edit, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude",
-		Permission: toolcall.Read(e.root, PermissionInput{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
+		Permission: toolcall.Read(e.root, toolcall.Call{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	for _, tc := range []struct {
 		name, schema string
-		in           Input
+		in           input.Input
 	}{
 		{"should_run", "should_run", should},
 		{"permission bash", "permission", perm},
@@ -121,7 +124,7 @@ goals: g1: quota: rounds: 5
 			}
 		})
 	}
-	if err := validateAgainst(t, SpecSchemaName, e.spec.JSON); err != nil {
+	if err := validateAgainst(t, rulebook.SpecSchemaName, e.spec.JSON); err != nil {
 		t.Fatalf("data.loopx.spec does not match its schema: %v", err)
 	}
 
@@ -129,7 +132,7 @@ goals: g1: quota: rounds: 5
 	// query's input carries only its own request fields.
 	for _, tc := range []struct {
 		schema string
-		in     Input
+		in     input.Input
 		edit   func(map[string]any)
 	}{
 		{"should_run", should, func(m map[string]any) { m["permission"] = perm.Permission }},
@@ -138,7 +141,7 @@ goals: g1: quota: rounds: 5
 		{"should_run", should, func(m map[string]any) {
 			m["state"].(map[string]any)["todos"].([]any)[0].(map[string]any)["titel"] = "x"
 		}},
-		{SpecSchemaName, Input{}, nil},
+		{rulebook.SpecSchemaName, input.Input{}, nil},
 	} {
 		var m map[string]any
 		doc := policyInput(t, tc.in)
@@ -226,7 +229,7 @@ func TestUserPolicies_UndeclaredFieldIsATypeError(t *testing.T) {
 			if err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), tc.want) || rep.Total != 0 {
 				t.Fatalf("policy test: %+v %v", rep, err)
 			}
-			d := permission(t, e, "claude", PermissionInput{Tool: "Edit", Paths: []string{"api/x.go"}})
+			d := permission(t, e, "claude", toolcall.Call{Tool: "Edit", Paths: []string{"api/x.go"}})
 			if d.Verdict != "deny" || !d.HasReason("policy_error") || !strings.Contains(d.Reasons[0].Message, "undefined ref") {
 				t.Fatalf("decision: %s %+v", d.Verdict, d.Reasons)
 			}
@@ -271,7 +274,7 @@ test_push_main if {
 	if rep, err := e.TestPolicies(context.Background()); err != nil || !rep.OK() || rep.Pass != 1 {
 		t.Fatalf("policy test: %+v %v", rep, err)
 	}
-	d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: "git push origin main"})
+	d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: "git push origin main"})
 	if d.Verdict != "deny" || d.Reasons[0].Message != "no pushes to main" {
 		t.Fatalf("decision: %s %+v", d.Verdict, d.Reasons)
 	}
@@ -321,7 +324,7 @@ func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
 			t.Fatal(err)
 		}
 		root := "input"
-		if n == SpecSchemaName {
+		if n == rulebook.SpecSchemaName {
 			root = "data.loopx.spec"
 		}
 		if d, _ := s["description"].(string); d == "" {

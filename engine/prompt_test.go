@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -14,7 +17,7 @@ func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
 	e, c := newEngine(t, claimSpec)
 	addTodos(t, e, strings.Repeat("a very long todo title ", 20))
 	for i := 0; i < 20; i++ {
-		if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: fmt.Sprintf("Is question number %d about the rollout answered by the owners yet?", i), BlocksAgent: "a2", By: "human"}); err != nil {
+		if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: fmt.Sprintf("Is question number %d about the rollout answered by the owners yet?", i), BlocksAgent: "a2", By: "human"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -28,17 +31,17 @@ func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := e.Prompt(ctx, PromptOptions{Goal: "g1", Agent: "a1"})
+	p, err := e.Prompt(ctx, views.PromptOptions{Goal: "g1", Agent: "a1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Verdict != "run" || p.Chars > DefaultPromptChars || !p.Truncated || !strings.Contains(p.Text, "## Report back") {
+	if p.Verdict != "run" || p.Chars > render.DefaultPromptChars || !p.Truncated || !strings.Contains(p.Text, "## Report back") {
 		t.Fatalf("verdict %s, %d chars, truncated %v:\n%s", p.Verdict, p.Chars, p.Truncated, p.Text)
 	}
 	if strings.Contains(p.Text, "run 29:") || !strings.Contains(p.Text, "fresh: PR 7 opened") && strings.Contains(p.Text, "## Fresh evidence") {
 		t.Fatalf("stale evidence in the prompt:\n%s", p.Text)
 	}
-	full, err := e.Prompt(ctx, PromptOptions{Goal: "g1", Agent: "a1", Full: true})
+	full, err := e.Prompt(ctx, views.PromptOptions{Goal: "g1", Agent: "a1", Full: true})
 	if err != nil {
 		t.Fatal(err)
 	}

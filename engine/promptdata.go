@@ -4,21 +4,11 @@ import (
 	"context"
 	"unicode/utf8"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// DefaultPromptChars bounds a bounded-turn prompt unless --full
-// (`loopx prompt`).
-const DefaultPromptChars = render.DefaultPromptChars
-
-// PromptOptions select a prompt (views.PromptOptions).
-type PromptOptions = views.PromptOptions
-
-// Prompt is a bounded-turn prompt and what it was built from
-// (views.Prompt).
-type Prompt = views.Prompt
 
 // Prompt decides should_run for (goal, agent) — the decision is logged
 // like any other — and builds the prompt an agent host feeds its model for
@@ -28,8 +18,8 @@ type Prompt = views.Prompt
 // quota and the exact loopx commands to report back. It is at most
 // MaxChars characters unless Full. Errors: errs.Usage for an unknown
 // goal, the spec's errors, store errors.
-func (e *Engine) Prompt(ctx context.Context, o PromptOptions) (Prompt, error) {
-	p := Prompt{Goal: o.Goal, Agent: o.Agent}
+func (e *Engine) Prompt(ctx context.Context, o views.PromptOptions) (views.Prompt, error) {
+	p := views.Prompt{Goal: o.Goal, Agent: o.Agent}
 	if err := e.RequireGoal(o.Goal); err != nil {
 		return p, err
 	}
@@ -56,7 +46,7 @@ func (e *Engine) Prompt(ctx context.Context, o PromptOptions) (Prompt, error) {
 // the bound.
 type promptInput struct {
 	goal, agent string
-	decision    Decision
+	decision    decision.Decision
 	todo        *kernel.Todo
 	round       *kernel.Round
 	full        bool
@@ -67,8 +57,8 @@ type promptInput struct {
 // gates, latest handoff, fresh evidence) in one read transaction and
 // renders it (render.Prompt). Errors: errs.Usage for a goal the spec
 // does not have, store errors.
-func (e *Engine) buildPrompt(in promptInput) (Prompt, error) {
-	p := Prompt{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, DecisionID: in.decision.DecisionID, Todo: in.todo}
+func (e *Engine) buildPrompt(in promptInput) (views.Prompt, error) {
+	p := views.Prompt{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, DecisionID: in.decision.DecisionID, Todo: in.todo}
 	t := render.Turn{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, Reasons: in.decision.Reasons,
 		NextCheckAt: in.decision.NextCheckAt, Quota: in.decision.Quota, Todo: in.todo, Full: in.full, MaxChars: in.max}
 	if in.round != nil {

@@ -8,19 +8,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// ReviewOptions select a review packet (views.ReviewOptions).
-type ReviewOptions = views.ReviewOptions
-
-// Review is a human review packet for one goal (render.Review; Markdown
-// is render.ReviewMarkdown of it).
-type Review = render.Review
-
-// ReviewEvidence is one evidence record with its freshness (render.ReviewEvidence).
-type ReviewEvidence = render.ReviewEvidence
-
-// Refusal is a group of identical decisions that said no (render.Refusal).
-type Refusal = render.Refusal
-
 // Review builds the review packet of a goal: what changed since the last
 // review (audit events and rounds), open gates with their questions and
 // options, live leases, evidence (stale marked), quota spent, the
@@ -30,8 +17,8 @@ type Refusal = render.Refusal
 // records a review.generated event so that the next review starts where
 // this one ended. Errors:
 // errs.Usage for an unknown goal, store errors.
-func (e *Engine) Review(o ReviewOptions) (Review, error) {
-	rv := Review{Goal: o.Goal}
+func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
+	rv := render.Review{Goal: o.Goal}
 	if err := e.RequireGoal(o.Goal); err != nil {
 		return rv, err
 	}
@@ -75,14 +62,11 @@ func (e *Engine) Review(o ReviewOptions) (Review, error) {
 	return rv, err
 }
 
-// EventFilter selects audit events (views.EventFilter).
-type EventFilter = views.EventFilter
-
 // Events returns audit events matching f, oldest first (the newest Limit
 // when Limit > 0), after importing denials that hooks spooled since the
 // last write (spool.go). Kind matches exactly or as a family
 // (views.EventFilter.Check, Match).
-func (e *Engine) Events(f EventFilter) ([]kernel.Event, error) {
+func (e *Engine) Events(f views.EventFilter) ([]kernel.Event, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
 	}

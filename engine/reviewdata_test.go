@@ -5,6 +5,9 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 )
 
 // TestReview_RefusalsPastAnOverlongLine: the review reads the decision log
@@ -19,11 +22,11 @@ func TestReview_RefusalsPastAnOverlongLine(t *testing.T) {
 	if err := os.WriteFile(e.LogPath(), junk, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, _ := e.Permission(context.Background(), "g1", "a1", PermissionInput{Tool: "Write", Paths: []string{".loopx/state.db"}})
+	d, _ := e.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Write", Paths: []string{".loopx/state.db"}})
 	if d.Verdict != "deny" {
 		t.Fatalf("verdict %s", d.Verdict)
 	}
-	rv, err := e.Review(ReviewOptions{Goal: "g1"})
+	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -37,7 +44,7 @@ func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
 		t.Fatalf("second start while the first is open: %v", err)
 	}
 	// The lease expires: the next start closes the stale round as abandoned.
-	c.advance(DefaultLeaseTTL + time.Minute)
+	c.advance(rounds.DefaultLeaseTTL + time.Minute)
 	st2, err := e.StartRound(ctx, "g1", "a1")
 	if err != nil || st2.Round == nil {
 		t.Fatalf("start after the lease expired: %+v %v", st2, err)
@@ -47,7 +54,7 @@ func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
 		t.Fatalf("stale round = %+v", old)
 	}
 	// The abandoned round cannot be charged any more, but closes uncharged.
-	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress}); refusedCode(err) != "lease_lost" {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress}); refusedCode(err) != "lease_lost" {
 		t.Fatalf("charging an abandoned round: %v", err)
 	}
 }
@@ -66,7 +73,7 @@ func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
 	if d.Verdict != "skip" || !d.HasReason("quota_exhausted") || d.Quota.Rounds.Used != 2 || d.Quota.Rounds.InFlight != 1 {
 		t.Fatalf("with a round in flight: %s %+v %+v", d.Verdict, d.Reasons, d.Quota.Rounds)
 	}
-	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(t, e, "a1"); d.Verdict != "run" {
@@ -80,7 +87,7 @@ func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
 	st, rc := round(t, e, "a1", kernel.OutcomeProgress)
 	_ = rc
 	ctx := context.Background()
-	if _, err := e.FinishRound(ctx, st.Round.ID, FinishRequest{Outcome: "bogus"}); refusedCode(err) != "bad_outcome" {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: "bogus"}); refusedCode(err) != "bad_outcome" {
 		t.Fatalf("bogus outcome on replay: %v", err)
 	}
 	addTodos(t, e, "b")
@@ -88,7 +95,7 @@ func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
 	if err != nil || st2.Round == nil {
 		t.Fatal(err)
 	}
-	if _, err := e.FinishRound(ctx, st2.Round.ID, FinishRequest{Outcome: kernel.OutcomeProgress, Tokens: -500}); refusedCode(err) != "bad_usage" {
+	if _, err := e.FinishRound(ctx, st2.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress, Tokens: -500}); refusedCode(err) != "bad_usage" {
 		t.Fatalf("negative tokens: %v", err)
 	}
 }
@@ -150,11 +157,11 @@ func TestSpecGate_FollowsSpecEdits(t *testing.T) {
 
 func TestInit_RefusesToWriteASpecThatDoesNotVet(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Init(InitOptions{Dir: dir, Goal: "bad id", Objective: "x"})
+	_, err := Init(scaffold.Options{Dir: dir, Goal: "bad id", Objective: "x"})
 	if err == nil {
 		t.Fatal("init with a bad goal id succeeded")
 	}
-	if _, serr := os.Stat(filepath.Join(dir, SpecDirName, "loopx.cue")); serr == nil {
+	if _, serr := os.Stat(filepath.Join(dir, scaffold.SpecDirName, "loopx.cue")); serr == nil {
 		t.Fatal("init left a spec that does not vet")
 	}
 }
@@ -164,9 +171,9 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 	e, _ := newEngine(t, spec)
 	addTodos(t, e, "a", "b", "c")
 	ctx := context.Background()
-	run := func(script string) RunResult {
+	run := func(script string) runner.Result {
 		t.Helper()
-		res, err := e.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Cmd: []string{"sh", "-c", script},
+		res, err := e.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Cmd: []string{"sh", "-c", script},
 			Stdout: os.Stderr, Stderr: os.Stderr})
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +196,7 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
 		t.Fatalf("after the agent edited the spec: %s %+v", d.Verdict, d.Reasons)
 	}
-	evs, _ := e.Events(EventFilter{Kind: "scope_violation"})
+	evs, _ := e.Events(views.EventFilter{Kind: "scope_violation"})
 	if len(evs) != 2 {
 		t.Fatalf("scope_violation events = %d", len(evs))
 	}
@@ -200,7 +207,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	addTodos(t, e, "a", "b", "c")
 	ctx := context.Background()
 	// An edit of the spec that restores size and mtime is still seen.
-	res, err := e.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
+	res, err := e.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
 		Cmd: []string{"sh", "-c", "touch -r loopx/loopx.cue ref && sed -i 's/rounds: 3/rounds: 9/' loopx/loopx.cue && touch -r ref loopx/loopx.cue && rm ref"}})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +219,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	e2, c := newEngine(t, testSpec)
 	addTodos(t, e2, "a", "b")
 	_ = c
-	res, err = e2.Run(ctx, RunOptions{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
+	res, err = e2.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
 		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' " + e2.readModelPath()}})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +227,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed {
 		t.Fatalf("read model edit: %+v", rc.Round)
 	}
-	evs, _ := e2.Events(EventFilter{Kind: "scope_violation"})
+	evs, _ := e2.Events(views.EventFilter{Kind: "scope_violation"})
 	if len(evs) != 1 {
 		t.Fatalf("scope_violation events = %d", len(evs))
 	}
@@ -234,13 +241,13 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 	ts := addTodos(t, e, "a", "b", "c")
 	round(t, e, "a1", kernel.OutcomeProgress)
 	round(t, e, "a2", kernel.OutcomeNoChange)
-	if _, err := e.RaiseGate(GateInput{Goal: "g1", Question: "May todo c touch production now?", BlocksTodo: ts[2].ID, By: "human"}); err != nil {
+	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "May todo c touch production now?", BlocksTodo: ts[2].ID, By: "human"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "tests pass", By: "a1"}); err != nil {
 		t.Fatal(err)
 	}
-	strip := func(d Decision) Decision { d.DecisionID = ""; return d }
+	strip := func(d decision.Decision) decision.Decision { d.DecisionID = ""; return d }
 	for _, agent := range []string{"a1", "a2"} {
 		e = reopen(t, e, c)
 		if _, err := os.Stat(e.readModelPath()); err != nil {
@@ -275,14 +282,14 @@ goals: g1: {objective: "Ship the reviewed change", quota: rounds: 10}
 `
 	e, c := newEngine(t, spec)
 	ts := addTodos(t, e, "implement")
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "codex", TTL: time.Minute}); err != nil {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "codex", TTL: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "claude"}); refusedCode(err) == "" {
+	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "claude"}); refusedCode(err) == "" {
 		t.Fatal("the reviewer took a live claim")
 	}
 	c.advance(2 * time.Minute) // codex was killed; its lease expired
-	res, err := e.ClaimTodo(ClaimRequest{Todo: ts[0].ID, Agent: "claude"})
+	res, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "claude"})
 	if err != nil || res.Todo.Lease.Holder != "claude" {
 		t.Fatalf("takeover by the reviewer: %+v %v", res, err)
 	}

@@ -5,22 +5,17 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// DefaultLeaseTTL is the claim lease a round takes on its todo.
-const DefaultLeaseTTL = rounds.DefaultLeaseTTL
-
-// StartResult is what StartRound returns (rounds.StartResult).
-type StartResult = rounds.StartResult
 
 // StartRound decides should_run for (goal, agent) and, on "run", claims the
 // selected todo and opens a round in one transaction. At the stall limit it
 // raises the stall gate. Errors: errs.Usage for an unknown goal, the
 // spec's errors, store errors.
-func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResult, error) {
-	var res StartResult
+func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.StartResult, error) {
+	var res rounds.StartResult
 	if err := e.RequireGoal(goal); err != nil {
 		return res, err
 	}
@@ -63,7 +58,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 		if err != nil {
 			return err
 		}
-		if cd, err = e.decideClaim(ctx, tx, goal, agent, ClaimFacts{Op: "round_start", Todo: facts}); err != nil {
+		if cd, err = e.decideClaim(ctx, tx, goal, agent, input.ClaimFacts{Op: "round_start", Todo: facts}); err != nil {
 			return err
 		}
 		if !cd.d.Allow {
@@ -81,20 +76,14 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (StartResul
 	return res, err
 }
 
-// FinishRequest is how a round ended (rounds.FinishRequest).
-type FinishRequest = rounds.FinishRequest
-
-// Receipt is the settled result of a finish (rounds.Receipt).
-type Receipt = rounds.Receipt
-
 // FinishRound settles a round in ONE transaction: outcome, evidence,
 // handoff, todo status, lease release, ledger entry (charge for progress
 // and failed, a zero entry otherwise) and, at the stall limit, the stall
 // gate. Errors: errs.Usage (unknown round, bad outcome, a NextTodo title
 // with a control character: bad_title), errs.No
 // (lease_lost, not_round_agent).
-func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequest) (Receipt, error) {
-	var rc Receipt
+func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.FinishRequest) (rounds.Receipt, error) {
+	var rc rounds.Receipt
 	if err := rounds.CheckFinish(req); err != nil {
 		return rc, err
 	}
@@ -105,13 +94,13 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req FinishRequ
 		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.facts().Spec, Revisions: e.revisions,
 			Progress: func(r kernel.Round, t *kernel.Todo, outcome string) error {
 				var err error
-				cf := ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}
+				cf := input.ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}
 				if t != nil {
 					if cf.Todo, err = e.claimTodoFacts(tx, *t, r.Agent); err != nil {
 						return err
 					}
 				} else if r.Todo != "" {
-					cf.Todo = &ClaimTodo{TodoFacts: TodoFacts{ID: r.Todo, DepsOpen: []string{}, Labels: []string{}}, Goal: r.Goal}
+					cf.Todo = &input.ClaimTodo{TodoFacts: input.TodoFacts{ID: r.Todo, DepsOpen: []string{}, Labels: []string{}}, Goal: r.Goal}
 				}
 				cd, err = e.checkProgress(ctx, tx, r.Goal, r.Agent, cf)
 				return err
@@ -132,7 +121,7 @@ func (e *Engine) roundLeaseTTL() time.Duration {
 	if e.leaseTTL > 0 {
 		return e.leaseTTL
 	}
-	return DefaultLeaseTTL
+	return rounds.DefaultLeaseTTL
 }
 
 // Round returns one round. Errors: errs.Usage unknown_round.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -16,17 +17,6 @@ import (
 // The engine's side of the project's rulebook (package rulebook): which
 // policies are loaded, the schemas of the engine's Input, and the budget
 // of one evaluation.
-
-// UserModule is one user policy or test file (rulebook.Module).
-type UserModule = rulebook.Module
-
-// UserPolicyDir is where a project keeps its own policies under loopx/
-// (rulebook.DirName).
-const UserPolicyDir = rulebook.DirName
-
-// SpecSchemaName is the name `loopx policy schema` gives the schema of
-// data.loopx.spec; every other name is a query's input.
-const SpecSchemaName = rulebook.SpecSchemaName
 
 // policySchemas are the schemas every user policy is type-checked with:
 // of Input (per query) and of the spec, built on first use. Their
@@ -37,19 +27,19 @@ const SpecSchemaName = rulebook.SpecSchemaName
 // its own request fields (claim, gate_answer) adds its Input field to
 // QueryFields.
 var policySchemas = rulebook.NewSchemas(rulebook.Input{
-	Type:        reflect.TypeFor[Input](),
+	Type:        reflect.TypeFor[input.Input](),
 	Sources:     []string{input.TypesSource, trust.TypesSource},
 	QueryFields: map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"},
 })
 
 // book is the project's rulebook.
 func (e *Engine) book() rulebook.Book {
-	return rulebook.Book{Root: e.root, Dir: filepath.Join(e.SpecDir(), UserPolicyDir), Schemas: policySchemas}
+	return rulebook.Book{Root: e.root, Dir: filepath.Join(e.SpecDir(), rulebook.DirName), Schemas: policySchemas}
 }
 
 // UserModules reads the project's user policies and tests, sorted by path,
 // once per Engine. Errors: those of rulebook.Book.Load.
-func (e *Engine) UserModules() ([]UserModule, error) {
+func (e *Engine) UserModules() ([]rulebook.Module, error) {
 	if e.userLoaded {
 		return e.user, e.userErr
 	}
@@ -60,7 +50,7 @@ func (e *Engine) UserModules() ([]UserModule, error) {
 
 // UserPolicies is rulebook.Book.Policies of the project: the usable user
 // policies and tests, and every problem of the others.
-func (e *Engine) UserPolicies() ([]UserModule, []rulebook.Problem, error) {
+func (e *Engine) UserPolicies() ([]rulebook.Module, []rulebook.Problem, error) {
 	return e.book().Policies()
 }
 
@@ -93,7 +83,7 @@ func IsUserPolicyError(err error) bool {
 	if rulebook.AsError(err) != nil {
 		return true
 	}
-	return err != nil && strings.Contains(err.Error(), SpecDirName+"/"+UserPolicyDir+"/")
+	return err != nil && strings.Contains(err.Error(), scaffold.SpecDirName+"/"+rulebook.DirName+"/")
 }
 
 // PolicyDeadline is how long one policy evaluation may run (spec field

@@ -6,17 +6,13 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
 )
-
-// RunOptions configure Run (runner.Options).
-type RunOptions = runner.Options
-
-// RunResult sums up a Run (runner.Result).
-type RunResult = runner.Result
 
 // Run is `loopx run`: the loop of package runloop (round start → exec Cmd
 // → round finish until the verdict is not "run") over this
@@ -30,15 +26,15 @@ type RunResult = runner.Result
 // change_scan_incomplete (the
 // round failed, charged and audited); context cancellation finishes the
 // current round failed and returns an error wrapping ctx.Err().
-func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
+func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, error) {
 	defer e.Release()
 	// The rounds started here record this process as their runner: its
 	// descendants act as the round's agent whatever environment or
 	// executable they use (ancestry.go).
 	e.runner = trust.RunnerID(os.Getpid())
 	defer func() { e.runner = "" }()
-	return runner.Run(ctx, runner.Engine{StateDirName: StateDirName, Start: e.StartRound, Finish: e.FinishRound,
-		Prompt: func(st StartResult) (string, error) {
+	return runner.Run(ctx, runner.Engine{StateDirName: scaffold.StateDirName, Start: e.StartRound, Finish: e.FinishRound,
+		Prompt: func(st rounds.StartResult) (string, error) {
 			p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
 			return p.Text, err
 		},
@@ -47,7 +43,7 @@ func (e *Engine) Run(ctx context.Context, o RunOptions) (RunResult, error) {
 		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
 		Audit: func(ev kernel.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
 	}, o, runloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
-		LeaseTTL: DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
+		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
 }
 
 func (e *Engine) goalRev(goal string) (uint64, error) {
@@ -78,7 +74,7 @@ func (e *Engine) renewRoundLease(r *kernel.Round) (before, after uint64, ok bool
 			return err
 		}
 		before = g.Rev
-		nl := lease.Renew(*l, tx.Now(), lease.TTL(l, 0, DefaultLeaseTTL))
+		nl := lease.Renew(*l, tx.Now(), lease.TTL(l, 0, rounds.DefaultLeaseTTL))
 		t.Lease = &nl
 		data := lease.Data(&nl)
 		data["round"] = r.ID

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/deciding/shell/shelltest"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
 
 // broadGrantSpec grants every command and path, and denies only pushes and
@@ -38,7 +39,7 @@ func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
 	}
 	verdicts := map[string]map[string]int{}
 	for _, f := range shelltest.Forms {
-		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: f.Line})
+		d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: f.Line})
 		if verdicts[f.Cat] == nil {
 			verdicts[f.Cat] = map[string]int{}
 		}
@@ -73,7 +74,7 @@ func TestPermission_OpaqueCommandsAreNeverAllowed(t *testing.T) {
 		{`cd loopx && echo x > loopx.cue`, "deny", "protected_path"},
 		{`python3 -c "open('loopx/loopx.cue','w').write('x')"`, "deny", "protected_path"},
 	} {
-		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
+		d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: tc.line})
 		var codes []string
 		for _, r := range d.Reasons {
 			codes = append(codes, r.Code)
@@ -97,7 +98,7 @@ func TestPermission_HumanOnlyVerbsBehindExpansions(t *testing.T) {
 		{`./bin/lx $(echo dashboard)`, "deny"},
 		{`x $A answer g-1`, "ask|deny"},
 	} {
-		d := permission(t, e, "claude", PermissionInput{Tool: "Bash", Command: tc.line})
+		d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: tc.line})
 		if !slices.Contains(strings.Split(tc.verdict, "|"), d.Verdict) || d.Allow {
 			t.Errorf("%q: %s %+v, want %s", tc.line, d.Verdict, d.Reasons, tc.verdict)
 		}
@@ -123,12 +124,12 @@ func TestPermission_HardLinkIntoLoopxDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		in      PermissionInput
+		in      toolcall.Call
 		verdict string
 	}{
-		{PermissionInput{Tool: "Write", Paths: []string{"hard"}}, "deny"},
-		{PermissionInput{Tool: "Bash", Command: "echo x > hard"}, "deny"},
-		{PermissionInput{Tool: "Write", Paths: []string{"plain"}}, "allow"},
+		{toolcall.Call{Tool: "Write", Paths: []string{"hard"}}, "deny"},
+		{toolcall.Call{Tool: "Bash", Command: "echo x > hard"}, "deny"},
+		{toolcall.Call{Tool: "Write", Paths: []string{"plain"}}, "allow"},
 	} {
 		if d := permission(t, e, "claude", tc.in); d.Verdict != tc.verdict {
 			t.Errorf("%+v: %s %+v, want %s", tc.in, d.Verdict, d.Reasons, tc.verdict)

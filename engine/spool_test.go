@@ -10,7 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -65,7 +67,7 @@ func noop(*kernel.Tx) error { return nil }
 // spool; `Events` imports pending lines itself.
 func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
-	d, err := e.Permission(context.Background(), "g1", "a1", PermissionInput{Tool: "Write", Paths: []string{"loopx/loopx.cue"}})
+	d, err := e.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Write", Paths: []string{"loopx/loopx.cue"}})
 	if err != nil || d.Verdict != "deny" {
 		t.Fatalf("%s %v", d.Verdict, err)
 	}
@@ -90,11 +92,11 @@ func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
 	e2, _ := newEngine(t, strings.Replace(testSpec, `stall: max_no_progress: 2`, `stall: max_no_progress: 2
 	scope: commands: ask: ["git push*"]`, 1))
 	for _, blocks := range []bool{false, true} {
-		if d, _ := e2.Permission(context.Background(), "g1", "a1", PermissionInput{Tool: "Bash", Command: "git push", AskBlocks: blocks}); d.Verdict != "ask" {
+		if d, _ := e2.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Bash", Command: "git push", AskBlocks: blocks}); d.Verdict != "ask" {
 			t.Fatalf("verdict %s", d.Verdict)
 		}
 	}
-	evs, err := e2.Events(EventFilter{Kind: "permission"})
+	evs, err := e2.Events(views.EventFilter{Kind: "permission"})
 	if err != nil || len(evs) != 1 || evs[0].Data["verdict"] != "ask" {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
@@ -256,10 +258,10 @@ func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
 // writer is in this packet (not hidden behind the review's own event).
 func TestSpool_ReviewListsSpooledDenials(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
-	if d, _ := e.Permission(context.Background(), "g1", "a1", PermissionInput{Tool: "Write", Paths: []string{".loopx/state.db"}}); d.Verdict != "deny" {
+	if d, _ := e.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Write", Paths: []string{".loopx/state.db"}}); d.Verdict != "deny" {
 		t.Fatalf("verdict %s", d.Verdict)
 	}
-	rv, err := e.Review(ReviewOptions{Goal: "g1"})
+	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,12 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -40,7 +44,7 @@ func randomProject(t *testing.T, rng *rand.Rand, now time.Time, n int) string {
 	t.Helper()
 	root := t.TempDir()
 	writeSpec(t, root, windowSpec)
-	s, err := kernel.Open(filepath.Join(root, StateDirName), kernel.Options{Now: func() time.Time { return now }})
+	s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +101,7 @@ func randomProject(t *testing.T, rng *rand.Rand, now time.Time, n int) string {
 
 // decisionJSON is what a decision says, without its id: verdict, todo,
 // reasons, quota, next check, revision.
-func decisionJSON(d Decision) string {
+func decisionJSON(d decision.Decision) string {
 	b, _ := json.Marshal([]any{d.Verdict, d.Todo, d.Reasons, d.Quota, d.NextCheckAt, d.Revision})
 	return string(b)
 }
@@ -129,7 +133,7 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 		if rm == nil {
 			t.Fatalf("case %d: the read model does not describe the store held", c)
 		}
-		full := map[string]Decision{}
+		full := map[string]decision.Decision{}
 		for _, agent := range []string{"a1", "a2", "a3"} {
 			req := Request{Query: "should_run", Goal: "g1", Agent: agent}
 			in, _, err := e.inputFrom(nil, req, now, 0) // every todo, from the store
@@ -173,7 +177,7 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 }
 
 // dumpFacts is todos as JSON (a failure's context).
-func dumpFacts(todos []TodoFacts) string {
+func dumpFacts(todos []input.TodoFacts) string {
 	b, _ := json.Marshal(todos)
 	return string(b)
 }
@@ -190,7 +194,7 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 		commit func(t *testing.T, e *Engine, root string)
 	}{
 		{"another process committed", func(t *testing.T, _ *Engine, root string) {
-			s, err := kernel.Open(filepath.Join(root, StateDirName), kernel.Options{})
+			s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +210,7 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 			if _, err := e.Store(); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.AddTodo(TodoInput{Goal: "g1", Title: "urgent", Priority: 0}); err != nil {
+			if _, err := e.AddTodo(todos.Input{Goal: "g1", Title: "urgent", Priority: 0}); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -258,14 +262,14 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 						return err
 					}
 					op := []string{"claim", "round_start", "transfer"}[rng.IntN(3)]
-					cf := ClaimFacts{Op: op, Todo: facts}
+					cf := input.ClaimFacts{Op: op, Todo: facts}
 					if op == "transfer" {
 						cf.From = "a2"
 					}
 					req := Request{Query: "claim", Goal: "g1", Agent: agent}
 					var ds [2]string
 					for i, with := range []bool{true, false} {
-						in := Input{Query: "claim", Now: kernel.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
+						in := input.Input{Query: "claim", Now: kernel.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
 						if in.State, err = e.facts().Of(tx, "g1", agent, now, snapshot.Need{Todos: with}); err != nil {
 							return err
 						}

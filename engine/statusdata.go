@@ -8,18 +8,11 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// GoalStatus is one goal's summary for `loopx status` (render.GoalStatus).
-type GoalStatus = render.GoalStatus
-
-// Status is the project's summary (render.Status; render.StatusText
-// prints it).
-type Status = render.Status
-
 // Status summarises every spec goal (or only goal) from one read
 // transaction. Errors: the spec's errors, errs.Usage for an unknown goal,
 // store errors.
-func (e *Engine) Status(goal string) (Status, error) {
-	st := Status{Root: e.root, Goals: []GoalStatus{}}
+func (e *Engine) Status(goal string) (render.Status, error) {
+	st := render.Status{Root: e.root, Goals: []render.GoalStatus{}}
 	if e.specErr != nil {
 		return st, e.specErr
 	}
@@ -55,7 +48,7 @@ func (e *Engine) Status(goal string) (Status, error) {
 			if err := fill(rm); err == nil {
 				return st, nil
 			}
-			st.Goals = []GoalStatus{}
+			st.Goals = []render.GoalStatus{}
 		}
 	}
 	err := e.view(func(tx *kernel.Tx) error { return fill(tx) })

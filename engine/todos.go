@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -11,12 +12,9 @@ import (
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// TodoInput is a todo to add (todos.Input).
-type TodoInput = todos.Input
-
 // AddTodo validates and stores a todo. Errors: errs.Usage for an unknown
 // goal, kind, dependency, or a monitor without a cadence.
-func (e *Engine) AddTodo(in TodoInput) (kernel.Todo, error) {
+func (e *Engine) AddTodo(in todos.Input) (kernel.Todo, error) {
 	var out kernel.Todo
 	if err := e.RequireGoal(in.Goal); err != nil {
 		return out, err
@@ -104,7 +102,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 			if err != nil {
 				return err
 			}
-			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, who, actor != "human", ClaimFacts{Op: "done", Todo: facts}); err != nil {
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, who, actor != "human", input.ClaimFacts{Op: "done", Todo: facts}); err != nil {
 				return err
 			}
 		} else if actor != "human" {
@@ -114,7 +112,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 			if err != nil {
 				return err
 			}
-			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, actor, true, ClaimFacts{Op: "settle", Todo: facts}); err != nil {
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, actor, true, input.ClaimFacts{Op: "settle", Todo: facts}); err != nil {
 				return err
 			}
 		}

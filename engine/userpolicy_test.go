@@ -8,12 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
 )
 
 func writeUserPolicy(t *testing.T, e *Engine, name, src string) {
 	t.Helper()
-	dir := filepath.Join(e.SpecDir(), UserPolicyDir)
+	dir := filepath.Join(e.SpecDir(), rulebook.DirName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +33,7 @@ func reopen(t *testing.T, e *Engine, c *testClock) *Engine {
 	e2 := New(Options{Root: e.Root(), Now: c.now})
 	t.Cleanup(func() { e2.Close() })
 	if e2.Pending() != nil { // a human edited loopx/: they adopt it too
-		if _, err := e2.Adopt(context.Background(), AdoptOptions{}); err != nil {
+		if _, err := e2.Adopt(context.Background(), adopt.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +104,7 @@ func TestUserPolicy_PermissionTodosOnlyWhenRead(t *testing.T) {
 				writeUserPolicy(t, e, "todos.rego", tc.src)
 			}
 			e = reopen(t, e, c)
-			req := PermissionInput{Tool: "Bash", Command: "ls"}
+			req := toolcall.Call{Tool: "Bash", Command: "ls"}
 			in, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude", Permission: toolcall.Read(e.root, req)}, e.Now())
 			if err != nil {
 				t.Fatal(err)
@@ -119,7 +123,7 @@ func TestUserPolicy_PermissionTodosOnlyWhenRead(t *testing.T) {
 	}
 }
 
-func hasMessage(d Decision, msg string) bool {
+func hasMessage(d decision.Decision, msg string) bool {
 	for _, r := range d.Reasons {
 		if strings.Contains(r.Message, msg) {
 			return true
@@ -148,7 +152,7 @@ func TestUserPolicy_ClaimTodosOnlyWhenRead(t *testing.T) {
 				writeUserPolicy(t, e, "todos.rego", tc.src)
 			}
 			e = reopen(t, e, c)
-			d, err := e.DecideClaim(context.Background(), ClaimPreview{Todo: todos[0].ID, Agent: "a1"})
+			d, err := e.DecideClaim(context.Background(), lease.Preview{Todo: todos[0].ID, Agent: "a1"})
 			if err != nil || !d.Allow {
 				t.Fatalf("%v %s %+v", err, d.Verdict, d.Reasons)
 			}

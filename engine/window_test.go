@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -67,7 +69,7 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := benchProject(t, 0, 0)
-			s, err := kernel.Open(filepath.Join(root, StateDirName), kernel.Options{Now: clock})
+			s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{Now: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +86,7 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := Request{Query: "should_run", Goal: "g1", Agent: "a1"}
-			decide := func(open bool) (Decision, *Engine) {
+			decide := func(open bool) (decision.Decision, *Engine) {
 				e := New(Options{Root: root, Now: clock})
 				if open {
 					if _, err := e.Store(); err != nil {

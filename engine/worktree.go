@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -13,18 +15,18 @@ import (
 // scanner is the change scan (trust.Scanner) over the bundle's protected set (policies.Protected).
 func (e *Engine) scanner() trust.Scanner {
 	project, home := policies.Protected().Compared()
-	return trust.Scanner{Root: e.root, SpecDir: SpecDirName, StateDir: StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites, Protected: trust.Protected{Project: project, Home: home}, Home: trust.HomeDir()}
+	return trust.Scanner{Root: e.root, SpecDir: scaffold.SpecDirName, StateDir: scaffold.StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites, Protected: trust.Protected{Project: project, Home: home}, Home: trust.HomeDir()}
 }
 
 // checkWrites asks the permission policy whether agent may have written
 // paths (tool "Write"). It returns the denying decision, or nil when the
 // writes are allowed (or none). loopx run uses it after every agent
 // command: a shell agent has no hook to ask first, so loopx checks after.
-func (e *Engine) checkWrites(ctx context.Context, goal, agent string, paths []string) (*Decision, error) {
+func (e *Engine) checkWrites(ctx context.Context, goal, agent string, paths []string) (*decision.Decision, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	d, err := e.Permission(ctx, goal, agent, PermissionInput{Tool: "Write", Paths: paths})
+	d, err := e.Permission(ctx, goal, agent, toolcall.Call{Tool: "Write", Paths: paths})
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +39,7 @@ func (e *Engine) checkWrites(ctx context.Context, goal, agent string, paths []st
 // recordScopeViolation audits writes outside the agent's scope and, when
 // they touched protected files, raises a goal gate that keeps before (the
 // rules the round started under): a reject restores them.
-func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *Decision, before *kernel.Rules) (*kernel.Gate, error) {
+func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *decision.Decision, before *kernel.Rules) (*kernel.Gate, error) {
 	var reasons []string
 	for _, r := range d.Reasons {
 		reasons = append(reasons, r.Message)
@@ -56,7 +58,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 			e.resolveFresh(context.Background())
 		}
 	}
-	question, adoptRev := adopt.GateQuestion(agent, round, SpecDirName, protected, e.pending)
+	question, adoptRev := adopt.GateQuestion(agent, round, scaffold.SpecDirName, protected, e.pending)
 	var gate *kernel.Gate
 	err := e.update(func(tx *kernel.Tx) (err error) {
 		gate, err = adopt.RecordViolation(tx, goal, agent, round, paths, reasons, d.DecisionID, protected, question, adoptRev, before)

@@ -456,7 +456,7 @@ const keyProject = "meta:project"
 
 // Project is the project's own record: how it was created.
 type Project struct {
-	// Demo is true for a project `loopx demo` created (engine.InitOptions.Demo):
+	// Demo is true for a project `loopx demo` created (scaffold.Options.Demo):
 	// only there is the demo's own gate answer (channel "demo") accepted.
 	Demo bool `json:"demo"`
 }

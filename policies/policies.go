@@ -15,7 +15,7 @@ import (
 
 // ShouldRunQuery is the entry rule of the should_run query: its value is the
 // decision object (verdict, allow, reasons, todo, next_check_at, charge) that
-// engine.Decision carries. It is always defined.
+// decision.Decision carries. It is always defined.
 const ShouldRunQuery = "data.loopx.run.decision"
 
 // Queries maps each query name (the engine's Input.Query) to its entry rule:
@@ -132,5 +132,5 @@ func Modules() map[string]string { return maps.Clone(load().modules) }
 func TestModules() map[string]string { return maps.Clone(load().tests) }
 
 // Hash returns "sha256:<hex>" over the sorted paths and sources of Modules: the
-// policy revision recorded with every decision (engine.Revision.Policy).
+// policy revision recorded with every decision (decision.Revision.Policy).
 func Hash() string { return load().hash }

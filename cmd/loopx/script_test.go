@@ -285,7 +285,7 @@ func cmdRawGate(ts *testscript.TestScript, neg bool, args []string) {
 // returns it: `as-agent ID CMD…` runs CMD below a process whose start
 // environment carries LOOPX_AGENT=ID, as an agent host started by a human
 // with that variable would (an agent acts only as the agent its ancestors
-// run as; engine.Acting).
+// run as; trust.Acting).
 func asAgentBin(t *testing.T) string {
 	dir := t.TempDir()
 	script := "#!/bin/sh\nid=$1; shift\nexec env LOOPX_AGENT=\"$id\" sh -c '\"$@\"; exit $?' sh \"$@\"\n"

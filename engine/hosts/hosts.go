@@ -120,7 +120,7 @@ func EventName(data []byte) string {
 }
 
 // ToolCall is what a PreToolUse event asks, in loopx's terms
-// (engine.PermissionInput without the directory).
+// (toolcall.Call without the directory).
 type ToolCall struct {
 	// Tool is the host's tool name.
 	Tool string `json:"tool"`

@@ -22,7 +22,10 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/declog"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/lint"
@@ -65,7 +68,7 @@ type Report struct {
 	Summary  Summary   `json:"summary"`
 	Findings []Finding `json:"findings"`
 	// Replay is present with Options.Replay.
-	Replay *engine.ReplayReport `json:"replay,omitempty"`
+	Replay *decision.ReplayReport `json:"replay,omitempty"`
 	// Audit is present with Options.Audit: the chain verified.
 	Audit *engine.ChainReport `json:"audit,omitempty"`
 }
@@ -141,7 +144,7 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 	}
 
 	// 6. The replay of the decision log.
-	var replay *engine.ReplayReport
+	var replay *decision.ReplayReport
 	if o.Replay {
 		var since time.Time
 		if o.Since != nil {
@@ -165,7 +168,7 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 		audit = &c
 		if !c.OK() {
 			f := lint.CheckRule(lint.RuleAudit, render.ChainLine(c))
-			f.Location = &lint.Location{File: engine.StateDirName + "/state.db"}
+			f.Location = &lint.Location{File: scaffold.StateDirName + "/state.db"}
 			findings = append(findings, f)
 		}
 	}
@@ -312,13 +315,13 @@ func scan(root string, o Options) ([]Finding, int, error) {
 }
 
 // replayFindings are the changed verdicts as warnings (rule replay).
-func replayFindings(rep engine.ReplayReport) []Finding {
+func replayFindings(rep decision.ReplayReport) []Finding {
 	out := make([]Finding, 0, len(rep.Changed))
 	for _, c := range rep.Changed {
 		f := lint.CheckRule(lint.RuleReplay, fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, now by %s: %s", c.DecisionID, c.Query, c.Goal, c.Agent,
 			c.Timestamp.Format(time.RFC3339), c.Old, c.New, c.Rule, c.Message))
 		f.Ref = "decision " + c.DecisionID
-		f.Location = &lint.Location{File: engine.StateDirName + "/" + engine.LogFileName}
+		f.Location = &lint.Location{File: scaffold.StateDirName + "/" + declog.FileName}
 		out = append(out, f)
 	}
 	return out

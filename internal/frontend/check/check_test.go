@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
@@ -46,7 +47,7 @@ func project(t *testing.T, files map[string]string) *engine.Engine {
 		}
 	}
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, OnDisk: true, Ancestry: engine.AncestryOptions{Off: true}})
+	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, OnDisk: true, Ancestry: trust.AncestryOptions{Off: true}})
 	t.Cleanup(func() { e.Close() })
 	return e
 }

@@ -16,6 +16,13 @@ import (
 	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
 
@@ -73,13 +80,13 @@ type Options struct {
 	Now        func() time.Time
 	Exe        string
 	Out        io.Writer
-	OnDecision func(engine.Decision)
+	OnDecision func(decision.Decision)
 }
 
 // Result is the demo's end: its project directory and the goal's status.
 type Result struct {
 	Dir    string
-	Status engine.Status
+	Status render.Status
 }
 
 // Run runs the demo in o.Dir, narrating on o.Out. Errors: a step that
@@ -87,7 +94,7 @@ type Result struct {
 // gate, then at the quota).
 func Run(ctx context.Context, o Options) (Result, error) {
 	decide := o.OnDecision
-	o.OnDecision = func(d engine.Decision) {
+	o.OnDecision = func(d decision.Decision) {
 		fmt.Fprint(o.Out, "decision → ")
 		if decide != nil {
 			decide(d)
@@ -105,10 +112,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Result{}, err
 	}
-	if err := nofollow.WriteFile(dir, filepath.Join(engine.SpecDirName, "loopx.cue"), []byte(Spec), 0o644); err != nil {
+	if err := nofollow.WriteFile(dir, filepath.Join(scaffold.SpecDirName, "loopx.cue"), []byte(Spec), 0o644); err != nil {
 		return Result{}, err
 	}
-	if _, err := engine.Init(engine.InitOptions{Dir: dir, Demo: true, Now: o.Now}); err != nil {
+	if _, err := engine.Init(scaffold.Options{Dir: dir, Demo: true, Now: o.Now}); err != nil {
 		return Result{}, err
 	}
 	if err := nofollow.WriteFile(dir, "agent.sh", []byte(AgentScript), 0o755); err != nil {
@@ -125,7 +132,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	step("four todos")
 	for _, title := range []string{"Write src/greet.sh", "Check the greeting by name", "Record the check as evidence", "Polish the output"} {
-		t, err := e.AddTodo(engine.TodoInput{Goal: "greet", Title: title, Priority: 2, By: "human"})
+		t, err := e.AddTodo(todos.Input{Goal: "greet", Title: title, Priority: 2, By: "human"})
 		if err != nil {
 			return Result{}, err
 		}
@@ -134,11 +141,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := os.Setenv("LOOPX_BIN", o.Exe); err != nil {
 		return Result{}, err
 	}
-	run := func() (engine.RunResult, error) {
-		return e.Run(ctx, engine.RunOptions{Goal: "greet", Agent: "worker", Cmd: []string{"sh", "agent.sh"},
+	run := func() (runner.Result, error) {
+		return e.Run(ctx, runner.Options{Goal: "greet", Agent: "worker", Cmd: []string{"sh", "agent.sh"},
 			Stdout: w, Stderr: w,
 			OnDecision: o.OnDecision,
-			OnReceipt: func(rc engine.Receipt) {
+			OnReceipt: func(rc rounds.Receipt) {
 				fmt.Fprintf(w, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
 			}})
 	}
@@ -150,15 +157,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if res.Last == nil || res.Last.Verdict != "wait_human" {
 		return Result{}, fmt.Errorf("demo: expected the loop to stop at a gate, got %+v", res.Last)
 	}
-	gates, err := e.Gates("greet", "open")
-	if err != nil || len(gates) == 0 {
+	open, err := e.Gates("greet", "open")
+	if err != nil || len(open) == 0 {
 		return Result{}, fmt.Errorf("demo: no open gate after wait_human: %v", err)
 	}
-	step("the loop stopped at gate %s; a human answers it", gates[0].ID)
-	if _, err := e.AnswerGate(engine.AnswerInput{Gate: gates[0].ID, Option: "approve", Actor: "human", Note: "demo: looks good", Channel: engine.Channel{Kind: "demo"}}); err != nil {
+	step("the loop stopped at gate %s; a human answers it", open[0].ID)
+	if _, err := e.AnswerGate(gates.Answer{Gate: open[0].ID, Option: "approve", Actor: "human", Note: "demo: looks good", Channel: input.Channel{Kind: "demo"}}); err != nil {
 		return Result{}, err
 	}
-	fmt.Fprintf(w, "(at a terminal, a human runs: loopx gate answer %s --option approve, and types the gate id to confirm)\n", gates[0].ID)
+	fmt.Fprintf(w, "(at a terminal, a human runs: loopx gate answer %s --option approve, and types the gate id to confirm)\n", open[0].ID)
 	step("loopx run again: it continues until the quota stops it")
 	res, err = run()
 	if err != nil {

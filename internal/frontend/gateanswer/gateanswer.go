@@ -22,7 +22,14 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"golang.org/x/term"
@@ -61,14 +68,14 @@ type Caller struct {
 	// StdinTTY is true when the command's standard input is a terminal.
 	StdinTTY bool
 	// AncestryChecked is false when the engine does not read the
-	// ancestor processes (engine.AncestryOptions.Off).
+	// ancestor processes (trust.AncestryOptions.Off).
 	AncestryChecked bool
 }
 
 // Env is the Caller of this process: its environment, and whether stdin
 // (the command's standard input) is a terminal; ancestry is the options
 // the engine reads ancestor processes with.
-func Env(stdin io.Reader, ancestry engine.AncestryOptions) Caller {
+func Env(stdin io.Reader, ancestry trust.AncestryOptions) Caller {
 	c := Caller{Agent: os.Getenv("LOOPX_AGENT"), Round: os.Getenv("LOOPX_ROUND"), AncestryChecked: !ancestry.Off}
 	if f, ok := stdin.(*os.File); ok {
 		c.StdinTTY = term.IsTerminal(int(f.Fd()))
@@ -81,14 +88,14 @@ func Env(stdin io.Reader, ancestry engine.AncestryOptions) Caller {
 // this caller comes through: "agent" when it runs as an agent ($LOOPX_AGENT,
 // or an actor agent:ID), else "terminal" with whether stdin is a terminal;
 // the ancestor processes and the agents they run as are e's (Acting).
-func Channel(e *engine.Engine, c Caller, actor *string) engine.Channel {
+func Channel(e *engine.Engine, c Caller, actor *string) input.Channel {
 	if *actor == "" {
 		*actor = "human"
 		if c.Agent != "" {
 			*actor = "agent:" + c.Agent
 		}
 	}
-	ch := engine.Channel{Kind: "terminal", RoundAgent: c.Agent, InRound: c.Round != "" || c.Agent != ""}
+	ch := input.Channel{Kind: "terminal", RoundAgent: c.Agent, InRound: c.Round != "" || c.Agent != ""}
 	if c.Agent != "" || strings.HasPrefix(*actor, "agent:") {
 		ch.Kind = "agent"
 	}
@@ -110,7 +117,7 @@ func Channel(e *engine.Engine, c Caller, actor *string) engine.Channel {
 // says which files of loopx/ it overwrites); the engine then decides and
 // records the answer in one transaction (engine.AnswerGateContext, its
 // errors).
-func Answer(ctx context.Context, e *engine.Engine, in engine.AnswerInput, c Caller, t Terminal) (engine.Gate, error) {
+func Answer(ctx context.Context, e *engine.Engine, in gates.Answer, c Caller, t Terminal) (engine.Gate, error) {
 	in.Channel = Channel(e, c, &in.Actor)
 	if in.Channel.Kind == "terminal" && in.Actor == "human" {
 		d, err := e.DecideAnswer(ctx, in)
@@ -170,11 +177,11 @@ func rejectNote(e *engine.Engine, id string) (string, error) {
 // meanwhile adopts nothing. Every refusal is audited (rules.adopt_refused).
 // Errors: errs.No refusals (not a human's channel, no terminal, not
 // confirmed, rules_changed); the engine's (a spec that does not load).
-func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.AdoptResult, error) {
+func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (adopt.Result, error) {
 	actor, ch := rulesChannel(e, c)
-	refuse := func(err error) (engine.AdoptResult, error) {
-		e.AuditRefusal("rules.adopt_refused", "loopx adopt", actor, engine.SpecDirName+"/", err)
-		return engine.AdoptResult{}, err
+	refuse := func(err error) (adopt.Result, error) {
+		e.AuditRefusal("rules.adopt_refused", "loopx adopt", actor, scaffold.SpecDirName+"/", err)
+		return adopt.Result{}, err
 	}
 	d := e.DecideAdopt(ctx, ch, false)
 	if !d.Allow && !onlyConfirmation(d) {
@@ -195,14 +202,14 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (engine.
 	problems, _ := e.CheckPolicies()
 	res.Problems = problems
 	if err := e.Release(); err != nil { // never hold the state lock while a person types
-		return engine.AdoptResult{}, err
+		return adopt.Result{}, err
 	}
 	typed, ttyErr := ask(t, adoptPrompt(res))
 	ch.Typed, ch.TTYError = &typed, ttyErr
 	if d := e.DecideAdopt(ctx, ch, false); !d.Allow {
 		return refuse(e.Refusal(d))
 	}
-	if res, err = e.Adopt(ctx, engine.AdoptOptions{Expect: &res.Adopted, Ancestry: ch.Ancestry}); err != nil {
+	if res, err = e.Adopt(ctx, adopt.Options{Expect: &res.Adopted, Ancestry: ch.Ancestry}); err != nil {
 		return refuse(err)
 	}
 	res.Problems = problems
@@ -228,7 +235,7 @@ func ProblemLine(p rulebook.Problem) string {
 // message, which ends with its direction, prefixed with its ref unless
 // the message names it already ("goals.g1.agents: [a1] → [] (every
 // agent): loosens").
-func ChangeLine(r engine.Reason) string {
+func ChangeLine(r render.Reason) string {
 	if r.Ref != "" && !strings.Contains(r.Message, r.Ref) {
 		return r.Ref + ": " + r.Message
 	}
@@ -240,7 +247,7 @@ const ProblemsNote = "a user policy that does not compile makes every decision d
 
 // adoptPrompt shows what `loopx adopt` would make the rules in effect (the
 // revision and what it loosens) and asks for "adopt".
-func adoptPrompt(res engine.AdoptResult) string {
+func adoptPrompt(res adopt.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loopx adopt: make loopx/ (spec %s, policies %s) the rules in effect\n",
 		inert.Line(res.Adopted.Spec), inert.Line(res.Adopted.Policy))
@@ -275,7 +282,7 @@ func adoptPrompt(res engine.AdoptResult) string {
 func Restore(ctx context.Context, e *engine.Engine, c Caller, t Terminal) ([]string, error) {
 	actor, ch := rulesChannel(e, c)
 	refuse := func(err error) ([]string, error) {
-		e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", actor, engine.SpecDirName+"/", err)
+		e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", actor, scaffold.SpecDirName+"/", err)
 		if re := errs.As(err); re != nil && re.Kind == errs.No && !strings.HasPrefix(re.Message, "adopt --restore") {
 			re.Message = "adopt --restore is for a human: " + re.Message
 		}
@@ -315,7 +322,7 @@ func Restore(ctx context.Context, e *engine.Engine, c Caller, t Terminal) ([]str
 // rules judge as a human's, and who its refusal audit names: agent:ID
 // under LOOPX_AGENT, or the one agent the processes above run as, else
 // human.
-func rulesChannel(e *engine.Engine, c Caller) (actor string, ch engine.Channel) {
+func rulesChannel(e *engine.Engine, c Caller) (actor string, ch input.Channel) {
 	ch = Channel(e, c, &actor)
 	if actor == "human" && len(ch.ActingAgents) == 1 {
 		actor = "agent:" + ch.ActingAgents[0]
@@ -335,7 +342,7 @@ func ask(t Terminal, prompt string) (typed, ttyErr string) {
 // onlyPending reports whether d denies only for the terminal confirmation
 // nobody was asked for yet (and user warnings, or the note that the rules
 // in effect have a pending change).
-func onlyPending(d engine.Decision) bool {
+func onlyPending(d decision.Decision) bool {
 	pending := false
 	for _, r := range d.Reasons {
 		switch r.Code {
@@ -352,7 +359,7 @@ func onlyPending(d engine.Decision) bool {
 // onlyConfirmation reports whether d denies only for the terminal
 // confirmation (none asked for yet, or no terminal to ask on): what stands
 // between a human's channel and an adoption, not a refusal of the channel.
-func onlyConfirmation(d engine.Decision) bool {
+func onlyConfirmation(d decision.Decision) bool {
 	for _, r := range d.Reasons {
 		if r.Code != "confirmation_pending" && r.Code != "confirmation_required" {
 			return false

@@ -11,6 +11,8 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
@@ -48,7 +50,7 @@ func newEngine(t *testing.T) *engine.Engine {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, Ancestry: engine.AncestryOptions{Off: true}})
+	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, Ancestry: trust.AncestryOptions{Off: true}})
 	t.Cleanup(func() { e.Close() })
 	return e
 }
@@ -74,7 +76,7 @@ func TestAnswer_ChannelAndConfirmation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEngine(t)
-			g, err := e.RaiseGate(engine.GateInput{Goal: "g1", Question: "Merge the v2 branch into main?", By: "agent:a1"})
+			g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main?", By: "agent:a1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +84,7 @@ func TestAnswer_ChannelAndConfirmation(t *testing.T) {
 			if term.typed == "=" {
 				term.typed = g.ID
 			}
-			got, err := Answer(context.Background(), e, engine.AnswerInput{Gate: g.ID, Option: "approve", Actor: tc.actor}, tc.caller, term)
+			got, err := Answer(context.Background(), e, gates.Answer{Gate: g.ID, Option: "approve", Actor: tc.actor}, tc.caller, term)
 			if asked := len(term.prompts) > 0; asked != tc.asked {
 				t.Errorf("terminal asked %v, want %v (%q)", asked, tc.asked, term.prompts)
 			}

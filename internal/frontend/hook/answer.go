@@ -30,8 +30,12 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/watchdog"
 )
 
@@ -82,7 +86,7 @@ type Options struct {
 	// Clock is the command's clock (a pinned one in tests).
 	Clock func() (func() time.Time, error)
 	// Ancestry is how the engine reads the ancestor processes.
-	Ancestry engine.AncestryOptions
+	Ancestry trust.AncestryOptions
 	// Deadline is the hook's budget (0 = Deadline).
 	Deadline time.Duration
 	// Process is true when the hook is the whole process (the loopx
@@ -344,7 +348,7 @@ func open(ctx context.Context, ev hosts.Event, o Options) (e *engine.Engine, goa
 	}
 	// The hook decides for the agent its host runs as: an agent acts only
 	// as itself (data.loopx.gate.acting).
-	if agent, err = e.ActAs(ctx, engine.ActInput{Agent: agent, Mode: "act", What: "hook " + ev.Name, Goal: goal, Fast: true}); err != nil {
+	if agent, err = e.ActAs(ctx, trust.ActRequest{Agent: agent, Mode: "act", What: "hook " + ev.Name, Goal: goal, Fast: true}); err != nil {
 		return e, "", "", err
 	}
 	if agent == "" {
@@ -410,7 +414,7 @@ func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev ho
 	if filepath.IsAbs(ev.CWD) {
 		dir = ev.CWD
 	}
-	d, err := e.Permission(ctx, goal, agent, engine.PermissionInput{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
+	d, err := e.Permission(ctx, goal, agent, toolcall.Call{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
 		AskBlocks: !hosts.CanAsk(host)})
 	if err != nil {
 		return fmt.Errorf("%v (%s)", err, reasonText(d))
@@ -428,7 +432,7 @@ func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev ho
 }
 
 // reasonText joins a decision's reason messages for a host to show.
-func reasonText(d engine.Decision) string {
+func reasonText(d decision.Decision) string {
 	msgs := make([]string, 0, len(d.Reasons))
 	for _, r := range d.Reasons {
 		msgs = append(msgs, r.Message+" ["+r.Code+"]")
@@ -450,7 +454,7 @@ func stop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer
 }
 
 // stopReason is the next instruction of an agent that still has work.
-func stopReason(d engine.Decision) string {
+func stopReason(d decision.Decision) string {
 	report := fmt.Sprintf("start a round with `loopx round start --goal %s --agent %s` (it claims the todo), do the work, then report it with `loopx round finish ROUND --outcome progress --done --evidence KIND:STATUS:TEXT --handoff TEXT`", d.Goal, d.Agent)
 	if r := os.Getenv("LOOPX_ROUND"); r != "" {
 		report = fmt.Sprintf("when it is done, report it with `loopx round finish %s --outcome progress --done --evidence KIND:STATUS:TEXT --handoff TEXT`", r)
@@ -474,7 +478,7 @@ func sessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w i
 
 // sessionContext is SessionStart's additionalContext: what an agent must
 // know about the goal before its first tool call.
-func sessionContext(st engine.Status, d engine.Decision, agent string) string {
+func sessionContext(st render.Status, d decision.Decision, agent string) string {
 	var b strings.Builder
 	if len(st.Goals) == 0 {
 		return fmt.Sprintf("loopx: goal %s not found", d.Goal)

@@ -30,7 +30,7 @@ type InstallOptions struct {
 	// Agent, else "claude" / "codex".
 	Goal, Agent string
 	// AgentAncestor describes the nearest ancestor process that runs as
-	// an agent ("" when none, engine.Acting): changing installed entries
+	// an agent ("" when none, trust.Acting): changing installed entries
 	// is then refused.
 	AgentAncestor func() string
 }

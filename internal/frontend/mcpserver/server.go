@@ -15,7 +15,13 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,7 +68,7 @@ type Options struct {
 // agent_mismatch (a call naming another agent) or unbound_session (a
 // session bound to none, asked to act as one), audited as
 // identity.refused.
-func (o Options) as(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, error) {
+func (o Options) as(ctx context.Context, e *engine.Engine, in trust.ActRequest) (string, error) {
 	in.Mode, in.Bound = "session", o.Agent
 	return e.ActAs(ctx, in)
 }
@@ -175,14 +181,16 @@ type (
 )
 
 // acting is a tool input that names who acts: the agent ("" = the
-// session's) and the goal or round the call is about (engine.ActInput).
-type acting interface{ act() engine.ActInput }
+// session's) and the goal or round the call is about (trust.ActRequest).
+type acting interface{ act() trust.ActRequest }
 
-func (in goalAgent) act() engine.ActInput     { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
-func (in finishIn) act() engine.ActInput      { return engine.ActInput{Agent: in.Agent, Round: in.Round} }
-func (in todoIn) act() engine.ActInput        { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
-func (in evidenceAddIn) act() engine.ActInput { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
-func (in gateIn) act() engine.ActInput        { return engine.ActInput{Agent: in.Agent, Goal: in.Goal} }
+func (in goalAgent) act() trust.ActRequest { return trust.ActRequest{Agent: in.Agent, Goal: in.Goal} }
+func (in finishIn) act() trust.ActRequest  { return trust.ActRequest{Agent: in.Agent, Round: in.Round} }
+func (in todoIn) act() trust.ActRequest    { return trust.ActRequest{Agent: in.Agent, Goal: in.Goal} }
+func (in evidenceAddIn) act() trust.ActRequest {
+	return trust.ActRequest{Agent: in.Agent, Goal: in.Goal}
+}
+func (in gateIn) act() trust.ActRequest { return trust.ActRequest{Agent: in.Agent, Goal: in.Goal} }
 
 // tools adds each tool by name. Each result is the JSON document the
 // matching command prints with --json.
@@ -196,7 +204,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				}
 				return needAgent("should_run", o, in)
 			},
-			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (engine.Decision, error) {
+			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (decision.Decision, error) {
 				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
 			})
 	},
@@ -204,7 +212,7 @@ var tools = map[string]func(*mcp.Server, Options){
 		addActingTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
 			"Returns {decision, round, todo}: round is null when the verdict is not run (read decision.reasons).",
 			func(_ *engine.Engine, in goalAgent) error { return needAgent("round_start", o, in) },
-			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (engine.StartResult, error) {
+			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (rounds.StartResult, error) {
 				return e.StartRound(ctx, in.Goal, agent)
 			})
 	},
@@ -218,15 +226,15 @@ var tools = map[string]func(*mcp.Server, Options){
 				}
 				return nil
 			},
-			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (engine.Prompt, error) {
-				return e.Prompt(ctx, engine.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
+			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (views.Prompt, error) {
+				return e.Prompt(ctx, views.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
 			})
 	},
 	"round_finish": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
 			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
-			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (engine.Receipt, error) {
-				req := engine.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
+			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (rounds.Receipt, error) {
+				req := rounds.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
 					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
 				for _, ev := range in.Evidence {
 					req.Evidence = append(req.Evidence, kernel.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
@@ -238,7 +246,7 @@ var tools = map[string]func(*mcp.Server, Options){
 		addActingTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
 			"answers it (agents cannot answer gates).",
 			nil, func(_ context.Context, e *engine.Engine, agent string, in gateIn) (engine.Gate, error) {
-				return e.RaiseGate(engine.GateInput{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
+				return e.RaiseGate(gates.Input{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
 			})
 	},
 	"todo_add": func(s *mcp.Server, o Options) {
@@ -252,7 +260,7 @@ var tools = map[string]func(*mcp.Server, Options){
 					}
 					prio = p
 				}
-				return e.AddTodo(engine.TodoInput{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(agent)})
+				return e.AddTodo(todos.Input{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(agent)})
 			})
 	},
 	"evidence_add": func(s *mcp.Server, o Options) {
@@ -265,7 +273,7 @@ var tools = map[string]func(*mcp.Server, Options){
 	"status": func(s *mcp.Server, o Options) {
 		addTool(s, o, "status", "Summarise the goals: status, quota, todos (with the newest open one), open gates, "+
 			"last round, last handoff.",
-			func(ctx context.Context, e *engine.Engine, in statusIn) (engine.Status, error) {
+			func(ctx context.Context, e *engine.Engine, in statusIn) (render.Status, error) {
 				return e.Status(in.Goal)
 			})
 	},
@@ -388,7 +396,7 @@ func errorResult(err error, out any) *mcp.CallToolResult {
 		b.WriteByte('\n')
 	}
 	b.WriteString(indent(map[string]any{"errors": errs.Envelope(err)}))
-	if d, ok := out.(engine.Decision); ok && d.DecisionID != "" {
+	if d, ok := out.(decision.Decision); ok && d.DecisionID != "" {
 		b.WriteString(indent(d))
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -333,7 +335,7 @@ func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
 			oo.Agent = tc.bound
 			e := engine.New(oo.Engine)
 			defer e.Close()
-			got, err := oo.as(ctx, e, engine.ActInput{Agent: tc.agent, What: "mcp should_run", Goal: "g1"})
+			got, err := oo.as(ctx, e, trust.ActRequest{Agent: tc.agent, What: "mcp should_run", Goal: "g1"})
 			var re *errs.Error
 			switch {
 			case tc.code == "" && (err != nil || got != tc.want):
@@ -341,7 +343,7 @@ func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
 			case tc.code != "" && (!(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != tc.code):
 				t.Fatalf("as(%q) = %v, want %s", tc.agent, err, tc.code)
 			}
-			evs, err := e.Events(engine.EventFilter{Kind: "identity.refused"})
+			evs, err := e.Events(views.EventFilter{Kind: "identity.refused"})
 			if err != nil {
 				t.Fatal(err)
 			}

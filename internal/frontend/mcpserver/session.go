@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/trust"
 )
 
 // CheckTools checks a --tools list alone, before a project is opened.
@@ -39,5 +40,5 @@ func ProjectRoot(root string) (string, error) {
 func Bind(ctx context.Context, eo engine.Options, flag string) (string, error) {
 	e := engine.New(eo)
 	defer e.Close()
-	return e.ActAs(ctx, engine.ActInput{Agent: flag, Mode: "bind", What: "mcp"})
+	return e.ActAs(ctx, trust.ActRequest{Agent: flag, Mode: "bind", What: "mcp"})
 }

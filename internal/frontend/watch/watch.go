@@ -19,7 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/fsnotify/fsnotify"
@@ -61,7 +65,7 @@ const pollEvery = 2 * time.Second
 // as one line, the decision's fields plus "trigger".
 type Change struct {
 	// Decision is the new decision (its fields are the line's fields).
-	engine.Decision
+	decision.Decision
 	// Trigger is what made the watcher re-decide.
 	Trigger Trigger `json:"trigger"`
 }
@@ -72,7 +76,7 @@ type Evaluation struct {
 	// Trigger is what made the watcher re-decide.
 	Trigger Trigger
 	// Decisions are the pairs' decisions, ordered by goal then agent.
-	Decisions []engine.Decision
+	Decisions []decision.Decision
 	// Changed is how many of them differ from the previous ones.
 	Changed int
 }
@@ -101,7 +105,7 @@ type Notice struct {
 // Status is the watcher's state after each evaluation, for a status line.
 type Status struct {
 	// Decisions are the current decisions, ordered by goal then agent.
-	Decisions []engine.Decision
+	Decisions []decision.Decision
 	// NextTimer is when the timer fires next (zero: no timer).
 	NextTimer time.Time
 	// Stale is true while the spec or a policy on disk is broken or missing
@@ -138,7 +142,7 @@ type Options struct {
 	// OnRescan receives every debounced rescan of loopx/.
 	OnRescan func(Rescan)
 	// OnRound receives the receipt of every Exec round.
-	OnRound func(engine.Receipt)
+	OnRound func(rounds.Receipt)
 	// OnNotice receives messages for people: positioned spec and policy
 	// errors (once per content), warnings, recoveries.
 	OnNotice func(Notice)
@@ -162,7 +166,7 @@ type Watcher struct {
 	stale bool
 
 	pairs   []pair
-	last    map[pair]engine.Decision
+	last    map[pair]decision.Decision
 	lastRev uint64
 	errSeen string
 
@@ -184,7 +188,7 @@ type Watcher struct {
 }
 
 type roundResult struct {
-	res engine.RunResult
+	res runner.Result
 	err error
 }
 
@@ -207,9 +211,9 @@ func New(o Options) (*Watcher, error) {
 	if len(o.Exec) > 0 && (o.Goal == "" || o.Agent == "") {
 		return nil, engine.Usagef("exec_needs_pair", "watch --exec needs --goal and --agent")
 	}
-	w := &Watcher{o: o, root: root, specDir: filepath.Join(root, engine.SpecDirName),
-		stateDir: filepath.Join(root, engine.StateDirName), clock: o.Clock,
-		last: map[pair]engine.Decision{}, dirs: map[string]bool{}, failed: map[string]bool{}, roundDone: make(chan roundResult, 1)}
+	w := &Watcher{o: o, root: root, specDir: filepath.Join(root, scaffold.SpecDirName),
+		stateDir: filepath.Join(root, scaffold.StateDirName), clock: o.Clock,
+		last: map[pair]decision.Decision{}, dirs: map[string]bool{}, failed: map[string]bool{}, roundDone: make(chan roundResult, 1)}
 	c, err := scan(root)
 	if err != nil {
 		return nil, err
@@ -272,7 +276,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	// .loopx/ is made without following a link (internal/nofollow): a
 	// link there stops the watch, saying what was found (not audited: the
 	// store is in that directory, and is never written through the link).
-	if err := nofollow.MkdirAll(w.root, engine.StateDirName, 0o755); err != nil {
+	if err := nofollow.MkdirAll(w.root, scaffold.StateDirName, 0o755); err != nil {
 		if _, re := audit.LinkRefusal(err); re != nil {
 			return re
 		}
@@ -366,14 +370,14 @@ func (w *Watcher) handle(ev fsnotify.Event) (spec, state bool) {
 		return false, name == kernel.RevFile
 	case dir == w.root:
 		switch name {
-		case engine.SpecDirName:
+		case scaffold.SpecDirName:
 			if ev.Has(fsnotify.Create) {
 				w.addTree(w.specDir)
 			} else {
 				w.forget(w.specDir)
 			}
 			return true, false
-		case engine.StateDirName:
+		case scaffold.StateDirName:
 			if ev.Has(fsnotify.Create) {
 				w.add(w.stateDir)
 			} else {
@@ -504,7 +508,7 @@ func (w *Watcher) rescan(ctx context.Context) {
 	if len(probs) == 0 {
 		ne = w.newEngine()
 		// The files on disk, not the rules in effect: an engine keeps the
-		// adopted revision when they do not load (engine.Pending).
+		// adopted revision when they do not load (adopt.Pending).
 		_, diskErr := ne.DiskSpec()
 		if err := cmp.Or(ne.SpecErr(), diskErr); err != nil {
 			probs = strings.Split(err.Error(), "\n")
@@ -611,7 +615,7 @@ func (w *Watcher) evaluate(ctx context.Context, trigger Trigger) {
 		}
 		return
 	}
-	ev := Evaluation{Trigger: trigger, Decisions: make([]engine.Decision, 0, len(w.pairs))}
+	ev := Evaluation{Trigger: trigger, Decisions: make([]decision.Decision, 0, len(w.pairs))}
 	decideErr := ""
 	for _, p := range w.pairs {
 		d, err := w.eng.Decide(ctx, engine.Request{Query: "should_run", Goal: p.goal, Agent: p.agent})
@@ -654,7 +658,7 @@ func (w *Watcher) evaluate(ctx context.Context, trigger Trigger) {
 }
 
 // decisionKey is what makes a decision "changed": verdict, todo, reasons.
-func decisionKey(d engine.Decision) string {
+func decisionKey(d decision.Decision) string {
 	var b strings.Builder
 	b.WriteString(d.Verdict)
 	if d.Todo != nil {
@@ -675,7 +679,7 @@ type due struct {
 
 // dueTimes collects the decisions' next_check_at, the monitors' due times
 // and the open gates' expiries of the goals in scope (read-only).
-func (w *Watcher) dueTimes(ds []engine.Decision) []due {
+func (w *Watcher) dueTimes(ds []decision.Decision) []due {
 	var out []due
 	for _, d := range ds {
 		if d.NextCheckAt != nil {
@@ -754,7 +758,7 @@ func (w *Watcher) stopTimer() {
 func (w *Watcher) startRound(ctx context.Context) {
 	w.running = true
 	eng := w.eng
-	o := engine.RunOptions{Goal: w.o.Goal, Agent: w.o.Agent, Cmd: w.o.Exec, MaxRounds: 1,
+	o := runner.Options{Goal: w.o.Goal, Agent: w.o.Agent, Cmd: w.o.Exec, MaxRounds: 1,
 		Stdout: orDiscard(w.o.ExecStdout), Stderr: orDiscard(w.o.ExecStderr)}
 	w.status()
 	go func() {

@@ -12,6 +12,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -92,7 +95,7 @@ func (p *project) engine(t *testing.T) *engine.Engine {
 func (p *project) addTodo(t *testing.T, title string) kernel.Todo {
 	t.Helper()
 	e := p.engine(t)
-	td, err := e.AddTodo(engine.TodoInput{Goal: "g1", Title: title, Priority: 2})
+	td, err := e.AddTodo(todos.Input{Goal: "g1", Title: title, Priority: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +128,7 @@ type running struct {
 	changes  chan Change
 	rescans  chan Rescan
 	notices  chan Notice
-	receipts chan engine.Receipt
+	receipts chan rounds.Receipt
 	cancel   context.CancelFunc
 	done     chan error
 }
@@ -133,7 +136,7 @@ type running struct {
 func start(t *testing.T, p *project, o Options) *running {
 	t.Helper()
 	r := &running{evals: make(chan Evaluation, 100), changes: make(chan Change, 100), rescans: make(chan Rescan, 100),
-		notices: make(chan Notice, 100), receipts: make(chan engine.Receipt, 100), done: make(chan error, 1)}
+		notices: make(chan Notice, 100), receipts: make(chan rounds.Receipt, 100), done: make(chan error, 1)}
 	o.Root, o.Clock = p.root, p.clock
 	if o.Goal == "" {
 		o.Goal = "g1"
@@ -142,7 +145,7 @@ func start(t *testing.T, p *project, o Options) *running {
 	o.OnChange = func(c Change) { r.changes <- c }
 	o.OnRescan = func(s Rescan) { r.rescans <- s }
 	o.OnNotice = func(n Notice) { r.notices <- n }
-	o.OnRound = func(rc engine.Receipt) { r.receipts <- rc }
+	o.OnRound = func(rc rounds.Receipt) { r.receipts <- rc }
 	w, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +353,7 @@ func TestGateAnsweredElsewhere_WaitHumanToRunOnState(t *testing.T) {
 	p := newProject(t, spec("5", "0s"))
 	p.addTodo(t, "first")
 	e := p.engine(t)
-	g, err := e.RaiseGate(engine.GateInput{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +362,7 @@ func TestGateAnsweredElsewhere_WaitHumanToRunOnState(t *testing.T) {
 	if c := next(t, r.changes, "the start change"); c.Verdict != "wait_human" {
 		t.Fatalf("start verdict = %s", c.Verdict)
 	}
-	if _, err := e.AnswerGate(engine.AnswerInput{Gate: g.ID, Option: "approve", Actor: "human", Channel: engine.TypedBack(g.ID)}); err != nil {
+	if _, err := e.AnswerGate(gates.Answer{Gate: g.ID, Option: "approve", Actor: "human", Channel: engine.TypedBack(g.ID)}); err != nil {
 		t.Fatal(err)
 	}
 	e.Release()
@@ -380,7 +383,7 @@ func TestTimer_MinIntervalElapsedReDecides(t *testing.T) {
 	if err != nil || st.Round == nil {
 		t.Fatalf("start round: %v %+v", err, st.Decision)
 	}
-	if _, err := e.FinishRound(context.Background(), st.Round.ID, engine.FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); err != nil {
+	if _, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); err != nil {
 		t.Fatal(err)
 	}
 	e.Release()

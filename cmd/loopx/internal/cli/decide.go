@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ func (a *app) decideCmd() *cobra.Command {
 
 // renderDecision prints a decision for people: the verdict line, then one
 // line per reason.
-func renderDecision(w io.Writer, d engine.Decision, explain bool) {
+func renderDecision(w io.Writer, d decision.Decision, explain bool) {
 	line := fmt.Sprintf("%s: %s", d.Query, d.Verdict)
 	if d.Todo != nil {
 		line += fmt.Sprintf(" %s %q", d.Todo.ID, d.Todo.Title)
@@ -60,7 +61,7 @@ func short(h string) string {
 // deny); the store's code (3) when the store is unusable. Under --json the
 // printed decision is the one document; otherwise the store error is
 // printed too.
-func (a *app) decisionExit(e *engine.Engine, d engine.Decision, derr error) error {
+func (a *app) decisionExit(e *engine.Engine, d decision.Decision, derr error) error {
 	var list errs.List
 	switch {
 	case derr != nil && a.json:
@@ -78,7 +79,7 @@ func (a *app) decisionExit(e *engine.Engine, d engine.Decision, derr error) erro
 // printPreview prints a previewed decision (decide claim, decide
 // gate-answer) and exits as decisionExit does; a usage error (an unknown
 // todo or gate: no decision was taken) is returned unprinted.
-func (a *app) printPreview(e *engine.Engine, d engine.Decision, derr error, explain bool) error {
+func (a *app) printPreview(e *engine.Engine, d decision.Decision, derr error, explain bool) error {
 	if errs.Exit(derr) == ExitUsage {
 		return derr
 	}

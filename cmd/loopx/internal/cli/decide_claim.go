@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/spf13/cobra"
 )
 
 // decideClaimOptions are the flags and argument of `loopx decide claim`.
 type decideClaimOptions struct {
-	engine.ClaimPreview
+	lease.Preview
 	explain bool
 }
 
@@ -24,7 +24,7 @@ func (a *app) runDecideClaim(ctx context.Context, o *decideClaimOptions) error {
 	if err != nil {
 		return err
 	}
-	d, derr := e.DecideClaim(ctx, o.ClaimPreview)
+	d, derr := e.DecideClaim(ctx, o.Preview)
 	return a.printPreview(e, d, derr, o.explain)
 }
 

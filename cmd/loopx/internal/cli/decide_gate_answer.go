@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +32,7 @@ func (a *app) runDecideGateAnswer(ctx context.Context, o *decideGateAnswerOption
 	if err != nil {
 		return err
 	}
-	in := engine.AnswerInput{Gate: o.gate, Option: o.option, Actor: o.as}
+	in := gates.Answer{Gate: o.gate, Option: o.option, Actor: o.as}
 	in.Channel = answerChannel(e, &in, a.stdin)
 	d, derr := e.DecideAnswer(ctx, in)
 	return a.printPreview(e, d, derr, o.explain)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +38,7 @@ func (a *app) runPermission(ctx context.Context, o *permissionOptions) error {
 	if err := e.RequireGoal(o.goal); errs.IsKind(err, errs.Usage) {
 		return err
 	}
-	d, derr := e.Permission(ctx, o.goal, o.agent, engine.PermissionInput{
+	d, derr := e.Permission(ctx, o.goal, o.agent, toolcall.Call{
 		Tool: o.tool, Action: o.action, Paths: o.paths, Command: o.command})
 	if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
 		return err

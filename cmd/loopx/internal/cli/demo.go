@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/internal/frontend/demo"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +74,7 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) (err error) {
 		return err
 	}
 	res, err := demo.Run(ctx, demo.Options{Dir: dir, Now: now, Exe: exe, Out: w,
-		OnDecision: func(d engine.Decision) { renderDecision(w, d, false) }})
+		OnDecision: func(d decision.Decision) { renderDecision(w, d, false) }})
 	if err != nil {
 		return err
 	}

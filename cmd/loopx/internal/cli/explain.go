@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/spf13/cobra"
 )
 
@@ -67,7 +67,7 @@ Exit codes: 0 shown; 2 unknown decision id; 3 internal error.`,
 	return c
 }
 
-func renderExplanation(w io.Writer, x engine.Explanation, full bool) {
+func renderExplanation(w io.Writer, x decision.Explanation, full bool) {
 	le, then := x.Logged, x.Then
 	fmt.Fprintf(w, "decision %s (%s) at %s\n", le.DecisionID, then.Query, le.Timestamp.UTC().Format("2006-01-02T15:04:05Z"))
 	fmt.Fprintf(w, "  asked: goal %s, agent %s, now %s\n", le.Input.Goal, le.Input.Agent, le.Input.Now)

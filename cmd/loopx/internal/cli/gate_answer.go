@@ -6,14 +6,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/spf13/cobra"
 )
 
 // gateAnswerOptions are the flags and argument of `loopx gate answer`.
 type gateAnswerOptions struct {
-	in engine.AnswerInput
+	in gates.Answer
 	as string
 }
 

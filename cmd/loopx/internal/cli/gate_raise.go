@@ -6,12 +6,13 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/spf13/cobra"
 )
 
 // gateRaiseOptions are the flags of `loopx gate raise`.
 type gateRaiseOptions struct {
-	in      engine.GateInput
+	in      gates.Input
 	expires string
 }
 

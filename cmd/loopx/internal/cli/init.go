@@ -15,7 +15,7 @@ import (
 
 // initOptions are the flags and argument of `loopx init`.
 type initOptions struct {
-	engine.InitOptions
+	scaffold.Options
 	// dirArg is the DIR argument; "" when none was given.
 	dirArg string
 }
@@ -30,7 +30,7 @@ func (o *initOptions) validate(project string) error {
 	} else if project != "" {
 		o.Dir = project
 	}
-	if spec := filepath.Join(o.Dir, engine.SpecDirName, "loopx.cue"); (o.Goal != "" || o.Agent != "") && !o.Force {
+	if spec := filepath.Join(o.Dir, scaffold.SpecDirName, "loopx.cue"); (o.Goal != "" || o.Agent != "") && !o.Force {
 		if _, err := os.Stat(spec); err == nil {
 			return usagef("%s already exists: --goal, --agent and --preset would change it; edit it, or use --force to overwrite it", spec)
 		}
@@ -43,7 +43,7 @@ func (a *app) runInit(_ context.Context, o *initOptions) (err error) {
 	if o.Now, err = a.clock(); err != nil {
 		return err
 	}
-	res, err := engine.Init(o.InitOptions) // creates o.Dir once the options are valid
+	res, err := engine.Init(o.Options) // creates o.Dir once the options are valid
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // logOptions are the flags of `loopx log`.
 type logOptions struct {
-	engine.LogFilter
+	decision.LogFilter
 	since string
 }
 
@@ -54,7 +54,7 @@ func (a *app) runLog(_ context.Context, o *logOptions) error {
 		fmt.Fprintf(a.stderr, "loopx: warning: skipped %d unreadable line(s) in the decision log\n", skipped)
 	}
 	if entries == nil {
-		entries = []engine.LogEntry{}
+		entries = []decision.LogEntry{}
 	}
 	return a.print(entries, func(w io.Writer) {
 		rows := [][]string{}

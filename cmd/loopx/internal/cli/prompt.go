@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/spf13/cobra"
 )
 
 // promptOptions are the flags of `loopx prompt`.
 type promptOptions struct {
-	engine.PromptOptions
+	views.PromptOptions
 }
 
 // validate checks the flags alone (no project opened): --goal and --agent
@@ -63,6 +64,6 @@ Exit codes: 0 printed (whatever the verdict); 2 unknown goal; 3 internal.`,
 	c.Flags().StringVar(&o.Goal, "goal", "", "the goal (required)")
 	c.Flags().StringVar(&o.Agent, "agent", defaultAgent(), "the agent (required; default $LOOPX_AGENT)")
 	c.Flags().BoolVar(&o.Full, "full", false, "no length bound: every gate, the whole handoff, more evidence")
-	c.Flags().IntVar(&o.MaxChars, "max-chars", engine.DefaultPromptChars, "the length bound in characters")
+	c.Flags().IntVar(&o.MaxChars, "max-chars", render.DefaultPromptChars, "the length bound in characters")
 	return c
 }

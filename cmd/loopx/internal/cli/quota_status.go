@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +33,7 @@ func (a *app) runQuotaStatus(_ context.Context, o *quotaStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]*engine.QuotaSummary{}
+	out := map[string]*render.QuotaSummary{}
 	for _, g := range s.Goals {
 		out[g.ID] = g.Quota
 	}

@@ -22,7 +22,9 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"
@@ -392,7 +394,7 @@ func (a *app) specBanner() string {
 // names the command for a refusal's audit event and goal its goal ("" when
 // none). Errors: errs.No agent_mismatch (exit 1).
 func actor(ctx context.Context, e *engine.Engine, what, goal string) (string, error) {
-	ag, err := actAs(ctx, e, engine.ActInput{Agent: os.Getenv("LOOPX_AGENT"), What: what, Goal: goal})
+	ag, err := actAs(ctx, e, trust.ActRequest{Agent: os.Getenv("LOOPX_AGENT"), What: what, Goal: goal})
 	if err != nil || ag == "" {
 		return "human", err
 	}
@@ -409,7 +411,7 @@ func defaultAgent() string { return os.Getenv("LOOPX_AGENT") }
 // processes above it by the identity rule (engine.ActAs,
 // data.loopx.gate.acting); "" when it names none and no agent is above it.
 // Errors: errs.No agent_mismatch (exit 1), audited.
-func actAs(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, error) {
+func actAs(ctx context.Context, e *engine.Engine, in trust.ActRequest) (string, error) {
 	in.Mode = "act"
 	return e.ActAs(ctx, in)
 }
@@ -424,7 +426,7 @@ func actAs(ctx context.Context, e *engine.Engine, in engine.ActInput) (string, e
 // processes above run as when there is one. Errors: errs.No when refused
 // (exit 1).
 func (a *app) humanOnly(ctx context.Context, e *engine.Engine, what string, prefix bool, kind, subject string) error {
-	in := engine.AnswerInput{Actor: "human"}
+	in := gates.Answer{Actor: "human"}
 	ch := answerChannel(e, &in, a.stdin)
 	err := e.RepairAllowed(ctx, ch)
 	if err == nil {

@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/spf13/cobra"
 )
 
 // roundFinishOptions are the flags and argument of `loopx round finish`.
 type roundFinishOptions struct {
-	engine.FinishRequest
+	rounds.FinishRequest
 	// round is ROUND, else $LOOPX_ROUND.
 	round    string
 	evidence []string
@@ -44,7 +46,7 @@ func (a *app) runRoundFinish(ctx context.Context, o *roundFinishOptions) error {
 		return err
 	}
 	e.Prepare(ctx, true, "claim") // before the identity check takes the lock
-	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "round finish", Round: o.round}); err != nil {
+	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "round finish", Round: o.round}); err != nil {
 		return err
 	}
 	rc, err := e.FinishRound(ctx, o.round, o.FinishRequest)

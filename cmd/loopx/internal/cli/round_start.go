@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +43,7 @@ func (a *app) runRoundStart(ctx context.Context, o *roundStartOptions) error {
 		return err
 	}
 	e.Prepare(ctx, false, "should_run", "claim") // before the identity check takes the lock
-	agent, err := actAs(ctx, e, engine.ActInput{Agent: o.agent, What: "round start", Goal: o.goal})
+	agent, err := actAs(ctx, e, trust.ActRequest{Agent: o.agent, What: "round start", Goal: o.goal})
 	if err != nil {
 		return err
 	}

@@ -9,15 +9,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
 
 // runOptions are the flags and the agent command of `loopx run`.
 type runOptions struct {
-	engine.RunOptions
+	runner.Options
 	leaseTTL time.Duration
 	// dash is where "--" stood among the arguments (-1: none), args the
 	// arguments.
@@ -57,7 +60,7 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	// Processes below this one act as o.Agent: only a human or that
 	// agent itself may start them.
 	e.Prepare(ctx, false, "should_run", "claim") // before the identity check takes the lock
-	if _, err := actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "run", Goal: o.Goal}); err != nil {
+	if _, err := actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "run", Goal: o.Goal}); err != nil {
 		return err
 	}
 	// The agent command's own output goes to stderr with loopx's progress
@@ -67,8 +70,8 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	// output is dropped without reaching it (runloop's commandOutput).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	o.Stdout, o.Stderr = a.rawStderr, a.rawStderr
-	o.OnDecision = func(d engine.Decision) { renderDecision(a.stderr, d, false) }
-	o.OnReceipt = func(rc engine.Receipt) {
+	o.OnDecision = func(d decision.Decision) { renderDecision(a.stderr, d, false) }
+	o.OnReceipt = func(rc rounds.Receipt) {
 		fmt.Fprintf(a.stderr, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
 		if rc.Round.Outcome != "progress" && rc.Round.Summary != "" {
 			fmt.Fprintf(a.stderr, "  %s\n", rc.Round.Summary)
@@ -77,7 +80,7 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 			fmt.Fprintf(a.stderr, "raised gate %s: %s\n", rc.Gate.ID, rc.Gate.Question)
 		}
 	}
-	res, err := e.Run(ctx, o.RunOptions)
+	res, err := e.Run(ctx, o.Options)
 	if err != nil {
 		return err
 	}

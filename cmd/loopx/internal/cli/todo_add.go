@@ -24,7 +24,7 @@ func (a *app) todoCmd() *cobra.Command {
 
 // todoAddOptions are the flags and title of `loopx todo add`.
 type todoAddOptions struct {
-	engine.TodoInput
+	todos.Input
 	prio, every string
 }
 
@@ -55,7 +55,7 @@ func (a *app) runTodoAdd(ctx context.Context, o *todoAddOptions) error {
 	if o.By, err = actor(ctx, e, "todo add", o.Goal); err != nil {
 		return err
 	}
-	t, err := e.AddTodo(o.TodoInput)
+	t, err := e.AddTodo(o.Input)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +31,7 @@ func parseTTL(s string) (time.Duration, error) {
 	if err != nil {
 		return 0, usagef("--ttl %q: %v", s, err)
 	}
-	if d < engine.MinLeaseTTL || d > engine.MaxLeaseTTL {
+	if d < lease.MinTTL || d > lease.MaxTTL {
 		return 0, errs.New(errs.Usage, "bad_ttl", fmt.Sprintf("--ttl %s is out of range: from 1s to 24h", s))
 	}
 	return d, nil
@@ -37,7 +39,7 @@ func parseTTL(s string) (time.Duration, error) {
 
 // todoClaimOptions are the argument and flags of `loopx todo claim`.
 type todoClaimOptions struct {
-	engine.ClaimRequest
+	lease.ClaimRequest
 	ttl string
 }
 
@@ -55,7 +57,7 @@ func (a *app) runTodoClaim(ctx context.Context, o *todoClaimOptions) error {
 		return err
 	}
 	e.Prepare(ctx, false, "claim") // before the identity check takes the lock
-	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "todo claim", Todo: o.Todo}); err != nil {
+	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "todo claim", Todo: o.Todo}); err != nil {
 		return err
 	}
 	res, err := e.ClaimTodo(o.ClaimRequest)
@@ -100,7 +102,7 @@ write scopes (two agents never hold todos whose --scope globs overlap).
 	return c
 }
 
-func renderLease(w io.Writer, verb string, res engine.LeaseResult) {
+func renderLease(w io.Writer, verb string, res lease.Result) {
 	l := res.Lease
 	if res.Replayed {
 		verb = "unchanged (replay)"

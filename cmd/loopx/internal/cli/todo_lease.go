@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -13,7 +15,7 @@ import (
 // renew|release|transfer` (todo_renew.go, todo_release.go,
 // todo_transfer.go): the same shape, a different engine call.
 type leaseOptions struct {
-	engine.LeaseRequest
+	lease.Request
 	// name is the command (renew, release, transfer), verb what its
 	// answer says was done ("renewed").
 	name, verb string
@@ -21,7 +23,7 @@ type leaseOptions struct {
 	// expectedSet is whether --expected-version was given.
 	expectedSet bool
 	// call is the engine's mutation.
-	call func(*engine.Engine, engine.LeaseRequest) (engine.LeaseResult, error)
+	call func(*engine.Engine, lease.Request) (lease.Result, error)
 }
 
 // validate checks the flags alone (no project opened): --ttl within
@@ -45,10 +47,10 @@ func (a *app) runLease(ctx context.Context, o *leaseOptions) error {
 	if o.name == "transfer" {
 		e.Prepare(ctx, false, "claim") // before the identity check takes the lock
 	}
-	if o.Agent, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "todo " + o.name, Todo: o.Todo}); err != nil {
+	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "todo " + o.name, Todo: o.Todo}); err != nil {
 		return err
 	}
-	res, err := o.call(e, o.LeaseRequest)
+	res, err := o.call(e, o.Request)
 	if err != nil {
 		return err
 	}

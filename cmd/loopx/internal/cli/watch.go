@@ -9,6 +9,8 @@ import (
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/output"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/frontend/watch"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"
@@ -55,7 +57,7 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 			return err
 		}
 		e := engine.New(engine.Options{Root: root, Now: now, Ancestry: Ancestry})
-		_, err = actAs(ctx, e, engine.ActInput{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
+		_, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
 		e.Close()
 		if err != nil {
 			return err
@@ -87,7 +89,7 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 		}
 		st.redraw()
 	}
-	o.OnRound = func(rc engine.Receipt) {
+	o.OnRound = func(rc rounds.Receipt) {
 		st.clear()
 		fmt.Fprintf(a.stderr, "round %s finished: %s, charged %v\n", rc.Round.ID, rc.Round.Outcome, rc.Charged)
 		st.redraw()
