@@ -52,7 +52,8 @@ type Refusal struct {
 	At time.Time `json:"at"`
 	// Code is what was found: store_missing, store_behind, store_off_chain,
 	// store_checksum, store_unanchored, store_moved, store_schema,
-	// store_corrupt.
+	// store_corrupt, link_refused (a link at .loopx/, state.lock or
+	// state.db, never followed).
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
@@ -84,9 +85,11 @@ func ReadAnchor(anchorDir string) (a Anchor, ok bool, err error) {
 	return a, true, nil
 }
 
-// writeAnchor replaces the anchor record (creating the directory 0700).
+// writeAnchor replaces the anchor record (creating the directory 0700),
+// following no link below the user's state directory (mkdirAnchor,
+// atomicfile.WriteBelow). Errors: *nofollow.LinkError; writing.
 func writeAnchor(anchorDir string, a Anchor) error {
-	if err := os.MkdirAll(anchorDir, 0o700); err != nil {
+	if err := mkdirAnchor(anchorDir); err != nil {
 		return err
 	}
 	a.Version = 1
@@ -94,7 +97,28 @@ func writeAnchor(anchorDir string, a Anchor) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(anchorDir, AnchorFile), append(b, '\n'))
+	base, rel := anchor.Below(anchorDir)
+	return atomicfile.WriteBelow(base, filepath.Join(rel, AnchorFile), append(b, '\n'))
+}
+
+// mkdirAnchor creates the anchor directory and its missing parents (0700)
+// without following a link below the state directory it is in
+// (anchor.Below: loopx/projects/<name>-<hash>); the state directory itself
+// is the user's and made as os.MkdirAll does. Errors:
+// *nofollow.LinkError; creating.
+func mkdirAnchor(anchorDir string) error {
+	base, rel := anchor.Below(anchorDir)
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return err
+	}
+	return nofollow.MkdirAll(base, rel, 0o700)
+}
+
+// removeRefusals removes the refusal log once its lines are in the store,
+// following no link below the state directory.
+func removeRefusals(anchorDir string) {
+	base, rel := anchor.Below(anchorDir)
+	_ = nofollow.RemoveAll(base, filepath.Join(rel, RefusalsFile))
 }
 
 // logRefusal appends r to the refusal log unless its last line says the
@@ -109,12 +133,13 @@ func logRefusal(anchorDir string, r Refusal) {
 			return
 		}
 	}
-	if os.MkdirAll(anchorDir, 0o700) != nil {
+	if mkdirAnchor(anchorDir) != nil {
 		return
 	}
 	b, _ := json.Marshal(r)
-	// Never through a link placed in the anchor directory.
-	_ = nofollow.AppendFile(anchorDir, RefusalsFile, append(b, '\n'), 0o600)
+	// Never through a link placed in the anchor directory or above it.
+	base, rel := anchor.Below(anchorDir)
+	_ = nofollow.AppendFile(base, filepath.Join(rel, RefusalsFile), append(b, '\n'), 0o600)
 }
 
 // LogWhileRefused keeps r in the refusal log of the store in dir (its
@@ -136,6 +161,28 @@ func LogWhileRefused(dir string, err error, r Refusal) bool {
 		}
 	}
 	return false
+}
+
+// logLinkRefusal keeps a link found where the store in dir is opened
+// (err wraps a *nofollow.LinkError) in its refusal log, code
+// link_refused: the store is not open, so it cannot take the event.
+func logLinkRefusal(dir string, o Options, err error) {
+	var le *nofollow.LinkError
+	if !errors.As(err, &le) {
+		return
+	}
+	adir := o.AnchorDir
+	if adir == "" {
+		var aerr error
+		if adir, aerr = AnchorDirOf(dir); aerr != nil {
+			return
+		}
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	logRefusal(adir, Refusal{At: now().UTC(), Code: "link_refused", Message: le.Error()})
 }
 
 // ReadRefusals returns the refusal log's lines (none when there is no log;

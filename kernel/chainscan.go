@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/tidwall/buntdb"
 )
 
@@ -551,33 +551,33 @@ func Salvage(dir string, o Options) (SalvageReport, error) {
 		rep.Dropped = ap.Rev - w.head.Rev
 	}
 	rep.Backup = filepath.Join(dir, BackupBeforeSalvage)
-	if err := copyFileAtomic(path, rep.Backup); err != nil {
+	if err := copyFileAtomic(path, dir, BackupBeforeSalvage); err != nil {
 		return rep, StoreError(path, fmt.Errorf("backup before salvage: %w", err))
 	}
-	tmp := path + ".salvage"
-	_ = os.Remove(tmp)
-	db, err := buntdb.Open(tmp)
-	if err != nil {
-		return rep, StoreError(tmp, err)
-	}
+	// The salvaged records are written by a buntdb of its own into a temp
+	// file made without following a link (a link at a fixed temp name
+	// would be written through), then renamed over state.db.
 	head, _ := jsonString(w.head.durable())
-	err = db.Update(func(tx *buntdb.Tx) error {
-		for k, v := range w.records {
-			if _, _, err := tx.Set(k, v, nil); err != nil {
-				return err
-			}
+	err = replaceFile(dir, DBFile, func(out io.Writer) error {
+		db, err := buntdb.Open(":memory:")
+		if err != nil {
+			return err
 		}
-		_, _, err := tx.Set(keyJournal, head, nil)
-		return err
-	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
+		defer db.Close()
+		if err := db.Update(func(tx *buntdb.Tx) error {
+			for k, v := range w.records {
+				if _, _, err := tx.Set(k, v, nil); err != nil {
+					return err
+				}
+			}
+			_, _, err := tx.Set(keyJournal, head, nil)
+			return err
+		}); err != nil {
+			return err
+		}
+		return db.Save(out)
+	}, nil)
 	if err != nil {
-		_ = os.Remove(tmp)
 		return rep, StoreError(path, err)
 	}
 	o.AcceptRollback = true
@@ -599,48 +599,4 @@ func Salvage(dir string, o Options) (SalvageReport, error) {
 			Data: map[string]any{"kept": rep.Kept, "dropped": rep.Dropped, "backup": BackupBeforeSalvage}})
 	})
 	return rep, err
-}
-
-// lockDir takes the exclusive state lock of dir (Open's), waiting up to
-// o.LockTimeout (default 30 s). Errors: ErrLockTimeout; a StoreError when
-// the lock file cannot be opened or locked.
-func lockDir(dir string, o Options) (*flock.Flock, error) {
-	if o.LockTimeout == 0 {
-		o.LockTimeout = 30 * time.Second
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, StoreError(dir, err)
-	}
-	path := filepath.Join(dir, LockFile)
-	if err := checkNoLink(dir, LockFile); err != nil {
-		return nil, StoreError(path, err)
-	}
-	lk := flock.New(path)
-	if ok, err := lk.TryLock(); err != nil {
-		return nil, StoreError(path, err)
-	} else if ok {
-		return lk, nil
-	}
-	// Held: wait in a blocking flock, which the kernel wakes as soon as
-	// the holder lets go (polling would leave the lock idle between
-	// polls while writers queue). On the timeout the waiter is abandoned:
-	// should it get the lock later, it lets go at once.
-	got := make(chan error, 1)
-	go func() { got <- lk.Lock() }()
-	timer := time.NewTimer(o.LockTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-got:
-		if err != nil {
-			return nil, StoreError(path, err)
-		}
-		return lk, nil
-	case <-timer.C:
-		go func() {
-			if <-got == nil {
-				_ = lk.Unlock()
-			}
-		}()
-		return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, path, o.LockTimeout)
-	}
 }

@@ -60,39 +60,23 @@ func (s *Store) writeLog(j journal) error {
 
 // rewriteLog writes the pruned log of j to a temporary file (checkpoint,
 // the old log from KeepFrom to LogFrom.Size, then j.Log), fsyncs it and
-// renames it over the log.
+// renames it over the log, following no link (replaceFile).
 func (s *Store) rewriteLog(j journal) error {
-	path := s.EventsPath()
-	old, err := os.Open(path)
+	old, err := openBelow(s.dir, EventsFile, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer old.Close()
-	tmp, err := os.CreateTemp(s.dir, EventsFile+".tmp-*")
-	if err != nil {
+	return replaceFile(s.dir, EventsFile, func(w io.Writer) error {
+		_, err := io.WriteString(w, j.Prune.Checkpoint)
+		if err == nil {
+			_, err = io.Copy(w, io.NewSectionReader(old, j.Prune.KeepFrom, j.LogFrom.Size-j.Prune.KeepFrom))
+		}
+		if err == nil {
+			_, err = io.WriteString(w, j.Log)
+		}
 		return err
-	}
-	_, err = tmp.WriteString(j.Prune.Checkpoint)
-	if err == nil {
-		_, err = io.Copy(tmp, io.NewSectionReader(old, j.Prune.KeepFrom, j.LogFrom.Size-j.Prune.KeepFrom))
-	}
-	if err == nil {
-		_, err = tmp.WriteString(j.Log)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return syncDir(s.dir)
+	}, nil)
 }
 
 // ErrEventsDamaged is returned (wrapped in a StoreError) by Open when the

@@ -34,19 +34,6 @@ func noFollowBase(dir string) (root, rel string) {
 	return filepath.Dir(dir), filepath.Base(dir)
 }
 
-// checkNoLink refuses a link at the state directory's file name (or a
-// file with other hard links) before a library that follows links opens
-// it (buntdb, the lock): it is opened, created if missing, without
-// following one. Errors: *nofollow.LinkError; opening.
-func checkNoLink(dir, name string) error {
-	root, rel := noFollowBase(dir)
-	f, err := nofollow.OpenFile(root, filepath.Join(rel, name), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
-
 // ReadRevFile returns the revision in dir/state.rev (dir is a project's
 // .loopx/ directory). It returns 0 and an error wrapping os.ErrNotExist when
 // no commit has published one yet, and an error for a malformed marker.

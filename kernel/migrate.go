@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,7 +78,7 @@ func (s *Store) stampOrMigrate(found int) error {
 	if err := s.setSchema(); err != nil {
 		return StoreError(s.Path(), err)
 	}
-	if err := s.db.Shrink(); err != nil {
+	if err := s.shrinkFile(); err != nil {
 		return StoreError(s.Path(), err)
 	}
 	s.migrated = m
@@ -154,25 +155,10 @@ func migrateEventsToLog(s *Store) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(s.dir, EventsFile+".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(lines)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(s.dir, EventsFile))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return "", err
-	}
-	if err := syncDir(s.dir); err != nil {
+	if err := replaceFile(s.dir, EventsFile, func(w io.Writer) error {
+		_, err := w.Write(lines)
+		return err
+	}, nil); err != nil {
 		return "", err
 	}
 	j, err := json.Marshal(journal{Rev: rev, Sets: [][2]string{}, LogFrom: &head, LogTo: &head})
@@ -195,9 +181,9 @@ func migrateEventsToLog(s *Store) (string, error) {
 }
 
 // backupTo copies the store file to name in the state directory
-// atomically (temp file, fsync, rename).
+// atomically (temp file, fsync, rename; following no link).
 func (s *Store) backupTo(name string) error {
-	return copyFileAtomic(s.Path(), filepath.Join(s.dir, name))
+	return copyFileAtomic(s.Path(), s.dir, name)
 }
 
 // plural picks one or many by n.

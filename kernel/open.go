@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/tidwall/buntdb"
 )
 
@@ -215,33 +216,41 @@ func (op *opening) checkFile() error {
 // openDatabase opens state.db with buntdb (which drops a torn last record:
 // the bytes it cut are the recovery's DroppedBytes), syncing every commit
 // and never shrinking on its own (shrink.go shrinks, with a backup, under
-// the lock). It refuses a file buntdb cannot read (store_corrupt).
+// the lock). buntdb is given the file opened without following a link
+// (openDB). It refuses a link at state.db (a StoreError wrapping the
+// *nofollow.LinkError, logged as link_refused) and a file buntdb cannot
+// read (store_corrupt).
 func (op *opening) openDatabase() error {
-	if err := checkNoLink(filepath.Dir(op.path), filepath.Base(op.path)); err != nil {
-		return StoreError(op.path, err) // buntdb would follow it
+	db, size, err := openDB(op.dir, DBFile)
+	if le := (*nofollow.LinkError)(nil); errors.As(err, &le) {
+		logRefusal(op.adir, Refusal{At: op.now(), Code: "link_refused", Message: le.Error()})
+		e := StoreError(op.path, err).(*errs.Error)
+		e.Data = map[string]any{"found": "link_refused"}
+		return e
 	}
-	db, err := buntdb.Open(op.path)
 	if err != nil {
 		return op.refuse(nil, "store_corrupt", err.Error(), errs.Hint{Key: HintCorrupt})
 	}
-	var cfg buntdb.Config
-	if err := db.ReadConfig(&cfg); err != nil {
-		db.Close()
-		return StoreError(op.path, err)
-	}
-	cfg.SyncPolicy = buntdb.Always
-	cfg.AutoShrinkDisabled = true
-	if err := db.SetConfig(cfg); err != nil {
+	if err := configure(db); err != nil {
 		db.Close()
 		return StoreError(op.path, err)
 	}
 	op.s = &Store{dir: op.dir, db: db, now: op.now, anchorDir: op.adir, location: op.location}
-	if op.before >= 0 {
-		if fi, err := os.Stat(op.path); err == nil && fi.Size() < op.before {
-			op.s.recovery = &Recovery{DroppedBytes: op.before - fi.Size(), At: op.s.now()}
-		}
+	if op.before >= 0 && size < op.before {
+		op.s.recovery = &Recovery{DroppedBytes: op.before - size, At: op.s.now()}
 	}
 	return nil
+}
+
+// configure makes db sync every commit and never shrink on its own.
+func configure(db *buntdb.DB) error {
+	var cfg buntdb.Config
+	if err := db.ReadConfig(&cfg); err != nil {
+		return err
+	}
+	cfg.SyncPolicy = buntdb.Always
+	cfg.AutoShrinkDisabled = true
+	return db.SetConfig(cfg)
 }
 
 // checkSchema reads the schema stamp first; a store of a schema this loopx
@@ -461,7 +470,7 @@ func (op *opening) audit() error {
 			return StoreError(op.path, err)
 		}
 		if len(refusals) > 0 {
-			_ = os.Remove(filepath.Join(op.adir, RefusalsFile))
+			removeRefusals(op.adir)
 		}
 	}
 	if s.migrated != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/tidwall/buntdb"
@@ -76,7 +75,7 @@ func (s *Store) ShrinkWithBackup() error {
 	if err := s.backup(); err != nil {
 		return fmt.Errorf("backup before shrink: %w", err)
 	}
-	if err := s.db.Shrink(); err != nil {
+	if err := s.shrinkFile(); err != nil {
 		return err
 	}
 	fi, err := os.Stat(s.Path())
@@ -105,33 +104,49 @@ func (s *Store) shrinkBase() (int64, error) {
 	return base, err
 }
 
-// backup copies the store file to BackupFile atomically.
-func (s *Store) backup() error { return copyFileAtomic(s.Path(), filepath.Join(s.dir, BackupFile)) }
+// shrinkFile rewrites state.db to its live records: written (buntdb's
+// Save) to a temp file made without following a link, the database closed,
+// the file renamed over state.db and opened again (openDB). buntdb's own
+// Shrink is not used: it writes a fixed temp name through whatever link is
+// placed there and renames that name over the store. Errors: those of
+// writing or renaming (the database is opened again on the old file); of
+// opening it again (the store is then closed: every later transaction
+// fails, the process ends with the file whole).
+func (s *Store) shrinkFile() error {
+	closed := false
+	err := replaceFile(s.dir, DBFile, func(w io.Writer) error { return s.db.Save(w) }, func() error {
+		closed = true
+		return s.db.Close()
+	})
+	if !closed {
+		return err
+	}
+	db, _, oerr := openDB(s.dir, DBFile)
+	if oerr == nil {
+		oerr = configure(db)
+	}
+	if oerr != nil {
+		return errors.Join(err, oerr)
+	}
+	s.db = db
+	return err
+}
 
-// copyFileAtomic copies src to dst through a temporary file beside dst
-// (written, fsynced, renamed).
-func copyFileAtomic(src, dst string) error {
+// backup copies the store file to BackupFile atomically, following no
+// link (copyFileAtomic).
+func (s *Store) backup() error { return copyFileAtomic(s.Path(), s.dir, BackupFile) }
+
+// copyFileAtomic copies src to dir/name through a temp file beside it
+// (written, fsynced, renamed: replaceFile, following no link below dir's
+// parent).
+func copyFileAtomic(src, dir, name string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp-*")
-	if err != nil {
+	return replaceFile(dir, name, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	_, err = io.Copy(tmp, in)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	}, nil)
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/tidwall/buntdb"
 )
@@ -115,7 +114,7 @@ type Recovery struct {
 type Store struct {
 	dir      string
 	db       *buntdb.DB
-	lock     *flock.Flock
+	lock     *stateLock
 	now      func() time.Time
 	recovery *Recovery
 	// head is the event log's head as the last commit left it; logErr the
@@ -143,7 +142,10 @@ type Store struct {
 // Open opens (creating if needed) the store in dir (a project's .loopx/
 // directory), after taking an exclusive flock on dir/state.lock.
 // Errors: ErrLockTimeout; a StoreError for an unreadable or corrupt file;
-// ErrSchemaTooNew.
+// ErrSchemaTooNew; a StoreError wrapping *nofollow.LinkError for a link at
+// .loopx/, state.lock or state.db (never followed: the refusal is kept in
+// the refusal log, code link_refused, and reaches the event log as a
+// store.refused event at the next open that succeeds).
 func Open(dir string, o Options) (*Store, error) {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -153,6 +155,7 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	lk, err := lockDir(dir, o)
 	if err != nil {
+		logLinkRefusal(dir, o, err)
 		return nil, err
 	}
 	s, err := openLocked(dir, o)
@@ -412,9 +415,9 @@ func (s *Store) Close() error {
 	return err
 }
 
-// Shrink rewrites the append-only file to its live records. Call it under
-// the lock (a Store always holds it).
-func (s *Store) Shrink() error { return s.db.Shrink() }
+// Shrink rewrites the append-only file to its live records (shrinkFile).
+// Call it under the lock (a Store always holds it).
+func (s *Store) Shrink() error { return s.shrinkFile() }
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(tx *Tx) error) error {

@@ -149,3 +149,39 @@ func TestRemoveAll_RemovesLinksNotTargets(t *testing.T) {
 	}
 	forceWalk = false
 }
+
+// TestFDPath_OpensTheFileHeldOpen: the path FDPath gives opens the file
+// the descriptor holds, even after a link replaced its name.
+func TestFDPath_OpensTheFileHeldOpen(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	if err := os.WriteFile(victim, []byte("the user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(base, "state.db", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Remove(filepath.Join(base, "state.db")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(base, "state.db")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := FDPath(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("loopx's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "the user's" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	var buf [16]byte
+	n, _ := f.ReadAt(buf[:], 0)
+	if string(buf[:n]) != "loopx's" {
+		t.Errorf("the file held open reads %q, want what was written through %s", buf[:n], p)
+	}
+}

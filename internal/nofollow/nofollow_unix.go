@@ -6,8 +6,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -213,4 +216,30 @@ func removeAt(dfd int, name string) error {
 		return err
 	}
 	return nil
+}
+
+// FDPath returns a path that opens the very file f holds open, for a
+// library that opens files only by name (buntdb): /proc/self/fd/N on
+// Linux, /dev/fd/N elsewhere. A file opened without following a link
+// (OpenFile) is then what the library opens, whatever is placed at its
+// name meanwhile. The path is checked to name f's file (same device and
+// inode). Errors: there is no such path (no /proc mounted) or it names
+// another file; loopx then does not open the file at all.
+func FDPath(f *os.File) (string, error) {
+	p := "/dev/fd/" + strconv.Itoa(int(f.Fd()))
+	if runtime.GOOS == "linux" {
+		p = "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+	}
+	want, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	got, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s cannot be reopened through %s (is /proc mounted?): %w", f.Name(), p, err)
+	}
+	if !os.SameFile(want, got) {
+		return "", fmt.Errorf("%s does not name %s", p, f.Name())
+	}
+	return p, nil
 }
