@@ -173,8 +173,9 @@ func (e *Engine) mayHaveOpenGate() bool {
 // DecideClaim decides the claim query for p over the current state, as
 // the mutation would inside its transaction, without changing anything
 // (spec todos and gates are materialised first, as before any mutation);
-// the decision is logged. Errors: errs.Usage missing_todo, unknown_todo,
-// missing_agent, bad_op, missing_from; store errors.
+// the decision is logged (one that cannot be is a deny: unrecorded, with
+// the error). Errors: errs.Usage missing_todo, unknown_todo,
+// missing_agent, bad_op, missing_from; store errors; the decision log's.
 func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Decision, error) {
 	p, err := p.Check()
 	if err != nil {
@@ -194,6 +195,14 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 		cd, err = e.decideClaim(ctx, tx, t.Goal, p.Agent, input.ClaimFacts{Op: p.Op, From: p.From, Todo: facts})
 		return err
 	})
+	if err == nil && cd.d.DecisionID != "" {
+		if lerr := e.logDecision(e.log.Append, cd.d, cd.in, cd.now); lerr != nil {
+			link, re := audit.LinkRefusal(lerr)
+			e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
+			return unrecorded(cd.d, lerr), lerr
+		}
+		return cd.d, nil
+	}
 	e.logClaim(cd)
 	return failClosed(cd.d, "claim", err), err
 }

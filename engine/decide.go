@@ -37,7 +37,9 @@ type Request struct {
 // malformed, the decision is a deny with code store_error, spec_error,
 // policy_error or policy_undefined. The returned error is non-nil only for
 // an unusable store (kernel.StoreError, lock timeout) — the decision is
-// still a valid deny then — or a failure to write the decision log.
+// still a valid deny then — or a failure to write the decision log, and
+// the decision is a deny then too (unrecorded: code decision_log_error):
+// a decision without its record is never shown or acted on as given.
 func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, error) {
 	now := e.Now()
 	// Prepare the policy (CPU-bound, most of a cold decision) while the
@@ -63,7 +65,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 	if err := e.logDecision(e.log.Append, d, in, now); err != nil && storeErr == nil {
 		link, re := audit.LinkRefusal(err)
 		e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
-		return d, err
+		return unrecorded(d, err), err
 	}
 	return d, storeErr
 }

@@ -43,6 +43,16 @@ func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...declog.Bun
 	return write(le, inRaw, bundles...)
 }
 
+// unrecorded is d once writing it to the decision log failed with err: a
+// deny (code decision_log_error, saying why) with d's id, query, goal,
+// agent, quota and revisions, so that a decision whose record could not
+// be written is never shown or acted on as a run or an allow.
+func unrecorded(d decision.Decision, err error) decision.Decision {
+	n := decision.Deny("decision_log_error", "the decision could not be recorded in the decision log, so it is a deny: "+err.Error(), "data.loopx."+decision.PolicyArea(d.Query)+".decision")
+	n.DecisionID, n.Query, n.Goal, n.Agent, n.Quota, n.Revision = d.DecisionID, d.Query, d.Goal, d.Agent, d.Quota, d.Revision
+	return n
+}
+
 // policyBundleFiles gives the policy bundle at revision rev: every
 // built-in module (all areas) and the user policies, under roots that
 // leave loopx/spec to the spec bundle.

@@ -16,6 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -81,6 +82,8 @@ type Engine struct {
 	modelRev   uint64
 	rulesGen   int
 	onDisk     bool
+	// cacheAudited: a link at the spec cache was recorded (auditCacheLink).
+	cacheAudited bool
 
 	// prep holds the queries prepared for the rules in effect.
 	prep rulebook.Prepared
@@ -165,7 +168,26 @@ func (e *Engine) open(accept bool) (*kernel.Store, error) {
 	}
 	e.store = s
 	e.checkModelRules(s)
+	e.auditCacheLink(s)
 	return s, nil
+}
+
+// auditCacheLink records, once per engine, a link found where the spec
+// cache is written (specs.Loaded.CacheErr) as an fs.link_refused event in
+// s: the spec was evaluated all the same and decisions are unchanged, but
+// a human should know a link was placed in .loopx/.
+func (e *Engine) auditCacheLink(s *kernel.Store) {
+	if e.cacheAudited || e.disk == nil {
+		return
+	}
+	link, re := audit.LinkRefusal(e.disk.CacheErr)
+	if re == nil {
+		return
+	}
+	e.cacheAudited = true
+	_ = s.Update(func(tx *kernel.Tx) error {
+		return audit.Command(tx, "fs.link_refused", "writing the spec cache", "loopx", link, errs.As(re))
+	})
 }
 
 // Release closes the store and releases the state lock; the next Store

@@ -136,13 +136,16 @@ func LoadFresh(specDir, cacheDir string) (*Loaded, error) {
 	return l, nil
 }
 
+// writeCache writes l's cache file path in dir (no link followed) and
+// prunes the cache; a failure is kept in l.CacheErr.
 func writeCache(dir, path string, l *Loaded) {
 	data, err := json.Marshal(cacheFile{Hash: l.Hash, Files: l.Files, Spec: l.Spec})
 	if err != nil {
+		l.CacheErr = err
 		return
 	}
 	base, rel := nofollow.Split(path, 3) // <project>/.loopx/cache/<file>, no link followed
-	if nofollow.WriteFile(base, rel, data, 0o644) != nil {
+	if l.CacheErr = nofollow.WriteFile(base, rel, data, 0o644); l.CacheErr != nil {
 		return
 	}
 	pruneCache(dir, path)

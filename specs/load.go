@@ -69,6 +69,11 @@ type Loaded struct {
 	// which anyone who can write .loopx/ can forge, so callers compare its
 	// ExportHash with one they trust before relying on it.
 	Cached bool
+	// CacheErr is why the cache file of this result could not be written
+	// (LoadCached, LoadFresh): a *nofollow.LinkError when a link is at
+	// .loopx/cache or the file; nil when it was written, or not tried.
+	// The result is good all the same: only the next load is slower.
+	CacheErr error
 }
 
 // ExportHash is "sha256:<hex>" over JSON, the exported spec: what a

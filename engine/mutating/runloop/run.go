@@ -66,6 +66,11 @@ type Engine interface {
 	// the command (nil when none ran): the protected set they hash in
 	// full is compared and reported all the same.
 	ScanIncomplete(ctx context.Context, r *kernel.Round, why string, before, after Scan) error
+	// PromptFailed finishes round r preflight_failed (not charged: no
+	// command ran) because its prompt file could not be written (err),
+	// audits a link found there, and returns the error that stops the
+	// loop.
+	PromptFailed(ctx context.Context, r *kernel.Round, err error) error
 	// GoalRev is the revision of goal in the store.
 	GoalRev(goal string) (uint64, error)
 	// RenewLease renews the lease round r holds on its todo, if it still
@@ -144,7 +149,7 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	r := st.Round
 	prompt, err := writePrompt(eng, o.PromptDir, r.ID)
 	if err != nil {
-		return err
+		return eng.PromptFailed(ctx, r, err)
 	}
 	revBefore, err := eng.GoalRev(r.Goal)
 	if err != nil {

@@ -9,11 +9,13 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -218,6 +220,30 @@ func (x *loop) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, 
 	}
 	x.receipt(rc)
 	return errs.New(errs.No, "change_scan_incomplete", fmt.Sprintf("round %s failed: loopx cannot see what the agent command changed: %s", r.ID, why))
+}
+
+// PromptFailed finishes round r preflight_failed (not charged: no
+// command ran) because its prompt file could not be written (err): a link
+// found where it is written (.loopx/rounds or the file) is audited as an
+// fs.link_refused event in r's goal. It returns err, a link as errs.No
+// link_refused (the finish's error joined when that failed too), which
+// stops Run: no round is left open.
+func (x *loop) PromptFailed(ctx context.Context, r *kernel.Round, err error) error {
+	e := &x.e
+	req := rounds.FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomePreflightFailed, Summary: "the round's prompt could not be written: " + err.Error()}
+	rc, ferr := e.Finish(context.WithoutCancel(ctx), r.ID, req)
+	if ferr == nil {
+		x.receipt(rc)
+	}
+	if link, re := audit.LinkRefusal(err); re != nil {
+		msg := "writing the round's prompt refused: " + errs.As(re).Message
+		_ = e.Audit(kernel.Event{Kind: "fs.link_refused", Goal: r.Goal, Actor: "loopx", Subject: link, Message: msg, Data: map[string]any{"code": "link_refused", "round": r.ID}})
+		err = re
+	}
+	if ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return err
 }
 
 // Reported settles a round the command finished itself: its stored
