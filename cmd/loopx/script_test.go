@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -87,6 +88,7 @@ func TestScripts(t *testing.T) {
 			"rawgate":  cmdRawGate,
 			"oldstore": cmdOldStore,
 			"holdlock": cmdHoldLock,
+			"droplock": cmdDropLock,
 		},
 	})
 }
@@ -305,7 +307,23 @@ func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_RDWR|os.O_CREATE, 0o600)
 	ts.Check(err)
 	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	heldLocks.Store(ts.MkAbs(args[0]), f)
 	ts.Defer(func() { f.Close() })
+}
+
+// heldLocks are the files holdlock holds, by absolute path.
+var heldLocks sync.Map
+
+// cmdDropLock releases a lock holdlock took: droplock FILE
+func cmdDropLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: droplock FILE")
+	}
+	f, ok := heldLocks.LoadAndDelete(ts.MkAbs(args[0]))
+	if !ok {
+		ts.Fatalf("droplock: %s is not held", args[0])
+	}
+	ts.Check(f.(*os.File).Close())
 }
 
 // cmdOldStore turns the project's store into one as loopx wrote it before

@@ -46,6 +46,9 @@ const spoolLockWait = 2 * time.Second
 // Denial is one spooled denial: a hook's permission decision that did
 // not allow the call (its permission.denied audit event, once imported).
 type Denial struct {
+	// Kind is "" for a denial the policy gave, HookStopped for a hook
+	// stopped past its deadline (written by its timer's handler).
+	Kind       string    `json:"kind,omitempty"`
 	Goal       string    `json:"goal"`
 	Agent      string    `json:"agent"`
 	DecisionID string    `json:"decision_id"`
@@ -82,6 +85,23 @@ func AppendDenial(dir string, r Denial) error {
 		defer unlock()
 	}
 	return nofollow.AppendFile(root, filepath.Join(rel, SpoolFile), line, 0o644)
+}
+
+// HookStopped is the Denial.Kind of the line a PreToolUse hook leaves when
+// it runs past its deadline and its timer stops it (the call is blocked).
+const HookStopped = "hooks.stopped"
+
+// OpenSpool opens the live spool file in dir (the state directory's
+// SpoolDir, made if missing) for appending, without following a link (as
+// AppendDenial), for a line that must be written later without the Go
+// runtime: a hook's timer handler writes it in one write call, without
+// the spool's lock. Errors: *nofollow.LinkError; opening.
+func OpenSpool(dir string) (*os.File, error) {
+	root, rel := filepath.Dir(filepath.Dir(dir)), filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir))
+	if err := nofollow.MkdirAll(root, rel, 0o755); err != nil {
+		return nil, err
+	}
+	return nofollow.OpenFile(root, filepath.Join(rel, SpoolFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 }
 
 // SpoolPending reports whether the spool in dir holds lines or segments

@@ -6,7 +6,8 @@
 //
 // A hook uses both so that a host always gets an answer before its own
 // timeout: its in-process deadline answers first in every ordinary case;
-// the timer is the backstop when the runtime itself cannot run.
+// the timer is the backstop when the runtime itself cannot run, and its
+// handler (ArmLast) writes the answer prepared beforehand without it.
 package watchdog
 
 import (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -22,6 +23,17 @@ func TestMain(m *testing.M) {
 			e = Kill
 		}
 		if _, err := Arm(20*time.Millisecond, e); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(9)
+		}
+		spin()
+	case "last":
+		f, err := os.OpenFile(os.Getenv("WATCHDOG_RECORD"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			os.Exit(9)
+		}
+		l := Last{Stdout: []byte("{\"decision\":\"deny\"}\n"), Stderr: []byte("stopped past its deadline\n"), Record: []byte("{\"kind\":\"stopped\"}\n"), RecordFile: f, Status: 2}
+		if _, err := ArmLast(20*time.Millisecond, l, Kill); err != nil {
 			os.Stderr.WriteString(err.Error())
 			os.Exit(9)
 		}
@@ -106,5 +118,34 @@ func TestCapMemory_AnAllocationPastTheCapEnds(t *testing.T) {
 	status, sig, stderr := runChild(t, "cap")
 	if status != 2 || sig != 0 || stderr == "" {
 		t.Fatalf("status %d, signal %v, stderr %.300q; want status 2 and the runtime's report", status, sig, stderr)
+	}
+}
+
+// TestArmLast_LeavesItsAnswerWithoutTheRuntime: a process that never
+// finishes on its own ends at its timer by the handler that needs nothing
+// of the Go runtime: exactly the prepared answer on stdout, the one line
+// on stderr (no goroutine dump), the record appended, the prepared status.
+func TestArmLast_LeavesItsAnswerWithoutTheRuntime(t *testing.T) {
+	if !SupportsLast {
+		t.Skip("no handler is written for this system: ArmLast is Arm")
+	}
+	record := filepath.Join(t.TempDir(), "spool.jsonl")
+	if err := os.WriteFile(record, []byte("{\"kind\":\"earlier\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "WATCHDOG_CHILD=last", "WATCHDOG_RECORD="+record)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("the child ended with %v, want exit status 2", err)
+	}
+	if stdout.String() != "{\"decision\":\"deny\"}\n" || stderr.String() != "stopped past its deadline\n" {
+		t.Fatalf("stdout %q, stderr %.300q; want the prepared answer and line only", stdout.String(), stderr.String())
+	}
+	if b, _ := os.ReadFile(record); string(b) != "{\"kind\":\"earlier\"}\n{\"kind\":\"stopped\"}\n" {
+		t.Fatalf("record file %q, want the record appended", b)
 	}
 }

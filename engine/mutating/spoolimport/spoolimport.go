@@ -32,7 +32,9 @@ type Tx interface {
 	AppendEvent(e kernel.Event) error
 }
 
-// DenialEvent is the permission.denied event of the denial r. The spool
+// DenialEvent is the permission.denied event of the denial r (a
+// hooks.stopped event for a hook stopped past its deadline,
+// hosts.HookStopped). The spool
 // lies in the work tree and is written without the state lock, so a line
 // can be forged by an agent: its agent is the event's actor only when it
 // names an agent, never a reserved actor ("human", "loopx", none), which
@@ -44,7 +46,11 @@ func DenialEvent(r hosts.Denial) kernel.Event {
 		data["claimed_actor"] = actor
 		actor = UnverifiedActor
 	}
-	return kernel.Event{Kind: "permission.denied", Goal: r.Goal, Actor: actor, Subject: r.DecisionID, Message: r.Message, Data: data}
+	kind := "permission.denied"
+	if r.Kind == hosts.HookStopped {
+		kind = hosts.HookStopped
+	}
+	return kernel.Event{Kind: kind, Goal: r.Goal, Actor: actor, Subject: r.DecisionID, Message: r.Message, Data: data}
 }
 
 // Unspooled appends the permission.denied event of r, which could not be
@@ -356,7 +362,7 @@ func importLine(tx Tx, name string, lineno int, line []byte, n int64, torn bool)
 		return nil
 	}
 	long := n-1 > int64(Limits.LineBytes)
-	if torn || long || json.Unmarshal(line, &r) != nil || r.Goal == "" {
+	if torn || long || json.Unmarshal(line, &r) != nil || r.Goal == "" && r.Kind == "" || r.Kind != "" && r.Kind != hosts.HookStopped {
 		what := "an unreadable line"
 		switch {
 		case torn:

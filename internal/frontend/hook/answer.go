@@ -19,6 +19,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -53,9 +54,12 @@ const Deadline = 8 * time.Second
 // BackstopMargin is how long after its deadline a hook that runs as its
 // own process (Options.Process) is ended by a kernel timer
 // (internal/watchdog), whatever the Go runtime is doing: a PreToolUse (or
-// an event not yet known) with exit status 2, which blocks the call on
-// both hosts, the other events with SIGKILL (no answer, as on any loopx
-// error there). Deadline plus the margin (9 s) stays under the 10 s
+// an event not yet known) by a signal handler that needs nothing of the
+// runtime (watchdog.ArmLast): the host's deny answer (PreToolUse),
+// StoppedLine on stderr, a hooks.stopped spool line and exit status 2,
+// which blocks the call on both hosts (SIGABRT half a second later as the
+// last resort, and where no such handler exists); the other events with
+// SIGKILL (no answer, as on any loopx error there). Deadline plus the margin (9 s) stays under the 10 s
 // timeout loopx installs. The in-process deadline answers first in every
 // case where the runtime can still schedule; the timer is for a policy
 // built-in that runs on without a point where it could be stopped.
@@ -94,6 +98,10 @@ type Options struct {
 	// kernel timer BackstopMargin after its deadline, and a PreToolUse
 	// with user policies adopted has its memory capped (UserPolicyMemory).
 	Process bool
+	// Backstop is when the kernel timer fires, counted from the start
+	// (0 = the deadline plus BackstopMargin); a test sets it shorter than
+	// the deadline to see what the timer leaves.
+	Backstop time.Duration
 }
 
 // Result is what one hook produced: the answer to print, or the error to
@@ -167,7 +175,11 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 	defer cancel()
 	var event atomic.Value // the event as far as it is known, for the deadline
 	event.Store(o.Event)
-	bs := &backstop{on: o.Process, at: time.Now().Add(deadline + BackstopMargin)}
+	after := o.Backstop
+	if after == 0 {
+		after = deadline + BackstopMargin
+	}
+	bs := &backstop{on: o.Process, at: time.Now().Add(after), host: o.Host}
 	bs.set(o.Event)
 	done := make(chan Result, 1)
 	go func() {
@@ -193,18 +205,32 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 }
 
 // backstop is a hook's kernel timer (BackstopMargin): armed for the
-// event as far as it is known, re-armed when the payload says which.
+// event as far as it is known, re-armed when the payload says which, and
+// once the project is open with the spool line it leaves (record).
 type backstop struct {
 	on      bool
 	at      time.Time
+	host    string
 	mu      sync.Mutex
-	t       *watchdog.Timer
+	t       interface{ Stop() }
 	blocks  bool
 	stopped bool
+	// spool is the live denial spool opened for the timer's line, and
+	// line that line (nil: none yet); tool is the call's tool.
+	spool *os.File
+	line  []byte
+	tool  string
 }
 
-// set arms the timer for event: Abort (exit 2) when its errors block,
-// Kill otherwise. A failure to arm leaves the in-process deadline alone.
+// StoppedLine is what a hook stopped by its timer says on stderr.
+const StoppedLine = "loopx: the hook ran past its deadline and was stopped (the call is blocked)\n"
+
+// set arms the timer for event: for a PreToolUse (or an event not yet
+// known) the handler that leaves the deny answer in the host's shape
+// (PreToolUse only), StoppedLine and the spool line, with exit status 2,
+// SIGABRT as its last resort (watchdog.ArmLast); SIGKILL for the other
+// events (no answer). A failure to arm leaves the in-process deadline
+// alone.
 func (b *backstop) set(event string) {
 	if !b.on {
 		return
@@ -215,13 +241,55 @@ func (b *backstop) set(event string) {
 	if b.stopped || b.t != nil && b.blocks == blocks {
 		return
 	}
-	b.t.Stop()
-	ending := watchdog.Kill
-	if blocks {
-		ending = watchdog.Abort
-	}
-	b.t, _ = watchdog.Arm(time.Until(b.at), ending)
 	b.blocks = blocks
+	b.arm(event)
+}
+
+// arm (under mu) replaces the timer as set says.
+func (b *backstop) arm(event string) {
+	if b.t != nil {
+		b.t.Stop()
+	}
+	if !b.blocks {
+		b.t, _ = watchdog.Arm(time.Until(b.at), watchdog.Kill)
+		return
+	}
+	last := watchdog.Last{Stderr: []byte(StoppedLine), Status: 2, Record: b.line, RecordFile: b.spool}
+	if event == hosts.PreToolUse {
+		last.Stdout, _ = hosts.PermissionAnswer(b.host, "deny", "loopx deny: the hook ran past its deadline and was stopped", "", []string{"hook_deadline"})
+	}
+	t, err := watchdog.ArmLast(time.Until(b.at), last, watchdog.Abort)
+	if err == nil {
+		b.t = t
+	}
+}
+
+// record opens the project's denial spool (stateDir's) and re-arms the
+// timer so that, should it stop this PreToolUse hook, a hooks.stopped
+// line for goal, agent (as claimed) and the call's tool is left there (the next writer imports it
+// into an event a human sees in loopx events). A spool that cannot be
+// opened (a link) leaves the timer as it was.
+func (b *backstop) record(stateDir, goal, agent string) {
+	if !b.on {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped || !b.blocks {
+		return
+	}
+	line, err := json.Marshal(hosts.Denial{Kind: hosts.HookStopped, Goal: goal, Agent: agent, Verdict: "deny", Tool: b.tool,
+		Message: fmt.Sprintf("the hook ran past its deadline (%s) and was stopped; the call was blocked", time.Duration(Deadline+BackstopMargin)),
+		Codes:   []string{"hook_deadline"}, At: b.at.UTC()})
+	if err != nil {
+		return
+	}
+	f, err := hosts.OpenSpool(filepath.Join(stateDir, hosts.SpoolDir))
+	if err != nil {
+		return
+	}
+	b.spool, b.line = f, append(line, '\n')
+	b.arm(hosts.PreToolUse)
 }
 
 // stop disarms the timer for good.
@@ -229,7 +297,12 @@ func (b *backstop) stop() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.stopped = true
-	b.t.Stop()
+	if b.t != nil {
+		b.t.Stop()
+	}
+	if b.spool != nil {
+		b.spool.Close()
+	}
 }
 
 // hook reads, parses and answers one payload; event is updated as soon as
@@ -270,14 +343,14 @@ func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value, 
 		return r // already continuing because of a Stop hook: let it stop
 	}
 	var b bytes.Buffer
-	r.Engine, r.Err = answer(ctx, ev, o, &b)
+	r.Engine, r.Err = answer(ctx, ev, o, bs, &b)
 	r.Out = b.Bytes()
 	return r
 }
 
 // answer decides ev and writes its answer to w; it returns the engine it
 // opened (nil if none) so that the caller closes it.
-func answer(ctx context.Context, ev hosts.Event, o Options, w io.Writer) (*engine.Engine, error) {
+func answer(ctx context.Context, ev hosts.Event, o Options, bs *backstop, w io.Writer) (*engine.Engine, error) {
 	var call hosts.ToolCall
 	if ev.Name == hosts.PreToolUse {
 		var err error
@@ -285,7 +358,8 @@ func answer(ctx context.Context, ev hosts.Event, o Options, w io.Writer) (*engin
 			return nil, err
 		}
 	}
-	e, goal, agent, err := open(ctx, ev, o)
+	bs.tool = call.Tool
+	e, goal, agent, err := open(ctx, ev, o, bs)
 	if e == nil || err != nil {
 		return e, err
 	}
@@ -309,7 +383,7 @@ func answer(ctx context.Context, ev hosts.Event, o Options, w io.Writer) (*engin
 // usual (o.Root), else by walking up from the payload's cwd; it then
 // resolves the goal and the agent (checked against the processes above
 // the hook: engine.ActAs).
-func open(ctx context.Context, ev hosts.Event, o Options) (e *engine.Engine, goal, agent string, err error) {
+func open(ctx context.Context, ev hosts.Event, o Options, bs *backstop) (e *engine.Engine, goal, agent string, err error) {
 	start, _ := os.Getwd()
 	root, err := o.Root()
 	if err != nil && ev.CWD != "" && !o.Named {
@@ -329,6 +403,11 @@ func open(ctx context.Context, ev hosts.Event, o Options) (e *engine.Engine, goa
 	if err != nil {
 		return nil, "", "", err
 	}
+	// Before anything that may wait for the state lock (the rules in
+	// effect, the agent's check): should the timer stop the hook, its line
+	// names the goal and the agent as given (--goal, --agent or the
+	// environment; "" when the spec or the processes would say).
+	bs.record(filepath.Join(root, scaffold.StateDirName), firstOf(o.Goal, os.Getenv("LOOPX_GOAL")), firstOf(o.Agent, os.Getenv("LOOPX_AGENT")))
 	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: LockTimeout, Ancestry: o.Ancestry})
 	goal, agent = o.Goal, o.Agent
 	if goal == "" {
@@ -516,4 +595,12 @@ func sessionContext(st render.Status, d decision.Decision, agent string) string 
 	}
 	b.WriteString("Tool calls are checked by loopx: writes to loopx/ and .loopx/, outside the goal's scope, and actions guarded by open gates are denied.")
 	return b.String()
+}
+
+// firstOf is the first of a and b that is not "".
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

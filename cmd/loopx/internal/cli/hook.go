@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -15,6 +17,22 @@ import (
 // hookDeadline is one hook's whole budget (hook.Deadline). A
 // variable so that a test can shorten it.
 var hookDeadline = hook.Deadline
+
+// testBackstopEnv names, in a test build only (testing.Testing), a
+// duration after which a hook's kernel timer fires (hook.Options.Backstop):
+// a script sees what the timer leaves without waiting for the deadline.
+// A release build ignores it: an agent must not move its hook's timer.
+const testBackstopEnv = "LOOPX_TEST_HOOK_BACKSTOP"
+
+// hookBackstop is hook.Options.Backstop: $LOOPX_TEST_HOOK_BACKSTOP in a
+// test build, else 0 (the default).
+func hookBackstop() time.Duration {
+	if !testing.Testing() {
+		return 0
+	}
+	d, _ := time.ParseDuration(os.Getenv(testBackstopEnv))
+	return max(d, 0)
+}
 
 // hookProcess is true when loopx runs as its own process (Main), not in
 // a test's process (Run): only then does a hook arm its kernel timer and
@@ -46,7 +64,7 @@ func (a *app) runHook(ctx context.Context, o *hookOptions) error {
 	r := hook.Answer(ctx, a.stdin, hook.Options{
 		Host: o.host, Event: o.event, Goal: o.goal, Agent: o.agent,
 		Root: a.root, Named: a.project != "" || os.Getenv("LOOPX_PROJECT") != "", Clock: a.clock,
-		Ancestry: Ancestry, Deadline: hookDeadline, Process: hookProcess,
+		Ancestry: Ancestry, Deadline: hookDeadline, Process: hookProcess, Backstop: hookBackstop(),
 	})
 	if r.Engine != nil {
 		a.eng = r.Engine // closed by Run
