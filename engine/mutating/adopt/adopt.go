@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -29,6 +28,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
@@ -270,25 +270,27 @@ func Classify(ctx context.Context, oldJSON, newJSON []byte) (loosens, tightens [
 
 // WriteBack makes the files of loopx/ under root exactly the adopted
 // revision cur, given disk as read (spec files and user policies, their
-// tests included; files of disk not in cur are removed). It returns the
-// paths written or removed, sorted ([] when none). Errors: I/O errors.
+// tests included; files of disk not in cur are removed), following no
+// link below root (internal/nofollow: a linked loopx/ or policies/ is
+// neither written into nor removed from). It returns the paths written or
+// removed, sorted ([] when none). Errors: *nofollow.LinkError; I/O errors.
 func WriteBack(root string, disk, cur kernel.Rules) ([]string, error) {
 	changed := RestorePaths(disk, cur)
 	want := maps.Clone(cur.SpecFiles)
 	maps.Copy(want, cur.Policies)
 	for _, p := range changed {
-		full := filepath.Join(root, filepath.FromSlash(p))
+		rel := filepath.FromSlash(p)
 		src, keep := want[p]
 		if !keep {
-			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := nofollow.RemoveAll(root, rel); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		if err := nofollow.MkdirAll(root, filepath.Dir(rel), 0o755); err != nil {
 			return nil, err
 		}
-		if err := atomicfile.Write(full, []byte(src)); err != nil {
+		if err := atomicfile.WriteBelow(root, rel, []byte(src)); err != nil {
 			return nil, err
 		}
 	}

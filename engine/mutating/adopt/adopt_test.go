@@ -2,12 +2,14 @@ package adopt
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -193,6 +195,36 @@ func TestWriteBack(t *testing.T) {
 	}
 	if changed, err := WriteBack(root, cur, cur); err != nil || changed == nil || len(changed) != 0 {
 		t.Fatalf("nothing to write: %v %v", changed, err)
+	}
+}
+
+// TestWriteBack_LinkedDirectoryIsRefused: loopx/policies as a link to a
+// directory of the user's: a policy the adopted revision lacks is not
+// removed from it, nor one it has written into it.
+func TestWriteBack_LinkedDirectoryIsRefused(t *testing.T) {
+	for _, cur := range []kernel.Rules{
+		{SpecFiles: map[string]string{}, Policies: map[string]string{}},
+		{SpecFiles: map[string]string{}, Policies: map[string]string{"loopx/policies/user.rego": "x", "loopx/policies/new.rego": "restored"}},
+	} {
+		root, victim := t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(victim, "user.rego"), []byte("the user's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(root, "loopx"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(victim, filepath.Join(root, "loopx", "policies")); err != nil {
+			t.Fatal(err)
+		}
+		disk := kernel.Rules{Policies: map[string]string{"loopx/policies/user.rego": "the user's"}}
+		if _, err := WriteBack(root, disk, cur); !errors.Is(err, nofollow.ErrLink) {
+			t.Errorf("write back through a linked policies/: %v, want a link refused", err)
+		}
+		ents, _ := os.ReadDir(victim)
+		b, _ := os.ReadFile(filepath.Join(victim, "user.rego"))
+		if len(ents) != 1 || string(b) != "the user's" {
+			t.Errorf("the user's directory changed: %d entries, user.rego %q", len(ents), b)
+		}
 	}
 }
 
