@@ -6,7 +6,7 @@ package policies
 // "entrypoint: true") to the modules its evaluation reaches
 // (policies/internal/entries.Index).
 var entryModules = map[string][]string{
-	"data.loopx.adopt.decision":      {"loopx/adopt/decision.rego"},
+	"data.loopx.adopt.decision":      {"loopx/adopt/decision.rego", "loopx/adopt/gates.rego", "loopx/adopt/goals.rego", "loopx/adopt/scope.rego", "loopx/adopt/spec.rego"},
 	"data.loopx.claim.decision":      {"loopx/claim/decision.rego", "loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego"},
 	"data.loopx.gate.acting":         {"loopx/gate/identity.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
 	"data.loopx.gate.adopt":          {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},

@@ -90,45 +90,6 @@ test_removals_that_tighten_adopt if {
 	decide(base, removed(["/goals/g1"])).verdict == "adopt"
 }
 
-# The empty or removed restriction lists mean "no restriction": emptying
-# or removing any of them loosens (the attack this rule was rewritten for).
-test_empty_or_removed_restriction_loosens if {
-	cases := [
-		[patched({"/goals/g1/agents": []}), "goals.g1.agents", "goals.g1.agents: [a1] → [] (every agent): loosens"],
-		[removed(["/goals/g1/agents"]), "goals.g1.agents", "goals.g1.agents: [a1] → [] (every agent): loosens"],
-		[patched({"/goals/g1/scope/write": []}), "goals.g1.scope.write", "goals.g1.scope.write: [api/**, docs/readme.md] → [] (anywhere): loosens"],
-		[removed(["/goals/g1/scope/write"]), "goals.g1.scope.write", "goals.g1.scope.write: [api/**, docs/readme.md] → [] (anywhere): loosens"],
-		[patched({"/goals/g1/scope/commands/allow": []}), "goals.g1.scope.commands.allow", "goals.g1.scope.commands.allow: [go *, git status] → [] (any command): loosens"],
-		[removed(["/goals/g1/scope/commands/allow"]), "goals.g1.scope.commands.allow", "goals.g1.scope.commands.allow: [go *, git status] → [] (any command): loosens"],
-		[removed(["/goals/g1/scope/commands"]), "goals.g1.scope.commands.allow", "goals.g1.scope.commands.allow: [go *, git status] → [] (any command): loosens"],
-		[removed(["/goals/g1/scope"]), "goals.g1.scope.write", "goals.g1.scope.write: [api/**, docs/readme.md] → [] (anywhere): loosens"],
-	]
-	every c in cases {
-		d := decide(base, c[0])
-		d.verdict == "pending"
-		some r in d.loosens
-		r.ref == c[1]
-		r.message == c[2]
-	}
-}
-
-# An empty restriction list made non-empty is a narrowing.
-test_restriction_set_where_there_was_none_tightens if {
-	o := patched({"/goals/g1/agents": [], "/goals/g1/scope/write": [], "/goals/g1/scope/commands/allow": []})
-	n := patched({"/goals/g1/agents": ["a1"], "/goals/g1/scope/write": ["src/**"], "/goals/g1/scope/commands/allow": ["make*"]})
-	d := decide(o, n)
-	d.verdict == "adopt"
-	tight_refs(d) == {"goals.g1.agents", "goals.g1.scope.write", "goals.g1.scope.commands.allow"}
-	[r.message | some r in d.tightens; r.ref == "goals.g1.agents"] == ["goals.g1.agents: [] → [a1] (was every agent): tightens"]
-}
-
-test_write_everywhere_to_a_directory_tightens if {
-	o := patched({"/goals/g1/scope/write": ["**"]})
-	n := patched({"/goals/g1/scope/write": ["src/**"]})
-	decide(o, n).verdict == "adopt"
-	decide(n, o).verdict == "pending"
-}
-
 lcases := [
 	[{"/goals/g1/quota/rounds": 4}, "goals.g1.quota.rounds"],
 	[{"/goals/g1/quota/compute": 2}, "goals.g1.quota.compute"],
@@ -214,43 +175,6 @@ test_directions_reverse if {
 	decide(removed(["/agents/a2"]), base).verdict == "pending"
 }
 
-test_quota_limit_removed_is_pending if {
-	d := decide(base, removed(["/goals/g1/quota/rounds"]))
-	[r.message | some r in d.loosens] == ["goals.g1.quota.rounds: 3 → absent (unlimited): loosens"]
-}
-
-test_duration_text_counts_through_seconds if {
-	# "24h" written as "1d": the same window
-	decide(base, patched({"/goals/g1/quota/window": "1d"})) == {"verdict": "adopt", "loosens": [], "tightens": []}
-
-	# without the seconds, a changed text loosens
-	o := removed(["/goals/g1/quota/window_seconds"])
-	decide(o, json.patch(o, [{"op": "add", "path": "/goals/g1/quota/window", "value": "1d"}])).verdict == "pending"
-}
-
-test_deny_covers_directories_too if {
-	# secrets/** covers the directory secrets itself (rm -rf secrets): a
-	# deny of the file "secrets" is kept by it, and a deny of a/b/c is not
-	# kept by **/c (which does not cover the directory a).
-	decide(patched({"/goals/g1/scope/deny": ["loopx/**", "secrets"]}), base).verdict == "adopt"
-	decide(patched({"/goals/g1/scope/deny": ["a/b/c"]}), patched({"/goals/g1/scope/deny": ["**/c"]})).verdict == "pending"
-	decide(patched({"/goals/g1/scope/deny": ["a/b/c"]}), patched({"/goals/g1/scope/deny": ["a/**"]})).verdict == "adopt"
-}
-
-with_gate(gt) := patched({"/goals/g1/gates/stop": gt})
-
-test_gate_scope_directions if {
-	goal_gate := {"question": "Stop?", "options": ["approve", "reject"], "guards": [], "answerers": ["human"], "agents": [], "todos": []}
-	agent_gate := object.union(goal_gate, {"agents": ["a1"]})
-	two_agents := object.union(goal_gate, {"agents": ["a1", "a2"]})
-
-	# narrowing a goal gate to one agent loosens; widening to the goal tightens
-	decide(with_gate(goal_gate), with_gate(agent_gate)).verdict == "pending"
-	decide(with_gate(agent_gate), with_gate(goal_gate)).verdict == "adopt"
-	decide(with_gate(agent_gate), with_gate(two_agents)).verdict == "adopt"
-	decide(with_gate(two_agents), with_gate(agent_gate)).verdict == "pending"
-}
-
 test_mixed_change_lists_each_direction if {
 	d := decide(base, patched({"/goals/g1/quota/rounds": 1, "/goals/g1/gates": {}}))
 	d.verdict == "pending"
@@ -261,51 +185,6 @@ test_mixed_change_lists_each_direction if {
 test_not_comparable_is_pending if {
 	adopt.decision.verdict == "pending" with input as {"old": base, "new": "x"}
 	adopt.decision.verdict == "pending" with input as {}
-}
-
-test_audit_retain_shorter_or_added_loosens if {
-	with_retain := patched({"/audit": {"retain": "90d", "retain_seconds": 7776000}})
-	cases := [
-		[base, {"retain": "90d", "retain_seconds": 7776000}],
-		[with_retain, {"retain": "30d", "retain_seconds": 2592000}],
-	]
-	every c in cases {
-		d := decide(c[0], patched({"/audit": c[1]}))
-		d.verdict == "pending"
-		refs(d) == {"audit.retain"}
-	}
-}
-
-test_audit_retain_longer_or_removed_tightens if {
-	with_retain := patched({"/audit": {"retain": "90d", "retain_seconds": 7776000}})
-	cases := [
-		{"retain": "2160h", "retain_seconds": 7776000},
-		{"retain": "180d", "retain_seconds": 15552000},
-		{},
-	]
-	every c in cases {
-		decide(with_retain, patched({"/audit": c})).verdict == "adopt"
-	}
-	decide(removed(["/audit"]), base).verdict == "adopt"
-}
-
-write_narrows(o, n) if decide(patched({"/goals/g1/scope/write": [o]}), patched({"/goals/g1/scope/write": [n]})).verdict == "adopt"
-
-allow_narrows(o, n) if decide(patched({"/goals/g1/scope/commands/allow": [o]}), patched({"/goals/g1/scope/commands/allow": [n]})).verdict == "adopt"
-
-test_glob_containment if {
-	write_narrows("src/**", "src/a.go")
-	write_narrows("src/**", "./src/**/x")
-	write_narrows("**", "anything/*")
-	not write_narrows("src/**", "src")
-	not write_narrows("src/**", "src2/a")
-	not write_narrows("s*c/**", "src/a")
-	not write_narrows("src/*", "src/**")
-	allow_narrows("go *", "go test ./...")
-	allow_narrows("git.push", "git.push")
-	not allow_narrows("git*", "git.push")
-	not allow_narrows("go *", "go")
-	not allow_narrows("go [t]*", "go test")
 }
 
 # Text an agent wrote is shown on one line, its control and format
