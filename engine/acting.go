@@ -13,7 +13,7 @@ import (
 )
 
 // actingRule is the acting decision's entry rule.
-const actingRule = "data.loopx.gate.acting"
+const actingRule = "data.loopx.identity.acting"
 
 // actingQuery is actingRule prepared once per process: it reads only its
 // input and the built-in bundle (no spec, no user policy), so one
@@ -27,7 +27,7 @@ var actingQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 // reading its input and opening the project; ActAs waits for it.
 func PrepareActing() { go func() { _, _ = actingQuery() }() }
 
-// ActAs decides who a command acts as (data.loopx.gate.acting, compiled
+// ActAs decides who a command acts as (data.loopx.identity.acting, compiled
 // with the built-in bundle only: no user policy takes part). Go gathers
 // the facts (the caller's ancestry, except for a session call, which acts
 // as the agent bound at its start); the rule judges them. It returns the

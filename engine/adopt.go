@@ -361,16 +361,16 @@ func (e *Engine) Adopt(ctx context.Context, o adopt.Options) (adopt.Result, erro
 
 // DecideAdopt decides whether an adoption (`loopx adopt`), or with restore
 // a restore (`loopx adopt --restore`), may come through channel ch: the
-// rule data.loopx.gate.adopt or .restore (repair's channel checks, and at
+// rule data.loopx.adopt.confirm or .restore (repair's channel checks, and at
 // a terminal "adopt" or "restore" typed back), compiled with the built-in
 // bundle only (no user policy takes part, so a broken one cannot lock the
 // human out). A terminal channel nobody was asked on yet (ch.Typed nil)
 // denies with confirmation_pending alone when the channel is otherwise a
 // human's.
 func (e *Engine) DecideAdopt(ctx context.Context, ch input.Channel, restore bool) decision.Decision {
-	ref, query := "data.loopx.gate.adopt", "adopt"
+	ref, query := "data.loopx.adopt.confirm", "adopt"
 	if restore {
-		ref, query = "data.loopx.gate.restore", "restore"
+		ref, query = "data.loopx.adopt.restore", "restore"
 	}
 	pq, err := e.compileRef(ctx, ref, nil)
 	if err != nil {

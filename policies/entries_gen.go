@@ -6,15 +6,15 @@ package policies
 // "entrypoint: true") to the modules its evaluation reaches
 // (policies/internal/entries.Index).
 var entryModules = map[string][]string{
+	"data.loopx.adopt.confirm":       {"loopx/adopt/confirm.rego", "loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.adopt.decision":      {"loopx/adopt/decision.rego", "loopx/adopt/gates.rego", "loopx/adopt/goals.rego", "loopx/adopt/scope.rego", "loopx/adopt/spec.rego"},
+	"data.loopx.adopt.restore":       {"loopx/adopt/confirm.rego", "loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.claim.decision":      {"loopx/claim/decision.rego", "loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego"},
-	"data.loopx.gate.acting":         {"loopx/gate/identity.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
-	"data.loopx.gate.adopt":          {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
-	"data.loopx.gate.decision":       {"loopx/gate/decision.rego", "loopx/gate/identity.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
-	"data.loopx.gate.repair":         {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
-	"data.loopx.gate.restore":        {"loopx/gate/repair.rego", "loopx/gate/request.rego", "loopx/lib/lib.rego"},
+	"data.loopx.gate.decision":       {"loopx/gate/decision.rego", "loopx/identity/identity.rego", "loopx/lib/lib.rego", "loopx/request/request.rego"},
+	"data.loopx.identity.acting":     {"loopx/identity/identity.rego", "loopx/lib/lib.rego", "loopx/request/request.rego"},
 	"data.loopx.lib.agent_on_goal":   {"loopx/lib/agents.rego"},
 	"data.loopx.lib.claim_order":     {"loopx/lib/todos.rego"},
 	"data.loopx.permission.decision": {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/glob.rego", "loopx/lib/lib.rego", "loopx/permission/decision.rego", "loopx/permission/gates.rego", "loopx/permission/grant.rego", "loopx/permission/human_only.rego", "loopx/permission/protected.rego", "loopx/permission/request.rego", "loopx/permission/scope.rego", "loopx/protected/protected.rego"},
+	"data.loopx.repair.decision":     {"loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.run.decision":        {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/run/decision.rego", "loopx/run/gates.rego", "loopx/run/preflight.rego", "loopx/run/quota.rego", "loopx/run/todos.rego", "loopx/run/user.rego"},
 }

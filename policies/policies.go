@@ -97,7 +97,7 @@ func Library() (modules, tests map[string]string) {
 
 // EntryModules returns the modules that evaluate the entry rule ref (a
 // rule of the bundle annotated "entrypoint: true", named by its path:
-// "data.loopx.run.decision", "data.loopx.gate.acting"): the module that
+// "data.loopx.run.decision", "data.loopx.identity.acting"): the module that
 // defines it and those of every rule it reaches, keyed like Modules; nil
 // when ref is no entry rule. OPA's compiler found them (the rule graph,
 // policies/internal/entries), once, when entries_gen.go was generated:

@@ -214,8 +214,10 @@ func TestEntryModules_CompileAlone(t *testing.T) {
 		{ShouldRunQuery, []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego", "loopx/run/quota.rego"}, []string{"loopx/lib/glob.rego"}},
 		{"data.loopx.permission.decision", []string{"loopx/lib/lib.rego", "loopx/lib/glob.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/todos.rego"}},
 		{"data.loopx.claim.decision", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
-		{"data.loopx.gate.decision", []string{"loopx/lib/lib.rego", "loopx/gate/identity.rego"}, []string{"loopx/gate/repair.rego", "loopx/lib/todos.rego"}},
-		{"data.loopx.gate.acting", []string{"loopx/gate/request.rego", "loopx/gate/identity.rego"}, []string{"loopx/gate/decision.rego", "loopx/gate/repair.rego"}},
+		{"data.loopx.gate.decision", []string{"loopx/lib/lib.rego", "loopx/identity/identity.rego", "loopx/request/request.rego"}, []string{"loopx/repair/repair.rego", "loopx/lib/todos.rego"}},
+		{"data.loopx.identity.acting", []string{"loopx/request/request.rego", "loopx/identity/identity.rego"}, []string{"loopx/gate/decision.rego", "loopx/repair/repair.rego"}},
+		{"data.loopx.adopt.confirm", []string{"loopx/adopt/confirm.rego", "loopx/repair/repair.rego"}, []string{"loopx/adopt/scope.rego", "loopx/gate/decision.rego"}},
+		{"data.loopx.adopt.decision", []string{"loopx/adopt/scope.rego", "loopx/adopt/gates.rego"}, []string{"loopx/adopt/confirm.rego", "loopx/repair/repair.rego"}},
 		{"data.loopx.lib.claim_order", []string{"loopx/lib/todos.rego"}, []string{"loopx/lib/lib.rego"}},
 	}
 	for _, tt := range tests {

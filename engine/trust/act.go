@@ -1,7 +1,7 @@
 package trust
 
 // ActRequest is a command's request to act as an agent (an
-// agent acts only as itself), judged by data.loopx.gate.acting.
+// agent acts only as itself), judged by data.loopx.identity.acting.
 type ActRequest struct {
 	// Agent is the agent the command names: its --agent, or $LOOPX_AGENT
 	// as the flag's default ("" = none: it acts as the one agent its

@@ -60,13 +60,13 @@ type AnswerFacts struct {
 	// Project is what is known of the project itself.
 	Project ProjectFacts `json:"project"`
 	// Acting is set only when a command asks to act as an agent (the
-	// acting decision, data.loopx.gate.acting; Engine.ActAs), never on a
+	// acting decision, data.loopx.identity.acting; Engine.ActAs), never on a
 	// gate answer. Actor is then "agent:ID", or "" when it names none.
 	Acting *ActingFacts `json:"acting,omitempty"`
 }
 
 // ActingFacts is input.answer.acting: how a command asks to act as an
-// agent (data.loopx.gate.acting).
+// agent (data.loopx.identity.acting).
 type ActingFacts struct {
 	// Mode is "act" (a command acting as an agent: todo claim|renew|
 	// release|transfer, round start|finish, run, watch --exec, hook, the

@@ -169,7 +169,7 @@ func rejectNote(e *engine.Engine, id string) (string, error) {
 }
 
 // Adopt makes loopx/ the rules in effect for a human at the terminal
-// (data.loopx.gate.adopt judges the channel and what was typed). The
+// (data.loopx.adopt.confirm judges the channel and what was typed). The
 // channel is decided before anyone is asked to type: an agent, a round or
 // an agent's descendant is refused even when there is nothing to adopt.
 // When loopx/ differs from the adopted revision, the person is shown the
@@ -269,7 +269,7 @@ func adoptPrompt(res adopt.Result) string {
 }
 
 // Restore writes the adopted revision back into loopx/ for a human
-// (data.loopx.gate.restore: it wipes the edits waiting in loopx/) and
+// (data.loopx.adopt.restore: it wipes the edits waiting in loopx/) and
 // returns the paths it restored. As Adopt, the channel is decided before
 // anyone is asked to type (an agent, a round, an agent's descendant is
 // refused); when loopx/ differs from the adopted revision the person is

@@ -426,7 +426,7 @@ func open(ctx context.Context, ev hosts.Event, o Options, bs *backstop) (e *engi
 		agent = os.Getenv("LOOPX_AGENT")
 	}
 	// The hook decides for the agent its host runs as: an agent acts only
-	// as itself (data.loopx.gate.acting).
+	// as itself (data.loopx.identity.acting).
 	if agent, err = e.ActAs(ctx, trust.ActRequest{Agent: agent, Mode: "act", What: "hook " + ev.Name, Goal: goal, Fast: true}); err != nil {
 		return e, "", "", err
 	}

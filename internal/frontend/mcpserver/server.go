@@ -57,13 +57,13 @@ type Options struct {
 	// call naming none acts as it. "" binds no agent: a call naming an
 	// agent is refused (unbound_session), since an agent id a client sends
 	// is never taken on trust. The identity rule decides each call
-	// (data.loopx.gate.acting, mode "session").
+	// (data.loopx.identity.acting, mode "session").
 	Agent string
 }
 
 // as is the agent a call acts as: in.Agent is the agent the call names
 // ("" = none), judged against the session's bound agent by the identity
-// rule (engine.ActAs mode "session", data.loopx.gate.acting): the bound
+// rule (engine.ActAs mode "session", data.loopx.identity.acting): the bound
 // agent, or the named one when it is that agent. Errors: errs.No
 // agent_mismatch (a call naming another agent) or unbound_session (a
 // session bound to none, asked to act as one), audited as

@@ -31,7 +31,7 @@ func ProjectRoot(root string) (string, error) {
 }
 
 // Bind is the agent a session acts as (Options.Agent), decided by the
-// identity rule (engine.ActAs mode "bind", data.loopx.gate.acting) on the
+// identity rule (engine.ActAs mode "bind", data.loopx.identity.acting) on the
 // project eo opens: flag when given, else the one agent the caller's
 // ancestor processes run as ("" when none). The engine is closed before
 // it returns. Errors (errs.No agent_mismatch, audited): flag names

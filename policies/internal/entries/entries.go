@@ -24,7 +24,7 @@ import (
 // Index maps each entry rule of modules (path → Rego source; every module
 // of the bundle, tests excluded) to the sorted paths of the modules its
 // evaluation reaches. An entry rule is named by its path,
-// "data.loopx.gate.acting". Errors: a module that does not parse or
+// "data.loopx.identity.acting". Errors: a module that does not parse or
 // compile; no entry rule at all.
 func Index(modules map[string]string) (map[string][]string, error) {
 	parsed := map[string]*ast.Module{}

@@ -1,7 +1,7 @@
 # METADATA
 # title: loopx.gate
 # description: |
-#   The gate_answer query (design §6, §8, §16): may this answer to this gate
+#   The gate_answer query: may this answer to this gate
 #   be recorded? The engine asks it inside the answer's transaction, with
 #   the gate as stored and the facts of the channel the answer came through
 #   (input.answer.channel: terminal, dashboard, agent or demo). Go gathers
@@ -11,6 +11,7 @@
 package loopx.gate
 
 import data.loopx.lib
+import data.loopx.request
 
 # METADATA
 # description: The gate_answer answer; always defined (undefined inputs deny).
@@ -30,7 +31,12 @@ else := {"verdict": "deny", "allow": false, "reasons": array.concat(deny, user_w
 # deny lists every reason against the answer, most important first.
 deny := [r | some rs in [health, bad_request, identity, closed, option, in_round, raiser, answerer, channel, confirmation, user_deny]; some r in rs]
 
-# Normalised views of the request: defined whatever the input's shape.
+# METADATA
+# description: |
+#   Who is acting (loopx.identity): an agent answers only as itself, and
+#   an agent's channel never answers as a human.
+identity := [lib.reason(c[0], c[1], "data.loopx.gate.identity", data.loopx.identity.ref) | some c in data.loopx.identity.refusals]
+
 # METADATA
 # description: Fail closed when the store, spec or policy is unusable.
 health := [lib.reason($"{k}_error", $"{k} unusable: {msg}", "data.loopx.gate.health", "") |
@@ -41,11 +47,11 @@ health := [lib.reason($"{k}_error", $"{k} unusable: {msg}", "data.loopx.gate.hea
 
 # METADATA
 # description: An answer names a gate and an actor ("human" or "agent:ID").
-bad_request := [lib.reason("bad_request", msg, "data.loopx.gate.bad_request", ref) |
+bad_request := [lib.reason("bad_request", msg, "data.loopx.gate.bad_request", request.ref) |
 	some [bad, msg] in [
-		[gate_id == "", "an answer names a gate: input.answer.gate.id is missing"],
-		[not_actor, $"answerer {actor} is neither \"human\" nor \"agent:ID\""],
-		[has_acting, "a gate answer carries no input.answer.acting (that is the acting decision's)"],
+		[request.gate_id == "", "an answer names a gate: input.answer.gate.id is missing"],
+		[not_actor, $"answerer {request.actor} is neither \"human\" nor \"agent:ID\""],
+		[request.has_acting, "a gate answer carries no input.answer.acting (that is the acting decision's)"],
 	]
 	bad == true
 ]
@@ -53,53 +59,53 @@ bad_request := [lib.reason("bad_request", msg, "data.loopx.gate.bad_request", re
 default not_actor := false
 
 not_actor if {
-	not human
-	not agent_actor
+	not request.human
+	not request.agent_actor
 }
 
 # METADATA
 # description: A closed gate takes no answer.
-closed := [lib.reason("gate_closed", $"gate {gate_id} is already closed ({s})", "data.loopx.gate.closed", ref) |
-	gate_id != ""
-	s := object.get(gate, "status", "")
+closed := [lib.reason("gate_closed", $"gate {request.gate_id} is already closed ({s})", "data.loopx.gate.closed", request.ref) |
+	request.gate_id != ""
+	s := object.get(request.gate, "status", "")
 	s != "open"
 ]
 
 # METADATA
 # description: The answer is one of the gate's options.
-option := [lib.reason("unknown_option", $"option \"{o}\" is not one of gate {gate_id}'s options [{opts}]", "data.loopx.gate.option", ref) |
-	gate_id != ""
-	o := object.get(answer, "option", "")
-	not o in strs(object.get(gate, "options", []))
-	opts := concat(" ", strs(object.get(gate, "options", [])))
+option := [lib.reason("unknown_option", $"option \"{o}\" is not one of gate {request.gate_id}'s options [{opts}]", "data.loopx.gate.option", request.ref) |
+	request.gate_id != ""
+	o := object.get(request.answer, "option", "")
+	not o in request.strs(object.get(request.gate, "options", []))
+	opts := concat(" ", request.strs(object.get(request.gate, "options", [])))
 ]
 
 # METADATA
 # description: A human answer never comes from inside an agent round.
-in_round := [lib.reason("self_answer_forbidden", $"gate {gate_id} needs a human answer, and this command runs inside an agent round (LOOPX_ROUND/LOOPX_AGENT set): answer it from your own terminal", "data.loopx.gate.in_round", ref) |
-	human
-	chan.in_round == true
+in_round := [lib.reason("self_answer_forbidden", $"gate {request.gate_id} needs a human answer, and this command runs inside an agent round (LOOPX_ROUND/LOOPX_AGENT set): answer it from your own terminal", "data.loopx.gate.in_round", request.ref) |
+	request.human
+	request.chan.in_round == true
 ]
 
 # raised_by is who raised the gate, as an answerer is named.
 raised_by := r if {
-	r := gate.raised_by
+	r := request.gate.raised_by
 	r in {"human", "spec", "loopx"}
-} else := $"agent:{gate.raised_by}"
+} else := $"agent:{request.gate.raised_by}"
 
 # METADATA
 # description: The agent that raised a gate cannot answer it.
-raiser := [lib.reason("self_answer_forbidden", $"{actor} raised gate {gate_id} and cannot answer it", "data.loopx.gate.raiser", ref) |
-	not human
-	raised_by == actor
+raiser := [lib.reason("self_answer_forbidden", $"{request.actor} raised gate {request.gate_id} and cannot answer it", "data.loopx.gate.raiser", request.ref) |
+	not request.human
+	raised_by == request.actor
 ]
 
 # METADATA
 # description: Only the gate's answerers answer it.
-answerer := [lib.reason("not_answerer", $"{actor} may not answer gate {gate_id} (answerers: [{names}])", "data.loopx.gate.answerer", ref) |
-	gate_id != ""
-	not actor in strs(object.get(gate, "answerers", []))
-	names := concat(" ", strs(object.get(gate, "answerers", [])))
+answerer := [lib.reason("not_answerer", $"{request.actor} may not answer gate {request.gate_id} (answerers: [{names}])", "data.loopx.gate.answerer", request.ref) |
+	request.gate_id != ""
+	not request.actor in request.strs(object.get(request.gate, "answerers", []))
+	names := concat(" ", request.strs(object.get(request.gate, "answerers", [])))
 ]
 
 # METADATA
@@ -107,47 +113,47 @@ answerer := [lib.reason("not_answerer", $"{actor} may not answer gate {gate_id} 
 #   The channel rule: a human answers at a terminal (confirmed there) or on
 #   the dashboard (with its session token); an agent through its own
 #   channel; loopx demo answers its own gate, only in a project it created.
-channel := [lib.reason(code, msg, "data.loopx.gate.channel", ref) | some [code, msg] in channel_msgs]
+channel := [lib.reason(code, msg, "data.loopx.gate.channel", request.ref) | some [code, msg] in channel_msgs]
 
-channel_msgs contains ["bad_channel", $"gate answers come through a terminal, the dashboard, an agent or loopx demo; channel \"{kind}\" is none of them"] if {
-	not kind in {"terminal", "dashboard", "agent", "demo"}
+channel_msgs contains ["bad_channel", $"gate answers come through a terminal, the dashboard, an agent or loopx demo; channel \"{request.kind}\" is none of them"] if {
+	not request.kind in {"terminal", "dashboard", "agent", "demo"}
 }
 
-channel_msgs contains ["bad_channel", $"{actor} is an agent: agents answer through their own channel, not the {kind}"] if {
-	agent_actor
-	kind in {"terminal", "dashboard", "demo"}
+channel_msgs contains ["bad_channel", $"{request.actor} is an agent: agents answer through their own channel, not the {request.kind}"] if {
+	request.agent_actor
+	request.kind in {"terminal", "dashboard", "demo"}
 }
 
-channel_msgs contains ["confirmation_required", $"answering gate {gate_id} on the dashboard needs the dashboard's session token"] if {
-	kind == "dashboard"
-	not chan.session == true
+channel_msgs contains ["confirmation_required", $"answering gate {request.gate_id} on the dashboard needs the dashboard's session token"] if {
+	request.kind == "dashboard"
+	not request.chan.session == true
 }
 
-channel_msgs contains ["demo_only", $"the demo channel answers gates only in a project loopx demo created; answer gate {gate_id} from your own terminal"] if {
-	kind == "demo"
-	not answer.project.demo == true
+channel_msgs contains ["demo_only", $"the demo channel answers gates only in a project loopx demo created; answer gate {request.gate_id} from your own terminal"] if {
+	request.kind == "demo"
+	not request.answer.project.demo == true
 }
 
 # METADATA
 # description: A human answer at a terminal is confirmed there, by a person, not by an agent's descendant.
-confirmation := [lib.reason(c[0], c[1], "data.loopx.gate.confirmation", ref) | human; kind == "terminal"; c := terminal_check]
+confirmation := [lib.reason(c[0], c[1], "data.loopx.gate.confirmation", request.ref) | request.human; request.kind == "terminal"; c := terminal_check]
 
-terminal_check := ["self_answer_forbidden", $"gate {gate_id} needs a human answer, and this command descends from an agent ({anc}): answer it from your own terminal"] if {
-	anc := chan.agent_ancestor
+terminal_check := ["self_answer_forbidden", $"gate {request.gate_id} needs a human answer, and this command descends from an agent ({anc}): answer it from your own terminal"] if {
+	anc := request.chan.agent_ancestor
 	is_string(anc)
 	anc != ""
-} else := ["confirmation_required", $"answering gate {gate_id} as a human needs a terminal to confirm on (stdin is not one); run it in your own terminal"] if {
-	not chan.tty == true
-} else := ["confirmation_required", $"answering gate {gate_id} as a human needs a terminal to confirm on (none here: {e}); run it in your own terminal"] if {
-	e := chan.tty_error
+} else := ["confirmation_required", $"answering gate {request.gate_id} as a human needs a terminal to confirm on (stdin is not one); run it in your own terminal"] if {
+	not request.chan.tty == true
+} else := ["confirmation_required", $"answering gate {request.gate_id} as a human needs a terminal to confirm on (none here: {e}); run it in your own terminal"] if {
+	e := request.chan.tty_error
 	is_string(e)
 	e != ""
-} else := ["confirmation_pending", $"type the gate id {gate_id} on the terminal to confirm"] if {
-	not is_string(chan.typed)
+} else := ["confirmation_pending", $"type the gate id {request.gate_id} on the terminal to confirm"] if {
+	not is_string(request.chan.typed)
 } else := ["confirmation_required", "no confirmation typed: nothing recorded"] if {
-	chan.typed == ""
-} else := ["confirmation_mismatch", $"typed \"{chan.typed}\", not the gate id {gate_id}: nothing recorded"] if {
-	chan.typed != gate_id
+	request.chan.typed == ""
+} else := ["confirmation_mismatch", $"typed \"{request.chan.typed}\", not the gate id {request.gate_id}: nothing recorded"] if {
+	request.chan.typed != request.gate_id
 }
 
 # METADATA

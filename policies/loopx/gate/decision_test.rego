@@ -135,3 +135,36 @@ test_user_deny_wins if {
 	w := gate.decision with input as base with data.loopx.user.gate_answer.warn as {"answered late"}
 	w.allow
 }
+
+# Who is acting: --as agent:X is checked against the agents the caller's
+# ancestors run as (engine Acting), never trusted.
+acting(agents) := {"kind": "agent", "round_agent": "", "ancestry_checked": true, "acting_agents": agents}
+
+test_agent_acts_only_as_its_ancestors_agent if {
+	decide(answer({"actor": "agent:claude", "channel": acting(["claude"])})).allow
+	r := first(answer({"actor": "agent:claude", "channel": acting(["codex"])}))
+	r.code == "self_answer_forbidden"
+	contains(r.message, "descends from agent codex's process")
+}
+
+test_agent_without_agent_ancestor_is_refused if {
+	r := first(answer({"actor": "agent:claude", "channel": acting([])}))
+	r.code == "self_answer_forbidden"
+	contains(r.message, "loopx run --agent claude")
+}
+
+test_ancestors_of_two_agents_refuse_both if {
+	every a in ["agent:claude", "agent:codex"] {
+		first(answer({"actor": a, "channel": acting(["claude", "codex"])})).code == "self_answer_forbidden"
+	}
+}
+
+test_ancestry_unchecked_keeps_the_environment_rules if {
+	decide(answer({"actor": "agent:claude", "channel": object.union(acting([]), {"ancestry_checked": false})})).allow
+}
+
+test_a_gate_answer_never_carries_acting if {
+	d := decide(answer({"actor": "agent:claude", "channel": acting([]), "acting": {"mode": "act"}}))
+	d.verdict == "deny"
+	"bad_request" in codes(d)
+}

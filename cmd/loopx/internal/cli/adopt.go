@@ -81,7 +81,7 @@ is shown with its direction ("goals.g1.agents: [a1] → [] (every agent):
 loosens").
 
 adopt makes the files in loopx/ the rules in effect. It is a human's decision,
-taken by the built-in rule data.loopx.gate.adopt alone (no user policy takes
+taken by the built-in rule data.loopx.adopt.confirm alone (no user policy takes
 part, so a broken one cannot lock the human out): refused (exit 1) as an agent
 (LOOPX_AGENT), from inside an agent round (LOOPX_ROUND) or from a process that
 descends from an agent. At the terminal it shows the revision and what it
@@ -93,7 +93,7 @@ A spec that does not load is not adopted (exit 2).
 
 --restore writes the adopted revision back into loopx/ (spec files and user
 policies with their _test.rego files), undoing an edit that is pending. It is a
-human's call too (data.loopx.gate.restore: refused, exit 1, to an agent, inside
+human's call too (data.loopx.adopt.restore: refused, exit 1, to an agent, inside
 a round or from an agent's process): it lists every file it overwrites (your
 own uncommitted edits there included) and restores only when "restore" is typed
 back on the controlling terminal. Every refusal is in the audit log

@@ -34,7 +34,7 @@ func (a *app) runAgentRegister(ctx context.Context, o *agentRegisterOptions) err
 	}
 	// Registering an agent names who may act: a human's call,
 	// decided by the built-in channel rule
-	// (data.loopx.gate.repair), never from an agent's process.
+	// (data.loopx.repair.decision), never from an agent's process.
 	if err := a.humanOnly(ctx, e, "agent register", true, "agent.register_refused", o.Agent.ID); err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	}
 	if o.accept {
 		// A human-only repair: decided by the built-in channel rule
-		// (data.loopx.gate.repair), never by user policies.
+		// (data.loopx.repair.decision), never by user policies.
 		if err := a.humanOnly(ctx, e, "doctor --accept-store", false, "store.accept_refused", ".loopx/"); err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ event (loopx review) once a human repairs the store. After checking why,
 transaction that verifies (the damaged file is kept as
 .loopx/state.db.damaged) and re-anchors it (audited: store.salvaged). Both are
 human-only repairs, decided by the built-in channel rule
-data.loopx.gate.repair alone (no user policy takes part, so a broken one
+data.loopx.repair.decision alone (no user policy takes part, so a broken one
 cannot lock the human out): refused (exit 1) from inside an agent round
 (LOOPX_ROUND/LOOPX_AGENT) or from a process that descends from an agent.`,
 		Example: "  loopx doctor --json\n  loopx doctor --accept-store\n  loopx doctor --salvage",

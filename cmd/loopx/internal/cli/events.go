@@ -107,7 +107,7 @@ from … to …]"), and --json adds it as "polls" {goal, gate, agent,
 count, first_at, last_at} to that event.
 
 --prune-before INSTANT|DURATION prunes the log (human only: decided by the
-built-in channel rule data.loopx.gate.repair; from an agent, a round or a
+built-in channel rule data.loopx.repair.decision; from an agent, a round or a
 process below one it is refused, exit 1, and audited as
 events.prune_refused). It drops the oldest events before the instant (an
 RFC 3339 instant, or a duration back from now) that a human has reviewed:

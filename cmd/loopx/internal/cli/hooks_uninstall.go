@@ -28,7 +28,7 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 	}
 	// Removing loopx's hooks takes governance away, which only widens what
 	// an agent may do: a human's call, decided by the
-	// built-in channel rule (data.loopx.gate.repair), refused and audited
+	// built-in channel rule (data.loopx.repair.decision), refused and audited
 	// for an agent.
 	subject := o.settings
 	if subject == "" {

@@ -44,7 +44,7 @@ func (a *app) runReview(ctx context.Context, o *reviewOptions) error {
 	}
 	if o.Mark {
 		// Moving the marker hides what came before from the next
-		// review: a human's call (data.loopx.gate.repair).
+		// review: a human's call (data.loopx.repair.decision).
 		if err := a.humanOnly(ctx, e, "review --mark", true, "review.mark_refused", o.Goal); err != nil {
 			return err
 		}

@@ -409,14 +409,14 @@ func defaultAgent() string { return os.Getenv("LOOPX_AGENT") }
 // actAs returns the agent this command acts as: in.Agent is the agent it
 // names (its --agent, by default $LOOPX_AGENT), checked against the
 // processes above it by the identity rule (engine.ActAs,
-// data.loopx.gate.acting); "" when it names none and no agent is above it.
+// data.loopx.identity.acting); "" when it names none and no agent is above it.
 // Errors: errs.No agent_mismatch (exit 1), audited.
 func actAs(ctx context.Context, e *engine.Engine, in trust.ActRequest) (string, error) {
 	in.Mode = "act"
 	return e.ActAs(ctx, in)
 }
 
-// humanOnly asks the built-in channel rule (data.loopx.gate.repair, never
+// humanOnly asks the built-in channel rule (data.loopx.repair.decision, never
 // a user policy) whether a human runs this command, for the human-only
 // repairs (doctor --accept-store, review --mark, agent register). what
 // names the command ("review --mark"); with prefix it prefixes a refusal's

@@ -1,39 +1,15 @@
-package loopx.gate_test
+package loopx.identity_test
 
-import data.loopx.gate
+import data.loopx.identity
 
-# Who is acting: --as agent:X is checked against the agents the caller's
-# ancestors run as (engine Acting), never trusted.
+# acting is an agent channel whose ancestry runs as agents.
 acting(agents) := {"kind": "agent", "round_agent": "", "ancestry_checked": true, "acting_agents": agents}
-
-test_agent_acts_only_as_its_ancestors_agent if {
-	decide(answer({"actor": "agent:claude", "channel": acting(["claude"])})).allow
-	r := first(answer({"actor": "agent:claude", "channel": acting(["codex"])}))
-	r.code == "self_answer_forbidden"
-	contains(r.message, "descends from agent codex's process")
-}
-
-test_agent_without_agent_ancestor_is_refused if {
-	r := first(answer({"actor": "agent:claude", "channel": acting([])}))
-	r.code == "self_answer_forbidden"
-	contains(r.message, "loopx run --agent claude")
-}
-
-test_ancestors_of_two_agents_refuse_both if {
-	every a in ["agent:claude", "agent:codex"] {
-		first(answer({"actor": a, "channel": acting(["claude", "codex"])})).code == "self_answer_forbidden"
-	}
-}
-
-test_ancestry_unchecked_keeps_the_environment_rules if {
-	decide(answer({"actor": "agent:claude", "channel": object.union(acting([]), {"ancestry_checked": false})})).allow
-}
 
 # The acting decision: the same identity rule, asked by every command that
 # acts as an agent (mode act), by loopx mcp binding its session (bind) and
 # by each call of a bound session (session).
 act(actor, agents, extra) := d if {
-	d := gate.acting with input as {"answer": {"actor": actor, "channel": acting(agents), "acting": object.union({"mode": "act"}, extra)}}
+	d := identity.acting with input as {"answer": {"actor": actor, "channel": acting(agents), "acting": object.union({"mode": "act"}, extra)}}
 }
 
 test_acting_as_the_ancestry_agent if {
@@ -49,7 +25,7 @@ test_acting_as_another_agent_is_refused if {
 	d.reasons == [{
 		"code": "agent_mismatch",
 		"message": "--agent claude: this command descends from agent codex's process and may act only as codex",
-		"rule": "data.loopx.gate.identity", "ref": "agents.claude",
+		"rule": "data.loopx.identity.refusals", "ref": "agents.claude",
 	}]
 	b := act("agent:claude", ["codex"], {"mode": "bind"})
 	b.reasons[0].message == "--agent claude: this server descends from agent codex's process and may act only as codex"
@@ -71,7 +47,7 @@ test_a_human_acts_for_any_agent_without_an_agent_above if {
 }
 
 test_acting_with_the_ancestry_unread_takes_the_name if {
-	d := gate.acting with input as {"answer": {"actor": "agent:claude", "channel": {"ancestry_checked": false, "acting_agents": ["codex"]}, "acting": {"mode": "act"}}}
+	d := identity.acting with input as {"answer": {"actor": "agent:claude", "channel": {"ancestry_checked": false, "acting_agents": ["codex"]}, "acting": {"mode": "act"}}}
 	d.allow
 	d.agent == "claude"
 }
@@ -90,16 +66,10 @@ test_session_acts_only_as_its_bound_agent if {
 
 test_acting_odd_inputs_deny_and_stay_defined if {
 	every inp in [{}, null, {"answer": {"actor": "agent:claude"}}, {"answer": {"actor": "human", "acting": {"mode": "act"}}}, {"answer": {"actor": "agent:", "acting": {"mode": "act"}}}, {"answer": {"acting": {"mode": "answer"}}}, {"answer": {"acting": {}}}] {
-		d := gate.acting with input as inp
+		d := identity.acting with input as inp
 		d.verdict == "deny"
 		d.reasons[0].code == "bad_request"
 	}
-	d := gate.acting with input as {"answer": {"actor": "", "acting": {"mode": "sudo"}}}
+	d := identity.acting with input as {"answer": {"actor": "", "acting": {"mode": "sudo"}}}
 	d.reasons[0].message == "input.answer.acting.mode sudo is not act, bind or session"
-}
-
-test_a_gate_answer_never_carries_acting if {
-	d := decide(answer({"actor": "agent:claude", "channel": acting([]), "acting": {"mode": "act"}}))
-	d.verdict == "deny"
-	"bad_request" in codes(d)
 }

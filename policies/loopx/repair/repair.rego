@@ -1,0 +1,59 @@
+# METADATA
+# title: loopx.repair
+# description: |
+#   Human-only repairs of loopx itself (doctor --accept-store and
+#   --salvage, agent register, hooks uninstall, review --mark, events
+#   --prune-before): a human at a terminal or on the dashboard, never
+#   from inside a round or an agent's process. Adopting the rules and
+#   restoring them (loopx.adopt) start with these checks. The engine
+#   evaluates these rules with the built-in bundle only: no user policy
+#   takes part, so a broken one cannot lock the human out.
+package loopx.repair
+
+import data.loopx.lib
+import data.loopx.request
+
+# METADATA
+# description: The repair decision; always defined (undefined inputs deny).
+# entrypoint: true
+default decision := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "repair produced no decision",
+		"rule": "data.loopx.repair.decision", "ref": "",
+	}],
+}
+
+decision := {"verdict": "allow", "allow": true, "reasons": []} if count(deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": deny}
+
+# deny lists the failed checks, in the order a refusal names them.
+deny := [lib.reason(code, msg, "data.loopx.repair.decision", "") | some [ok, code, msg] in checks; not ok]
+
+# checks are [passes, code, message].
+checks := [
+	[request.human, "self_answer_forbidden", "repairing loopx is for a human; this command runs as an agent"],
+	[human_channel, "bad_channel", $"repairing loopx is done at a terminal or on the dashboard, not through channel \"{request.kind}\""],
+	[outside_round, "self_answer_forbidden", "repairing loopx is for a human, and this command runs inside an agent round (LOOPX_ROUND/LOOPX_AGENT set): run it from your own terminal"],
+	[no_agent_ancestor, "self_answer_forbidden", $"repairing loopx is for a human, and this command descends from an agent ({object.get(request.chan, "agent_ancestor", "")}): run it from your own terminal"],
+	[dashboard_session_ok, "confirmation_required", "repairing loopx on the dashboard needs the dashboard's session token"],
+]
+
+default human_channel := false
+
+human_channel if request.kind in {"terminal", "dashboard"}
+
+default outside_round := true
+
+outside_round := false if request.chan.in_round == true
+
+default no_agent_ancestor := true
+
+no_agent_ancestor := false if not object.get(request.chan, "agent_ancestor", "") in {"", null}
+
+default dashboard_session_ok := false
+
+dashboard_session_ok if request.kind != "dashboard"
+
+dashboard_session_ok if request.chan.session == true

@@ -1,0 +1,30 @@
+package loopx.repair_test
+
+import data.loopx.repair
+
+terminal(typed) := {"kind": "terminal", "in_round": false, "round_agent": "", "agent_ancestor": "", "tty": true, "tty_error": "", "typed": typed, "session": false}
+
+codes(d) := [r.code | some r in d.reasons]
+
+decide(ch, actor) := d if {
+	d := repair.decision with input as {"answer": {"actor": actor, "channel": ch}}
+}
+
+test_repair_is_for_a_human_at_a_terminal_or_dashboard if {
+	decide(terminal(null), "human").allow
+	decide(object.union(terminal(null), {"tty": false}), "human").allow
+	decide({"kind": "dashboard", "session": true}, "human").allow
+	not decide({"kind": "dashboard"}, "human").allow
+	not decide(terminal(null), "agent:codex").allow
+	not decide({"kind": "agent"}, "human").allow
+	not decide({"kind": "demo"}, "human").allow
+	r := decide(object.union(terminal(null), {"in_round": true}), "human")
+	r.reasons[0].code == "self_answer_forbidden"
+	not decide(object.union(terminal(null), {"agent_ancestor": "process 9 runs in round r-1"}), "human").allow
+	not decide({}, "").allow
+}
+
+test_repair_ignores_user_policies if {
+	d := repair.decision with input as {"answer": {"actor": "human", "channel": terminal(null)}} with data.loopx.user.gate_answer.deny as {"everything"}
+	d.allow
+}
