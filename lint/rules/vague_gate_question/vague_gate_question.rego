@@ -3,9 +3,8 @@
 # description: |
 #   A gate's question must be a concrete question (the spec schema's
 #   #Question: a "?" and at least 4 words), so that its answerer knows what
-#   they decide. Checks the
-#   spec's gates and the open gates in the store (raised at runtime); a
-#   gate without a question at all is reported too (case C15).
+#   they decide. Checks the spec's gates and the open gates in the store
+#   (raised at runtime); a gate without a question at all is reported too.
 # custom:
 #   severity: error
 package loopx.lint.rules.vague_gate_question

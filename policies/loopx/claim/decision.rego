@@ -1,8 +1,8 @@
 # METADATA
 # title: loopx.claim
 # description: |
-#   The claim query (design §6, §9): may this agent hold this todo, or record
-#   progress on it? The engine asks it inside the transaction of every
+#   The claim query: may this agent hold this todo, or record progress on
+#   it? The engine asks it inside the transaction of every
 #   mutation it guards, over the snapshot of that transaction:
 #     op "claim"        loopx todo claim
 #     op "round_start"  the claim of a round start's selected todo

@@ -4,8 +4,8 @@ package loopx.lib
 
 # METADATA
 # description: |
-#   The asking agent (input.agent) may work on input.goal (design §6 step
-#   3): it is known (declared in the spec or registered:
+#   The asking agent (input.agent) may work on input.goal (should_run's
+#   third step): it is known (declared in the spec or registered:
 #   input.state.agent.known), and the goal's agents list
 #   (data.loopx.spec.goals.<g>.agents) names it or is empty, or a human
 #   registered it for the goal (`loopx agent register ID --goal G`:

@@ -1,8 +1,8 @@
 # METADATA
 # title: loopx.permission
 # description: |
-#   The permission query (design §6): may this agent use this tool, write these
-#   paths, run this command? Every rule that objects adds a reason; deny beats
+#   The permission query: may this agent use this tool, write these paths,
+#   run this command? Every rule that objects adds a reason; deny beats
 #   ask beats allow and defer. `allow` is a grant: only a goals.<g>.scope.grant
 #   entry matching the whole call gives it (a host skips its own prompt on it).
 #   A call no grant matches and no rule objects to is `defer`: loopx has no

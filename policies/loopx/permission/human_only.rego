@@ -5,8 +5,8 @@ import data.loopx.lib
 
 # METADATA
 # description: |
-#   loopx's human-only verbs never run as an agent (design §8, §16: the
-#   judgment stays human): `gate answer`, `adopt`, `doctor --accept-store`,
+#   loopx's human-only verbs never run as an agent (the judgment stays
+#   human): `gate answer`, `adopt`, `doctor --accept-store`,
 #   `events --prune-before`, `hooks uninstall`, `agent register`, `dashboard`.
 #   Any simple command carries one when, after its command word, only flags
 #   and the values they may take come before the verb's words (and between

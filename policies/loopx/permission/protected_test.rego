@@ -101,7 +101,7 @@ test_host_setting_directories_are_containers if {
 	d.reasons[0].message == "sub/.claude contains an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json): agents may not write it"
 }
 
-# Item 13 of hostile trial 1: the user's host settings (p.home are the home-relative names).
+# The user's host settings in the home directory (p.home are the home-relative names).
 home_path(p, h) := object.union(path(p), {"outside_project": true, "via_command": true, "home": [h]})
 
 test_user_level_host_settings_are_protected if {

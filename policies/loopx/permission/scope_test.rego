@@ -125,7 +125,7 @@ test_plumbing_push_matches_git_push_patterns if {
 	run("git status").verdict == "defer"
 }
 
-# Item 14 of hostile trial 1: a scope.deny glob also covers a directory that contains a match.
+# A scope.deny glob also covers a directory that contains a match.
 test_scope_deny_covers_a_directory_containing_a_denied_path if {
 	every n in ["secrets", "api", "api/v2/gen"] {
 		d := decide(req({"tool": "Bash", "paths": [object.union(path(n), {"via_command": true})]}))

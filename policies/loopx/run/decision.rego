@@ -1,8 +1,7 @@
 # METADATA
 # title: loopx.run
 # description: |
-#   The should_run query (design §6): may this agent start a round on this goal
-#   now, and on which todo? The entry rule is decision; the first step of
+#   The should_run query: may this agent start a round on this goal now, and on which todo? The entry rule is decision; the first step of
 #   outcome that has reasons decides, user warnings are appended to any verdict.
 package loopx.run
 
@@ -22,7 +21,11 @@ default decision := {
 decision := object.union(o, {"reasons": array.concat(o.reasons, user_warn)}) if o := outcome
 
 # METADATA
-# description: The verdict of the first step that matches, in design §6 order.
+# description: |
+#   The verdict of the first step that matches, in this order: health,
+#   unknown goal, goal status, agent, open gates, stall, quota,
+#   min_interval, no claimable todo, no state change, a user policy's
+#   deny; else run.
 outcome := stop("deny", health, null) if count(health) > 0
 
 else := stop("deny", unknown_goal, null) if count(unknown_goal) > 0
