@@ -42,7 +42,7 @@ func readCorpus(t *testing.T, path string) []string {
 	return cmds
 }
 
-// readmeBenign matches the README's statement of the benign corpus figure.
+// readmeBenign matches docs/hosts.md's statement of the benign corpus figure.
 var readmeBenign = regexp.MustCompile(`benign corpus\]\([^)]*\)\s+\((\d+)\s+command\s+lines[^)]*\),\s+(\d+)\s+become\s+ask\s+or\s+deny`)
 
 // TestPermission_BenignCorpus decides every command line of a day of
@@ -50,7 +50,7 @@ var readmeBenign = regexp.MustCompile(`benign corpus\]\([^)]*\)\s+\((\d+)\s+comm
 // the spec `loopx init` scaffolds, and computes the share that becomes ask
 // or deny: the cost of "opaque commands are never allowed" and of the
 // scaffold's own patterns. Nothing is granted by default, so no line may be
-// allow; the README states the share, and this test keeps it true.
+// allow; docs/hosts.md states the share, and this test keeps it true.
 func TestPermission_BenignCorpus(t *testing.T) {
 	cmds := readCorpus(t, "testdata/benign_commands.txt")
 	if len(cmds) < 100 {
@@ -83,17 +83,17 @@ func TestPermission_BenignCorpus(t *testing.T) {
 	t.Logf("%d of %d benign lines (%.1f%%) become ask (%d) or deny (%d); %d defer",
 		objected, len(cmds), 100*float64(objected)/float64(len(cmds)), len(byVerdict["ask"]), len(byVerdict["deny"]), len(byVerdict["defer"]))
 
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/hosts.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := readmeBenign.FindSubmatch(readme)
 	if m == nil {
-		t.Fatalf("README.md does not state the benign corpus figure (want %q)", readmeBenign)
+		t.Fatalf("docs/hosts.md does not state the benign corpus figure (want %q)", readmeBenign)
 	}
 	total, _ := strconv.Atoi(string(m[1]))
 	stated, _ := strconv.Atoi(string(m[2]))
 	if total != len(cmds) || stated != objected {
-		t.Errorf("README.md says %d of %d benign lines become ask or deny; measured %s", stated, total, fmt.Sprintf("%d of %d", objected, len(cmds)))
+		t.Errorf("docs/hosts.md says %d of %d benign lines become ask or deny; measured %s", stated, total, fmt.Sprintf("%d of %d", objected, len(cmds)))
 	}
 }
