@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/policies/regotest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // TestRego runs every lint rule's _test.rego through OPA's tester (as
@@ -49,6 +52,38 @@ func TestRules_OneDirectoryPerRuleWithMetadata(t *testing.T) {
 			t.Errorf("rule %s: its violations do not take their id and severity from the METADATA (lib.violation(rego.metadata.chain(), …))", r.ID)
 		case strings.Count(src, `"`+r.ID+`"`) > 0:
 			t.Errorf("rule %s: its id is written again as a string: the METADATA title is the one place", r.ID)
+		}
+	}
+}
+
+// TestRules_DocumentedInDocs: every rule's METADATA names its section of
+// docs/policies.md as its one related resource, and that page has the
+// section, headed by the rule id, with the rule's severity.
+func TestRules_DocumentedInDocs(t *testing.T) {
+	page, err := os.ReadFile("../docs/policies.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range Modules() {
+		m, err := ast.ParseModuleWithOpts(name, src, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(m.Package.Path.String(), "data.loopx.lint.rules.") {
+			continue
+		}
+		for _, a := range m.Annotations {
+			if a.Scope != "package" {
+				continue
+			}
+			want := "docs/policies.md#" + a.Title
+			if len(a.RelatedResources) != 1 || a.RelatedResources[0].Ref.String() != want {
+				t.Errorf("%s: related_resources %v, want one: %s", name, a.RelatedResources, want)
+			}
+			section := "\n### " + a.Title + "\n\n" + a.Custom["severity"].(string) + ": "
+			if !strings.Contains(string(page), section) {
+				t.Errorf("docs/policies.md has no section %q", section)
+			}
 		}
 	}
 }

@@ -3,6 +3,9 @@
 # description: |
 #   A todo that is not done or cancelled must not depend on a todo that
 #   does not exist or was cancelled: it would wait forever.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#broken-dependency
 # custom:
 #   severity: error
 package loopx.lint.rules.broken_dependency

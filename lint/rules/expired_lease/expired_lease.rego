@@ -4,6 +4,9 @@
 #   A todo marked claimed must hold a live lease: a claimed todo whose lease
 #   expired, was released or is missing is an orphan (its agent crashed or
 #   left). Another agent's claim takes it over; until then it looks busy.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#expired-lease
 # custom:
 #   severity: warning
 package loopx.lint.rules.expired_lease

@@ -5,6 +5,9 @@
 #   removed), its todos, gates and spent quota stay in the store under the
 #   old id, out of sight — a renamed goal starts with no todos and a fresh
 #   quota window. Each such goal is named with what it keeps.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#goal-left-spec
 # custom:
 #   severity: warning
 package loopx.lint.rules.goal_left_spec

@@ -4,6 +4,9 @@
 #   Every goal needs at least one quota limit per window (quota.rounds,
 #   quota.tokens or quota.cost_usd): without one its agents may spend
 #   without bound.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#goal-without-quota
 # custom:
 #   severity: error
 package loopx.lint.rules.goal_without_quota

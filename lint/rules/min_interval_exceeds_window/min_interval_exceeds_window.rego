@@ -4,6 +4,9 @@
 #   A goal's quota.min_interval must not be longer than its quota.window:
 #   at most one round could start per window, so the round limit is
 #   meaningless and the cadence is probably a typo ("10h" for "10m").
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#min-interval-exceeds-window
 # custom:
 #   severity: error
 package loopx.lint.rules.min_interval_exceeds_window

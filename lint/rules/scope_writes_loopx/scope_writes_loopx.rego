@@ -6,6 +6,9 @@
 #   state) needs a scope.deny glob that excludes them ("loopx/**",
 #   ".loopx/**"). The permission policy refuses those paths anyway; the
 #   spec should say what it means.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#scope-writes-loopx
 # custom:
 #   severity: error
 package loopx.lint.rules.scope_writes_loopx

@@ -5,6 +5,9 @@
 #   goal's evidence.stale_after: stale evidence (a test run from last week)
 #   is no evidence for today's state. The snapshot carries the newest
 #   record per goal and kind, with its age.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#stale-evidence
 # custom:
 #   severity: warning
 package loopx.lint.rules.stale_evidence

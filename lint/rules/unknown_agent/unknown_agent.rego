@@ -6,6 +6,9 @@
 #   store. A typo there leaves a gate nobody may answer. (A goal's agents
 #   list naming an undeclared agent is a spec error: loopx vet,
 #   unknown_agent.)
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#unknown-agent
 # custom:
 #   severity: error
 package loopx.lint.rules.unknown_agent

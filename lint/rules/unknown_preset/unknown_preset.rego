@@ -3,6 +3,9 @@
 # description: |
 #   A goal's preset must name one of the embedded presets (input.presets,
 #   `loopx preset list`).
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#unknown-preset
 # custom:
 #   severity: error
 package loopx.lint.rules.unknown_preset

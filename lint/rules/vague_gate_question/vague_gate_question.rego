@@ -5,6 +5,9 @@
 #   #Question: a "?" and at least 4 words), so that its answerer knows what
 #   they decide. Checks the spec's gates and the open gates in the store
 #   (raised at runtime); a gate without a question at all is reported too.
+# related_resources:
+#   - description: the rule's documentation
+#     ref: docs/policies.md#vague-gate-question
 # custom:
 #   severity: error
 package loopx.lint.rules.vague_gate_question
