@@ -10,6 +10,6 @@ package loopx.lint
 # description: Every violation of every rule under data.loopx.lint.rules.
 # entrypoint: true
 report contains v if {
-	some name
-	some v in data.loopx.lint.rules[name].violations
+	some rule in data.loopx.lint.rules
+	some v in rule.violations
 }

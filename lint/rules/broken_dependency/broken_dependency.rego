@@ -12,7 +12,7 @@ package loopx.lint.rules.broken_dependency
 
 import data.loopx.lint.lib
 
-by_id := {t.id: t | some t in lib.state("todos")}
+by_id[t.id] := t if some t in lib.state("todos")
 
 # METADATA
 # description: Live todos depending on missing or cancelled todos.

@@ -37,6 +37,6 @@ agent_id("answerers", e) := substring(e, 6, -1) if startswith(e, "agent:")
 
 agent_id("agents", e) := e
 
-hint := $" (known: {concat(", ", sort(known))})" if count(known) > 0
+default hint := " (no agent is declared)"
 
-else := " (no agent is declared)"
+hint := $" (known: {concat(", ", sort(known))})" if count(known) > 0

@@ -58,10 +58,10 @@ within("exact", n, o) if n == o
 # gate_scope is what a spec gate blocks while open (the instance's scope
 # kind: guards make it an action gate, else todos a todo gate, else agents
 # an agent gate, else it blocks the whole goal).
-gate_scope(gt) := {"kind": kind, "guards": guards, "todos": todos, "agents": agents} if {
-	guards := sort(list(object.get(gt, "guards", [])))
-	todos := sort(list(object.get(gt, "todos", [])))
-	agents := sort(list(object.get(gt, "agents", [])))
+gate_scope(spec_gate) := {"kind": kind, "guards": guards, "todos": todos, "agents": agents} if {
+	guards := sort(list(object.get(spec_gate, "guards", [])))
+	todos := sort(list(object.get(spec_gate, "todos", [])))
+	agents := sort(list(object.get(spec_gate, "agents", [])))
 	kind := gate_kind(guards, todos, agents)
 }
 

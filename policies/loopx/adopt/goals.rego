@@ -17,7 +17,10 @@ changes contains change($"goals.{g}", "declared", null, " (no more work on it)",
 	not has_key(new_goals, g)
 }
 
-goal_pairs contains [g, object_or_empty(o), object_or_empty(new_goals[g])] if some g, o in old_goals
+goal_pairs contains [g, object_or_empty(o), object_or_empty(n)] if {
+	some g, o in old_goals
+	n := new_goals[g]
+}
 
 goal_known := {"objective", "preset", "agents", "quota", "stall", "scope", "gates", "evidence", "todos"}
 
@@ -112,11 +115,11 @@ changes contains change($"goals.{g}.quota.{f}", ov, nv, note, direction(dir)) if
 	some [g, o, n] in goal_pairs
 	oq := object_or_empty(object.get(o, "quota", {}))
 	nq := object_or_empty(object.get(n, "quota", {}))
-	some [f, dflt, lower, note] in [["compute", 1, true, ""], ["min_interval_seconds", 0, false, " (seconds between rounds)"]]
+	some [f, dflt, lower_tighter, note] in [["compute", 1, true, ""], ["min_interval_seconds", 0, false, " (seconds between rounds)"]]
 	ov := object.get(oq, f, dflt)
 	nv := object.get(nq, f, dflt)
 	ov != nv
-	dir := ordered(ov, nv, lower)
+	dir := ordered(ov, nv, lower_tighter)
 }
 
 # ordered: nv is no more permissive than ov, for a field where lower is

@@ -119,6 +119,7 @@ human_work := [lib.reason_data("not_agent_work", $"todo {todo_id} is a {k} todo,
 agent_data := {"todo": todo_id, "agent": agent_id, "role": lib.role(asker), "mode": object.get(asker, "mode", "active")}
 
 # METADATA
+# scope: document
 # description: |
 #   The agent must be known and on the todo's goal, and the goal in the
 #   spec (input.state.goal.in_spec): a goal removed from the spec has no
@@ -151,10 +152,9 @@ for_other := [lib.reason_data("for_other_agent", msg, "data.loopx.claim.for_othe
 
 # METADATA
 # description: Review todos go to reviewers, and reviewers take only review todos.
-role := [lib.reason_data("role_mismatch", msg, "data.loopx.claim.role", $"agents.{agent_id}.role", agent_data) |
+role := [lib.reason_data("role_mismatch", role_message, "data.loopx.claim.role", $"agents.{agent_id}.role", agent_data) |
 	count(for_other) == 0
 	not lib.role_fits(todo, asker)
-	msg := role_message
 ]
 
 role_message := $"todo {todo_id} is a review todo and agent {agent_id} is not a reviewer (role {lib.role(asker)})" if lib.is_review(todo)

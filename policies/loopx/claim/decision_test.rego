@@ -96,7 +96,7 @@ test_a_goal_removed_from_the_spec_is_no_one_s if {
 	codes(d) == ["unknown_goal"]
 	d.reasons[0].message == "goal g1 is not declared in the spec"
 	renew := {"claim": {"op": "renew", "todo": {"status": "claimed", "lease": lease("codex", true)}}}
-	codes(decide(object.union(object.union(base, {"state": {"goal": {"in_spec": false}}}), renew))) == ["unknown_goal"]
+	codes(decide(object.union_n([base, {"state": {"goal": {"in_spec": false}}}, renew]))) == ["unknown_goal"]
 }
 
 test_renew_needs_a_known_agent_on_the_goal if {

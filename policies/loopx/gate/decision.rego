@@ -136,7 +136,7 @@ channel_msgs contains ["demo_only", $"the demo channel answers gates only in a p
 
 # METADATA
 # description: A human answer at a terminal is confirmed there, by a person, not by an agent's descendant.
-confirmation := [lib.reason(c[0], c[1], "data.loopx.gate.confirmation", request.ref) | request.human; request.kind == "terminal"; c := terminal_check]
+confirmation := [lib.reason(terminal_check[0], terminal_check[1], "data.loopx.gate.confirmation", request.ref) | request.human; request.kind == "terminal"]
 
 terminal_check := ["self_answer_forbidden", $"gate {request.gate_id} needs a human answer, and this command descends from an agent ({anc}): answer it from your own terminal"] if {
 	anc := request.chan.agent_ancestor

@@ -28,8 +28,15 @@ default mode := "answer"
 mode := m if {
 	request.has_acting
 	m := object.get(acting_req, "mode", "")
-	m in {"act", "bind", "session"}
-} else := "bad" if request.has_acting
+	m in known_modes
+}
+
+mode := "bad" if {
+	request.has_acting
+	not object.get(acting_req, "mode", "") in known_modes
+}
+
+known_modes := {"act", "bind", "session"}
 
 # named is the agent the request names ("" when it names none).
 default named := ""
@@ -81,6 +88,7 @@ default refused_code := "agent_mismatch"
 refused_code := "self_answer_forbidden" if mode == "answer"
 
 # METADATA
+# scope: document
 # description: |
 #   refusals are [code, message] pairs, one for each way the request acts
 #   as an agent it may not act as.

@@ -34,7 +34,7 @@ default decision := {
 	}],
 }
 
-decision := object.union(o, {"reasons": array.concat(o.reasons, user_warn)}) if o := outcome
+decision := object.union(outcome, {"reasons": array.concat(outcome.reasons, user_warn)})
 
 outcome := answer("deny", deny) if count(deny) > 0
 
@@ -81,6 +81,7 @@ has_request if is_object(input.permission)
 has_path(p) if is_string(p.path)
 
 # METADATA
+# scope: document
 # description: |
 #   The goal must be in the spec, the agent known and on the goal. Not
 #   judged while the store, spec or policy is unusable (health denies
@@ -100,6 +101,8 @@ goal_agent_checks := [lib.reason("unknown_goal", $"goal {goal_id} is not declare
 	not lib.agent_on_goal
 }
 
+# goal_id is the request view of request.rego, not an output variable.
+# regal ignore:use-some-for-output-vars
 goal_known if is_object(data.loopx.spec.goals[goal_id])
 
 # METADATA

@@ -17,6 +17,11 @@ gate_open := [lib.reason("gate_open", msg, "data.loopx.permission.gate_open", $"
 
 guarded(x) if x in actions
 
+guarded(x) if {
+	some c in cmd_targets
+	cmd_match(x, c)
+}
+
 # METADATA
 # description: An open gate that stops this agent's work on the goal (lib.gate_blocks_agent, shared with should_run and claim) denies every tool call until it is answered.
 goal_gate := [lib.reason("gate_open", msg, "data.loopx.permission.goal_gate", $"gate {id}") |
@@ -26,8 +31,3 @@ goal_gate := [lib.reason("gate_open", msg, "data.loopx.permission.goal_gate", $"
 	id := object.get(g, "id", "")
 	msg := $"gate {id} is open: {object.get(g, "question", "")} (work on the goal waits for its answer)"
 ]
-
-guarded(x) if {
-	some c in cmd_targets
-	cmd_match(x, c)
-}

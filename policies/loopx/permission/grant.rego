@@ -4,6 +4,7 @@ package loopx.permission
 import data.loopx.lib
 
 # METADATA
+# scope: document
 # description: |
 #   A grant (goals.<g>.scope.grant) matches the whole call: its tool name
 #   matches a grant.tools pattern; or every part of it is granted, the part
@@ -15,20 +16,20 @@ import data.loopx.lib
 #   grant.commands say, nor one whose argv may hide what runs
 #   (command_words_unsure); a grant never overrides an objection (deny and
 #   ask come first).
-granted := [] if opaque
+default granted := []
 
-else := [] if named_only_ungranted
-
-else := [tool_grant] if tool_grant
-
-else := parts_grant if {
+granted := [tool_grant] if {
+	not opaque
+	not named_only_ungranted
+	tool_grant
+} else := parts_grant if {
+	not opaque
+	not named_only_ungranted
 	grantable_kind
 	count(parts_grant) > 0
 	command_granted
 	paths_granted
 }
-
-else := []
 
 default grant := {}
 

@@ -3,7 +3,7 @@ package loopx.permission_test
 import data.loopx.permission
 
 # grant_spec is the test spec with goals.g1.scope.grant (and scope overrides) set.
-grant_spec(grant, over) := {"goals": {"g1": {"scope": object.union(object.union(spec.goals.g1.scope, {"grant": grant}), over)}}}
+grant_spec(grant, over) := {"goals": {"g1": {"scope": object.union_n([spec.goals.g1.scope, {"grant": grant}, over])}}}
 
 test_grant_tools_allows_a_named_tool if {
 	s := grant_spec({"tools": ["WebFetch", "mcp__github__get_*"]}, {})
@@ -149,8 +149,8 @@ nocmds := {"commands": {"ask": [], "deny": []}}
 
 test_grant_of_push_never_covers_force_push if {
 	push := req(argv_actions_bash("git push origin main", [["git.push"]]))
-	force := req(argv_actions_bash("git push origin main --force", [["git.push", "git.push.force"]]))
 	decide_spec(push, grant_spec({"commands": ["git.push"]}, nocmds)).verdict == "allow"
+	force := req(argv_actions_bash("git push origin main --force", [["git.push", "git.push.force"]]))
 	decide_spec(force, grant_spec({"commands": ["git.push"]}, nocmds)).verdict == "defer"
 	decide_spec(force, grant_spec({"commands": ["git push*"]}, nocmds)).verdict == "defer"
 	decide_spec(force, grant_spec({"tools": ["Bash"]}, nocmds)).verdict == "defer"

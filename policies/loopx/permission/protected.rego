@@ -132,6 +132,7 @@ home_setting(h) if {
 }
 
 # METADATA
+# scope: document
 # description: |
 #   covers(g, n): glob g matches the name n, or n is a directory that may
 #   contain a match (removing, moving or chmod -R'ing n reaches it): n

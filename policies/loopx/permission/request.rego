@@ -56,7 +56,10 @@ simple_commands := [concat(" ", a) | some a in argvs]
 # A pattern is matched against the action names too (command_hit).
 cmd_targets := text_targets | {canonical_commands[a] | some a in actions}
 
-text_targets := {c | some c in array.concat(array.concat([command], segments), simple_commands); c != ""}
+text_targets contains c if {
+	some c in array.flatten([[command], segments, simple_commands])
+	c != ""
+}
 
 # canonical_commands are the commands loopx's actions stand for.
 canonical_commands := {
@@ -64,16 +67,20 @@ canonical_commands := {
 	"npm.publish": "npm publish", "loopx.gate.answer": "loopx gate answer",
 }
 
-actions := {a | some a in array.concat([object.get(req, "action", "")], strs(object.get(req, "actions", []))); is_string(a); a != ""}
+actions contains a if {
+	some a in array.concat([object.get(req, "action", "")], strs(object.get(req, "actions", [])))
+	is_string(a)
+	a != ""
+}
 
 # call_name names the call in messages: its tool, else its command, else "the call".
+default call_name := "the call"
+
 call_name := object.get(req, "tool", "") if object.get(req, "tool", "") != ""
 
 # (count, not command != "": OPA v1.22's formatter garbles a string literal
 # in the body of a middle else, and every .rego file is kept opa fmt clean.)
 else := $"`{command}`" if count(command) > 0
-
-else := "the call"
 
 # opaque_reasons say why the engine cannot know what the command line runs
 # or writes (input.permission.opaque); a line that does not parse, or a
@@ -81,18 +88,17 @@ else := "the call"
 opaque_reasons := array.concat(strs(object.get(req, "opaque", [])), unread)
 
 # (The reader says why a line does not parse; the policy says it only when the reader did not.)
-unread := [] if {
-	req.command_parsed == false
-	count(strs(object.get(req, "opaque", []))) > 0
-} else := ["it does not parse"] if req.command_parsed == false
+default unread := []
 
-else := ["no simple command was read from it"] if {
+unread := ["it does not parse"] if {
+	req.command_parsed == false
+	count(strs(object.get(req, "opaque", []))) == 0
+} else := ["no simple command was read from it"] if {
+	not req.command_parsed == false
 	command != ""
 	not has_argvs
 	count(segments) == 0
 }
-
-else := []
 
 opaque if count(opaque_reasons) > 0
 
@@ -107,4 +113,4 @@ outside_path(p) if p.symlink_outside == true
 # (glob.match's empty delimiter list would mean ".").
 cmd_match(g, c) := glob.match(g, ["\u0000"], c)
 
-mentioned(p) if object.get(p, "mentioned", false) == true
+mentioned(p) if p.mentioned == true

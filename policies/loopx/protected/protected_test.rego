@@ -2,7 +2,7 @@ package loopx.protected_test
 
 import data.loopx.protected
 
-all_globs := array.concat(array.concat(array.concat(protected.own, protected.hosts), array.concat(protected.git, protected.next_command)), protected.home)
+all_globs := array.flatten([protected.own, protected.hosts, protected.git, protected.next_command, protected.home])
 
 # Names are compared lower-cased: an upper-case glob would never match.
 test_globs_are_lower_case if {

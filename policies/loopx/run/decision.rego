@@ -18,7 +18,7 @@ default decision := {
 	}],
 }
 
-decision := object.union(o, {"reasons": array.concat(o.reasons, user_warn)}) if o := outcome
+decision := object.union(outcome, {"reasons": array.concat(outcome.reasons, user_warn)})
 
 # METADATA
 # description: |

@@ -36,6 +36,7 @@ goal_status := array.concat(
 )
 
 # METADATA
+# scope: document
 # description: Step 3, the agent must be known and on the goal.
 default agent := []
 

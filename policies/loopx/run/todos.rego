@@ -10,8 +10,11 @@ todos := input.state.todos if is_array(input.state.todos)
 # that reason; why_order is the precedence and the order in messages.
 unclaimable[why] := ids if some why, ids in unfit
 
+# The value of one key of unclaimable is a set, not a rule of its own.
+# regal ignore:prefer-set-or-object-rule
 unclaimable["not_due"] := {i | some i, t in todos; t.kind == "monitor"; not t.due == true}
 
+# regal ignore:prefer-set-or-object-rule
 unclaimable["gated"] := {i | some i, t in todos; some g in open_gates; lib.gate_blocks_todo(g, t.id)}
 
 # unfit is lib.unfit over todos for the asking agent (every eligibility rule but gates and due monitors).
@@ -30,9 +33,9 @@ default asker := {"id": "", "role": "executor", "mode": "active"}
 
 asker := object.union(input.state.agent, {"id": agent_id}) if is_object(input.state.agent)
 
-role_label := "not review todos (this agent is a reviewer)" if lib.role(asker) == "reviewer"
+default role_label := "review todos (for reviewers)"
 
-else := "review todos (for reviewers)"
+role_label := "not review todos (this agent is a reviewer)" if lib.role(asker) == "reviewer"
 
 # Claimable todos with their selection key: own live claims, then
 # lib.order_key (due monitors, then priority (0 first), age), then input
@@ -46,7 +49,7 @@ candidates := [[rank, k[1], k[2], i] |
 	rank := object.get(own_claims, i, k[0])
 ]
 
-own_claims := {i: 0 | some i in lib.holding(todos, agent_id)}
+own_claims[i] := 0 if some i in lib.holding(todos, agent_id)
 
 # METADATA
 # description: Step 8 on run, the todo this agent should work on.
