@@ -65,7 +65,7 @@ func decodeEvent(t *testing.T, line []byte) logs.EventV1 {
 var sha256Rev = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // checkEvents decodes every line of e's decision log as logs.EventV1 and
-// checks the fields loopx promises (README: the decision log), then
+// checks the fields loopx promises (docs/decisions.md: the decision log), then
 // evaluates each logged path with OPA's rego package on the stored bundles
 // and input, as `opa eval` would, and requires the logged result. It
 // returns the events.

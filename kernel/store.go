@@ -506,7 +506,7 @@ func (s *Store) Revision() (uint64, error) {
 
 // NewestInstant is the newest instant a commit of this store recorded (the
 // zero time for a store that predates the record). A clock earlier than it
-// was moved back since that commit (README "One clock").
+// was moved back since that commit (docs/trust.md "One clock").
 func (s *Store) NewestInstant() (time.Time, error) {
 	var t time.Time
 	err := s.View(func(tx *Tx) error {

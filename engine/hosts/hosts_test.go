@@ -210,7 +210,7 @@ func TestReadOnlyTool(t *testing.T) {
 	}
 }
 
-// TestPermissionAnswer_PerHost is the per-host answer table (README
+// TestPermissionAnswer_PerHost is the per-host answer table (docs/hosts.md
 // "Hook answers per host"): every verdict on every host, byte for byte.
 func TestPermissionAnswer_PerHost(t *testing.T) {
 	const reason = "loopx deny: loopx/loopx.cue <is> loopx's own & more [protected_path]"

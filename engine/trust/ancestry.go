@@ -150,7 +150,7 @@ func hostOf(args []string) string {
 // them). Linux only (/proc); elsewhere the ancestry is empty. The caller's
 // own environment is not read: a process chooses its own environment,
 // not its parents'. A process that detaches itself (double fork, setsid)
-// or rewrites its environment in memory escapes it (README "Trust
+// or rewrites its environment in memory escapes it (docs/trust.md "Trust
 // model").
 func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 	a := Acting{Ancestry: []Process{}, Agents: []string{}}

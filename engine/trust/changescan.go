@@ -15,7 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/safegit"
 )
 
-// What the agent changed (README "Trust model"). `loopx run` scans the
+// What the agent changed (docs/trust.md "Trust model"). `loopx run` scans the
 // project before and after the agent command:
 //   - the protected files (Scanner.Protected: loopx/, .loopx/ but the files
 //     loopx itself writes while a round runs, git's hooks, config and

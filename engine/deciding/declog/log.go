@@ -84,7 +84,7 @@ const ErasedState = "/input/state"
 //     revision, the quota summary (Q).
 //
 // `opa eval` of data.<path> with the two bundles and the stored input
-// (.loopx/inputs/<hex>.json) gives result again (README: the decision log).
+// (.loopx/inputs/<hex>.json) gives result again (docs/decisions.md: the decision log).
 type Entry[I, Q any] struct {
 	Labels     map[string]string         `json:"labels"`
 	DecisionID string                    `json:"decision_id"`

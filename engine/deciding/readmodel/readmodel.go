@@ -53,7 +53,7 @@ const Version = 8
 // of the last line (TodosSum): a file edited without recomputing them (a
 // forged gate status, todo, rule or kept order) is never used, and
 // decisions read the store. A process that recomputes them is not stopped
-// (README: what loopx cannot stop).
+// (docs/trust.md: what loopx cannot stop).
 type Model struct {
 	Version int    `json:"version"`
 	Rev     uint64 `json:"rev"`

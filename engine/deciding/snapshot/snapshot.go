@@ -383,7 +383,7 @@ func (b Builder) AgentFacts(src Source, gs *specs.Goal, agent string) input.Agen
 // An entry dated after now (written while the clock was ahead, or by a
 // clock since moved back) counts as inside the window, and a round started
 // after now is the last round for min_interval: moving the clock never
-// gives budget back (README "One clock").
+// gives budget back (docs/trust.md "One clock").
 func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Round, now time.Time) input.QuotaFacts {
 	var q input.QuotaFacts
 	q.MinIntervalElapsed = true

@@ -23,7 +23,7 @@ func Under(tx Source, rm *readmodel.Model) Source {
 // checked is a store transaction whose todo windows come from a read
 // model, checked against the store. The read model is a file a process
 // outside a sandbox could rewrite with its checksums recomputed, and a
-// write decides from the store (README: what loopx cannot stop): so the
+// write decides from the store (docs/trust.md: what loopx cannot stop): so the
 // window's todos are the store's records (a window todo the store holds
 // otherwise, or not at all, drops the window: every todo is read), their
 // open dependencies, the leased todos (scope conflicts, rounds in flight)

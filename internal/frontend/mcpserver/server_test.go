@@ -256,7 +256,7 @@ func TestMCP_FourthRoundOverQuotaIsSkipped(t *testing.T) {
 	}
 
 	// A call naming no agent acts as the one the session is bound to: the
-	// input schema does not require it (README, Trust model).
+	// input schema does not require it (docs/trust.md, Trust model).
 	if sr := c.ok("should_run", map[string]any{"goal": "g1"}); get(t, sr, "agent") != "a1" {
 		t.Fatalf("should_run without agent: %v", sr)
 	}

@@ -83,7 +83,7 @@ func (a *app) logCmd() *cobra.Command {
 .loopx/decisions.jsonl and its rotated files. Each has an id for
 'loopx explain ID'. --json prints the log lines as they are stored: OPA
 decision-log events (labels, decision_id, revision, bundles, path, input,
-result, erased, timestamp, custom; README "The decision log"). Lines of an
+result, erased, timestamp, custom; docs/decisions.md "The decision log"). Lines of an
 earlier loopx (revision an object, input_hash) are read and shown too.
 
 Exit codes: 0 ok; 2 bad flags.`,

@@ -67,7 +67,7 @@ policies — built-in and user — on the input in FILE ("-" reads stdin) and
 prints the decision, without logging it or changing the state.
 
 The input has the shape of a decision's input (see "loopx decide … --json"
-and README): query, now, goal, agent, health, state, and the query's
+and docs/decisions.md): query, now, goal, agent, health, state, and the query's
 request: permission, claim ({op, todo: {id, status, kind, …}}) or answer
 ({gate: {…}, option, actor, channel: {kind, …}}). --goal and
 --agent replace input.goal and input.agent; a missing now is the current

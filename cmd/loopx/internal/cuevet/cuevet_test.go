@@ -1,4 +1,4 @@
-// Package cuevet proves README's recipe for vetting a spec with the real cue
+// Package cuevet proves docs/specs.md's recipe for vetting a spec with the real cue
 // tool: `loopx schema | cue vet -c cue: - loopx/*.cue`. Its scripts run
 // loopx and cue (cuelang.org/go/cmd/cue at the version go.mod pins, run in
 // process) through a real shell pipe.
