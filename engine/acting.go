@@ -9,6 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
@@ -54,7 +55,7 @@ func (e *Engine) ActAs(ctx context.Context, in trust.ActRequest) (string, error)
 	if in.Agent != "" {
 		actor = "agent:" + in.Agent
 	}
-	input := input.Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
+	input := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
 		Answer: &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
 	d := e.evalPrepared(ctx, pq, actingRule, "gate_answer", input)
 	if d.Allow {
@@ -95,7 +96,7 @@ func (e *Engine) acting(fast bool) trust.Acting {
 // then fails closed on the store's health anyway).
 func (e *Engine) runnerAgents(fast bool) map[string]string {
 	out := map[string]string{}
-	add := func(rounds []kernel.Round) {
+	add := func(rounds []records.Round) {
 		for _, r := range rounds {
 			if r.Runner != "" {
 				out[r.Runner] = r.Agent

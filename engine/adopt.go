@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -31,23 +32,23 @@ func (e *Engine) Pending() *adopt.Pending { return e.pending }
 func (e *Engine) DiskSpec() (*specs.Loaded, error) { return e.disk, e.diskErr }
 
 // diskRules reads loopx/ as it is on disk (adopt.DiskRules).
-func (e *Engine) diskRules() (kernel.Rules, error) {
+func (e *Engine) diskRules() (records.Rules, error) {
 	return adopt.DiskRules(e.SpecDir(), e.disk, e.book())
 }
 
 // adoptedRules returns the adopted rules from the read model when it is
 // fresh, else from the store; ok false when none were adopted.
-func (e *Engine) adoptedRules() (kernel.Rules, bool, error) {
+func (e *Engine) adoptedRules() (records.Rules, bool, error) {
 	if e.store == nil {
 		if rm := e.loadReadModel(e.Now()); rm != nil {
 			e.fromModel, e.modelRules, e.modelRev = true, rm.Rules, rm.Rev
 			if rm.Rules == nil {
-				return kernel.Rules{}, false, nil
+				return records.Rules{}, false, nil
 			}
 			return *rm.Rules, true, nil
 		}
 	}
-	var r kernel.Rules
+	var r records.Rules
 	var ok bool
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
@@ -170,7 +171,7 @@ func (e *Engine) cacheDir() string { return filepath.Join(e.StateDir(), "cache")
 // files are evaluated again (freshDisk audits a forged cache file and
 // replaces it), and when that still is not the adopted export the stored
 // adopted export is what this engine evaluates.
-func (e *Engine) checkCachedExport(cur kernel.Rules) {
+func (e *Engine) checkCachedExport(cur records.Rules) {
 	if e.disk == nil || !e.disk.Cached {
 		return
 	}
@@ -233,7 +234,7 @@ func (e *Engine) resolveFresh(ctx context.Context) {
 // useAdopted makes the adopted revision cur the spec and policies this
 // engine evaluates (the stored export: no CUE is evaluated). An export
 // that does not decode is the spec error (decisions fail closed).
-func (e *Engine) useAdopted(cur kernel.Rules) {
+func (e *Engine) useAdopted(cur records.Rules) {
 	spec, err := specs.FromExport(cur.SpecHash, slices.Sorted(maps.Keys(cur.SpecFiles)), cur.SpecJSON)
 	if err != nil {
 		e.spec, e.specErr = nil, err
@@ -248,7 +249,7 @@ func (e *Engine) useAdopted(cur kernel.Rules) {
 // rules.adopted event (actor by, why, what loosened and tightened, and extra data such as
 // the adopting human's ancestry), and makes the files on disk the rules
 // this engine evaluates.
-func (e *Engine) adopt(r kernel.Rules, by, why string, loosens, tightens []render.Reason, extra map[string]any) error {
+func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []render.Reason, extra map[string]any) error {
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
@@ -376,7 +377,7 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch input.Channel, restore bool
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), ref)
 	}
-	in := input.Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
+	in := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, ref, "gate_answer", in)
 	d.Query = query
 	return d
@@ -468,7 +469,7 @@ func (e *Engine) refreshRules(ctx context.Context) {
 }
 
 // restoreByGate is adopt.RestoreByGate in a rejecting answer's tx.
-func (e *Engine) restoreByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
+func (e *Engine) restoreByGate(tx *kernel.Tx, g records.Gate, actor string) error {
 	before, err := adopt.RestoreByGate(tx, e.root, g, e.diskFiles(), actor)
 	if before != nil {
 		e.useAdopted(*before)
@@ -488,13 +489,13 @@ func (e *Engine) RejectRestores(id string) (paths []string, ok bool, err error) 
 }
 
 // diskFiles is loopx/ on disk as far as it reads (diskRules, errors dropped).
-func (e *Engine) diskFiles() kernel.Rules { disk, _ := e.diskRules(); return disk }
+func (e *Engine) diskFiles() records.Rules { disk, _ := e.diskRules(); return disk }
 
 // adoptByGate adopts the revision an approved adoption gate names, inside
 // the answer's transaction, when loopx/ still holds exactly that revision;
 // otherwise nothing is adopted and an event says why (the human runs
 // `loopx adopt` after looking again).
-func (e *Engine) adoptByGate(tx *kernel.Tx, g kernel.Gate, actor string) error {
+func (e *Engine) adoptByGate(tx *kernel.Tx, g records.Gate, actor string) error {
 	e.freshDisk(tx)
 	disk, err := e.diskRules()
 	ev, ok := adopt.GateEvent(g, disk, err == nil && e.diskErr == nil, actor)

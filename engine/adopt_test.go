@@ -18,6 +18,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 const adoptBase = `agents: a1: {host: "shell", role: "executor"}
@@ -152,7 +153,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 	if e2.Pending() != nil {
 		t.Fatal("pending after restore")
 	}
-	var r kernel.Rules
+	var r records.Rules
 	if err := e2.view(func(tx *kernel.Tx) error { r, _, err = tx.Rules(); return err }); err != nil || r.By != "loopx" {
 		t.Fatalf("rules %+v, %v", r, err)
 	}
@@ -247,7 +248,7 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	if lim := e.facts().GoalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
 		t.Fatalf("rounds limit in effect %v, want the adopted 24", lim)
 	}
-	var r kernel.Rules
+	var r records.Rules
 	if err := e.view(func(tx *kernel.Tx) error { r, _, err = tx.Rules(); return err }); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 const benchSpec = `agents: a1: {host: "shell", role: "executor"}
@@ -41,12 +42,12 @@ func benchProject(tb testing.TB, todos, evidence int) string {
 	defer s.Close()
 	err = s.Update(func(tx *kernel.Tx) error {
 		for i := 0; i < todos; i++ {
-			if _, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5}); err != nil {
+			if _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5}); err != nil {
 				return err
 			}
 		}
 		for i := 0; i < evidence; i++ {
-			if _, err := tx.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: fmt.Sprintf("go test ./... run %d passed", i), Ref: "go test ./..."}); err != nil {
+			if _, err := tx.AddEvidence(records.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: fmt.Sprintf("go test ./... run %d passed", i), Ref: "go test ./..."}); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/runner"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // gitInit makes root a git work tree with everything committed.
@@ -70,32 +70,32 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 		incomplete bool
 	}{
 		{name: "git, more files than the cap: the quota raise in loopx/ is seen", git: true, files: 150,
-			script: "sed -i 's/rounds: 3/rounds: 300/' loopx/loopx.cue", want: kernel.OutcomeFailed, gate: true},
+			script: "sed -i 's/rounds: 3/rounds: 300/' loopx/loopx.cue", want: records.OutcomeFailed, gate: true},
 		{name: "no git, more files than the cap: fails closed, the command never runs", files: 150,
-			script: "sed -i 's/rounds: 3/rounds: 300/' loopx/loopx.cue; touch ran", want: kernel.OutcomeFailed, incomplete: true},
+			script: "sed -i 's/rounds: 3/rounds: 300/' loopx/loopx.cue; touch ran", want: records.OutcomeFailed, incomplete: true},
 		{name: "no git, the agent writes past the cap: fails closed", files: 90,
-			script: "mkdir more; for i in $(seq 1 20); do echo > more/$i; done", want: kernel.OutcomeFailed, incomplete: true},
+			script: "mkdir more; for i in $(seq 1 20); do echo > more/$i; done", want: records.OutcomeFailed, incomplete: true},
 		{name: "a policy under loopx/policies/node_modules is watched", git: true,
 			script: "mkdir -p loopx/policies/node_modules/x && printf 'package loopx.user.should_run\\n' > loopx/policies/node_modules/x/p.rego",
-			want:   kernel.OutcomeFailed, gate: true},
+			want:   records.OutcomeFailed, gate: true},
 		{name: "git hook written", git: true,
-			script: "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", want: kernel.OutcomeFailed, gate: true},
+			script: "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", want: records.OutcomeFailed, gate: true},
 		{name: "git config changed", git: true,
-			script: "git config core.hooksPath /tmp", want: kernel.OutcomeFailed, gate: true},
+			script: "git config core.hooksPath /tmp", want: records.OutcomeFailed, gate: true},
 		{name: "untracked files hidden by .git/info/exclude", git: true,
-			script: "echo '*' >> .git/info/exclude", want: kernel.OutcomeFailed, gate: true},
+			script: "echo '*' >> .git/info/exclude", want: records.OutcomeFailed, gate: true},
 		{name: "gitignored host settings", git: true, setup: "printf '.claude/\\n' > .gitignore && git add .gitignore && git -c user.name=t -c user.email=t@e commit -qm ig",
-			script: "mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.local.json", want: kernel.OutcomeFailed, gate: true},
+			script: "mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.local.json", want: records.OutcomeFailed, gate: true},
 		{name: "codex hooks without git",
-			script: "mkdir -p .codex && echo '{}' > .codex/hooks.json", want: kernel.OutcomeFailed, gate: true},
+			script: "mkdir -p .codex && echo '{}' > .codex/hooks.json", want: records.OutcomeFailed, gate: true},
 		{name: "a file added under .loopx", git: true,
-			script: "echo x > .loopx/extra.json", want: kernel.OutcomeFailed, gate: true},
+			script: "echo x > .loopx/extra.json", want: records.OutcomeFailed, gate: true},
 		{name: "loopx's own writes in the round are not a change", git: true,
-			script: "", want: kernel.OutcomeNoChange},
+			script: "", want: records.OutcomeNoChange},
 		{name: "a dirty file edited again is progress", git: true, setup: "echo one > notes.txt",
-			script: "echo two > notes.txt", want: kernel.OutcomeProgress},
+			script: "echo two > notes.txt", want: records.OutcomeProgress},
 		{name: "a dirty file left alone is no change", git: true, setup: "echo one > notes.txt",
-			script: "true", want: kernel.OutcomeNoChange},
+			script: "true", want: records.OutcomeNoChange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -210,17 +210,17 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 		want   string
 		gate   bool
 	}{
-		{name: "an out-of-scope edit committed", script: "echo x >> docs/b.txt && git commit -qam c", want: kernel.OutcomeFailed},
-		{name: "an out-of-scope edit amended into HEAD", script: "echo x >> docs/b.txt && git commit -qa --amend --no-edit", want: kernel.OutcomeFailed},
-		{name: "a branch merged back", script: "git checkout -qb side && echo x >> docs/b.txt && git commit -qam s && git checkout -q - && git merge -q side", want: kernel.OutcomeFailed},
-		{name: "hidden by assume-unchanged", script: "git update-index --assume-unchanged docs/b.txt && echo x >> docs/b.txt", want: kernel.OutcomeFailed},
-		{name: "hidden by skip-worktree", script: "git update-index --skip-worktree docs/b.txt && echo x >> docs/b.txt", want: kernel.OutcomeFailed},
-		{name: "only staged, the work tree as it was", script: "b=$(echo x | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$b,docs/b.txt", want: kernel.OutcomeFailed},
+		{name: "an out-of-scope edit committed", script: "echo x >> docs/b.txt && git commit -qam c", want: records.OutcomeFailed},
+		{name: "an out-of-scope edit amended into HEAD", script: "echo x >> docs/b.txt && git commit -qa --amend --no-edit", want: records.OutcomeFailed},
+		{name: "a branch merged back", script: "git checkout -qb side && echo x >> docs/b.txt && git commit -qam s && git checkout -q - && git merge -q side", want: records.OutcomeFailed},
+		{name: "hidden by assume-unchanged", script: "git update-index --assume-unchanged docs/b.txt && echo x >> docs/b.txt", want: records.OutcomeFailed},
+		{name: "hidden by skip-worktree", script: "git update-index --skip-worktree docs/b.txt && echo x >> docs/b.txt", want: records.OutcomeFailed},
+		{name: "only staged, the work tree as it was", script: "b=$(echo x | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$b,docs/b.txt", want: records.OutcomeFailed},
 		{name: "HEAD moved to an agent-built commit rewriting loopx/ and removing the hooks",
-			script: plumbingCommit + " && git update-ref HEAD $c", want: kernel.OutcomeFailed, gate: true},
-		{name: "a new branch bringing in an agent-built commit", script: plumbingCommit + " && git branch later $c", want: kernel.OutcomeFailed, gate: true},
-		{name: "an in-scope edit committed is progress", script: "echo x >> src/a.txt && git commit -qam c", want: kernel.OutcomeProgress},
-		{name: "a fetch is no change", script: "git fetch -q . HEAD:refs/remotes/origin/x", want: kernel.OutcomeNoChange},
+			script: plumbingCommit + " && git update-ref HEAD $c", want: records.OutcomeFailed, gate: true},
+		{name: "a new branch bringing in an agent-built commit", script: plumbingCommit + " && git branch later $c", want: records.OutcomeFailed, gate: true},
+		{name: "an in-scope edit committed is progress", script: "echo x >> src/a.txt && git commit -qam c", want: records.OutcomeProgress},
+		{name: "a fetch is no change", script: "git fetch -q . HEAD:refs/remotes/origin/x", want: records.OutcomeNoChange},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -258,7 +258,7 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := tc.want == kernel.OutcomeFailed; (len(evs) > 0) != want {
+			if want := tc.want == records.OutcomeFailed; (len(evs) > 0) != want {
 				t.Fatalf("scope_violation events: %d, want some: %v", len(evs), want)
 			}
 		})
@@ -303,7 +303,7 @@ printf '* filter=x\n' > .git/info/attributes && printf 'a.txt filter=y\n' > .git
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != kernel.OutcomeFailed || rc.Gate == nil {
+	if r.Outcome != records.OutcomeFailed || rc.Gate == nil {
 		t.Fatalf("outcome %s (%s), gate %v; want failed with a gate", r.Outcome, r.Summary, rc.Gate != nil)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func TestCheckState_ReadOnlyWithoutAStore(t *testing.T) {
@@ -27,11 +28,11 @@ func TestCheckState_ReadOnlyWithoutAStore(t *testing.T) {
 func TestCheckState_TodosLeasesGatesNewestEvidence(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	ts := addTodos(t, e, "a", "b")
-	if _, err := e.SetTodoStatus(ts[1].ID, kernel.TodoCancelled, "", "human"); err != nil {
+	if _, err := e.SetTodoStatus(ts[1].ID, records.TodoCancelled, "", "human"); err != nil {
 		t.Fatal(err)
 	}
 	for i, s := range []string{"old run", "new run"} {
-		if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Summary: s, Status: "pass", By: "human"}); err != nil {
+		if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Kind: "test", Summary: s, Status: "pass", By: "human"}); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
@@ -51,10 +52,10 @@ func TestCheckState_TodosLeasesGatesNewestEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Todos) != 2 || st.Todos[1].Status != kernel.TodoCancelled {
+	if len(st.Todos) != 2 || st.Todos[1].Status != records.TodoCancelled {
 		t.Fatalf("todos %+v", st.Todos)
 	}
-	if l := st.Todos[0].Lease; st.Todos[0].Status != kernel.TodoClaimed || l == nil || l.Live || l.Holder != "a1" || l.ExpiresAt == "" {
+	if l := st.Todos[0].Lease; st.Todos[0].Status != records.TodoClaimed || l == nil || l.Live || l.Holder != "a1" || l.ExpiresAt == "" {
 		t.Fatalf("todo %+v lease %+v", st.Todos[0], l)
 	}
 	if len(st.Evidence) != 1 || st.Evidence[0].Summary != "new run" || st.Evidence[0].AgeSeconds != 48*3600 {

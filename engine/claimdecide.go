@@ -13,6 +13,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // claimDecision is a claim decision taken inside a transaction, with the
@@ -33,7 +34,7 @@ type claimDecision struct {
 func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf input.ClaimFacts) (claimDecision, error) {
 	now := tx.Now()
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
-	in := input.Input{Query: "claim", Now: kernel.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
+	in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
 	if e.specErr != nil {
 		in.Health.Spec = errs.Summary(e.specErr)
 	}
@@ -65,7 +66,7 @@ func (e *Engine) logClaim(cd claimDecision) {
 
 // claimTodoFacts gathers the facts of t for a claim query across the
 // spec's goals (snapshot.ClaimTodo).
-func (e *Engine) claimTodoFacts(tx *kernel.Tx, t kernel.Todo, agent string) (*input.ClaimTodo, error) {
+func (e *Engine) claimTodoFacts(tx *kernel.Tx, t records.Todo, agent string) (*input.ClaimTodo, error) {
 	return snapshot.ClaimTodo(tx, e.GoalIDs(), t, agent)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
@@ -98,7 +99,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 			data["previous_holder"] = prev.Holder
 			data["previous_version"] = prev.Version
 			if !prev.Released {
-				data["previous_expired_at"] = kernel.RFC3339(prev.ExpiresAt)
+				data["previous_expired_at"] = records.RFC3339(prev.ExpiresAt)
 			}
 		}
 		if err := e.putLease(tx, t, "todo.claimed", req.Agent, data); err != nil {
@@ -181,8 +182,8 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			data = lease.Data(&nl)
 		case "release":
 			lease.Release(&t)
-			if t.Status == kernel.TodoClaimed {
-				t.Status = kernel.TodoOpen
+			if t.Status == records.TodoClaimed {
+				t.Status = records.TodoOpen
 			}
 			kind = "todo.released"
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
@@ -218,7 +219,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 
 // decideLease decides cf (a transfer to agent, agent's renew) on t inside
 // tx (data.loopx.claim.decision): its refusal when it denies.
-func (e *Engine) decideLease(tx *kernel.Tx, t kernel.Todo, agent string, cf input.ClaimFacts) (claimDecision, error) {
+func (e *Engine) decideLease(tx *kernel.Tx, t records.Todo, agent string, cf input.ClaimFacts) (claimDecision, error) {
 	facts, err := e.claimTodoFacts(tx, t, agent)
 	if err != nil {
 		return claimDecision{}, err
@@ -232,11 +233,11 @@ func (e *Engine) decideLease(tx *kernel.Tx, t kernel.Todo, agent string, cf inpu
 }
 
 // putLease stores t with its changed lease and audits the change.
-func (e *Engine) putLease(tx *kernel.Tx, t kernel.Todo, kind, actor string, data map[string]any) error {
+func (e *Engine) putLease(tx *kernel.Tx, t records.Todo, kind, actor string, data map[string]any) error {
 	if err := tx.PutTodo(t); err != nil {
 		return err
 	}
-	if err := tx.AppendEvent(kernel.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
+	if err := tx.AppendEvent(records.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
 		return err
 	}
 	return rounds.Touch(tx, e.facts().Spec, actor)

@@ -12,7 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 const claimSpec = `agents: {
@@ -140,7 +140,7 @@ func TestLease_Lifecycle(t *testing.T) {
 	}
 }
 
-func sameTodo(a, b kernel.Todo) bool {
+func sameTodo(a, b records.Todo) bool {
 	if a.Status != b.Status || !a.UpdatedAt.Equal(b.UpdatedAt) || (a.Lease == nil) != (b.Lease == nil) {
 		return false
 	}
@@ -149,7 +149,7 @@ func sameTodo(a, b kernel.Todo) bool {
 
 func TestClaim_Refusals(t *testing.T) {
 	e, _ := newEngine(t, claimSpec)
-	add := func(in todos.Input) kernel.Todo {
+	add := func(in todos.Input) records.Todo {
 		t.Helper()
 		if in.Goal == "" {
 			in.Goal = "g1"
@@ -163,14 +163,14 @@ func TestClaim_Refusals(t *testing.T) {
 	first := add(todos.Input{Title: "first"})
 	dep := add(todos.Input{Title: "after first", DependsOn: []string{first.ID}})
 	done := add(todos.Input{Title: "done already"})
-	if _, err := e.SetTodoStatus(done.ID, kernel.TodoDone, "shipped", "human"); err != nil {
+	if _, err := e.SetTodoStatus(done.ID, records.TodoDone, "shipped", "human"); err != nil {
 		t.Fatal(err)
 	}
 	blocked := add(todos.Input{Title: "blocked"})
-	if _, err := e.SetTodoStatus(blocked.ID, kernel.TodoBlocked, "waiting on legal", "human"); err != nil {
+	if _, err := e.SetTodoStatus(blocked.ID, records.TodoBlocked, "waiting on legal", "human"); err != nil {
 		t.Fatal(err)
 	}
-	action := add(todos.Input{Title: "call the customer", Kind: kernel.KindAction})
+	action := add(todos.Input{Title: "call the customer", Kind: records.KindAction})
 	review := add(todos.Input{Title: "review the guide", Labels: []string{"review"}})
 	handed := add(todos.Input{Title: "for a2", Labels: []string{"for:a2"}})
 	docs := add(todos.Input{Title: "all docs", Scope: []string{"docs/**"}})
@@ -297,7 +297,7 @@ func TestClaim_ReleasedThenReclaimed(t *testing.T) {
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "version_mismatch" || re.Data.(map[string]any)["expected"] != uint64(1) || re.Data.(map[string]any)["actual"] != uint64(3) {
 		t.Fatalf("A's renew: %v", err)
 	}
-	_, err = e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true, ExpectedVersion: 1})
+	_, err = e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Agent: "a1", Outcome: records.OutcomeProgress, Done: true, ExpectedVersion: 1})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("A's finish: %v", err)
 	}
@@ -346,7 +346,7 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 	if err != nil || b.Lease.Epoch != st.Todo.Lease.Epoch+1 || b.Lease.Holder != "a2" {
 		t.Fatalf("+61 s: %+v %v", b.Lease, err)
 	}
-	_, err = e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Agent: "a1", Outcome: kernel.OutcomeProgress, Done: true})
+	_, err = e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Agent: "a1", Outcome: records.OutcomeProgress, Done: true})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("A's late finish: %v", err)
 	}
@@ -368,7 +368,7 @@ func TestFinish_ExpiredLeaseIsLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.advance(rounds.DefaultLeaseTTL)
-	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress})
+	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("finish after expiry: %v", err)
 	}
@@ -399,7 +399,7 @@ func TestRun_RenewalKeepsTheLeaseAndIsNotProgress(t *testing.T) {
 		t.Fatalf("renewed lease %+v", td.Lease)
 	}
 	c.advance(30 * time.Minute) // past the first expiry
-	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeNoChange}); err != nil {
 		t.Fatalf("finish within the renewed lease: %v", err)
 	}
 	// A round that no longer holds its todo is not renewed.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestClockBehind_FastPathReports: a decision read from the read model
@@ -15,7 +15,7 @@ func TestClockBehind_FastPathReports(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	c.advance(24 * time.Hour) // a day ahead: one round
-	round(t, e, "a1", kernel.OutcomeProgress)
+	round(t, e, "a1", records.OutcomeProgress)
 	ahead := c.now()
 	for _, cc := range []struct {
 		name   string

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/kernel/records"
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
@@ -82,7 +83,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
 // when rm keeps one (partial: it leaves todos out; snapshot.Need.Window); while
 // the store is held, only the window's order is rm's (snapshot.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
-	in = input.Input{Query: req.Query, Now: kernel.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	in = input.Input{Query: req.Query, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
 	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}

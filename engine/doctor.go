@@ -6,25 +6,26 @@ import (
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // VerifyChain verifies the store's whole chain against the anchor
-// (kernel.ChainReport), through the open store, or under the state lock
+// (records.ChainReport), through the open store, or under the state lock
 // without opening it (a store that is refused is still read). It is
 // `loopx doctor` and `loopx check --audit`. Errors: the lock, reading the
 // file or the anchor.
-func (e *Engine) VerifyChain() (kernel.ChainReport, error) {
+func (e *Engine) VerifyChain() (records.ChainReport, error) {
 	if e.store != nil {
 		return e.store.VerifyChain()
 	}
 	return kernel.VerifyChainAt(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
 }
 
-// ChainReport is the store's whole chain verified (kernel.ChainReport).
-type ChainReport = kernel.ChainReport
+// ChainReport is the store's whole chain verified (records.ChainReport).
+type ChainReport = records.ChainReport
 
 // SalvageReport is what `loopx doctor --salvage` kept and dropped.
-type SalvageReport = kernel.SalvageReport
+type SalvageReport = records.SalvageReport
 
 // Salvage rebuilds the store from every transaction of its file that
 // verifies, backs the damaged file up and re-anchors (kernel.Salvage). It
@@ -32,7 +33,7 @@ type SalvageReport = kernel.SalvageReport
 // repair rule first). Errors: kernel.Salvage's.
 func (e *Engine) Salvage() (SalvageReport, error) {
 	if err := e.Release(); err != nil {
-		return kernel.SalvageReport{}, err
+		return records.SalvageReport{}, err
 	}
 	return kernel.Salvage(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
 }

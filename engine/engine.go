@@ -21,6 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -62,7 +63,7 @@ type Engine struct {
 	ancestry trust.AncestryOptions
 	scanCap  int
 	// runner is set while Run runs rounds: trust.RunnerID of this process,
-	// recorded on the rounds it starts (kernel.Round.Runner).
+	// recorded on the rounds it starts (records.Round.Runner).
 	runner string
 
 	// spec is the adopted spec decisions evaluate (adopt.go); disk is the
@@ -78,7 +79,7 @@ type Engine struct {
 	// fromModel: the adopted rules came from the read model (modelRules at modelRev),
 	// which the store's open checks; rulesGen counts the re-resolutions (checkModelRules).
 	fromModel  bool
-	modelRules *kernel.Rules
+	modelRules *records.Rules
 	modelRev   uint64
 	rulesGen   int
 	onDisk     bool

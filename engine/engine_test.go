@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // testClock is a settable clock (tests never sleep).
@@ -60,9 +61,9 @@ func newEngine(t *testing.T, spec string) (*Engine, *testClock) {
 	return e, c
 }
 
-func addTodos(t *testing.T, e *Engine, titles ...string) []kernel.Todo {
+func addTodos(t *testing.T, e *Engine, titles ...string) []records.Todo {
 	t.Helper()
-	var out []kernel.Todo
+	var out []records.Todo
 	for _, title := range titles {
 		td, err := e.AddTodo(todos.Input{Goal: "g1", Title: title, Priority: 2})
 		if err != nil {
@@ -103,7 +104,7 @@ func TestShouldRun_QuotaWindowIsRollingOverWholeLedger(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b", "c", "d", "e")
 	for i := 0; i < 3; i++ {
-		round(t, e, "a1", kernel.OutcomeProgress)
+		round(t, e, "a1", records.OutcomeProgress)
 		c.advance(time.Hour)
 	}
 	d := decide(t, e, "a1")
@@ -124,7 +125,7 @@ func TestShouldRun_QuotaWindowIsRollingOverWholeLedger(t *testing.T) {
 }
 
 func TestFinish_NotChargedOutcomesWriteZeroLedgerEntries(t *testing.T) {
-	for _, outcome := range []string{kernel.OutcomeNoChange, kernel.OutcomePreflightFailed, kernel.OutcomeDryRun} {
+	for _, outcome := range []string{records.OutcomeNoChange, records.OutcomePreflightFailed, records.OutcomeDryRun} {
 		t.Run(outcome, func(t *testing.T) {
 			e, _ := newEngine(t, testSpec)
 			addTodos(t, e, "a")
@@ -142,12 +143,12 @@ func TestFinish_NotChargedOutcomesWriteZeroLedgerEntries(t *testing.T) {
 func TestFinish_TwiceReturnsStoredReceiptWithoutSecondCharge(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b")
-	st, rc1 := round(t, e, "a1", kernel.OutcomeProgress)
-	rc2, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeFailed})
+	st, rc1 := round(t, e, "a1", records.OutcomeProgress)
+	rc2, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeFailed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rc2.Replayed || rc2.Round.Outcome != kernel.OutcomeProgress || rc2.Ledger.Seq != rc1.Ledger.Seq {
+	if !rc2.Replayed || rc2.Round.Outcome != records.OutcomeProgress || rc2.Ledger.Seq != rc1.Ledger.Seq {
 		t.Fatalf("replayed receipt = %+v", rc2)
 	}
 	if d := decide(t, e, "a1"); d.Quota.Rounds.Used != 1 {
@@ -158,7 +159,7 @@ func TestFinish_TwiceReturnsStoredReceiptWithoutSecondCharge(t *testing.T) {
 func TestShouldRun_NoStateChangeSkipsTheSameTodo(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "only")
-	round(t, e, "a1", kernel.OutcomeNoChange)
+	round(t, e, "a1", records.OutcomeNoChange)
 	d := decide(t, e, "a1")
 	if d.Verdict != "skip" || !d.HasReason("no_state_change") || d.Charge {
 		t.Fatalf("after a no_change round: %s %+v", d.Verdict, d.Reasons)
@@ -173,8 +174,8 @@ func TestShouldRun_NoStateChangeSkipsTheSameTodo(t *testing.T) {
 func TestStall_GateRaisedAtLimitAndNothingMoreCharged(t *testing.T) {
 	e, _ := newEngine(t, testSpec) // max_no_progress: 2
 	addTodos(t, e, "a", "b", "c")
-	round(t, e, "a1", kernel.OutcomeFailed)
-	_, rc := round(t, e, "a1", kernel.OutcomeFailed)
+	round(t, e, "a1", records.OutcomeFailed)
+	_, rc := round(t, e, "a1", records.OutcomeFailed)
 	if rc.Gate == nil || rc.Gate.Reason != "stall" {
 		t.Fatalf("no stall gate after 2 failed rounds: %+v", rc.Gate)
 	}
@@ -203,7 +204,7 @@ func TestFinish_StaleHolderIsRefusedLeaseLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The todo is released (e.g. a human reopens it) and claimed by a2.
-	if _, err := e.SetTodoStatus(st.Todo.ID, kernel.TodoOpen, "reassign", "human"); err != nil {
+	if _, err := e.SetTodoStatus(st.Todo.ID, records.TodoOpen, "reassign", "human"); err != nil {
 		t.Fatal(err)
 	}
 	st2, err := e.StartRound(context.Background(), "g1", "a2")
@@ -213,7 +214,7 @@ func TestFinish_StaleHolderIsRefusedLeaseLost(t *testing.T) {
 	if st2.Todo.Lease.Epoch != st.Todo.Lease.Epoch+1 || st2.Todo.Lease.Version <= st.Todo.Lease.Version {
 		t.Fatalf("lease did not advance: %+v → %+v", st.Todo.Lease, st2.Todo.Lease)
 	}
-	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress})
+	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "lease_lost" {
 		t.Fatalf("stale finish: %v", err)
@@ -267,7 +268,7 @@ func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		addTodos(t, e, "more")
-		round(t, e, "a1", kernel.OutcomeProgress)
+		round(t, e, "a1", records.OutcomeProgress)
 	}
 	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Keep going after the quota is spent?", By: "human"}); err != nil {
 		t.Fatal(err)
@@ -364,10 +365,10 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 		var re *errs.Error
 		return errs.IsKind(err, errs.No) && errors.As(err, &re) && re.Code == "gate_violation" && func() bool { id, ok := decision.ViolatedGate(err); return ok && id == g.ID }()
 	}
-	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); !isViolation(err) {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress, Done: true}); !isViolation(err) {
 		t.Fatalf("finish progress: %v", err)
 	}
-	if _, err := e.SetTodoStatus(ts[1].ID, kernel.TodoDone, "", "a1"); !isViolation(err) {
+	if _, err := e.SetTodoStatus(ts[1].ID, records.TodoDone, "", "a1"); !isViolation(err) {
 		t.Fatalf("todo done by the agent: %v", err)
 	}
 	if st2, err := e.StartRound(ctx, "g1", "a2"); err != nil || st2.Round != nil {
@@ -381,17 +382,17 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 		t.Fatalf("gate_violation events = %d %v", len(evs), err)
 	}
 	// Finishing without progress is allowed (it frees the todo, charges nothing).
-	if rc, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil || rc.Charged {
+	if rc, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeNoChange}); err != nil || rc.Charged {
 		t.Fatalf("no_change finish: %+v %v", rc, err)
 	}
 	// A guarded action's evidence is refused while its gate is open.
 	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Push the release tag to origin now?", By: "human", Guards: []string{"git.push"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "pushed v1.2.0", Action: "git.push", By: "a1"}); err == nil {
+	if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Summary: "pushed v1.2.0", Action: "git.push", By: "a1"}); err == nil {
 		t.Fatal("evidence for a guarded action was recorded")
 	}
-	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "tests pass", Action: "", By: "a1"}); err != nil {
+	if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Summary: "tests pass", Action: "", By: "a1"}); err != nil {
 		t.Fatalf("unguarded evidence: %v", err)
 	}
 }

@@ -6,10 +6,11 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/evidence"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // AddEvidence validates and stores evidence for a goal.
-func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
+func (e *Engine) AddEvidence(ev records.Evidence) (records.Evidence, error) {
 	if err := e.RequireGoal(ev.Goal); err != nil {
 		return ev, err
 	}
@@ -42,18 +43,18 @@ func (e *Engine) AddEvidence(ev kernel.Evidence) (kernel.Evidence, error) {
 }
 
 // Evidence lists a goal's evidence, newest first (limit 0 = all).
-func (e *Engine) Evidence(goal string, limit int) ([]kernel.Evidence, error) {
+func (e *Engine) Evidence(goal string, limit int) ([]records.Evidence, error) {
 	if err := e.RequireGoal(goal); err != nil {
 		return nil, err
 	}
-	var out []kernel.Evidence
+	var out []records.Evidence
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
 		out, err = tx.EvidenceList(goal, limit)
 		return err
 	})
 	if out == nil {
-		out = []kernel.Evidence{}
+		out = []records.Evidence{}
 	}
 	return out, err
 }

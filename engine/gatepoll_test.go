@@ -7,7 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestGatePoll_OneEventACountAndNoStateChange: an agent host polling
@@ -39,7 +39,7 @@ goals: g1: {
 	if err != nil {
 		t.Fatal(err)
 	}
-	round(t, e, "a1", kernel.OutcomeNoChange)
+	round(t, e, "a1", records.OutcomeNoChange)
 	noChange := func(when string) {
 		t.Helper()
 		d := decide(t, e, "a1")

@@ -13,12 +13,13 @@ import (
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// Gate is a stored gate instance (kernel.Gate): its question, options,
+// Gate is a stored gate instance (records.Gate): its question, options,
 // answerers, scope, status and answer.
-type Gate = kernel.Gate
+type Gate = records.Gate
 
 // ParseDuration reads a duration as the spec writes one ("90s", "72h",
 // "7d"): specs.ParseDuration. Errors: a malformed or negative duration.
@@ -26,8 +27,8 @@ func ParseDuration(s string) (time.Duration, error) { return specs.ParseDuration
 
 // RaiseGate validates and stores a runtime gate. Errors: errs.Usage for an
 // unknown goal/todo/agent, an empty question, or on_expiry not an option.
-func (e *Engine) RaiseGate(in gates.Input) (kernel.Gate, error) {
-	var g kernel.Gate
+func (e *Engine) RaiseGate(in gates.Input) (records.Gate, error) {
+	var g records.Gate
 	if err := e.RequireGoal(in.Goal); err != nil {
 		return g, err
 	}
@@ -53,12 +54,12 @@ func (e *Engine) RaiseGate(in gates.Input) (kernel.Gate, error) {
 // with the decision's first reason otherwise (gate_closed, not_answerer,
 // self_answer_forbidden, confirmation_required, confirmation_pending,
 // confirmation_mismatch, bad_channel, demo_only, a user policy's deny).
-func (e *Engine) AnswerGate(in gates.Answer) (g kernel.Gate, err error) {
+func (e *Engine) AnswerGate(in gates.Answer) (g records.Gate, err error) {
 	return e.AnswerGateContext(context.Background(), in)
 }
 
 // AnswerGateContext is AnswerGate with a context bounding the decision.
-func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g kernel.Gate, err error) {
+func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g records.Gate, err error) {
 	defer func() { e.AuditAnswerRefusal(in.Gate, in.Actor, err) }()
 	if err := inert.Check("the answer note", in.Note, true); err != nil {
 		return g, Usagef("control_character", "%v", err)
@@ -75,7 +76,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g kern
 			return e.Refusal(cd.d)
 		}
 		g.Status = in.Option
-		g.Answer = &kernel.Answer{Option: in.Option, By: in.Actor, Note: in.Note, At: tx.Now()}
+		g.Answer = &records.Answer{Option: in.Option, By: in.Actor, Note: in.Note, At: tx.Now()}
 		if err := tx.PutGate(g); err != nil {
 			return err
 		}
@@ -85,7 +86,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g kern
 			// (human answers record their ancestry).
 			data["ancestry"] = in.Channel.Ancestry
 		}
-		if err := tx.AppendEvent(kernel.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,
+		if err := tx.AppendEvent(records.Event{Kind: "gate.answered", Goal: g.Goal, Actor: in.Actor, Subject: g.ID,
 			Message: in.Option, Data: data}); err != nil {
 			return err
 		}
@@ -118,7 +119,7 @@ func (e *Engine) DecideAnswer(ctx context.Context, in gates.Answer) (decision.De
 }
 
 // decideAnswer evaluates the gate_answer query for in inside tx.
-func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answer) (kernel.Gate, claimDecision, error) {
+func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answer) (records.Gate, claimDecision, error) {
 	g, err := tx.Gate(in.Gate)
 	if IsNotFound(err) {
 		return g, claimDecision{}, Usagef("unknown_gate", "unknown gate %q", in.Gate)
@@ -139,7 +140,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 		Options: snapshot.NonNil(g.Options), Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
 		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: input.ProjectFacts{Demo: p.Demo}}
 	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
-	input := input.Input{Query: "gate_answer", Now: kernel.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
+	input := input.Input{Query: "gate_answer", Now: records.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
 	if e.specErr != nil {
 		input.Health.Spec = errs.Summary(e.specErr)
 	}
@@ -161,7 +162,7 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
 	if err != nil {
 		return err
 	}
-	in := input.Input{Query: "gate_answer", Now: kernel.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
+	in := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, "data.loopx.repair.decision", "gate_answer", in)
 	if d.Allow {
 		return nil
@@ -171,7 +172,7 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
 
 // Gates lists gates of a goal ("" = every spec goal), optionally only those
 // with status ("open", an option, "expired", "cancelled").
-func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
+func (e *Engine) Gates(goal, status string) ([]records.Gate, error) {
 	goals, err := e.goalsIn(goal)
 	if err != nil {
 		return nil, err
@@ -179,12 +180,12 @@ func (e *Engine) Gates(goal, status string) ([]kernel.Gate, error) {
 	if err := e.settle(); err != nil { // materialise and expire
 		return nil, err
 	}
-	return perGoal(e, goals, (*kernel.Tx).Gates, func(g kernel.Gate) bool { return status == "" || g.Status == status })
+	return perGoal(e, goals, (*kernel.Tx).Gates, func(g records.Gate) bool { return status == "" || g.Status == status })
 }
 
 // Gate returns one gate. Errors: errs.Usage unknown_gate.
-func (e *Engine) Gate(id string) (kernel.Gate, error) {
-	var g kernel.Gate
+func (e *Engine) Gate(id string) (records.Gate, error) {
+	var g records.Gate
 	if err := e.settle(); err != nil {
 		return g, err
 	}
@@ -199,10 +200,10 @@ func (e *Engine) Gate(id string) (kernel.Gate, error) {
 	return g, err
 }
 
-// GatePolls returns the counted polls (kernel.GatePoll: agent, count,
+// GatePolls returns the counted polls (records.GatePoll: agent, count,
 // first and latest instant) under the gates of goal ("" = every goal in
 // the store), by goal, gate and agent. Errors: errs.Usage unknown_goal; the store's.
-func (e *Engine) GatePolls(goal string) (polls []kernel.GatePoll, err error) {
+func (e *Engine) GatePolls(goal string) (polls []records.GatePoll, err error) {
 	if err := e.RequireGoal(goal); goal != "" && err != nil {
 		return nil, err
 	}

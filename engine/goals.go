@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // RequireGoal returns nil when the spec declares goal; the spec's error
@@ -35,8 +36,8 @@ func (e *Engine) GoalIDs() []string {
 }
 
 // SetGoalStatus pauses, resumes (active), finishes (done) or archives a goal.
-func (e *Engine) SetGoalStatus(goal, status, reason, actor string) (kernel.GoalState, error) {
-	var st kernel.GoalState
+func (e *Engine) SetGoalStatus(goal, status, reason, actor string) (records.GoalState, error) {
+	var st records.GoalState
 	if err := e.RequireGoal(goal); err != nil {
 		return st, err
 	}

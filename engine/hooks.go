@@ -10,6 +10,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // RecordHooks records that hooks were installed for host in the settings
@@ -69,7 +70,7 @@ func (e *Engine) UnrecordHooks(path string) (bool, error) {
 func (e *Engine) AuditHooksUninstalled(host, path string, n int) error {
 	rel := e.displayPath(path)
 	return e.update(func(tx *kernel.Tx) error {
-		return tx.AppendEvent(kernel.Event{Kind: "hooks.uninstalled", Actor: "human", Subject: rel,
+		return tx.AppendEvent(records.Event{Kind: "hooks.uninstalled", Actor: "human", Subject: rel,
 			Message: fmt.Sprintf("loopx hooks uninstall: removed %d loopx hook entr%s from %s (%s)", n, map[bool]string{true: "y", false: "ies"}[n == 1], rel, host),
 			Data:    map[string]any{"host": host, "removed": n}})
 	})

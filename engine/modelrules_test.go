@@ -18,6 +18,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // forgeModelRules rewrites the adopted rules in the read model's first
@@ -73,11 +74,11 @@ func forgeLine(t *testing.T, e *Engine, edit func(doc []byte) []byte) {
 }
 
 // storedRules are the adopted rules in root's store.
-func storedRules(t *testing.T, root string, c *testClock) kernel.Rules {
+func storedRules(t *testing.T, root string, c *testClock) records.Rules {
 	t.Helper()
 	e := New(Options{Root: root, Now: c.now})
 	defer e.Close()
-	var r kernel.Rules
+	var r records.Rules
 	if err := e.view(func(tx *kernel.Tx) (err error) { r, _, err = tx.Rules(); return err }); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 	if _, err := f.RenewLease(lease.Request{Todo: ts[0].ID, Agent: "a2", ExpectedVersion: 1}); !strings.HasSuffix(errCode(err), "unknown_agent") {
 		t.Fatalf("a removed agent renewed its lease: %v", err)
 	}
-	if _, err := f.RegisterAgent(kernel.Agent{ID: "a2", Host: "shell", Goals: []string{"g1"}}); err != nil {
+	if _, err := f.RegisterAgent(records.Agent{ID: "a2", Host: "shell", Goals: []string{"g1"}}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // AgentInfos lists the agents loopx has a record of (registered by a
@@ -38,7 +39,7 @@ func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]render.HeldLease, error
 // Handoffs returns the handoffs of goal ("" = every spec goal), oldest
 // first (by creation instant, then goal and store order). Errors:
 // errs.Usage for an unknown goal.
-func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
+func (e *Engine) Handoffs(goal string) ([]records.Handoff, error) {
 	goals := e.GoalIDs()
 	if goal != "" {
 		if err := e.RequireGoal(goal); err != nil {
@@ -46,13 +47,13 @@ func (e *Engine) Handoffs(goal string) ([]kernel.Handoff, error) {
 		}
 		goals = []string{goal}
 	}
-	out, err := perGoal(e, goals, (*kernel.Tx).Handoffs, func(kernel.Handoff) bool { return true })
-	slices.SortStableFunc(out, func(a, b kernel.Handoff) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	out, err := perGoal(e, goals, (*kernel.Tx).Handoffs, func(records.Handoff) bool { return true })
+	slices.SortStableFunc(out, func(a, b records.Handoff) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, err
 }
 
 // RegisterAgent registers (or updates) an agent.
-func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
+func (e *Engine) RegisterAgent(a records.Agent) (records.Agent, error) {
 	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode); err != nil {
 		return a, err
 	}
@@ -78,7 +79,7 @@ func (e *Engine) RegisterAgent(a kernel.Agent) (kernel.Agent, error) {
 		if err := tx.PutAgent(a); err != nil {
 			return err
 		}
-		return tx.AppendEvent(kernel.Event{Kind: "agent.registered", Actor: a.ID, Subject: a.ID,
+		return tx.AppendEvent(records.Event{Kind: "agent.registered", Actor: a.ID, Subject: a.ID,
 			Message: fmt.Sprintf("host %s, role %s", a.Host, a.Role)})
 	})
 	return a, err

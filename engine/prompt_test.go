@@ -10,7 +10,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
@@ -22,12 +22,12 @@ func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
 		}
 	}
 	for i := 0; i < 30; i++ {
-		if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: fmt.Sprintf("run %d: %s", i, strings.Repeat("ok ", 40))}); err != nil {
+		if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: fmt.Sprintf("run %d: %s", i, strings.Repeat("ok ", 40))}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.advance(73 * time.Hour) // all of the above is stale now
-	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "pr", Summary: "fresh: PR 7 opened"}); err != nil {
+	if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Kind: "pr", Summary: "fresh: PR 7 opened"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Prompt decides should_run for (goal, agent) — the decision is logged
@@ -30,7 +31,7 @@ func (e *Engine) Prompt(ctx context.Context, o views.PromptOptions) (views.Promp
 	if err != nil {
 		return p, err
 	}
-	var todo *kernel.Todo
+	var todo *records.Todo
 	if d.Verdict == "run" && d.Todo != nil {
 		t, err := e.Todo(d.Todo.ID)
 		if err != nil {
@@ -47,8 +48,8 @@ func (e *Engine) Prompt(ctx context.Context, o views.PromptOptions) (views.Promp
 type promptInput struct {
 	goal, agent string
 	decision    decision.Decision
-	todo        *kernel.Todo
-	round       *kernel.Round
+	todo        *records.Todo
+	round       *records.Round
 	full        bool
 	max         int
 }

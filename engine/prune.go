@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/retention"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // PruneEvents prunes the audit event log (`loopx events --prune-before`,
@@ -14,8 +15,8 @@ import (
 // (kernel.Tx.PruneEvents); an event not yet reviewed, and everything after
 // it, is kept. The prune is audited as an events.pruned event by actor,
 // also when nothing was pruned. Errors: store errors.
-func (e *Engine) PruneEvents(before time.Time, actor string) (kernel.PruneReport, error) {
-	var rep kernel.PruneReport
+func (e *Engine) PruneEvents(before time.Time, actor string) (records.PruneReport, error) {
+	var rep records.PruneReport
 	err := e.update(func(tx *kernel.Tx) error {
 		var err error
 		rep, err = e.prune(tx, before, actor, "")
@@ -25,7 +26,7 @@ func (e *Engine) PruneEvents(before time.Time, actor string) (kernel.PruneReport
 }
 
 // prune runs one prune in tx over the spec's goals (retention.Prune).
-func (e *Engine) prune(tx *kernel.Tx, before time.Time, actor, rule string) (kernel.PruneReport, error) {
+func (e *Engine) prune(tx *kernel.Tx, before time.Time, actor, rule string) (records.PruneReport, error) {
 	var goals []string
 	if e.spec != nil {
 		goals = retention.Goals(e.spec.Spec.Goals)

@@ -3,7 +3,7 @@ package engine
 import (
 	"io"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -11,36 +11,36 @@ import (
 // that the command layer reads and renders them without importing the
 // kernel.
 
-// Todo is a stored todo (kernel.Todo).
-type Todo = kernel.Todo
+// Todo is a stored todo (records.Todo).
+type Todo = records.Todo
 
-// Evidence is a recorded piece of evidence (kernel.Evidence).
-type Evidence = kernel.Evidence
+// Evidence is a recorded piece of evidence (records.Evidence).
+type Evidence = records.Evidence
 
-// Handoff is what a round left for the next one (kernel.Handoff).
-type Handoff = kernel.Handoff
+// Handoff is what a round left for the next one (records.Handoff).
+type Handoff = records.Handoff
 
-// Agent is a registered agent (kernel.Agent).
-type Agent = kernel.Agent
+// Agent is a registered agent (records.Agent).
+type Agent = records.Agent
 
-// Todo statuses (kernel.Todo*).
+// Todo statuses (records.Todo*).
 const (
-	TodoOpen      = kernel.TodoOpen
-	TodoDone      = kernel.TodoDone
-	TodoBlocked   = kernel.TodoBlocked
-	TodoCancelled = kernel.TodoCancelled
+	TodoOpen      = records.TodoOpen
+	TodoDone      = records.TodoDone
+	TodoBlocked   = records.TodoBlocked
+	TodoCancelled = records.TodoCancelled
 )
 
 // Goal statuses (kernel.Goal*).
 const (
-	GoalActive   = kernel.GoalActive
-	GoalPaused   = kernel.GoalPaused
-	GoalDone     = kernel.GoalDone
-	GoalArchived = kernel.GoalArchived
+	GoalActive   = records.GoalActive
+	GoalPaused   = records.GoalPaused
+	GoalDone     = records.GoalDone
+	GoalArchived = records.GoalArchived
 )
 
 // PriorityString is priority p (0..4) as written: "P0".."P4".
-func PriorityString(p int) string { return kernel.PriorityString(p) }
+func PriorityString(p int) string { return records.PriorityString(p) }
 
 // SchemaFile is the schema's file name in loopx's source tree
 // (specs/schema.cue).

@@ -6,6 +6,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Review builds the review packet of a goal: what changed since the last
@@ -39,7 +40,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 		return rv, err
 	}
 	if rv.OpenGates == nil {
-		rv.OpenGates = []kernel.Gate{}
+		rv.OpenGates = []records.Gate{}
 	}
 	rv.Refusals = views.Refusals(e.log, o.Goal, rv.Since, now)
 	rv.Markdown = render.ReviewMarkdown(rv)
@@ -51,9 +52,9 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 		actor = "human"
 	}
 	err = e.update(func(tx *kernel.Tx) error {
-		if err := tx.AppendEvent(kernel.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
-			Message: fmt.Sprintf("review of changes since %s", kernel.RFC3339(rv.Since)),
-			Data:    map[string]any{"since": kernel.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}}); err != nil {
+		if err := tx.AppendEvent(records.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
+			Message: fmt.Sprintf("review of changes since %s", records.RFC3339(rv.Since)),
+			Data:    map[string]any{"since": records.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}}); err != nil {
 			return err
 		}
 		// What the review covered may now be pruned (audit.retain, prune.go).
@@ -66,7 +67,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 // when Limit > 0), after importing denials that hooks spooled since the
 // last write (spool.go). Kind matches exactly or as a family
 // (views.EventFilter.Check, Match).
-func (e *Engine) Events(f views.EventFilter) ([]kernel.Event, error) {
+func (e *Engine) Events(f views.EventFilter) ([]records.Event, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func (e *Engine) Events(f views.EventFilter) ([]kernel.Event, error) {
 	if err := e.importPending(); err != nil {
 		return nil, err
 	}
-	var out []kernel.Event
+	var out []records.Event
 	err := e.view(func(tx *kernel.Tx) (err error) { out, err = views.Events(tx, f, e.Now()); return err })
 	return out, err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func refusedCode(err error) string {
@@ -50,11 +51,11 @@ func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
 		t.Fatalf("start after the lease expired: %+v %v", st2, err)
 	}
 	old, _ := e.Round(st.Round.ID)
-	if old.Status != kernel.RoundAbandoned || old.Charged {
+	if old.Status != records.RoundAbandoned || old.Charged {
 		t.Fatalf("stale round = %+v", old)
 	}
 	// The abandoned round cannot be charged any more, but closes uncharged.
-	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress}); refusedCode(err) != "lease_lost" {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress}); refusedCode(err) != "lease_lost" {
 		t.Fatalf("charging an abandoned round: %v", err)
 	}
 }
@@ -63,8 +64,8 @@ func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
 	e, _ := newEngine(t, testSpec) // rounds: 3
 	addTodos(t, e, "a", "b", "c", "d")
 	ctx := context.Background()
-	round(t, e, "a1", kernel.OutcomeProgress)
-	round(t, e, "a1", kernel.OutcomeProgress)
+	round(t, e, "a1", records.OutcomeProgress)
+	round(t, e, "a1", records.OutcomeProgress)
 	st, err := e.StartRound(ctx, "g1", "a2") // the 3rd round, in flight
 	if err != nil || st.Round == nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
 	if d.Verdict != "skip" || !d.HasReason("quota_exhausted") || d.Quota.Rounds.Used != 2 || d.Quota.Rounds.InFlight != 1 {
 		t.Fatalf("with a round in flight: %s %+v %+v", d.Verdict, d.Reasons, d.Quota.Rounds)
 	}
-	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeNoChange}); err != nil {
+	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeNoChange}); err != nil {
 		t.Fatal(err)
 	}
 	if d := decide(t, e, "a1"); d.Verdict != "run" {
@@ -84,7 +85,7 @@ func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
 func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
-	st, rc := round(t, e, "a1", kernel.OutcomeProgress)
+	st, rc := round(t, e, "a1", records.OutcomeProgress)
 	_ = rc
 	ctx := context.Background()
 	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: "bogus"}); refusedCode(err) != "bad_outcome" {
@@ -95,7 +96,7 @@ func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
 	if err != nil || st2.Round == nil {
 		t.Fatal(err)
 	}
-	if _, err := e.FinishRound(ctx, st2.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress, Tokens: -500}); refusedCode(err) != "bad_usage" {
+	if _, err := e.FinishRound(ctx, st2.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress, Tokens: -500}); refusedCode(err) != "bad_usage" {
 		t.Fatalf("negative tokens: %v", err)
 	}
 }
@@ -150,7 +151,7 @@ func TestSpecGate_FollowsSpecEdits(t *testing.T) {
 	writeSpec(t, e.Root(), testSpec)
 	e = reopen(t, e, c)
 	gs, err := e.Gates("g1", "")
-	if err != nil || len(gs) != 1 || gs[0].Status != kernel.GateCancelled {
+	if err != nil || len(gs) != 1 || gs[0].Status != records.GateCancelled {
 		t.Fatalf("gates after removal: %+v %v", gs, err)
 	}
 }
@@ -181,16 +182,16 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 		return res
 	}
 	res := run("mkdir -p src && echo ok > src/a.txt")
-	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeProgress {
+	if rc := res.Receipts[0]; rc.Round.Outcome != records.OutcomeProgress {
 		t.Fatalf("in-scope write: %+v", rc.Round)
 	}
 	res = run("echo note > README.md")
-	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed || rc.Gate != nil {
+	if rc := res.Receipts[0]; rc.Round.Outcome != records.OutcomeFailed || rc.Gate != nil {
 		t.Fatalf("out-of-scope write: %+v gate %+v", rc.Round, rc.Gate)
 	}
 	res = run("sed -i 's/rounds: 3/rounds: 300/' loopx/loopx.cue")
 	rc := res.Receipts[0]
-	if rc.Round.Outcome != kernel.OutcomeFailed || rc.Gate == nil || rc.Gate.Reason != "protected_path" {
+	if rc.Round.Outcome != records.OutcomeFailed || rc.Gate == nil || rc.Gate.Reason != "protected_path" {
 		t.Fatalf("spec edit by the agent: %+v gate %+v", rc.Round, rc.Gate)
 	}
 	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
@@ -212,7 +213,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed || rc.Gate == nil {
+	if rc := res.Receipts[0]; rc.Round.Outcome != records.OutcomeFailed || rc.Gate == nil {
 		t.Fatalf("spec edit with mtime restored: %+v gate %+v", rc.Round, rc.Gate)
 	}
 	// An edit of the read model (the decision cache) is caught and undone.
@@ -224,7 +225,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc := res.Receipts[0]; rc.Round.Outcome != kernel.OutcomeFailed {
+	if rc := res.Receipts[0]; rc.Round.Outcome != records.OutcomeFailed {
 		t.Fatalf("read model edit: %+v", rc.Round)
 	}
 	evs, _ := e2.Events(views.EventFilter{Kind: "scope_violation"})
@@ -239,12 +240,12 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 	spec := testSpec[:len(testSpec)-2] + "\tgates: deploy: {question: \"Deploy the build to staging today?\", guards: [\"git.push\"]}\n}\n"
 	e, c := newEngine(t, spec)
 	ts := addTodos(t, e, "a", "b", "c")
-	round(t, e, "a1", kernel.OutcomeProgress)
-	round(t, e, "a2", kernel.OutcomeNoChange)
+	round(t, e, "a1", records.OutcomeProgress)
+	round(t, e, "a2", records.OutcomeNoChange)
 	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "May todo c touch production now?", BlocksTodo: ts[2].ID, By: "human"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.AddEvidence(kernel.Evidence{Goal: "g1", Summary: "tests pass", By: "a1"}); err != nil {
+	if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Summary: "tests pass", By: "a1"}); err != nil {
 		t.Fatal(err)
 	}
 	strip := func(d decision.Decision) decision.Decision { d.DecisionID = ""; return d }

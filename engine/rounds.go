@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // StartRound decides should_run for (goal, agent) and, on "run", claims the
@@ -92,7 +93,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 		cd = claimDecision{}
 		var err error
 		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.facts().Spec, Revisions: e.revisions,
-			Progress: func(r kernel.Round, t *kernel.Todo, outcome string) error {
+			Progress: func(r records.Round, t *records.Todo, outcome string) error {
 				var err error
 				cf := input.ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}
 				if t != nil {
@@ -125,8 +126,8 @@ func (e *Engine) roundLeaseTTL() time.Duration {
 }
 
 // Round returns one round. Errors: errs.Usage unknown_round.
-func (e *Engine) Round(id string) (kernel.Round, error) {
-	var r kernel.Round
+func (e *Engine) Round(id string) (records.Round, error) {
+	var r records.Round
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
 		r, err = tx.Round(id)

@@ -12,6 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Run is `loopx run`: the loop of package runloop (round start → exec Cmd
@@ -41,7 +42,7 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.readModelPath(), GoalRev: e.goalRev,
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
 		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
-		Audit: func(ev kernel.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
+		Audit: func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
 	}, o, runloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
 		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
 }
@@ -59,7 +60,7 @@ func (e *Engine) goalRev(goal string) (uint64, error) {
 // renewRoundLease renews the lease round r holds on its todo, if it still
 // holds it: version +1, expires_at = now + TTL. It returns the goal's
 // revision before and after the renewal and whether it renewed.
-func (e *Engine) renewRoundLease(r *kernel.Round) (before, after uint64, ok bool) {
+func (e *Engine) renewRoundLease(r *records.Round) (before, after uint64, ok bool) {
 	err := e.update(func(tx *kernel.Tx) error {
 		t, err := tx.Todo(r.Todo)
 		if err != nil {

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/loopx-dev/loopx/kernel"
+import (
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
+)
 
 // seedSpecTodos stores the todos the spec declares for goal that the store
 // does not hold yet, before a decision reads the state: otherwise a fresh
@@ -14,7 +17,7 @@ func (e *Engine) seedSpecTodos(goal string) {
 	if gs == nil || len(gs.Todos) == 0 {
 		return
 	}
-	missing := func(todos func(goal string) ([]kernel.Todo, error)) bool {
+	missing := func(todos func(goal string) ([]records.Todo, error)) bool {
 		ts, err := todos(goal)
 		if err != nil {
 			return false

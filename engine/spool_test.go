@@ -14,15 +14,16 @@ import (
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // denials returns the permission.denied events in the store (read
 // directly, without Events' own import).
-func denials(t *testing.T, e *Engine) []kernel.Event {
+func denials(t *testing.T, e *Engine) []records.Event {
 	t.Helper()
-	var out []kernel.Event
+	var out []records.Event
 	if err := e.view(func(tx *kernel.Tx) error {
-		return tx.Events(func(ev kernel.Event) bool {
+		return tx.Events(func(ev records.Event) bool {
 			if ev.Kind == "permission.denied" {
 				out = append(out, ev)
 			}

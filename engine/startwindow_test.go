@@ -21,6 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 const windowSpec = `agents: {
@@ -53,7 +54,7 @@ func randomProject(t *testing.T, rng *rand.Rand, now time.Time, n int) string {
 	err = s.Update(func(tx *kernel.Tx) error {
 		var ids []string
 		for i := range rng.IntN(n + 1) {
-			td := kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i),
+			td := records.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i),
 				Kind:     pick("task", "task", "task", "task", "monitor", "gate", "action"),
 				Status:   pick("open", "open", "open", "open", "claimed", "blocked", "done", "cancelled"),
 				Priority: rng.IntN(3)}
@@ -70,10 +71,10 @@ func randomProject(t *testing.T, rng *rand.Rand, now time.Time, n int) string {
 				td.Scope = []string{pick("api/**", "api/v2/*.go", "docs/**", "web/**")}
 			}
 			if rng.IntN(4) == 0 {
-				td.Lease = &kernel.Lease{Holder: pick("a1", "a2", "a3"), Version: 1, Epoch: 1, Round: pick("", "r-1"),
+				td.Lease = &records.Lease{Holder: pick("a1", "a2", "a3"), Version: 1, Epoch: 1, Round: pick("", "r-1"),
 					ExpiresAt: now.Add(time.Duration(rng.IntN(3)-1) * time.Hour), Released: rng.IntN(5) == 0}
 			}
-			if td.Kind == kernel.KindMonitor {
+			if td.Kind == records.KindMonitor {
 				td.NextDueAt = now.Add(time.Duration(rng.IntN(3)-1) * time.Hour)
 			}
 			added, err := tx.AddTodo(td)
@@ -87,7 +88,7 @@ func randomProject(t *testing.T, rng *rand.Rand, now time.Time, n int) string {
 			ids = append(ids, added.ID)
 		}
 		if len(ids) > 0 && rng.IntN(4) == 0 {
-			_, err := tx.AddGate(kernel.Gate{Goal: "g1", Question: "Ship it?", Options: []string{"approve", "reject"},
+			_, err := tx.AddGate(records.Gate{Goal: "g1", Question: "Ship it?", Options: []string{"approve", "reject"},
 				Answerers: []string{"human"}, ScopeKind: "todo", ScopeTodos: []string{ids[rng.IntN(len(ids))]}, RaisedBy: "human", RaisedAt: now})
 			return err
 		}
@@ -200,7 +201,7 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 			}
 			defer s.Close()
 			if err := s.Update(func(tx *kernel.Tx) error {
-				_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: "urgent", Priority: 0})
+				_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "urgent", Priority: 0})
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -269,11 +270,11 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 					req := Request{Query: "claim", Goal: "g1", Agent: agent}
 					var ds [2]string
 					for i, with := range []bool{true, false} {
-						in := input.Input{Query: "claim", Now: kernel.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
+						in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
 						if in.State, err = e.facts().Of(tx, "g1", agent, now, snapshot.Need{Todos: with}); err != nil {
 							return err
 						}
-						if with && len(in.State.Todos) == 0 && len(todos) > 0 && td.Status != kernel.TodoDone && td.Status != kernel.TodoCancelled {
+						if with && len(in.State.Todos) == 0 && len(todos) > 0 && td.Status != records.TodoDone && td.Status != records.TodoCancelled {
 							return fmt.Errorf("no todos listed")
 						}
 						d := e.evaluate(ctx, req, in)
@@ -307,7 +308,7 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 func TestStartRound_ForgedReadModelDecidesFromTheStore(t *testing.T) {
 	e, c := newEngine(t, testSpec)
 	ts := addTodos(t, e, "a", "b", "shipped")
-	if _, err := e.SetTodoStatus(ts[2].ID, kernel.TodoDone, "", ""); err != nil {
+	if _, err := e.SetTodoStatus(ts[2].ID, records.TodoDone, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	e = reopen(t, e, c)

@@ -6,6 +6,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Status summarises every spec goal (or only goal) from one read
@@ -31,7 +32,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		e.seedSpecTodos(g) // the spec's todos show from the first status on
 	}
 	now := e.Now()
-	st.Now = kernel.RFC3339(now)
+	st.Now = records.RFC3339(now)
 	fill := func(src views.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {

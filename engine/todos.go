@@ -10,12 +10,13 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // AddTodo validates and stores a todo. Errors: errs.Usage for an unknown
 // goal, kind, dependency, or a monitor without a cadence.
-func (e *Engine) AddTodo(in todos.Input) (kernel.Todo, error) {
-	var out kernel.Todo
+func (e *Engine) AddTodo(in todos.Input) (records.Todo, error) {
+	var out records.Todo
 	if err := e.RequireGoal(in.Goal); err != nil {
 		return out, err
 	}
@@ -32,7 +33,7 @@ func (e *Engine) AddTodo(in todos.Input) (kernel.Todo, error) {
 			}
 		}
 		var err error
-		out, err = tx.AddTodo(kernel.Todo{Goal: in.Goal, Title: in.Title, Kind: in.Kind, Priority: in.Priority,
+		out, err = tx.AddTodo(records.Todo{Goal: in.Goal, Title: in.Title, Kind: in.Kind, Priority: in.Priority,
 			DependsOn: in.DependsOn, Labels: in.Labels, Scope: in.Scope, EverySeconds: in.EverySeconds, CreatedBy: in.By})
 		return err
 	})
@@ -40,8 +41,8 @@ func (e *Engine) AddTodo(in todos.Input) (kernel.Todo, error) {
 }
 
 // Todo returns one todo. Errors: errs.Usage unknown_todo.
-func (e *Engine) Todo(id string) (kernel.Todo, error) {
-	var t kernel.Todo
+func (e *Engine) Todo(id string) (records.Todo, error) {
+	var t records.Todo
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
 		t, err = tx.Todo(id)
@@ -55,25 +56,25 @@ func (e *Engine) Todo(id string) (kernel.Todo, error) {
 
 // Todos lists a goal's todos ("" = every spec goal), optionally only those
 // with status.
-func (e *Engine) Todos(goal, status string) ([]kernel.Todo, error) {
+func (e *Engine) Todos(goal, status string) ([]records.Todo, error) {
 	goals, err := e.goalsIn(goal)
 	if err != nil {
 		return nil, err
 	}
-	if statuses := []string{kernel.TodoOpen, kernel.TodoClaimed, kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled}; status != "" && !slices.Contains(statuses, status) {
+	if statuses := []string{records.TodoOpen, records.TodoClaimed, records.TodoDone, records.TodoBlocked, records.TodoCancelled}; status != "" && !slices.Contains(statuses, status) {
 		return nil, Usagef("bad_status", "status %q is not one of %v", status, statuses)
 	}
 	if err := e.settle(); err != nil { // seed spec todos
 		return nil, err
 	}
-	return perGoal(e, goals, (*kernel.Tx).Todos, func(t kernel.Todo) bool { return status == "" || t.Status == status })
+	return perGoal(e, goals, (*kernel.Tx).Todos, func(t records.Todo) bool { return status == "" || t.Status == status })
 }
 
 // SetTodoStatus marks a todo done, blocked, cancelled or open again, with a
 // note, releasing any lease. Errors: errs.Usage unknown_todo / bad_status.
-func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, error) {
-	var t kernel.Todo
-	if !slices.Contains([]string{kernel.TodoDone, kernel.TodoBlocked, kernel.TodoCancelled, kernel.TodoOpen}, status) {
+func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, error) {
+	var t records.Todo
+	if !slices.Contains([]string{records.TodoDone, records.TodoBlocked, records.TodoCancelled, records.TodoOpen}, status) {
 		return t, Usagef("bad_status", "status %q is not done, blocked, cancelled or open", status)
 	}
 	var cd claimDecision
@@ -87,7 +88,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		if err != nil {
 			return err
 		}
-		if status == kernel.TodoDone {
+		if status == records.TodoDone {
 			// Done is progress: an open gate that stops the work refuses it,
 			// whoever asks — an agent without LOOPX_AGENT looks like a human,
 			// so the holder's gates count too. A human answers the gate first.
@@ -122,7 +123,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 		if err := tx.PutTodo(t); err != nil {
 			return err
 		}
-		return tx.AppendEvent(kernel.Event{Kind: todoEventKind(status), Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
+		return tx.AppendEvent(records.Event{Kind: todoEventKind(status), Goal: t.Goal, Actor: actor, Subject: t.ID, Message: note,
 			Data: map[string]any{"from": old}})
 	})
 	e.logClaim(cd)
@@ -138,7 +139,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (kernel.Todo, err
 // todoEventKind names the audit event of a status change ("todo.reopened"
 // for open, else "todo.<status>").
 func todoEventKind(status string) string {
-	if status == kernel.TodoOpen {
+	if status == records.TodoOpen {
 		return "todo.reopened"
 	}
 	return "todo." + status

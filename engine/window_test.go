@@ -12,6 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestDecide_WindowDecidesAsAllTodos: should_run read from the read model
@@ -23,44 +24,44 @@ import (
 func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	todo := func(i int, patch func(*kernel.Todo)) kernel.Todo {
-		k := kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: 2}
+	todo := func(i int, patch func(*records.Todo)) records.Todo {
+		k := records.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: 2}
 		if patch != nil {
 			patch(&k)
 		}
 		return k
 	}
-	forA2 := func(k *kernel.Todo) { k.Priority, k.Labels = 0, []string{"for:a2"} }
-	leased := func(holder string) func(*kernel.Todo) {
-		return func(k *kernel.Todo) {
-			k.Status = kernel.TodoClaimed
-			k.Lease = &kernel.Lease{Holder: holder, Version: 1, Epoch: 1, ExpiresAt: now.Add(time.Hour)}
+	forA2 := func(k *records.Todo) { k.Priority, k.Labels = 0, []string{"for:a2"} }
+	leased := func(holder string) func(*records.Todo) {
+		return func(k *records.Todo) {
+			k.Status = records.TodoClaimed
+			k.Lease = &records.Lease{Holder: holder, Version: 1, Epoch: 1, ExpiresAt: now.Add(time.Hour)}
 		}
 	}
 	for _, c := range []struct {
 		name    string
-		todo    func(i int) kernel.Todo
+		todo    func(i int) records.Todo
 		n       int
 		verdict string
 		want    string // the selected todo's title, or the no_todo message
 	}{
-		{"past the first window", func(i int) kernel.Todo {
+		{"past the first window", func(i int) records.Todo {
 			if i < 40 {
 				return todo(i, forA2)
 			}
-			return todo(i, func(k *kernel.Todo) { k.Priority = 3 })
+			return todo(i, func(k *records.Todo) { k.Priority = 3 })
 		}, 41, "run", "todo 40"},
-		{"nothing to claim", func(i int) kernel.Todo { return todo(i, forA2) }, 41, "skip", "41 todos: 41 handed to other agents"},
-		{"own claim late", func(i int) kernel.Todo {
+		{"nothing to claim", func(i int) records.Todo { return todo(i, forA2) }, 41, "skip", "41 todos: 41 handed to other agents"},
+		{"own claim late", func(i int) records.Todo {
 			switch {
 			case i == 50:
 				return todo(i, leased("a1"))
 			case i >= 60:
-				return todo(i, func(k *kernel.Todo) { k.Priority = 4 })
+				return todo(i, func(k *records.Todo) { k.Priority = 4 })
 			}
 			return todo(i, nil)
 		}, 70, "run", "todo 50"},
-		{"another's claim first", func(i int) kernel.Todo {
+		{"another's claim first", func(i int) records.Todo {
 			if i == 0 {
 				return todo(i, leased("a2"))
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 )
 
@@ -39,7 +40,7 @@ func (e *Engine) checkWrites(ctx context.Context, goal, agent string, paths []st
 // recordScopeViolation audits writes outside the agent's scope and, when
 // they touched protected files, raises a goal gate that keeps before (the
 // rules the round started under): a reject restores them.
-func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *decision.Decision, before *kernel.Rules) (*kernel.Gate, error) {
+func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string, d *decision.Decision, before *records.Rules) (*records.Gate, error) {
 	var reasons []string
 	for _, r := range d.Reasons {
 		reasons = append(reasons, r.Message)
@@ -59,7 +60,7 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 		}
 	}
 	question, adoptRev := adopt.GateQuestion(agent, round, scaffold.SpecDirName, protected, e.pending)
-	var gate *kernel.Gate
+	var gate *records.Gate
 	err := e.update(func(tx *kernel.Tx) (err error) {
 		gate, err = adopt.RecordViolation(tx, goal, agent, round, paths, reasons, d.DecisionID, protected, question, adoptRev, before)
 		return err

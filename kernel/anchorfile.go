@@ -12,6 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // AnchorFile is the anchor record's name in the project's anchor directory
@@ -30,22 +31,6 @@ const RefusalsFile = "refusals.jsonl"
 // Backend is the store backend this package implements, as recorded in the
 // anchor.
 const Backend = "buntdb"
-
-// Anchor is the anchor record.
-type Anchor struct {
-	// Version is the anchor record's format (1).
-	Version int `json:"version"`
-	// Backend is the store's backend ("buntdb").
-	Backend string `json:"backend"`
-	// Location is the real path of the store file (state.db) loopx opens.
-	Location string `json:"location"`
-	// Rev and Hash are the chain head: the revision and block hash of the
-	// last transaction committed.
-	Rev  uint64 `json:"rev"`
-	Hash string `json:"hash"`
-	// At is when the anchor was written (UTC).
-	At time.Time `json:"at"`
-}
 
 // Refusal is one line of the refusal log.
 type Refusal struct {
@@ -71,7 +56,7 @@ func AnchorDirOf(dir string) (string, error) {
 
 // ReadAnchor returns the anchor record in anchorDir; ok is false when there
 // is none. Errors: unreadable or malformed record.
-func ReadAnchor(anchorDir string) (a Anchor, ok bool, err error) {
+func ReadAnchor(anchorDir string) (a records.Anchor, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(anchorDir, AnchorFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return a, false, nil
@@ -88,7 +73,7 @@ func ReadAnchor(anchorDir string) (a Anchor, ok bool, err error) {
 // writeAnchor replaces the anchor record (creating the directory 0700),
 // following no link below the user's state directory (mkdirAnchor,
 // atomicfile.WriteBelow). Errors: *nofollow.LinkError; writing.
-func writeAnchor(anchorDir string, a Anchor) error {
+func writeAnchor(anchorDir string, a records.Anchor) error {
 	if err := mkdirAnchor(anchorDir); err != nil {
 		return err
 	}

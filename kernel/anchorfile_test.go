@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestLogWhileRefused: a refusal that could not be audited because the
@@ -72,9 +74,9 @@ func TestRefusals_ImportedWhenHealthyAgainAndBounded(t *testing.T) {
 			}
 			s := openT(t, dir)
 			defer s.Close()
-			var got []Event
+			var got []records.Event
 			if err := s.View(func(tx *Tx) error {
-				return tx.Events(func(e Event) bool {
+				return tx.Events(func(e records.Event) bool {
 					if e.Kind == "store.refused" {
 						got = append(got, e)
 					}

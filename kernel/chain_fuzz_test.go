@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -71,11 +72,11 @@ func FuzzStoreReader(f *testing.F) {
 		}
 		adir := filepath.Join(t.TempDir(), "anchor")
 		real, _ := filepath.EvalSymlinks(dir)
-		if err := writeAnchor(adir, Anchor{Backend: Backend, Location: filepath.Join(real, DBFile), Rev: fuzzBase.rev, Hash: fuzzBase.hash}); err != nil {
+		if err := writeAnchor(adir, records.Anchor{Backend: Backend, Location: filepath.Join(real, DBFile), Rev: fuzzBase.rev, Hash: fuzzBase.hash}); err != nil {
 			t.Fatal(err)
 		}
 		// The chain walk reads anything.
-		rep := walkChain(filepath.Join(dir, DBFile), b, &Anchor{Rev: fuzzBase.rev, Hash: fuzzBase.hash}).report
+		rep := walkChain(filepath.Join(dir, DBFile), b, &records.Anchor{Rev: fuzzBase.rev, Hash: fuzzBase.hash}).report
 		s, err := Open(dir, Options{Now: fixedClock(t0), LockTimeout: time.Second, AnchorDir: adir})
 		if err != nil {
 			if !changed {

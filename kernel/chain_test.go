@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -26,7 +27,7 @@ func chainStore(t testing.TB, n int) string {
 	}
 	for i := 0; i < n; i++ {
 		if err := s.Update(func(tx *Tx) error {
-			_, err := tx.AddTodo(Todo{Goal: "g1", Title: "todo " + strconv.Itoa(i)})
+			_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "todo " + strconv.Itoa(i)})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -66,7 +67,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 		{"behind: an older copy put back", func(t *testing.T, dir string) {
 			copyTo(t, filepath.Join(dir, DBFile), filepath.Join(dir, "old.db"))
 			s, _ := openDir(dir, false)
-			_ = s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g1", Title: "later"}); return err })
+			_ = s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "later"}); return err })
 			closeNoShrink(s)
 			copyTo(t, filepath.Join(dir, "old.db"), filepath.Join(dir, DBFile))
 		}, "store_behind", ErrRolledBack, HintBehind},
@@ -96,7 +97,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 			adir, _ := AnchorDirOf(dir)
 			before, _ := os.ReadFile(filepath.Join(adir, AnchorFile))
 			s, _ := openDir(dir, false)
-			_ = s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g1", Title: "later"}); return err })
+			_ = s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "later"}); return err })
 			closeNoShrink(s)
 			if err := os.WriteFile(filepath.Join(adir, AnchorFile), before, 0o600); err != nil {
 				t.Fatal(err)
@@ -145,7 +146,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 			defer closeNoShrink(s)
 			var kinds []string
 			_ = s.View(func(tx *Tx) error {
-				return tx.Events(func(ev Event) bool { kinds = append(kinds, ev.Kind); return true })
+				return tx.Events(func(ev records.Event) bool { kinds = append(kinds, ev.Kind); return true })
 			})
 			if !strings.Contains(strings.Join(kinds, " "), "store.accepted") || !strings.Contains(strings.Join(kinds, " "), "store.refused") {
 				t.Fatalf("events after accepting: %v", kinds)

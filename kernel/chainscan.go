@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -19,13 +20,6 @@ import (
 // and silently skips NUL bytes, so `loopx doctor` and `--salvage` read the
 // append-only file's RESP commands here, note every region that is not one,
 // and follow the chain's blocks (chain.go) through it.
-
-// Region is a part of the store file that is no command: zero-filled,
-// garbage, or a torn end.
-type Region struct {
-	Offset int64 `json:"offset"`
-	Length int64 `json:"length"`
-}
 
 // aofCmd is one command of the append-only file.
 type aofCmd struct {
@@ -36,7 +30,7 @@ type aofCmd struct {
 
 type aofScan struct {
 	cmds    []aofCmd
-	damaged []Region
+	damaged []records.Region
 }
 
 // scanAOF reads every command of an append-only file it can, and the
@@ -51,7 +45,7 @@ func scanAOF(b []byte) aofScan {
 			for q < len(b) && b[q] == 0 {
 				q++
 			}
-			sc.damaged = append(sc.damaged, Region{int64(p), int64(q - p)})
+			sc.damaged = append(sc.damaged, records.Region{Offset: int64(p), Length: int64(q - p)})
 			p = q
 			continue
 		}
@@ -62,7 +56,7 @@ func scanAOF(b []byte) aofScan {
 			continue
 		}
 		q := resync(b, p+1)
-		sc.damaged = append(sc.damaged, Region{int64(p), int64(q - p)})
+		sc.damaged = append(sc.damaged, records.Region{Offset: int64(p), Length: int64(q - p)})
 		p = q
 	}
 	return sc
@@ -157,41 +151,9 @@ func blocksOf(cmds []aofCmd) []journal {
 	return out
 }
 
-// ChainReport is what verifying the whole chain of a store file found
-// (`loopx doctor`, `loopx check --audit`).
-type ChainReport struct {
-	// Store is the store file's path.
-	Store string `json:"store"`
-	// Anchor is the anchor record, nil when the project has none.
-	Anchor *Anchor `json:"anchor"`
-	// Base is the revision of the first block in the file (the genesis, or
-	// the head when the file was last shrunk).
-	Base uint64 `json:"base"`
-	// Head and HeadHash are the last block that verifies, linked from Base.
-	Head     uint64 `json:"head"`
-	HeadHash string `json:"head_hash"`
-	// Transactions is how many blocks verified, Base's included.
-	Transactions int `json:"transactions"`
-	// FirstBad is the first transaction that does not verify (its block
-	// is missing, does not match its hash or its predecessor, or its
-	// records are damaged or differ in the file); nil when all do.
-	FirstBad *uint64 `json:"first_bad"`
-	// Problem says what is wrong with FirstBad (or with the file or the
-	// anchor), "" when nothing is.
-	Problem string `json:"problem"`
-	// Damaged are the regions of the file that are no command.
-	Damaged []Region `json:"damaged"`
-	// Salvageable is true when the chain from Base verifies up to Head, so
-	// `loopx doctor --salvage` can rebuild the store at Head from its blocks.
-	Salvageable bool `json:"salvageable"`
-}
-
-// OK reports whether the whole chain verified and matches the anchor.
-func (r ChainReport) OK() bool { return r.FirstBad == nil && r.Problem == "" }
-
 // chainWalk is a verified walk of a store file.
 type chainWalk struct {
-	report ChainReport
+	report records.ChainReport
 	// records are the stored records at report.Head, rebuilt from the
 	// base and the blocks (salvage writes them).
 	records map[string]string
@@ -200,9 +162,9 @@ type chainWalk struct {
 
 // walkChain verifies the chain in the store file's bytes raw against the
 // anchor a (nil when none).
-func walkChain(path string, raw []byte, a *Anchor) chainWalk {
+func walkChain(path string, raw []byte, a *records.Anchor) chainWalk {
 	sc := scanAOF(raw)
-	w := &chainWalker{r: ChainReport{Store: path, Anchor: a, Damaged: append([]Region{}, sc.damaged...)}, actual: map[string]string{}}
+	w := &chainWalker{r: records.ChainReport{Store: path, Anchor: a, Damaged: append([]records.Region{}, sc.damaged...)}, actual: map[string]string{}}
 	for _, c := range sc.cmds {
 		w.replay(c)
 	}
@@ -234,7 +196,7 @@ func walkChain(path string, raw []byte, a *Anchor) chainWalk {
 // chain block against the one before it and the records against the
 // blocks.
 type chainWalker struct {
-	r ChainReport
+	r records.ChainReport
 	// actual are the records as the file's commands left them; derived
 	// the records the verified blocks lead to from the base (nil until the
 	// base is established), and d their digest.
@@ -382,7 +344,7 @@ func (w *chainWalker) checkApplied(b journal) {
 // placeDamage gives each damaged region of the file to the transaction
 // whose block precedes it; damage before the first block makes the base
 // unsalvageable.
-func (w *chainWalker) placeDamage(damaged []Region) {
+func (w *chainWalker) placeDamage(damaged []records.Region) {
 	for _, reg := range damaged {
 		i := sort.Search(len(w.offsets), func(i int) bool { return w.offsets[i] > reg.Offset }) - 1
 		if i < 0 {
@@ -419,7 +381,7 @@ func (w *chainWalker) checkLive(head journal) {
 
 // checkAnchor holds the verified chain against the anchor a: its head must
 // be a block of the file's chain, at or after the base.
-func (w *chainWalker) checkAnchor(a Anchor, head journal) {
+func (w *chainWalker) checkAnchor(a records.Anchor, head journal) {
 	switch {
 	case a.Rev > head.Rev:
 		w.bad(head.Rev+1, fmt.Sprintf("the file's verifiable chain stops at revision %d; the anchor's head is revision %d (%s)", head.Rev, a.Rev, ShortHash(a.Hash)))
@@ -438,16 +400,16 @@ func (w *chainWalker) checkAnchor(a Anchor, head journal) {
 // VerifyChain verifies the whole chain of the open store's file against
 // its anchor (the store holds the lock, so nothing commits meanwhile).
 // Errors: the file or the anchor cannot be read.
-func (s *Store) VerifyChain() (ChainReport, error) {
+func (s *Store) VerifyChain() (records.ChainReport, error) {
 	raw, err := os.ReadFile(s.Path())
 	if err != nil {
-		return ChainReport{}, err
+		return records.ChainReport{}, err
 	}
 	a, ok, err := ReadAnchor(s.anchorDir)
 	if err != nil {
-		return ChainReport{}, err
+		return records.ChainReport{}, err
 	}
-	var ap *Anchor
+	var ap *records.Anchor
 	if ok {
 		ap = &a
 	}
@@ -457,28 +419,28 @@ func (s *Store) VerifyChain() (ChainReport, error) {
 // VerifyChainAt is VerifyChain for a store that may not open: it takes the
 // lock of dir, reads dir/state.db and the anchor, and releases the lock.
 // Errors: ErrLockTimeout; the file or anchor cannot be read.
-func VerifyChainAt(dir string, o Options) (ChainReport, error) {
+func VerifyChainAt(dir string, o Options) (records.ChainReport, error) {
 	lk, err := lockDir(dir, o)
 	if err != nil {
-		return ChainReport{}, err
+		return records.ChainReport{}, err
 	}
 	defer lk.Unlock()
 	path := filepath.Join(dir, DBFile)
 	adir := o.AnchorDir
 	if adir == "" {
 		if adir, err = AnchorDirOf(dir); err != nil {
-			return ChainReport{}, err
+			return records.ChainReport{}, err
 		}
 	}
-	var ap *Anchor
+	var ap *records.Anchor
 	if a, ok, err := ReadAnchor(adir); err != nil {
-		return ChainReport{}, err
+		return records.ChainReport{}, err
 	} else if ok {
 		ap = &a
 	}
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		r := ChainReport{Store: path, Anchor: ap, Damaged: []Region{}, Problem: "state.db is missing"}
+		r := records.ChainReport{Store: path, Anchor: ap, Damaged: []records.Region{}, Problem: "state.db is missing"}
 		if ap != nil {
 			v := uint64(0)
 			r.FirstBad = &v
@@ -486,25 +448,13 @@ func VerifyChainAt(dir string, o Options) (ChainReport, error) {
 		return r, nil
 	}
 	if err != nil {
-		return ChainReport{}, err
+		return records.ChainReport{}, err
 	}
 	return walkChain(path, raw, ap).report, nil
 }
 
 // BackupBeforeSalvage is the copy of the damaged store kept by Salvage.
 const BackupBeforeSalvage = "state.db.damaged"
-
-// SalvageReport says what Salvage kept and dropped.
-type SalvageReport struct {
-	// Chain is the verification of the damaged file.
-	Chain ChainReport `json:"chain"`
-	// Kept is the revision the salvaged store continues from; Dropped the
-	// revisions the anchor had reached beyond it (0 when none).
-	Kept    uint64 `json:"kept"`
-	Dropped uint64 `json:"dropped"`
-	// Backup is the damaged file's copy.
-	Backup string `json:"backup"`
-}
 
 // Salvage rebuilds the store in dir from every transaction of its file
 // that verifies (the base and each block linked to it, their records taken
@@ -515,8 +465,8 @@ type SalvageReport struct {
 // doctor --salvage`, a human's decision. Errors: ErrLockTimeout; the base
 // itself does not verify (nothing to build on: restore state.db.bak or a
 // backup); I/O errors (the damaged file stays in place).
-func Salvage(dir string, o Options) (SalvageReport, error) {
-	var rep SalvageReport
+func Salvage(dir string, o Options) (records.SalvageReport, error) {
+	var rep records.SalvageReport
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -533,7 +483,7 @@ func Salvage(dir string, o Options) (SalvageReport, error) {
 		}
 		o.AnchorDir = adir
 	}
-	var ap *Anchor
+	var ap *records.Anchor
 	if a, ok, err := ReadAnchor(adir); err == nil && ok {
 		ap = &a
 	}
@@ -595,7 +545,7 @@ func Salvage(dir string, o Options) (SalvageReport, error) {
 	}
 	msg += "; the damaged file is " + BackupBeforeSalvage
 	err = s.Update(func(tx *Tx) error {
-		return tx.AppendEvent(Event{Kind: "store.salvaged", Actor: "human", Message: msg,
+		return tx.AppendEvent(records.Event{Kind: "store.salvaged", Actor: "human", Message: msg,
 			Data: map[string]any{"kept": rep.Kept, "dropped": rep.Dropped, "backup": BackupBeforeSalvage}})
 	})
 	return rep, err

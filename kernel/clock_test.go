@@ -3,6 +3,8 @@ package kernel
 import (
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestNewestInstant_OnlyMovesForward commits at instants given by a clock
@@ -26,7 +28,7 @@ func TestNewestInstant_OnlyMovesForward(t *testing.T) {
 	} {
 		now = c.at
 		if !c.noCommits {
-			if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g1", Title: c.name}); return err }); err != nil {
+			if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: c.name}); return err }); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestDecodeTodo_AsEncodingJSON: decodeTodo (goccy/go-json) gives the
@@ -20,7 +22,7 @@ func TestDecodeTodo_AsEncodingJSON(t *testing.T) {
 	titles := []string{"plain", `quo"te \back`, "tab\tnew\nline", "é ü 中文 🚀", "bad \xff utf8", "<html>&amp;", ""}
 	zone := time.FixedZone("X", 5*3600+1800)
 	for i := range 500 {
-		td := Todo{ID: fmt.Sprintf("t-%04x", rng.IntN(1<<16)), Seq: rng.Uint64(), Goal: "g1",
+		td := records.Todo{ID: fmt.Sprintf("t-%04x", rng.IntN(1<<16)), Seq: rng.Uint64(), Goal: "g1",
 			Title: titles[rng.IntN(len(titles))], Kind: []string{"task", "monitor", "gate", "action"}[rng.IntN(4)],
 			Status: []string{"open", "claimed", "done", "blocked", "cancelled"}[rng.IntN(5)], Priority: rng.IntN(5) - 1,
 			CreatedAt: time.Unix(rng.Int64N(1<<33), rng.Int64N(1e9)).In(zone), UpdatedAt: time.Unix(rng.Int64N(1<<33), 0).UTC()}
@@ -30,7 +32,7 @@ func TestDecodeTodo_AsEncodingJSON(t *testing.T) {
 			td.Note, td.CreatedBy = titles[rng.IntN(len(titles))], "a2"
 		}
 		if rng.IntN(2) == 0 {
-			td.Lease = &Lease{Holder: "a1", Version: rng.Uint64N(9), Epoch: 1, AcquiredAt: time.Unix(rng.Int64N(1<<33), 0).UTC(),
+			td.Lease = &records.Lease{Holder: "a1", Version: rng.Uint64N(9), Epoch: 1, AcquiredAt: time.Unix(rng.Int64N(1<<33), 0).UTC(),
 				ExpiresAt: time.Unix(rng.Int64N(1<<33), 0).UTC(), Released: rng.IntN(2) == 0, Round: "r-1", TTLSeconds: 2700, IdempotencyKey: "k"}
 		}
 		raw, err := json.Marshal(td)
@@ -38,7 +40,7 @@ func TestDecodeTodo_AsEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, payload := range []string{string(raw), strings.Replace(string(raw), `"priority":`, `"Priority":`, 1), `{"extra":1,` + string(raw[1:])} {
-			var want, got Todo
+			var want, got records.Todo
 			if err := json.Unmarshal([]byte(payload), &want); err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +53,7 @@ func TestDecodeTodo_AsEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"id":`, `{"priority":"x"}`, `[1]`, `{"created_at":"yesterday"}`, ``} {
-		var a, b Todo
+		var a, b records.Todo
 		if errA, errB := json.Unmarshal([]byte(bad), &a), decodeTodo(bad, &b); (errA == nil) != (errB == nil) {
 			t.Errorf("%q: encoding/json %v, decodeTodo %v", bad, errA, errB)
 		}

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // EventsFile is the audit event log in the state directory
@@ -81,11 +83,11 @@ type Checkpoint struct {
 
 // logRecord is one line's payload.
 type logRecord struct {
-	I          uint64      `json:"i"`
-	Prev       string      `json:"prev"`
-	Rev        uint64      `json:"rev,omitempty"`
-	Event      *Event      `json:"event,omitempty"`
-	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	I          uint64         `json:"i"`
+	Prev       string         `json:"prev"`
+	Rev        uint64         `json:"rev,omitempty"`
+	Event      *records.Event `json:"event,omitempty"`
+	Checkpoint *Checkpoint    `json:"checkpoint,omitempty"`
 }
 
 // LogError is damage found in the event log: the record (1-based line
@@ -365,7 +367,7 @@ func startsWith(f *os.File, head LogHead) bool {
 
 // appendRecords renders events (committed at revision rev) as records
 // after head and returns the bytes to append and the new head.
-func appendRecords(head LogHead, rev uint64, events []Event) ([]byte, LogHead, error) {
+func appendRecords(head LogHead, rev uint64, events []records.Event) ([]byte, LogHead, error) {
 	var out []byte
 	if head.Next == 0 {
 		head.Next = 1

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -24,7 +25,7 @@ func deniedHistory(b *testing.B, dir string, n int) {
 	_ = s.db.SetConfig(cfg)
 	if err := s.Update(func(tx *Tx) error {
 		for i := 0; i < 50; i++ {
-			if _, err := tx.AddTodo(Todo{Goal: "g", Title: fmt.Sprint("todo ", i)}); err != nil {
+			if _, err := tx.AddTodo(records.Todo{Goal: "g", Title: fmt.Sprint("todo ", i)}); err != nil {
 				return err
 			}
 		}
@@ -35,7 +36,7 @@ func deniedHistory(b *testing.B, dir string, n int) {
 	for done := 0; done < n; done += 1000 {
 		if err := s.Update(func(tx *Tx) error {
 			for i := done; i < done+1000 && i < n; i++ {
-				if err := tx.AppendEvent(Event{Kind: "permission.denied", Goal: "g", Actor: "a1", Subject: fmt.Sprintf("d-%08d", i),
+				if err := tx.AppendEvent(records.Event{Kind: "permission.denied", Goal: "g", Actor: "a1", Subject: fmt.Sprintf("d-%08d", i),
 					Message: "Write .loopx/state.db: protected path",
 					Data:    map[string]any{"tool": "Write", "action": "write", "codes": []string{"protected_path"}, "verdict": "deny"}}); err != nil {
 					return err
@@ -47,7 +48,7 @@ func deniedHistory(b *testing.B, dir string, n int) {
 		}
 	}
 	// One ordinary write last, as after any import.
-	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g", Title: "last"}); return err }); err != nil {
+	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g", Title: "last"}); return err }); err != nil {
 		b.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -71,7 +72,7 @@ func BenchmarkWrite_AfterEvents(b *testing.B) {
 					b.Fatal(err)
 				}
 				if err := s.Update(func(tx *Tx) error {
-					_, err := tx.AddTodo(Todo{Goal: "g", Title: "one more"})
+					_, err := tx.AddTodo(records.Todo{Goal: "g", Title: "one more"})
 					return err
 				}); err != nil {
 					b.Fatal(err)

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // fuzzLog is a valid log of five events and its head.
 func fuzzLog(tb testing.TB) ([]byte, LogHead) {
 	tb.Helper()
-	evs := []Event{
+	evs := []records.Event{
 		{Seq: 1, At: t0, Kind: "todo.added", Goal: "g1", Actor: "human", Subject: "t-01", Message: "first"},
 		{Seq: 2, At: t0, Kind: "gate.raised", Goal: "g1", Subject: "g-01", Message: "Ship it?", Data: map[string]any{"scope": "goal"}},
 		{Seq: 4, At: t0.Add(time.Hour), Kind: "permission.denied", Goal: "g1", Actor: "a1", Data: map[string]any{"codes": []any{"protected_path"}}},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -21,7 +22,7 @@ func addEvents(t testing.TB, s *Store, g string, n int) {
 	t.Helper()
 	if err := s.Update(func(tx *Tx) error {
 		for i := 0; i < n; i++ {
-			if err := tx.AppendEvent(Event{Kind: "test.event", Goal: g, Actor: "a1", Message: fmt.Sprint("event ", i)}); err != nil {
+			if err := tx.AppendEvent(records.Event{Kind: "test.event", Goal: g, Actor: "a1", Message: fmt.Sprint("event ", i)}); err != nil {
 				return err
 			}
 		}
@@ -36,7 +37,7 @@ func eventSeqs(t testing.TB, s *Store) ([]uint64, error) {
 	t.Helper()
 	var out []uint64
 	err := s.View(func(tx *Tx) error {
-		return tx.Events(func(ev Event) bool { out = append(out, ev.Seq); return true })
+		return tx.Events(func(ev records.Event) bool { out = append(out, ev.Seq); return true })
 	})
 	return out, err
 }
@@ -56,10 +57,10 @@ func TestEventLog_AppendAndScan(t *testing.T) {
 	// Inside a write transaction, its own events follow the committed ones.
 	var inTx []uint64
 	if err := s.Update(func(tx *Tx) error {
-		if err := tx.AppendEvent(Event{Kind: "test.event", Goal: "g1"}); err != nil {
+		if err := tx.AppendEvent(records.Event{Kind: "test.event", Goal: "g1"}); err != nil {
 			return err
 		}
-		return tx.Events(func(ev Event) bool { inTx = append(inTx, ev.Seq); return true })
+		return tx.Events(func(ev records.Event) bool { inTx = append(inTx, ev.Seq); return true })
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestEventLog_AppendAndScan(t *testing.T) {
 	}
 	// Stopping early stops.
 	n := 0
-	_ = s.View(func(tx *Tx) error { return tx.Events(func(Event) bool { n++; return n < 2 }) })
+	_ = s.View(func(tx *Tx) error { return tx.Events(func(records.Event) bool { n++; return n < 2 }) })
 	if n != 2 {
 		t.Fatalf("fn called %d times after returning false", n)
 	}
@@ -91,7 +92,7 @@ func TestEventLog_AppendAndScan(t *testing.T) {
 		t.Fatalf("verify = %+v, %v (head %+v)", head, err, s.EventsHead())
 	}
 	// A read-only transaction cannot append.
-	if err := s.View(func(tx *Tx) error { return tx.AppendEvent(Event{Kind: "x"}) }); err == nil {
+	if err := s.View(func(tx *Tx) error { return tx.AppendEvent(records.Event{Kind: "x"}) }); err == nil {
 		t.Fatal("AppendEvent in a View succeeded")
 	}
 }
@@ -120,11 +121,11 @@ func crashInLogWrite(t *testing.T, s *Store, n, keep int) {
 	}
 	if err := s.Update(func(tx *Tx) error {
 		for i := 0; i < n; i++ {
-			if err := tx.AppendEvent(Event{Kind: "test.crash", Goal: "g1"}); err != nil {
+			if err := tx.AppendEvent(records.Event{Kind: "test.crash", Goal: "g1"}); err != nil {
 				return err
 			}
 		}
-		_, err := tx.AddTodo(Todo{Goal: "g1", Title: "crashed"})
+		_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "crashed"})
 		return err
 	}); !errors.Is(err, errCrash) {
 		t.Fatalf("crash: %v", err)
@@ -398,14 +399,14 @@ func TestEventLog_Prune(t *testing.T) {
 			}
 			now = t0.Add(200 * time.Hour)
 			before := readFile(t, s.EventsPath())
-			var rep PruneReport
+			var rep records.PruneReport
 			if err := s.Update(func(tx *Tx) error {
 				var err error
-				rep, err = tx.PruneEvents(t0.Add(c.before), "human", func(ev Event) bool { return ev.Seq != c.unreviewed })
+				rep, err = tx.PruneEvents(t0.Add(c.before), "human", func(ev records.Event) bool { return ev.Seq != c.unreviewed })
 				if err != nil {
 					return err
 				}
-				return tx.AppendEvent(Event{Kind: "events.pruned"})
+				return tx.AppendEvent(records.Event{Kind: "events.pruned"})
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -442,7 +443,7 @@ func TestEventLog_Prune(t *testing.T) {
 			}
 			// A second prune of everything folds the checkpoint into a new one.
 			if err := s.Update(func(tx *Tx) error {
-				rep, err = tx.PruneEvents(t0.Add(1000*time.Hour), "human", func(Event) bool { return true })
+				rep, err = tx.PruneEvents(t0.Add(1000*time.Hour), "human", func(records.Event) bool { return true })
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -476,7 +477,7 @@ func TestEventLog_PruneCompletedAfterCrash(t *testing.T) {
 	addEvents(t, s, "g1", 4)
 	s.crashAt = func(journal) error { return errCrash }
 	if err := s.Update(func(tx *Tx) error {
-		_, err := tx.PruneEvents(t0.Add(time.Hour), "human", func(Event) bool { return true })
+		_, err := tx.PruneEvents(t0.Add(time.Hour), "human", func(records.Event) bool { return true })
 		return err
 	}); !errors.Is(err, errCrash) {
 		t.Fatal(err)
@@ -537,9 +538,9 @@ func TestMigrate_Schema1EventsMoveToTheLog(t *testing.T) {
 	if got := dumpPrefix(t, s, "event:"); got != "" {
 		t.Fatalf("events left in state.db: %s", got)
 	}
-	var evs []Event
+	var evs []records.Event
 	if err := s.View(func(tx *Tx) error {
-		return tx.Events(func(ev Event) bool { evs = append(evs, ev); return true })
+		return tx.Events(func(ev records.Event) bool { evs = append(evs, ev); return true })
 	}); err != nil {
 		t.Fatal(err)
 	}

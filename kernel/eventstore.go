@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // EventsPath is the event log's path (.loopx/events.log, EventsFile).
@@ -250,7 +251,7 @@ var errStopScan = errors.New("kernel: scan stopped")
 // event log, then this transaction's own) until fn returns false. Every
 // record read is checked (checksum, chain); damage is a StoreError naming
 // the first bad record.
-func (tx *Tx) Events(fn func(Event) bool) error {
+func (tx *Tx) Events(fn func(records.Event) bool) error {
 	stopped := false
 	if err := tx.s.scanEvents(func(r logRecord, _ string, _ int64) error {
 		if r.Event == nil {
@@ -306,20 +307,6 @@ func (s *Store) VerifyEvents() (LogHead, error) {
 	return VerifyLog(s.EventsPath(), s.head)
 }
 
-// PruneReport says what Tx.PruneEvents dropped.
-type PruneReport struct {
-	// Pruned is how many events this prune drops; Kept how many stay.
-	Pruned int `json:"pruned"`
-	Kept   int `json:"kept"`
-	// ThroughSeq is the Seq of the last event dropped (0 when none).
-	ThroughSeq uint64 `json:"through_seq"`
-	// Unreviewed is how many events older than the instant were kept
-	// because they are not yet reviewed (or follow one that is not).
-	Unreviewed int `json:"unreviewed"`
-	// Head is the hash of the last pruned record (the checkpoint's Head).
-	Head string `json:"head,omitempty"`
-}
-
 // pruneReq is a prune pending in a transaction.
 type pruneReq struct {
 	keepFrom int64
@@ -353,8 +340,8 @@ func (p *pruneReq) rewrite(head LogHead) ([]byte, LogHead, error) {
 // log is rewritten when this transaction commits (journaled: a crash
 // completes it on open). by is recorded on the checkpoint. One prune per
 // transaction. Errors: a damaged log (StoreError), a second prune.
-func (tx *Tx) PruneEvents(before time.Time, by string, reviewed func(Event) bool) (PruneReport, error) {
-	var rep PruneReport
+func (tx *Tx) PruneEvents(before time.Time, by string, reviewed func(records.Event) bool) (records.PruneReport, error) {
+	var rep records.PruneReport
 	if !tx.writable {
 		return rep, errors.New("kernel: write in a read-only transaction")
 	}

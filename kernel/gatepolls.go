@@ -1,14 +1,18 @@
 package kernel
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/loopx-dev/loopx/kernel/records"
+)
 
 func keyGatePoll(goal, gate, agent string) string { return "poll:" + goal + ":" + gate + ":" + agent }
 
 // GatePoll returns agent's poll record under gate of goal; a record never
 // written is returned with Count 0 (no migration: absent means none).
 // Errors: the store's, a record that does not decode.
-func (tx *Tx) GatePoll(goal, gate, agent string) (GatePoll, error) {
-	p := GatePoll{Goal: goal, Gate: gate, Agent: agent}
+func (tx *Tx) GatePoll(goal, gate, agent string) (records.GatePoll, error) {
+	p := records.GatePoll{Goal: goal, Gate: gate, Agent: agent}
 	_, err := tx.getJSON(keyGatePoll(goal, gate, agent), &p)
 	return p, err
 }
@@ -18,7 +22,7 @@ func (tx *Tx) GatePoll(goal, gate, agent string) (GatePoll, error) {
 // as stored. It appends no event (the caller audits the first poll) and
 // touches no goal: the goal's revision stays as it was. Errors: the
 // store's; a read-only transaction.
-func (tx *Tx) CountGatePoll(goal, gate, agent string) (GatePoll, error) {
+func (tx *Tx) CountGatePoll(goal, gate, agent string) (records.GatePoll, error) {
 	p, err := tx.GatePoll(goal, gate, agent)
 	if err != nil {
 		return p, err
@@ -33,13 +37,13 @@ func (tx *Tx) CountGatePoll(goal, gate, agent string) (GatePoll, error) {
 
 // GatePolls returns the poll records of goal's gates ("" = every goal's),
 // by goal, gate id, then agent.
-func (tx *Tx) GatePolls(goal string) ([]GatePoll, error) {
+func (tx *Tx) GatePolls(goal string) ([]records.GatePoll, error) {
 	prefix := "poll:"
 	if goal != "" {
 		prefix += goal + ":"
 	}
-	out := []GatePoll{}
-	err := scan(tx, prefix, func(p GatePoll) bool {
+	out := []records.GatePoll{}
+	err := scan(tx, prefix, func(p records.GatePoll) bool {
 		if goal == "" || p.Goal == goal { // not a goal whose id goal prefixes
 			out = append(out, p)
 		}

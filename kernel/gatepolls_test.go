@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -24,15 +25,15 @@ func TestGatePolls_CountWithoutTouchingTheGoal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var gate Gate
+	var gate records.Gate
 	if err := s.Update(func(tx *Tx) (err error) {
-		gate, err = tx.AddGate(Gate{Goal: "g1", Question: "Merge the branch now?"})
+		gate, err = tx.AddGate(records.Gate{Goal: "g1", Question: "Merge the branch now?"})
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	goalRev := func() uint64 {
-		var g GoalState
+		var g records.GoalState
 		if err := s.View(func(tx *Tx) (err error) { g, err = tx.Goal("g1"); return err }); err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +53,7 @@ func TestGatePolls_CountWithoutTouchingTheGoal(t *testing.T) {
 	} {
 		now = t0.Add(time.Duration(i) * time.Minute)
 		before, _ := s.Revision()
-		var p GatePoll
+		var p records.GatePoll
 		if err := s.Update(func(tx *Tx) (err error) { p, err = tx.CountGatePoll(c.goal, c.gate, c.agent); return err }); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func TestGatePolls_CountWithoutTouchingTheGoal(t *testing.T) {
 			t.Errorf("poll %d: goal revision %d -> %d: a poll counted as a change", i, rev0, got)
 		}
 	}
-	var polls []GatePoll
+	var polls []records.GatePoll
 	if err := s.View(func(tx *Tx) (err error) { polls, err = tx.GatePolls("g1"); return err }); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestGatePolls_Chained(t *testing.T) {
 				}
 			}
 			// one more transaction, so that the journal does not restore the record
-			if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g1", Title: "t"}); return err }); err != nil {
+			if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "t"}); return err }); err != nil {
 				t.Fatal(err)
 			}
 			if bad, err := s.Verify(); err != nil || len(bad) > 0 {

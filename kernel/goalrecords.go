@@ -1,24 +1,18 @@
 package kernel
 
-import "strings"
+import (
+	"strings"
 
-// GoalRecords counts what the store keeps for one goal id.
-type GoalRecords struct {
-	// Todos, Gates and Ledger count the goal's todos (any status), stored
-	// gate instances (any status) and quota ledger entries (charges and
-	// refunds).
-	Todos  int `json:"todos"`
-	Gates  int `json:"gates"`
-	Ledger int `json:"ledger"`
-}
+	"github.com/loopx-dev/loopx/kernel/records"
+)
 
 // GoalRecordCounts counts, per goal id, the todos, gates and ledger
 // entries in the store, from their keys alone (no value is decoded): what
 // `loopx check` compares with the spec's goals to find the state of a goal
 // the spec no longer declares (a renamed goal's todos, gates and spent
 // quota). Goals with none are absent. Errors: the store's.
-func (tx *Tx) GoalRecordCounts() (map[string]GoalRecords, error) {
-	out := map[string]GoalRecords{}
+func (tx *Tx) GoalRecordCounts() (map[string]records.GoalRecords, error) {
+	out := map[string]records.GoalRecords{}
 	for _, prefix := range []string{"todo:", "gate:", "ledger:"} {
 		err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, _ string) bool {
 			if !strings.HasPrefix(k, prefix) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestStoreWriters_NeverFollowALink: a link an agent places where the
@@ -62,7 +63,7 @@ func TestStoreWriters_NeverFollowALink(t *testing.T) {
 		if fi, err := os.Lstat(filepath.Join(dir, DBFile)); err != nil || !fi.Mode().IsRegular() {
 			t.Fatalf("state.db after the shrink: %v, %v", fi, err)
 		}
-		if err := s.Update(func(tx *Tx) error { return tx.AppendEvent(Event{Kind: "test.after_shrink", Actor: "loopx"}) }); err != nil {
+		if err := s.Update(func(tx *Tx) error { return tx.AppendEvent(records.Event{Kind: "test.after_shrink", Actor: "loopx"}) }); err != nil {
 			t.Fatalf("a write after the shrink: %v", err)
 		}
 	})
@@ -105,7 +106,7 @@ func TestStoreWriters_NeverFollowALink(t *testing.T) {
 			defer s.Close()
 			found := false
 			if err := s.View(func(tx *Tx) error {
-				return tx.Events(func(e Event) bool {
+				return tx.Events(func(e records.Event) bool {
 					found = found || e.Kind == "store.refused" && e.Data["found"] == "link_refused"
 					return true
 				})

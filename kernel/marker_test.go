@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestUpdate_PublishesRevisionMarker: every committed Update that wrote
@@ -18,7 +20,7 @@ func TestUpdate_PublishesRevisionMarker(t *testing.T) {
 		t.Fatalf("before any commit: err = %v, want not exist", err)
 	}
 	for want := uint64(1); want <= 2; want++ {
-		if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g1", Title: "a"}); return err }); err != nil {
+		if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "a"}); return err }); err != nil {
 			t.Fatal(err)
 		}
 		if rev, err := ReadRevFile(dir); err != nil || rev != want {
@@ -30,7 +32,7 @@ func TestUpdate_PublishesRevisionMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Update(func(tx *Tx) error {
-		_, _ = tx.AddTodo(Todo{Goal: "g1", Title: "b"})
+		_, _ = tx.AddTodo(records.Todo{Goal: "g1", Title: "b"})
 		return errors.New("roll back")
 	})
 	fi2, _ := os.Stat(filepath.Join(dir, RevFile))

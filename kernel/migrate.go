@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -96,7 +97,7 @@ func (s *Store) setSchema() error {
 func (s *Store) auditMigration() error {
 	m := *s.migrated
 	return s.Update(func(tx *Tx) error {
-		return tx.AppendEvent(Event{Kind: "store.migrated", Actor: "loopx", Subject: DBFile,
+		return tx.AppendEvent(records.Event{Kind: "store.migrated", Actor: "loopx", Subject: DBFile,
 			Message: fmt.Sprintf("migrated the store from schema %d to %d (backup: %s): %s", m.From, m.To, m.Backup, strings.Join(m.Steps, "; ")),
 			Data:    map[string]any{"from": m.From, "to": m.To, "backup": m.Backup}})
 	})
@@ -123,7 +124,7 @@ func migrateEventsToLog(s *Store) (string, error) {
 		}
 		return fmt.Sprintf("audit events already in %s (%d records)", EventsFile, s.head.Records), nil
 	}
-	var evs []Event
+	var evs []records.Event
 	var keys []string
 	var rev uint64
 	err := s.db.View(func(btx *buntdb.Tx) error {
@@ -135,7 +136,7 @@ func migrateEventsToLog(s *Store) (string, error) {
 			if !strings.HasPrefix(k, "event:") {
 				return false
 			}
-			var ev Event
+			var ev records.Event
 			if err := json.Unmarshal([]byte(v), &ev); err != nil {
 				derr = fmt.Errorf("decoding %s: %w", k, err)
 				return false

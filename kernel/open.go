@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -68,7 +69,7 @@ type opening struct {
 	now       func() time.Time
 	adir      string
 	// anchor is the anchor read (anchored: there is one, and it reads).
-	anchor   Anchor
+	anchor   records.Anchor
 	anchored bool
 	// location is the real path of state.db.
 	location string
@@ -86,7 +87,7 @@ type opening struct {
 	redone  bool
 	// events are audited once the store is open; accepted is what a
 	// human's AcceptRollback accepted ("" when nothing).
-	events   []Event
+	events   []records.Event
 	accepted string
 }
 
@@ -378,7 +379,7 @@ func (op *opening) checkAgainstAnchor() error {
 	switch {
 	case !op.anchored && (op.created || s.migrated != nil):
 	case !op.anchored && s.movedFrom() != "":
-		op.events = append(op.events, Event{Kind: "store.moved", Actor: "loopx",
+		op.events = append(op.events, records.Event{Kind: "store.moved", Actor: "loopx",
 			Message: fmt.Sprintf("the project moved: its store (revision %d, %s) was anchored at %s; anchored here", s.chain.Rev, ShortHash(s.chain.Hash), s.movedFrom()),
 			Data:    map[string]any{"from": s.movedFrom(), "to": op.location, "rev": s.chain.Rev}})
 	case !op.anchored:
@@ -419,7 +420,7 @@ func (op *opening) reanchor() error {
 		}
 	}
 	if op.accepted != "" {
-		op.events = append(op.events, Event{Kind: "store.accepted", Actor: "human", Message: op.accepted,
+		op.events = append(op.events, records.Event{Kind: "store.accepted", Actor: "human", Message: op.accepted,
 			Data: map[string]any{"rev": s.chain.Rev, "hash": s.chain.Hash, "anchored_rev": a.Rev, "anchored_hash": a.Hash}})
 	}
 	return nil
@@ -436,7 +437,7 @@ func (op *opening) audit() error {
 	s := op.s
 	refusals, total, first := s.refusalEvents()
 	if total > 0 && !op.o.AcceptRollback {
-		refusals = append(refusals, Event{Kind: "store.refused", Actor: "loopx",
+		refusals = append(refusals, records.Event{Kind: "store.refused", Actor: "loopx",
 			Message: fmt.Sprintf("the store was refused %d time(s) (first at %s) and opens again at revision %d without a human's repair (doctor --accept-store or --salvage): it was put back as it was", total, first, s.chain.Rev),
 			Data:    map[string]any{"found": "store_restored", "rev": s.chain.Rev}})
 	}
@@ -451,7 +452,7 @@ func (op *opening) audit() error {
 		if r.EventsSalvaged != "" {
 			data["events_salvaged"] = r.EventsSalvaged
 		}
-		events = append(events, Event{Kind: "store.recovered", Actor: "loopx", Message: recoveryMessage(r), Data: data})
+		events = append(events, records.Event{Kind: "store.recovered", Actor: "loopx", Message: recoveryMessage(r), Data: data})
 	}
 	if len(events) > 0 {
 		if err := s.Update(func(tx *Tx) error {

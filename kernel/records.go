@@ -10,12 +10,13 @@ import (
 	"time"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Goal returns the goal's runtime state; a goal never written is active
 // (goals are declared in the spec, the store only keeps their status).
-func (tx *Tx) Goal(id string) (GoalState, error) {
-	g := GoalState{ID: id, Status: GoalActive}
+func (tx *Tx) Goal(id string) (records.GoalState, error) {
+	g := records.GoalState{ID: id, Status: records.GoalActive}
 	_, err := tx.getJSON(keyGoal(id), &g)
 	return g, err
 }
@@ -33,16 +34,16 @@ func (tx *Tx) SetGoalStatus(id, status, reason, actor string) error {
 	}
 	tx.touch(id)
 	kind := "goal." + status
-	if status == GoalActive {
+	if status == records.GoalActive {
 		kind = "goal.resumed"
 	}
-	return tx.AppendEvent(Event{Kind: kind, Goal: id, Actor: actor, Subject: id,
+	return tx.AppendEvent(records.Event{Kind: kind, Goal: id, Actor: actor, Subject: id,
 		Message: reason, Data: map[string]any{"from": old, "to": status}})
 }
 
 // AddTodo stores a new todo, assigning ID ("t-xxxx"), CreatedAt and
 // status open unless set, and audits it. It returns the stored todo.
-func (tx *Tx) AddTodo(t Todo) (Todo, error) {
+func (tx *Tx) AddTodo(t records.Todo) (records.Todo, error) {
 	id, err := tx.newID("t-")
 	if err != nil {
 		return t, err
@@ -53,10 +54,10 @@ func (tx *Tx) AddTodo(t Todo) (Todo, error) {
 	}
 	t.ID, t.Seq = id, seq
 	if t.Kind == "" {
-		t.Kind = KindTask
+		t.Kind = records.KindTask
 	}
 	if t.Status == "" {
-		t.Status = TodoOpen
+		t.Status = records.TodoOpen
 	}
 	t.CreatedAt, t.UpdatedAt = tx.now, tx.now
 	if err := tx.setRef(id, keyTodo(t.Goal, id)); err != nil {
@@ -66,12 +67,12 @@ func (tx *Tx) AddTodo(t Todo) (Todo, error) {
 		return t, err
 	}
 	tx.touch(t.Goal)
-	return t, tx.AppendEvent(Event{Kind: "todo.added", Goal: t.Goal, Actor: t.CreatedBy, Subject: id, Message: t.Title})
+	return t, tx.AppendEvent(records.Event{Kind: "todo.added", Goal: t.Goal, Actor: t.CreatedBy, Subject: id, Message: t.Title})
 }
 
 // Todo returns the todo with this id, or an error wrapping ErrNotFound.
-func (tx *Tx) Todo(id string) (Todo, error) {
-	var t Todo
+func (tx *Tx) Todo(id string) (records.Todo, error) {
+	var t records.Todo
 	k, err := tx.refKey(id, "todo")
 	if err != nil {
 		return t, err
@@ -82,7 +83,7 @@ func (tx *Tx) Todo(id string) (Todo, error) {
 
 // PutTodo stores a changed todo (UpdatedAt set to now). It does not audit:
 // callers append the event that says what changed.
-func (tx *Tx) PutTodo(t Todo) error {
+func (tx *Tx) PutTodo(t records.Todo) error {
 	t.UpdatedAt = tx.now
 	tx.touch(t.Goal)
 	return tx.putJSON(keyTodo(t.Goal, t.ID), t)
@@ -90,13 +91,13 @@ func (tx *Tx) PutTodo(t Todo) error {
 
 // Todos returns the goal's todos ordered by priority, then age, then
 // insertion order.
-func (tx *Tx) Todos(goal string) ([]Todo, error) { return tx.TodosLater(goal)() }
+func (tx *Tx) Todos(goal string) ([]records.Todo, error) { return tx.TodosLater(goal)() }
 
 // TodosLater reads goal's todo records now and decodes them when the
 // function it returns is called (with Todos' result and errors): a caller
 // that holds the state lock only to read the records (the read model's
 // refresh) decodes them after letting go of it.
-func (tx *Tx) TodosLater(goal string) func() ([]Todo, error) {
+func (tx *Tx) TodosLater(goal string) func() ([]records.Todo, error) {
 	prefix := "todo:" + goal + ":"
 	var raw [][2]string
 	err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
@@ -106,13 +107,13 @@ func (tx *Tx) TodosLater(goal string) func() ([]Todo, error) {
 		raw = append(raw, [2]string{k, v})
 		return true
 	})
-	return func() ([]Todo, error) {
+	return func() ([]records.Todo, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]Todo, 0, len(raw))
+		out := make([]records.Todo, 0, len(raw))
 		for _, kv := range raw {
-			var t Todo
+			var t records.Todo
 			if err := decodeTodo(payloadOf(kv[0], kv[1]), &t); err != nil {
 				return out, fmt.Errorf("decoding %s: %w", kv[0], err)
 			}
@@ -129,13 +130,13 @@ func (tx *Tx) TodosLater(goal string) func() ([]Todo, error) {
 // under the lock) decodes every one. The records are loopx's own, written
 // by encoding/json and checked by the chain; TestDecodeTodo_AsEncodingJSON
 // holds the two decoders to the same result.
-func decodeTodo(payload string, t *Todo) error {
+func decodeTodo(payload string, t *records.Todo) error {
 	return gojson.Unmarshal([]byte(payload), t)
 }
 
 // sortTodos orders todos as Todos returns them: priority, creation
 // instant, sequence, id.
-func sortTodos(out []Todo) {
+func sortTodos(out []records.Todo) {
 	// The order is total (ids are unique): an unstable sort gives the
 	// same result, and comparing in place copies no record.
 	sort.Slice(out, func(i, j int) bool {
@@ -155,7 +156,7 @@ func sortTodos(out []Todo) {
 
 // AddGate stores a new gate instance. An empty ID gets "g-xxxx"; a spec
 // gate passes its own stable id ("<goal>/<name>"). Status defaults to open.
-func (tx *Tx) AddGate(g Gate) (Gate, error) {
+func (tx *Tx) AddGate(g records.Gate) (records.Gate, error) {
 	if g.ID == "" {
 		id, err := tx.newID("g-")
 		if err != nil {
@@ -164,7 +165,7 @@ func (tx *Tx) AddGate(g Gate) (Gate, error) {
 		g.ID = id
 	}
 	if g.Status == "" {
-		g.Status = GateOpen
+		g.Status = records.GateOpen
 	}
 	seq, err := tx.nextSeq()
 	if err != nil {
@@ -181,13 +182,13 @@ func (tx *Tx) AddGate(g Gate) (Gate, error) {
 		return g, err
 	}
 	tx.touch(g.Goal)
-	return g, tx.AppendEvent(Event{Kind: "gate.raised", Goal: g.Goal, Actor: g.RaisedBy, Subject: g.ID,
+	return g, tx.AppendEvent(records.Event{Kind: "gate.raised", Goal: g.Goal, Actor: g.RaisedBy, Subject: g.ID,
 		Message: g.Question, Data: map[string]any{"scope": g.ScopeKind, "reason": g.Reason}})
 }
 
 // Gate returns the gate with this id, or an error wrapping ErrNotFound.
-func (tx *Tx) Gate(id string) (Gate, error) {
-	var g Gate
+func (tx *Tx) Gate(id string) (records.Gate, error) {
+	var g records.Gate
 	k, err := tx.refKey(id, "gate")
 	if err != nil {
 		return g, err
@@ -197,15 +198,15 @@ func (tx *Tx) Gate(id string) (Gate, error) {
 }
 
 // PutGate stores a changed gate (no audit; the caller appends the event).
-func (tx *Tx) PutGate(g Gate) error {
+func (tx *Tx) PutGate(g records.Gate) error {
 	tx.touch(g.Goal)
 	return tx.putJSON(keyGate(g.Goal, g.ID), g)
 }
 
 // Gates returns the goal's gates, oldest first.
-func (tx *Tx) Gates(goal string) ([]Gate, error) {
-	var out []Gate
-	err := scan(tx, "gate:"+goal+":", func(g Gate) bool { out = append(out, g); return true })
+func (tx *Tx) Gates(goal string) ([]records.Gate, error) {
+	var out []records.Gate
+	err := scan(tx, "gate:"+goal+":", func(g records.Gate) bool { out = append(out, g); return true })
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].RaisedAt.Equal(out[j].RaisedAt) {
 			return out[i].RaisedAt.Before(out[j].RaisedAt)
@@ -218,7 +219,7 @@ func (tx *Tx) Gates(goal string) ([]Gate, error) {
 // AddEvidence stores evidence ("e-xxxx"), stamped now, and audits it.
 // Evidence is the most numerous record and is read by goal, never by id, so
 // it gets no ref: key (the store stays small and opens fast).
-func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
+func (tx *Tx) AddEvidence(e records.Evidence) (records.Evidence, error) {
 	id, err := tx.newIDKeyed("e-", func(id string) string { return keyEvidence(e.Goal, id) })
 	if err != nil {
 		return e, err
@@ -239,14 +240,14 @@ func (tx *Tx) AddEvidence(e Evidence) (Evidence, error) {
 		return e, err
 	}
 	tx.touch(e.Goal)
-	return e, tx.AppendEvent(Event{Kind: "evidence.added", Goal: e.Goal, Actor: e.By, Subject: id,
+	return e, tx.AppendEvent(records.Event{Kind: "evidence.added", Goal: e.Goal, Actor: e.By, Subject: id,
 		Message: e.Summary, Data: map[string]any{"kind": e.Kind, "status": e.Status}})
 }
 
 // EvidenceList returns the goal's evidence, newest first; limit 0 = all.
-func (tx *Tx) EvidenceList(goal string, limit int) ([]Evidence, error) {
-	var out []Evidence
-	err := scan(tx, "ev:"+goal+":", func(e Evidence) bool { out = append(out, e); return true })
+func (tx *Tx) EvidenceList(goal string, limit int) ([]records.Evidence, error) {
+	var out []records.Evidence
+	err := scan(tx, "ev:"+goal+":", func(e records.Evidence) bool { out = append(out, e); return true })
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
 			return out[i].CreatedAt.After(out[j].CreatedAt)
@@ -260,7 +261,7 @@ func (tx *Tx) EvidenceList(goal string, limit int) ([]Evidence, error) {
 }
 
 // AddRound stores a new open round ("r-xxxx") started now.
-func (tx *Tx) AddRound(r Round) (Round, error) {
+func (tx *Tx) AddRound(r records.Round) (records.Round, error) {
 	id, err := tx.newID("r-")
 	if err != nil {
 		return r, err
@@ -269,7 +270,7 @@ func (tx *Tx) AddRound(r Round) (Round, error) {
 	if err != nil {
 		return r, err
 	}
-	r.ID, r.Seq, r.StartedAt, r.Status = id, seq, tx.now, RoundOpen
+	r.ID, r.Seq, r.StartedAt, r.Status = id, seq, tx.now, records.RoundOpen
 	if err := tx.setRef(id, keyRound(r.Goal, id)); err != nil {
 		return r, err
 	}
@@ -277,13 +278,13 @@ func (tx *Tx) AddRound(r Round) (Round, error) {
 		return r, err
 	}
 	tx.touch(r.Goal)
-	return r, tx.AppendEvent(Event{Kind: "round.started", Goal: r.Goal, Actor: r.Agent, Subject: id,
+	return r, tx.AppendEvent(records.Event{Kind: "round.started", Goal: r.Goal, Actor: r.Agent, Subject: id,
 		Data: map[string]any{"todo": r.Todo, "decision_id": r.DecisionID}})
 }
 
 // Round returns the round with this id, or an error wrapping ErrNotFound.
-func (tx *Tx) Round(id string) (Round, error) {
-	var r Round
+func (tx *Tx) Round(id string) (records.Round, error) {
+	var r records.Round
 	k, err := tx.refKey(id, "round")
 	if err != nil {
 		return r, err
@@ -293,19 +294,19 @@ func (tx *Tx) Round(id string) (Round, error) {
 }
 
 // PutRound stores a changed round (no audit; the caller appends the event).
-func (tx *Tx) PutRound(r Round) error {
+func (tx *Tx) PutRound(r records.Round) error {
 	tx.touch(r.Goal)
 	return tx.putJSON(keyRound(r.Goal, r.ID), r)
 }
 
 // Rounds returns every round of the goal ("" = all goals), oldest first.
-func (tx *Tx) Rounds(goal string) ([]Round, error) {
-	var out []Round
+func (tx *Tx) Rounds(goal string) ([]records.Round, error) {
+	var out []records.Round
 	prefix := "round:"
 	if goal != "" {
 		prefix += goal + ":"
 	}
-	err := scan(tx, prefix, func(r Round) bool { out = append(out, r); return true })
+	err := scan(tx, prefix, func(r records.Round) bool { out = append(out, r); return true })
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].StartedAt.Equal(out[j].StartedAt) {
 			return out[i].StartedAt.Before(out[j].StartedAt)
@@ -316,7 +317,7 @@ func (tx *Tx) Rounds(goal string) ([]Round, error) {
 }
 
 // AppendLedger appends a charge or refund (Seq and At assigned).
-func (tx *Tx) AppendLedger(e LedgerEntry) (LedgerEntry, error) {
+func (tx *Tx) AppendLedger(e records.LedgerEntry) (records.LedgerEntry, error) {
 	seq, err := tx.nextSeq()
 	if err != nil {
 		return e, err
@@ -328,14 +329,14 @@ func (tx *Tx) AppendLedger(e LedgerEntry) (LedgerEntry, error) {
 
 // Ledger returns the goal's whole ledger in order (never a window: every
 // decision reads the same history).
-func (tx *Tx) Ledger(goal string) ([]LedgerEntry, error) {
-	var out []LedgerEntry
-	err := scan(tx, "ledger:"+goal+":", func(e LedgerEntry) bool { out = append(out, e); return true })
+func (tx *Tx) Ledger(goal string) ([]records.LedgerEntry, error) {
+	var out []records.LedgerEntry
+	err := scan(tx, "ledger:"+goal+":", func(e records.LedgerEntry) bool { out = append(out, e); return true })
 	return out, err
 }
 
 // AddHandoff stores a handoff ("h-xxxx") and audits it.
-func (tx *Tx) AddHandoff(h Handoff) (Handoff, error) {
+func (tx *Tx) AddHandoff(h records.Handoff) (records.Handoff, error) {
 	seq, err := tx.nextSeq()
 	if err != nil {
 		return h, err
@@ -352,19 +353,19 @@ func (tx *Tx) AddHandoff(h Handoff) (Handoff, error) {
 		return h, err
 	}
 	tx.touch(h.Goal)
-	return h, tx.AppendEvent(Event{Kind: "handoff.added", Goal: h.Goal, Actor: h.Agent, Subject: id, Message: h.Summary})
+	return h, tx.AppendEvent(records.Event{Kind: "handoff.added", Goal: h.Goal, Actor: h.Agent, Subject: id, Message: h.Summary})
 }
 
 // Handoffs returns the goal's handoffs, oldest first.
-func (tx *Tx) Handoffs(goal string) ([]Handoff, error) {
-	var out []Handoff
-	err := scan(tx, "handoff:"+goal+":", func(h Handoff) bool { out = append(out, h); return true })
+func (tx *Tx) Handoffs(goal string) ([]records.Handoff, error) {
+	var out []records.Handoff
+	err := scan(tx, "handoff:"+goal+":", func(h records.Handoff) bool { out = append(out, h); return true })
 	return out, err
 }
 
 // Agent returns a registered agent, or an error wrapping ErrNotFound.
-func (tx *Tx) Agent(id string) (Agent, error) {
-	var a Agent
+func (tx *Tx) Agent(id string) (records.Agent, error) {
+	var a records.Agent
 	ok, err := tx.getJSON(keyAgent(id), &a)
 	if err == nil && !ok {
 		err = NotFound("agent", id)
@@ -373,12 +374,12 @@ func (tx *Tx) Agent(id string) (Agent, error) {
 }
 
 // PutAgent stores an agent registration.
-func (tx *Tx) PutAgent(a Agent) error { return tx.putJSON(keyAgent(a.ID), a) }
+func (tx *Tx) PutAgent(a records.Agent) error { return tx.putJSON(keyAgent(a.ID), a) }
 
 // Agents returns every registered agent, by id.
-func (tx *Tx) Agents() ([]Agent, error) {
-	var out []Agent
-	err := scan(tx, "agent:", func(a Agent) bool { out = append(out, a); return true })
+func (tx *Tx) Agents() ([]records.Agent, error) {
+	var out []records.Agent
+	err := scan(tx, "agent:", func(a records.Agent) bool { out = append(out, a); return true })
 	return out, err
 }
 
@@ -386,7 +387,7 @@ func (tx *Tx) Agents() ([]Agent, error) {
 // goes to the event log (EventsFile) when the transaction commits, in the
 // same journaled commit as its other writes. Events do not count as a
 // change of the goal's state.
-func (tx *Tx) AppendEvent(e Event) error {
+func (tx *Tx) AppendEvent(e records.Event) error {
 	if !tx.writable {
 		return errors.New("kernel: write in a read-only transaction")
 	}
@@ -403,9 +404,6 @@ func (tx *Tx) AppendEvent(e Event) error {
 // Since is a convenience for filters: whether t is at or after now-d.
 func Since(t, now time.Time, d time.Duration) bool { return !t.Before(now.Add(-d)) }
 
-// String renders a priority as "P0".."P4".
-func PriorityString(p int) string { return fmt.Sprintf("P%d", p) }
-
 func keyEvidenceCount(g string) string { return "count:ev:" + g }
 
 // EvidenceCount counts the goal's evidence: from the counter AddEvidence
@@ -420,8 +418,8 @@ func (tx *Tx) EvidenceCount(goal string) (int, error) {
 
 // LatestHandoff returns the goal's newest handoff without decoding the
 // others (handoff keys sort by sequence).
-func (tx *Tx) LatestHandoff(goal string) (Handoff, bool, error) {
-	var h Handoff
+func (tx *Tx) LatestHandoff(goal string) (records.Handoff, bool, error) {
+	var h records.Handoff
 	found := false
 	prefix := "handoff:" + goal + ":"
 	var derr error
@@ -454,19 +452,12 @@ func (tx *Tx) scanEvidenceCount(goal string) (int, error) {
 
 const keyProject = "meta:project"
 
-// Project is the project's own record: how it was created.
-type Project struct {
-	// Demo is true for a project `loopx demo` created (scaffold.Options.Demo):
-	// only there is the demo's own gate answer (channel "demo") accepted.
-	Demo bool `json:"demo"`
-}
-
 // Project returns the project record (the zero Project when none was written).
-func (tx *Tx) Project() (Project, error) {
-	var p Project
+func (tx *Tx) Project() (records.Project, error) {
+	var p records.Project
 	_, err := tx.getJSON(keyProject, &p)
 	return p, err
 }
 
 // PutProject writes the project record.
-func (tx *Tx) PutProject(p Project) error { return tx.putJSON(keyProject, p) }
+func (tx *Tx) PutProject(p records.Project) error { return tx.putJSON(keyProject, p) }

@@ -1,50 +1,19 @@
 package kernel
 
 import (
-	"encoding/json"
-	"time"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 const keyRules = "meta:rules"
 
-// Rules is the adopted revision of a project's loopx/ directory:
-// the rules decisions, hooks, `run` and `watch` evaluate, whatever
-// the files on disk say now. It holds the content, not only the hashes, so
-// that the rules in effect survive an edit of loopx/ and can be written back
-// (`loopx adopt --restore`). The kernel stores it as given; the engine
-// decides what is adopted.
-type Rules struct {
-	// SpecHash is the spec's content hash ("sha256:…", specs.Loaded.Hash).
-	SpecHash string `json:"spec_hash"`
-	// SpecJSON is the exported spec (data.loopx.spec): decisions read it
-	// without evaluating CUE.
-	SpecJSON json.RawMessage `json:"spec_json"`
-	// ExportHash is "sha256:<hex>" over SpecJSON (specs.ExportHash): a
-	// cached export of the spec is used only when its hash equals this one
-	// ("" in a store from before it was recorded: computed from SpecJSON).
-	ExportHash string `json:"export_hash,omitempty"`
-	// SpecFiles maps each spec file ("loopx/loopx.cue") to its content.
-	SpecFiles map[string]string `json:"spec_files"`
-	// PolicyHash is the hash over Policies (engine's policy revision).
-	PolicyHash string `json:"policy_hash"`
-	// Policies maps each user policy file under loopx/policies/ to its
-	// content: policies and their tests ("…_test.rego"), so that a changed
-	// test is a change of the rules like any policy change.
-	Policies map[string]string `json:"policies"`
-	// AdoptedAt is when this revision was adopted; By who adopted it
-	// ("loopx" for an automatic adoption, "human").
-	AdoptedAt time.Time `json:"adopted_at"`
-	By        string    `json:"by"`
-}
-
 // Rules returns the adopted rules; ok is false when none were adopted yet.
-func (tx *Tx) Rules() (r Rules, ok bool, err error) {
+func (tx *Tx) Rules() (r records.Rules, ok bool, err error) {
 	ok, err = tx.getJSON(keyRules, &r)
 	return r, ok, err
 }
 
 // PutRules records r as the adopted rules.
-func (tx *Tx) PutRules(r Rules) error { return tx.putJSON(keyRules, r) }
+func (tx *Tx) PutRules(r records.Rules) error { return tx.putJSON(keyRules, r) }
 
 // keyGateRules prefixes the rules a gate restores when it is rejected.
 const keyGateRules = "meta:gate_rules:"
@@ -52,11 +21,13 @@ const keyGateRules = "meta:gate_rules:"
 // PutGateRules records r as the rules gate restores on a reject: the
 // adopted revision in effect before the round whose protected writes
 // raised it (loopx run's protected-files gate).
-func (tx *Tx) PutGateRules(gate string, r Rules) error { return tx.putJSON(keyGateRules+gate, r) }
+func (tx *Tx) PutGateRules(gate string, r records.Rules) error {
+	return tx.putJSON(keyGateRules+gate, r)
+}
 
 // GateRules returns the rules gate restores on a reject; ok is false when
 // it restores none.
-func (tx *Tx) GateRules(gate string) (r Rules, ok bool, err error) {
+func (tx *Tx) GateRules(gate string) (r records.Rules, ok bool, err error) {
 	ok, err = tx.getJSON(keyGateRules+gate, &r)
 	return r, ok, err
 }

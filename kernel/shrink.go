@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -28,25 +29,14 @@ const (
 // a record of any goal and does not bump the revision.
 const keyShrinkBase = "meta:shrink_base"
 
-// ShrinkReport says what ShrinkIfGrown did.
-type ShrinkReport struct {
-	// Shrunk is true when the file was rewritten.
-	Shrunk bool `json:"shrunk"`
-	// Before and After are the file sizes in bytes (After = Before when not shrunk).
-	Before int64 `json:"before"`
-	After  int64 `json:"after"`
-	// Base is the size after the previous shrink (0 = never shrunk).
-	Base int64 `json:"base"`
-}
-
 // ShrinkIfGrown shrinks the store when its file has grown past the
 // thresholds (ShrinkMinBytes and ShrinkGrowth × the size after the last
 // shrink): it first copies state.db to state.db.bak (written to a temporary
 // file, fsynced, renamed), then rewrites the file to its live records and
 // remembers the new size. The caller holds the lock (a Store always does).
 // Errors leave the store usable: a failed backup skips the shrink.
-func (s *Store) ShrinkIfGrown() (ShrinkReport, error) {
-	var r ShrinkReport
+func (s *Store) ShrinkIfGrown() (records.ShrinkReport, error) {
+	var r records.ShrinkReport
 	fi, err := os.Stat(s.Path())
 	if err != nil {
 		return r, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -27,7 +28,7 @@ func writeHistory(tb testing.TB, s *Store, n int) {
 	var ids []string
 	if err := s.Update(func(tx *Tx) error {
 		for i := 0; i < 50; i++ {
-			t, err := tx.AddTodo(Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
+			t, err := tx.AddTodo(records.Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
 			if err != nil {
 				return err
 			}
@@ -40,8 +41,8 @@ func writeHistory(tb testing.TB, s *Store, n int) {
 	// One transaction per lease change, as renewals are.
 	for i := 0; i < n; i++ {
 		if err := s.Update(func(tx *Tx) error {
-			t := Todo{ID: ids[i%len(ids)], Goal: "g", Title: "todo", Kind: KindTask, Status: TodoClaimed,
-				Lease: &Lease{Holder: "a1", Version: uint64(i + 1), Epoch: 1, AcquiredAt: t0, ExpiresAt: t0.Add(time.Hour)},
+			t := records.Todo{ID: ids[i%len(ids)], Goal: "g", Title: "todo", Kind: records.KindTask, Status: records.TodoClaimed,
+				Lease: &records.Lease{Holder: "a1", Version: uint64(i + 1), Epoch: 1, AcquiredAt: t0, ExpiresAt: t0.Add(time.Hour)},
 				Note:  fmt.Sprintf("renewed %d times, a note long enough to look like a real lease change", i)}
 			return tx.putJSON(keyTodo("g", t.ID), t)
 		}); err != nil {
@@ -97,7 +98,7 @@ func TestClose_ShrinksGrownFileKeepingBackup(t *testing.T) {
 		t.Fatalf("base %d; live records changed by the shrink", base)
 	}
 	// A small write does not shrink again: the file must double first.
-	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g", Title: "x"}); return err }); err != nil {
+	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g", Title: "x"}); return err }); err != nil {
 		t.Fatal(err)
 	}
 	before := fileSize(t, path)

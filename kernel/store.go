@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -173,7 +174,7 @@ func Open(dir string, o Options) (*Store, error) {
 // left out is said in one more event: the file lies outside the store (a
 // process outside a sandbox can write it), so it cannot flood the event
 // log. total is the number of lines, first the instant of the oldest.
-func (s *Store) refusalEvents() (out []Event, total int, first string) {
+func (s *Store) refusalEvents() (out []records.Event, total int, first string) {
 	rs, _ := ReadRefusals(s.anchorDir)
 	if len(rs) == 0 {
 		return nil, 0, ""
@@ -181,12 +182,12 @@ func (s *Store) refusalEvents() (out []Event, total int, first string) {
 	keep := rs
 	if n := len(rs) - maxRefusalEvents; n > 0 {
 		keep = rs[n:]
-		out = append(out, Event{Kind: "store.refused", Actor: "loopx",
+		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx",
 			Message: fmt.Sprintf("%d older lines of the refusal log were not imported (at most %d are)", n, maxRefusalEvents),
 			Data:    map[string]any{"found": "refusals_omitted", "omitted": n}})
 	}
 	for _, r := range keep {
-		out = append(out, Event{Kind: "store.refused", Actor: "loopx", Message: r.Message,
+		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx", Message: r.Message,
 			Data: map[string]any{"found": r.Code, "at": r.At.Format(time.RFC3339Nano)}})
 	}
 	return out, len(rs), rs[0].At.Format(time.RFC3339Nano)
@@ -311,7 +312,7 @@ func (s *Store) checkHead() error {
 // head (a store ahead of its anchor after a crash between a commit and the
 // anchor's write): the head's previous block is a's, or the blocks in the
 // file link a's to the head.
-func (s *Store) descendsFrom(a Anchor) bool {
+func (s *Store) descendsFrom(a records.Anchor) bool {
 	if s.chain.Rev == a.Rev+1 && s.chain.Prev == a.Hash {
 		return true
 	}
@@ -366,7 +367,7 @@ func (s *Store) movedFrom() string {
 
 // writeAnchor records the store's head, backend and location in the anchor.
 func (s *Store) writeAnchor() error {
-	return writeAnchor(s.anchorDir, Anchor{Backend: Backend, Location: s.location, Rev: s.chain.Rev, Hash: s.chain.Hash, At: s.now()})
+	return writeAnchor(s.anchorDir, records.Anchor{Backend: Backend, Location: s.location, Rev: s.chain.Rev, Hash: s.chain.Hash, At: s.now()})
 }
 
 // Head returns the chain head: the revision and block hash of the last

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
@@ -34,7 +35,7 @@ func TestUpdate_RollsBackOnError(t *testing.T) {
 	defer s.Close()
 	boom := errors.New("boom")
 	err := s.Update(func(tx *Tx) error {
-		if _, err := tx.AddTodo(Todo{Goal: "g1", Title: "a"}); err != nil {
+		if _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "a"}); err != nil {
 			return err
 		}
 		return boom
@@ -60,7 +61,7 @@ func TestUpdate_RevisionsAndGoalTouch(t *testing.T) {
 	var id string
 	for i := 0; i < 3; i++ {
 		if err := s.Update(func(tx *Tx) error {
-			td, err := tx.AddTodo(Todo{Goal: "g1", Title: fmt.Sprint(i)})
+			td, err := tx.AddTodo(records.Todo{Goal: "g1", Title: fmt.Sprint(i)})
 			id = td.ID
 			return err
 		}); err != nil {
@@ -77,7 +78,7 @@ func TestUpdate_RevisionsAndGoalTouch(t *testing.T) {
 	}
 	_ = s.View(func(tx *Tx) error {
 		g, _ := tx.Goal("g1")
-		if g.Rev != 3 || g.Status != GoalActive {
+		if g.Rev != 3 || g.Status != records.GoalActive {
 			t.Fatalf("goal = %+v", g)
 		}
 		g2, _ := tx.Goal("g2")
@@ -94,7 +95,7 @@ func TestIDs_UniqueAndPrefixed(t *testing.T) {
 	seen := map[string]bool{}
 	err := s.Update(func(tx *Tx) error {
 		for i := 0; i < 2000; i++ {
-			td, err := tx.AddTodo(Todo{Goal: "g", Title: "x"})
+			td, err := tx.AddTodo(records.Todo{Goal: "g", Title: "x"})
 			if err != nil {
 				return err
 			}
@@ -152,7 +153,7 @@ func TestUpdate_OtherGoalsRecordsUntouched(t *testing.T) {
 	defer s.Close()
 	if err := s.Update(func(tx *Tx) error {
 		for i := 0; i < 5; i++ {
-			if _, err := tx.AddTodo(Todo{Goal: "g1", Title: fmt.Sprint("g1-", i)}); err != nil {
+			if _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: fmt.Sprint("g1-", i)}); err != nil {
 				return err
 			}
 		}
@@ -163,7 +164,7 @@ func TestUpdate_OtherGoalsRecordsUntouched(t *testing.T) {
 	before := dumpPrefix(t, s, "todo:g1:") + dumpPrefix(t, s, "goal:g1")
 	for i := 0; i < 50; i++ {
 		if err := s.Update(func(tx *Tx) error {
-			_, err := tx.AddTodo(Todo{Goal: "g2", Title: fmt.Sprint(i)})
+			_, err := tx.AddTodo(records.Todo{Goal: "g2", Title: fmt.Sprint(i)})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -232,7 +233,7 @@ func TestCrash_Kill9ThenTornTail(t *testing.T) {
 	}
 	audited := map[string]bool{}
 	if err := s.View(func(tx *Tx) error {
-		return tx.Events(func(ev Event) bool { audited[ev.Subject] = ev.Kind == "todo.added"; return true })
+		return tx.Events(func(ev records.Event) bool { audited[ev.Subject] = ev.Kind == "todo.added"; return true })
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func crashChild(dir string) {
 	for i := 0; ; i++ {
 		var id string
 		if err := s.Update(func(tx *Tx) error {
-			td, err := tx.AddTodo(Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
+			td, err := tx.AddTodo(records.Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
 			id = td.ID
 			return err
 		}); err != nil {
@@ -302,7 +303,7 @@ func TestTornTransaction_CompletedFromJournal(t *testing.T) {
 	var ids []string
 	if err := s.Update(func(tx *Tx) error {
 		for i := 0; i < 20; i++ {
-			td, err := tx.AddTodo(Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
+			td, err := tx.AddTodo(records.Todo{Goal: "g", Title: fmt.Sprint("todo ", i)})
 			if err != nil {
 				return err
 			}
@@ -347,7 +348,7 @@ func TestTornTransaction_CompletedFromJournal(t *testing.T) {
 func TestVerify_FindsRecordsThatDoNotDecode(t *testing.T) {
 	s := openT(t, t.TempDir())
 	defer s.Close()
-	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(Todo{Goal: "g", Title: "ok"}); return err }); err != nil {
+	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g", Title: "ok"}); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if bad, err := s.Verify(); err != nil || len(bad) != 0 {

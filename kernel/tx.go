@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
 
@@ -59,7 +60,7 @@ type Tx struct {
 	old map[string]string
 	// events are the audit events this transaction appends (to the event
 	// log, when it commits); prune a pending prune of the log.
-	events []Event
+	events []records.Event
 	prune  *pruneReq
 }
 

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 const spec = `agents: a1: {host: "shell", role: "executor"}
@@ -421,14 +422,14 @@ func makeProject(f *fixture) error {
 				var err error
 				switch {
 				case i < f.todos:
-					var t kernel.Todo
-					t, err = tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5})
+					var t records.Todo
+					t, err = tx.AddTodo(records.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5})
 					f.ids = append(f.ids, t.ID)
 				case i < f.todos+f.evidence:
-					_, err = tx.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass",
+					_, err = tx.AddEvidence(records.Evidence{Goal: "g1", Kind: "test", Status: "pass",
 						Summary: fmt.Sprintf("go test ./... run %d passed", i), Ref: "go test ./..."})
 				default:
-					err = tx.AppendEvent(kernel.Event{Kind: "round.finished", Goal: "g1", Actor: "a1",
+					err = tx.AppendEvent(records.Event{Kind: "round.finished", Goal: "g1", Actor: "a1",
 						Subject: fmt.Sprintf("r-%d", i), Message: "progress"})
 				}
 				if err != nil {

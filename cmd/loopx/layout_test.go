@@ -24,9 +24,13 @@ import (
 //	            housekeeping, scaffolding, audit), engine/reporting (what
 //	            prompt, review and status show), engine/hosts (the hosts'
 //	            protocols), engine/trust (process ancestry, change scan)
-//	foundations kernel (the store and its records), specs (the CUE schema
-//	            and loading), policies (the Rego bundle), presets, lint (the
-//	            check rules)
+//	foundations kernel (the store: opening, transactions, the chain, the
+//	            journal, the event log, migrations), kernel/records (the
+//	            records it stores and the reports of its checks: plain data
+//	            that the kernel, the engine and the command layer all read,
+//	            so it sits beside the kernel, not inside it or above it),
+//	            specs (the CUE schema and loading), policies (the Rego
+//	            bundle), presets, lint (the check rules)
 //	leaves      internal/...: small helpers over the standard library
 var layers = []struct {
 	name     string
@@ -36,7 +40,7 @@ var layers = []struct {
 	{"ways in", []string{"internal/frontend/"}},
 	{"use cases", []string{"engine"}},
 	{"roles", []string{"engine/deciding/", "engine/mutating/", "engine/reporting/", "engine/hosts", "engine/trust"}},
-	{"foundations", []string{"kernel", "specs", "policies", "policies/", "presets", "lint"}},
+	{"foundations", []string{"kernel", "kernel/records", "specs", "policies", "policies/", "presets", "lint"}},
 	{"leaves", []string{"internal/"}},
 }
 
@@ -100,7 +104,7 @@ func TestLayersFlowDown(t *testing.T) {
 		path  string
 		layer string
 	}{{"cmd/loopx/internal/cli", "command"}, {"internal/frontend/hook", "ways in"}, {"engine", "use cases"},
-		{"engine/deciding/decision", "roles"}, {"engine/hosts", "roles"}, {"kernel", "foundations"},
+		{"engine/deciding/decision", "roles"}, {"engine/hosts", "roles"}, {"kernel", "foundations"}, {"kernel/records", "foundations"},
 		{"policies/regotest", "foundations"}, {"internal/errs", "leaves"}} {
 		if i := layerOf(want.path); i < 0 || layers[i].name != want.layer {
 			t.Errorf("layerOf(%q) is not %s", want.path, want.layer)

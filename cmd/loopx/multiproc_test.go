@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // These tests run loopx as separate OS processes, the way agent hosts do:
@@ -185,7 +186,7 @@ func TestClaim_EightProcessesClaimOneTodo(t *testing.T) {
 		if td.Lease.Version != 2*rounds || td.Lease.Epoch != rounds || !td.Lease.Released {
 			t.Errorf("final lease %+v, want version %d epoch %d released", td.Lease, 2*rounds, rounds)
 		}
-		return tx.Events(func(ev kernel.Event) bool {
+		return tx.Events(func(ev records.Event) bool {
 			switch ev.Kind {
 			case "todo.claimed":
 				claims++
@@ -399,7 +400,7 @@ func BenchmarkClaims_EightProcesses(b *testing.B) {
 	ids := make([]string, b.N)
 	err = s.Update(func(tx *kernel.Tx) error {
 		for i := range ids {
-			td, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprint("todo ", i)})
+			td, err := tx.AddTodo(records.Todo{Goal: "g1", Title: fmt.Sprint("todo ", i)})
 			if err != nil {
 				return err
 			}

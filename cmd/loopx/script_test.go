@@ -20,6 +20,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/anchor/anchortest"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/buntdb"
 )
@@ -276,7 +277,7 @@ func cmdRawGate(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	defer s.Close()
 	ts.Check(s.Update(func(tx *kernel.Tx) error {
-		g, err := tx.AddGate(kernel.Gate{Goal: args[0], Question: q, Options: []string{"approve", "reject"},
+		g, err := tx.AddGate(records.Gate{Goal: args[0], Question: q, Options: []string{"approve", "reject"},
 			Answerers: []string{"human"}, ScopeKind: "goal", RaisedBy: "a1"})
 		ts.Setenv("GATE", g.ID)
 		return err
@@ -366,7 +367,7 @@ func cmdOldStore(ts *testscript.TestScript, neg bool, args []string) {
 			if err := json.Unmarshal(payload, &rec); err != nil {
 				return err
 			}
-			var ev kernel.Event
+			var ev records.Event
 			if err := json.Unmarshal(rec.Event, &ev); err != nil {
 				return err
 			}

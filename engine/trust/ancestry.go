@@ -114,7 +114,7 @@ func bootID() string {
 }
 
 // RunnerID names the process pid of this boot ("BOOT:PID:START"), "" when
-// /proc cannot tell. Run records it on the rounds it runs (kernel.Round
+// /proc cannot tell. Run records it on the rounds it runs (records.Round
 // Runner), so that their descendants are known whatever environment or
 // executable they give themselves.
 func RunnerID(pid int) string {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // State is the read-only snapshot of kernel state that `loopx check`
@@ -110,12 +110,12 @@ type Agent struct {
 // Tx is what the snapshot reads: a kernel read transaction.
 type Tx interface {
 	Revision() uint64
-	Goal(id string) (kernel.GoalState, error)
-	Todos(goal string) ([]kernel.Todo, error)
-	Gates(goal string) ([]kernel.Gate, error)
-	EvidenceList(goal string, limit int) ([]kernel.Evidence, error)
-	Agents() ([]kernel.Agent, error)
-	GoalRecordCounts() (map[string]kernel.GoalRecords, error)
+	Goal(id string) (records.GoalState, error)
+	Todos(goal string) ([]records.Todo, error)
+	Gates(goal string) ([]records.Gate, error)
+	EvidenceList(goal string, limit int) ([]records.Evidence, error)
+	Agents() ([]records.Agent, error)
+	GoalRecordCounts() (map[string]records.GoalRecords, error)
 }
 
 // Empty is the state of a project without a store: goals active, nothing
@@ -123,7 +123,7 @@ type Tx interface {
 func Empty(goals []string) State {
 	st := State{Goals: []Goal{}, Todos: []Todo{}, Gates: []Gate{}, Evidence: []Evidence{}, Agents: []Agent{}, LeftSpec: []LeftGoal{}}
 	for _, g := range goals {
-		st.Goals = append(st.Goals, Goal{ID: g, Status: kernel.GoalActive})
+		st.Goals = append(st.Goals, Goal{ID: g, Status: records.GoalActive})
 	}
 	return st
 }
@@ -147,7 +147,7 @@ func Read(tx Tx, goals []string, now time.Time) (State, error) {
 			ct := Todo{ID: t.ID, Goal: goal, Title: t.Title, Kind: t.Kind, Status: t.Status,
 				DependsOn: snapshot.NonNil(t.DependsOn), Labels: snapshot.NonNil(t.Labels)}
 			if l := t.Lease; l != nil {
-				ct.Lease = &Lease{Holder: l.Holder, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Released: l.Released, Live: l.LiveAt(now)}
+				ct.Lease = &Lease{Holder: l.Holder, ExpiresAt: records.RFC3339(l.ExpiresAt), Released: l.Released, Live: l.LiveAt(now)}
 			}
 			st.Todos = append(st.Todos, ct)
 		}
@@ -157,7 +157,7 @@ func Read(tx Tx, goals []string, now time.Time) (State, error) {
 		}
 		for _, g := range gates {
 			st.Gates = append(st.Gates, Gate{ID: g.ID, Goal: goal, Name: g.Name, Question: g.Question, Status: g.Status,
-				Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: kernel.RFC3339(g.RaisedAt), ExpiresAt: kernel.RFC3339(g.ExpiresAt)})
+				Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: records.RFC3339(g.RaisedAt), ExpiresAt: records.RFC3339(g.ExpiresAt)})
 		}
 		evs, err := tx.EvidenceList(goal, 0) // newest first
 		if err != nil {
@@ -170,7 +170,7 @@ func Read(tx Tx, goals []string, now time.Time) (State, error) {
 			}
 			seen[ev.Kind] = true
 			st.Evidence = append(st.Evidence, Evidence{ID: ev.ID, Goal: goal, Kind: ev.Kind, Summary: ev.Summary,
-				Todo: ev.Todo, CreatedAt: kernel.RFC3339(ev.CreatedAt), AgeSeconds: int64(now.Sub(ev.CreatedAt).Seconds())})
+				Todo: ev.Todo, CreatedAt: records.RFC3339(ev.CreatedAt), AgeSeconds: int64(now.Sub(ev.CreatedAt).Seconds())})
 		}
 	}
 	counts, err := tx.GoalRecordCounts()

@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // fakeTx is an in-memory Tx; failOn names a method that fails.
 type fakeTx struct {
-	goals    map[string]kernel.GoalState
-	todos    map[string][]kernel.Todo
-	gates    map[string][]kernel.Gate
-	evidence map[string][]kernel.Evidence // newest first
-	agents   []kernel.Agent
-	counts   map[string]kernel.GoalRecords
+	goals    map[string]records.GoalState
+	todos    map[string][]records.Todo
+	gates    map[string][]records.Gate
+	evidence map[string][]records.Evidence // newest first
+	agents   []records.Agent
+	counts   map[string]records.GoalRecords
 	failOn   string
 }
 
@@ -30,20 +30,20 @@ func (f *fakeTx) fail(m string) error {
 	return nil
 }
 func (f *fakeTx) Revision() uint64 { return 42 }
-func (f *fakeTx) Goal(id string) (kernel.GoalState, error) {
+func (f *fakeTx) Goal(id string) (records.GoalState, error) {
 	g, ok := f.goals[id]
 	if !ok {
-		g = kernel.GoalState{Status: kernel.GoalActive}
+		g = records.GoalState{Status: records.GoalActive}
 	}
 	return g, f.fail("Goal")
 }
-func (f *fakeTx) Todos(goal string) ([]kernel.Todo, error) { return f.todos[goal], f.fail("Todos") }
-func (f *fakeTx) Gates(goal string) ([]kernel.Gate, error) { return f.gates[goal], f.fail("Gates") }
-func (f *fakeTx) EvidenceList(goal string, limit int) ([]kernel.Evidence, error) {
+func (f *fakeTx) Todos(goal string) ([]records.Todo, error) { return f.todos[goal], f.fail("Todos") }
+func (f *fakeTx) Gates(goal string) ([]records.Gate, error) { return f.gates[goal], f.fail("Gates") }
+func (f *fakeTx) EvidenceList(goal string, limit int) ([]records.Evidence, error) {
 	return f.evidence[goal], f.fail("EvidenceList")
 }
-func (f *fakeTx) Agents() ([]kernel.Agent, error) { return f.agents, f.fail("Agents") }
-func (f *fakeTx) GoalRecordCounts() (map[string]kernel.GoalRecords, error) {
+func (f *fakeTx) Agents() ([]records.Agent, error) { return f.agents, f.fail("Agents") }
+func (f *fakeTx) GoalRecordCounts() (map[string]records.GoalRecords, error) {
 	return f.counts, f.fail("GoalRecordCounts")
 }
 
@@ -51,20 +51,20 @@ var now = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 func fake() *fakeTx {
 	return &fakeTx{
-		goals: map[string]kernel.GoalState{"g2": {Status: kernel.GoalPaused, Reason: "holiday"}},
-		todos: map[string][]kernel.Todo{"g1": {
-			{ID: "t1", Title: "live", Status: kernel.TodoClaimed, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now.Add(time.Minute)}},
-			{ID: "t2", Title: "expired", Status: kernel.TodoClaimed, DependsOn: []string{"t1"}, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now.Add(-time.Minute)}},
-			{ID: "t3", Title: "never claimed", Status: kernel.TodoOpen},
+		goals: map[string]records.GoalState{"g2": {Status: records.GoalPaused, Reason: "holiday"}},
+		todos: map[string][]records.Todo{"g1": {
+			{ID: "t1", Title: "live", Status: records.TodoClaimed, Lease: &records.Lease{Holder: "a1", ExpiresAt: now.Add(time.Minute)}},
+			{ID: "t2", Title: "expired", Status: records.TodoClaimed, DependsOn: []string{"t1"}, Lease: &records.Lease{Holder: "a1", ExpiresAt: now.Add(-time.Minute)}},
+			{ID: "t3", Title: "never claimed", Status: records.TodoOpen},
 		}},
-		gates: map[string][]kernel.Gate{"g1": {{ID: "gate-1", Question: "ok?", Status: kernel.GateOpen, RaisedAt: now}}},
-		evidence: map[string][]kernel.Evidence{"g1": {
+		gates: map[string][]records.Gate{"g1": {{ID: "gate-1", Question: "ok?", Status: records.GateOpen, RaisedAt: now}}},
+		evidence: map[string][]records.Evidence{"g1": {
 			{ID: "e3", Kind: "test", Summary: "newest", CreatedAt: now.Add(-time.Hour)},
 			{ID: "e2", Kind: "lint", Summary: "lint", CreatedAt: now.Add(-2 * time.Hour)},
 			{ID: "e1", Kind: "test", Summary: "older", CreatedAt: now.Add(-3 * time.Hour)},
 		}},
-		agents: []kernel.Agent{{ID: "a1", Host: "shell", Role: "executor"}},
-		counts: map[string]kernel.GoalRecords{"g1": {Todos: 3, Gates: 1}, "ship-v1": {Todos: 2, Ledger: 5}, "old": {Gates: 1}},
+		agents: []records.Agent{{ID: "a1", Host: "shell", Role: "executor"}},
+		counts: map[string]records.GoalRecords{"g1": {Todos: 3, Gates: 1}, "ship-v1": {Todos: 2, Ledger: 5}, "old": {Gates: 1}},
 	}
 }
 
@@ -73,7 +73,7 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Revision != 42 || len(st.Goals) != 2 || st.Goals[1] != (Goal{ID: "g2", Status: kernel.GoalPaused, Reason: "holiday"}) {
+	if st.Revision != 42 || len(st.Goals) != 2 || st.Goals[1] != (Goal{ID: "g2", Status: records.GoalPaused, Reason: "holiday"}) {
 		t.Fatalf("goals %+v", st.Goals)
 	}
 	for i, want := range []*Lease{

@@ -19,7 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -82,7 +82,7 @@ func (f fact) value() *ast.Term {
 // asking agent nor the clock (data.loopx.lib.settled, order_key), so the
 // facts are taken for no agent at the zero instant. Errors: the hash's
 // writer's (none in practice).
-func Input(todos []kernel.Todo) (readmodel.OrderInput, error) {
+func Input(todos []records.Todo) (readmodel.OrderInput, error) {
 	all := snapshot.TodoFacts(todos, "", time.Time{})
 	facts := make([]fact, len(all))
 	in := readmodel.OrderInput{DepsOpen: make([][]string, len(all))}
@@ -119,7 +119,7 @@ func Input(todos []kernel.Todo) (readmodel.OrderInput, error) {
 // Claim is the claim order of a goal's todos (all of them, as the store
 // orders them), evaluated afresh: indexes among the open todos (Input),
 // and the open dependencies of each open todo. Errors: eval's.
-func Claim(todos []kernel.Todo) ([]int, [][]string, error) {
+func Claim(todos []records.Todo) ([]int, [][]string, error) {
 	in, err := Input(todos)
 	if err != nil {
 		return nil, nil, err

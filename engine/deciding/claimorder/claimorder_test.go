@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // BenchmarkClaim measures the claim order of one goal as every write
@@ -16,11 +17,11 @@ import (
 // 10,000 open todos.
 func BenchmarkClaim(b *testing.B) {
 	for _, n := range []int{200, 2000, 10000} {
-		todos := make([]kernel.Todo, n)
+		todos := make([]records.Todo, n)
 		t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 		for i := range todos {
-			todos[i] = kernel.Todo{ID: fmt.Sprintf("t-%05d", i), Goal: "g1", Title: fmt.Sprintf("todo %d", i),
-				Kind: kernel.KindTask, Status: kernel.TodoOpen, Priority: i % 5, CreatedAt: t0}
+			todos[i] = records.Todo{ID: fmt.Sprintf("t-%05d", i), Goal: "g1", Title: fmt.Sprintf("todo %d", i),
+				Kind: records.KindTask, Status: records.TodoOpen, Priority: i % 5, CreatedAt: t0}
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
@@ -44,7 +45,7 @@ func BenchmarkRefresh(b *testing.B) {
 		}
 		if err := s.Update(func(tx *kernel.Tx) error {
 			for i := range n {
-				if _, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5}); err != nil {
+				if _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 5}); err != nil {
 					return err
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -80,14 +81,14 @@ func TestKept_ReusedOnlyForTheSameInput(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "readmodel.json")
 	evals := 0
 	order := Order()
-	order.Input = func(todos []kernel.Todo) (readmodel.OrderInput, error) {
+	order.Input = func(todos []records.Todo) (readmodel.OrderInput, error) {
 		in, err := Input(todos)
 		eval := in.Eval
 		in.Eval = func() ([]int, error) { evals++; return eval() }
 		return in, err
 	}
 	var ids []string
-	update := func(fn func(tx *kernel.Tx, todos []kernel.Todo) error) {
+	update := func(fn func(tx *kernel.Tx, todos []records.Todo) error) {
 		t.Helper()
 		if err := s.Update(func(tx *kernel.Tx) error {
 			todos, err := tx.Todos("g1")
@@ -99,18 +100,18 @@ func TestKept_ReusedOnlyForTheSameInput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	byID := func(todos []kernel.Todo, id string) kernel.Todo {
+	byID := func(todos []records.Todo, id string) records.Todo {
 		for _, td := range todos {
 			if td.ID == id {
 				return td
 			}
 		}
 		t.Fatalf("no todo %s", id)
-		return kernel.Todo{}
+		return records.Todo{}
 	}
-	update(func(tx *kernel.Tx, _ []kernel.Todo) error {
+	update(func(tx *kernel.Tx, _ []records.Todo) error {
 		for i := range 6 {
-			td := kernel.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 3}
+			td := records.Todo{Goal: "g1", Title: fmt.Sprintf("todo %d", i), Priority: i % 3}
 			if i == 5 {
 				td.DependsOn = []string{ids[0]}
 			}
@@ -125,52 +126,52 @@ func TestKept_ReusedOnlyForTheSameInput(t *testing.T) {
 	var last readmodel.Stamp
 	steps := []struct {
 		name  string
-		write func(tx *kernel.Tx, todos []kernel.Todo) error
+		write func(tx *kernel.Tx, todos []records.Todo) error
 		eval  bool
 	}{
-		{"the first model", func(*kernel.Tx, []kernel.Todo) error { return nil }, true},
-		{"evidence", func(tx *kernel.Tx, _ []kernel.Todo) error {
-			_, err := tx.AddEvidence(kernel.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: "ok"})
+		{"the first model", func(*kernel.Tx, []records.Todo) error { return nil }, true},
+		{"evidence", func(tx *kernel.Tx, _ []records.Todo) error {
+			_, err := tx.AddEvidence(records.Evidence{Goal: "g1", Kind: "test", Status: "pass", Summary: "ok"})
 			return err
 		}, false},
-		{"a claim", func(tx *kernel.Tx, todos []kernel.Todo) error {
+		{"a claim", func(tx *kernel.Tx, todos []records.Todo) error {
 			td := byID(todos, ids[1])
-			td.Status, td.Lease = kernel.TodoClaimed, &kernel.Lease{Holder: "a1", Version: 1, Epoch: 1, ExpiresAt: now.Add(time.Hour)}
+			td.Status, td.Lease = records.TodoClaimed, &records.Lease{Holder: "a1", Version: 1, Epoch: 1, ExpiresAt: now.Add(time.Hour)}
 			return tx.PutTodo(td)
 		}, true},
-		{"its lease renewed", func(tx *kernel.Tx, todos []kernel.Todo) error {
+		{"its lease renewed", func(tx *kernel.Tx, todos []records.Todo) error {
 			td := byID(todos, ids[1])
 			td.Lease.Version++
 			td.Lease.ExpiresAt = now.Add(2 * time.Hour)
 			return tx.PutTodo(td)
 		}, false},
-		{"the round finished, the todo open again", func(tx *kernel.Tx, todos []kernel.Todo) error {
+		{"the round finished, the todo open again", func(tx *kernel.Tx, todos []records.Todo) error {
 			td := byID(todos, ids[1])
-			td.Status, td.Lease.Released = kernel.TodoOpen, true
+			td.Status, td.Lease.Released = records.TodoOpen, true
 			return tx.PutTodo(td)
 		}, false},
-		{"a priority changed", func(tx *kernel.Tx, todos []kernel.Todo) error {
+		{"a priority changed", func(tx *kernel.Tx, todos []records.Todo) error {
 			td := byID(todos, ids[4])
 			td.Priority = 0
 			return tx.PutTodo(td)
 		}, true},
-		{"a dependency dropped", func(tx *kernel.Tx, todos []kernel.Todo) error {
+		{"a dependency dropped", func(tx *kernel.Tx, todos []records.Todo) error {
 			td := byID(todos, ids[5])
 			td.DependsOn = nil
 			return tx.PutTodo(td)
 		}, true},
-		{"a dependency done", func(tx *kernel.Tx, todos []kernel.Todo) error {
+		{"a dependency done", func(tx *kernel.Tx, todos []records.Todo) error {
 			td := byID(todos, ids[5])
 			td.DependsOn = []string{ids[0]}
 			if err := tx.PutTodo(td); err != nil {
 				return err
 			}
 			td = byID(todos, ids[0])
-			td.Status = kernel.TodoDone
+			td.Status = records.TodoDone
 			return tx.PutTodo(td)
 		}, true},
-		{"a new todo", func(tx *kernel.Tx, _ []kernel.Todo) error {
-			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: "new", Priority: 0, DependsOn: []string{ids[3]}})
+		{"a new todo", func(tx *kernel.Tx, _ []records.Todo) error {
+			_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "new", Priority: 0, DependsOn: []string{ids[3]}})
 			return err
 		}, true},
 	}
@@ -185,7 +186,7 @@ func TestKept_ReusedOnlyForTheSameInput(t *testing.T) {
 		if rm == nil {
 			t.Fatalf("%s: no current model", st.name)
 		}
-		var todos []kernel.Todo
+		var todos []records.Todo
 		if err := s.View(func(tx *kernel.Tx) (err error) { todos, err = tx.Todos("g1"); return err }); err != nil {
 			t.Fatal(err)
 		}

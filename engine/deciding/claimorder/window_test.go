@@ -11,7 +11,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
@@ -59,7 +59,7 @@ func TestTodoWindow_SelectsAsAllTodosDo(t *testing.T) {
 		rm := &readmodel.Model{Goals: map[string]*readmodel.GoalModel{"g1": {Hot: h}}}
 		gates := randomGates(rng, todos)
 		for _, a := range agents {
-			base := input.Input{Query: "should_run", Now: kernel.RFC3339(now), Goal: "g1", Agent: a.ID,
+			base := input.Input{Query: "should_run", Now: records.RFC3339(now), Goal: "g1", Agent: a.ID,
 				State: input.Snapshot{Goal: input.GoalFacts{ID: "g1", InSpec: true, Status: "active"}, Agent: a,
 					Gates: gates, Quota: input.QuotaFacts{MinIntervalElapsed: true}}}
 			if len(todos) > 0 && rng.IntN(3) == 0 {
@@ -100,12 +100,12 @@ func TestTodoWindow_SelectsAsAllTodosDo(t *testing.T) {
 }
 
 // randomTodos is a goal's random todos at now (store order).
-func randomTodos(rng *rand.Rand, now time.Time) []kernel.Todo {
+func randomTodos(rng *rand.Rand, now time.Time) []records.Todo {
 	n := rng.IntN(24)
-	todos := make([]kernel.Todo, n)
+	todos := make([]records.Todo, n)
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	for i := range todos {
-		t := kernel.Todo{ID: fmt.Sprintf("t-%02d", i), Goal: "g1", Title: fmt.Sprintf("todo %d", i),
+		t := records.Todo{ID: fmt.Sprintf("t-%02d", i), Goal: "g1", Title: fmt.Sprintf("todo %d", i),
 			Kind:      pick("task", "task", "task", "monitor", "gate", "action"),
 			Status:    pick("open", "open", "open", "claimed", "blocked", "done", "cancelled"),
 			Priority:  rng.IntN(3),
@@ -124,9 +124,9 @@ func randomTodos(rng *rand.Rand, now time.Time) []kernel.Todo {
 		}
 		if rng.IntN(3) == 0 {
 			exp := now.Add(time.Duration(rng.IntN(3)-1) * time.Hour)
-			t.Lease = &kernel.Lease{Holder: pick("a1", "a2", "a3"), Version: 1, Epoch: 1, ExpiresAt: exp, Released: rng.IntN(5) == 0, Round: pick("", "r-1")}
+			t.Lease = &records.Lease{Holder: pick("a1", "a2", "a3"), Version: 1, Epoch: 1, ExpiresAt: exp, Released: rng.IntN(5) == 0, Round: pick("", "r-1")}
 		}
-		if t.Kind == kernel.KindMonitor {
+		if t.Kind == records.KindMonitor {
 			t.NextDueAt = now.Add(time.Duration(rng.IntN(3)-1) * time.Hour)
 		}
 		todos[i] = t
@@ -136,7 +136,7 @@ func randomTodos(rng *rand.Rand, now time.Time) []kernel.Todo {
 
 // randomGates are open gates of the goal: sometimes a todo gate naming a
 // random todo.
-func randomGates(rng *rand.Rand, todos []kernel.Todo) []input.GateFacts {
+func randomGates(rng *rand.Rand, todos []records.Todo) []input.GateFacts {
 	gates := []input.GateFacts{}
 	if len(todos) > 0 && rng.IntN(3) == 0 {
 		gates = append(gates, input.GateFacts{ID: "g-1", Question: "Ship it?", Options: []string{"approve"}, Guards: []string{},

@@ -23,6 +23,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Version changes whenever the read model's shape does.
@@ -65,10 +66,10 @@ type Model struct {
 	// behind the anchor are never read.
 	Head   string                `json:"head"`
 	Goals  map[string]*GoalModel `json:"goals"`
-	Agents map[string]kernel.Agent
+	Agents map[string]records.Agent
 	// Rules are the adopted rules (nil when none): decisions read them
 	// here without opening the store or evaluating CUE.
-	Rules *kernel.Rules `json:"rules"`
+	Rules *records.Rules `json:"rules"`
 	// Newest is the newest instant a commit of the store recorded
 	// (kernel.Store.NewestInstant; zero for a store that predates it), so
 	// that a decision read from here reports a clock moved back as one
@@ -85,12 +86,12 @@ type Model struct {
 	// todos is every goal's todos once read (the file's last line); path
 	// is the file Load read, and core its first line, which the file must
 	// still start with when the todos are read.
-	todos map[string][]kernel.Todo
+	todos map[string][]records.Todo
 	path  string
 	core  []byte
 	// later decodes each goal's todos read under the lock (read), once
 	// encode needs them (after the unlock: kernel.Tx.TodosLater).
-	later map[string]func() ([]kernel.Todo, error)
+	later map[string]func() ([]records.Todo, error)
 	// kept is each goal's claim orders kept for reuse (the file's second
 	// line, Kept), the one of the model's own todos first.
 	kept map[string][]Kept
@@ -101,20 +102,20 @@ type GoalModel struct {
 	// Evidence is the number of evidence records (for status).
 	Evidence int `json:"evidence"`
 	// LastHandoff is the newest handoff (for status), nil when none.
-	LastHandoff *kernel.Handoff  `json:"last_handoff"`
-	State       kernel.GoalState `json:"state"`
-	Gates       []kernel.Gate    `json:"gates"`
+	LastHandoff *records.Handoff  `json:"last_handoff"`
+	State       records.GoalState `json:"state"`
+	Gates       []records.Gate    `json:"gates"`
 	// Rounds are the goal's HotRounds: what decisions and status read of
 	// its rounds, not its whole history.
-	Rounds []kernel.Round       `json:"rounds"`
-	Ledger []kernel.LedgerEntry `json:"ledger"`
+	Rounds []records.Round       `json:"rounds"`
+	Ledger []records.LedgerEntry `json:"ledger"`
 	// Hot is what a decision reads of the goal's todos (nil when the
 	// claim order could not be computed: decisions read every todo).
 	Hot *Hot `json:"hot"`
 	// Seeded are the goal's todos seeded from the spec (SpecName set),
 	// any status: whether the spec's todos are all stored is known
 	// without reading every todo.
-	Seeded []kernel.Todo `json:"seeded"`
+	Seeded []records.Todo `json:"seeded"`
 }
 
 // HeadSize is how many todos of the claim order Hot.Head keeps.
@@ -140,16 +141,16 @@ type Hot struct {
 	Cover int `json:"cover"`
 	// Leased are the goal's todos of any status whose lease is not
 	// released; Monitors its monitor todos that are not done.
-	Leased   []kernel.Todo `json:"leased"`
-	Monitors []kernel.Todo `json:"monitors"`
+	Leased   []records.Todo `json:"leased"`
+	Monitors []records.Todo `json:"monitors"`
 }
 
 // HotTodo is one todo of Hot.Head: the record, its index among the open
 // todos, and its open dependencies (input.state.todos[].deps_open).
 type HotTodo struct {
-	Todo     kernel.Todo `json:"todo"`
-	Index    int         `json:"index"`
-	DepsOpen []string    `json:"deps_open"`
+	Todo     records.Todo `json:"todo"`
+	Index    int          `json:"index"`
+	DepsOpen []string     `json:"deps_open"`
 }
 
 // Stamp identifies one version of state.db: its size, mtime (ns) and
@@ -274,7 +275,7 @@ func Write(path string, b []byte) error {
 // names the policies it evaluates (Model.Bundle).
 type Order struct {
 	Bundle string
-	Input  func(todos []kernel.Todo) (OrderInput, error)
+	Input  func(todos []records.Todo) (OrderInput, error)
 }
 
 // OrderInput is the claim order's input for one goal's todos.
@@ -322,8 +323,8 @@ func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) 
 // s, with state.db's stamp (the part of Build that needs the store; the
 // todos' records are decoded by encode).
 func read(s *kernel.Store, goals []string) (Model, error) {
-	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]kernel.Agent{},
-		todos: map[string][]kernel.Todo{}, later: map[string]func() ([]kernel.Todo, error){}}
+	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]records.Agent{},
+		todos: map[string][]records.Todo{}, later: map[string]func() ([]records.Todo, error){}}
 	_, rm.Head = s.Head()
 	err := s.View(func(tx *kernel.Tx) error {
 		rm.Rev = tx.Revision()
@@ -402,7 +403,7 @@ func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 			}
 			rm.kept[g] = ks
 		}
-		gm.Seeded = []kernel.Todo{}
+		gm.Seeded = []records.Todo{}
 		for _, t := range rm.todos[g] {
 			if t.SpecName != "" {
 				gm.Seeded = append(gm.Seeded, t)
@@ -428,7 +429,7 @@ func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 // marshalTodos is the file's last line, every goal's todos: the JSON
 // encoding/json writes (TestMarshalTodos_AsEncodingJSON), by goccy/go-json,
 // twice as fast on these records (every write encodes every todo).
-func marshalTodos(todos map[string][]kernel.Todo) ([]byte, error) {
+func marshalTodos(todos map[string][]records.Todo) ([]byte, error) {
 	return gojson.Marshal(todos)
 }
 
@@ -487,27 +488,27 @@ func checked(line []byte) (doc []byte, ok bool) {
 // HotOf computes a goal's Hot from all its todos (as the store orders
 // them) in order's claim order, evaluated afresh; nil when the claim
 // order cannot be computed (decisions then read every todo).
-func HotOf(todos []kernel.Todo, order Order) *Hot {
+func HotOf(todos []records.Todo, order Order) *Hot {
 	h, _ := hotOf(todos, order, nil)
 	return h
 }
 
 // hotOf is HotOf with the claim order taken from kept when one of them is
 // for the same input (OrderInput.Key), and the claim order it used.
-func hotOf(todos []kernel.Todo, order Order, kept []Kept) (*Hot, Kept) {
+func hotOf(todos []records.Todo, order Order, kept []Kept) (*Hot, Kept) {
 	if order.Input == nil {
 		return nil, Kept{}
 	}
 	open := make([]int, 0, len(todos)) // indexes in todos: no record is copied
-	h := &Hot{Head: []HotTodo{}, Leased: []kernel.Todo{}, Monitors: []kernel.Todo{}}
+	h := &Hot{Head: []HotTodo{}, Leased: []records.Todo{}, Monitors: []records.Todo{}}
 	for i, t := range todos {
-		if t.Status != kernel.TodoDone && t.Status != kernel.TodoCancelled {
+		if t.Status != records.TodoDone && t.Status != records.TodoCancelled {
 			open = append(open, i)
 		}
 		if t.Lease != nil && !t.Lease.Released {
 			h.Leased = append(h.Leased, t)
 		}
-		if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone {
+		if t.Kind == records.KindMonitor && t.Status != records.TodoDone {
 			h.Monitors = append(h.Monitors, t)
 		}
 	}
@@ -672,7 +673,7 @@ func (rm *Model) goal(id string) *GoalModel {
 	if g, ok := rm.Goals[id]; ok {
 		return g
 	}
-	return &GoalModel{State: kernel.GoalState{ID: id, Status: kernel.GoalActive}}
+	return &GoalModel{State: records.GoalState{ID: id, Status: records.GoalActive}}
 }
 
 // Describes reports whether rm describes exactly the open store s: its
@@ -696,14 +697,14 @@ func (rm *Model) Revision() uint64 { return rm.Rev }
 
 // Goal is goal id's state (an active goal with no records when the model
 // has none).
-func (rm *Model) Goal(id string) (kernel.GoalState, error) { return rm.goal(id).State, nil }
+func (rm *Model) Goal(id string) (records.GoalState, error) { return rm.goal(id).State, nil }
 
 // Todos are goal's todos, as the store orders them. The first call of a
 // loaded model reads every goal's todos (the file's last line). Errors:
 // a file that no longer starts with the line Load read (rewritten since),
 // or a second line that does not decode (the caller reads the store
 // instead).
-func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
+func (rm *Model) Todos(goal string) ([]records.Todo, error) {
 	if rm.todos == nil {
 		b, err := os.ReadFile(rm.path)
 		if err != nil {
@@ -711,7 +712,7 @@ func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
 		}
 		rest, ok := bytes.CutPrefix(b, rm.core)
 		_, full, ok2 := bytes.Cut(rest, []byte{'\n'}) // after the kept orders
-		var all map[string][]kernel.Todo
+		var all map[string][]records.Todo
 		if !ok || !ok2 {
 			return nil, errors.New("read model: rewritten since it was loaded")
 		}
@@ -728,7 +729,7 @@ func (rm *Model) Todos(goal string) ([]kernel.Todo, error) {
 
 // SeededTodos are goal's todos seeded from the spec (any status), as the
 // store orders them, without reading every todo.
-func (rm *Model) SeededTodos(goal string) ([]kernel.Todo, error) {
+func (rm *Model) SeededTodos(goal string) ([]records.Todo, error) {
 	return rm.goal(goal).Seeded, nil
 }
 
@@ -739,14 +740,14 @@ func (rm *Model) SeededTodos(goal string) ([]kernel.Todo, error) {
 type Window struct {
 	// Todos are the todos of the window in the store's order; DepsOpen[i]
 	// are the open dependencies of Todos[i].
-	Todos    []kernel.Todo
+	Todos    []records.Todo
 	DepsOpen [][]string
 	// Partial is true when the goal has todos not done or cancelled that
 	// Todos leaves out.
 	Partial bool
 	// Leased are the goal's todos of any status whose lease is not
 	// released; Monitors are its monitor todos not done.
-	Leased, Monitors []kernel.Todo
+	Leased, Monitors []records.Todo
 }
 
 // TodoWindow returns goal's window of at least least todos of the claim
@@ -771,7 +772,7 @@ func (rm *Model) TodoWindow(goal string, least int) (Window, bool) {
 	head := slices.Clone(h.Head[:n])
 	slices.SortFunc(head, func(a, b HotTodo) int { return a.Index - b.Index })
 	w := Window{Partial: n < h.Open, Leased: h.Leased, Monitors: h.Monitors,
-		Todos: make([]kernel.Todo, n), DepsOpen: make([][]string, n)}
+		Todos: make([]records.Todo, n), DepsOpen: make([][]string, n)}
 	for i, t := range head {
 		w.Todos[i], w.DepsOpen[i] = t.Todo, t.DepsOpen
 	}
@@ -779,33 +780,33 @@ func (rm *Model) TodoWindow(goal string, least int) (Window, bool) {
 }
 
 // Gates are goal's gates, as the store orders them.
-func (rm *Model) Gates(goal string) ([]kernel.Gate, error) { return rm.goal(goal).Gates, nil }
+func (rm *Model) Gates(goal string) ([]records.Gate, error) { return rm.goal(goal).Gates, nil }
 
 // Rounds are goal's rounds, as the store orders them.
-func (rm *Model) Rounds(goal string) ([]kernel.Round, error) {
+func (rm *Model) Rounds(goal string) ([]records.Round, error) {
 	return rm.goal(goal).Rounds, nil
 }
 
 // Ledger is goal's ledger, as the store orders it.
-func (rm *Model) Ledger(goal string) ([]kernel.LedgerEntry, error) {
+func (rm *Model) Ledger(goal string) ([]records.LedgerEntry, error) {
 	return rm.goal(goal).Ledger, nil
 }
 
 // Agent is agent id; errors: kernel.NotFound when the model has none.
-func (rm *Model) Agent(id string) (kernel.Agent, error) {
+func (rm *Model) Agent(id string) (records.Agent, error) {
 	if a, ok := rm.Agents[id]; ok {
 		return a, nil
 	}
-	return kernel.Agent{}, kernel.NotFound("agent", id)
+	return records.Agent{}, kernel.NotFound("agent", id)
 }
 
 // EvidenceCount is the number of goal's evidence records.
 func (rm *Model) EvidenceCount(goal string) (int, error) { return rm.goal(goal).Evidence, nil }
 
 // Handoffs returns the newest handoff only: all that status reads.
-func (rm *Model) Handoffs(goal string) ([]kernel.Handoff, error) {
+func (rm *Model) Handoffs(goal string) ([]records.Handoff, error) {
 	if h := rm.goal(goal).LastHandoff; h != nil {
-		return []kernel.Handoff{*h}, nil
+		return []records.Handoff{*h}, nil
 	}
 	return nil, nil
 }
@@ -827,7 +828,7 @@ func (rm *Model) Has(goals ...string) bool {
 func (rm *Model) AnyOpenGate() bool {
 	for _, g := range rm.Goals {
 		for _, gt := range g.Gates {
-			if gt.Status == kernel.GateOpen {
+			if gt.Status == records.GateOpen {
 				return true
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // todoStore opens a store in dir at the instant now (closed with the
@@ -28,7 +29,7 @@ func todoStore(t *testing.T, dir string, now time.Time) (s *kernel.Store, add fu
 	t.Cleanup(func() { s.Close() })
 	return s, func(title string) {
 		if err := s.Update(func(tx *kernel.Tx) error {
-			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title})
+			_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: title})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -70,7 +71,7 @@ func TestModel_UsedOnlyWhileItMatchesTheStore(t *testing.T) {
 	if Load(path, s.Path(), "sha256:other", now) != nil {
 		t.Fatal("a model ordered by other policies loaded")
 	}
-	if g, _ := got.Goal("g9"); g.ID != "g9" || g.Status != kernel.GoalActive {
+	if g, _ := got.Goal("g9"); g.ID != "g9" || g.Status != records.GoalActive {
 		t.Fatalf("a goal the model does not hold: %+v", g)
 	}
 	if ok, err := Verify(path, s, []string{"g1"}, Order{}); !ok || err != nil {
@@ -146,7 +147,7 @@ func TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds(t *testing.T) {
 		}
 		defer s.Close()
 		if err := s.Update(func(tx *kernel.Tx) error {
-			_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title})
+			_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: title})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -204,11 +205,11 @@ func TestRefresh_WrittenAfterTheUnlockOnlyForTheContentItHolds(t *testing.T) {
 // when the head kept is shorter, or the claim order is empty.
 func TestTodoWindow_CoversEveryLeasedTodo(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	todos := []kernel.Todo{{ID: "t-0", Status: kernel.TodoOpen}, {ID: "t-1", Status: kernel.TodoDone},
-		{ID: "t-2", Status: kernel.TodoOpen, Lease: &kernel.Lease{Holder: "a1", ExpiresAt: now}},
-		{ID: "t-3", Status: kernel.TodoOpen}, {ID: "t-4", Status: kernel.TodoOpen, Kind: kernel.KindMonitor}}
+	todos := []records.Todo{{ID: "t-0", Status: records.TodoOpen}, {ID: "t-1", Status: records.TodoDone},
+		{ID: "t-2", Status: records.TodoOpen, Lease: &records.Lease{Holder: "a1", ExpiresAt: now}},
+		{ID: "t-3", Status: records.TodoOpen}, {ID: "t-4", Status: records.TodoOpen, Kind: records.KindMonitor}}
 	// A claim order over the open todos (t-0, t-2, t-3, t-4): t-4, t-3, t-2, t-0.
-	order := Order{Bundle: "b", Input: func(ts []kernel.Todo) (OrderInput, error) {
+	order := Order{Bundle: "b", Input: func(ts []records.Todo) (OrderInput, error) {
 		if len(ts) == 0 {
 			return OrderInput{Key: "none", DepsOpen: [][]string{}, Eval: func() ([]int, error) { return []int{}, nil }}, nil
 		}
@@ -263,7 +264,7 @@ func TestModel_SeededTodosWithoutEveryTodo(t *testing.T) {
 	}
 	defer s.Close()
 	if err := s.Update(func(tx *kernel.Tx) error {
-		for _, td := range []kernel.Todo{{Goal: "g1", Title: "mine"}, {Goal: "g1", Title: "Write the guide", SpecName: "guide"}} {
+		for _, td := range []records.Todo{{Goal: "g1", Title: "mine"}, {Goal: "g1", Title: "Write the guide", SpecName: "guide"}} {
 			if _, err := tx.AddTodo(td); err != nil {
 				return err
 			}
@@ -296,15 +297,15 @@ func TestMarshalTodos_AsEncodingJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 5))
 	texts := []string{"plain", `quo"te \back`, "tab\tnew\nline", "é ü 中文 🚀", "bad \xff utf8", "<html>&amp;", "", "\u2028x\u2029", "\x00\x1f"}
 	zone := time.FixedZone("X", 5*3600+1800)
-	todos := map[string][]kernel.Todo{"g0": {}, "g1": nil}
+	todos := map[string][]records.Todo{"g0": {}, "g1": nil}
 	for i := range 400 {
-		td := kernel.Todo{ID: fmt.Sprintf("t-%04x", i), Seq: rng.Uint64(), Goal: "g2", Title: texts[rng.IntN(len(texts))],
+		td := records.Todo{ID: fmt.Sprintf("t-%04x", i), Seq: rng.Uint64(), Goal: "g2", Title: texts[rng.IntN(len(texts))],
 			Kind: "task", Status: "open", Priority: rng.IntN(5), Note: texts[rng.IntN(len(texts))],
 			CreatedAt: time.Unix(rng.Int64N(1<<33), rng.Int64N(1e9)).In(zone), UpdatedAt: time.Unix(rng.Int64N(1<<33), 0).UTC()}
 		if rng.IntN(2) == 0 {
 			td.DependsOn, td.Labels, td.Scope, td.SpecName = []string{"t-1"}, []string{texts[rng.IntN(len(texts))]}, []string{"api/**"}, "s"
 			td.NextDueAt, td.EverySeconds = time.Unix(rng.Int64N(1<<33), 1).UTC(), 60
-			td.Lease = &kernel.Lease{Holder: "a1", Version: 2, Epoch: 1, ExpiresAt: time.Unix(rng.Int64N(1<<33), 0).UTC(), Released: rng.IntN(2) == 0}
+			td.Lease = &records.Lease{Holder: "a1", Version: 2, Epoch: 1, ExpiresAt: time.Unix(rng.Int64N(1<<33), 0).UTC(), Released: rng.IntN(2) == 0}
 		}
 		todos["g2"] = append(todos["g2"], td)
 	}
@@ -343,59 +344,59 @@ func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
 	text := func() string { return texts[rng.IntN(len(texts))] }
 	goals := []string{"g1", "g2", "g3"}
 	if err := s.Update(func(tx *kernel.Tx) error {
-		if err := tx.PutRules(kernel.Rules{SpecHash: "sha256:1", SpecJSON: json.RawMessage(`{"goals": {"g1": {"quota": {"rounds": 2.5e3}}}, "x": "\u00e9"}`),
+		if err := tx.PutRules(records.Rules{SpecHash: "sha256:1", SpecJSON: json.RawMessage(`{"goals": {"g1": {"quota": {"rounds": 2.5e3}}}, "x": "\u00e9"}`),
 			SpecFiles: map[string]string{"loopx/loopx.cue": text()}}); err != nil {
 			return err
 		}
 		for i := range 4 {
-			if err := tx.PutAgent(kernel.Agent{ID: fmt.Sprintf("a%d", i), Host: "codex", Role: text(), Mode: "auto", Goals: goals[:i],
+			if err := tx.PutAgent(records.Agent{ID: fmt.Sprintf("a%d", i), Host: "codex", Role: text(), Mode: "auto", Goals: goals[:i],
 				RegisteredAt: now, LastSeenAt: now.Add(time.Duration(i) * time.Second)}); err != nil {
 				return err
 			}
 		}
 		for _, g := range goals[:2] {
 			for i := range 60 {
-				td := kernel.Todo{Goal: g, Title: text(), Note: text(), Priority: rng.IntN(4), Labels: []string{text()}}
+				td := records.Todo{Goal: g, Title: text(), Note: text(), Priority: rng.IntN(4), Labels: []string{text()}}
 				switch i % 5 {
 				case 1:
 					td.SpecName = fmt.Sprintf("s%d", i)
 				case 2:
-					td.Kind, td.EverySeconds, td.NextDueAt = kernel.KindMonitor, 60, now.Add(time.Minute)
+					td.Kind, td.EverySeconds, td.NextDueAt = records.KindMonitor, 60, now.Add(time.Minute)
 				case 3:
-					td.Status = kernel.TodoDone
+					td.Status = records.TodoDone
 				}
 				added, err := tx.AddTodo(td)
 				if err != nil {
 					return err
 				}
 				if i%7 == 0 {
-					added.Lease = &kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: now, ExpiresAt: now.Add(time.Hour), Round: "r-1", Released: i%2 == 0}
+					added.Lease = &records.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: now, ExpiresAt: now.Add(time.Hour), Round: "r-1", Released: i%2 == 0}
 					if err := tx.PutTodo(added); err != nil {
 						return err
 					}
 				}
 			}
-			gate, err := tx.AddGate(kernel.Gate{Goal: g, Question: text() + "?", Options: []string{"approve", "reject"}, Answerers: []string{"human"},
+			gate, err := tx.AddGate(records.Gate{Goal: g, Question: text() + "?", Options: []string{"approve", "reject"}, Answerers: []string{"human"},
 				ScopeKind: "goal", Status: "open", RaisedBy: "agent:a1", RaisedAt: now, ExpiresAt: now.Add(72 * time.Hour)})
 			if err != nil {
 				return err
 			}
-			gate.Status, gate.Answer = "approved", &kernel.Answer{Option: "approve", By: "human", Note: text(), At: now}
+			gate.Status, gate.Answer = "approved", &records.Answer{Option: "approve", By: "human", Note: text(), At: now}
 			if err := tx.PutGate(gate); err != nil {
 				return err
 			}
-			r, err := tx.AddRound(kernel.Round{Goal: g, Agent: "a1", Status: "finished", StartedAt: now, FinishedAt: now.Add(time.Minute),
+			r, err := tx.AddRound(records.Round{Goal: g, Agent: "a1", Status: "finished", StartedAt: now, FinishedAt: now.Add(time.Minute),
 				Outcome: "progress", Summary: text(), Tokens: 12, CostUSD: 0.1, Charged: true})
 			if err != nil {
 				return err
 			}
-			if _, err := tx.AppendLedger(kernel.LedgerEntry{Goal: g, Round: r.ID, Agent: "a1", At: now, Rounds: 1, Tokens: 12, CostUSD: 1.0 / 3, ComputeSeconds: 60.5, Reason: "progress"}); err != nil {
+			if _, err := tx.AppendLedger(records.LedgerEntry{Goal: g, Round: r.ID, Agent: "a1", At: now, Rounds: 1, Tokens: 12, CostUSD: 1.0 / 3, ComputeSeconds: 60.5, Reason: "progress"}); err != nil {
 				return err
 			}
-			if _, err := tx.AddEvidence(kernel.Evidence{Goal: g, Kind: "note", Summary: text(), CreatedAt: now}); err != nil {
+			if _, err := tx.AddEvidence(records.Evidence{Goal: g, Kind: "note", Summary: text(), CreatedAt: now}); err != nil {
 				return err
 			}
-			if _, err := tx.AddHandoff(kernel.Handoff{Goal: g, Round: r.ID, Summary: text(), Questions: []string{text(), text()}, CreatedAt: now}); err != nil {
+			if _, err := tx.AddHandoff(records.Handoff{Goal: g, Round: r.ID, Summary: text(), Questions: []string{text(), text()}, CreatedAt: now}); err != nil {
 				return err
 			}
 		}
@@ -404,11 +405,11 @@ func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The claim order: every open todo, last first.
-	order := Order{Bundle: "b", Input: func(ts []kernel.Todo) (OrderInput, error) {
+	order := Order{Bundle: "b", Input: func(ts []records.Todo) (OrderInput, error) {
 		var deps [][]string
 		var idx []int
 		for _, td := range ts {
-			if td.Status != kernel.TodoDone && td.Status != kernel.TodoCancelled {
+			if td.Status != records.TodoDone && td.Status != records.TodoCancelled {
 				deps, idx = append(deps, []string{}), append([]int{len(idx)}, idx...)
 			}
 		}
@@ -481,7 +482,7 @@ func TestCache_DecodesOnceAndNeverOutlivesTheFile(t *testing.T) {
 	if err := os.WriteFile(path, slices.Concat(line, []byte{'\n'}, rest), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if g, _ := c.Load(path, s.Path(), "", now).Goal("g1"); g.Status != kernel.GoalPaused {
+	if g, _ := c.Load(path, s.Path(), "", now).Goal("g1"); g.Status != records.GoalPaused {
 		t.Fatalf("after an edit the cache answered %+v", g)
 	}
 	// Without its checksum: nothing, not the model decoded before.

@@ -3,7 +3,7 @@ package readmodel
 import (
 	"slices"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // HotRounds are the rounds of one goal (in the store's order) a decision
@@ -17,7 +17,7 @@ import (
 // (TestHotRounds_SameFactsAsEveryRound), so the read model stops growing
 // with the goal's history of rounds: a month of rounds every 10 minutes
 // is some 4,000. The store keeps every round.
-func HotRounds(rounds []kernel.Round) []kernel.Round {
+func HotRounds(rounds []records.Round) []records.Round {
 	if len(rounds) == 0 {
 		return rounds
 	}
@@ -33,7 +33,7 @@ func HotRounds(rounds []kernel.Round) []kernel.Round {
 		return c > 0 || (c == 0 && i > j)
 	}
 	for i, r := range rounds {
-		if r.Status == kernel.RoundOpen {
+		if r.Status == records.RoundOpen {
 			keep[i] = true
 		}
 		if r.StartedAt.After(rounds[started].StartedAt) {
@@ -42,13 +42,13 @@ func HotRounds(rounds []kernel.Round) []kernel.Round {
 		if r.Runner != "" {
 			runners[r.Runner] = i
 		}
-		if r.Status != kernel.RoundFinished {
+		if r.Status != records.RoundFinished {
 			continue
 		}
 		if j, ok := agents[r.Agent]; !ok || later(i, j) {
 			agents[r.Agent] = i
 		}
-		if r.Outcome == kernel.OutcomeProgress && (lastProgress < 0 || later(i, lastProgress)) {
+		if r.Outcome == records.OutcomeProgress && (lastProgress < 0 || later(i, lastProgress)) {
 			lastProgress = i
 		}
 	}
@@ -60,11 +60,11 @@ func HotRounds(rounds []kernel.Round) []kernel.Round {
 		keep[i] = true
 	}
 	for i, r := range rounds {
-		if r.Status == kernel.RoundFinished && (lastProgress < 0 || !later(lastProgress, i)) {
+		if r.Status == records.RoundFinished && (lastProgress < 0 || !later(lastProgress, i)) {
 			keep[i] = true
 		}
 	}
-	out := make([]kernel.Round, 0, len(rounds))
+	out := make([]records.Round, 0, len(rounds))
 	for i, r := range rounds {
 		if keep[i] {
 			out = append(out, r)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -23,29 +23,29 @@ import (
 func TestHotRounds_SameFactsAsEveryRound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 8))
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	outcomes := []string{kernel.OutcomeProgress, kernel.OutcomeNoChange, kernel.OutcomeFailed, kernel.OutcomeDryRun, kernel.OutcomePreflightFailed}
+	outcomes := []string{records.OutcomeProgress, records.OutcomeNoChange, records.OutcomeFailed, records.OutcomeDryRun, records.OutcomePreflightFailed}
 	gs := &specs.Goal{}
 	gs.Quota.WindowSeconds, gs.Quota.MinIntervalSeconds = 86400, 600
 	b := Builder{Revisions: func() (string, string) { return "s1", "p1" }}
 	trimmed := 0
 	for n := range 400 {
-		var rounds []kernel.Round
+		var rounds []records.Round
 		for i := range rng.IntN(80) {
-			r := kernel.Round{ID: fmt.Sprintf("r-%d", i), Goal: "g1", Agent: fmt.Sprintf("a%d", rng.IntN(3)), Todo: fmt.Sprintf("t-%d", rng.IntN(5)),
+			r := records.Round{ID: fmt.Sprintf("r-%d", i), Goal: "g1", Agent: fmt.Sprintf("a%d", rng.IntN(3)), Todo: fmt.Sprintf("t-%d", rng.IntN(5)),
 				StartedAt: t0.Add(time.Duration(rng.IntN(50)) * time.Minute), GoalRevAfter: uint64(rng.IntN(20)), SpecRev: []string{"s0", "s1"}[rng.IntN(2)], PolicyRev: "p1"}
 			if rng.IntN(4) == 0 {
 				r.Runner = fmt.Sprintf("run-%d", rng.IntN(3))
 			}
 			switch k := rng.IntN(10); {
 			case k == 0:
-				r.Status = kernel.RoundOpen
+				r.Status = records.RoundOpen
 			case k == 1:
 				r.Status = "abandoned"
 			default:
-				r.Status, r.FinishedAt = kernel.RoundFinished, r.StartedAt.Add(time.Duration(rng.IntN(3))*time.Minute)
+				r.Status, r.FinishedAt = records.RoundFinished, r.StartedAt.Add(time.Duration(rng.IntN(3))*time.Minute)
 				r.Outcome = outcomes[rng.IntN(len(outcomes))]
-				if n%3 == 0 && r.Outcome == kernel.OutcomeProgress {
-					r.Outcome = kernel.OutcomeNoChange // histories with little or no progress
+				if n%3 == 0 && r.Outcome == records.OutcomeProgress {
+					r.Outcome = records.OutcomeNoChange // histories with little or no progress
 				}
 			}
 			rounds = append(rounds, r)
@@ -53,18 +53,18 @@ func TestHotRounds_SameFactsAsEveryRound(t *testing.T) {
 		hot := readmodel.HotRounds(rounds)
 		trimmed += len(rounds) - len(hot)
 		now := t0.Add(time.Duration(rng.IntN(90)) * time.Minute)
-		var gates []kernel.Gate
+		var gates []records.Gate
 		if rng.IntN(2) == 0 {
-			gates = []kernel.Gate{{ID: "g-1", Reason: "stall", Answer: &kernel.Answer{Option: "approve", At: t0.Add(time.Duration(rng.IntN(60)) * time.Minute)}}}
+			gates = []records.Gate{{ID: "g-1", Reason: "stall", Answer: &records.Answer{Option: "approve", At: t0.Add(time.Duration(rng.IntN(60)) * time.Minute)}}}
 		}
 		src := &readmodel.Model{Goals: map[string]*readmodel.GoalModel{"g1": {Gates: gates}}}
-		st := kernel.GoalState{ID: "g1", Rev: uint64(rng.IntN(20))}
-		facts := func(rs []kernel.Round) string {
+		st := records.GoalState{ID: "g1", Rev: uint64(rng.IntN(20))}
+		facts := func(rs []records.Round) string {
 			out := fmt.Sprintf("quota %+v\n", QuotaFacts(gs, nil, rs, now))
 			open := 0
 			runners := map[string]string{}
 			for _, r := range rs {
-				if r.Status == kernel.RoundOpen {
+				if r.Status == records.RoundOpen {
 					open++
 				}
 				if r.Runner != "" {
@@ -95,7 +95,7 @@ func TestHotRounds_SameFactsAsEveryRound(t *testing.T) {
 	if trimmed == 0 {
 		t.Fatal("no history was trimmed: the test proves nothing")
 	}
-	if !reflect.DeepEqual(readmodel.HotRounds(nil), []kernel.Round(nil)) {
+	if !reflect.DeepEqual(readmodel.HotRounds(nil), []records.Round(nil)) {
 		t.Fatal("no rounds")
 	}
 }

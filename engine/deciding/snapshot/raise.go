@@ -6,6 +6,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -14,8 +15,8 @@ import (
 // its agent (known says whether an agent id is known), expiring
 // in.ExpiresAfter from tx's now. Errors: errs.Usage unknown_todo (not a
 // todo of in.Goal), unknown_agent; the store's.
-func RaisedGate(tx *kernel.Tx, in gates.Input, known func(agent string) bool) (kernel.Gate, error) {
-	g := kernel.Gate{Goal: in.Goal, Question: in.Question, Options: in.Options, Answerers: in.Answerers,
+func RaisedGate(tx *kernel.Tx, in gates.Input, known func(agent string) bool) (records.Gate, error) {
+	g := records.Gate{Goal: in.Goal, Question: in.Question, Options: in.Options, Answerers: in.Answerers,
 		ScopeKind: "goal", RaisedBy: in.By, OnExpiry: in.OnExpiry}
 	switch {
 	case len(in.Guards) > 0:
@@ -45,7 +46,7 @@ func RaisedGate(tx *kernel.Tx, in gates.Input, known func(agent string) bool) (k
 }
 
 // AgentKnown reports whether agent id is known: declared in spec (nil:
-// none loaded) or registered by a human (kernel.Agent.Registered).
+// none loaded) or registered by a human (records.Agent.Registered).
 func AgentKnown(spec *specs.Loaded, tx *kernel.Tx, id string) bool {
 	if spec != nil && spec.Spec != nil {
 		if _, ok := spec.Spec.Agents[id]; ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -25,12 +26,12 @@ import (
 type Source interface {
 	Now() time.Time
 	Revision() uint64
-	Goal(id string) (kernel.GoalState, error)
-	Todos(goal string) ([]kernel.Todo, error)
-	Gates(goal string) ([]kernel.Gate, error)
-	Rounds(goal string) ([]kernel.Round, error)
-	Ledger(goal string) ([]kernel.LedgerEntry, error)
-	Agent(id string) (kernel.Agent, error)
+	Goal(id string) (records.GoalState, error)
+	Todos(goal string) ([]records.Todo, error)
+	Gates(goal string) ([]records.Gate, error)
+	Rounds(goal string) ([]records.Round, error)
+	Ledger(goal string) ([]records.LedgerEntry, error)
+	Agent(id string) (records.Agent, error)
 }
 
 // CreatedAtLayout is fixed-width (nanoseconds, never trimmed) so that
@@ -73,16 +74,16 @@ func (b Builder) GoalSpec(goal string) *specs.Goal {
 
 // OpenGates returns the goal's open gates: the stored ones plus the spec
 // gates that were never materialised (they start open). Errors: src's.
-func (b Builder) OpenGates(src Source, goal string) ([]kernel.Gate, error) {
+func (b Builder) OpenGates(src Source, goal string) ([]records.Gate, error) {
 	stored, err := src.Gates(goal)
 	if err != nil {
 		return nil, err
 	}
 	have := map[string]bool{}
-	var open []kernel.Gate
+	var open []records.Gate
 	for _, g := range stored {
 		have[g.ID] = true
-		if g.Status != kernel.GateOpen {
+		if g.Status != records.GateOpen {
 			continue
 		}
 		g, ok := b.SpecView(g) // a spec gate follows the current spec
@@ -109,7 +110,7 @@ func (b Builder) OpenGates(src Source, goal string) ([]kernel.Gate, error) {
 // it (question, options, answerers, guards, scope, expiry rule), keeping its
 // id, status and raise time; false when the spec no longer declares it.
 // A gate raised by a command (no name) is returned as is, true.
-func (b Builder) SpecView(g kernel.Gate) (kernel.Gate, bool) {
+func (b Builder) SpecView(g records.Gate) (records.Gate, bool) {
 	gs := b.GoalSpec(g.Goal)
 	if g.Name == "" || gs == nil {
 		return g, g.Name == ""
@@ -128,7 +129,7 @@ func (b Builder) SpecView(g kernel.Gate) (kernel.Gate, bool) {
 
 // SpecGate builds the instance of spec gate goals.<goal>.gates.<name>
 // raised at now (the zero time: not raised yet, no expiry).
-func SpecGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
+func SpecGate(goal, name string, g specs.Gate, now time.Time) records.Gate {
 	kind := "goal"
 	switch {
 	case len(g.Guards) > 0:
@@ -138,9 +139,9 @@ func SpecGate(goal, name string, g specs.Gate, now time.Time) kernel.Gate {
 	case len(g.Agents) > 0:
 		kind = "agent"
 	}
-	k := kernel.Gate{ID: SpecGateID(goal, name), Goal: goal, Name: name, Question: g.Question,
+	k := records.Gate{ID: SpecGateID(goal, name), Goal: goal, Name: name, Question: g.Question,
 		Options: g.Options, Answerers: g.Answerers, Guards: g.Guards, ScopeKind: kind,
-		ScopeAgents: g.Agents, ScopeTodos: g.Todos, Status: kernel.GateOpen, RaisedBy: "spec",
+		ScopeAgents: g.Agents, ScopeTodos: g.Todos, Status: records.GateOpen, RaisedBy: "spec",
 		RaisedAt: now, OnExpiry: g.OnExpiry}
 	if g.ExpiresAfterSeconds > 0 && !now.IsZero() {
 		k.ExpiresAt = now.Add(time.Duration(g.ExpiresAfterSeconds) * time.Second)
@@ -210,7 +211,7 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 	}
 	// leased holds every todo with a lease record (rounds in flight) and
 	// monitors every monitor (progress): the whole list, or a window's.
-	var todos, leased, monitors []kernel.Todo
+	var todos, leased, monitors []records.Todo
 	if w, ok := window(src, goal, need); ok {
 		leased, monitors = w.Leased, w.Monitors
 		if need.Todos {
@@ -247,7 +248,7 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 		}
 	}
 	for _, r := range rounds {
-		if r.Status == kernel.RoundOpen && inFlight[r.ID] {
+		if r.Status == records.RoundOpen && inFlight[r.ID] {
 			s.Quota.RoundsInFlight++
 		}
 	}
@@ -283,17 +284,17 @@ func WindowFacts(w readmodel.Window, agent string, now time.Time) []input.TodoFa
 
 // TodoFacts converts todos (all of a goal's) to input.state.todos: those
 // not done or cancelled, in their order, for agent at now.
-func TodoFacts(todos []kernel.Todo, agent string, now time.Time) []input.TodoFacts {
+func TodoFacts(todos []records.Todo, agent string, now time.Time) []input.TodoFacts {
 	done := map[string]bool{}
 	for _, t := range todos {
-		if t.Status == kernel.TodoDone {
+		if t.Status == records.TodoDone {
 			done[t.ID] = true
 		}
 	}
 	out := []input.TodoFacts{}
 	conflicts := ScopeConflicts(todos, agent, now)
 	for _, t := range todos {
-		if t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
+		if t.Status == records.TodoDone || t.Status == records.TodoCancelled {
 			continue
 		}
 		deps := []string{}
@@ -309,17 +310,17 @@ func TodoFacts(todos []kernel.Todo, agent string, now time.Time) []input.TodoFac
 
 // todoFact is t's entry of input.state.todos at now, with its open
 // dependencies and scope conflict.
-func todoFact(t kernel.Todo, depsOpen []string, conflict string, now time.Time) input.TodoFacts {
+func todoFact(t records.Todo, depsOpen []string, conflict string, now time.Time) input.TodoFacts {
 	f := input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
 		CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: NonNil(depsOpen), Labels: NonNil(t.Labels),
 		ScopeConflict: conflict}
 	if t.Lease != nil && !t.Lease.Released {
-		f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: kernel.RFC3339(t.Lease.ExpiresAt),
+		f.Lease = &input.LeaseFacts{Holder: t.Lease.Holder, ExpiresAt: records.RFC3339(t.Lease.ExpiresAt),
 			Live: t.Lease.LiveAt(now), Version: t.Lease.Version, Epoch: t.Lease.Epoch}
 	}
-	if t.Kind == kernel.KindMonitor {
+	if t.Kind == records.KindMonitor {
 		f.Due = !now.Before(t.NextDueAt)
-		f.NextDueAt = kernel.RFC3339(t.NextDueAt)
+		f.NextDueAt = records.RFC3339(t.NextDueAt)
 	}
 	return f
 }
@@ -345,12 +346,12 @@ func (b Builder) Gates(src Source, goal, agent string) (input.Snapshot, error) {
 }
 
 // GateFacts is input.state.gates for the open gates gates.
-func GateFacts(gates []kernel.Gate) []input.GateFacts {
+func GateFacts(gates []records.Gate) []input.GateFacts {
 	out := []input.GateFacts{}
 	for _, g := range gates {
 		out = append(out, input.GateFacts{ID: g.ID, Name: g.Name, Question: g.Question, Options: NonNil(g.Options),
 			Scope:  input.GateScope{Kind: g.ScopeKind, Agents: NonNil(g.ScopeAgents), Todos: NonNil(g.ScopeTodos)},
-			Guards: NonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: kernel.RFC3339(g.RaisedAt), ExpiresAt: kernel.RFC3339(g.ExpiresAt), Reason: g.Reason})
+			Guards: NonNil(g.Guards), RaisedBy: g.RaisedBy, RaisedAt: records.RFC3339(g.RaisedAt), ExpiresAt: records.RFC3339(g.ExpiresAt), Reason: g.Reason})
 	}
 	return out
 }
@@ -384,7 +385,7 @@ func (b Builder) AgentFacts(src Source, gs *specs.Goal, agent string) input.Agen
 // clock since moved back) counts as inside the window, and a round started
 // after now is the last round for min_interval: moving the clock never
 // gives budget back (docs/trust.md "One clock").
-func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Round, now time.Time) input.QuotaFacts {
+func QuotaFacts(gs *specs.Goal, ledger []records.LedgerEntry, rounds []records.Round, now time.Time) input.QuotaFacts {
 	var q input.QuotaFacts
 	q.MinIntervalElapsed = true
 	if gs == nil {
@@ -392,7 +393,7 @@ func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 	}
 	window := time.Duration(gs.Quota.WindowSeconds) * time.Second
 	start := now.Add(-window)
-	q.WindowStart = kernel.RFC3339(start)
+	q.WindowStart = records.RFC3339(start)
 	q.ComputeLimitSeconds = gs.Quota.Compute * window.Seconds()
 	var oldest time.Time
 	for _, l := range ledger {
@@ -408,7 +409,7 @@ func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 		}
 	}
 	if !oldest.IsZero() {
-		q.ResetsAt = kernel.RFC3339(oldest.Add(window))
+		q.ResetsAt = records.RFC3339(oldest.Add(window))
 	}
 	var last time.Time
 	for _, r := range rounds {
@@ -416,18 +417,18 @@ func QuotaFacts(gs *specs.Goal, ledger []kernel.LedgerEntry, rounds []kernel.Rou
 			last = r.StartedAt
 		}
 	}
-	q.LastRoundAt = kernel.RFC3339(last)
+	q.LastRoundAt = records.RFC3339(last)
 	if gs.Quota.MinIntervalSeconds > 0 && !last.IsZero() {
 		next := last.Add(time.Duration(gs.Quota.MinIntervalSeconds) * time.Second)
-		q.NextRoundAt = kernel.RFC3339(next)
+		q.NextRoundAt = records.RFC3339(next)
 		q.MinIntervalElapsed = !now.Before(next)
 	}
 	return q
 }
 
 // progressFacts derives the stall count and the no-change facts.
-func (b Builder) progressFacts(src Source, goal, agent string, rounds []kernel.Round,
-	todos []kernel.Todo, st kernel.GoalState, now time.Time) input.ProgressFacts {
+func (b Builder) progressFacts(src Source, goal, agent string, rounds []records.Round,
+	todos []records.Todo, st records.GoalState, now time.Time) input.ProgressFacts {
 	var p input.ProgressFacts
 	// The stall count restarts after the last answered stall gate.
 	var reset time.Time
@@ -438,13 +439,13 @@ func (b Builder) progressFacts(src Source, goal, agent string, rounds []kernel.R
 			}
 		}
 	}
-	finished := make([]kernel.Round, 0, len(rounds))
+	finished := make([]records.Round, 0, len(rounds))
 	for _, r := range rounds {
-		if r.Status == kernel.RoundFinished {
+		if r.Status == records.RoundFinished {
 			finished = append(finished, r)
 		}
 	}
-	slices.SortStableFunc(finished, func(a, b kernel.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
+	slices.SortStableFunc(finished, func(a, b records.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
 	p.ConsecutiveNoProgress = ConsecutiveNoProgress(finished, reset)
 	for i := len(finished) - 1; i >= 0; i-- {
 		r := finished[i]
@@ -455,7 +456,7 @@ func (b Builder) progressFacts(src Source, goal, agent string, rounds []kernel.R
 		spec, policy := b.Revisions()
 		p.ChangedSinceLast = st.Rev > r.GoalRevAfter || r.SpecRev != spec || r.PolicyRev != policy
 		for _, t := range todos {
-			if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone && t.NextDueAt.After(r.FinishedAt) && !now.Before(t.NextDueAt) {
+			if t.Kind == records.KindMonitor && t.Status != records.TodoDone && t.NextDueAt.After(r.FinishedAt) && !now.Before(t.NextDueAt) {
 				p.ChangedSinceLast = true
 			}
 		}
@@ -467,7 +468,7 @@ func (b Builder) progressFacts(src Source, goal, agent string, rounds []kernel.R
 // ConsecutiveNoProgress counts the latest finished rounds (ordered by
 // finish) that ended no_change or failed, stopping at a progress round or at
 // the reset instant; other outcomes neither count nor break the run.
-func ConsecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
+func ConsecutiveNoProgress(finished []records.Round, reset time.Time) int64 {
 	var n int64
 	for i := len(finished) - 1; i >= 0; i-- {
 		r := finished[i]
@@ -475,9 +476,9 @@ func ConsecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
 			break
 		}
 		switch r.Outcome {
-		case kernel.OutcomeProgress:
+		case records.OutcomeProgress:
 			return n
-		case kernel.OutcomeNoChange, kernel.OutcomeFailed:
+		case records.OutcomeNoChange, records.OutcomeFailed:
 			n++
 		}
 	}
@@ -488,15 +489,15 @@ func ConsecutiveNoProgress(finished []kernel.Round, reset time.Time) int64 {
 // the scope of another todo held by a live lease of an agent other than
 // agent to that other todo's id (input.state.todos[].scope_conflict). It
 // is nil when no todo has a scope.
-func ScopeConflicts(todos []kernel.Todo, agent string, now time.Time) map[string]string {
+func ScopeConflicts(todos []records.Todo, agent string, now time.Time) map[string]string {
 	return scopeConflicts(todos, todos, agent, now)
 }
 
 // scopeConflicts is ScopeConflicts for the todos of, against the todos of
 // leased held by a live lease of another agent (leased must hold every
 // such todo of the goal).
-func scopeConflicts(leased, of []kernel.Todo, agent string, now time.Time) map[string]string {
-	var held []kernel.Todo
+func scopeConflicts(leased, of []records.Todo, agent string, now time.Time) map[string]string {
+	var held []records.Todo
 	for _, t := range leased {
 		if len(t.Scope) > 0 && t.Lease.LiveAt(now) && t.Lease.Holder != agent {
 			held = append(held, t)
@@ -507,7 +508,7 @@ func scopeConflicts(leased, of []kernel.Todo, agent string, now time.Time) map[s
 	}
 	out := map[string]string{}
 	for _, t := range of {
-		if len(t.Scope) == 0 || t.Status == kernel.TodoDone || t.Status == kernel.TodoCancelled {
+		if len(t.Scope) == 0 || t.Status == records.TodoDone || t.Status == records.TodoCancelled {
 			continue
 		}
 		for _, h := range held {
@@ -527,15 +528,15 @@ func scopeConflicts(leased, of []kernel.Todo, agent string, now time.Time) map[s
 // transaction.
 type ClaimSource interface {
 	Now() time.Time
-	Todo(id string) (kernel.Todo, error)
-	Todos(goal string) ([]kernel.Todo, error)
+	Todo(id string) (records.Todo, error)
+	Todos(goal string) ([]records.Todo, error)
 }
 
 // ClaimTodo gathers the facts of t for a claim query (input.claim.todo):
 // its lease, its open dependencies (a missing dependency counts as open)
 // and the first scope it conflicts with across goals (the spec's) and t's
 // own goal. Errors: src's.
-func ClaimTodo(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*input.ClaimTodo, error) {
+func ClaimTodo(tx ClaimSource, goals []string, t records.Todo, agent string) (*input.ClaimTodo, error) {
 	now := tx.Now()
 	f := &input.ClaimTodo{Goal: t.Goal, Note: t.Note, TodoFacts: input.TodoFacts{ID: t.ID, Title: t.Title, Kind: t.Kind, Status: t.Status,
 		Priority: t.Priority, CreatedAt: t.CreatedAt.UTC().Format(CreatedAtLayout), DepsOpen: []string{}, Labels: NonNil(t.Labels)}}
@@ -544,16 +545,16 @@ func ClaimTodo(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*in
 		if err != nil && !errors.Is(err, kernel.ErrNotFound) {
 			return nil, err
 		}
-		if err != nil || dt.Status != kernel.TodoDone {
+		if err != nil || dt.Status != records.TodoDone {
 			f.DepsOpen = append(f.DepsOpen, d)
 		}
 	}
 	if l := t.Lease; l != nil && !l.Released {
-		f.Lease = &input.LeaseFacts{Holder: l.Holder, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
+		f.Lease = &input.LeaseFacts{Holder: l.Holder, ExpiresAt: records.RFC3339(l.ExpiresAt), Live: l.LiveAt(now), Version: l.Version, Epoch: l.Epoch}
 	}
-	if t.Kind == kernel.KindMonitor {
+	if t.Kind == records.KindMonitor {
 		f.Due = !now.Before(t.NextDueAt)
-		f.NextDueAt = kernel.RFC3339(t.NextDueAt)
+		f.NextDueAt = records.RFC3339(t.NextDueAt)
 	}
 	c, err := conflict(tx, goals, t, agent)
 	if err != nil {
@@ -567,7 +568,7 @@ func ClaimTodo(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*in
 
 // conflict finds the first todo (of any of goals, and t's own) held by a
 // live lease of another agent whose scope overlaps t's; nil when none.
-func conflict(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*input.ConflictFacts, error) {
+func conflict(tx ClaimSource, goals []string, t records.Todo, agent string) (*input.ConflictFacts, error) {
 	if len(t.Scope) == 0 {
 		return nil, nil
 	}
@@ -585,7 +586,7 @@ func conflict(tx ClaimSource, goals []string, t kernel.Todo, agent string) (*inp
 				continue
 			}
 			if mine, theirs, ok := glob.Overlap(t.Scope, o.Scope); ok {
-				return &input.ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: kernel.RFC3339(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
+				return &input.ConflictFacts{Todo: o.ID, Holder: o.Lease.Holder, ExpiresAt: records.RFC3339(o.Lease.ExpiresAt), Scope: mine, OtherScope: theirs}, nil
 			}
 		}
 	}

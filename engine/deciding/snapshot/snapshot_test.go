@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -28,8 +28,8 @@ func TestQuotaFacts_FutureEntriesCount(t *testing.T) {
 		{name: "a minute ahead", at: now.Add(time.Minute), rounds: 1, minElapsed: false},
 		{name: "a year ahead", at: now.AddDate(1, 0, 0), rounds: 1, minElapsed: false},
 	} {
-		ledger := []kernel.LedgerEntry{{Goal: "g1", At: c.at, Rounds: 1, Tokens: 10}}
-		rounds := []kernel.Round{{ID: "r-1", Goal: "g1", StartedAt: c.at}}
+		ledger := []records.LedgerEntry{{Goal: "g1", At: c.at, Rounds: 1, Tokens: 10}}
+		rounds := []records.Round{{ID: "r-1", Goal: "g1", StartedAt: c.at}}
 		q := QuotaFacts(gs, ledger, rounds, now)
 		if q.Rounds != c.rounds || q.MinIntervalElapsed != c.minElapsed {
 			t.Errorf("%s: rounds %d, min_interval elapsed %v; want %d, %v", c.name, q.Rounds, q.MinIntervalElapsed, c.rounds, c.minElapsed)
@@ -42,19 +42,19 @@ func TestQuotaFacts_FutureEntriesCount(t *testing.T) {
 // count nor break the run.
 func TestConsecutiveNoProgress(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	at := func(i int, outcome string) kernel.Round {
-		return kernel.Round{ID: "r", FinishedAt: t0.Add(time.Duration(i) * time.Minute), Outcome: outcome}
+	at := func(i int, outcome string) records.Round {
+		return records.Round{ID: "r", FinishedAt: t0.Add(time.Duration(i) * time.Minute), Outcome: outcome}
 	}
 	for _, c := range []struct {
 		name   string
-		rounds []kernel.Round
+		rounds []records.Round
 		reset  time.Time
 		want   int64
 	}{
 		{"none", nil, time.Time{}, 0},
-		{"two no_change", []kernel.Round{at(1, kernel.OutcomeNoChange), at(2, kernel.OutcomeFailed)}, time.Time{}, 2},
-		{"progress breaks", []kernel.Round{at(1, kernel.OutcomeNoChange), at(2, kernel.OutcomeProgress), at(3, kernel.OutcomeNoChange)}, time.Time{}, 1},
-		{"reset stops", []kernel.Round{at(1, kernel.OutcomeNoChange), at(2, kernel.OutcomeNoChange), at(3, kernel.OutcomeNoChange)}, t0.Add(2 * time.Minute), 1},
+		{"two no_change", []records.Round{at(1, records.OutcomeNoChange), at(2, records.OutcomeFailed)}, time.Time{}, 2},
+		{"progress breaks", []records.Round{at(1, records.OutcomeNoChange), at(2, records.OutcomeProgress), at(3, records.OutcomeNoChange)}, time.Time{}, 1},
+		{"reset stops", []records.Round{at(1, records.OutcomeNoChange), at(2, records.OutcomeNoChange), at(3, records.OutcomeNoChange)}, t0.Add(2 * time.Minute), 1},
 	} {
 		if got := ConsecutiveNoProgress(c.rounds, c.reset); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
@@ -67,14 +67,14 @@ func TestConsecutiveNoProgress(t *testing.T) {
 // monitors, never every todo, and counts the rounds in flight from them.
 func TestOfWindow_NoTodosReadsOnlyLeasedAndMonitors(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	todos := []kernel.Todo{{ID: "t-1", Goal: "g1", Status: kernel.TodoOpen},
-		{ID: "t-2", Goal: "g1", Status: kernel.TodoClaimed, Lease: &kernel.Lease{Holder: "a2", Round: "r-1", ExpiresAt: now.Add(time.Hour)}}}
-	order := readmodel.Order{Input: func(ts []kernel.Todo) (readmodel.OrderInput, error) {
+	todos := []records.Todo{{ID: "t-1", Goal: "g1", Status: records.TodoOpen},
+		{ID: "t-2", Goal: "g1", Status: records.TodoClaimed, Lease: &records.Lease{Holder: "a2", Round: "r-1", ExpiresAt: now.Add(time.Hour)}}}
+	order := readmodel.Order{Input: func(ts []records.Todo) (readmodel.OrderInput, error) {
 		return readmodel.OrderInput{Key: "k", DepsOpen: [][]string{{}, {}}, Eval: func() ([]int, error) { return []int{0, 1}, nil }}, nil
 	}}
 	rm := &readmodel.Model{Goals: map[string]*readmodel.GoalModel{"g1": {
-		State:  kernel.GoalState{ID: "g1", Status: kernel.GoalActive},
-		Rounds: []kernel.Round{{ID: "r-1", Goal: "g1", Agent: "a2", Status: kernel.RoundOpen, StartedAt: now}},
+		State:  records.GoalState{ID: "g1", Status: records.GoalActive},
+		Rounds: []records.Round{{ID: "r-1", Goal: "g1", Agent: "a2", Status: records.RoundOpen, StartedAt: now}},
 		Hot:    readmodel.HotOf(todos, order)}}}
 	if _, err := rm.Todos("g1"); err == nil {
 		t.Fatal("this model's todos should not be readable")

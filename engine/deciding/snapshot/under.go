@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Under is tx, a read transaction of the store held under its lock (a
@@ -50,21 +50,21 @@ func (c checked) TodoWindow(goal string, least int) (readmodel.Window, bool) {
 		return readmodel.Window{}, false
 	}
 	byID, done, open := map[string]int{}, map[string]bool{}, 0
-	leased, monitors := []kernel.Todo{}, []kernel.Todo{}
+	leased, monitors := []records.Todo{}, []records.Todo{}
 	for i, t := range todos {
 		byID[t.ID] = i
-		done[t.ID] = t.Status == kernel.TodoDone
-		if t.Status != kernel.TodoDone && t.Status != kernel.TodoCancelled {
+		done[t.ID] = t.Status == records.TodoDone
+		if t.Status != records.TodoDone && t.Status != records.TodoCancelled {
 			open++
 		}
 		if t.Lease != nil && !t.Lease.Released {
 			leased = append(leased, t)
 		}
-		if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone {
+		if t.Kind == records.KindMonitor && t.Status != records.TodoDone {
 			monitors = append(monitors, t)
 		}
 	}
-	out := readmodel.Window{Todos: make([]kernel.Todo, len(w.Todos)), DepsOpen: make([][]string, len(w.Todos)),
+	out := readmodel.Window{Todos: make([]records.Todo, len(w.Todos)), DepsOpen: make([][]string, len(w.Todos)),
 		Partial: len(w.Todos) < open, Leased: leased, Monitors: monitors}
 	for i, t := range w.Todos {
 		j, ok := byID[t.ID]
@@ -86,7 +86,7 @@ func (c checked) TodoWindow(goal string, least int) (readmodel.Window, bool) {
 }
 
 // sameRecord reports whether a and b are the same record (their JSON).
-func sameRecord(a, b kernel.Todo) bool {
+func sameRecord(a, b records.Todo) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)

@@ -30,6 +30,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -77,12 +78,12 @@ type Revision struct {
 }
 
 // RevisionOf is the revision r holds.
-func RevisionOf(r kernel.Rules) Revision { return Revision{r.SpecHash, r.PolicyHash} }
+func RevisionOf(r records.Rules) Revision { return Revision{r.SpecHash, r.PolicyHash} }
 
 // NewPending is what waits between the adopted rules cur and the files
 // on disk: loosens (never nil in the result) and, when the spec files do
 // not load, their error text.
-func NewPending(cur, disk kernel.Rules, loosens []Reason, diskError string) *Pending {
+func NewPending(cur, disk records.Rules, loosens []Reason, diskError string) *Pending {
 	if loosens == nil {
 		loosens = []Reason{}
 	}
@@ -162,8 +163,8 @@ type Options struct {
 // (SpecJSON, ExportHash) is loaded's when it is the spec of these files
 // (loaded may be nil). Errors: the files' I/O errors (SpecFiles empty
 // then, not nil), the book's.
-func DiskRules(specDir string, loaded *specs.Loaded, book rulebook.Book) (kernel.Rules, error) {
-	r := kernel.Rules{SpecFiles: map[string]string{}}
+func DiskRules(specDir string, loaded *specs.Loaded, book rulebook.Book) (records.Rules, error) {
+	r := records.Rules{SpecFiles: map[string]string{}}
 	files, hash, err := specs.Sources(specDir)
 	if err != nil {
 		return r, err
@@ -211,7 +212,7 @@ func ChangedFiles(a, b map[string]string) []string {
 // PolicyChanged is the reason a change of the user policies (ref policyDir,
 // "loopx/policies") loosens: any change does, naming the files (the
 // message ends with its direction, as the spec's changes do).
-func PolicyChanged(cur, disk kernel.Rules, policyDir string) Reason {
+func PolicyChanged(cur, disk records.Rules, policyDir string) Reason {
 	return Reason{Code: "policy_changed", Rule: Query, Ref: policyDir,
 		Message: "user policies changed: " + strings.Join(ChangedFiles(cur.Policies, disk.Policies), ", ") + ": loosens"}
 }
@@ -274,7 +275,7 @@ func Classify(ctx context.Context, oldJSON, newJSON []byte) (loosens, tightens [
 // link below root (internal/nofollow: a linked loopx/ or policies/ is
 // neither written into nor removed from). It returns the paths written or
 // removed, sorted ([] when none). Errors: *nofollow.LinkError; I/O errors.
-func WriteBack(root string, disk, cur kernel.Rules) ([]string, error) {
+func WriteBack(root string, disk, cur records.Rules) ([]string, error) {
 	changed := RestorePaths(disk, cur)
 	want := maps.Clone(cur.SpecFiles)
 	maps.Copy(want, cur.Policies)
@@ -300,7 +301,7 @@ func WriteBack(root string, disk, cur kernel.Rules) ([]string, error) {
 // RestorePaths are the files of loopx/ that writing the revision cur back
 // over disk (WriteBack) overwrites or removes, whoever edited them:
 // sorted, [] when none.
-func RestorePaths(disk, cur kernel.Rules) []string {
+func RestorePaths(disk, cur records.Rules) []string {
 	changed := append(ChangedFiles(disk.SpecFiles, cur.SpecFiles), ChangedFiles(disk.Policies, cur.Policies)...)
 	sort.Strings(changed)
 	if changed == nil {
@@ -313,12 +314,12 @@ func RestorePaths(disk, cur kernel.Rules) []string {
 // actor) that made before, the rules in effect when its round started,
 // the adopted rules again and wrote them back into loopx/ (changed: the
 // paths written or removed).
-func GateRestoredEvent(g kernel.Gate, before kernel.Rules, changed []string, actor string) kernel.Event {
+func GateRestoredEvent(g records.Gate, before records.Rules, changed []string, actor string) records.Event {
 	files := "loopx/ already held them"
 	if len(changed) > 0 {
 		files = "restored " + strings.Join(changed, ", ")
 	}
-	return kernel.Event{Kind: "rules.restored", Goal: g.Goal, Actor: actor, Subject: g.ID,
+	return records.Event{Kind: "rules.restored", Goal: g.Goal, Actor: actor, Subject: g.ID,
 		Message: fmt.Sprintf("gate %s rejected: the rules in effect before the round are the adopted rules again (spec %s, policies %s); %s",
 			g.ID, decision.ShortHash(before.SpecHash), decision.ShortHash(before.PolicyHash), files),
 		Data: map[string]any{"gate": g.ID, "spec": before.SpecHash, "policy": before.PolicyHash, "paths": changed}}
@@ -328,7 +329,7 @@ func GateRestoredEvent(g kernel.Gate, before kernel.Rules, changed []string, act
 // how), with what it loosened and tightened (the message lists each
 // change and its direction; Data "loosens", "tightens") and extra data
 // (such as the adopting human's ancestry).
-func AdoptedEvent(r kernel.Rules, by, why string, loosens, tightens []Reason, extra map[string]any) kernel.Event {
+func AdoptedEvent(r records.Rules, by, why string, loosens, tightens []Reason, extra map[string]any) records.Event {
 	data := map[string]any{"spec": r.SpecHash, "policy": r.PolicyHash}
 	maps.Copy(data, extra)
 	if len(loosens) > 0 {
@@ -341,19 +342,19 @@ func AdoptedEvent(r kernel.Rules, by, why string, loosens, tightens []Reason, ex
 	if changes := Messages(append(slices.Clone(loosens), tightens...)); changes != "" {
 		msg += ": " + changes
 	}
-	return kernel.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash, Message: msg, Data: data}
+	return records.Event{Kind: "rules.adopted", Actor: by, Subject: r.SpecHash, Message: msg, Data: data}
 }
 
 // GateEvent is what an approved adoption gate g did: rules.adopted by
 // actor when disk (the files evaluated anew, ok false when they do not
 // load) is still the revision g names, else rules.not_adopted (the human
 // runs `loopx adopt` after looking again).
-func GateEvent(g kernel.Gate, disk kernel.Rules, ok bool, actor string) (kernel.Event, bool) {
+func GateEvent(g records.Gate, disk records.Rules, ok bool, actor string) (records.Event, bool) {
 	if !ok || g.Adopt == nil || disk.SpecHash != g.Adopt.Spec || disk.PolicyHash != g.Adopt.Policy || disk.SpecJSON == nil {
-		return kernel.Event{Kind: "rules.not_adopted", Goal: g.Goal, Actor: "loopx", Subject: g.ID,
+		return records.Event{Kind: "rules.not_adopted", Goal: g.Goal, Actor: "loopx", Subject: g.ID,
 			Message: "loopx/ changed since the adoption gate was raised: nothing adopted; review it and run `loopx adopt`"}, false
 	}
-	return kernel.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
+	return records.Event{Kind: "rules.adopted", Goal: g.Goal, Actor: actor, Subject: disk.SpecHash,
 		Message: fmt.Sprintf("rules adopted (adoption gate %s approved): spec %s, policies %s", g.ID, decision.ShortHash(disk.SpecHash), decision.ShortHash(disk.PolicyHash)),
 		Data:    map[string]any{"spec": disk.SpecHash, "policy": disk.PolicyHash, "gate": g.ID}}, true
 }
@@ -361,23 +362,23 @@ func GateEvent(g kernel.Gate, disk kernel.Rules, ok bool, actor string) (kernel.
 // CacheMismatchEvent is the rules.cache_mismatch event of a cached export
 // (cached) that is not what its files evaluate to (fresh): the cache file
 // rel (relative to the project) was forged or damaged and is replaced.
-func CacheMismatchEvent(cached, fresh *specs.Loaded, rel string) kernel.Event {
-	return kernel.Event{Kind: "rules.cache_mismatch", Actor: "loopx", Subject: cached.Hash,
+func CacheMismatchEvent(cached, fresh *specs.Loaded, rel string) records.Event {
+	return records.Event{Kind: "rules.cache_mismatch", Actor: "loopx", Subject: cached.Hash,
 		Message: fmt.Sprintf("the cached export of spec %s is not what its files evaluate to (an edit of .loopx/cache/?): cache file replaced, files evaluated again", decision.ShortHash(cached.Hash)),
 		Data:    map[string]any{"spec": cached.Hash, "cached_export": cached.ExportHash(), "export": fresh.ExportHash(), "path": rel}}
 }
 
 // RestoredEvent is the rules.restored event of loopx/ written back to the
 // adopted revision cur (changed: the paths written or removed).
-func RestoredEvent(cur kernel.Rules, changed []string) kernel.Event {
-	return kernel.Event{Kind: "rules.restored", Actor: "loopx", Subject: cur.SpecHash,
+func RestoredEvent(cur records.Rules, changed []string) records.Event {
+	return records.Event{Kind: "rules.restored", Actor: "loopx", Subject: cur.SpecHash,
 		Message: fmt.Sprintf("loopx/ restored to the adopted rules: %s", strings.Join(changed, ", ")), Data: map[string]any{"paths": changed}}
 }
 
 // SameRules reports whether a and b (nil: none adopted) are the same
 // adopted rules, field for field: the read model's copy and the store's
 // (Engine.checkModelRules).
-func SameRules(a, b *kernel.Rules) bool {
+func SameRules(a, b *records.Rules) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -391,8 +392,8 @@ func SameRules(a, b *kernel.Rules) bool {
 // When they are not and s is still at that revision, the file was edited
 // outside loopx: a rules.readmodel_mismatch event (ModelRulesEvent) tells
 // a human. Errors: the store's (its revision or rules unreadable).
-func CheckModel(s *kernel.Store, model *kernel.Rules, modelRev uint64) (bool, error) {
-	var stored *kernel.Rules
+func CheckModel(s *kernel.Store, model *records.Rules, modelRev uint64) (bool, error) {
+	var stored *records.Rules
 	rev, err := s.Revision()
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
@@ -416,8 +417,8 @@ func CheckModel(s *kernel.Store, model *kernel.Rules, modelRev uint64) (bool, er
 // claiming the store's revision rev, named adopted rules (model, nil:
 // none) that are not the store's (stored): readmodel.json was edited
 // outside loopx, and the store's rules are in effect.
-func ModelRulesEvent(model, stored *kernel.Rules, rev uint64) kernel.Event {
-	name := func(r *kernel.Rules) string {
+func ModelRulesEvent(model, stored *records.Rules, rev uint64) records.Event {
+	name := func(r *records.Rules) string {
 		if r == nil {
 			return "none"
 		}
@@ -427,7 +428,7 @@ func ModelRulesEvent(model, stored *kernel.Rules, rev uint64) kernel.Event {
 	if name(model) == name(stored) {
 		differ = fmt.Sprintf("adopted rules with the store's hashes (%s) but other content", name(stored))
 	}
-	return kernel.Event{Kind: "rules.readmodel_mismatch", Actor: "loopx", Subject: "readmodel.json",
+	return records.Event{Kind: "rules.readmodel_mismatch", Actor: "loopx", Subject: "readmodel.json",
 		Message: fmt.Sprintf("the read model at revision %d names %s: an edit of readmodel.json outside loopx? The store's rules are in effect", rev, differ),
 		Data:    map[string]any{"revision": rev, "model": name(model), "store": name(stored)}}
 }
@@ -454,7 +455,7 @@ func ProtectedPaths(reasons []Reason, paths []string) []string {
 // paths in round raise, and, when they edited loopx/ (specDir) in a way
 // that loosens the rules (p pending, its files loading), the revision the
 // gate adopts on approve (the adoption gate; nil otherwise).
-func GateQuestion(agent, round, specDir string, protected []string, p *Pending) (string, *kernel.GateAdopt) {
+func GateQuestion(agent, round, specDir string, protected []string, p *Pending) (string, *records.GateAdopt) {
 	question := fmt.Sprintf("Agent %s changed protected files (loopx's own spec, policies or state, git's hooks or config, an agent host's settings: %s) in round %s. Keep these changes and let agents continue?",
 		agent, strings.Join(protected, ", "), round)
 	if len(protected) == 0 {
@@ -476,7 +477,7 @@ func GateQuestion(agent, round, specDir string, protected []string, p *Pending) 
 		also = fmt.Sprintf(" and other protected files (%s)", strings.Join(others, ", "))
 	}
 	return fmt.Sprintf("Agent %s changed loopx's own spec or policies (%s)%s in round %s, and the change loosens the rules: %s. Adopt these changes (approve adopts them, reject restores loopx/ and the rules of before the round)?",
-		agent, strings.Join(rules, ", "), also, round, p.Summary()), &kernel.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
+		agent, strings.Join(rules, ", "), also, round, p.Summary()), &records.GateAdopt{Spec: p.Disk.Spec, Policy: p.Disk.Policy}
 }
 
 // RecordViolation appends to tx the scope_violation event of agent's
@@ -487,15 +488,15 @@ func GateQuestion(agent, round, specDir string, protected []string, p *Pending) 
 // round started under, for a reject to restore (RestoreByGate). It
 // returns the gate raised, nil when none. Errors: the store's.
 func RecordViolation(tx *kernel.Tx, goal, agent, round string, paths, reasons []string, decisionID string,
-	protected []string, question string, adopt *kernel.GateAdopt, before *kernel.Rules) (*kernel.Gate, error) {
-	if err := tx.AppendEvent(kernel.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
+	protected []string, question string, adopt *records.GateAdopt, before *records.Rules) (*records.Gate, error) {
+	if err := tx.AppendEvent(records.Event{Kind: "scope_violation", Goal: goal, Actor: agent, Subject: round,
 		Message: strings.Join(reasons, "; "), Data: map[string]any{"paths": paths, "decision_id": decisionID}}); err != nil {
 		return nil, err
 	}
 	if len(protected) == 0 {
 		return nil, nil
 	}
-	g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
+	g, err := tx.AddGate(records.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
 		Question: question, Adopt: adopt, Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
 	if err == nil && before != nil {
 		err = tx.PutGateRules(g.ID, *before)
@@ -511,7 +512,7 @@ func RecordViolation(tx *kernel.Tx, goal, agent, round string, paths, reasons []
 // listed them: GateRestorePaths), with a rules.restored event by actor.
 // It returns the rules restored, nil when g keeps none. Errors: the
 // store's; the files' I/O errors (nothing is recorded then).
-func RestoreByGate(tx *kernel.Tx, root string, g kernel.Gate, disk kernel.Rules, actor string) (*kernel.Rules, error) {
+func RestoreByGate(tx *kernel.Tx, root string, g records.Gate, disk records.Rules, actor string) (*records.Rules, error) {
 	before, ok, err := tx.GateRules(g.ID)
 	if err != nil || !ok {
 		return nil, err
@@ -534,7 +535,7 @@ func RestoreByGate(tx *kernel.Tx, root string, g kernel.Gate, disk kernel.Rules,
 // gate id overwrites or removes (RestorePaths against the rules it
 // keeps), [] when loopx/ holds them; ok is false when the gate keeps no
 // rules to restore. Errors: the store's.
-func GateRestorePaths(tx *kernel.Tx, id string, disk kernel.Rules) ([]string, bool, error) {
+func GateRestorePaths(tx *kernel.Tx, id string, disk records.Rules) ([]string, bool, error) {
 	before, ok, err := tx.GateRules(id)
 	if err != nil || !ok {
 		return nil, false, err

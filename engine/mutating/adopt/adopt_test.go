@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/internal/nofollow"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func TestChangedFiles(t *testing.T) {
@@ -99,8 +99,8 @@ func TestClassify(t *testing.T) {
 }
 
 func TestPendingSummaryAndReason(t *testing.T) {
-	cur := kernel.Rules{SpecHash: "sha256:aaaaaaaaaaaaaaaa", PolicyHash: "sha256:p1"}
-	disk := kernel.Rules{SpecHash: "sha256:bbbbbbbbbbbbbbbb", PolicyHash: "sha256:p2"}
+	cur := records.Rules{SpecHash: "sha256:aaaaaaaaaaaaaaaa", PolicyHash: "sha256:p1"}
+	disk := records.Rules{SpecHash: "sha256:bbbbbbbbbbbbbbbb", PolicyHash: "sha256:p2"}
 	for _, tc := range []struct {
 		name     string
 		p        *Pending
@@ -131,21 +131,21 @@ func TestPendingSummaryAndReason(t *testing.T) {
 }
 
 func TestGateEvent(t *testing.T) {
-	disk := kernel.Rules{SpecHash: "s1", PolicyHash: "p1", SpecJSON: []byte(`{}`)}
-	g := kernel.Gate{ID: "gate-1", Goal: "g1", Adopt: &kernel.GateAdopt{Spec: "s1", Policy: "p1"}}
+	disk := records.Rules{SpecHash: "s1", PolicyHash: "p1", SpecJSON: []byte(`{}`)}
+	g := records.Gate{ID: "gate-1", Goal: "g1", Adopt: &records.GateAdopt{Spec: "s1", Policy: "p1"}}
 	for _, tc := range []struct {
 		name string
-		g    kernel.Gate
-		disk kernel.Rules
+		g    records.Gate
+		disk records.Rules
 		ok   bool
 		want string
 	}{
 		{"still the revision asked about", g, disk, true, "rules.adopted"},
 		{"files do not load", g, disk, false, "rules.not_adopted"},
-		{"spec changed since", g, kernel.Rules{SpecHash: "s2", PolicyHash: "p1", SpecJSON: []byte(`{}`)}, true, "rules.not_adopted"},
-		{"policies changed since", g, kernel.Rules{SpecHash: "s1", PolicyHash: "p2", SpecJSON: []byte(`{}`)}, true, "rules.not_adopted"},
-		{"no export", g, kernel.Rules{SpecHash: "s1", PolicyHash: "p1"}, true, "rules.not_adopted"},
-		{"not an adoption gate", kernel.Gate{ID: "gate-2"}, disk, true, "rules.not_adopted"},
+		{"spec changed since", g, records.Rules{SpecHash: "s2", PolicyHash: "p1", SpecJSON: []byte(`{}`)}, true, "rules.not_adopted"},
+		{"policies changed since", g, records.Rules{SpecHash: "s1", PolicyHash: "p2", SpecJSON: []byte(`{}`)}, true, "rules.not_adopted"},
+		{"no export", g, records.Rules{SpecHash: "s1", PolicyHash: "p1"}, true, "rules.not_adopted"},
+		{"not an adoption gate", records.Gate{ID: "gate-2"}, disk, true, "rules.not_adopted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, adopted := GateEvent(tc.g, tc.disk, tc.ok, "human")
@@ -170,9 +170,9 @@ func TestWriteBack(t *testing.T) {
 	write("loopx/loopx.cue", "edited")
 	write("loopx/extra.cue", "added by an agent")
 	write("loopx/policies/a.rego", "same")
-	cur := kernel.Rules{SpecFiles: map[string]string{"loopx/loopx.cue": "adopted"},
+	cur := records.Rules{SpecFiles: map[string]string{"loopx/loopx.cue": "adopted"},
 		Policies: map[string]string{"loopx/policies/a.rego": "same", "loopx/policies/gone.rego": "restored"}}
-	disk := kernel.Rules{SpecFiles: map[string]string{"loopx/loopx.cue": "edited", "loopx/extra.cue": "added by an agent"},
+	disk := records.Rules{SpecFiles: map[string]string{"loopx/loopx.cue": "edited", "loopx/extra.cue": "added by an agent"},
 		Policies: map[string]string{"loopx/policies/a.rego": "same"}}
 	changed, err := WriteBack(root, disk, cur)
 	if err != nil {
@@ -202,7 +202,7 @@ func TestWriteBack(t *testing.T) {
 // directory of the user's: a policy the adopted revision lacks is not
 // removed from it, nor one it has written into it.
 func TestWriteBack_LinkedDirectoryIsRefused(t *testing.T) {
-	for _, cur := range []kernel.Rules{
+	for _, cur := range []records.Rules{
 		{SpecFiles: map[string]string{}, Policies: map[string]string{}},
 		{SpecFiles: map[string]string{}, Policies: map[string]string{"loopx/policies/user.rego": "x", "loopx/policies/new.rego": "restored"}},
 	} {
@@ -216,7 +216,7 @@ func TestWriteBack_LinkedDirectoryIsRefused(t *testing.T) {
 		if err := os.Symlink(victim, filepath.Join(root, "loopx", "policies")); err != nil {
 			t.Fatal(err)
 		}
-		disk := kernel.Rules{Policies: map[string]string{"loopx/policies/user.rego": "the user's"}}
+		disk := records.Rules{Policies: map[string]string{"loopx/policies/user.rego": "the user's"}}
 		if _, err := WriteBack(root, disk, cur); !errors.Is(err, nofollow.ErrLink) {
 			t.Errorf("write back through a linked policies/: %v, want a link refused", err)
 		}
@@ -237,7 +237,7 @@ func TestProtectedPathsAndGateQuestion(t *testing.T) {
 	if got := ProtectedPaths(reasons[:1], []string{"web/x.js"}); got == nil || len(got) != 0 {
 		t.Fatalf("none protected: %v", got)
 	}
-	loosens := NewPending(kernel.Rules{}, kernel.Rules{SpecHash: "s2", PolicyHash: "p2"}, []Reason{{Ref: "goals.g1.quota", Message: "more rounds"}}, "")
+	loosens := NewPending(records.Rules{}, records.Rules{SpecHash: "s2", PolicyHash: "p2"}, []Reason{{Ref: "goals.g1.quota", Message: "more rounds"}}, "")
 	for _, tc := range []struct {
 		name      string
 		protected []string
@@ -247,7 +247,7 @@ func TestProtectedPathsAndGateQuestion(t *testing.T) {
 	}{
 		{"no rules file", []string{".git/hooks/pre-commit"}, loosens, "changed protected files (", false},
 		{"nothing pending", []string{"loopx/loopx.cue"}, nil, "changed protected files (", false},
-		{"files that do not load", []string{"loopx/loopx.cue"}, NewPending(kernel.Rules{}, kernel.Rules{}, nil, "bad"), "changed protected files (", false},
+		{"files that do not load", []string{"loopx/loopx.cue"}, NewPending(records.Rules{}, records.Rules{}, nil, "bad"), "changed protected files (", false},
 		{"a loosening edit", []string{"loopx/loopx.cue", ".git/hooks/pre-commit"}, loosens,
 			"changed loopx's own spec or policies (loopx/loopx.cue) and other protected files (.git/hooks/pre-commit) in round r1, and the change loosens the rules: goals.g1.quota: more rounds.", true},
 	} {

@@ -16,16 +16,17 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Tx is what an audit event reads (the goal of what was refused) and
 // writes: a kernel write transaction.
 type Tx interface {
-	Todo(id string) (kernel.Todo, error)
-	Round(id string) (kernel.Round, error)
-	Gate(id string) (kernel.Gate, error)
-	AppendEvent(e kernel.Event) error
-	CountGatePoll(goal, gate, agent string) (kernel.GatePoll, error)
+	Todo(id string) (records.Todo, error)
+	Round(id string) (records.Round, error)
+	Gate(id string) (records.Gate, error)
+	AppendEvent(e records.Event) error
+	CountGatePoll(goal, gate, agent string) (records.GatePoll, error)
 }
 
 // Refusal is err as a refusal (errs.No), nil for any other error: only
@@ -45,7 +46,7 @@ func Command(tx Tx, kind, what, actor, subject string, re *errs.Error) error {
 	if actor == "" {
 		actor = "human"
 	}
-	return tx.AppendEvent(kernel.Event{Kind: kind, Actor: actor, Subject: subject,
+	return tx.AppendEvent(records.Event{Kind: kind, Actor: actor, Subject: subject,
 		Message: what + " refused: " + re.Message, Data: map[string]any{"code": re.Code}})
 }
 
@@ -59,7 +60,7 @@ func Answer(tx Tx, gate, actor string, re *errs.Error) error {
 	if g, err := tx.Gate(gate); err == nil {
 		goal = g.Goal
 	}
-	return tx.AppendEvent(kernel.Event{Kind: "gate.answer_refused", Goal: goal, Actor: actor, Subject: gate,
+	return tx.AppendEvent(records.Event{Kind: "gate.answer_refused", Goal: goal, Actor: actor, Subject: gate,
 		Message: re.Message, Data: map[string]any{"code": re.Code}})
 }
 
@@ -89,7 +90,7 @@ func Identity(tx Tx, act trust.ActRequest, actingAgents []string, ancestry []tru
 			data[k] = v
 		}
 	}
-	return tx.AppendEvent(kernel.Event{Kind: "identity.refused", Goal: goal, Actor: actor, Subject: act.What,
+	return tx.AppendEvent(records.Event{Kind: "identity.refused", Goal: goal, Actor: actor, Subject: act.What,
 		Message: re.Message, Data: data})
 }
 
@@ -103,7 +104,7 @@ const PollMutation = "round.start"
 // with data (the mutation's facts; "gate" is added); ok false, and
 // nothing written, when err is no gate_violation. A poll (data
 // "mutation" PollMutation) is counted in the (gate, actor) poll record
-// (kernel.GatePoll) and only the first one appends the event, with
+// (records.GatePoll) and only the first one appends the event, with
 // "first_poll": true; the next ones only count, so that an agent host
 // polling under an open gate does not fill the audit log.
 func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bool, werr error) {
@@ -122,7 +123,7 @@ func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bo
 		}
 		data["first_poll"] = true
 	}
-	return true, tx.AppendEvent(kernel.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
+	return true, tx.AppendEvent(records.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
 }
 
 // Denial is the spooled denial of a permission decision d (its verdict,
@@ -152,7 +153,7 @@ func Denial(goal, agent string, pr *input.PermissionRequest, d decision.Decision
 // (kind its event, e.g. todo.done; status the one asked) by actor, in
 // goal, refused with re (a todo another agent leases).
 func TodoChange(tx Tx, goal, actor, todo, kind, status string, re *errs.Error) error {
-	return tx.AppendEvent(kernel.Event{Kind: "todo.change_refused", Goal: goal, Actor: actor, Subject: todo,
+	return tx.AppendEvent(records.Event{Kind: "todo.change_refused", Goal: goal, Actor: actor, Subject: todo,
 		Message: kind + " refused: " + re.Message, Data: map[string]any{"code": re.Code, "status": status}})
 }
 

@@ -12,44 +12,45 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // fakeTx knows todo t1, round r1 and gate gate-1 of goal g1, and counts
 // polls per goal, gate and agent.
 type fakeTx struct {
-	events []kernel.Event
+	events []records.Event
 	polls  map[string]int64
 }
 
-func (f *fakeTx) Todo(id string) (kernel.Todo, error) {
+func (f *fakeTx) Todo(id string) (records.Todo, error) {
 	if id == "t1" {
-		return kernel.Todo{ID: id, Goal: "g1"}, nil
+		return records.Todo{ID: id, Goal: "g1"}, nil
 	}
-	return kernel.Todo{}, kernel.ErrNotFound
+	return records.Todo{}, kernel.ErrNotFound
 }
-func (f *fakeTx) Round(id string) (kernel.Round, error) {
+func (f *fakeTx) Round(id string) (records.Round, error) {
 	if id == "r1" {
-		return kernel.Round{ID: id, Goal: "g1"}, nil
+		return records.Round{ID: id, Goal: "g1"}, nil
 	}
-	return kernel.Round{}, kernel.ErrNotFound
+	return records.Round{}, kernel.ErrNotFound
 }
-func (f *fakeTx) Gate(id string) (kernel.Gate, error) {
+func (f *fakeTx) Gate(id string) (records.Gate, error) {
 	if id == "gate-1" {
-		return kernel.Gate{ID: id, Goal: "g1"}, nil
+		return records.Gate{ID: id, Goal: "g1"}, nil
 	}
-	return kernel.Gate{}, kernel.ErrNotFound
+	return records.Gate{}, kernel.ErrNotFound
 }
-func (f *fakeTx) AppendEvent(e kernel.Event) error { f.events = append(f.events, e); return nil }
-func (f *fakeTx) CountGatePoll(goal, gate, agent string) (kernel.GatePoll, error) {
+func (f *fakeTx) AppendEvent(e records.Event) error { f.events = append(f.events, e); return nil }
+func (f *fakeTx) CountGatePoll(goal, gate, agent string) (records.GatePoll, error) {
 	if f.polls == nil {
 		f.polls = map[string]int64{}
 	}
 	k := goal + " " + gate + " " + agent
 	f.polls[k]++
-	return kernel.GatePoll{Goal: goal, Gate: gate, Agent: agent, Count: f.polls[k]}, nil
+	return records.GatePoll{Goal: goal, Gate: gate, Agent: agent, Count: f.polls[k]}, nil
 }
 
-func line(e kernel.Event) string {
+func line(e records.Event) string {
 	return fmt.Sprintf("%s goal=%s actor=%s subject=%s msg=%q code=%v", e.Kind, e.Goal, e.Actor, e.Subject, e.Message, e.Data["code"])
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Values the CLI accepts, matching the spec schema (specs/schema.cue).
@@ -25,7 +25,7 @@ var (
 // Check returns ev with its defaults filled (kind note, status info) and
 // an absolute Ref inside root made relative. Errors: errs.Usage
 // empty_summary, bad_status, bad_kind.
-func Check(ev kernel.Evidence, root string) (kernel.Evidence, error) {
+func Check(ev records.Evidence, root string) (records.Evidence, error) {
 	if strings.TrimSpace(ev.Summary) == "" {
 		return ev, errs.Usagef("empty_summary", "evidence needs a summary")
 	}

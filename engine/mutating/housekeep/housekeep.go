@@ -13,19 +13,19 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
 // Tx is what housekeeping reads and writes: a kernel write transaction.
 type Tx interface {
 	Now() time.Time
-	Todos(goal string) ([]kernel.Todo, error)
-	AddTodo(t kernel.Todo) (kernel.Todo, error)
-	Gates(goal string) ([]kernel.Gate, error)
-	AddGate(g kernel.Gate) (kernel.Gate, error)
-	PutGate(g kernel.Gate) error
-	AppendEvent(e kernel.Event) error
+	Todos(goal string) ([]records.Todo, error)
+	AddTodo(t records.Todo) (records.Todo, error)
+	Gates(goal string) ([]records.Gate, error)
+	AddGate(g records.Gate) (records.Gate, error)
+	PutGate(g records.Gate) error
+	AppendEvent(e records.Event) error
 }
 
 // Gates applies what time and deletions decided since the last mutation
@@ -61,18 +61,18 @@ func Gates(tx Tx, b snapshot.Builder, goals []string) error {
 			}
 		}
 		for i, g := range gates {
-			if g.Status != kernel.GateOpen || g.Name == "" {
+			if g.Status != records.GateOpen || g.Name == "" {
 				continue
 			}
 			cur, ok := b.SpecView(g)
 			switch {
 			case !ok:
-				g.Status = kernel.GateCancelled
-				g.Answer = &kernel.Answer{Option: kernel.GateCancelled, By: "loopx", Note: "removed from the spec", At: now}
+				g.Status = records.GateCancelled
+				g.Answer = &records.Answer{Option: records.GateCancelled, By: "loopx", Note: "removed from the spec", At: now}
 				if err := tx.PutGate(g); err != nil {
 					return err
 				}
-				if err := tx.AppendEvent(kernel.Event{Kind: "gate.cancelled", Goal: goal, Actor: "loopx", Subject: g.ID,
+				if err := tx.AppendEvent(records.Event{Kind: "gate.cancelled", Goal: goal, Actor: "loopx", Subject: g.ID,
 					Message: fmt.Sprintf("gate cancelled: goals.%s.gates.%s was removed from the spec", goal, g.Name)}); err != nil {
 					return err
 				}
@@ -81,29 +81,29 @@ func Gates(tx Tx, b snapshot.Builder, goals []string) error {
 				if err := tx.PutGate(cur); err != nil {
 					return err
 				}
-				if err := tx.AppendEvent(kernel.Event{Kind: "gate.updated", Goal: goal, Actor: "loopx", Subject: g.ID,
+				if err := tx.AppendEvent(records.Event{Kind: "gate.updated", Goal: goal, Actor: "loopx", Subject: g.ID,
 					Message: fmt.Sprintf("gate follows the spec's goals.%s.gates.%s (question, options, answerers, guards or scope changed)", goal, g.Name)}); err != nil {
 					return err
 				}
 				gates[i] = cur
 			}
 		}
-		var todos map[string]kernel.Todo
+		var todos map[string]records.Todo
 		for _, g := range gates {
-			if g.Status != kernel.GateOpen {
+			if g.Status != records.GateOpen {
 				continue
 			}
 			if !g.ExpiresAt.IsZero() && !now.Before(g.ExpiresAt) {
-				g.Status = kernel.GateExpired
+				g.Status = records.GateExpired
 				if g.OnExpiry != "" {
 					g.Status = g.OnExpiry
 				}
-				g.Answer = &kernel.Answer{Option: g.Status, By: "loopx", Note: "expired", At: now}
+				g.Answer = &records.Answer{Option: g.Status, By: "loopx", Note: "expired", At: now}
 				if err := tx.PutGate(g); err != nil {
 					return err
 				}
-				if err := tx.AppendEvent(kernel.Event{Kind: "gate.expired", Goal: goal, Actor: "loopx", Subject: g.ID,
-					Message: fmt.Sprintf("gate expired at %s; on_expiry applied: %s", kernel.RFC3339(g.ExpiresAt), g.Status)}); err != nil {
+				if err := tx.AppendEvent(records.Event{Kind: "gate.expired", Goal: goal, Actor: "loopx", Subject: g.ID,
+					Message: fmt.Sprintf("gate expired at %s; on_expiry applied: %s", records.RFC3339(g.ExpiresAt), g.Status)}); err != nil {
 					return err
 				}
 				continue
@@ -116,7 +116,7 @@ func Gates(tx Tx, b snapshot.Builder, goals []string) error {
 				if err != nil {
 					return err
 				}
-				todos = map[string]kernel.Todo{}
+				todos = map[string]records.Todo{}
 				for _, t := range list {
 					todos[t.ID] = t
 					if t.SpecName != "" {
@@ -126,17 +126,17 @@ func Gates(tx Tx, b snapshot.Builder, goals []string) error {
 			}
 			alive := false
 			for _, id := range g.ScopeTodos {
-				if t, ok := todos[id]; ok && t.Status != kernel.TodoCancelled {
+				if t, ok := todos[id]; ok && t.Status != records.TodoCancelled {
 					alive = true
 				}
 			}
 			if !alive {
-				g.Status = kernel.GateCancelled
-				g.Answer = &kernel.Answer{Option: kernel.GateCancelled, By: "loopx", Note: "every todo the gate waits on is gone", At: now}
+				g.Status = records.GateCancelled
+				g.Answer = &records.Answer{Option: records.GateCancelled, By: "loopx", Note: "every todo the gate waits on is gone", At: now}
 				if err := tx.PutGate(g); err != nil {
 					return err
 				}
-				if err := tx.AppendEvent(kernel.Event{Kind: "gate.cancelled", Goal: goal, Actor: "loopx", Subject: g.ID,
+				if err := tx.AppendEvent(records.Event{Kind: "gate.cancelled", Goal: goal, Actor: "loopx", Subject: g.ID,
 					Message: fmt.Sprintf("gate cancelled: the todos it waits on (%v) were deleted or cancelled", g.ScopeTodos)}); err != nil {
 					return err
 				}
@@ -173,11 +173,11 @@ func SeedTodos(tx Tx, spec *specs.Spec) error {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if slices.ContainsFunc(have, func(t kernel.Todo) bool { return t.SpecName == n }) {
+			if slices.ContainsFunc(have, func(t records.Todo) bool { return t.SpecName == n }) {
 				continue
 			}
 			ts := gs.Todos[n]
-			if _, err := tx.AddTodo(kernel.Todo{Goal: g, Title: ts.Title, Kind: ts.Kind, Priority: parsePriority(ts.Priority),
+			if _, err := tx.AddTodo(records.Todo{Goal: g, Title: ts.Title, Kind: ts.Kind, Priority: parsePriority(ts.Priority),
 				SpecName: n, EverySeconds: ts.EverySeconds, CreatedBy: "spec"}); err != nil {
 				return err
 			}
@@ -196,7 +196,7 @@ func parsePriority(p string) int {
 
 // specChanged reports whether the spec gate instance b differs from a
 // in what the spec defines.
-func specChanged(a, b kernel.Gate) bool {
+func specChanged(a, b records.Gate) bool {
 	return a.Question != b.Question || !slices.Equal(a.Options, b.Options) || !slices.Equal(a.Answerers, b.Answerers) ||
 		!slices.Equal(a.Guards, b.Guards) || a.ScopeKind != b.ScopeKind || !slices.Equal(a.ScopeAgents, b.ScopeAgents) ||
 		!slices.Equal(a.ScopeTodos, b.ScopeTodos) || a.OnExpiry != b.OnExpiry || !a.ExpiresAt.Equal(b.ExpiresAt)

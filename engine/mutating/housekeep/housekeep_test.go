@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -16,9 +16,9 @@ import (
 // appended, and an error to return from one method (failOn).
 type fakeTx struct {
 	now    time.Time
-	todos  map[string][]kernel.Todo
-	gates  map[string][]kernel.Gate
-	events []kernel.Event
+	todos  map[string][]records.Todo
+	gates  map[string][]records.Gate
+	events []records.Event
 	added  []string // ids of gates added, in order
 	puts   []string // ids of gates put, in order
 	failOn string   // method name that fails with errTx
@@ -27,8 +27,8 @@ type fakeTx struct {
 
 var errTx = errors.New("tx failed")
 
-func newFake(now time.Time, gates []kernel.Gate, todos []kernel.Todo) *fakeTx {
-	f := &fakeTx{now: now, todos: map[string][]kernel.Todo{}, gates: map[string][]kernel.Gate{}}
+func newFake(now time.Time, gates []records.Gate, todos []records.Todo) *fakeTx {
+	f := &fakeTx{now: now, todos: map[string][]records.Todo{}, gates: map[string][]records.Gate{}}
 	for _, g := range gates {
 		f.gates[g.Goal] = append(f.gates[g.Goal], g)
 	}
@@ -40,33 +40,33 @@ func newFake(now time.Time, gates []kernel.Gate, todos []kernel.Todo) *fakeTx {
 
 func (f *fakeTx) Now() time.Time { return f.now }
 
-func (f *fakeTx) Todos(goal string) ([]kernel.Todo, error) {
+func (f *fakeTx) Todos(goal string) ([]records.Todo, error) {
 	if f.failOn == "Todos" {
 		return nil, errTx
 	}
 	return slices.Clone(f.todos[goal]), nil
 }
 
-func (f *fakeTx) AddTodo(t kernel.Todo) (kernel.Todo, error) {
+func (f *fakeTx) AddTodo(t records.Todo) (records.Todo, error) {
 	if f.failOn == "AddTodo" {
-		return kernel.Todo{}, errTx
+		return records.Todo{}, errTx
 	}
 	f.seq++
-	t.ID, t.Seq, t.Status, t.CreatedAt, t.UpdatedAt = fmt.Sprintf("t-%d", f.seq), f.seq, kernel.TodoOpen, f.now, f.now
+	t.ID, t.Seq, t.Status, t.CreatedAt, t.UpdatedAt = fmt.Sprintf("t-%d", f.seq), f.seq, records.TodoOpen, f.now, f.now
 	f.todos[t.Goal] = append(f.todos[t.Goal], t)
 	return t, nil
 }
 
-func (f *fakeTx) Gates(goal string) ([]kernel.Gate, error) {
+func (f *fakeTx) Gates(goal string) ([]records.Gate, error) {
 	if f.failOn == "Gates" {
 		return nil, errTx
 	}
 	return slices.Clone(f.gates[goal]), nil
 }
 
-func (f *fakeTx) AddGate(g kernel.Gate) (kernel.Gate, error) {
+func (f *fakeTx) AddGate(g records.Gate) (records.Gate, error) {
 	if f.failOn == "AddGate" {
-		return kernel.Gate{}, errTx
+		return records.Gate{}, errTx
 	}
 	f.seq++
 	g.Seq = f.seq
@@ -75,7 +75,7 @@ func (f *fakeTx) AddGate(g kernel.Gate) (kernel.Gate, error) {
 	return g, nil
 }
 
-func (f *fakeTx) PutGate(g kernel.Gate) error {
+func (f *fakeTx) PutGate(g records.Gate) error {
 	if f.failOn == "PutGate" {
 		return errTx
 	}
@@ -89,7 +89,7 @@ func (f *fakeTx) PutGate(g kernel.Gate) error {
 	return fmt.Errorf("put of unknown gate %s", g.ID)
 }
 
-func (f *fakeTx) AppendEvent(e kernel.Event) error {
+func (f *fakeTx) AppendEvent(e records.Event) error {
 	if f.failOn == "AppendEvent" {
 		return errTx
 	}
@@ -99,10 +99,10 @@ func (f *fakeTx) AppendEvent(e kernel.Event) error {
 
 // gateLine summarises a stored gate: id, status, question, expiry and
 // answer (option, by, note, at).
-func gateLine(g kernel.Gate) string {
-	s := fmt.Sprintf("%s %s q=%q exp=%s", g.ID, g.Status, g.Question, kernel.RFC3339(g.ExpiresAt))
+func gateLine(g records.Gate) string {
+	s := fmt.Sprintf("%s %s q=%q exp=%s", g.ID, g.Status, g.Question, records.RFC3339(g.ExpiresAt))
 	if g.Answer != nil {
-		s += fmt.Sprintf(" ans=%s/%s/%s/%s", g.Answer.Option, g.Answer.By, g.Answer.Note, kernel.RFC3339(g.Answer.At))
+		s += fmt.Sprintf(" ans=%s/%s/%s/%s", g.Answer.Option, g.Answer.By, g.Answer.Note, records.RFC3339(g.Answer.At))
 	}
 	return s
 }
@@ -114,28 +114,28 @@ func spec(goals map[string]specs.Goal) *specs.Spec { return &specs.Spec{Goals: g
 func TestGates(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	raised := now.Add(-time.Hour)
-	nowS, raisedS := kernel.RFC3339(now), kernel.RFC3339(raised)
-	zero := kernel.RFC3339(time.Time{})
+	nowS, raisedS := records.RFC3339(now), records.RFC3339(raised)
+	zero := records.RFC3339(time.Time{})
 	deploy := specs.Gate{Question: "deploy?", Options: []string{"approve", "reject"}, Answerers: []string{"human"}}
 	timed := deploy
 	timed.ExpiresAfterSeconds = 600
 	// stored is the instance of spec gate g1/<name> raised at raised.
-	stored := func(name string, sg specs.Gate) kernel.Gate { return snapshot.SpecGate("g1", name, sg, raised) }
-	runtime := func(id string, mod func(*kernel.Gate)) kernel.Gate {
-		g := kernel.Gate{ID: id, Goal: "g1", Question: "q", Options: []string{"approve", "reject"}, Answerers: []string{"human"},
-			ScopeKind: "goal", Status: kernel.GateOpen, RaisedBy: "agent:a", RaisedAt: raised}
+	stored := func(name string, sg specs.Gate) records.Gate { return snapshot.SpecGate("g1", name, sg, raised) }
+	runtime := func(id string, mod func(*records.Gate)) records.Gate {
+		g := records.Gate{ID: id, Goal: "g1", Question: "q", Options: []string{"approve", "reject"}, Answerers: []string{"human"},
+			ScopeKind: "goal", Status: records.GateOpen, RaisedBy: "agent:a", RaisedAt: raised}
 		mod(&g)
 		return g
 	}
-	todoGate := func(id string, todos ...string) kernel.Gate {
-		return runtime(id, func(g *kernel.Gate) { g.ScopeKind, g.ScopeTodos = "todo", todos })
+	todoGate := func(id string, todos ...string) records.Gate {
+		return runtime(id, func(g *records.Gate) { g.ScopeKind, g.ScopeTodos = "todo", todos })
 	}
 	for _, c := range []struct {
 		name   string
 		spec   *specs.Spec
 		goals  []string
-		gates  []kernel.Gate
-		todos  []kernel.Todo
+		gates  []records.Gate
+		todos  []records.Todo
 		want   []string // gateLine of every stored gate of g1, in store order
 		added  []string
 		events []string // "kind subject"
@@ -146,7 +146,7 @@ func TestGates(t *testing.T) {
 			goals: []string{"g1"},
 			want: []string{
 				`g1/a open q="deploy?" exp=` + zero,
-				`g1/b open q="deploy?" exp=` + kernel.RFC3339(now.Add(600*time.Second)),
+				`g1/b open q="deploy?" exp=` + records.RFC3339(now.Add(600*time.Second)),
 			},
 			added: []string{"g1/a", "g1/b"},
 		},
@@ -154,14 +154,14 @@ func TestGates(t *testing.T) {
 			name:  "materialised spec gate not added again",
 			spec:  spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": deploy}}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{stored("a", deploy)},
+			gates: []records.Gate{stored("a", deploy)},
 			want:  []string{`g1/a open q="deploy?" exp=` + zero},
 		},
 		{
 			name:  "answered spec gate not materialised again",
 			spec:  spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": deploy}}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{func() kernel.Gate { g := stored("a", deploy); g.Status = "approve"; return g }()},
+			gates: []records.Gate{func() records.Gate { g := stored("a", deploy); g.Status = "approve"; return g }()},
 			want:  []string{`g1/a approve q="deploy?" exp=` + zero},
 		},
 		{
@@ -173,7 +173,7 @@ func TestGates(t *testing.T) {
 			name:   "open spec gate removed from the spec is cancelled",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{stored("a", deploy)},
+			gates:  []records.Gate{stored("a", deploy)},
 			want:   []string{`g1/a cancelled q="deploy?" exp=` + zero + ` ans=cancelled/loopx/removed from the spec/` + nowS},
 			events: []string{"gate.cancelled g1/a"},
 		},
@@ -181,14 +181,14 @@ func TestGates(t *testing.T) {
 			name:  "answered spec gate removed from the spec is kept",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{func() kernel.Gate { g := stored("a", deploy); g.Status = "reject"; return g }()},
+			gates: []records.Gate{func() records.Gate { g := stored("a", deploy); g.Status = "reject"; return g }()},
 			want:  []string{`g1/a reject q="deploy?" exp=` + zero},
 		},
 		{
 			name:   "open spec gate follows a changed question",
 			spec:   spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": {Question: "ship?", Options: deploy.Options, Answerers: deploy.Answerers}}}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{stored("a", deploy)},
+			gates:  []records.Gate{stored("a", deploy)},
 			want:   []string{`g1/a open q="ship?" exp=` + zero},
 			events: []string{"gate.updated g1/a"},
 		},
@@ -196,38 +196,38 @@ func TestGates(t *testing.T) {
 			name:   "open spec gate follows a new expiry, counted from its raise",
 			spec:   spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": func() specs.Gate { g := deploy; g.ExpiresAfterSeconds = 7200; return g }()}}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{stored("a", deploy)},
-			want:   []string{`g1/a open q="deploy?" exp=` + kernel.RFC3339(raised.Add(2*time.Hour))},
+			gates:  []records.Gate{stored("a", deploy)},
+			want:   []string{`g1/a open q="deploy?" exp=` + records.RFC3339(raised.Add(2*time.Hour))},
 			events: []string{"gate.updated g1/a"},
 		},
 		{
 			name:   "spec gate following a shorter expiry already past expires now",
 			spec:   spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": func() specs.Gate { g := timed; g.ExpiresAfterSeconds = 60; return g }()}}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{stored("a", timed)},
-			want:   []string{`g1/a expired q="deploy?" exp=` + kernel.RFC3339(raised.Add(time.Minute)) + ` ans=expired/loopx/expired/` + nowS},
+			gates:  []records.Gate{stored("a", timed)},
+			want:   []string{`g1/a expired q="deploy?" exp=` + records.RFC3339(raised.Add(time.Minute)) + ` ans=expired/loopx/expired/` + nowS},
 			events: []string{"gate.updated g1/a", "gate.expired g1/a"},
 		},
 		{
 			name:  "runtime gate (no name) is not judged against the spec",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{runtime("gate-1", func(*kernel.Gate) {})},
+			gates: []records.Gate{runtime("gate-1", func(*records.Gate) {})},
 			want:  []string{`gate-1 open q="q" exp=` + zero},
 		},
 		{
 			name:   "open gate past expires_at expires",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt = now.Add(-time.Second) })},
-			want:   []string{`gate-1 expired q="q" exp=` + kernel.RFC3339(now.Add(-time.Second)) + ` ans=expired/loopx/expired/` + nowS},
+			gates:  []records.Gate{runtime("gate-1", func(g *records.Gate) { g.ExpiresAt = now.Add(-time.Second) })},
+			want:   []string{`gate-1 expired q="q" exp=` + records.RFC3339(now.Add(-time.Second)) + ` ans=expired/loopx/expired/` + nowS},
 			events: []string{"gate.expired gate-1"},
 		},
 		{
 			name:   "open gate expires at exactly expires_at",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt = now })},
+			gates:  []records.Gate{runtime("gate-1", func(g *records.Gate) { g.ExpiresAt = now })},
 			want:   []string{`gate-1 expired q="q" exp=` + nowS + ` ans=expired/loopx/expired/` + nowS},
 			events: []string{"gate.expired gate-1"},
 		},
@@ -235,14 +235,14 @@ func TestGates(t *testing.T) {
 			name:  "open gate before expires_at stays open",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt = now.Add(time.Second) })},
-			want:  []string{`gate-1 open q="q" exp=` + kernel.RFC3339(now.Add(time.Second))},
+			gates: []records.Gate{runtime("gate-1", func(g *records.Gate) { g.ExpiresAt = now.Add(time.Second) })},
+			want:  []string{`gate-1 open q="q" exp=` + records.RFC3339(now.Add(time.Second))},
 		},
 		{
 			name:   "open gate expiring applies on_expiry",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt, g.OnExpiry = raised, "reject" })},
+			gates:  []records.Gate{runtime("gate-1", func(g *records.Gate) { g.ExpiresAt, g.OnExpiry = raised, "reject" })},
 			want:   []string{`gate-1 reject q="q" exp=` + raisedS + ` ans=reject/loopx/expired/` + nowS},
 			events: []string{"gate.expired gate-1"},
 		},
@@ -250,15 +250,15 @@ func TestGates(t *testing.T) {
 			name:  "closed gate past expires_at is kept",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ExpiresAt, g.Status = raised, "approve" })},
+			gates: []records.Gate{runtime("gate-1", func(g *records.Gate) { g.ExpiresAt, g.Status = raised, "approve" })},
 			want:  []string{`gate-1 approve q="q" exp=` + raisedS},
 		},
 		{
 			name:   "todo gate whose todos are all gone is cancelled",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{todoGate("gate-1", "t-1", "t-2")},
-			todos:  []kernel.Todo{{ID: "t-3", Goal: "g1", Status: kernel.TodoOpen}},
+			gates:  []records.Gate{todoGate("gate-1", "t-1", "t-2")},
+			todos:  []records.Todo{{ID: "t-3", Goal: "g1", Status: records.TodoOpen}},
 			want:   []string{`gate-1 cancelled q="q" exp=` + zero + ` ans=cancelled/loopx/every todo the gate waits on is gone/` + nowS},
 			events: []string{"gate.cancelled gate-1"},
 		},
@@ -266,8 +266,8 @@ func TestGates(t *testing.T) {
 			name:   "todo gate whose todos are all cancelled is cancelled",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{todoGate("gate-1", "t-1")},
-			todos:  []kernel.Todo{{ID: "t-1", Goal: "g1", Status: kernel.TodoCancelled}},
+			gates:  []records.Gate{todoGate("gate-1", "t-1")},
+			todos:  []records.Todo{{ID: "t-1", Goal: "g1", Status: records.TodoCancelled}},
 			want:   []string{`gate-1 cancelled q="q" exp=` + zero + ` ans=cancelled/loopx/every todo the gate waits on is gone/` + nowS},
 			events: []string{"gate.cancelled gate-1"},
 		},
@@ -275,24 +275,24 @@ func TestGates(t *testing.T) {
 			name:  "todo gate with one todo left (even done) stays open",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{todoGate("gate-1", "t-1", "t-2")},
-			todos: []kernel.Todo{{ID: "t-1", Goal: "g1", Status: kernel.TodoCancelled}, {ID: "t-2", Goal: "g1", Status: kernel.TodoDone}},
+			gates: []records.Gate{todoGate("gate-1", "t-1", "t-2")},
+			todos: []records.Todo{{ID: "t-1", Goal: "g1", Status: records.TodoCancelled}, {ID: "t-2", Goal: "g1", Status: records.TodoDone}},
 			want:  []string{`gate-1 open q="q" exp=` + zero},
 		},
 		{
 			name:  "todo gate naming a spec todo by its spec name stays open",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{todoGate("gate-1", "review")},
-			todos: []kernel.Todo{{ID: "t-9", Goal: "g1", Status: kernel.TodoOpen, SpecName: "review"}},
+			gates: []records.Gate{todoGate("gate-1", "review")},
+			todos: []records.Todo{{ID: "t-9", Goal: "g1", Status: records.TodoOpen, SpecName: "review"}},
 			want:  []string{`gate-1 open q="q" exp=` + zero},
 		},
 		{
 			name:   "todo gate whose todo lives in another goal is cancelled",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{todoGate("gate-1", "t-1")},
-			todos:  []kernel.Todo{{ID: "t-1", Goal: "g2", Status: kernel.TodoOpen}},
+			gates:  []records.Gate{todoGate("gate-1", "t-1")},
+			todos:  []records.Todo{{ID: "t-1", Goal: "g2", Status: records.TodoOpen}},
 			want:   []string{`gate-1 cancelled q="q" exp=` + zero + ` ans=cancelled/loopx/every todo the gate waits on is gone/` + nowS},
 			events: []string{"gate.cancelled gate-1"},
 		},
@@ -300,14 +300,14 @@ func TestGates(t *testing.T) {
 			name:  "goal-scoped gate with no todos is not cancelled for lack of them",
 			spec:  spec(map[string]specs.Goal{"g1": {}}),
 			goals: []string{"g1"},
-			gates: []kernel.Gate{runtime("gate-1", func(g *kernel.Gate) { g.ScopeTodos = []string{"t-1"} })},
+			gates: []records.Gate{runtime("gate-1", func(g *records.Gate) { g.ScopeTodos = []string{"t-1"} })},
 			want:  []string{`gate-1 open q="q" exp=` + zero},
 		},
 		{
 			name:   "expired todo gate records expiry, not cancellation",
 			spec:   spec(map[string]specs.Goal{"g1": {}}),
 			goals:  []string{"g1"},
-			gates:  []kernel.Gate{func() kernel.Gate { g := todoGate("gate-1", "t-1"); g.ExpiresAt = raised; return g }()},
+			gates:  []records.Gate{func() records.Gate { g := todoGate("gate-1", "t-1"); g.ExpiresAt = raised; return g }()},
 			want:   []string{`gate-1 expired q="q" exp=` + raisedS + ` ans=expired/loopx/expired/` + nowS},
 			events: []string{"gate.expired gate-1"},
 		},
@@ -348,7 +348,7 @@ func TestGates(t *testing.T) {
 func TestGates_TxErrors(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	sp := spec(map[string]specs.Goal{"g1": {Gates: map[string]specs.Gate{"a": {Question: "deploy?"}}}})
-	gates := []kernel.Gate{{ID: "gate-1", Goal: "g1", Status: kernel.GateOpen, ScopeKind: "todo", ScopeTodos: []string{"t-1"}}}
+	gates := []records.Gate{{ID: "gate-1", Goal: "g1", Status: records.GateOpen, ScopeKind: "todo", ScopeTodos: []string{"t-1"}}}
 	for _, m := range []string{"Gates", "AddGate", "Todos", "PutGate", "AppendEvent"} {
 		tx := newFake(now, gates, nil)
 		tx.failOn = m
@@ -362,13 +362,13 @@ func TestGates_TxErrors(t *testing.T) {
 // the todos stored afterwards in order.
 func TestSeedTodos(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	line := func(t kernel.Todo) string {
+	line := func(t records.Todo) string {
 		return fmt.Sprintf("%s %s %q kind=%s P%d spec=%s every=%d by=%s", t.Goal, t.ID, t.Title, t.Kind, t.Priority, t.SpecName, t.EverySeconds, t.CreatedBy)
 	}
 	for _, c := range []struct {
 		name  string
 		spec  *specs.Spec
-		todos []kernel.Todo
+		todos []records.Todo
 		want  []string
 	}{
 		{name: "broken spec seeds nothing", spec: nil},
@@ -387,7 +387,7 @@ func TestSeedTodos(t *testing.T) {
 		{
 			name:  "todo already seeded (matched by spec name, whatever its status) is not seeded again",
 			spec:  spec(map[string]specs.Goal{"g1": {Todos: map[string]specs.TodoSpec{"a": {Title: "A"}, "b": {Title: "B"}}}}),
-			todos: []kernel.Todo{{ID: "t-old", Goal: "g1", Title: "A", SpecName: "a", Status: kernel.TodoCancelled}},
+			todos: []records.Todo{{ID: "t-old", Goal: "g1", Title: "A", SpecName: "a", Status: records.TodoCancelled}},
 			want: []string{
 				`g1 t-old "A" kind= P0 spec=a every=0 by=`,
 				`g1 t-1 "B" kind= P2 spec=b every=0 by=spec`,
@@ -396,7 +396,7 @@ func TestSeedTodos(t *testing.T) {
 		{
 			name:  "a todo of the same title but no spec name does not count",
 			spec:  spec(map[string]specs.Goal{"g1": {Todos: map[string]specs.TodoSpec{"a": {Title: "A"}}}}),
-			todos: []kernel.Todo{{ID: "t-old", Goal: "g1", Title: "A", Priority: 2}},
+			todos: []records.Todo{{ID: "t-old", Goal: "g1", Title: "A", Priority: 2}},
 			want: []string{
 				`g1 t-old "A" kind= P2 spec= every=0 by=`,
 				`g1 t-1 "A" kind= P2 spec=a every=0 by=spec`,
@@ -405,7 +405,7 @@ func TestSeedTodos(t *testing.T) {
 		{
 			name:  "a todo of the same spec name in another goal does not count",
 			spec:  spec(map[string]specs.Goal{"g1": {Todos: map[string]specs.TodoSpec{"a": {Title: "A"}}}}),
-			todos: []kernel.Todo{{ID: "t-old", Goal: "g2", Title: "A", SpecName: "a", Priority: 2}},
+			todos: []records.Todo{{ID: "t-old", Goal: "g2", Title: "A", SpecName: "a", Priority: 2}},
 			want: []string{
 				`g1 t-1 "A" kind= P2 spec=a every=0 by=spec`,
 				`g2 t-old "A" kind= P2 spec=a every=0 by=`,

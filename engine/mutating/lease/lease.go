@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Lease TTL bounds.
@@ -39,7 +39,7 @@ func CheckTTL(ttl, def time.Duration) (time.Duration, error) {
 // expired lease may still be released by its holder when allowExpired).
 // Errors: errs.No version_mismatch (with expected, actual and the lease's
 // holder, released, expires_at) or lease_lost (with the lease's facts).
-func CheckHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allowExpired bool) error {
+func CheckHeld(t records.Todo, agent string, expected uint64, now time.Time, allowExpired bool) error {
 	l := t.Lease
 	var actual uint64
 	if l != nil {
@@ -49,13 +49,13 @@ func CheckHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allo
 		d := map[string]any{"todo": t.ID, "expected": expected, "actual": actual}
 		msg := fmt.Sprintf("todo %s: expected lease version %d, actual %d", t.ID, expected, actual)
 		if l != nil {
-			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, kernel.RFC3339(l.ExpiresAt)
+			d["holder"], d["released"], d["expires_at"] = l.Holder, l.Released, records.RFC3339(l.ExpiresAt)
 			msg += fmt.Sprintf(" (%s by %s)", State(l, now), l.Holder)
 		}
 		return refused("version_mismatch", msg+": nothing changed", d)
 	}
 	lost := func(why string) error {
-		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": kernel.RFC3339(l.ExpiresAt), "released": l.Released})
+		return refused("lease_lost", fmt.Sprintf("todo %s: %s's lease is lost: %s; nothing changed", t.ID, agent, why), map[string]any{"todo": t.ID, "holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": records.RFC3339(l.ExpiresAt), "released": l.Released})
 	}
 	switch {
 	case l.Holder != agent:
@@ -63,29 +63,29 @@ func CheckHeld(t kernel.Todo, agent string, expected uint64, now time.Time, allo
 	case l.Released:
 		return lost(fmt.Sprintf("it was released (version %d)", l.Version))
 	case !allowExpired && !l.LiveAt(now):
-		return lost("it expired at " + kernel.RFC3339(l.ExpiresAt))
+		return lost("it expired at " + records.RFC3339(l.ExpiresAt))
 	}
 	return nil
 }
 
 // State says what l is at now: "released", "held until …" or "expired at …".
-func State(l *kernel.Lease, now time.Time) string {
+func State(l *records.Lease, now time.Time) string {
 	switch {
 	case l.Released:
 		return "released"
 	case l.LiveAt(now):
-		return "held until " + kernel.RFC3339(l.ExpiresAt)
+		return "held until " + records.RFC3339(l.ExpiresAt)
 	}
-	return "expired at " + kernel.RFC3339(l.ExpiresAt)
+	return "expired at " + records.RFC3339(l.ExpiresAt)
 }
 
 // EndedHow says how the lease l ended ("been released", "expired (at …)"),
 // as in "which has since …".
-func EndedHow(l *kernel.Lease) string {
+func EndedHow(l *records.Lease) string {
 	if l.Released {
 		return "been released"
 	}
-	return "expired (at " + kernel.RFC3339(l.ExpiresAt) + ")"
+	return "expired (at " + records.RFC3339(l.ExpiresAt) + ")"
 }
 
 // refused is an errs.No error with code, message and the refusal's facts.
@@ -100,8 +100,8 @@ func refused(code, message string, data map[string]any) *errs.Error {
 // holder changes or the previous lease was released or expired. A holder
 // re-claiming its live lease (a round start on its own claim) keeps the
 // lease's TTL and idempotency key. t becomes claimed.
-func Claim(t *kernel.Todo, agent, round string, now time.Time, ttl time.Duration) {
-	l := kernel.Lease{Holder: agent, AcquiredAt: now, Round: round, Version: 1, Epoch: 1}
+func Claim(t *records.Todo, agent, round string, now time.Time, ttl time.Duration) {
+	l := records.Lease{Holder: agent, AcquiredAt: now, Round: round, Version: 1, Epoch: 1}
 	if old := t.Lease; old != nil {
 		l.Version = old.Version + 1
 		l.Epoch = old.Epoch
@@ -116,12 +116,12 @@ func Claim(t *kernel.Todo, agent, round string, now time.Time, ttl time.Duration
 	}
 	l.ExpiresAt, l.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
 	t.Lease = &l
-	t.Status = kernel.TodoClaimed
+	t.Status = records.TodoClaimed
 }
 
 // Release ends t's lease, leaving a tombstone whose version keeps growing
 // (a released lease is left as it is).
-func Release(t *kernel.Todo) {
+func Release(t *records.Todo) {
 	if t.Lease != nil && !t.Lease.Released {
 		t.Lease.Released = true
 		t.Lease.Version++
@@ -130,8 +130,8 @@ func Release(t *kernel.Todo) {
 
 // Data is l as an audit event's data: holder, version, epoch, expires_at
 // (RFC 3339), ttl_seconds and, when set, idempotency_key.
-func Data(l *kernel.Lease) map[string]any {
-	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": kernel.RFC3339(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
+func Data(l *records.Lease) map[string]any {
+	d := map[string]any{"holder": l.Holder, "version": l.Version, "epoch": l.Epoch, "expires_at": records.RFC3339(l.ExpiresAt), "ttl_seconds": l.TTLSeconds}
 	if l.IdempotencyKey != "" {
 		d["idempotency_key"] = l.IdempotencyKey
 	}
@@ -140,7 +140,7 @@ func Data(l *kernel.Lease) map[string]any {
 
 // TTL is the time to live of a renewal or transfer of l: requested
 // (truncated to whole seconds) when not 0, else the lease's own, else def.
-func TTL(l *kernel.Lease, requested, def time.Duration) time.Duration {
+func TTL(l *records.Lease, requested, def time.Duration) time.Duration {
 	ttl := time.Duration(l.TTLSeconds) * time.Second
 	if requested != 0 {
 		ttl = requested.Truncate(time.Second)
@@ -152,7 +152,7 @@ func TTL(l *kernel.Lease, requested, def time.Duration) time.Duration {
 }
 
 // Renew is l extended to now + ttl: version +1, same holder and epoch.
-func Renew(l kernel.Lease, now time.Time, ttl time.Duration) kernel.Lease {
+func Renew(l records.Lease, now time.Time, ttl time.Duration) records.Lease {
 	l.Version++
 	l.ExpiresAt, l.TTLSeconds = now.Add(ttl), int64(ttl/time.Second)
 	return l
@@ -160,8 +160,8 @@ func Renew(l kernel.Lease, now time.Time, ttl time.Duration) kernel.Lease {
 
 // Transfer is l handed to holder to: version +1, epoch +1, acquired now,
 // expiring at now + ttl (no round, no idempotency key).
-func Transfer(l kernel.Lease, to string, now time.Time, ttl time.Duration) kernel.Lease {
-	return kernel.Lease{Holder: to, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
+func Transfer(l records.Lease, to string, now time.Time, ttl time.Duration) records.Lease {
+	return records.Lease{Holder: to, Version: l.Version + 1, Epoch: l.Epoch + 1, AcquiredAt: now,
 		ExpiresAt: now.Add(ttl), TTLSeconds: int64(ttl / time.Second)}
 }
 
@@ -173,7 +173,7 @@ func Transfer(l kernel.Lease, to string, now time.Time, ttl time.Duration) kerne
 // with another TTL); errs.No idempotency_key_spent (its lease was released
 // or expired). A claim without a key, or with a key l does not carry, is
 // no retry.
-func Retried(l *kernel.Lease, todo, agent, key string, ttl time.Duration, now time.Time) (bool, error) {
+func Retried(l *records.Lease, todo, agent, key string, ttl time.Duration, now time.Time) (bool, error) {
 	if key == "" || l == nil || l.IdempotencyKey != key {
 		return false, nil
 	}
@@ -185,14 +185,14 @@ func Retried(l *kernel.Lease, todo, agent, key string, ttl time.Duration, now ti
 	case l.LiveAt(now):
 		return true, nil
 	default:
-		return false, refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", key, l.Version, todo, EndedHow(l)), map[string]any{"todo": todo, "version": l.Version, "released": l.Released, "expires_at": kernel.RFC3339(l.ExpiresAt)})
+		return false, refused("idempotency_key_spent", fmt.Sprintf("idempotency key %q was used for lease version %d of todo %s, which has since %s; claim again with a new key", key, l.Version, todo, EndedHow(l)), map[string]any{"todo": todo, "version": l.Version, "released": l.Released, "expires_at": records.RFC3339(l.ExpiresAt)})
 	}
 }
 
 // KeyElsewhere refuses a claim of todo with idempotency key when the key
 // is on the lease (live or ended) of another of todos: a key names one
 // claim. Errors: errs.Usage idempotency_conflict.
-func KeyElsewhere(todos []kernel.Todo, todo, key string) error {
+func KeyElsewhere(todos []records.Todo, todo, key string) error {
 	if key == "" {
 		return nil
 	}
@@ -206,7 +206,7 @@ func KeyElsewhere(todos []kernel.Todo, todo, key string) error {
 
 // conflict is the idempotency_conflict error of key, which the claim of
 // todo that took l used, reused by a claim that differs (this says how).
-func conflict(key, todo string, l *kernel.Lease, this string) error {
+func conflict(key, todo string, l *records.Lease, this string) error {
 	e := errs.Usagef("idempotency_conflict", "idempotency key %q was used for a claim of todo %s by %s with TTL %s; this claim %s: nothing changed; use a new key for another claim",
 		key, todo, l.Holder, time.Duration(l.TTLSeconds)*time.Second, this)
 	e.Data = map[string]any{"todo": todo, "holder": l.Holder, "ttl_seconds": l.TTLSeconds}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestCheckTTL: 0 is the default; a TTL outside the bounds is a usage
@@ -34,12 +35,12 @@ func TestCheckTTL(t *testing.T) {
 // (an expired one only when allowExpired).
 func TestCheckHeld(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	live := &kernel.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: now.Add(time.Minute)}
-	expired := &kernel.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: now.Add(-time.Minute)}
-	released := &kernel.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: now.Add(time.Minute), Released: true}
+	live := &records.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: now.Add(time.Minute)}
+	expired := &records.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: now.Add(-time.Minute)}
+	released := &records.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: now.Add(time.Minute), Released: true}
 	for _, c := range []struct {
 		name         string
-		lease        *kernel.Lease
+		lease        *records.Lease
 		agent        string
 		expected     uint64
 		allowExpired bool
@@ -53,7 +54,7 @@ func TestCheckHeld(t *testing.T) {
 		{"expired", expired, "a1", 3, false, "lease_lost"},
 		{"expired release", expired, "a1", 3, true, ""},
 	} {
-		err := CheckHeld(kernel.Todo{ID: "t-1", Lease: c.lease}, c.agent, c.expected, now, c.allowExpired)
+		err := CheckHeld(records.Todo{ID: "t-1", Lease: c.lease}, c.agent, c.expected, now, c.allowExpired)
 		if got := errs.CodeOf(err); (err == nil) != (c.code == "") || (err != nil && got != c.code) {
 			t.Errorf("%s: %v, want code %q", c.name, err, c.code)
 		}
@@ -68,10 +69,10 @@ func TestCheckHeld(t *testing.T) {
 func TestClaim(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	start := now.Add(-10 * time.Minute)
-	live := &kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: start, ExpiresAt: now.Add(time.Minute), TTLSeconds: 600, IdempotencyKey: "k"}
+	live := &records.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: start, ExpiresAt: now.Add(time.Minute), TTLSeconds: 600, IdempotencyKey: "k"}
 	for _, c := range []struct {
 		name     string
-		old      *kernel.Lease
+		old      *records.Lease
 		agent    string
 		version  uint64
 		epoch    uint64
@@ -82,14 +83,14 @@ func TestClaim(t *testing.T) {
 		{"first claim", nil, "a1", 1, 1, now, time.Hour, ""},
 		{"another holder", live, "a2", 4, 3, now, time.Hour, ""},
 		{"the holder again", live, "a1", 4, 2, start, 10 * time.Minute, "k"},
-		{"after it expired", &kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, ExpiresAt: now.Add(-time.Second)}, "a1", 4, 3, now, time.Hour, ""},
-		{"after it was released", &kernel.Lease{Holder: "a1", Version: 4, Epoch: 2, ExpiresAt: now.Add(time.Minute), Released: true}, "a1", 5, 3, now, time.Hour, ""},
+		{"after it expired", &records.Lease{Holder: "a1", Version: 3, Epoch: 2, ExpiresAt: now.Add(-time.Second)}, "a1", 4, 3, now, time.Hour, ""},
+		{"after it was released", &records.Lease{Holder: "a1", Version: 4, Epoch: 2, ExpiresAt: now.Add(time.Minute), Released: true}, "a1", 5, 3, now, time.Hour, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			td := kernel.Todo{ID: "todo-1", Status: kernel.TodoOpen, Lease: c.old}
+			td := records.Todo{ID: "todo-1", Status: records.TodoOpen, Lease: c.old}
 			Claim(&td, c.agent, "round-1", now, time.Hour)
 			l := td.Lease
-			if td.Status != kernel.TodoClaimed || l.Holder != c.agent || l.Round != "round-1" || l.Version != c.version || l.Epoch != c.epoch ||
+			if td.Status != records.TodoClaimed || l.Holder != c.agent || l.Round != "round-1" || l.Version != c.version || l.Epoch != c.epoch ||
 				!l.AcquiredAt.Equal(c.acquired) || !l.ExpiresAt.Equal(now.Add(c.ttl)) || l.TTLSeconds != int64(c.ttl/time.Second) || l.IdempotencyKey != c.key {
 				t.Fatalf("%+v (status %s)", l, td.Status)
 			}
@@ -100,7 +101,7 @@ func TestClaim(t *testing.T) {
 // TestRelease: a tombstone with version +1; releasing it again changes
 // nothing; no lease, nothing to release.
 func TestRelease(t *testing.T) {
-	td := kernel.Todo{Lease: &kernel.Lease{Holder: "a1", Version: 3}}
+	td := records.Todo{Lease: &records.Lease{Holder: "a1", Version: 3}}
 	Release(&td)
 	if !td.Lease.Released || td.Lease.Version != 4 {
 		t.Fatalf("%+v", td.Lease)
@@ -109,7 +110,7 @@ func TestRelease(t *testing.T) {
 	if td.Lease.Version != 4 {
 		t.Fatalf("released twice: %+v", td.Lease)
 	}
-	none := kernel.Todo{}
+	none := records.Todo{}
 	Release(&none)
 	if none.Lease != nil {
 		t.Fatalf("%+v", none.Lease)
@@ -123,7 +124,7 @@ func TestData(t *testing.T) {
 		key  string
 		want int
 	}{{"", 5}, {"k1", 6}} {
-		d := Data(&kernel.Lease{Holder: "a1", Version: 2, Epoch: 1, ExpiresAt: exp, TTLSeconds: 60, IdempotencyKey: c.key})
+		d := Data(&records.Lease{Holder: "a1", Version: 2, Epoch: 1, ExpiresAt: exp, TTLSeconds: 60, IdempotencyKey: c.key})
 		if len(d) != c.want || d["expires_at"] != "2026-11-29T10:00:00Z" || d["holder"] != "a1" || (c.key != "" && d["idempotency_key"] != c.key) {
 			t.Fatalf("%v", d)
 		}
@@ -135,12 +136,12 @@ func TestData(t *testing.T) {
 // the default.
 func TestRenewTransferTTL(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	l := kernel.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: now.Add(-time.Hour), ExpiresAt: now.Add(time.Minute), TTLSeconds: 600, IdempotencyKey: "k", Round: "r1"}
+	l := records.Lease{Holder: "a1", Version: 3, Epoch: 2, AcquiredAt: now.Add(-time.Hour), ExpiresAt: now.Add(time.Minute), TTLSeconds: 600, IdempotencyKey: "k", Round: "r1"}
 	for _, c := range []struct {
-		lease     kernel.Lease
+		lease     records.Lease
 		requested time.Duration
 		want      time.Duration
-	}{{l, 0, 10 * time.Minute}, {l, 90500 * time.Millisecond, 90 * time.Second}, {kernel.Lease{}, 0, 45 * time.Minute}} {
+	}{{l, 0, 10 * time.Minute}, {l, 90500 * time.Millisecond, 90 * time.Second}, {records.Lease{}, 0, 45 * time.Minute}} {
 		if got := TTL(&c.lease, c.requested, 45*time.Minute); got != c.want {
 			t.Errorf("TTL(%d s, %s) = %s, want %s", c.lease.TTLSeconds, c.requested, got, c.want)
 		}
@@ -150,7 +151,7 @@ func TestRenewTransferTTL(t *testing.T) {
 		t.Errorf("renew %+v", r)
 	}
 	tr := Transfer(l, "a2", now, time.Hour)
-	if tr != (kernel.Lease{Holder: "a2", Version: 4, Epoch: 3, AcquiredAt: now, ExpiresAt: now.Add(time.Hour), TTLSeconds: 3600}) {
+	if tr != (records.Lease{Holder: "a2", Version: 4, Epoch: 3, AcquiredAt: now, ExpiresAt: now.Add(time.Hour), TTLSeconds: 3600}) {
 		t.Errorf("transfer %+v", tr)
 	}
 }
@@ -159,11 +160,11 @@ func TestRenewTransferTTL(t *testing.T) {
 // a retry; another agent's key is a usage error; a spent key is refused.
 func TestRetried(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	live := &kernel.Lease{Holder: "a1", Version: 3, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", TTLSeconds: 1800}
-	released := &kernel.Lease{Holder: "a1", Version: 4, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", Released: true, TTLSeconds: 1800}
+	live := &records.Lease{Holder: "a1", Version: 3, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", TTLSeconds: 1800}
+	released := &records.Lease{Holder: "a1", Version: 4, ExpiresAt: now.Add(time.Minute), IdempotencyKey: "k", Released: true, TTLSeconds: 1800}
 	for _, c := range []struct {
 		name  string
-		l     *kernel.Lease
+		l     *records.Lease
 		agent string
 		key   string
 		ttl   time.Duration
@@ -240,7 +241,7 @@ func TestRequestChecks(t *testing.T) {
 // TestKeyElsewhere: a key on another todo's lease (live or ended) is a
 // conflict; on the todo claimed, or absent, it is not.
 func TestKeyElsewhere(t *testing.T) {
-	todos := []kernel.Todo{{ID: "t1", Lease: &kernel.Lease{Holder: "a1", IdempotencyKey: "k", Released: true}}, {ID: "t2"}, {ID: "t3", Lease: &kernel.Lease{Holder: "a1", IdempotencyKey: "k9"}}}
+	todos := []records.Todo{{ID: "t1", Lease: &records.Lease{Holder: "a1", IdempotencyKey: "k", Released: true}}, {ID: "t2"}, {ID: "t3", Lease: &records.Lease{Holder: "a1", IdempotencyKey: "k9"}}}
 	for _, c := range []struct{ todo, key, code string }{
 		{"t1", "k", ""}, {"t2", "k", "idempotency_conflict"}, {"t2", "", ""}, {"t2", "k2", ""}, {"t1", "k9", "idempotency_conflict"},
 	} {
@@ -253,11 +254,11 @@ func TestKeyElsewhere(t *testing.T) {
 
 // TestFind: a lease operation's todo, missing_todo and unknown_todo.
 func TestFind(t *testing.T) {
-	get := func(id string) (kernel.Todo, error) {
+	get := func(id string) (records.Todo, error) {
 		if id == "t1" {
-			return kernel.Todo{ID: id}, nil
+			return records.Todo{ID: id}, nil
 		}
-		return kernel.Todo{}, kernel.ErrNotFound
+		return records.Todo{}, kernel.ErrNotFound
 	}
 	for id, code := range map[string]string{"t1": "", "": "missing_todo", "t9": "unknown_todo"} {
 		td, err := Find(get, id)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // ClaimRequest asks for a lease on a todo (`loopx todo claim`).
@@ -34,15 +35,15 @@ type Request struct {
 
 // Result is the todo after a lease operation and its lease.
 type Result struct {
-	Todo  kernel.Todo  `json:"todo"`
-	Lease kernel.Lease `json:"lease"`
+	Todo  records.Todo  `json:"todo"`
+	Lease records.Lease `json:"lease"`
 	// Replayed is true when nothing changed: a retried claim with the same
 	// idempotency key, a claim of a lease the agent already holds, or a
 	// retried release.
 	Replayed bool `json:"replayed"`
 	// Previous is the lease this operation replaced (nil for a first claim
 	// and for replays).
-	Previous *kernel.Lease `json:"previous"`
+	Previous *records.Lease `json:"previous"`
 }
 
 // DefaultTTL is the lease a claim takes without a TTL, and a round on its
@@ -128,9 +129,9 @@ func CheckFlag(ttl time.Duration) error {
 
 // Find reads the todo id of a lease operation with get (a transaction's
 // Todo). Errors: errs.Usage missing_todo, unknown_todo; get's others.
-func Find(get func(id string) (kernel.Todo, error), id string) (kernel.Todo, error) {
+func Find(get func(id string) (records.Todo, error), id string) (records.Todo, error) {
 	if id == "" {
-		return kernel.Todo{}, errs.Usagef("missing_todo", "which todo? give its id (loopx todo list)")
+		return records.Todo{}, errs.Usagef("missing_todo", "which todo? give its id (loopx todo list)")
 	}
 	t, err := get(id)
 	if errors.Is(err, kernel.ErrNotFound) {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // ReviewEventKind is the event `loopx review --mark` records
@@ -18,7 +18,7 @@ const ReviewEventKind = "review.generated"
 
 // Source reads the audit events in order (kernel.Tx.Events).
 type Source interface {
-	Events(fn func(kernel.Event) bool) error
+	Events(fn func(records.Event) bool) error
 }
 
 // Reviewed returns whether an event has been reviewed, from the events of
@@ -26,9 +26,9 @@ type Source interface {
 // that goal exists (the review covered it); a project-wide event (no goal)
 // when every goal of goals has such a review after it (each goal's review
 // lists the project's events); with no goals, never. Errors: src's.
-func Reviewed(src Source, goals []string) (func(kernel.Event) bool, error) {
+func Reviewed(src Source, goals []string) (func(records.Event) bool, error) {
 	last := map[string]uint64{}
-	err := src.Events(func(ev kernel.Event) bool {
+	err := src.Events(func(ev records.Event) bool {
 		if ev.Kind == ReviewEventKind && ev.Goal != "" {
 			last[ev.Goal] = ev.Seq
 		}
@@ -43,7 +43,7 @@ func Reviewed(src Source, goals []string) (func(kernel.Event) bool, error) {
 			project = last[g]
 		}
 	}
-	return func(ev kernel.Event) bool {
+	return func(ev records.Event) bool {
 		if ev.Goal == "" {
 			return ev.Seq < project
 		}

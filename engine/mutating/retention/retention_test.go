@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
-type events []kernel.Event
+type events []records.Event
 
-func (es events) Events(fn func(kernel.Event) bool) error {
+func (es events) Events(fn func(records.Event) bool) error {
 	for _, e := range es {
 		if !fn(e) {
 			return nil

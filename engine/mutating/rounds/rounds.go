@@ -21,6 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -31,34 +32,34 @@ const DefaultLeaseTTL = lease.DefaultTTL
 type Tx interface {
 	Now() time.Time
 	Revision() uint64
-	AddRound(r kernel.Round) (kernel.Round, error)
-	Round(id string) (kernel.Round, error)
-	Rounds(goal string) ([]kernel.Round, error)
-	PutRound(r kernel.Round) error
-	Todo(id string) (kernel.Todo, error)
-	Todos(goal string) ([]kernel.Todo, error)
-	AddTodo(t kernel.Todo) (kernel.Todo, error)
-	PutTodo(t kernel.Todo) error
-	Gates(goal string) ([]kernel.Gate, error)
-	AddGate(g kernel.Gate) (kernel.Gate, error)
-	Agent(id string) (kernel.Agent, error)
-	PutAgent(a kernel.Agent) error
-	Ledger(goal string) ([]kernel.LedgerEntry, error)
-	AppendLedger(e kernel.LedgerEntry) (kernel.LedgerEntry, error)
-	AddEvidence(e kernel.Evidence) (kernel.Evidence, error)
-	AddHandoff(h kernel.Handoff) (kernel.Handoff, error)
-	Handoffs(goal string) ([]kernel.Handoff, error)
-	AppendEvent(e kernel.Event) error
+	AddRound(r records.Round) (records.Round, error)
+	Round(id string) (records.Round, error)
+	Rounds(goal string) ([]records.Round, error)
+	PutRound(r records.Round) error
+	Todo(id string) (records.Todo, error)
+	Todos(goal string) ([]records.Todo, error)
+	AddTodo(t records.Todo) (records.Todo, error)
+	PutTodo(t records.Todo) error
+	Gates(goal string) ([]records.Gate, error)
+	AddGate(g records.Gate) (records.Gate, error)
+	Agent(id string) (records.Agent, error)
+	PutAgent(a records.Agent) error
+	Ledger(goal string) ([]records.LedgerEntry, error)
+	AppendLedger(e records.LedgerEntry) (records.LedgerEntry, error)
+	AddEvidence(e records.Evidence) (records.Evidence, error)
+	AddHandoff(h records.Handoff) (records.Handoff, error)
+	Handoffs(goal string) ([]records.Handoff, error)
+	AppendEvent(e records.Event) error
 }
 
 // StartResult is what a round start returns: the decision, and on "run"
 // the opened round and its claimed todo.
 type StartResult struct {
 	Decision decision.Decision `json:"decision"`
-	Round    *kernel.Round     `json:"round"`
-	Todo     *kernel.Todo      `json:"todo"`
+	Round    *records.Round    `json:"round"`
+	Todo     *records.Todo     `json:"todo"`
 	// Gate is the stall gate raised by this start, if any.
-	Gate *kernel.Gate `json:"gate,omitempty"`
+	Gate *records.Gate `json:"gate,omitempty"`
 }
 
 // FinishRequest is how a round ended.
@@ -78,7 +79,7 @@ type FinishRequest struct {
 	// ResultHash is a monitor poll's result hash.
 	ResultHash string
 	// Evidence is recorded with the finish (ID, Goal, Round set by the engine).
-	Evidence []kernel.Evidence
+	Evidence []records.Evidence
 	// Handoff is the summary for the next round ("" = none); NextTodo adds a
 	// successor todo, for agent NextFor when set.
 	Handoff  string
@@ -92,30 +93,30 @@ type FinishRequest struct {
 // Receipt is the settled result of a finish. Finishing a finished round
 // returns the stored receipt with Replayed set and charges nothing.
 type Receipt struct {
-	Round    kernel.Round        `json:"round"`
-	Charged  bool                `json:"charged"`
-	Ledger   *kernel.LedgerEntry `json:"ledger"`
-	Todo     *kernel.Todo        `json:"todo"`
-	Handoff  *kernel.Handoff     `json:"handoff"`
-	NextTodo *kernel.Todo        `json:"next_todo"`
-	Gate     *kernel.Gate        `json:"gate"`
-	Replayed bool                `json:"replayed"`
+	Round    records.Round        `json:"round"`
+	Charged  bool                 `json:"charged"`
+	Ledger   *records.LedgerEntry `json:"ledger"`
+	Todo     *records.Todo        `json:"todo"`
+	Handoff  *records.Handoff     `json:"handoff"`
+	NextTodo *records.Todo        `json:"next_todo"`
+	Gate     *records.Gate        `json:"gate"`
+	Replayed bool                 `json:"replayed"`
 }
 
 // Outcomes are a round's outcomes, in the order error messages list them.
-var Outcomes = []string{kernel.OutcomeProgress, kernel.OutcomeFailed, kernel.OutcomeNoChange, kernel.OutcomePreflightFailed, kernel.OutcomeDryRun}
+var Outcomes = []string{records.OutcomeProgress, records.OutcomeFailed, records.OutcomeNoChange, records.OutcomePreflightFailed, records.OutcomeDryRun}
 
 // Charged reports whether an outcome charges quota (progress, failed).
 func Charged(outcome string) bool {
-	return outcome == kernel.OutcomeProgress || outcome == kernel.OutcomeFailed
+	return outcome == records.OutcomeProgress || outcome == records.OutcomeFailed
 }
 
 // Open opens a round of agent on goal for its todo t (the todo
 // should_run selected, decided by decisionID) and claims t for it with a lease of
 // ttl, with its todo.claimed event and the agent's heartbeat. runner names
 // the process running the round ("" for none). spec declares the agents.
-func Open(tx Tx, spec *specs.Spec, goal string, t kernel.Todo, agent, decisionID, runner string, ttl time.Duration) (kernel.Round, kernel.Todo, error) {
-	r, err := tx.AddRound(kernel.Round{Goal: goal, Agent: agent, Todo: t.ID, DecisionID: decisionID, Runner: runner})
+func Open(tx Tx, spec *specs.Spec, goal string, t records.Todo, agent, decisionID, runner string, ttl time.Duration) (records.Round, records.Todo, error) {
+	r, err := tx.AddRound(records.Round{Goal: goal, Agent: agent, Todo: t.ID, DecisionID: decisionID, Runner: runner})
 	if err != nil {
 		return r, t, err
 	}
@@ -123,8 +124,8 @@ func Open(tx Tx, spec *specs.Spec, goal string, t kernel.Todo, agent, decisionID
 	if err := tx.PutTodo(t); err != nil {
 		return r, t, err
 	}
-	if err := tx.AppendEvent(kernel.Event{Kind: "todo.claimed", Goal: goal, Actor: agent, Subject: t.ID,
-		Data: map[string]any{"round": r.ID, "version": t.Lease.Version, "epoch": t.Lease.Epoch, "expires_at": kernel.RFC3339(t.Lease.ExpiresAt)}}); err != nil {
+	if err := tx.AppendEvent(records.Event{Kind: "todo.claimed", Goal: goal, Actor: agent, Subject: t.ID,
+		Data: map[string]any{"round": r.ID, "version": t.Lease.Version, "epoch": t.Lease.Epoch, "expires_at": records.RFC3339(t.Lease.ExpiresAt)}}); err != nil {
 		return r, t, err
 	}
 	return r, t, Heartbeat(tx, spec, agent, r.ID)
@@ -141,7 +142,7 @@ func Heartbeat(tx Tx, spec *specs.Spec, agent, round string) error {
 		return err
 	}
 	if errors.Is(err, kernel.ErrNotFound) {
-		a = kernel.Agent{ID: agent, Role: "executor", Mode: "active", RegisteredAt: tx.Now()}
+		a = records.Agent{ID: agent, Role: "executor", Mode: "active", RegisteredAt: tx.Now()}
 		if spec != nil {
 			if sa, ok := spec.Agents[agent]; ok {
 				a.Host, a.Role, a.Mode = sa.Host, sa.Role, sa.Mode
@@ -163,13 +164,13 @@ func Touch(tx Tx, spec *specs.Spec, agent string) error {
 
 // RaiseStallGate raises goal's stall gate (gs its spec, nil for none)
 // unless one is open already, which it returns.
-func RaiseStallGate(tx Tx, goal string, gs *specs.Goal) (*kernel.Gate, error) {
+func RaiseStallGate(tx Tx, goal string, gs *specs.Goal) (*records.Gate, error) {
 	gates, err := tx.Gates(goal)
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range gates {
-		if g.Reason == "stall" && g.Status == kernel.GateOpen {
+		if g.Reason == "stall" && g.Status == records.GateOpen {
 			return &g, nil
 		}
 	}
@@ -177,7 +178,7 @@ func RaiseStallGate(tx Tx, goal string, gs *specs.Goal) (*kernel.Gate, error) {
 	if gs != nil {
 		n = gs.Stall.MaxNoProgress
 	}
-	g, err := tx.AddGate(kernel.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "stall",
+	g, err := tx.AddGate(records.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "stall",
 		Question: fmt.Sprintf("The last %d rounds of goal %s made no progress. Should agents keep working on it?", n, goal),
 		Options:  []string{"approve", "reject"}, Answerers: []string{"human"}})
 	return &g, err
@@ -187,7 +188,7 @@ func RaiseStallGate(tx Tx, goal string, gs *specs.Goal) (*kernel.Gate, error) {
 // progress (since the last answer of a stall gate) reach its spec's
 // stall.max_no_progress (gs; nil or 0: never). It returns the gate, nil
 // when none was raised.
-func MaybeStall(tx Tx, goal string, gs *specs.Goal) (*kernel.Gate, error) {
+func MaybeStall(tx Tx, goal string, gs *specs.Goal) (*records.Gate, error) {
 	if gs == nil || gs.Stall.MaxNoProgress <= 0 {
 		return nil, nil
 	}
@@ -205,13 +206,13 @@ func MaybeStall(tx Tx, goal string, gs *specs.Goal) (*kernel.Gate, error) {
 			reset = g.Answer.At
 		}
 	}
-	var finished []kernel.Round
+	var finished []records.Round
 	for _, r := range rounds {
-		if r.Status == kernel.RoundFinished {
+		if r.Status == records.RoundFinished {
 			finished = append(finished, r)
 		}
 	}
-	slices.SortStableFunc(finished, func(a, b kernel.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
+	slices.SortStableFunc(finished, func(a, b records.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
 	if snapshot.ConsecutiveNoProgress(finished, reset) < gs.Stall.MaxNoProgress {
 		return nil, nil
 	}
@@ -230,20 +231,20 @@ func SettleOpen(tx Tx, goal, agent string) error {
 	}
 	now := tx.Now()
 	for _, r := range rounds {
-		if r.Status != kernel.RoundOpen || r.Agent != agent {
+		if r.Status != records.RoundOpen || r.Agent != agent {
 			continue
 		}
 		if r.Todo != "" {
 			if t, err := tx.Todo(r.Todo); err == nil && t.Lease.LiveAt(now) && t.Lease.Round == r.ID && t.Lease.Holder == agent {
 				return refused("round_open", fmt.Sprintf("agent %s already has round %s open on todo %s (lease until %s): finish it first (loopx round finish %s --outcome …)",
-					agent, r.ID, r.Todo, kernel.RFC3339(t.Lease.ExpiresAt), r.ID), map[string]any{"round": r.ID, "todo": r.Todo})
+					agent, r.ID, r.Todo, records.RFC3339(t.Lease.ExpiresAt), r.ID), map[string]any{"round": r.ID, "todo": r.Todo})
 			}
 		}
-		r.Status, r.FinishedAt, r.Summary = kernel.RoundAbandoned, now, "abandoned: its lease expired or moved before it finished"
+		r.Status, r.FinishedAt, r.Summary = records.RoundAbandoned, now, "abandoned: its lease expired or moved before it finished"
 		if err := tx.PutRound(r); err != nil {
 			return err
 		}
-		if err := tx.AppendEvent(kernel.Event{Kind: "round.abandoned", Goal: goal, Actor: "loopx", Subject: r.ID,
+		if err := tx.AppendEvent(records.Event{Kind: "round.abandoned", Goal: goal, Actor: "loopx", Subject: r.ID,
 			Message: r.Summary, Data: map[string]any{"agent": agent, "todo": r.Todo}}); err != nil {
 			return err
 		}
@@ -259,7 +260,7 @@ type Settle struct {
 	// Progress applies the claim decision's gate rules to a charged or
 	// done finish of round r with outcome, t the round's todo while the
 	// round still holds it (nil otherwise): a deny is its refusal.
-	Progress func(r kernel.Round, t *kernel.Todo, outcome string) error
+	Progress func(r records.Round, t *records.Todo, outcome string) error
 	// Revisions are the spec's and the policies' revisions in effect,
 	// recorded on the round.
 	Revisions func() (spec, policy string)
@@ -297,13 +298,13 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	if req.Tokens < 0 || req.CostUSD < 0 {
 		return rc, errs.Usagef("bad_usage", "tokens and cost must not be negative (got %d tokens, %g USD)", req.Tokens, req.CostUSD)
 	}
-	if r.Status == kernel.RoundFinished {
+	if r.Status == records.RoundFinished {
 		return StoredReceipt(tx, r)
 	}
 	if req.Agent != "" && req.Agent != r.Agent {
 		return rc, refused("not_round_agent", fmt.Sprintf("round %s belongs to agent %s, not %s", r.ID, r.Agent, req.Agent), nil)
 	}
-	var t *kernel.Todo
+	var t *records.Todo
 	if r.Todo != "" {
 		td, err := tx.Todo(r.Todo)
 		if err != nil && !errors.Is(err, kernel.ErrNotFound) {
@@ -315,9 +316,9 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	}
 	outcome := req.Outcome
 	if outcome == "" && req.ResultHash != "" && t != nil {
-		outcome = kernel.OutcomeProgress
+		outcome = records.OutcomeProgress
 		if t.LastResultHash == req.ResultHash {
-			outcome = kernel.OutcomeNoChange
+			outcome = records.OutcomeNoChange
 		}
 	}
 	if !slices.Contains(Outcomes, outcome) {
@@ -341,7 +342,7 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 			return rc, err
 		}
 	}
-	entry := kernel.LedgerEntry{Goal: r.Goal, Round: r.ID, Agent: r.Agent, Reason: outcome}
+	entry := records.LedgerEntry{Goal: r.Goal, Round: r.ID, Agent: r.Agent, Reason: outcome}
 	if charged {
 		entry.Rounds, entry.Tokens, entry.CostUSD = 1, req.Tokens, req.CostUSD
 		entry.ComputeSeconds = now.Sub(r.StartedAt).Seconds()
@@ -361,11 +362,11 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	}
 	if t != nil {
 		lease.Release(t)
-		t.Status = kernel.TodoOpen
+		t.Status = records.TodoOpen
 		if req.Done {
-			t.Status = kernel.TodoDone
+			t.Status = records.TodoDone
 		}
-		if t.Kind == kernel.KindMonitor {
+		if t.Kind == records.KindMonitor {
 			t.NextDueAt = now.Add(time.Duration(t.EverySeconds) * time.Second)
 			if req.ResultHash != "" {
 				t.LastResultHash = req.ResultHash
@@ -377,14 +378,14 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 		rc.Todo = t
 	}
 	if req.Handoff != "" || req.NextTodo != "" {
-		h, err := tx.AddHandoff(kernel.Handoff{Goal: r.Goal, Round: r.ID, Agent: r.Agent, Summary: req.Handoff, NextTodo: req.NextTodo, For: req.NextFor})
+		h, err := tx.AddHandoff(records.Handoff{Goal: r.Goal, Round: r.ID, Agent: r.Agent, Summary: req.Handoff, NextTodo: req.NextTodo, For: req.NextFor})
 		if err != nil {
 			return rc, err
 		}
 		r.Handoff, rc.Handoff = h.ID, &h
 	}
 	if req.NextTodo != "" {
-		nt := kernel.Todo{Goal: r.Goal, Title: req.NextTodo, Priority: 2, CreatedBy: r.Agent}
+		nt := records.Todo{Goal: r.Goal, Title: req.NextTodo, Priority: 2, CreatedBy: r.Agent}
 		if t != nil {
 			nt.Priority = t.Priority
 		}
@@ -398,13 +399,13 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 		rc.NextTodo = &saved
 	}
 	spec, policy := s.Revisions()
-	r.Status, r.FinishedAt, r.Outcome, r.Summary = kernel.RoundFinished, now, outcome, req.Summary
+	r.Status, r.FinishedAt, r.Outcome, r.Summary = records.RoundFinished, now, outcome, req.Summary
 	r.Tokens, r.CostUSD, r.Charged = req.Tokens, req.CostUSD, charged
 	r.GoalRevAfter, r.SpecRev, r.PolicyRev, r.ResultHash = tx.Revision(), spec, policy, req.ResultHash
 	if err := tx.PutRound(r); err != nil {
 		return rc, err
 	}
-	if err := tx.AppendEvent(kernel.Event{Kind: "round.finished", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: req.Summary,
+	if err := tx.AppendEvent(records.Event{Kind: "round.finished", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: req.Summary,
 		Data: map[string]any{"outcome": outcome, "charged": charged, "todo": r.Todo, "tokens": req.Tokens, "cost_usd": req.CostUSD}}); err != nil {
 		return rc, err
 	}
@@ -418,7 +419,7 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 
 // leaseLost is the lease_lost refusal of finishing round r whose todo t
 // (nil: none or gone) it no longer holds live at now, nil when it does.
-func leaseLost(r kernel.Round, t *kernel.Todo, now time.Time) *errs.Error {
+func leaseLost(r records.Round, t *records.Todo, now time.Time) *errs.Error {
 	switch {
 	case t != nil && (t.Lease == nil || t.Lease.Released || t.Lease.Holder != r.Agent || t.Lease.Round != r.ID):
 		holder := "nobody (released)"
@@ -430,7 +431,7 @@ func leaseLost(r kernel.Round, t *kernel.Todo, now time.Time) *errs.Error {
 		}
 		return refused("lease_lost", fmt.Sprintf("round %s no longer holds todo %s (now held by %s): nothing recorded", r.ID, t.ID, holder), nil)
 	case t != nil && !t.Lease.LiveAt(now):
-		return refused("lease_lost", fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, kernel.RFC3339(t.Lease.ExpiresAt)), map[string]any{"todo": t.ID, "expires_at": kernel.RFC3339(t.Lease.ExpiresAt), "version": t.Lease.Version})
+		return refused("lease_lost", fmt.Sprintf("round %s's lease on todo %s expired at %s: nothing recorded (renew with loopx todo renew)", r.ID, t.ID, records.RFC3339(t.Lease.ExpiresAt)), map[string]any{"todo": t.ID, "expires_at": records.RFC3339(t.Lease.ExpiresAt), "version": t.Lease.Version})
 	}
 	return nil
 }
@@ -441,7 +442,7 @@ func leaseLost(r kernel.Round, t *kernel.Todo, now time.Time) *errs.Error {
 // the handoff's next todo as title, the first such one after the round's
 // ledger entry (the finish appends the entry, then adds the successor, in
 // one transaction and one sequence).
-func StoredReceipt(tx Tx, r kernel.Round) (Receipt, error) {
+func StoredReceipt(tx Tx, r records.Round) (Receipt, error) {
 	rc := Receipt{Round: r, Charged: r.Charged, Replayed: true}
 	ledger, err := tx.Ledger(r.Goal)
 	if err != nil {

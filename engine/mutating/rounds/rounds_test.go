@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -16,41 +17,41 @@ import (
 // handoffs, evidence and events, and sequential ids.
 type fakeTx struct {
 	now      time.Time
-	rounds   []kernel.Round
-	todos    []kernel.Todo
-	gates    []kernel.Gate
-	agents   map[string]kernel.Agent
-	ledger   []kernel.LedgerEntry
-	handoffs []kernel.Handoff
-	evidence []kernel.Evidence
-	events   []kernel.Event
+	rounds   []records.Round
+	todos    []records.Todo
+	gates    []records.Gate
+	agents   map[string]records.Agent
+	ledger   []records.LedgerEntry
+	handoffs []records.Handoff
+	evidence []records.Evidence
+	events   []records.Event
 	seq      uint64
 }
 
-func newFake(now time.Time) *fakeTx { return &fakeTx{now: now, agents: map[string]kernel.Agent{}} }
+func newFake(now time.Time) *fakeTx { return &fakeTx{now: now, agents: map[string]records.Agent{}} }
 
 func (f *fakeTx) id(kind string) string { f.seq++; return fmt.Sprintf("%s-%d", kind, f.seq) }
 
 func (f *fakeTx) Now() time.Time   { return f.now }
 func (f *fakeTx) Revision() uint64 { return f.seq }
 
-func (f *fakeTx) AddRound(r kernel.Round) (kernel.Round, error) {
-	r.ID, r.Status, r.StartedAt = f.id("round"), kernel.RoundOpen, f.now
+func (f *fakeTx) AddRound(r records.Round) (records.Round, error) {
+	r.ID, r.Status, r.StartedAt = f.id("round"), records.RoundOpen, f.now
 	f.rounds = append(f.rounds, r)
 	return r, nil
 }
 
-func (f *fakeTx) Round(id string) (kernel.Round, error) {
+func (f *fakeTx) Round(id string) (records.Round, error) {
 	for _, r := range f.rounds {
 		if r.ID == id {
 			return r, nil
 		}
 	}
-	return kernel.Round{}, kernel.ErrNotFound
+	return records.Round{}, kernel.ErrNotFound
 }
 
-func (f *fakeTx) Rounds(goal string) ([]kernel.Round, error) {
-	var out []kernel.Round
+func (f *fakeTx) Rounds(goal string) ([]records.Round, error) {
+	var out []records.Round
 	for _, r := range f.rounds {
 		if r.Goal == goal {
 			out = append(out, r)
@@ -59,7 +60,7 @@ func (f *fakeTx) Rounds(goal string) ([]kernel.Round, error) {
 	return out, nil
 }
 
-func (f *fakeTx) PutRound(r kernel.Round) error {
+func (f *fakeTx) PutRound(r records.Round) error {
 	for i := range f.rounds {
 		if f.rounds[i].ID == r.ID {
 			f.rounds[i] = r
@@ -69,17 +70,17 @@ func (f *fakeTx) PutRound(r kernel.Round) error {
 	return fmt.Errorf("put of unknown round %s", r.ID)
 }
 
-func (f *fakeTx) Todo(id string) (kernel.Todo, error) {
+func (f *fakeTx) Todo(id string) (records.Todo, error) {
 	for _, t := range f.todos {
 		if t.ID == id {
 			return t, nil
 		}
 	}
-	return kernel.Todo{}, kernel.ErrNotFound
+	return records.Todo{}, kernel.ErrNotFound
 }
 
-func (f *fakeTx) Todos(goal string) ([]kernel.Todo, error) {
-	var out []kernel.Todo
+func (f *fakeTx) Todos(goal string) ([]records.Todo, error) {
+	var out []records.Todo
 	for _, t := range f.todos {
 		if t.Goal == goal {
 			out = append(out, t)
@@ -88,14 +89,14 @@ func (f *fakeTx) Todos(goal string) ([]kernel.Todo, error) {
 	return out, nil
 }
 
-func (f *fakeTx) AddTodo(t kernel.Todo) (kernel.Todo, error) {
-	t.ID, t.Status, t.CreatedAt = f.id("todo"), kernel.TodoOpen, f.now
+func (f *fakeTx) AddTodo(t records.Todo) (records.Todo, error) {
+	t.ID, t.Status, t.CreatedAt = f.id("todo"), records.TodoOpen, f.now
 	t.Seq = f.seq
 	f.todos = append(f.todos, t)
 	return t, nil
 }
 
-func (f *fakeTx) PutTodo(t kernel.Todo) error {
+func (f *fakeTx) PutTodo(t records.Todo) error {
 	for i := range f.todos {
 		if f.todos[i].ID == t.ID {
 			f.todos[i] = t
@@ -105,8 +106,8 @@ func (f *fakeTx) PutTodo(t kernel.Todo) error {
 	return fmt.Errorf("put of unknown todo %s", t.ID)
 }
 
-func (f *fakeTx) Gates(goal string) ([]kernel.Gate, error) {
-	var out []kernel.Gate
+func (f *fakeTx) Gates(goal string) ([]records.Gate, error) {
+	var out []records.Gate
 	for _, g := range f.gates {
 		if g.Goal == goal {
 			out = append(out, g)
@@ -115,49 +116,49 @@ func (f *fakeTx) Gates(goal string) ([]kernel.Gate, error) {
 	return out, nil
 }
 
-func (f *fakeTx) AddGate(g kernel.Gate) (kernel.Gate, error) {
-	g.ID, g.Status = f.id("gate"), kernel.GateOpen
+func (f *fakeTx) AddGate(g records.Gate) (records.Gate, error) {
+	g.ID, g.Status = f.id("gate"), records.GateOpen
 	f.gates = append(f.gates, g)
 	return g, nil
 }
 
-func (f *fakeTx) Agent(id string) (kernel.Agent, error) {
+func (f *fakeTx) Agent(id string) (records.Agent, error) {
 	if a, ok := f.agents[id]; ok {
 		return a, nil
 	}
-	return kernel.Agent{}, kernel.ErrNotFound
+	return records.Agent{}, kernel.ErrNotFound
 }
 
-func (f *fakeTx) PutAgent(a kernel.Agent) error { f.agents[a.ID] = a; return nil }
+func (f *fakeTx) PutAgent(a records.Agent) error { f.agents[a.ID] = a; return nil }
 
-func (f *fakeTx) Ledger(goal string) ([]kernel.LedgerEntry, error) {
+func (f *fakeTx) Ledger(goal string) ([]records.LedgerEntry, error) {
 	return slices.Clone(f.ledger), nil
 }
 
-func (f *fakeTx) AppendLedger(e kernel.LedgerEntry) (kernel.LedgerEntry, error) {
+func (f *fakeTx) AppendLedger(e records.LedgerEntry) (records.LedgerEntry, error) {
 	e.Seq = f.seq + 1
 	f.seq++
 	f.ledger = append(f.ledger, e)
 	return e, nil
 }
 
-func (f *fakeTx) AddEvidence(e kernel.Evidence) (kernel.Evidence, error) {
+func (f *fakeTx) AddEvidence(e records.Evidence) (records.Evidence, error) {
 	e.ID = f.id("ev")
 	f.evidence = append(f.evidence, e)
 	return e, nil
 }
 
-func (f *fakeTx) AddHandoff(h kernel.Handoff) (kernel.Handoff, error) {
+func (f *fakeTx) AddHandoff(h records.Handoff) (records.Handoff, error) {
 	h.ID = f.id("handoff")
 	f.handoffs = append(f.handoffs, h)
 	return h, nil
 }
 
-func (f *fakeTx) Handoffs(goal string) ([]kernel.Handoff, error) {
+func (f *fakeTx) Handoffs(goal string) ([]records.Handoff, error) {
 	return slices.Clone(f.handoffs), nil
 }
 
-func (f *fakeTx) AppendEvent(e kernel.Event) error { f.events = append(f.events, e); return nil }
+func (f *fakeTx) AppendEvent(e records.Event) error { f.events = append(f.events, e); return nil }
 
 func (f *fakeTx) kinds() []string {
 	var out []string
@@ -176,9 +177,9 @@ var spec = &specs.Spec{
 
 // started is a fake holding one open round of a1 on g1 with its todo
 // claimed for a TTL of an hour, and its todo id.
-func started(t *testing.T) (*fakeTx, kernel.Round) {
+func started(t *testing.T) (*fakeTx, records.Round) {
 	f := newFake(t0)
-	td, _ := f.AddTodo(kernel.Todo{Goal: "g1", Title: "do it", Priority: 1})
+	td, _ := f.AddTodo(records.Todo{Goal: "g1", Title: "do it", Priority: 1})
 	r, _, err := Open(f, spec, "g1", td, "a1", "dec-1", "", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -188,13 +189,13 @@ func started(t *testing.T) (*fakeTx, kernel.Round) {
 
 func settle(progress error) Settle {
 	return Settle{Spec: spec, Revisions: func() (string, string) { return "s1", "p1" },
-		Progress: func(kernel.Round, *kernel.Todo, string) error { return progress }}
+		Progress: func(records.Round, *records.Todo, string) error { return progress }}
 }
 
 func TestOpen(t *testing.T) {
 	f, r := started(t)
 	td, _ := f.Todo(r.Todo)
-	if r.Goal != "g1" || r.Agent != "a1" || r.DecisionID != "dec-1" || td.Status != kernel.TodoClaimed || td.Lease.Round != r.ID || !td.Lease.ExpiresAt.Equal(t0.Add(time.Hour)) {
+	if r.Goal != "g1" || r.Agent != "a1" || r.DecisionID != "dec-1" || td.Status != records.TodoClaimed || td.Lease.Round != r.ID || !td.Lease.ExpiresAt.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("round %+v todo %+v lease %+v", r, td, td.Lease)
 	}
 	if a := f.agents["a1"]; a.CurrentRound != r.ID || a.Host != "shell" || len(a.Goals) != 0 || a.Registered {
@@ -209,7 +210,7 @@ func TestFinish(t *testing.T) {
 	deny := errs.New(errs.No, "gate_violation", "gate open")
 	for _, tc := range []struct {
 		name     string
-		prep     func(f *fakeTx, r *kernel.Round)
+		prep     func(f *fakeTx, r *records.Round)
 		req      FinishRequest
 		progress error
 		code     string // the error's code, "" for none
@@ -217,22 +218,22 @@ func TestFinish(t *testing.T) {
 		charged  bool
 		summary  string
 	}{
-		{name: "progress is charged and reopens the todo", req: FinishRequest{Outcome: "progress", Tokens: 10}, status: kernel.TodoOpen, charged: true},
-		{name: "done", req: FinishRequest{Outcome: "progress", Done: true}, status: kernel.TodoDone, charged: true},
-		{name: "no_change is free", req: FinishRequest{Outcome: "no_change"}, status: kernel.TodoOpen},
-		{name: "an unknown outcome", req: FinishRequest{Outcome: "won"}, code: "bad_outcome", status: kernel.TodoClaimed},
-		{name: "no outcome", req: FinishRequest{}, code: "bad_outcome", status: kernel.TodoClaimed},
-		{name: "negative usage", req: FinishRequest{Outcome: "failed", Tokens: -1}, code: "bad_usage", status: kernel.TodoClaimed},
-		{name: "another agent", req: FinishRequest{Outcome: "progress", Agent: "a2"}, code: "not_round_agent", status: kernel.TodoClaimed},
-		{name: "the gate refuses progress", req: FinishRequest{Outcome: "progress"}, progress: deny, code: "gate_violation", status: kernel.TodoClaimed},
-		{name: "a stale lease version", req: FinishRequest{Outcome: "progress", ExpectedVersion: 7}, code: "version_mismatch", status: kernel.TodoClaimed},
-		{name: "an expired lease refuses a charge", prep: func(f *fakeTx, _ *kernel.Round) { f.now = t0.Add(2 * time.Hour) },
-			req: FinishRequest{Outcome: "failed"}, code: "lease_lost", status: kernel.TodoClaimed},
-		{name: "a lost lease closes an uncharged round", prep: func(f *fakeTx, r *kernel.Round) {
+		{name: "progress is charged and reopens the todo", req: FinishRequest{Outcome: "progress", Tokens: 10}, status: records.TodoOpen, charged: true},
+		{name: "done", req: FinishRequest{Outcome: "progress", Done: true}, status: records.TodoDone, charged: true},
+		{name: "no_change is free", req: FinishRequest{Outcome: "no_change"}, status: records.TodoOpen},
+		{name: "an unknown outcome", req: FinishRequest{Outcome: "won"}, code: "bad_outcome", status: records.TodoClaimed},
+		{name: "no outcome", req: FinishRequest{}, code: "bad_outcome", status: records.TodoClaimed},
+		{name: "negative usage", req: FinishRequest{Outcome: "failed", Tokens: -1}, code: "bad_usage", status: records.TodoClaimed},
+		{name: "another agent", req: FinishRequest{Outcome: "progress", Agent: "a2"}, code: "not_round_agent", status: records.TodoClaimed},
+		{name: "the gate refuses progress", req: FinishRequest{Outcome: "progress"}, progress: deny, code: "gate_violation", status: records.TodoClaimed},
+		{name: "a stale lease version", req: FinishRequest{Outcome: "progress", ExpectedVersion: 7}, code: "version_mismatch", status: records.TodoClaimed},
+		{name: "an expired lease refuses a charge", prep: func(f *fakeTx, _ *records.Round) { f.now = t0.Add(2 * time.Hour) },
+			req: FinishRequest{Outcome: "failed"}, code: "lease_lost", status: records.TodoClaimed},
+		{name: "a lost lease closes an uncharged round", prep: func(f *fakeTx, r *records.Round) {
 			td, _ := f.Todo(r.Todo)
 			td.Lease.Holder = "a2"
 			_ = f.PutTodo(td)
-		}, req: FinishRequest{Outcome: "no_change", Summary: "nothing"}, status: kernel.TodoClaimed, summary: "nothing (lease lost: todo left as it is)"},
+		}, req: FinishRequest{Outcome: "no_change", Summary: "nothing"}, status: records.TodoClaimed, summary: "nothing (lease lost: todo left as it is)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, r := started(t)
@@ -250,7 +251,7 @@ func TestFinish(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if rc.Charged != tc.charged || rc.Round.Status != kernel.RoundFinished || rc.Ledger == nil || (rc.Ledger.Rounds == 1) != tc.charged || rc.Round.SpecRev != "s1" {
+			if rc.Charged != tc.charged || rc.Round.Status != records.RoundFinished || rc.Ledger == nil || (rc.Ledger.Rounds == 1) != tc.charged || rc.Round.SpecRev != "s1" {
 				t.Fatalf("receipt %+v ledger %+v", rc, rc.Ledger)
 			}
 			if tc.summary != "" && rc.Round.Summary != tc.summary {
@@ -272,7 +273,7 @@ func TestFinish(t *testing.T) {
 func TestFinish_HandoffSuccessorAndReplay(t *testing.T) {
 	f, r := started(t)
 	rc, err := Finish(f, r.ID, FinishRequest{Outcome: "progress", Handoff: "half done", NextTodo: "finish it", NextFor: "a2",
-		Evidence: []kernel.Evidence{{Kind: "test", Summary: "ok"}}}, settle(nil))
+		Evidence: []records.Evidence{{Kind: "test", Summary: "ok"}}}, settle(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestFinish_HandoffSuccessorAndReplay(t *testing.T) {
 	}
 	// Another todo of the same title and agent, added later, is not the
 	// successor.
-	if _, err := f.AddTodo(kernel.Todo{Goal: "g1", Title: "finish it", CreatedBy: "a1"}); err != nil {
+	if _, err := f.AddTodo(records.Todo{Goal: "g1", Title: "finish it", CreatedBy: "a1"}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := Finish(f, r.ID, FinishRequest{Outcome: "progress"}, settle(nil))
@@ -303,7 +304,7 @@ func TestFinish_HandoffSuccessorAndReplay(t *testing.T) {
 func TestFinish_MonitorResultHash(t *testing.T) {
 	for _, tc := range []struct{ last, hash, want string }{{"h1", "h1", "no_change"}, {"h1", "h2", "progress"}} {
 		f := newFake(t0)
-		td, _ := f.AddTodo(kernel.Todo{Goal: "g1", Title: "watch", Kind: kernel.KindMonitor, EverySeconds: 60, LastResultHash: tc.last})
+		td, _ := f.AddTodo(records.Todo{Goal: "g1", Title: "watch", Kind: records.KindMonitor, EverySeconds: 60, LastResultHash: tc.last})
 		r, _, _ := Open(f, spec, "g1", td, "a1", "", "", time.Hour)
 		rc, err := Finish(f, r.ID, FinishRequest{ResultHash: tc.hash}, settle(nil))
 		if err != nil || rc.Round.Outcome != tc.want || rc.Todo.LastResultHash != tc.hash || !rc.Todo.NextDueAt.Equal(t0.Add(time.Minute)) {
@@ -325,7 +326,7 @@ func TestSettleOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := f.Round(r.ID)
-	if got.Status != kernel.RoundAbandoned || !strings.HasPrefix(got.Summary, "abandoned") || f.kinds()[len(f.events)-1] != "round.abandoned" {
+	if got.Status != records.RoundAbandoned || !strings.HasPrefix(got.Summary, "abandoned") || f.kinds()[len(f.events)-1] != "round.abandoned" {
 		t.Fatalf("%+v %v", got, f.kinds())
 	}
 }
@@ -336,7 +337,7 @@ func TestMaybeStall(t *testing.T) {
 	f := newFake(t0)
 	gs := spec.Goals["g1"]
 	for i, outcome := range []string{"no_change", "failed", "no_change"} {
-		f.rounds = append(f.rounds, kernel.Round{ID: fmt.Sprint("r", i), Goal: "g1", Status: kernel.RoundFinished, Outcome: outcome, FinishedAt: t0.Add(time.Duration(i) * time.Minute)})
+		f.rounds = append(f.rounds, records.Round{ID: fmt.Sprint("r", i), Goal: "g1", Status: records.RoundFinished, Outcome: outcome, FinishedAt: t0.Add(time.Duration(i) * time.Minute)})
 		g, err := MaybeStall(f, "g1", &gs)
 		if err != nil || (g != nil) != (i >= 1) {
 			t.Fatalf("after %d rounds: %+v %v", i+1, g, err)
@@ -370,7 +371,7 @@ func TestHeartbeat(t *testing.T) {
 	if err := Heartbeat(f, nil, "a1", ""); err != nil || f.agents["a1"].CurrentRound != "" || len(f.agents["a1"].Goals) != 0 {
 		t.Fatalf("%+v %v", f.agents["a1"], err)
 	}
-	f.agents["r1"] = kernel.Agent{ID: "r1", Host: "codex", Registered: true, Goals: []string{"g1"}}
+	f.agents["r1"] = records.Agent{ID: "r1", Host: "codex", Registered: true, Goals: []string{"g1"}}
 	if err := Heartbeat(f, spec, "r1", "round-2"); err != nil || !f.agents["r1"].Registered || !slices.Equal(f.agents["r1"].Goals, []string{"g1"}) {
 		t.Fatalf("a registered agent's heartbeat: %+v %v", f.agents["r1"], err)
 	}

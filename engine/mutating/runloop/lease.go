@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/nofollow"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // leaseTTL is the TTL of t's lease, def when t or its lease names none.
-func leaseTTL(t *kernel.Todo, def time.Duration) time.Duration {
+func leaseTTL(t *records.Todo, def time.Duration) time.Duration {
 	if t != nil && t.Lease != nil && t.Lease.TTLSeconds > 0 {
 		return time.Duration(t.Lease.TTLSeconds) * time.Second
 	}
@@ -28,7 +28,7 @@ func leaseTTL(t *kernel.Todo, def time.Duration) time.Duration {
 // the goal revision the renewals left (rev, starting from revBefore) and
 // whether anything else changed the goal meanwhile (a renewal is not
 // progress).
-func keepLease(eng Engine, r *kernel.Round, ttl time.Duration, revBefore uint64) (stop func() (rev uint64, others bool)) {
+func keepLease(eng Engine, r *records.Round, ttl time.Duration, revBefore uint64) (stop func() (rev uint64, others bool)) {
 	every := max(ttl/3, time.Second)
 	var (
 		mu     sync.Mutex

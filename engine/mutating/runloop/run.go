@@ -15,14 +15,14 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Started is a round the engine opened: its record and the todo it
 // claimed (as claimed, for the lease's TTL).
 type Started struct {
-	Round *kernel.Round
-	Todo  *kernel.Todo
+	Round *records.Round
+	Todo  *records.Todo
 }
 
 // Scan is one scan of the project by the engine's change scan, taken
@@ -65,30 +65,30 @@ type Engine interface {
 	// error that stops the loop. before and after are the scans around
 	// the command (nil when none ran): the protected set they hash in
 	// full is compared and reported all the same.
-	ScanIncomplete(ctx context.Context, r *kernel.Round, why string, before, after Scan) error
+	ScanIncomplete(ctx context.Context, r *records.Round, why string, before, after Scan) error
 	// PromptFailed finishes round r preflight_failed (not charged: no
 	// command ran) because its prompt file could not be written (err),
 	// audits a link found there, and returns the error that stops the
 	// loop.
-	PromptFailed(ctx context.Context, r *kernel.Round, err error) error
+	PromptFailed(ctx context.Context, r *records.Round, err error) error
 	// GoalRev is the revision of goal in the store.
 	GoalRev(goal string) (uint64, error)
 	// RenewLease renews the lease round r holds on its todo, if it still
 	// holds it; it returns the goal's revision before and after the
 	// renewal and whether it renewed.
-	RenewLease(r *kernel.Round) (before, after uint64, ok bool)
+	RenewLease(r *records.Round) (before, after uint64, ok bool)
 	// Release gives the store (and its lock) back.
 	Release() error
 	// Round is the stored round id.
-	Round(id string) (kernel.Round, error)
+	Round(id string) (records.Round, error)
 	// Reported settles round r that the command finished itself (`loopx
 	// round finish`): its receipt, then the check of what it wrote.
-	Reported(ctx context.Context, r *kernel.Round, written []string) error
+	Reported(ctx context.Context, r *records.Round, written []string) error
 	// Finish finishes round r with o unless what it wrote is outside the
 	// agent's scope (then failed, not done) or a gate opened meanwhile
 	// (then no_change, not done); it returns the outcome the round was
 	// finished with.
-	Finish(ctx context.Context, r *kernel.Round, o Outcome, written []string) (Outcome, error)
+	Finish(ctx context.Context, r *records.Round, o Outcome, written []string) (Outcome, error)
 }
 
 // Options configure Run.
@@ -205,34 +205,34 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if err != nil {
 		return err
 	}
-	if cur.Status == kernel.RoundFinished { // the command reported itself
+	if cur.Status == records.RoundFinished { // the command reported itself
 		return eng.Reported(context.WithoutCancel(ctx), r, written)
 	}
 	var out Outcome
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		out.Outcome, out.Summary = kernel.OutcomeFailed, "interrupted: "+ctx.Err().Error()
+		out.Outcome, out.Summary = records.OutcomeFailed, "interrupted: "+ctx.Err().Error()
 	case runErr != nil && !errors.As(runErr, &exitErr):
-		out.Outcome, out.Summary = kernel.OutcomePreflightFailed, "agent command did not start: "+runErr.Error()
+		out.Outcome, out.Summary = records.OutcomePreflightFailed, "agent command did not start: "+runErr.Error()
 	case runErr != nil:
-		out.Outcome, out.Summary = kernel.OutcomeFailed, fmt.Sprintf("agent command exited %d", exitErr.ExitCode())
+		out.Outcome, out.Summary = records.OutcomeFailed, fmt.Sprintf("agent command exited %d", exitErr.ExitCode())
 	default:
 		revAfter, err := eng.GoalRev(r.Goal)
 		if err != nil {
 			return err
 		}
 		if len(written) > 0 || revAfter != revKept || changedMeanwhile {
-			out.Outcome, out.Done, out.Summary = kernel.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
+			out.Outcome, out.Done, out.Summary = records.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
 		} else {
-			out.Outcome, out.Summary = kernel.OutcomeNoChange, "agent command exited 0 and changed nothing"
+			out.Outcome, out.Summary = records.OutcomeNoChange, "agent command exited 0 and changed nothing"
 		}
 	}
 	out, err = eng.Finish(context.WithoutCancel(ctx), r, out, written)
 	if err != nil {
 		return err
 	}
-	if out.Outcome == kernel.OutcomePreflightFailed {
+	if out.Outcome == records.OutcomePreflightFailed {
 		return errs.Usagef("command_failed", "%s", out.Summary)
 	}
 	if ctx.Err() != nil {

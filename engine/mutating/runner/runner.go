@@ -20,7 +20,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Options configure Run (`loopx run`).
@@ -69,11 +69,11 @@ type Engine struct {
 	// GoalRev is the revision of a goal in the store.
 	GoalRev func(goal string) (uint64, error)
 	// RenewLease renews the lease round r holds (runloop.Engine's).
-	RenewLease func(r *kernel.Round) (before, after uint64, ok bool)
+	RenewLease func(r *records.Round) (before, after uint64, ok bool)
 	// Release gives the store (and its lock) back.
 	Release func() error
 	// Round is a stored round.
-	Round func(id string) (kernel.Round, error)
+	Round func(id string) (records.Round, error)
 	// CheckWrites is the denying permission decision of writing paths
 	// (nil when allowed).
 	CheckWrites func(ctx context.Context, goal, agent string, paths []string) (*decision.Decision, error)
@@ -81,12 +81,12 @@ type Engine struct {
 	// the gate it raised for protected ones; before (nil: unknown) are the
 	// adopted rules the round started under, which a reject of that gate
 	// restores.
-	RecordScopeViolation func(goal, agent, round string, paths []string, d *decision.Decision, before *kernel.Rules) (*kernel.Gate, error)
+	RecordScopeViolation func(goal, agent, round string, paths []string, d *decision.Decision, before *records.Rules) (*records.Gate, error)
 	// AdoptedRules are the adopted rules in effect (ok false: none yet),
 	// read as each round starts.
-	AdoptedRules func() (r kernel.Rules, ok bool, err error)
+	AdoptedRules func() (r records.Rules, ok bool, err error)
 	// Audit appends an audit event in its own transaction.
-	Audit func(ev kernel.Event) error
+	Audit func(ev records.Event) error
 }
 
 // Run runs the loop of package runloop over e with lo, reporting to o;
@@ -106,7 +106,7 @@ type loop struct {
 	res *Result
 	st  rounds.StartResult // the last round started
 	// before are the adopted rules st's round started under (nil: none).
-	before *kernel.Rules
+	before *records.Rules
 }
 
 var _ runloop.Engine = (*loop)(nil)
@@ -170,13 +170,13 @@ func (x *loop) Written(before, after runloop.Scan) ([]string, error) {
 
 func (x *loop) GoalRev(goal string) (uint64, error) { return x.e.GoalRev(goal) }
 
-func (x *loop) RenewLease(r *kernel.Round) (uint64, uint64, bool) {
+func (x *loop) RenewLease(r *records.Round) (uint64, uint64, bool) {
 	return x.e.RenewLease(r)
 }
 
 func (x *loop) Release() error { return x.e.Release() }
 
-func (x *loop) Round(id string) (kernel.Round, error) { return x.e.Round(id) }
+func (x *loop) Round(id string) (records.Round, error) { return x.e.Round(id) }
 
 // ScanIncomplete fails round r because the change scan could not see
 // everything (why): the round is finished failed (charged), a
@@ -186,14 +186,14 @@ func (x *loop) Round(id string) (kernel.Round, error) { return x.e.Round(id) }
 // same when the command ran (before and after non-nil): a change there is
 // a scope_violation with its gate (the adoption gate for a loosening edit
 // of loopx/), as after a complete scan.
-func (x *loop) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, before, after runloop.Scan) error {
+func (x *loop) ScanIncomplete(ctx context.Context, r *records.Round, why string, before, after runloop.Scan) error {
 	e := &x.e
-	req := rounds.FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
+	req := rounds.FinishRequest{Agent: r.Agent, Outcome: records.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
 	rc, err := e.Finish(context.WithoutCancel(ctx), r.ID, req)
 	if err != nil {
 		return err
 	}
-	if err := e.Audit(kernel.Event{Kind: "scope_violation.scan_incomplete", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: why}); err != nil {
+	if err := e.Audit(records.Event{Kind: "scope_violation.scan_incomplete", Goal: r.Goal, Actor: r.Agent, Subject: r.ID, Message: why}); err != nil {
 		x.receipt(rc)
 		return err
 	}
@@ -228,16 +228,16 @@ func (x *loop) ScanIncomplete(ctx context.Context, r *kernel.Round, why string, 
 // fs.link_refused event in r's goal. It returns err, a link as errs.No
 // link_refused (the finish's error joined when that failed too), which
 // stops Run: no round is left open.
-func (x *loop) PromptFailed(ctx context.Context, r *kernel.Round, err error) error {
+func (x *loop) PromptFailed(ctx context.Context, r *records.Round, err error) error {
 	e := &x.e
-	req := rounds.FinishRequest{Agent: r.Agent, Outcome: kernel.OutcomePreflightFailed, Summary: "the round's prompt could not be written: " + err.Error()}
+	req := rounds.FinishRequest{Agent: r.Agent, Outcome: records.OutcomePreflightFailed, Summary: "the round's prompt could not be written: " + err.Error()}
 	rc, ferr := e.Finish(context.WithoutCancel(ctx), r.ID, req)
 	if ferr == nil {
 		x.receipt(rc)
 	}
 	if link, re := audit.LinkRefusal(err); re != nil {
 		msg := "writing the round's prompt refused: " + errs.As(re).Message
-		_ = e.Audit(kernel.Event{Kind: "fs.link_refused", Goal: r.Goal, Actor: "loopx", Subject: link, Message: msg, Data: map[string]any{"code": "link_refused", "round": r.ID}})
+		_ = e.Audit(records.Event{Kind: "fs.link_refused", Goal: r.Goal, Actor: "loopx", Subject: link, Message: msg, Data: map[string]any{"code": "link_refused", "round": r.ID}})
 		err = re
 	}
 	if ferr != nil {
@@ -249,7 +249,7 @@ func (x *loop) PromptFailed(ctx context.Context, r *kernel.Round, err error) err
 // Reported settles a round the command finished itself: its stored
 // receipt, then writes outside the agent's scope are audited (and a gate
 // raised for protected ones).
-func (x *loop) Reported(ctx context.Context, r *kernel.Round, written []string) error {
+func (x *loop) Reported(ctx context.Context, r *records.Round, written []string) error {
 	e := &x.e
 	rc, err := e.Finish(ctx, r.ID, rounds.FinishRequest{})
 	if err != nil {
@@ -272,7 +272,7 @@ func (x *loop) Reported(ctx context.Context, r *kernel.Round, written []string) 
 // opened while the command ran makes it no_change (its work is not
 // recorded as progress nor charged; the round still ends and frees its
 // todo).
-func (x *loop) Finish(ctx context.Context, r *kernel.Round, o runloop.Outcome, written []string) (runloop.Outcome, error) {
+func (x *loop) Finish(ctx context.Context, r *records.Round, o runloop.Outcome, written []string) (runloop.Outcome, error) {
 	e := &x.e
 	req := rounds.FinishRequest{Agent: r.Agent, Outcome: o.Outcome, Summary: o.Summary, Done: o.Done}
 	denied, err := e.CheckWrites(ctx, r.Goal, r.Agent, written)
@@ -280,7 +280,7 @@ func (x *loop) Finish(ctx context.Context, r *kernel.Round, o runloop.Outcome, w
 		return o, err
 	}
 	if denied != nil { // writes outside the scope are not progress
-		req.Outcome, req.Done = kernel.OutcomeFailed, false
+		req.Outcome, req.Done = records.OutcomeFailed, false
 		req.Summary = fmt.Sprintf("wrote outside its scope (%s): %s", strings.Join(written, ", "), denied.Reasons[0].Message)
 	}
 	rc, err := e.Finish(ctx, r.ID, req)
@@ -293,7 +293,7 @@ func (x *loop) Finish(ctx context.Context, r *kernel.Round, o runloop.Outcome, w
 		rc.Gate = g
 	}
 	if re := errs.As(err); re != nil && re.Kind == errs.No && re.Code == "gate_violation" {
-		req.Outcome, req.Done = kernel.OutcomeNoChange, false
+		req.Outcome, req.Done = records.OutcomeNoChange, false
 		req.Summary = "not recorded as progress: " + re.Message
 		rc, err = e.Finish(ctx, r.ID, req)
 	}

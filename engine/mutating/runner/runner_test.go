@@ -12,7 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // fake is an Engine recording the finishes it was asked for and the
@@ -31,7 +31,7 @@ func (f *fake) engine() Engine {
 			if f.gateOpen && rounds.Charged(req.Outcome) {
 				return rounds.Receipt{}, decision.GateViolation("gate-1", "gate gate-1 is open", nil)
 			}
-			return rounds.Receipt{Round: kernel.Round{ID: id, Outcome: req.Outcome}, Charged: rounds.Charged(req.Outcome)}, nil
+			return rounds.Receipt{Round: records.Round{ID: id, Outcome: req.Outcome}, Charged: rounds.Charged(req.Outcome)}, nil
 		},
 		VerifyReadModel: func() (bool, error) { return true, nil },
 		CheckWrites: func(_ context.Context, goal, agent string, paths []string) (*decision.Decision, error) {
@@ -40,16 +40,16 @@ func (f *fake) engine() Engine {
 			}
 			return &decision.Decision{Verdict: "deny", Reasons: []render.Reason{{Code: "outside_scope", Message: "outside the write scope"}}}, nil
 		},
-		RecordScopeViolation: func(goal, agent, round string, paths []string, d *decision.Decision, _ *kernel.Rules) (*kernel.Gate, error) {
+		RecordScopeViolation: func(goal, agent, round string, paths []string, d *decision.Decision, _ *records.Rules) (*records.Gate, error) {
 			f.events = append(f.events, "scope_violation "+strings.Join(paths, ","))
 			return nil, nil
 		},
-		Audit: func(ev kernel.Event) error { f.events = append(f.events, ev.Kind); return nil },
+		Audit: func(ev records.Event) error { f.events = append(f.events, ev.Kind); return nil },
 	}
 }
 
 func TestFinish(t *testing.T) {
-	r := &kernel.Round{ID: "round-1", Goal: "g1", Agent: "a1"}
+	r := &records.Round{ID: "round-1", Goal: "g1", Agent: "a1"}
 	for _, tc := range []struct {
 		name     string
 		f        fake
@@ -84,11 +84,11 @@ func TestScanIncomplete(t *testing.T) {
 	f := &fake{}
 	res := Result{}
 	x := &loop{e: f.engine(), res: &res}
-	err := x.ScanIncomplete(context.Background(), &kernel.Round{ID: "round-1", Goal: "g1", Agent: "a1"}, "too many files", nil, nil)
+	err := x.ScanIncomplete(context.Background(), &records.Round{ID: "round-1", Goal: "g1", Agent: "a1"}, "too many files", nil, nil)
 	if errs.CodeOf(err) != "change_scan_incomplete" || !errs.IsKind(err, errs.No) {
 		t.Fatal(err)
 	}
-	if len(f.finishes) != 1 || f.finishes[0].Outcome != kernel.OutcomeFailed || fmt.Sprint(f.events) != "[scope_violation.scan_incomplete]" || len(res.Receipts) != 1 {
+	if len(f.finishes) != 1 || f.finishes[0].Outcome != records.OutcomeFailed || fmt.Sprint(f.events) != "[scope_violation.scan_incomplete]" || len(res.Receipts) != 1 {
 		t.Fatalf("finishes %+v events %v receipts %+v", f.finishes, f.events, res.Receipts)
 	}
 }
@@ -97,7 +97,7 @@ func TestReported(t *testing.T) {
 	f := &fake{deny: true}
 	res := Result{}
 	x := &loop{e: f.engine(), res: &res}
-	if err := x.Reported(context.Background(), &kernel.Round{ID: "round-1"}, []string{"web/x.js"}); err != nil {
+	if err := x.Reported(context.Background(), &records.Round{ID: "round-1"}, []string{"web/x.js"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.finishes) != 1 || f.finishes[0].Outcome != "" || fmt.Sprint(f.events) != "[scope_violation web/x.js]" || len(res.Receipts) != 1 {
@@ -108,7 +108,7 @@ func TestReported(t *testing.T) {
 	failing.Finish = func(context.Context, string, rounds.FinishRequest) (rounds.Receipt, error) {
 		return rounds.Receipt{}, errors.New("store")
 	}
-	if err := (&loop{e: failing, res: &res}).Reported(context.Background(), &kernel.Round{ID: "round-1"}, nil); err == nil {
+	if err := (&loop{e: failing, res: &res}).Reported(context.Background(), &records.Round{ID: "round-1"}, nil); err == nil {
 		t.Fatal("a finish error is the loop's")
 	}
 }

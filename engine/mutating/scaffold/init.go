@@ -18,6 +18,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -38,7 +39,7 @@ type Options struct {
 	Preset, Goal, Objective, Agent, Host string
 	// Force overwrites an existing loopx/loopx.cue.
 	Force bool
-	// Demo marks the project as one `loopx demo` created (kernel.Project):
+	// Demo marks the project as one `loopx demo` created (records.Project):
 	// the gate decision accepts the demo's own answers (channel "demo")
 	// there and nowhere else. No command line flag sets it.
 	Demo bool
@@ -123,7 +124,7 @@ func Init(o Options, adopt Adopt) (Result, error) {
 		return res, err
 	}
 	if o.Demo {
-		if err := s.Update(func(tx *kernel.Tx) error { return tx.PutProject(kernel.Project{Demo: true}) }); err != nil {
+		if err := s.Update(func(tx *kernel.Tx) error { return tx.PutProject(records.Project{Demo: true}) }); err != nil {
 			s.Close()
 			return res, err
 		}

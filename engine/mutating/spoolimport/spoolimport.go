@@ -22,14 +22,14 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/internal/nofollow"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Tx is what an import reads and writes: a kernel write transaction.
 type Tx interface {
 	SpoolImported() (map[string]string, error)
 	SetSpoolImported(m map[string]string) error
-	AppendEvent(e kernel.Event) error
+	AppendEvent(e records.Event) error
 }
 
 // DenialEvent is the permission.denied event of the denial r (a
@@ -39,7 +39,7 @@ type Tx interface {
 // can be forged by an agent: its agent is the event's actor only when it
 // names an agent, never a reserved actor ("human", "loopx", none), which
 // becomes UnverifiedActor.
-func DenialEvent(r hosts.Denial) kernel.Event {
+func DenialEvent(r hosts.Denial) records.Event {
 	data := map[string]any{"tool": r.Tool, "action": r.Action, "codes": r.Codes, "verdict": r.Verdict, "denied_at": r.At.UTC().Format(time.RFC3339Nano)}
 	actor := r.Agent
 	if reservedActor(actor) {
@@ -50,7 +50,7 @@ func DenialEvent(r hosts.Denial) kernel.Event {
 	if r.Kind == hosts.HookStopped {
 		kind = hosts.HookStopped
 	}
-	return kernel.Event{Kind: kind, Goal: r.Goal, Actor: actor, Subject: r.DecisionID, Message: r.Message, Data: data}
+	return records.Event{Kind: kind, Goal: r.Goal, Actor: actor, Subject: r.DecisionID, Message: r.Message, Data: data}
 }
 
 // Unspooled appends the permission.denied event of r, which could not be
@@ -173,7 +173,7 @@ func Import(tx Tx, dir string) ([]string, error) {
 	}
 	leftSegs += waiting
 	if left > 0 || waiting > 0 {
-		if err := tx.AppendEvent(kernel.Event{Kind: "permission.spool_deferred", Actor: "loopx", Subject: SpoolPath,
+		if err := tx.AppendEvent(records.Event{Kind: "permission.spool_deferred", Actor: "loopx", Subject: SpoolPath,
 			Message: fmt.Sprintf("denial spool: this import stopped at its bounds (%d lines, %d bytes, %s per import; at most %d segments looked at); %d bytes in %d segment(s) wait for the next import (a hook writes one short line per denial: delete %s/denials-*.importing to drop them)",
 				Limits.Lines, Limits.Bytes, Limits.Time, MaxSegments, left, leftSegs, SpoolPath),
 			Data: map[string]any{"bytes_left": left, "segments_left": leftSegs, "segments_not_looked_at": waiting, "lines_imported": b.lines, "bytes_imported": b.bytes}}); err != nil {
@@ -208,12 +208,12 @@ func linkOr(tx Tx, err error) error {
 // Subject the link's path, Data {path, target, hard}; ok is false for any
 // other error. (The engine's other refusals are audit.LinkRefusal's; this
 // package stays below the policy layer.)
-func linkEvent(err error) (e kernel.Event, ok bool) {
+func linkEvent(err error) (e records.Event, ok bool) {
 	var le *nofollow.LinkError
 	if !errors.As(err, &le) {
 		return e, false
 	}
-	return kernel.Event{Kind: "fs.link_refused", Actor: "loopx", Subject: le.Path,
+	return records.Event{Kind: "fs.link_refused", Actor: "loopx", Subject: le.Path,
 		Message: "the denial spool: " + le.Error(),
 		Data:    map[string]any{"path": le.Path, "target": le.Target, "hard": le.Hard}}, true
 }
@@ -374,7 +374,7 @@ func importLine(tx Tx, name string, lineno int, line []byte, n int64, torn bool)
 		if len(text) > 2048 {
 			text = text[:2048] + "…"
 		}
-		return tx.AppendEvent(kernel.Event{Kind: "permission.denied", Actor: "loopx", Subject: name + ":" + strconv.Itoa(lineno),
+		return tx.AppendEvent(records.Event{Kind: "permission.denied", Actor: "loopx", Subject: name + ":" + strconv.Itoa(lineno),
 			Message: "denial spool: " + what + " kept as written",
 			Data:    map[string]any{"raw": text, "spool": name, "line": lineno}})
 	}

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // fakeTx is an in-memory Tx.
 type fakeTx struct {
 	imported map[string]string
-	events   []kernel.Event
+	events   []records.Event
 }
 
 func (f *fakeTx) SpoolImported() (map[string]string, error) {
@@ -29,7 +29,7 @@ func (f *fakeTx) SpoolImported() (map[string]string, error) {
 	return m, nil
 }
 func (f *fakeTx) SetSpoolImported(m map[string]string) error { f.imported = m; return nil }
-func (f *fakeTx) AppendEvent(e kernel.Event) error           { f.events = append(f.events, e); return nil }
+func (f *fakeTx) AppendEvent(e records.Event) error          { f.events = append(f.events, e); return nil }
 
 func TestImport(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)

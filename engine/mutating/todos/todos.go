@@ -12,7 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/glob"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Input is a todo to add (`loopx todo add`, MCP's todo_add).
@@ -40,7 +40,7 @@ func ParsePriority(s string) (int, error) {
 }
 
 // kinds are the kinds of todo.
-var kinds = []string{kernel.KindTask, kernel.KindMonitor, kernel.KindGate, kernel.KindAction}
+var kinds = []string{records.KindTask, records.KindMonitor, records.KindGate, records.KindAction}
 
 // Validate checks in and fills its default kind (task). Errors:
 // errs.Usage empty_title, bad_kind, bad_priority, bad_every, bad_title,
@@ -50,7 +50,7 @@ func (in *Input) Validate() error {
 		return errs.Usagef("empty_title", "a todo needs a title")
 	}
 	if in.Kind == "" {
-		in.Kind = kernel.KindTask
+		in.Kind = records.KindTask
 	}
 	if !slices.Contains(kinds, in.Kind) {
 		return errs.Usagef("bad_kind", "todo kind %q is not one of %v", in.Kind, kinds)
@@ -58,13 +58,13 @@ func (in *Input) Validate() error {
 	if in.Priority < 0 || in.Priority > 4 {
 		return errs.Usagef("bad_priority", "priority must be P0..P4")
 	}
-	if in.Kind != kernel.KindMonitor && in.EverySeconds != 0 {
+	if in.Kind != records.KindMonitor && in.EverySeconds != 0 {
 		return errs.Usagef("bad_every", "--every is a monitor's cadence: add --kind monitor")
 	}
 	if err := CheckTitle(in.Title); err != nil {
 		return err
 	}
-	if in.Kind == kernel.KindMonitor && in.EverySeconds <= 0 {
+	if in.Kind == records.KindMonitor && in.EverySeconds <= 0 {
 		return errs.Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
 	}
 	if err := glob.Validate(in.Scope); err != nil {

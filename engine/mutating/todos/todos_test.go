@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // TestValidate: each malformed todo is a usage error with its code; a
@@ -21,7 +21,7 @@ func TestValidate(t *testing.T) {
 		{"bad priority", Input{Title: "x", Priority: 5}, "bad_priority"},
 		{"every without monitor", Input{Title: "x", EverySeconds: 60}, "bad_every"},
 		{"control character", Input{Title: "x\x1b]0;pwned\x07"}, "bad_title"},
-		{"monitor without every", Input{Title: "x", Kind: kernel.KindMonitor}, "missing_every"},
+		{"monitor without every", Input{Title: "x", Kind: records.KindMonitor}, "missing_every"},
 		{"bad scope", Input{Title: "x", Scope: []string{"../etc/**"}}, "bad_scope"},
 	} {
 		in := c.in
@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 		if got := errs.CodeOf(err); (err == nil) != (c.code == "") || (err != nil && got != c.code) {
 			t.Errorf("%s: %v, want code %q", c.name, err, c.code)
 		}
-		if err == nil && in.Kind != kernel.KindTask {
+		if err == nil && in.Kind != records.KindTask {
 			t.Errorf("%s: kind %q, want task", c.name, in.Kind)
 		}
 	}

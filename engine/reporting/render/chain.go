@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // ChainProblem says what a chain report found wrong, in one line: the
 // first bad transaction and why.
-func ChainProblem(c kernel.ChainReport) string {
+func ChainProblem(c records.ChainReport) string {
 	if c.FirstBad != nil {
 		return fmt.Sprintf("first bad transaction %d: %s", *c.FirstBad, c.Problem)
 	}
@@ -16,7 +17,7 @@ func ChainProblem(c kernel.ChainReport) string {
 }
 
 // ChainLine is what the chain verification found (ChainProblem), or "chain verified: revisions B–H (N transactions), anchored".
-func ChainLine(c kernel.ChainReport) string {
+func ChainLine(c records.ChainReport) string {
 	if !c.OK() {
 		return ChainProblem(c)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // DoctorReport is what `loopx doctor` found: the project root, the spec's
@@ -30,9 +31,9 @@ type DoctorReport struct {
 	ClockBehind  bool
 	Now          time.Time
 	NewestCommit time.Time
-	// Chain is the store's whole chain verified (kernel.ChainReport: the
+	// Chain is the store's whole chain verified (records.ChainReport: the
 	// first bad transaction, damaged regions, the anchor's head).
-	Chain kernel.ChainReport
+	Chain records.ChainReport
 	// ReadModelEdited is true when the read model claimed to describe
 	// the store but did not hold what it holds (readmodel.Verify: an edit
 	// outside loopx, checksums recomputed or not); it was removed.

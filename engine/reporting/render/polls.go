@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // EventRow is an audit event as `loopx events` lists it: the event as
 // logged and, for the event of an agent's first poll under an open gate
 // (a gate_violation with data first_poll), the poll record that counts
-// that agent's polls under that gate since (kernel.GatePoll).
+// that agent's polls under that gate since (records.GatePoll).
 type EventRow struct {
-	kernel.Event
-	Polls *kernel.GatePoll `json:"polls,omitempty"`
+	records.Event
+	Polls *records.GatePoll `json:"polls,omitempty"`
 }
 
 // WithPolls pairs each event of evs with its poll record among polls
 // (PollOf); never nil.
-func WithPolls(evs []kernel.Event, polls []kernel.GatePoll) []EventRow {
+func WithPolls(evs []records.Event, polls []records.GatePoll) []EventRow {
 	out := make([]EventRow, 0, len(evs))
 	for _, ev := range evs {
 		out = append(out, EventRow{Event: ev, Polls: PollOf(ev, polls)})
@@ -29,7 +29,7 @@ func WithPolls(evs []kernel.Event, polls []kernel.GatePoll) []EventRow {
 // PollOf returns the poll record among polls that counts the polls ev
 // began: ev must be a gate_violation with data first_poll true; the record
 // is the one of ev's goal, gate (data gate) and actor. Nil otherwise.
-func PollOf(ev kernel.Event, polls []kernel.GatePoll) *kernel.GatePoll {
+func PollOf(ev records.Event, polls []records.GatePoll) *records.GatePoll {
 	if ev.Kind != "gate_violation" || ev.Data["first_poll"] != true {
 		return nil
 	}
@@ -44,17 +44,17 @@ func PollOf(ev kernel.Event, polls []kernel.GatePoll) *kernel.GatePoll {
 
 // PollText says p in one line: "polled 5× by cursor from <first> to
 // <last>" (RFC 3339 instants).
-func PollText(p kernel.GatePoll) string {
-	return fmt.Sprintf("polled %d× by %s from %s to %s", p.Count, p.Agent, kernel.RFC3339(p.FirstAt), kernel.RFC3339(p.LastAt))
+func PollText(p records.GatePoll) string {
+	return fmt.Sprintf("polled %d× by %s from %s to %s", p.Count, p.Agent, records.RFC3339(p.FirstAt), records.RFC3339(p.LastAt))
 }
 
 // gatePollsText lists the polls of gate among polls, "" when none: "cursor
 // 5× from <first> to <last>; codex 1× from …".
-func gatePollsText(gate string, polls []kernel.GatePoll) string {
+func gatePollsText(gate string, polls []records.GatePoll) string {
 	var parts []string
 	for _, p := range polls {
 		if p.Gate == gate {
-			parts = append(parts, fmt.Sprintf("%s %d× from %s to %s", p.Agent, p.Count, kernel.RFC3339(p.FirstAt), kernel.RFC3339(p.LastAt)))
+			parts = append(parts, fmt.Sprintf("%s %d× from %s to %s", p.Agent, p.Count, records.RFC3339(p.FirstAt), records.RFC3339(p.LastAt)))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -64,15 +64,15 @@ func gatePollsText(gate string, polls []kernel.GatePoll) string {
 // stored instance and the counted polls of round start under it, by agent
 // ([] when none).
 type GateRow struct {
-	kernel.Gate
-	Polls []kernel.GatePoll `json:"polls"`
+	records.Gate
+	Polls []records.GatePoll `json:"polls"`
 }
 
 // GatesWithPolls pairs each gate of gs with its records among polls.
-func GatesWithPolls(gs []kernel.Gate, polls []kernel.GatePoll) []GateRow {
+func GatesWithPolls(gs []records.Gate, polls []records.GatePoll) []GateRow {
 	out := make([]GateRow, 0, len(gs))
 	for _, g := range gs {
-		r := GateRow{Gate: g, Polls: []kernel.GatePoll{}}
+		r := GateRow{Gate: g, Polls: []records.GatePoll{}}
 		for _, p := range polls {
 			if p.Goal == g.Goal && p.Gate == g.ID {
 				r.Polls = append(r.Polls, p)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // DefaultPromptChars bounds a bounded-turn prompt unless --full
@@ -22,14 +22,14 @@ type Turn struct {
 	NextCheckAt *string
 	Quota       *QuotaSummary
 	// Todo is the selected todo on "run" (nil otherwise), with its lease.
-	Todo *kernel.Todo
+	Todo *records.Todo
 	// Round is the open round the prompt is for ("" outside `loopx run`).
 	Round string
 	// Gates are the goal's open gates; Handoff its latest handoff (nil
 	// when none); Evidence its fresh evidence records, newest first.
-	Gates    []kernel.Gate
-	Handoff  *kernel.Handoff
-	Evidence []kernel.Evidence
+	Gates    []records.Gate
+	Handoff  *records.Handoff
+	Evidence []records.Evidence
 	// Scope is the goal's scope (spec goals.<g>.scope).
 	Scope Scope
 	// Full lifts the character bound and lists every gate, the whole
@@ -85,12 +85,12 @@ func Prompt(t Turn) (text string, truncated bool) {
 	fmt.Fprintf(&head, "# loopx turn: goal %s, agent %s\n", t.Goal, t.Agent)
 	fmt.Fprintf(&head, "Objective: %s\n", clip(t.Objective, 300))
 	if td := t.Todo; td != nil {
-		fmt.Fprintf(&head, "\n## Your todo\n%s %q (%s, %s)\n", td.ID, clip(td.Title, 200), kernel.PriorityString(td.Priority), td.Kind)
+		fmt.Fprintf(&head, "\n## Your todo\n%s %q (%s, %s)\n", td.ID, clip(td.Title, 200), records.PriorityString(td.Priority), td.Kind)
 		if len(td.Scope) > 0 {
 			fmt.Fprintf(&head, "Write only within: %s\n", clip(strings.Join(td.Scope, ", "), 200))
 		}
 		if l := td.Lease; l != nil && !l.Released && l.Holder == t.Agent {
-			fmt.Fprintf(&head, "Lease: version %d, epoch %d, expires %s.\n", l.Version, l.Epoch, kernel.RFC3339(l.ExpiresAt))
+			fmt.Fprintf(&head, "Lease: version %d, epoch %d, expires %s.\n", l.Version, l.Epoch, records.RFC3339(l.ExpiresAt))
 		}
 	} else {
 		fmt.Fprintf(&head, "\n## Now: %s\n", t.Verdict)
@@ -141,7 +141,7 @@ func Prompt(t Turn) (text string, truncated bool) {
 		opt = append(opt, s)
 	}
 	if h := t.Handoff; h != nil {
-		s := section{title: fmt.Sprintf("Last handoff (%s, %s)", orDash(h.Agent), kernel.RFC3339(h.CreatedAt))}
+		s := section{title: fmt.Sprintf("Last handoff (%s, %s)", orDash(h.Agent), records.RFC3339(h.CreatedAt))}
 		s.lines = append(s.lines, clip(h.Summary, 400))
 		if h.NextTodo != "" {
 			l := "Next todo: " + clip(h.NextTodo, 150)
@@ -174,7 +174,7 @@ func Prompt(t Turn) (text string, truncated bool) {
 				s.lines = append(s.lines, fmt.Sprintf("(+%d more: loopx evidence list --goal %s)", len(fresh)-limit, t.Goal))
 				break
 			}
-			s.lines = append(s.lines, fmt.Sprintf("- %s %s: %s (%s)", ev.Kind, orDash(ev.Status), clip(ev.Summary, 120), kernel.RFC3339(ev.CreatedAt)))
+			s.lines = append(s.lines, fmt.Sprintf("- %s %s: %s (%s)", ev.Kind, orDash(ev.Status), clip(ev.Summary, 120), records.RFC3339(ev.CreatedAt)))
 		}
 		opt = append(opt, s)
 	}

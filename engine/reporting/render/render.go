@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // Reason is one reason of a decision.
@@ -108,7 +108,7 @@ func quotaText(q *QuotaSummary, long bool) string {
 }
 
 // gateBlocks says what an open gate holds back.
-func gateBlocks(g kernel.Gate) string {
+func gateBlocks(g records.Gate) string {
 	switch g.ScopeKind {
 	case "agent":
 		return "agents " + strings.Join(g.ScopeAgents, ", ")

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func i64(n int64) *int64       { return &n }
@@ -39,11 +39,11 @@ func TestQuotaText(t *testing.T) {
 // cut with a hint, and Full lifts the bound.
 func TestPrompt(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	todo := &kernel.Todo{ID: "t-1", Title: "Write docs", Priority: 2, Kind: "task", Scope: []string{"docs/**"},
-		Lease: &kernel.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: at}}
-	var gates []kernel.Gate
+	todo := &records.Todo{ID: "t-1", Title: "Write docs", Priority: 2, Kind: "task", Scope: []string{"docs/**"},
+		Lease: &records.Lease{Holder: "a1", Version: 3, Epoch: 1, ExpiresAt: at}}
+	var gates []records.Gate
 	for _, id := range []string{"g-1", "g-2", "g-3"} {
-		gates = append(gates, kernel.Gate{ID: id, Question: "Ship " + strings.Repeat("x", 150) + "?", Options: []string{"approve", "reject"}, ScopeKind: "goal"})
+		gates = append(gates, records.Gate{ID: id, Question: "Ship " + strings.Repeat("x", 150) + "?", Options: []string{"approve", "reject"}, ScopeKind: "goal"})
 	}
 	for _, tc := range []struct {
 		name       string
@@ -104,11 +104,11 @@ func TestPrompt(t *testing.T) {
 // TestStatusText: a goal's summary lines.
 func TestStatusText(t *testing.T) {
 	st := Status{Root: "/p", Project: "demo", Goals: []GoalStatus{{ID: "g1", Objective: "Docs", Status: "active", Reason: "r",
-		Quota: &QuotaSummary{}, Todos: map[string]int{kernel.TodoOpen: 2, kernel.TodoDone: 1}, Evidence: 4,
+		Quota: &QuotaSummary{}, Todos: map[string]int{records.TodoOpen: 2, records.TodoDone: 1}, Evidence: 4,
 		NewestTodo: &TodoRef{ID: "t-2", Title: "B"}, NextTodos: []TodoRef{{ID: "t-1", Title: "A"}, {ID: "t-2", Title: "B"}},
-		OpenGates:   []kernel.Gate{{ID: "g-1", Question: "Ship?", Options: []string{"approve", "reject"}}},
-		LastRound:   &kernel.Round{ID: "r-1", Agent: "a1", Status: "finished", Outcome: "progress"},
-		LastHandoff: &kernel.Handoff{Summary: "half done", NextTodo: "C", For: "a2"}}}}
+		OpenGates:   []records.Gate{{ID: "g-1", Question: "Ship?", Options: []string{"approve", "reject"}}},
+		LastRound:   &records.Round{ID: "r-1", Agent: "a1", Status: "finished", Outcome: "progress"},
+		LastHandoff: &records.Handoff{Summary: "half done", NextTodo: "C", For: "a2"}}}}
 	var b strings.Builder
 	StatusText(&b, st)
 	want := lines("project demo (/p)", "", "goal g1 [active] Docs", "  reason: r", "  quota: rounds 0/∞, tokens 0/∞",
@@ -127,15 +127,15 @@ func TestReviewMarkdown(t *testing.T) {
 	empty := Review{Goal: "g1", Objective: "Docs", Status: "active", Now: at, Since: at.Add(-24 * time.Hour)}
 	full := empty
 	full.SinceLastReview = true
-	full.Events = []kernel.Event{{At: at, Kind: "todo.added", Actor: "human", Subject: "t-1", Message: "Write\n  docs"}}
-	full.Rounds = []kernel.Round{{ID: "r-1", Agent: "a1", Todo: "t-1", Status: kernel.RoundFinished, Outcome: "progress", Charged: true, Summary: "half"}}
-	full.OpenGates = []kernel.Gate{{ID: "g-1", Question: "Ship the docs now?", Options: []string{"approve", "reject"}, Answerers: []string{"human"}, RaisedBy: "a1", RaisedAt: at}}
+	full.Events = []records.Event{{At: at, Kind: "todo.added", Actor: "human", Subject: "t-1", Message: "Write\n  docs"}}
+	full.Rounds = []records.Round{{ID: "r-1", Agent: "a1", Todo: "t-1", Status: records.RoundFinished, Outcome: "progress", Charged: true, Summary: "half"}}
+	full.OpenGates = []records.Gate{{ID: "g-1", Question: "Ship the docs now?", Options: []string{"approve", "reject"}, Answerers: []string{"human"}, RaisedBy: "a1", RaisedAt: at}}
 	full.Leases = []HeldLease{{Todo: "t-1", Title: "Write docs", ExpiresAt: "2026-12-01T11:00:00Z", Version: 2, Epoch: 1}}
-	full.Evidence = []ReviewEvidence{{Evidence: kernel.Evidence{ID: "ev-1", Kind: "test", Status: "pass", Summary: "ok", CreatedAt: at}, Stale: true}}
+	full.Evidence = []ReviewEvidence{{Evidence: records.Evidence{ID: "ev-1", Kind: "test", Status: "pass", Summary: "ok", CreatedAt: at}, Stale: true}}
 	full.EvidenceTotal = 3
 	full.Quota = &QuotaSummary{}
 	full.Refusals = []Refusal{{Query: "permission", Agent: "a1", Verdict: "deny", Count: 2, Last: at, LastID: "01D", Reasons: []Reason{{Code: "protected_path", Message: "no"}}}}
-	full.Handoff = &kernel.Handoff{Agent: "a1", Round: "r-1", CreatedAt: at, Summary: "half done", NextTodo: "C", For: "a2"}
+	full.Handoff = &records.Handoff{Agent: "a1", Round: "r-1", CreatedAt: at, Summary: "half done", NextTodo: "C", For: "a2"}
 	for _, tc := range []struct {
 		name string
 		rv   Review

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // ReviewEvidence is one evidence record with its freshness.
 type ReviewEvidence struct {
-	kernel.Evidence
+	records.Evidence
 	Stale bool `json:"stale"`
 }
 
@@ -39,9 +39,9 @@ type Review struct {
 	Since     time.Time `json:"since"`
 	// SinceLastReview is true when Since is the previous review's instant.
 	SinceLastReview bool             `json:"since_last_review"`
-	Events          []kernel.Event   `json:"events"`
-	Rounds          []kernel.Round   `json:"rounds"`
-	OpenGates       []kernel.Gate    `json:"open_gates"`
+	Events          []records.Event  `json:"events"`
+	Rounds          []records.Round  `json:"rounds"`
+	OpenGates       []records.Gate   `json:"open_gates"`
 	Leases          []HeldLease      `json:"leases"`
 	Evidence        []ReviewEvidence `json:"evidence"`
 	EvidenceTotal   int              `json:"evidence_total"`
@@ -49,8 +49,8 @@ type Review struct {
 	Refusals        []Refusal        `json:"refusals"`
 	// GatePolls are the counted polls of round start under the goal's
 	// gates that are open or were polled since Since, by gate and agent.
-	GatePolls []kernel.GatePoll `json:"gate_polls"`
-	Handoff   *kernel.Handoff   `json:"handoff"`
+	GatePolls []records.GatePoll `json:"gate_polls"`
+	Handoff   *records.Handoff   `json:"handoff"`
 	// Markdown is the packet as people read it.
 	Markdown string `json:"markdown"`
 }
@@ -68,7 +68,7 @@ func ReviewMarkdown(rv Review) string {
 	if rv.SinceLastReview {
 		from = "the last review"
 	}
-	w("Status **%s**. Generated %s; changes since %s (%s).\n", rv.Status, kernel.RFC3339(rv.Now), kernel.RFC3339(rv.Since), from)
+	w("Status **%s**. Generated %s; changes since %s (%s).\n", rv.Status, records.RFC3339(rv.Now), records.RFC3339(rv.Since), from)
 
 	w("\n## What changed (%d events)\n\n", len(rv.Events))
 	if len(rv.Events) == 0 {
@@ -81,7 +81,7 @@ func ReviewMarkdown(rv Review) string {
 		evs = evs[len(evs)-maxEvents:]
 	}
 	for _, ev := range evs {
-		w("- %s `%s` %s %s", kernel.RFC3339(ev.At), ev.Kind, orDash(ev.Actor), ev.Subject)
+		w("- %s `%s` %s %s", records.RFC3339(ev.At), ev.Kind, orDash(ev.Actor), ev.Subject)
 		if ev.Message != "" {
 			w(": %s", clipRunes(oneLine(ev.Message), 160))
 		}
@@ -94,7 +94,7 @@ func ReviewMarkdown(rv Review) string {
 		w("\nRounds:\n\n")
 		for _, r := range rv.Rounds {
 			outcome := r.Status
-			if r.Status == kernel.RoundFinished {
+			if r.Status == records.RoundFinished {
 				outcome = r.Outcome
 				if r.Charged {
 					outcome += ", charged"
@@ -119,10 +119,10 @@ func ReviewMarkdown(rv Review) string {
 		w("### %s: %s\n\n", g.ID, g.Question)
 		w("Options: %s. Answerers: %s. Blocks %s. Raised by %s", strings.Join(g.Options, ", "), strings.Join(g.Answerers, ", "), gateBlocks(g), orDash(g.RaisedBy))
 		if !g.RaisedAt.IsZero() {
-			w(" at %s", kernel.RFC3339(g.RaisedAt))
+			w(" at %s", records.RFC3339(g.RaisedAt))
 		}
 		if !g.ExpiresAt.IsZero() {
-			w("; expires %s (then %s)", kernel.RFC3339(g.ExpiresAt), orDash(g.OnExpiry))
+			w("; expires %s (then %s)", records.RFC3339(g.ExpiresAt), orDash(g.OnExpiry))
 		}
 		w(".\n")
 		if polls := gatePollsText(g.ID, rv.GatePolls); polls != "" {
@@ -148,7 +148,7 @@ func ReviewMarkdown(rv Review) string {
 		if ev.Stale {
 			stale = " **STALE**"
 		}
-		w("- [%s %s] %s (%s, %s)%s\n", ev.Kind, orDash(ev.Status), clipRunes(oneLine(ev.Summary), 160), ev.ID, kernel.RFC3339(ev.CreatedAt), stale)
+		w("- [%s %s] %s (%s, %s)%s\n", ev.Kind, orDash(ev.Status), clipRunes(oneLine(ev.Summary), 160), ev.ID, records.RFC3339(ev.CreatedAt), stale)
 	}
 
 	w("\n## Quota spent\n\n")
@@ -165,7 +165,7 @@ func ReviewMarkdown(rv Review) string {
 			w("(%d more kinds left out)\n", len(rv.Refusals)-30)
 			break
 		}
-		w("- %d× %s **%s** for %s (last %s, %s)", r.Count, r.Query, r.Verdict, orDash(r.Agent), kernel.RFC3339(r.Last), r.LastID)
+		w("- %d× %s **%s** for %s (last %s, %s)", r.Count, r.Query, r.Verdict, orDash(r.Agent), records.RFC3339(r.Last), r.LastID)
 		for _, re := range r.Reasons {
 			w("; %s: %s", re.Code, clipRunes(oneLine(re.Message), 200))
 		}
@@ -174,7 +174,7 @@ func ReviewMarkdown(rv Review) string {
 
 	w("\n## Latest handoff\n\n")
 	if h := rv.Handoff; h != nil {
-		w("From %s (%s, %s): %s\n", orDash(h.Agent), orDash(h.Round), kernel.RFC3339(h.CreatedAt), h.Summary)
+		w("From %s (%s, %s): %s\n", orDash(h.Agent), orDash(h.Round), records.RFC3339(h.CreatedAt), h.Summary)
 		if h.NextTodo != "" {
 			w("Next todo: %s", h.NextTodo)
 			if h.For != "" {

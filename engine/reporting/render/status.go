@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // GoalStatus is one goal's summary for `loopx status`.
@@ -20,10 +20,10 @@ type GoalStatus struct {
 	// NextTodos are the open todos in selection order (at most 5).
 	NextTodos []TodoRef `json:"next_todos"`
 	// NewestTodo is the most recently added open todo.
-	NewestTodo  *TodoRef        `json:"newest_todo"`
-	OpenGates   []kernel.Gate   `json:"open_gates"`
-	LastRound   *kernel.Round   `json:"last_round"`
-	LastHandoff *kernel.Handoff `json:"last_handoff"`
+	NewestTodo  *TodoRef         `json:"newest_todo"`
+	OpenGates   []records.Gate   `json:"open_gates"`
+	LastRound   *records.Round   `json:"last_round"`
+	LastHandoff *records.Handoff `json:"last_handoff"`
 	// Evidence is the number of evidence records.
 	Evidence int `json:"evidence"`
 }
@@ -52,7 +52,7 @@ func StatusText(w io.Writer, st Status) {
 			fmt.Fprintf(w, "  quota: %s\n", QuotaLine(g.Quota))
 		}
 		fmt.Fprintf(w, "  todos: %d open, %d claimed, %d done, %d blocked; evidence: %d\n",
-			g.Todos[kernel.TodoOpen], g.Todos[kernel.TodoClaimed], g.Todos[kernel.TodoDone], g.Todos[kernel.TodoBlocked], g.Evidence)
+			g.Todos[records.TodoOpen], g.Todos[records.TodoClaimed], g.Todos[records.TodoDone], g.Todos[records.TodoBlocked], g.Evidence)
 		if g.NewestTodo != nil {
 			fmt.Fprintf(w, "  newest open todo: %s %s\n", g.NewestTodo.ID, g.NewestTodo.Title)
 		}
@@ -72,7 +72,7 @@ func StatusText(w io.Writer, st Status) {
 }
 
 // handoffLine is a handoff's summary and the successor todo it asks for.
-func handoffLine(h *kernel.Handoff) string {
+func handoffLine(h *records.Handoff) string {
 	parts := []string{}
 	if h.Summary != "" {
 		parts = append(parts, h.Summary)

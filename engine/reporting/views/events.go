@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // EventFamilies are the first parts of audit event kinds ("gate" in
@@ -33,7 +33,7 @@ func (f EventFilter) Check() error {
 // Match reports whether ev passes f at now: its goal; its kind exactly or
 // as a family ("gate" matches every gate.* event and gate_violation, "todo."
 // every todo.* event); at most SinceSeconds old.
-func (f EventFilter) Match(ev kernel.Event, now time.Time) bool {
+func (f EventFilter) Match(ev records.Event, now time.Time) bool {
 	if f.Goal != "" && ev.Goal != f.Goal {
 		return false
 	}
@@ -46,10 +46,10 @@ func (f EventFilter) Match(ev kernel.Event, now time.Time) bool {
 // Events returns the events of src that pass f at now, oldest first (the
 // newest f.Limit when f.Limit > 0); never nil. Errors: src's.
 func Events(src interface {
-	Events(fn func(kernel.Event) bool) error
-}, f EventFilter, now time.Time) ([]kernel.Event, error) {
-	out := []kernel.Event{}
-	err := src.Events(func(ev kernel.Event) bool {
+	Events(fn func(records.Event) bool) error
+}, f EventFilter, now time.Time) ([]records.Event, error) {
+	out := []records.Event{}
+	err := src.Events(func(ev records.Event) bool {
 		if f.Match(ev, now) {
 			out = append(out, ev)
 		}

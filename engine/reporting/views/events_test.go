@@ -5,16 +5,16 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 func TestEventFilter(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	ev := func(kind string) kernel.Event { return kernel.Event{Kind: kind, Goal: "g1", At: now.Add(-time.Hour)} }
+	ev := func(kind string) records.Event { return records.Event{Kind: kind, Goal: "g1", At: now.Add(-time.Hour)} }
 	for _, tc := range []struct {
 		name  string
 		f     EventFilter
-		ev    kernel.Event
+		ev    records.Event
 		match bool
 	}{
 		{"everything", EventFilter{}, ev("todo.claimed"), true},

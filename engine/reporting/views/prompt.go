@@ -1,6 +1,8 @@
 package views
 
-import "github.com/loopx-dev/loopx/kernel"
+import (
+	"github.com/loopx-dev/loopx/kernel/records"
+)
 
 // Prompt is a bounded-turn prompt and what it was built from.
 type Prompt struct {
@@ -10,7 +12,7 @@ type Prompt struct {
 	Verdict    string `json:"verdict"`
 	DecisionID string `json:"decision_id"`
 	// Todo is the selected todo on "run" (nil otherwise).
-	Todo *kernel.Todo `json:"todo"`
+	Todo *records.Todo `json:"todo"`
 	// Round is the open round the prompt is for ("" outside `loopx run`).
 	Round string `json:"round,omitempty"`
 	// Text is the prompt (Markdown); Chars its length in characters.

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/mutating/retention"
+	"github.com/loopx-dev/loopx/kernel/records"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -38,22 +38,22 @@ const ReviewEventKind = retention.ReviewEventKind
 // read model.
 type StatusSource interface {
 	snapshot.Source
-	Handoffs(goal string) ([]kernel.Handoff, error)
+	Handoffs(goal string) ([]records.Handoff, error)
 	EvidenceCount(goal string) (int, error)
 }
 
 // PromptSource is what a prompt reads: a kernel read transaction.
 type PromptSource interface {
 	snapshot.Source
-	Handoffs(goal string) ([]kernel.Handoff, error)
-	EvidenceList(goal string, limit int) ([]kernel.Evidence, error)
+	Handoffs(goal string) ([]records.Handoff, error)
+	EvidenceList(goal string, limit int) ([]records.Evidence, error)
 }
 
 // ReviewSource is what a review packet reads: a kernel read transaction.
 type ReviewSource interface {
 	PromptSource
-	Events(fn func(kernel.Event) bool) error
-	GatePolls(goal string) ([]kernel.GatePoll, error)
+	Events(fn func(records.Event) bool) error
+	GatePolls(goal string) ([]records.GatePoll, error)
 }
 
 // StaleAfter is the goal's evidence.stale_after (DefaultStaleAfter when
@@ -73,8 +73,8 @@ func Stale(created, now time.Time, after time.Duration) bool {
 }
 
 // FreshEvidence is the evidence of evs that is not stale at now, in order.
-func FreshEvidence(evs []kernel.Evidence, after time.Duration, now time.Time) []kernel.Evidence {
-	var out []kernel.Evidence
+func FreshEvidence(evs []records.Evidence, after time.Duration, now time.Time) []records.Evidence {
+	var out []records.Evidence
 	for _, ev := range evs {
 		if !Stale(ev.CreatedAt, now, after) {
 			out = append(out, ev)
@@ -112,7 +112,7 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
 // count. The goal must be in b's spec. Errors: src's.
 func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
-	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []kernel.Gate{}}
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []records.Gate{}}
 	gst, err := src.Goal(goal)
 	if err != nil {
 		return out, err
@@ -122,10 +122,10 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 	if err != nil {
 		return out, err
 	}
-	var newest *kernel.Todo
+	var newest *records.Todo
 	for i, t := range todos {
 		out.Todos[t.Status]++
-		if t.Status == kernel.TodoOpen || t.Status == kernel.TodoClaimed {
+		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
 			if len(out.NextTodos) < 5 {
 				out.NextTodos = append(out.NextTodos, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 			}
@@ -141,7 +141,7 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 		return out, err
 	}
 	if out.OpenGates == nil {
-		out.OpenGates = []kernel.Gate{}
+		out.OpenGates = []records.Gate{}
 	}
 	rounds, err := src.Rounds(goal)
 	if err != nil {
@@ -206,8 +206,8 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	}
 	rv.Status = st.Status
 	rv.Since = SinceInstant(now, DefaultReviewWindow)
-	var evs []kernel.Event
-	if err := src.Events(func(ev kernel.Event) bool {
+	var evs []records.Event
+	if err := src.Events(func(ev records.Event) bool {
 		// Project-wide events (the rules in effect: rules.adopted, refused
 		// adoptions and restores; the store itself: store.refused,
 		// store.accepted, store.salvaged, recoveries and migrations;
@@ -228,7 +228,7 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	if since > 0 {
 		rv.Since = SinceInstant(now, since)
 	}
-	rv.Events = []kernel.Event{}
+	rv.Events = []records.Event{}
 	for _, ev := range evs {
 		if !ev.At.Before(rv.Since) && ev.Kind != ReviewEventKind {
 			rv.Events = append(rv.Events, ev)
@@ -238,9 +238,9 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	if err != nil {
 		return err
 	}
-	rv.Rounds = []kernel.Round{}
+	rv.Rounds = []records.Round{}
 	for _, r := range rounds {
-		if !r.StartedAt.Before(rv.Since) || (!r.FinishedAt.IsZero() && !r.FinishedAt.Before(rv.Since)) || r.Status == kernel.RoundOpen {
+		if !r.StartedAt.Before(rv.Since) || (!r.FinishedAt.IsZero() && !r.FinishedAt.Before(rv.Since)) || r.Status == records.RoundOpen {
 			rv.Rounds = append(rv.Rounds, r)
 		}
 	}
@@ -251,9 +251,9 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	if err != nil {
 		return err
 	}
-	rv.GatePolls = []kernel.GatePoll{}
+	rv.GatePolls = []records.GatePoll{}
 	for _, p := range polls {
-		if !p.LastAt.Before(rv.Since) || slices.ContainsFunc(rv.OpenGates, func(g kernel.Gate) bool { return g.ID == p.Gate }) {
+		if !p.LastAt.Before(rv.Since) || slices.ContainsFunc(rv.OpenGates, func(g records.Gate) bool { return g.ID == p.Gate }) {
 			rv.GatePolls = append(rv.GatePolls, p)
 		}
 	}
@@ -296,14 +296,14 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 // transfer), its open round, and the live leases it holds (CurrentLease
 // is the one expiring last).
 type AgentInfo struct {
-	kernel.Agent
+	records.Agent
 	CurrentLease *render.HeldLease  `json:"current_lease"`
 	Leases       []render.HeldLease `json:"leases"`
 }
 
 // Agents is each agent of as (in order) with the live leases held holds
 // for it (`loopx agent list`).
-func Agents(as []kernel.Agent, held map[string][]render.HeldLease) []AgentInfo {
+func Agents(as []records.Agent, held map[string][]render.HeldLease) []AgentInfo {
 	out := []AgentInfo{}
 	for _, a := range as {
 		info := AgentInfo{Agent: a, Leases: held[a.ID]}
@@ -323,7 +323,7 @@ func Agents(as []kernel.Agent, held map[string][]render.HeldLease) []AgentInfo {
 // LeaseSource is what LiveLeases reads: a kernel read transaction.
 type LeaseSource interface {
 	Now() time.Time
-	Todos(goal string) ([]kernel.Todo, error)
+	Todos(goal string) ([]records.Todo, error)
 }
 
 // LiveLeases maps each holder to the live leases it holds on the todos of
@@ -339,7 +339,7 @@ func LiveLeases(src LeaseSource, goals []string) (map[string][]render.HeldLease,
 		for _, t := range todos {
 			if l := t.Lease; l.LiveAt(now) {
 				out[l.Holder] = append(out[l.Holder], render.HeldLease{Todo: t.ID, Goal: g, Title: t.Title, Version: l.Version,
-					Epoch: l.Epoch, ExpiresAt: kernel.RFC3339(l.ExpiresAt), Round: l.Round})
+					Epoch: l.Epoch, ExpiresAt: records.RFC3339(l.ExpiresAt), Round: l.Round})
 			}
 		}
 	}

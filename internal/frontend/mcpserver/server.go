@@ -23,7 +23,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -237,7 +237,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				req := rounds.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
 					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
 				for _, ev := range in.Evidence {
-					req.Evidence = append(req.Evidence, kernel.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
+					req.Evidence = append(req.Evidence, records.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
 				}
 				return e.FinishRound(ctx, in.Round, req)
 			})
@@ -251,12 +251,12 @@ var tools = map[string]func(*mcp.Server, Options){
 	},
 	"todo_add": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "todo_add", "Add a task todo to a goal.",
-			nil, func(_ context.Context, e *engine.Engine, agent string, in todoIn) (kernel.Todo, error) {
+			nil, func(_ context.Context, e *engine.Engine, agent string, in todoIn) (records.Todo, error) {
 				prio := 2
 				if in.Priority != "" {
 					p, err := todos.ParsePriority(in.Priority)
 					if err != nil {
-						return kernel.Todo{}, err
+						return records.Todo{}, err
 					}
 					prio = p
 				}
@@ -265,8 +265,8 @@ var tools = map[string]func(*mcp.Server, Options){
 	},
 	"evidence_add": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
-			nil, func(_ context.Context, e *engine.Engine, agent string, in evidenceAddIn) (kernel.Evidence, error) {
-				return e.AddEvidence(kernel.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
+			nil, func(_ context.Context, e *engine.Engine, agent string, in evidenceAddIn) (records.Evidence, error) {
+				return e.AddEvidence(records.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
 					Todo: in.Todo, By: actor(agent)})
 			})
 	},

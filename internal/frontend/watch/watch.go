@@ -25,6 +25,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/runner"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/engine"
@@ -700,14 +701,14 @@ func (w *Watcher) dueTimes(ds []decision.Decision) []due {
 		for g := range goals {
 			if ts, err := tx.Todos(g); err == nil {
 				for _, t := range ts {
-					if t.Kind == kernel.KindMonitor && t.Status != kernel.TodoDone && t.Status != kernel.TodoCancelled && !t.NextDueAt.IsZero() {
+					if t.Kind == records.KindMonitor && t.Status != records.TodoDone && t.Status != records.TodoCancelled && !t.NextDueAt.IsZero() {
 						out = append(out, due{at: t.NextDueAt})
 					}
 				}
 			}
 			if gs, err := tx.Gates(g); err == nil {
 				for _, gt := range gs {
-					if gt.Status == kernel.GateOpen && !gt.ExpiresAt.IsZero() {
+					if gt.Status == records.GateOpen && !gt.ExpiresAt.IsZero() {
 						out = append(out, due{at: gt.ExpiresAt})
 					}
 				}

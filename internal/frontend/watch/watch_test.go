@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // wait bounds every wait on the watcher; nothing here sleeps.
@@ -92,7 +93,7 @@ func (p *project) engine(t *testing.T) *engine.Engine {
 	return e
 }
 
-func (p *project) addTodo(t *testing.T, title string) kernel.Todo {
+func (p *project) addTodo(t *testing.T, title string) records.Todo {
 	t.Helper()
 	e := p.engine(t)
 	td, err := e.AddTodo(todos.Input{Goal: "g1", Title: title, Priority: 2})
@@ -113,7 +114,7 @@ func (p *project) commit(t *testing.T, title string) {
 	}
 	defer s.Close()
 	if err := s.Update(func(tx *kernel.Tx) error {
-		_, err := tx.AddTodo(kernel.Todo{Goal: "g1", Title: title, Priority: 2})
+		_, err := tx.AddTodo(records.Todo{Goal: "g1", Title: title, Priority: 2})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -383,7 +384,7 @@ func TestTimer_MinIntervalElapsedReDecides(t *testing.T) {
 	if err != nil || st.Round == nil {
 		t.Fatalf("start round: %v %+v", err, st.Decision)
 	}
-	if _, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: kernel.OutcomeProgress, Done: true}); err != nil {
+	if _, err := e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress, Done: true}); err != nil {
 		t.Fatal(err)
 	}
 	e.Release()
@@ -469,7 +470,7 @@ func TestExec_CancelFinishesTheRoundFailedAndReleasesTheLease(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 	rc := next(t, r.receipts, "the round's receipt")
-	if rc.Round.Status != kernel.RoundFinished || rc.Round.Outcome != kernel.OutcomeFailed || !strings.Contains(rc.Round.Summary, "interrupted") {
+	if rc.Round.Status != records.RoundFinished || rc.Round.Outcome != records.OutcomeFailed || !strings.Contains(rc.Round.Summary, "interrupted") {
 		t.Fatalf("round = %+v", rc.Round)
 	}
 	e := p.engine(t)
@@ -492,7 +493,7 @@ func TestExec_RunsRoundsWhileRunThenIdles(t *testing.T) {
 	p.addTodo(t, "second")
 	r := start(t, p, Options{Agent: "a1", Exec: []string{"sh", "-c", "echo $LOOPX_TODO >> work.txt"}})
 	for i := 0; i < 2; i++ {
-		if rc := next(t, r.receipts, "a round"); rc.Round.Outcome != kernel.OutcomeProgress {
+		if rc := next(t, r.receipts, "a round"); rc.Round.Outcome != records.OutcomeProgress {
 			t.Fatalf("round %d = %+v", i+1, rc.Round)
 		}
 	}
@@ -523,7 +524,7 @@ func TestExec_CommandThatCannotStartStopsTheWatch(t *testing.T) {
 	if !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) {
 		t.Fatalf("Run = %v, want a usage error", err)
 	}
-	if rc := next(t, r.receipts, "the receipt"); rc.Round.Outcome != kernel.OutcomePreflightFailed || rc.Charged {
+	if rc := next(t, r.receipts, "the receipt"); rc.Round.Outcome != records.OutcomePreflightFailed || rc.Charged {
 		t.Fatalf("round = %+v charged %v", rc.Round, rc.Charged)
 	}
 	r.done <- nil // for the cleanup

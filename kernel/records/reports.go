@@ -1,0 +1,36 @@
+package records
+
+// PruneReport says what Tx.PruneEvents dropped.
+type PruneReport struct {
+	// Pruned is how many events this prune drops; Kept how many stay.
+	Pruned int `json:"pruned"`
+	Kept   int `json:"kept"`
+	// ThroughSeq is the Seq of the last event dropped (0 when none).
+	ThroughSeq uint64 `json:"through_seq"`
+	// Unreviewed is how many events older than the instant were kept
+	// because they are not yet reviewed (or follow one that is not).
+	Unreviewed int `json:"unreviewed"`
+	// Head is the hash of the last pruned record (the checkpoint's Head).
+	Head string `json:"head,omitempty"`
+}
+
+// GoalRecords counts what the store keeps for one goal id.
+type GoalRecords struct {
+	// Todos, Gates and Ledger count the goal's todos (any status), stored
+	// gate instances (any status) and quota ledger entries (charges and
+	// refunds).
+	Todos  int `json:"todos"`
+	Gates  int `json:"gates"`
+	Ledger int `json:"ledger"`
+}
+
+// ShrinkReport says what ShrinkIfGrown did.
+type ShrinkReport struct {
+	// Shrunk is true when the file was rewritten.
+	Shrunk bool `json:"shrunk"`
+	// Before and After are the file sizes in bytes (After = Before when not shrunk).
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+	// Base is the size after the previous shrink (0 = never shrunk).
+	Base int64 `json:"base"`
+}
