@@ -21,17 +21,11 @@ func (e *Engine) VerifyChain() (records.ChainReport, error) {
 	return kernel.VerifyChainAt(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
 }
 
-// ChainReport is the store's whole chain verified (records.ChainReport).
-type ChainReport = records.ChainReport
-
-// SalvageReport is what `loopx doctor --salvage` kept and dropped.
-type SalvageReport = records.SalvageReport
-
 // Salvage rebuilds the store from every transaction of its file that
 // verifies, backs the damaged file up and re-anchors (kernel.Salvage). It
 // is `loopx doctor --salvage`, a human's decision (the caller asks the
 // repair rule first). Errors: kernel.Salvage's.
-func (e *Engine) Salvage() (SalvageReport, error) {
+func (e *Engine) Salvage() (records.SalvageReport, error) {
 	if err := e.Release(); err != nil {
 		return records.SalvageReport{}, err
 	}

@@ -11,7 +11,9 @@ import (
 // finer rules inside a layer are TestImportsFlowOneWay's.
 //
 //	command     cmd/: main and one file per command (parse, call the
-//	            layers below, render)
+//	            layers below, render); of the foundations it imports the
+//	            records it renders and the spec schema, never the kernel
+//	            (TestCommandLayerImportsNoStore)
 //	ways in     internal/frontend/: what drives the engine for a command —
 //	            loopx check's pipeline, the demo, answering a gate at a
 //	            terminal, a host's hook, the MCP server, watch. A front end
@@ -141,6 +143,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "presets":  {mod + "engine", mod + "kernel", mod + "specs", mod + "policies", mod + "cmd"},
 		mod + "engine":   {mod + "cmd", mod + "lint"},
 		mod + "lint":     {mod + "engine", mod + "kernel", mod + "cmd"},
+		// The records are plain data: no store, no other package of loopx.
+		mod + "kernel/records": {mod + "kernel$", mod + "engine", mod + "specs", mod + "policies", mod + "presets", mod + "cmd", mod + "lint", mod + "internal",
+			"github.com/tidwall/buntdb", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// The engine's pure rooms.
 		mod + "engine/deciding/shell":           pure,
 		mod + "engine/deciding/shell/shelltest": pure,
@@ -269,20 +274,39 @@ func TestImportsFlowOneWay(t *testing.T) {
 	}
 }
 
-// TestCommandLayerImportsOnlyTheEngineSide checks that the command
-// layer (cmd/loopx/internal/cli) parses flags, calls the engine and
-// renders; it imports only the engine side (engine/..., internal/...,
-// cmd/loopx/internal/output), cobra and the standard library — never the
-// kernel, specs, policies, presets or lint, whose records and functions
-// it reaches through the engine.
-func TestCommandLayerImportsOnlyTheEngineSide(t *testing.T) {
+// commandMayImport reports whether the command layer
+// (cmd/loopx/internal/cli) may import the module or third-party package
+// imp: the engine side (engine/..., internal/..., cmd/loopx/internal/output),
+// the records it renders (kernel/records), the spec schema and its
+// evaluator child (specs), and cobra — never the kernel (the store),
+// policies, presets or lint, which it reaches through the engine.
+func commandMayImport(imp string) bool {
 	const mod = "github.com/loopx-dev/loopx/"
+	for _, a := range []string{mod + "engine", mod + "internal", mod + "cmd/loopx/internal/output",
+		mod + "kernel/records", mod + "specs", "github.com/spf13/cobra"} {
+		if imp == a || strings.HasPrefix(imp, a+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCommandLayerImportsNoStore checks that the command layer parses
+// flags, calls the engine and renders: it imports only what
+// commandMayImport allows and the standard library.
+func TestCommandLayerImportsNoStore(t *testing.T) {
+	const mod = "github.com/loopx-dev/loopx/"
+	for imp, want := range map[string]bool{mod + "kernel": false, mod + "kernel/records": true, mod + "policies": false,
+		mod + "presets": false, mod + "lint": false, mod + "specs": true, mod + "engine/deciding/decision": true} {
+		if commandMayImport(imp) != want {
+			t.Errorf("commandMayImport(%q) = %v, want %v", imp, !want, want)
+		}
+	}
 	const cli = mod + "cmd/loopx/internal/cli"
 	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, cli).CombinedOutput()
 	if err != nil {
 		t.Skipf("go list unavailable: %v\n%s", err, out)
 	}
-	allowed := []string{mod + "engine", mod + "internal", mod + "cmd/loopx/internal/output", "github.com/spf13/cobra"}
 	imports := strings.Fields(string(out))
 	if len(imports) < 5 {
 		t.Fatalf("go list gave only %d imports of %s:\n%s", len(imports), cli, out)
@@ -291,14 +315,8 @@ func TestCommandLayerImportsOnlyTheEngineSide(t *testing.T) {
 		if first, _, _ := strings.Cut(imp, "/"); !strings.Contains(first, ".") {
 			continue // the standard library
 		}
-		ok := false
-		for _, a := range allowed {
-			if imp == a || strings.HasPrefix(imp, a+"/") {
-				ok = true
-			}
-		}
-		if !ok {
-			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, cobra and the standard library)", cli, imp)
+		if !commandMayImport(imp) {
+			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, kernel/records, specs, cobra and the standard library)", cli, imp)
 		}
 	}
 }

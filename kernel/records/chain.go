@@ -57,7 +57,7 @@ type ChainReport struct {
 // OK reports whether the whole chain verified and matches the anchor.
 func (r ChainReport) OK() bool { return r.FirstBad == nil && r.Problem == "" }
 
-// SalvageReport says what Salvage kept and dropped.
+// SalvageReport says what the kernel's Salvage kept and dropped.
 type SalvageReport struct {
 	// Chain is the verification of the damaged file.
 	Chain ChainReport `json:"chain"`

@@ -1,6 +1,6 @@
 package records
 
-// PruneReport says what Tx.PruneEvents dropped.
+// PruneReport says what the kernel's Tx.PruneEvents dropped.
 type PruneReport struct {
 	// Pruned is how many events this prune drops; Kept how many stay.
 	Pruned int `json:"pruned"`
@@ -24,7 +24,7 @@ type GoalRecords struct {
 	Ledger int `json:"ledger"`
 }
 
-// ShrinkReport says what ShrinkIfGrown did.
+// ShrinkReport says what the kernel's Store.ShrinkIfGrown did.
 type ShrinkReport struct {
 	// Shrunk is true when the file was rewritten.
 	Shrunk bool `json:"shrunk"`

@@ -28,6 +28,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/lint"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
@@ -70,7 +71,7 @@ type Report struct {
 	// Replay is present with Options.Replay.
 	Replay *decision.ReplayReport `json:"replay,omitempty"`
 	// Audit is present with Options.Audit: the chain verified.
-	Audit *engine.ChainReport `json:"audit,omitempty"`
+	Audit *records.ChainReport `json:"audit,omitempty"`
 }
 
 // Summary counts what check looked at and found.
@@ -159,7 +160,7 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 	}
 
 	// 7. The store's whole chain.
-	var audit *engine.ChainReport
+	var audit *records.ChainReport
 	if o.Audit {
 		c, err := e.VerifyChain()
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
@@ -127,7 +128,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := e.SpecErr(); err != nil {
 		return Result{}, err
 	}
-	if _, err := e.RegisterAgent(engine.Agent{ID: "worker", Host: "shell", Role: "executor", Mode: "active"}); err != nil {
+	if _, err := e.RegisterAgent(records.Agent{ID: "worker", Host: "shell", Role: "executor", Mode: "active"}); err != nil {
 		return Result{}, err
 	}
 	step("four todos")

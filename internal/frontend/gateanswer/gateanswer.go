@@ -32,6 +32,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"golang.org/x/term"
 )
 
@@ -117,30 +118,30 @@ func Channel(e *engine.Engine, c Caller, actor *string) input.Channel {
 // says which files of loopx/ it overwrites); the engine then decides and
 // records the answer in one transaction (engine.AnswerGateContext, its
 // errors).
-func Answer(ctx context.Context, e *engine.Engine, in gates.Answer, c Caller, t Terminal) (engine.Gate, error) {
+func Answer(ctx context.Context, e *engine.Engine, in gates.Answer, c Caller, t Terminal) (records.Gate, error) {
 	in.Channel = Channel(e, c, &in.Actor)
 	if in.Channel.Kind == "terminal" && in.Actor == "human" {
 		d, err := e.DecideAnswer(ctx, in)
 		if err != nil {
-			return engine.Gate{}, err
+			return records.Gate{}, err
 		}
 		if !d.Allow && !onlyPending(d) {
 			err := e.Refusal(d)
 			e.AuditAnswerRefusal(in.Gate, in.Actor, err)
-			return engine.Gate{}, err
+			return records.Gate{}, err
 		}
 		g, err := e.Gate(in.Gate)
 		if err != nil {
-			return engine.Gate{}, err
+			return records.Gate{}, err
 		}
 		restores := ""
 		if in.Option == "reject" {
 			if restores, err = rejectNote(e, g.ID); err != nil {
-				return engine.Gate{}, err
+				return records.Gate{}, err
 			}
 		}
 		if err := e.Release(); err != nil { // never hold the state lock while a person types
-			return engine.Gate{}, err
+			return records.Gate{}, err
 		}
 		// Every value is rendered inert: a question raised by an agent
 		// must not reach the human's terminal as escape sequences (a

@@ -245,7 +245,7 @@ var tools = map[string]func(*mcp.Server, Options){
 	"gate_raise": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
 			"answers it (agents cannot answer gates).",
-			nil, func(_ context.Context, e *engine.Engine, agent string, in gateIn) (engine.Gate, error) {
+			nil, func(_ context.Context, e *engine.Engine, agent string, in gateIn) (records.Gate, error) {
 				return e.RaiseGate(gates.Input{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
 			})
 	},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +18,7 @@ func (a *app) agentCmd() *cobra.Command {
 // agentRegisterOptions are the argument and flags of `loopx agent
 // register`.
 type agentRegisterOptions struct {
-	engine.Agent
+	records.Agent
 }
 
 // validate checks the flags alone (no project opened); the engine checks

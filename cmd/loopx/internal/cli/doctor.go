@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -41,7 +41,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 			return err
 		}
 	}
-	var salvaged *engine.SalvageReport
+	var salvaged *records.SalvageReport
 	if o.salvage {
 		if err := a.humanOnly(ctx, e, "doctor --salvage", false, "store.salvage_refused", ".loopx/"); err != nil {
 			return err

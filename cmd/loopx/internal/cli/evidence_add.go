@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +18,7 @@ func (a *app) evidenceCmd() *cobra.Command {
 
 // evidenceAddOptions are the flags and summary of `loopx evidence add`.
 type evidenceAddOptions struct {
-	engine.Evidence
+	records.Evidence
 }
 
 // validate checks the flags alone (no project opened); the engine checks

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +50,7 @@ func (a *app) runGateList(_ context.Context, o *gateListOptions) error {
 }
 
 // gateRows are the table rows of gs: id, goal, status, scope, question.
-func gateRows(gs []engine.Gate) [][]string {
+func gateRows(gs []records.Gate) [][]string {
 	rows := [][]string{}
 	for _, g := range gs {
 		scope := g.ScopeKind

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -33,7 +33,7 @@ func (a *app) runGateShow(_ context.Context, o *gateShowOptions) error {
 	if err != nil {
 		return err
 	}
-	row := render.GatesWithPolls([]engine.Gate{g}, polls)[0]
+	row := render.GatesWithPolls([]records.Gate{g}, polls)[0]
 	return a.print(row, func(w io.Writer) {
 		fmt.Fprintf(w, "gate %s (%s): %s\n  question: %s\n  options: %s\n  answerers: %s\n  raised by %s at %s\n",
 			g.ID, g.Goal, g.Status, g.Question, strings.Join(g.Options, ", "), strings.Join(g.Answerers, ", "), g.RaisedBy, g.RaisedAt.Format("2006-01-02T15:04:05Z"))

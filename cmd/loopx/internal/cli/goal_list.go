@@ -4,18 +4,18 @@ import (
 	"context"
 	"io"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) goalCmd() *cobra.Command {
 	c := &cobra.Command{Use: "goal", Short: "List goals, show one, pause, resume or finish it"}
 	c.AddCommand(a.goalListCmd(), a.goalShowCmd(),
-		a.goalStatusCmd("pause", engine.GoalPaused, "Pause a goal: should-run answers skip until resumed"),
-		a.goalStatusCmd("resume", engine.GoalActive, "Resume a paused goal"),
-		a.goalStatusCmd("done", engine.GoalDone, "Mark a goal done"),
-		a.goalStatusCmd("archive", engine.GoalArchived, "Archive a goal"))
+		a.goalStatusCmd("pause", records.GoalPaused, "Pause a goal: should-run answers skip until resumed"),
+		a.goalStatusCmd("resume", records.GoalActive, "Resume a paused goal"),
+		a.goalStatusCmd("done", records.GoalDone, "Mark a goal done"),
+		a.goalStatusCmd("archive", records.GoalArchived, "Archive a goal"))
 	return c
 }
 

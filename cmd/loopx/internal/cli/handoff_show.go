@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +45,7 @@ func (a *app) runHandoffShow(_ context.Context, o *handoffShowOptions) error {
 			}
 		})
 	}
-	var latest *engine.Handoff
+	var latest *records.Handoff
 	if len(hs) > 0 {
 		latest = &hs[len(hs)-1]
 	}
@@ -82,7 +82,7 @@ latest is one object (null when there is none), --all an array.`,
 	return c
 }
 
-func renderHandoff(w io.Writer, h engine.Handoff) {
+func renderHandoff(w io.Writer, h records.Handoff) {
 	by := h.Agent
 	if by == "" {
 		by = "-"

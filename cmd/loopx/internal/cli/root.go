@@ -27,6 +27,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
+	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
@@ -116,10 +117,10 @@ func reported(kind errs.Kind) error { return errs.Reported(kind) }
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
-	if len(os.Args) == 2 && os.Args[1] == engine.SpecChildCommand {
-		// The budgeted spec evaluator (engine.ServeSpecChild): a hidden
+	if len(os.Args) == 2 && os.Args[1] == specs.ChildCommand {
+		// The budgeted spec evaluator (specs.ServeChild): a hidden
 		// command this binary runs itself as, for a spec not in the cache.
-		return engine.ServeSpecChild(os.Stdin, os.Stdout, os.Stderr)
+		return specs.ServeChild(os.Stdin, os.Stdout, os.Stderr)
 	}
 	hookProcess = true
 	warm := prewarm(os.Args[1:])
@@ -143,7 +144,7 @@ func Main() int {
 	if warm != nil {
 		warm()
 	}
-	engine.SetSpecBudgetFromEnv()
+	specs.SetBudget(specs.BudgetFromEnv())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

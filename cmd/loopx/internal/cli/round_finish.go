@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -66,12 +66,12 @@ func (a *app) runRoundFinish(ctx context.Context, o *roundFinishOptions) error {
 }
 
 // parseEvidence reads --evidence KIND:STATUS:SUMMARY.
-func parseEvidence(s string) (engine.Evidence, error) {
+func parseEvidence(s string) (records.Evidence, error) {
 	parts := strings.SplitN(s, ":", 3)
 	if len(parts) != 3 || parts[2] == "" {
-		return engine.Evidence{}, usagef("--evidence %q: want KIND:STATUS:SUMMARY", s)
+		return records.Evidence{}, usagef("--evidence %q: want KIND:STATUS:SUMMARY", s)
 	}
-	return engine.Evidence{Kind: parts[0], Status: parts[1], Summary: parts[2]}, nil
+	return records.Evidence{Kind: parts[0], Status: parts[1], Summary: parts[2]}, nil
 }
 
 func (a *app) roundFinishCmd() *cobra.Command {

@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
 )
 
@@ -20,12 +20,12 @@ type schemaOptions struct{}
 // validate checks the flags alone.
 func (o *schemaOptions) validate() error { return nil }
 
-// runSchema prints the embedded CUE schema (engine.SchemaSource); it needs
+// runSchema prints the embedded CUE schema (specs.SchemaSource); it needs
 // no project.
 func (a *app) runSchema(_ context.Context, _ *schemaOptions) error {
-	src := engine.SchemaSource()
+	src := specs.SchemaSource()
 	if a.json {
-		return a.print(schemaDoc{File: engine.SchemaFile, Source: string(src)}, nil)
+		return a.print(schemaDoc{File: specs.SchemaFile, Source: string(src)}, nil)
 	}
 	_, err := a.stdout.Write(src)
 	return err

@@ -8,16 +8,17 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) todoCmd() *cobra.Command {
 	c := &cobra.Command{Use: "todo", Short: "Add, list, show and settle todos"}
 	c.AddCommand(a.todoAddCmd(), a.todoListCmd(), a.todoShowCmd(),
-		a.todoStatusCmd("done", engine.TodoDone, "Mark a todo done"),
-		a.todoStatusCmd("block", engine.TodoBlocked, "Mark a todo blocked (it is not selected until reopened)"),
-		a.todoStatusCmd("cancel", engine.TodoCancelled, "Cancel a todo"),
-		a.todoStatusCmd("reopen", engine.TodoOpen, "Reopen a todo"))
+		a.todoStatusCmd("done", records.TodoDone, "Mark a todo done"),
+		a.todoStatusCmd("block", records.TodoBlocked, "Mark a todo blocked (it is not selected until reopened)"),
+		a.todoStatusCmd("cancel", records.TodoCancelled, "Cancel a todo"),
+		a.todoStatusCmd("reopen", records.TodoOpen, "Reopen a todo"))
 	c.AddCommand(a.todoClaimCmd(), a.todoRenewCmd(), a.todoReleaseCmd(), a.todoTransferCmd())
 	return c
 }

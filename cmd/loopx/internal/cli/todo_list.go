@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +39,7 @@ func (a *app) runTodoList(_ context.Context, o *todoListOptions) error {
 }
 
 // todoRows are the table rows of todos at now (an expired holder marked).
-func todoRows(ts []engine.Todo, now time.Time) [][]string {
+func todoRows(ts []records.Todo, now time.Time) [][]string {
 	rows := make([][]string, 0, len(ts))
 	for _, t := range ts {
 		holder := ""
@@ -49,7 +49,7 @@ func todoRows(ts []engine.Todo, now time.Time) [][]string {
 				holder += " (expired)"
 			}
 		}
-		rows = append(rows, []string{t.ID, t.Goal, engine.PriorityString(t.Priority), t.Kind, t.Status, holder, t.Title})
+		rows = append(rows, []string{t.ID, t.Goal, records.PriorityString(t.Priority), t.Kind, t.Status, holder, t.Title})
 	}
 	return rows
 }

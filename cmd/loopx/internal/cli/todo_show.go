@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +18,7 @@ type todoShowOptions struct {
 // validate checks the argument alone (no project opened).
 func (o *todoShowOptions) validate() error { return nil }
 
-// runTodoShow prints one todo (engine.Todo).
+// runTodoShow prints one todo (records.Todo).
 func (a *app) runTodoShow(_ context.Context, o *todoShowOptions) error {
 	e, err := a.engine()
 	if err != nil {
@@ -29,7 +29,7 @@ func (a *app) runTodoShow(_ context.Context, o *todoShowOptions) error {
 		return err
 	}
 	return a.print(t, func(w io.Writer) {
-		fmt.Fprintf(w, "%s %s\n  goal %s, %s %s, %s\n", t.ID, t.Title, t.Goal, engine.PriorityString(t.Priority), t.Kind, t.Status)
+		fmt.Fprintf(w, "%s %s\n  goal %s, %s %s, %s\n", t.ID, t.Title, t.Goal, records.PriorityString(t.Priority), t.Kind, t.Status)
 		if len(t.DependsOn) > 0 {
 			fmt.Fprintf(w, "  depends on %s\n", strings.Join(t.DependsOn, ", "))
 		}
