@@ -54,7 +54,7 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 }
 
 // logClaim appends a claim decision taken in a transaction to the decision
-// log; while this engine holds the store, after Release (declog.Log.Later).
+// log; while this engine holds the store, after Release (decisionlog.Log.Later).
 func (e *Engine) logClaim(cd claimDecision) {
 	if write := e.log.Append; cd.d.DecisionID != "" {
 		if e.store != nil {

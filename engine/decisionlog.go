@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
@@ -22,7 +22,7 @@ var Version = "dev"
 func init() { Version = buildinfo.Version(Version) }
 
 // decisionLog is the project's decision log with the engine's line types.
-type decisionLog = declog.Log[decision.LogInput, render.QuotaSummary]
+type decisionLog = decisionlog.Log[decision.LogInput, render.QuotaSummary]
 
 // LogPath is the decision log of the project (.loopx/decisions.jsonl).
 func (e *Engine) LogPath() string { return e.log.Path() }
@@ -30,15 +30,15 @@ func (e *Engine) LogPath() string { return e.log.Path() }
 // logDecision appends d, decided on in at now, to the decision log through
 // write (the log's Append, or Later under the lock): the request without
 // the snapshot on the line, the whole input stored beside it, and the
-// policy and spec bundles it names (declog.Log.Append).
-func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...declog.Bundle) error, d decision.Decision, in input.Input, now time.Time) error {
+// policy and spec bundles it names (decisionlog.Log.Append).
+func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...decisionlog.Bundle) error, d decision.Decision, in input.Input, now time.Time) error {
 	le, inRaw, err := decision.LogEntryOf(d, in, now)
 	if err != nil {
 		return err
 	}
-	bundles := []declog.Bundle{{Name: declog.PolicyBundle, Revision: d.Revision.Policy, Files: e.policyBundleFiles(d.Revision.Policy)}}
+	bundles := []decisionlog.Bundle{{Name: decisionlog.PolicyBundle, Revision: d.Revision.Policy, Files: e.policyBundleFiles(d.Revision.Policy)}}
 	if e.spec != nil && d.Revision.Spec != "" {
-		bundles = append(bundles, declog.Bundle{Name: declog.SpecBundle, Revision: d.Revision.Spec, Files: e.specBundleFiles(d.Revision.Spec)})
+		bundles = append(bundles, decisionlog.Bundle{Name: decisionlog.SpecBundle, Revision: d.Revision.Spec, Files: e.specBundleFiles(d.Revision.Spec)})
 	}
 	return write(le, inRaw, bundles...)
 }
@@ -91,8 +91,8 @@ func (e *Engine) ReadLog(f decision.LogFilter) (entries []decision.LogEntry, ski
 // an errs.Usage error with code unknown_decision.
 func (e *Engine) FindDecision(id string) (decision.LogEntry, error) {
 	le, err := e.log.Find(id)
-	if errors.Is(err, declog.ErrNotFound) {
-		return le, Usagef("unknown_decision", "no decision %s in the decision log %s (or its %d rotated files)", id, e.LogPath(), declog.Keep)
+	if errors.Is(err, decisionlog.ErrNotFound) {
+		return le, Usagef("unknown_decision", "no decision %s in the decision log %s (or its %d rotated files)", id, e.LogPath(), decisionlog.Keep)
 	}
 	return le, err
 }

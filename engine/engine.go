@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
@@ -122,7 +122,7 @@ type Engine struct {
 // spec call Spec and report the error.
 func New(o Options) *Engine {
 	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
-	e.log = declog.New(e.StateDir(), Version, decision.ParseLegacyLine)
+	e.log = decisionlog.New(e.StateDir(), Version, decision.ParseLegacyLine)
 	if e.scanCap <= 0 {
 		e.scanCap = trust.MaxScanFiles
 	}

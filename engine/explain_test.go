@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // TestLog_RotatesBySizeAndReadsAcrossFiles: a decision that would grow
-// decisions.jsonl past declog.MaxBytes rotates it to .1 (and .1 → .2 …, keeping
-// declog.Keep files); ReadLog and FindDecision read the rotated files too, and
+// decisions.jsonl past decisionlog.MaxBytes rotates it to .1 (and .1 → .2 …, keeping
+// decisionlog.Keep files); ReadLog and FindDecision read the rotated files too, and
 // skip torn lines.
 func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	e, c := newEngine(t, testSpec)
@@ -28,7 +28,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	first := decide(t, e, "a1")
 	log := e.LogPath()
 	// Rotated files from earlier rotations, oldest last: .3 must go.
-	for i := 1; i <= declog.Keep; i++ {
+	for i := 1; i <= decisionlog.Keep; i++ {
 		if err := os.WriteFile(fmt.Sprintf("%s.%d", log, i), []byte(fmt.Sprintf("{\"torn\": %d\n", i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fi, _ := f.Stat()
-	pad := bytes.Repeat([]byte(strings.Repeat(" ", 1023)+"\n"), int(declog.MaxBytes-fi.Size())/1024)
+	pad := bytes.Repeat([]byte(strings.Repeat(" ", 1023)+"\n"), int(decisionlog.MaxBytes-fi.Size())/1024)
 	if _, err := f.Write(pad); err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +53,8 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 			t.Fatalf("%s.%d does not hold %s (err %v)", filepath.Base(log), i, want, err)
 		}
 	}
-	if _, err := os.Stat(fmt.Sprintf("%s.%d", log, declog.Keep+1)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("more than declog.Keep=%d rotated files: %v", declog.Keep, err)
+	if _, err := os.Stat(fmt.Sprintf("%s.%d", log, decisionlog.Keep+1)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("more than decisionlog.Keep=%d rotated files: %v", decisionlog.Keep, err)
 	}
 	if fi, _ := os.Stat(log); fi.Size() > 64<<10 {
 		t.Fatalf("current log is %d bytes after rotation", fi.Size())

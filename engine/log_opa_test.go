@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
@@ -81,10 +81,10 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 		if !regexp.MustCompile(`^[0-9A-Z]{26}$`).MatchString(ev.Labels["id"]) || ev.Labels["version"] != Version || len(ev.Labels) != 2 {
 			t.Errorf("labels = %v, want {id: a ULID, version: %s}", ev.Labels, Version)
 		}
-		if p := ev.Bundles[declog.PolicyBundle].Revision; !sha256Rev.MatchString(p) || ev.Revision != p {
+		if p := ev.Bundles[decisionlog.PolicyBundle].Revision; !sha256Rev.MatchString(p) || ev.Revision != p {
 			t.Errorf("bundles.loopx.revision %q, revision %q", p, ev.Revision)
 		}
-		if s, ok := ev.Bundles[declog.SpecBundle]; ok != (e.spec != nil) || ok && !sha256Rev.MatchString(s.Revision) {
+		if s, ok := ev.Bundles[decisionlog.SpecBundle]; ok != (e.spec != nil) || ok && !sha256Rev.MatchString(s.Revision) {
 			t.Errorf("bundles.spec = %+v (spec loaded: %v)", s, e.spec != nil)
 		}
 		if !slices.Equal(ev.Erased, []string{"/input/state"}) || ev.Input == nil || ev.Result == nil {
@@ -97,7 +97,7 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 		if !sha256Rev.MatchString(in) {
 			t.Fatalf("custom.input = %v", ev.Custom["input"])
 		}
-		stored, err := os.ReadFile(filepath.Join(e.StateDir(), declog.InputsDirName, strings.TrimPrefix(in, "sha256:")+".json"))
+		stored, err := os.ReadFile(filepath.Join(e.StateDir(), decisionlog.InputsDirName, strings.TrimPrefix(in, "sha256:")+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func evalStored(t *testing.T, e *Engine, ev logs.EventV1, stored []byte) any {
 		t.Fatalf("ParseLogLine refuses the event %s", ev.DecisionID)
 	}
 	opts := []func(*rego.Rego){rego.Query("data." + strings.ReplaceAll(ev.Path, "/", "."))}
-	for _, name := range []string{declog.PolicyBundle, declog.SpecBundle} {
+	for _, name := range []string{decisionlog.PolicyBundle, decisionlog.SpecBundle} {
 		if p := le.BundlePath(e.StateDir(), name); p != "" {
 			opts = append(opts, rego.LoadBundle(p))
 		}
@@ -328,15 +328,15 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 		ents, _ := os.ReadDir(filepath.Join(e.StateDir(), dir))
 		return len(ents)
 	}
-	if n := count(declog.InputsDirName); n != 1 {
+	if n := count(decisionlog.InputsDirName); n != 1 {
 		t.Fatalf("two identical decisions stored %d inputs", n)
 	}
 	c.advance(time.Second)
 	decide(t, e, "a1")
-	if n := count(declog.InputsDirName); n != 2 {
+	if n := count(decisionlog.InputsDirName); n != 2 {
 		t.Fatalf("a new instant stored %d inputs in all, want 2", n)
 	}
-	if p, s := count(filepath.Join(declog.BundlesDirName, declog.PolicyBundle)), count(filepath.Join(declog.BundlesDirName, declog.SpecBundle)); p != 1 || s != 1 {
+	if p, s := count(filepath.Join(decisionlog.BundlesDirName, decisionlog.PolicyBundle)), count(filepath.Join(decisionlog.BundlesDirName, decisionlog.SpecBundle)); p != 1 || s != 1 {
 		t.Fatalf("bundles stored: %d policy, %d spec", p, s)
 	}
 	// Another process (a new engine, once e released the store and wrote
@@ -356,7 +356,7 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 
 // TestDecisionLog_RotationPrunesStoredInputs: after a rotation drops the
 // oldest log, the inputs and bundles no remaining line names are removed;
-// those named (and the one being logged) stay. (declog's
+// those named (and the one being logged) stay. (decisionlog's
 // TestPruneInputsBySize holds the size bound of the stored inputs.)
 func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 	e, c := newEngine(t, testSpec)
@@ -365,18 +365,18 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 	le, _ := e.FindDecision(first.DecisionID)
 	firstInput := le.InputPath(e.StateDir())
 	// A stray bundle of an old revision no line names.
-	stray := filepath.Join(e.StateDir(), declog.BundlesDirName, declog.PolicyBundle, strings.Repeat("ab", 32))
+	stray := filepath.Join(e.StateDir(), decisionlog.BundlesDirName, decisionlog.PolicyBundle, strings.Repeat("ab", 32))
 	if err := os.MkdirAll(stray, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Rotate declog.Keep+1 times: the first decision's file is dropped.
-	for i := 0; i <= declog.Keep; i++ {
+	// Rotate decisionlog.Keep+1 times: the first decision's file is dropped.
+	for i := 0; i <= decisionlog.Keep; i++ {
 		pad, err := os.OpenFile(e.LogPath(), os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fi, _ := pad.Stat()
-		if err := pad.Truncate(declog.MaxBytes - 10); err != nil || fi.Size() > declog.MaxBytes {
+		if err := pad.Truncate(decisionlog.MaxBytes - 10); err != nil || fi.Size() > decisionlog.MaxBytes {
 			t.Fatal(err)
 		}
 		pad.Close()
@@ -384,7 +384,7 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 		decide(t, e, "a1")
 	}
 	if _, err := e.FindDecision(first.DecisionID); err == nil {
-		t.Fatal("the first decision survived declog.Keep+1 rotations")
+		t.Fatal("the first decision survived decisionlog.Keep+1 rotations")
 	}
 	if _, err := os.Stat(firstInput); err == nil {
 		t.Errorf("the dropped decision's input %s is still stored", firstInput)
@@ -397,7 +397,7 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 		t.Fatalf("ReadLog: %d, %v", len(entries), err)
 	}
 	for _, le := range entries {
-		for _, p := range []string{le.InputPath(e.StateDir()), le.BundlePath(e.StateDir(), declog.PolicyBundle), le.BundlePath(e.StateDir(), declog.SpecBundle)} {
+		for _, p := range []string{le.InputPath(e.StateDir()), le.BundlePath(e.StateDir(), decisionlog.PolicyBundle), le.BundlePath(e.StateDir(), decisionlog.SpecBundle)} {
 			if _, err := os.Stat(p); err != nil {
 				t.Errorf("decision %s: %v", le.DecisionID, err)
 			}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestReview_RefusalsPastAnOverlongLine: the review reads the decision log
-// as every reader does (declog.Scan): a line too long to keep (8 MiB of
+// as every reader does (decisionlog.Scan): a line too long to keep (8 MiB of
 // junk) is passed over, and the refusal logged after it is listed.
 func TestReview_RefusalsPastAnOverlongLine(t *testing.T) {
 	e, _ := newEngine(t, testSpec)

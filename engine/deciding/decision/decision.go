@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
@@ -149,14 +149,14 @@ func (d Decision) HasReason(code string) bool {
 	return false
 }
 
-// LogEntry is one line of .loopx/decisions.jsonl (declog.Entry, an OPA
+// LogEntry is one line of .loopx/decisions.jsonl (decisionlog.Entry, an OPA
 // decision-log event) with the engine's request (LogInput) and quota
 // summary; LoggedDecision reads the decision it records.
-type LogEntry = declog.Entry[LogInput, render.QuotaSummary]
+type LogEntry = decisionlog.Entry[LogInput, render.QuotaSummary]
 
 // LogCustom is what a decision-log line adds to OPA's fields: the stored
 // input's hash, the store revision, the quota summary, decided_by.
-type LogCustom = declog.Custom[render.QuotaSummary]
+type LogCustom = decisionlog.Custom[render.QuotaSummary]
 
 // LogInput is the request part of a decision's input: Input without the
 // kernel snapshot (input.state, in the stored input); every other field of
@@ -191,7 +191,7 @@ func Logged(le LogEntry) Decision {
 	}
 	d.Charge = d.Verdict == "run"
 	d.Quota = le.Custom.Quota
-	d.Revision = Revision{Spec: le.Bundles[declog.SpecBundle].Revision, Policy: le.Bundles[declog.PolicyBundle].Revision, State: le.Custom.State}
+	d.Revision = Revision{Spec: le.Bundles[decisionlog.SpecBundle].Revision, Policy: le.Bundles[decisionlog.PolicyBundle].Revision, State: le.Custom.State}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
 	}
@@ -218,7 +218,7 @@ func OutcomeOf(d Decision) Outcome {
 // loopx writes it, or a line of loopx's earlier format (ParseLegacyLine).
 // ok is false for anything else (a torn write, a foreign line).
 func ParseLine(line []byte) (LogEntry, bool) {
-	if le, ok := declog.Parse[LogInput, render.QuotaSummary](line); ok {
+	if le, ok := decisionlog.Parse[LogInput, render.QuotaSummary](line); ok {
 		return le, true
 	}
 	return ParseLegacyLine(line)
@@ -255,7 +255,7 @@ func ParseLegacyLine(line []byte) (LogEntry, bool) {
 		in.Query = old.Result.Query
 	}
 	return LogEntry{DecisionID: old.DecisionID, Path: old.Path, Revision: old.Revision.Policy,
-		Bundles: map[string]declog.BundleRevision{declog.PolicyBundle: {Revision: old.Revision.Policy}, declog.SpecBundle: {Revision: old.Revision.Spec}},
+		Bundles: map[string]decisionlog.BundleRevision{decisionlog.PolicyBundle: {Revision: old.Revision.Policy}, decisionlog.SpecBundle: {Revision: old.Revision.Spec}},
 		Input:   in, Result: res, Timestamp: old.Timestamp,
 		Custom: LogCustom{State: old.Revision.State, Quota: old.Result.Quota}, Legacy: true}, true
 }
@@ -385,7 +385,7 @@ func StoredInput(le LogEntry, stateDir, stateDirName string) (rel, state string)
 	if p == "" {
 		return "", "none"
 	}
-	rel, state = filepath.ToSlash(filepath.Join(stateDirName, declog.InputsDirName, filepath.Base(p))), "pruned"
+	rel, state = filepath.ToSlash(filepath.Join(stateDirName, decisionlog.InputsDirName, filepath.Base(p))), "pruned"
 	if b, err := os.ReadFile(p); err == nil {
 		state = "altered"
 		if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) == le.Custom.Input {
@@ -419,13 +419,13 @@ func OPAEvalCommand(le LogEntry, root, stateDir string) string {
 		}
 		return filepath.ToSlash(r)
 	}
-	in, pol := rel(le.InputPath(stateDir)), rel(le.BundlePath(stateDir, declog.PolicyBundle))
+	in, pol := rel(le.InputPath(stateDir)), rel(le.BundlePath(stateDir, decisionlog.PolicyBundle))
 	if in == "" || pol == "" {
 		return ""
 	}
 	cmd := "opa eval -f raw -b " + pol
-	if _, ok := le.Bundles[declog.SpecBundle]; ok {
-		spec := rel(le.BundlePath(stateDir, declog.SpecBundle))
+	if _, ok := le.Bundles[decisionlog.SpecBundle]; ok {
+		spec := rel(le.BundlePath(stateDir, decisionlog.SpecBundle))
 		if spec == "" {
 			return ""
 		}
@@ -478,7 +478,7 @@ func LogEntryOf(d Decision, in input.Input, now time.Time) (LogEntry, []byte, er
 		DecisionID: d.DecisionID, Revision: d.Revision.Policy,
 		Path:   "loopx/" + PolicyArea(d.Query) + "/decision",
 		Input:  LogInputOf(in),
-		Result: result, Erased: []string{declog.ErasedState}, Timestamp: now,
+		Result: result, Erased: []string{decisionlog.ErasedState}, Timestamp: now,
 		Custom: LogCustom{State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},
 	}, inRaw, nil
 }

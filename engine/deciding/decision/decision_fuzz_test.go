@@ -6,10 +6,10 @@ import (
 )
 
 // FuzzParseLogLine: the reading of a decision-log line (the
-// current format through declog, loopx's earlier format here) never panics,
+// current format through decisionlog, loopx's earlier format here) never panics,
 // and a line it accepts has a decision id and gives a decision whose
 // verdict is one of its query's (or a deny: a forged verdict is not
-// believed). declog's FuzzParseLine holds the corpus of lines and checks
+// believed). decisionlog's FuzzParseLine holds the corpus of lines and checks
 // the files a line names.
 func FuzzParseLogLine(f *testing.F) {
 	f.Add([]byte(`{"decision_id":"01M8S0HFA24ENANJ7BKFA59G3E","path":"loopx/run/decision","input":{"query":"should_run"},"result":{"verdict":"yes"},"custom":{"input":"sha256:../../etc/passwd"}}`))

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -24,10 +24,10 @@ func LoopxWrites(rel string) bool {
 	base := filepath.Base(r)
 	switch {
 	case !strings.Contains(r, "/") && (strings.HasPrefix(base, "state.") || strings.HasSuffix(base, ".lock") ||
-		strings.HasPrefix(base, declog.FileName) || strings.HasPrefix(base, kernel.EventsFile) ||
+		strings.HasPrefix(base, decisionlog.FileName) || strings.HasPrefix(base, kernel.EventsFile) ||
 		strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp")):
 		return true
-	case strings.HasPrefix(r, declog.InputsDirName+"/"), strings.HasPrefix(r, declog.BundlesDirName+"/"),
+	case strings.HasPrefix(r, decisionlog.InputsDirName+"/"), strings.HasPrefix(r, decisionlog.BundlesDirName+"/"),
 		strings.HasPrefix(r, hosts.SpoolDir+"/"), strings.HasPrefix(r, "rounds/"), r == "cache/readmodel.json",
 		strings.HasPrefix(r, "cache/") && strings.HasPrefix(base, ".") && strings.Contains(base, ".tmp"):
 		return true

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
 
@@ -20,7 +20,7 @@ type DecisionLog interface {
 	Parse(line []byte) (decision.LogEntry, bool)
 }
 
-// Refusals reads the decision log (oldest rotation first, as declog reads
+// Refusals reads the decision log (oldest rotation first, as decisionlog reads
 // it: an overlong or unreadable line is passed over) and groups goal's
 // decisions in [since, now] that did not allow, by query, agent, verdict
 // and reasons, the latest group first.
@@ -31,7 +31,7 @@ func Refusals(log DecisionLog, goal string, since, now time.Time) []render.Refus
 	for _, p := range log.Files() {
 		// A file that cannot be read adds no refusals; the packet still
 		// comes (the log command reports the error).
-		_, _ = declog.Scan(p, func(line []byte) bool {
+		_, _ = decisionlog.Scan(p, func(line []byte) bool {
 			if !bytes.Contains(line, quoted) {
 				return true
 			}

@@ -23,7 +23,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/declog"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
@@ -322,7 +322,7 @@ func replayFindings(rep decision.ReplayReport) []Finding {
 		f := lint.CheckRule(lint.RuleReplay, fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, now by %s: %s", c.DecisionID, c.Query, c.Goal, c.Agent,
 			c.Timestamp.Format(time.RFC3339), c.Old, c.New, c.Rule, c.Message))
 		f.Ref = "decision " + c.DecisionID
-		f.Location = &lint.Location{File: scaffold.StateDirName + "/" + declog.FileName}
+		f.Location = &lint.Location{File: scaffold.StateDirName + "/" + decisionlog.FileName}
 		out = append(out, f)
 	}
 	return out

@@ -1,9 +1,9 @@
-// Package declog is loopx's decision log: .loopx/decisions.jsonl (one OPA
+// Package decisionlog is loopx's decision log: .loopx/decisions.jsonl (one OPA
 // decision-log event a line), its rotated files, and the inputs and bundles
 // stored beside it so that `opa eval` reproduces every logged result. It
 // writes, reads, rotates and prunes them; what a line's input and quota
 // mean is the engine's (the type parameters of Entry and Log).
-package declog
+package decisionlog
 
 import (
 	"crypto/rand"

@@ -1,4 +1,4 @@
-package declog
+package decisionlog
 
 import (
 	"encoding/json"
