@@ -8,27 +8,27 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/checkstate"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/lintstate"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
-// CheckState reads the snapshot `loopx check` lints (checkstate.Read) of
+// CheckState reads the snapshot `loopx check` lints (lintstate.Read) of
 // the spec's goals. It never writes: a project without .loopx/state.db
 // has an empty state (no store is created), and spec gates are not
 // materialised. Errors: the store's (kernel.StoreError, lock timeout).
-func (e *Engine) CheckState() (checkstate.State, error) {
+func (e *Engine) CheckState() (lintstate.State, error) {
 	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); errors.Is(err, fs.ErrNotExist) {
-		return checkstate.Empty(e.GoalIDs()), nil
+		return lintstate.Empty(e.GoalIDs()), nil
 	}
-	var st checkstate.State
+	var st lintstate.State
 	err := e.view(func(tx *kernel.Tx) error {
 		var err error
-		st, err = checkstate.Read(tx, e.GoalIDs(), e.Now())
+		st, err = lintstate.Read(tx, e.GoalIDs(), e.Now())
 		return err
 	})
 	return st, err

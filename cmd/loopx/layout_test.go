@@ -177,7 +177,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// their own; what decides is the caller's.
 		mod + "engine/mutating/rounds": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The state check's snapshot reads through an interface of its own.
-		mod + "engine/deciding/checkstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/deciding/lintstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The denial spool's import writes through an interface of its own.
 		mod + "engine/mutating/spoolimport": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// loopx run's rounds drive the engine through functions it hands

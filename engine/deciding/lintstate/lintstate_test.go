@@ -1,4 +1,4 @@
-package checkstate
+package lintstate
 
 import (
 	"encoding/json"

@@ -1,9 +1,9 @@
-// Package checkstate is the read-only snapshot of the kernel state that
+// Package lintstate is the read-only snapshot of the kernel state that
 // `loopx check`'s lint rules read as input.state: goals'
 // statuses, todos with their leases, stored gates, the newest evidence per
 // goal and kind, registered agents. It reads through Tx and writes
 // nothing; the top engine package opens the read transaction.
-package checkstate
+package lintstate
 
 import (
 	"maps"
