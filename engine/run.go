@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/mutating/runner"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -15,7 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
-// Run is `loopx run`: the loop of package runloop (round start → exec Cmd
+// Run is `loopx run`: the loop of package agentloop (round start → exec Cmd
 // → round finish until the verdict is not "run") over this
 // engine. Cmd gets LOOPX_ROUND, LOOPX_GOAL, LOOPX_AGENT, LOOPX_TODO,
 // LOOPX_PROMPT_FILE and LOOPX_PROJECT; the store lock is released while it
@@ -43,7 +43,7 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
 		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
 		Audit: func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
-	}, o, runloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
+	}, o, agentloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
 		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
 }
 

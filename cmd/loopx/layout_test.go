@@ -154,7 +154,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/trust":                    pure,
 		// The engine's rooms over kernel records: they drive the engine
 		// through interfaces of their own, never the top engine package.
-		mod + "engine/mutating/runloop": rooms,
+		mod + "engine/mutating/agentloop": rooms,
 		// The read model caches kernel records, never the store's owner.
 		mod + "engine/deciding/readmodel": rooms,
 		// The renderers take kernel records, never the store's owner.

@@ -1,5 +1,5 @@
 // Package runner is the engine's side of `loopx run`: what
-// the rounds of package runloop's loop record — the start decision, the
+// the rounds of package agentloop's loop record — the start decision, the
 // round's prompt, a finish after the change scan (writes outside the
 // agent's scope are not progress, a gate opened meanwhile makes it
 // no_change, a scan that cannot see everything fails the round) — through
@@ -15,9 +15,9 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -68,7 +68,7 @@ type Engine struct {
 	ReadModel string
 	// GoalRev is the revision of a goal in the store.
 	GoalRev func(goal string) (uint64, error)
-	// RenewLease renews the lease round r holds (runloop.Engine's).
+	// RenewLease renews the lease round r holds (agentloop.Engine's).
 	RenewLease func(r *records.Round) (before, after uint64, ok bool)
 	// Release gives the store (and its lock) back.
 	Release func() error
@@ -89,16 +89,16 @@ type Engine struct {
 	Audit func(ev records.Event) error
 }
 
-// Run runs the loop of package runloop over e with lo, reporting to o;
+// Run runs the loop of package agentloop over e with lo, reporting to o;
 // it returns what the rounds run.
-func Run(ctx context.Context, e Engine, o Options, lo runloop.Options) (Result, error) {
+func Run(ctx context.Context, e Engine, o Options, lo agentloop.Options) (Result, error) {
 	res := Result{Receipts: []rounds.Receipt{}}
-	n, err := runloop.Run(ctx, &loop{e: e, o: o, res: &res}, lo)
+	n, err := agentloop.Run(ctx, &loop{e: e, o: o, res: &res}, lo)
 	res.Rounds = n
 	return res, err
 }
 
-// loop is the engine as the run loop drives it (runloop.Engine) for one
+// loop is the engine as the run loop drives it (agentloop.Engine) for one
 // Run: it reports decisions and receipts to o and res.
 type loop struct {
 	e   Engine
@@ -109,9 +109,9 @@ type loop struct {
 	before *records.Rules
 }
 
-var _ runloop.Engine = (*loop)(nil)
+var _ agentloop.Engine = (*loop)(nil)
 
-func (x *loop) Start(ctx context.Context) (*runloop.Started, error) {
+func (x *loop) Start(ctx context.Context) (*agentloop.Started, error) {
 	st, err := x.e.Start(ctx, x.o.Goal, x.o.Agent)
 	if x.o.OnDecision != nil && st.Decision.Verdict != "" { // no decision when the request was refused first (unknown goal)
 		x.o.OnDecision(st.Decision)
@@ -132,7 +132,7 @@ func (x *loop) Start(ctx context.Context) (*runloop.Started, error) {
 			x.before = &r
 		}
 	}
-	return &runloop.Started{Round: st.Round, Todo: st.Todo}, nil
+	return &agentloop.Started{Round: st.Round, Todo: st.Todo}, nil
 }
 
 // receipt records a receipt of the loop.
@@ -147,12 +147,12 @@ func (x *loop) Prompt() (string, error) {
 	return x.e.Prompt(x.st)
 }
 
-func (x *loop) Scan() runloop.Scan { return x.e.Scan() }
+func (x *loop) Scan() agentloop.Scan { return x.e.Scan() }
 
 // Written lists what the command changed, its commits included (trust.
 // Changed); when git cannot read what a moved ref brings in, the round
 // fails closed as after an incomplete scan (ScanIncomplete).
-func (x *loop) Written(before, after runloop.Scan) ([]string, error) {
+func (x *loop) Written(before, after agentloop.Scan) ([]string, error) {
 	written, err := trust.Changed(before.(trust.Scan), after.(trust.Scan))
 	if err != nil {
 		why := "git cannot read what the refs moved during the round bring in: " + err.Error()
@@ -186,7 +186,7 @@ func (x *loop) Round(id string) (records.Round, error) { return x.e.Round(id) }
 // same when the command ran (before and after non-nil): a change there is
 // a scope_violation with its gate (the adoption gate for a loosening edit
 // of loopx/), as after a complete scan.
-func (x *loop) ScanIncomplete(ctx context.Context, r *records.Round, why string, before, after runloop.Scan) error {
+func (x *loop) ScanIncomplete(ctx context.Context, r *records.Round, why string, before, after agentloop.Scan) error {
 	e := &x.e
 	req := rounds.FinishRequest{Agent: r.Agent, Outcome: records.OutcomeFailed, Summary: "loopx cannot see what the agent command changed: " + why}
 	rc, err := e.Finish(context.WithoutCancel(ctx), r.ID, req)
@@ -272,7 +272,7 @@ func (x *loop) Reported(ctx context.Context, r *records.Round, written []string)
 // opened while the command ran makes it no_change (its work is not
 // recorded as progress nor charged; the round still ends and frees its
 // todo).
-func (x *loop) Finish(ctx context.Context, r *records.Round, o runloop.Outcome, written []string) (runloop.Outcome, error) {
+func (x *loop) Finish(ctx context.Context, r *records.Round, o agentloop.Outcome, written []string) (agentloop.Outcome, error) {
 	e := &x.e
 	req := rounds.FinishRequest{Agent: r.Agent, Outcome: o.Outcome, Summary: o.Summary, Done: o.Done}
 	denied, err := e.CheckWrites(ctx, r.Goal, r.Agent, written)
@@ -301,5 +301,5 @@ func (x *loop) Finish(ctx context.Context, r *records.Round, o runloop.Outcome, 
 		return o, err
 	}
 	x.receipt(rc)
-	return runloop.Outcome{Outcome: req.Outcome, Summary: req.Summary, Done: req.Done}, nil
+	return agentloop.Outcome{Outcome: req.Outcome, Summary: req.Summary, Done: req.Done}, nil
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runloop"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -53,15 +53,15 @@ func TestFinish(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		f        fake
-		o        runloop.Outcome
+		o        agentloop.Outcome
 		written  []string
 		want     string // the outcome recorded
 		finishes int
 		events   string
 	}{
-		{"as the command ended", fake{}, runloop.Outcome{Outcome: "progress", Done: true}, []string{"api/x.go"}, "progress", 1, ""},
-		{"writes outside the scope are not progress", fake{deny: true}, runloop.Outcome{Outcome: "progress", Done: true}, []string{"web/x.js"}, "failed", 1, "scope_violation web/x.js"},
-		{"a gate opened meanwhile", fake{gateOpen: true}, runloop.Outcome{Outcome: "progress"}, nil, "no_change", 2, ""},
+		{"as the command ended", fake{}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"api/x.go"}, "progress", 1, ""},
+		{"writes outside the scope are not progress", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"web/x.js"}, "failed", 1, "scope_violation web/x.js"},
+		{"a gate opened meanwhile", fake{gateOpen: true}, agentloop.Outcome{Outcome: "progress"}, nil, "no_change", 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Result{}

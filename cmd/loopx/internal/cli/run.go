@@ -67,7 +67,7 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	// (stdout is for --json's one document). A closed stdout or stderr
 	// (piped into head) must not kill loopx mid-round with SIGPIPE: a
 	// write there fails instead (Go then reports EPIPE), and the agent's
-	// output is dropped without reaching it (runloop's commandOutput).
+	// output is dropped without reaching it (agentloop's commandOutput).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	o.Stdout, o.Stderr = a.rawStderr, a.rawStderr
 	o.OnDecision = func(d decision.Decision) { renderDecision(a.stderr, d, false) }

@@ -1,9 +1,9 @@
-// Package runloop is `loopx run`'s loop: start a round, run the
+// Package agentloop is `loopx run`'s loop: start a round, run the
 // agent command in its own process group while a lease keeper renews the
 // round's todo, and finish the round from what the command did, until the
 // verdict is not "run". It drives the engine through [Engine] (the round
 // mutations, the change scan, the write check) and never imports it.
-package runloop
+package agentloop
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runloop
+package agentloop
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package runloop
+package agentloop
 
 import (
 	"io"
