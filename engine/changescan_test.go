@@ -81,7 +81,7 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 		{name: "git hook written", git: true,
 			script: "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", want: records.OutcomeFailed, gate: true},
 		{name: "git config changed", git: true,
-			script: "git config core.hooksPath /tmp", want: records.OutcomeFailed, gate: true},
+			script: "git config core.hooksPath /nonexistent/hooks", want: records.OutcomeFailed, gate: true},
 		{name: "untracked files hidden by .git/info/exclude", git: true,
 			script: "echo '*' >> .git/info/exclude", want: records.OutcomeFailed, gate: true},
 		{name: "gitignored host settings", git: true, setup: "printf '.claude/\\n' > .gitignore && git add .gitignore && git -c user.name=t -c user.email=t@e commit -qm ig",
@@ -196,6 +196,15 @@ b=$(sed 's/rounds: 3/rounds: 300/' loopx/loopx.cue | git hash-object -w --stdin)
 git update-index --cacheinfo 100644,$b,loopx/loopx.cue && git update-index --force-remove .claude/settings.json &&
 c=$(git commit-tree $(git write-tree) -p HEAD -m agent) && unset GIT_INDEX_FILE && rm -f .git/agent-index`
 
+// claudeJSON is a ~/.claude.json as Claude Code keeps it: its own state
+// (startups, a project's history) beside the MCP servers it runs.
+const claudeJSON = `{
+  "numStartups": 3,
+  "mcpServers": {},
+  "projects": {"/w/p": {"history": [], "allowedTools": []}}
+}
+`
+
 // TestRun_CommittedAndHiddenChanges: what an agent commits, amends,
 // merges back, hides behind index flags or brings in by moving a ref is
 // judged like a work-tree change, and loopx's own check runs no filter
@@ -204,11 +213,24 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
+	// One home for every case, none of which writes it; the cases run in
+	// parallel (each its own project and store).
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_AUTHOR_NAME", "agent")
+	t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "agent")
+	t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
 	for _, tc := range []struct {
 		name   string
 		script string // the agent command (git's identity is set)
 		want   string
 		gate   bool
+		// summary is what the round's summary must hold ("": anything).
+		summary string
+		// setup runs after the first commit, as the human (not the agent).
+		setup string
 	}{
 		{name: "an out-of-scope edit committed", script: "echo x >> docs/b.txt && git commit -qam c", want: records.OutcomeFailed},
 		{name: "an out-of-scope edit amended into HEAD", script: "echo x >> docs/b.txt && git commit -qa --amend --no-edit", want: records.OutcomeFailed},
@@ -221,8 +243,32 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 		{name: "a new branch bringing in an agent-built commit", script: plumbingCommit + " && git branch later $c", want: records.OutcomeFailed, gate: true},
 		{name: "an in-scope edit committed is progress", script: "echo x >> src/a.txt && git commit -qam c", want: records.OutcomeProgress},
 		{name: "a fetch is no change", script: "git fetch -q . HEAD:refs/remotes/origin/x", want: records.OutcomeNoChange},
+		{name: "a hook in the hooks directory core.hooksPath names", setup: "git config core.hooksPath tools/hooks && mkdir -p tools/hooks && echo true > tools/hooks/pre-commit && git add tools && git commit -qm h",
+			script: "echo evil >> tools/hooks/pre-commit", want: records.OutcomeFailed, gate: true},
+		{name: "a hook in an ignored hooks directory", setup: "git config core.hooksPath build/hooks && mkdir -p build/hooks && echo 'build/' > .gitignore",
+			script: "echo evil > build/hooks/pre-commit", want: records.OutcomeFailed, gate: true},
+		{name: "husky's script beside its hooks directory", setup: "git config core.hooksPath .husky/_ && mkdir -p .husky/_ && echo '*' > .husky/_/.gitignore && echo 'npm test' > .husky/pre-commit && git add .husky && git commit -qm h",
+			script: "echo evil >> .husky/pre-commit", want: records.OutcomeFailed, gate: true},
+		{name: "an included config file in scope moving the hooks path", setup: "git config include.path ../src/git.cfg",
+			script: "printf '[core]\\n\\thooksPath = src/h\\n' > src/git.cfg", want: records.OutcomeFailed, gate: true},
+		{name: "a submodule's update command in .gitmodules", script: "printf '[submodule \"x\"]\\n\\tpath = x\\n\\tupdate = !sh evil\\n' > .gitmodules",
+			want: records.OutcomeFailed, gate: true},
+		{name: "a rebase's todo list left for the human's --continue", script: "mkdir -p .git/rebase-merge && echo 'exec sh evil' > .git/rebase-merge/git-rebase-todo",
+			want: records.OutcomeFailed, gate: true},
+		{name: "an agent-built commit under a remote-tracking ref", script: plumbingCommit + " && git update-ref refs/remotes/origin/main $c",
+			want: records.OutcomeFailed, gate: true},
+		{name: "an agent-built commit left as MERGE_HEAD", script: plumbingCommit + " && echo $c > .git/MERGE_HEAD", want: records.OutcomeFailed, gate: true},
+		{name: "an agent-built commit left as FETCH_HEAD", script: plumbingCommit + ` && printf '%s\t\tbranch main of x\n' $c > .git/FETCH_HEAD`,
+			want: records.OutcomeFailed, gate: true},
+		{name: "an unreadable MERGE_HEAD", script: "echo nonsense > .git/MERGE_HEAD", want: records.OutcomeFailed,
+			summary: "wrote outside its scope (.git/MERGE_HEAD): .git/MERGE_HEAD is outside scope.write src/**"},
+		{name: "a remote-tracking ref moved to a commit of the work already there is no change",
+			script: "git update-ref refs/remotes/origin/main HEAD && git fetch -q . HEAD", want: records.OutcomeNoChange},
+		{name: "a git note is named by its ref", script: "git notes add -m hi HEAD", want: records.OutcomeFailed,
+			summary: "wrote outside its scope (.git/refs/notes/commits): .git/refs/notes/commits is outside scope.write src/**"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			writeSpec(t, root, scopedSpec)
 			for rel, body := range map[string]string{"src/a.txt": "a\n", "docs/b.txt": "b\n", ".claude/settings.json": "{}\n"} {
@@ -234,13 +280,12 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 				}
 			}
 			gitInit(t, root)
+			if tc.setup != "" {
+				gitSh(t, root, tc.setup)
+			}
 			e := New(Options{Root: root, Now: newClock().now})
 			t.Cleanup(func() { e.Close() })
 			addTodos(t, e, "a")
-			t.Setenv("GIT_AUTHOR_NAME", "agent")
-			t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
-			t.Setenv("GIT_COMMITTER_NAME", "agent")
-			t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
 			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"sh", "-ec", tc.script}, Stdout: os.Stderr, Stderr: os.Stderr})
 			if err != nil {
@@ -254,6 +299,9 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			if r.Outcome != tc.want || (rc.Gate != nil) != tc.gate {
 				t.Fatalf("outcome %s (%s), gate %v; want %s, gate %v", r.Outcome, r.Summary, rc.Gate != nil, tc.want, tc.gate)
 			}
+			if tc.summary != "" && r.Summary != tc.summary {
+				t.Fatalf("summary %q, want %q", r.Summary, tc.summary)
+			}
 			evs, err := e.Events(views.EventFilter{Kind: "scope_violation"})
 			if err != nil {
 				t.Fatal(err)
@@ -262,6 +310,37 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 				t.Fatalf("scope_violation events: %d, want some: %v", len(evs), want)
 			}
 		})
+	}
+}
+
+// TestRun_MCPServerInClaudeJSON: an MCP server an agent adds to
+// ~/.claude.json (which the human's next Claude Code session runs) is a
+// protected write, though loopx compares only that part of the file.
+func TestRun_MCPServerInClaudeJSON(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(claudeJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	writeSpec(t, root, scopedSpec)
+	gitInit(t, root)
+	e := New(Options{Root: root, Now: newClock().now})
+	t.Cleanup(func() { e.Close() })
+	addTodos(t, e, "a")
+	script := `sed -i 's/"history": \[\]/"history": [], "mcpServers": {"x": {"command": "sh"}}/' "$HOME/.claude.json"`
+	res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+		Cmd: []string{"sh", "-ec", script}, Stdout: os.Stderr, Stderr: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := res.Receipts[0]
+	if r, err := e.Round(rc.Round.ID); err != nil || r.Outcome != records.OutcomeFailed || rc.Gate == nil {
+		t.Fatalf("outcome %s (%s), gate %v, %v; want failed with a gate", r.Outcome, r.Summary, rc.Gate != nil, err)
 	}
 }
 

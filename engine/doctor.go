@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -36,11 +37,13 @@ func (e *Engine) Salvage() (records.SalvageReport, error) {
 // with accept through AcceptStore: the caller has asked the repair rule
 // first), recovered torn writes, corrupt records, the audit event log
 // (kernel.Store.VerifyEvents), the installed hook entries, the clock and
-// the read model (VerifyReadModel: an edited one is removed). Errors: the store cannot be opened or read
+// the read model (VerifyReadModel: an edited one is removed), and the
+// protected set against what the last round of loopx run left
+// (ProtectedChanged). Errors: the store cannot be opened or read
 // (exit 3), or is behind its last committed revision without accept.
 func (e *Engine) Doctor(accept bool) (render.DoctorReport, error) {
 	var err error
-	r := render.DoctorReport{Root: e.Root(), SpecErr: e.SpecErr(), Now: e.Now()}
+	r := render.DoctorReport{Root: e.Root(), SpecErr: e.SpecErr(), Now: e.Now(), ProtectedChanged: []string{}}
 	open := e.Store
 	if accept {
 		open = e.AcceptStore
@@ -86,5 +89,19 @@ func (e *Engine) Doctor(accept bool) (render.DoctorReport, error) {
 	r.NewestCommit, r.ClockBehind = e.ClockBehind()
 	genuine, err := e.VerifyReadModel()
 	r.ReadModelEdited = err == nil && !genuine
+	if seen, ok, err := e.protectedSeen(); err != nil {
+		return r, err
+	} else if ok {
+		// What changed since the last round of loopx run (a process it
+		// left behind, or anyone): the next round stops on it.
+		r.ProtectedChanged = trust.ChangedDigests(seen.Files, e.scanner().Scan().ProtectedDigests())
+		if r.ProtectedChanged == nil {
+			r.ProtectedChanged = []string{}
+		}
+		r.ProtectedSince = "a human approved them"
+		if seen.Round != "" {
+			r.ProtectedSince = "round " + seen.Round + " ended"
+		}
+	}
 	return r, nil
 }

@@ -86,6 +86,17 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g reco
 			Message: in.Option, Data: data}); err != nil {
 			return err
 		}
+		if in.Option == "approve" {
+			// A change between rounds approved: the files as they were
+			// then are the protected set seen.
+			if p, ok, err := tx.GateProtected(g.ID); err != nil {
+				return err
+			} else if ok {
+				if err := tx.PutProtectedSeen(p); err != nil {
+					return err
+				}
+			}
+		}
 		if g.Adopt != nil && in.Option == "approve" {
 			return e.adoptByGate(tx, g, in.Actor)
 		}

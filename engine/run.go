@@ -42,7 +42,8 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.readModelPath(), GoalRev: e.goalRev,
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
 		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
-		Audit: func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
+		Audit:         func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
+		ProtectedSeen: e.protectedSeen, SawProtected: e.sawProtected, RecordBetweenRounds: e.recordBetweenRounds,
 	}, o, agentloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
 		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
 }

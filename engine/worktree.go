@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
@@ -15,8 +17,10 @@ import (
 
 // scanner is the change scan (trust.Scanner) over the bundle's protected set (policies.Protected).
 func (e *Engine) scanner() trust.Scanner {
-	project, home := policies.Protected().Compared()
-	return trust.Scanner{Root: e.root, SpecDir: scaffold.SpecDirName, StateDir: scaffold.StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites, Protected: trust.Protected{Project: project, Home: home}, Home: trust.HomeDir()}
+	set := policies.Protected()
+	project, home := set.Compared()
+	return trust.Scanner{Root: e.root, SpecDir: scaffold.SpecDirName, StateDir: scaffold.StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites,
+		Protected: trust.Protected{Project: project, Home: home}, Home: trust.HomeDir(), HostParts: set.ComparedParts()}
 }
 
 // checkWrites asks the permission policy whether agent may have written
@@ -66,4 +70,47 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 		return err
 	})
 	return gate, err
+}
+
+// protectedSeen is the protected set as the last round left it (or a
+// human approved it); ok is false when none was recorded.
+func (e *Engine) protectedSeen() (p kernel.ProtectedSeen, ok bool, err error) {
+	err = e.view(func(tx *kernel.Tx) (err error) {
+		p, ok, err = tx.ProtectedSeen()
+		return err
+	})
+	return p, ok, err
+}
+
+// sawProtected records files (trust.Scan.ProtectedDigests) as the
+// protected set round left.
+func (e *Engine) sawProtected(round string, files map[string]string) error {
+	return e.update(func(tx *kernel.Tx) error {
+		return tx.PutProtectedSeen(kernel.ProtectedSeen{Files: files, Round: round, At: tx.Now()})
+	})
+}
+
+// recordBetweenRounds audits that paths of the protected set changed
+// between rounds (a scope_violation.between_rounds event: by whom is
+// unknown) and raises goal's gate whose approval records now as the
+// protected set seen (a reject records nothing: the next round stops
+// again until the files are restored or a gate is approved).
+func (e *Engine) recordBetweenRounds(goal, round string, paths []string, now map[string]string) (*records.Gate, error) {
+	var gate records.Gate
+	err := e.update(func(tx *kernel.Tx) (err error) {
+		if err := tx.AppendEvent(records.Event{Kind: "scope_violation.between_rounds", Goal: goal, Actor: "loopx", Subject: round,
+			Message: "protected files changed between rounds, by whom unknown: " + strings.Join(paths, ", "),
+			Data:    map[string]any{"paths": paths}}); err != nil {
+			return err
+		}
+		gate, err = tx.AddGate(records.Gate{Goal: goal, ScopeKind: "goal", RaisedBy: "loopx", Reason: "protected_path",
+			Question: fmt.Sprintf("Protected files changed between rounds, by whom unknown (not in a round loopx saw): %s. Keep them as they are now and let agents continue (approve), or keep agents stopped until you restore them (reject)?",
+				strings.Join(paths, ", ")),
+			Options: []string{"approve", "reject"}, Answerers: []string{"human"}})
+		if err != nil {
+			return err
+		}
+		return tx.PutGateProtected(gate.ID, kernel.ProtectedSeen{Files: now, At: tx.Now()})
+	})
+	return &gate, err
 }

@@ -3,6 +3,7 @@ package policies
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -29,8 +30,12 @@ type ProtectedSet struct {
 	Home []string
 	// HostState are the home files an agent host rewrites itself while it
 	// runs (rule host_state): protected from agents, not compared by the
-	// change check.
+	// change check in full.
 	HostState []string
+	// HostStateCompared are the parts of HostState files the change check
+	// compares all the same (rule host_state_compared): "<file>:<key
+	// path>", keys separated by ".", "*" any one key.
+	HostStateCompared []string
 }
 
 // Project is every project glob of the set.
@@ -57,6 +62,20 @@ func (p ProtectedSet) Compared() (project, home []string) {
 	return project, home
 }
 
+// ComparedParts are the parts of the host_state files the change check
+// compares (HostStateCompared), by home-relative file: key paths, each a
+// list of keys ("*" any one key).
+func (p ProtectedSet) ComparedParts() map[string][][]string {
+	out := map[string][][]string{}
+	for _, c := range p.HostStateCompared {
+		file, keys, ok := strings.Cut(c, ":")
+		if ok && keys != "" {
+			out[file] = append(out[file], strings.Split(keys, "."))
+		}
+	}
+	return out
+}
+
 // Protected returns the protected set, read from ProtectedModule's rules
 // (each a list of string literals), the data the permission policy's
 // protected rule reads: the change check of loopx run hashes the same
@@ -77,7 +96,7 @@ func readProtected(src string) (ProtectedSet, error) {
 		return ProtectedSet{}, err
 	}
 	var set ProtectedSet
-	lists := map[string]*[]string{"own": &set.Own, "hosts": &set.Hosts, "git": &set.Git, "next_command": &set.NextCommand, "home": &set.Home, "host_state": &set.HostState}
+	lists := map[string]*[]string{"own": &set.Own, "hosts": &set.Hosts, "git": &set.Git, "next_command": &set.NextCommand, "home": &set.Home, "host_state": &set.HostState, "host_state_compared": &set.HostStateCompared}
 	for _, r := range m.Rules {
 		name := r.Head.Name.String()
 		if len(r.Head.Reference) > 0 {

@@ -18,6 +18,9 @@ func TestProtected_ReadsTheModule(t *testing.T) {
 	if slices.Contains(project, "loopx/**") || slices.Contains(home, ".claude.json") || !slices.Contains(home, ".gitconfig") {
 		t.Errorf("Compared() = %v, %v", project, home)
 	}
+	if parts := set.ComparedParts()[".claude.json"]; !slices.ContainsFunc(parts, func(k []string) bool { return slices.Equal(k, []string{"projects", "*", "mcpServers"}) }) {
+		t.Errorf("ComparedParts() = %v", set.ComparedParts())
+	}
 	for _, src := range []string{
 		"package loopx.protected\nown := [\"a\"]\n",
 		"package loopx.protected\nown := [1]\nhosts := []\ngit := []\nnext_command := []\nhome := []\nhost_state := []\n",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,13 +22,19 @@ import (
 //     loopx itself writes while a round runs, git's hooks, config and
 //     info/, the hosts' settings, the files that make the human's next
 //     command run code, in the project and in the home), always and
-//     uncapped, by content (sha256, mode, symlink target);
+//     uncapped, by content (sha256, mode, symlink target), with what the
+//     git configuration names (ReadGitConfig: the files in the hooks
+//     directory core.hooksPath names, ignored ones too, and the included
+//     configuration files); of a host's state file (~/.claude.json),
+//     only the parts that run code (Scanner.HostParts: its MCP servers);
 //   - inside git, every file git tracks (whatever the index says of it:
 //     assume-unchanged and skip-worktree are not trusted) and every
-//     untracked file it does not ignore, each by its content, which loopx
-//     hashes itself, and by the blob the index stages for it; and HEAD and
-//     every ref (but remote-tracking ones), whose moves are read as the
-//     paths they bring in (Changed);
+//     untracked file, each by its content, which loopx hashes itself, and
+//     by the blob the index stages for it; every ignored file and every
+//     file of a submodule's work tree by its stat (statSig), protected
+//     names among them by content; and HEAD,
+//     every ref and the pseudo-refs (MERGE_HEAD, FETCH_HEAD, …), whose
+//     moves are read as the paths they bring in (Changed);
 //   - outside git, a walk of at most MaxScanFiles files by size and
 //     modification time; reaching the cap makes the scan incomplete, and an
 //     incomplete scan fails the round (Run).
@@ -62,11 +69,19 @@ type Scanner struct {
 	// Home is the user's home directory (absolute; "" = none): the
 	// protected set's home globs are hashed under it.
 	Home string
+	// HostParts are the host state files (relative to Home) the change
+	// check compares only in part, and their parts: key paths into the
+	// file's JSON object ("*" any one key; the protected set's
+	// host_state_compared).
+	HostParts map[string][][]string
 	// Git is git's executable (absolute; "" = safegit.Path()).
 	Git string
 	// Cache keeps content hashes between scans (nil = the process's
 	// shared cache, SharedHashes).
 	Cache *HashCache
+	// configured are the globs of what the git configuration names
+	// (GitConfig.Globs), read by each scan.
+	configured []string
 }
 
 // HomeDir is the user's home directory ($HOME, absolute), or "" when
@@ -109,13 +124,14 @@ type Scan struct {
 	// incomplete says why the scan could not see every change ("" when it
 	// could): the walk reached MaxScanFiles, git failed.
 	incomplete string
-	// refs are HEAD and every ref but refs/remotes/*, name to object id
+	// refs are HEAD, every ref and the pseudo-refs, name to object id
 	// (nil outside git).
 	refs map[string]string
 	git  safegit.Git
-	// top is the git work tree's top directory (absolute).
-	top string
-	sc  Scanner
+	// top is the git work tree's top directory, common git's common
+	// directory, dir the work tree's git directory (absolute).
+	top, common, dir string
+	sc               Scanner
 }
 
 // contentSig is a file's signature by content: mode bits, and the sha256
@@ -174,6 +190,30 @@ func hashTree(out map[string]fileSig, dir string, key func(string) string, skip 
 	})
 }
 
+// hashHooksDir adds the entries directly in dir (git runs <dir>/<hook>),
+// by content, ignored ones too: below it, inside the project, what git
+// lists or ignores is compared as the protected names it holds
+// (protectedName). It returns false when dir holds more than the cap's
+// entries (then none is added).
+func (sc Scanner) hashHooksDir(out map[string]fileSig, dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	if len(entries) > sc.cap() {
+		return false
+	}
+	for _, d := range entries {
+		p := filepath.Join(dir, d.Name())
+		if k := sc.relKey(p); !d.IsDir() && !sc.ownFile(k) {
+			if sig, ok := contentSig(p, sc.cache()); ok {
+				out[k] = sig
+			}
+		}
+	}
+	return true
+}
+
 // hashGlob adds every file under base matching glob (slash, relative to
 // base) to out by content. The walk starts at the glob's literal leading
 // directories and follows no symlink.
@@ -207,6 +247,12 @@ func hashGlob(out map[string]fileSig, base, glob string, key func(string) string
 		}
 		return nil
 	})
+}
+
+// ownFile reports whether k (a scan's key) is a file loopx itself writes
+// under the state directory while a round runs (Scanner.Own).
+func (sc Scanner) ownFile(k string) bool {
+	return sc.Own != nil && (k == sc.StateDir || strings.HasPrefix(k, sc.StateDir+"/")) && sc.Own(k)
 }
 
 // relKey keys path p relative to the root (slash), or absolute when it lies
@@ -257,9 +303,7 @@ func (sc Scanner) Scan() Scan {
 	g := sc.lockedGit()
 	s := Scan{sigs: map[string]fileSig{}, git: g, sc: sc}
 	key := sc.relKey
-	own := func(k string) bool {
-		return sc.Own != nil && (k == sc.StateDir || strings.HasPrefix(k, sc.StateDir+"/")) && sc.Own(k)
-	}
+	own := sc.ownFile
 	hashTree(s.sigs, sc.specPath(), key, nil, sc.cache())
 	hashTree(s.sigs, sc.statePath(), key, own, sc.cache())
 	common, dir, top, _, inGit := sc.gitDirs(g)
@@ -289,16 +333,37 @@ func (sc Scanner) Scan() Scan {
 		for _, glob := range sc.Protected.Home {
 			hashGlob(s.sigs, sc.Home, glob, key, nil, sc.cache())
 		}
+		for file, parts := range sc.HostParts {
+			p := filepath.Join(sc.Home, filepath.FromSlash(file))
+			if sig, ok := partsSig(p, parts, sc.cache()); ok {
+				s.sigs[key(p)] = sig
+			}
+		}
 	}
+	// What the git configuration names: the hooks directories (an
+	// ignored one too) and the included configuration files.
+	gc := ReadGitConfig(sc.Root)
+	for _, d := range gc.HooksDirs {
+		if !sc.hashHooksDir(s.sigs, d) {
+			s.incomplete = fmt.Sprintf("the hooks directory git's configuration names (%s) holds more than %d entries", d, sc.cap())
+		}
+	}
+	for _, f := range gc.Included {
+		if sig, ok := contentSig(f, sc.cache()); ok {
+			s.sigs[key(f)] = sig
+		}
+	}
+	s.sc.configured = gc.Globs(sc.relKey)
+	sc.configured = s.sc.configured
 	for k, sig := range s.sigs {
 		sig.prot = true
 		s.sigs[k] = sig
 	}
 	if inGit {
-		s.top = top
+		s.top, s.common, s.dir = top, common, dir
 		sc.gitChanges(&s)
 		if s.incomplete == "" {
-			s.refs, s.incomplete = readRefs(g)
+			s.refs, s.incomplete = readRefs(g, dir)
 		}
 	} else if s.incomplete == "" {
 		sc.walkChanges(&s)
@@ -307,10 +372,15 @@ func (sc Scanner) Scan() Scan {
 }
 
 // gitChanges adds, under the root, every file the index lists (with the
-// blob it stages), every untracked file git does not ignore, and the
-// ignored .gitignore files and protected names ("**/" globs of the
-// protected set), each by content: git reads no file's content here (ls-files), and its
-// index flags (assume-unchanged, skip-worktree) do not matter.
+// blob it stages) and every untracked file git does not ignore, each by
+// content; every file git ignores, by content when it is a .gitignore or a
+// protected name (sub/.envrc in an ignored sub/), else by what the kernel
+// says of it (statSig: no content is read, so a large ignored tree such as
+// node_modules costs one stat a file); and every file of a submodule's
+// work tree (gitlinks in the index), by stat too, with its embedded git
+// directory's hooks, config and info/. Git reads no file's content here
+// (ls-files), and its index flags (assume-unchanged, skip-worktree) do not
+// matter.
 func (sc Scanner) gitChanges(s *Scan) {
 	staged, err := s.git.Run("ls-files", "-z", "--cached", "--stage", "--", ".")
 	if err != nil {
@@ -322,22 +392,16 @@ func (sc Scanner) gitChanges(s *Scan) {
 		s.incomplete = err.Error()
 		return
 	}
-	// Ignored files git would not list: its own ignore files (one that
-	// ignores itself hides files too) and the protected names of any
-	// directory (sub/.envrc in an ignored sub/).
-	spec := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ":(glob)**/.gitignore"}
-	for _, g := range sc.Protected.Project {
-		if strings.HasPrefix(g, "**/") {
-			spec = append(spec, ":(glob)"+g)
-		}
-	}
-	ignores, err := s.git.Run(spec...)
+	ignored, err := s.git.Run("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ".")
 	if err != nil {
 		s.incomplete = err.Error()
 		return
 	}
+	skip := func(rel string) bool {
+		return rel == "" || rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/")
+	}
 	add := func(rel, stage string) {
-		if rel == "" || rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/") {
+		if skip(rel) {
 			return // compared by content above
 		}
 		if prev, ok := s.sigs[rel]; ok && prev.prot && stage == "" {
@@ -353,18 +417,86 @@ func (sc Scanner) gitChanges(s *Scan) {
 		sig.prot = sc.protectedName(rel)
 		s.sigs[rel] = sig
 	}
+	var submodules []string
 	for _, rec := range strings.Split(string(staged), "\x00") {
 		// <mode> <object> <stage>\t<path>
 		meta, p, ok := strings.Cut(rec, "\t")
 		if ok {
 			add(p, meta)
+			if strings.HasPrefix(meta, "160000 ") {
+				submodules = append(submodules, p)
+			}
 		}
 	}
-	for _, out := range [][]byte{untracked, ignores} {
-		for _, p := range strings.Split(string(out), "\x00") {
+	for _, p := range strings.Split(string(untracked), "\x00") {
+		add(p, "")
+	}
+	for _, p := range strings.Split(string(ignored), "\x00") {
+		if path.Base(p) == ".gitignore" || sc.protectedName(p) {
 			add(p, "")
+		} else if !skip(p) {
+			if _, ok := s.sigs[p]; !ok {
+				s.sigs[p] = statSig(filepath.Join(sc.Root, filepath.FromSlash(p)))
+			}
 		}
 	}
+	for _, sub := range submodules {
+		sc.submoduleChanges(s, sub)
+	}
+}
+
+// submoduleChanges adds every file of the submodule work tree at rel
+// (slash, relative to the root) by stat (statSig; a protected name by
+// content), and of a git directory embedded in it (rel/.git/, nested ones
+// too) its hooks, config and info/: git lists none of them in the
+// superproject.
+func (sc Scanner) submoduleChanges(s *Scan, rel string) {
+	_ = filepath.WalkDir(filepath.Join(sc.Root, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Name() == ".git" {
+			if d.IsDir() {
+				for _, g := range []string{"hooks/**", "config", "info/**"} {
+					hashGlob(s.sigs, p, g, sc.relKey, nil, sc.cache())
+				}
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		k := sc.relKey(p)
+		if _, ok := s.sigs[k]; ok {
+			return nil
+		}
+		if sc.protectedName(k) {
+			if sig, ok := contentSig(p, sc.cache()); ok {
+				sig.prot = true
+				s.sigs[k] = sig
+			}
+			return nil
+		}
+		s.sigs[k] = statSig(p)
+		return nil
+	})
+}
+
+// statSig is a file's signature by what the kernel says of it (size,
+// modification time; device, inode, mode and change time in sum): any
+// write changes it, even one that restores the size and the modification
+// time, and no content is read.
+func statSig(p string) fileSig {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return fileSig{sum: sha256.Sum256([]byte("missing"))}
+	}
+	k, ok := keyOf(fi)
+	if !ok {
+		return fileSig{size: fi.Size(), mtime: fi.ModTime().UnixNano(), sum: sha256.Sum256([]byte(fi.Mode().String()))}
+	}
+	return fileSig{size: k.size, mtime: k.mtimeNs, sum: sha256.Sum256(fmt.Appendf(nil, "%d %d %o %d", k.dev, k.ino, k.mode, k.ctimeNs))}
 }
 
 // protectedName reports whether rel (slash, relative to the root) matches
@@ -372,7 +504,7 @@ func (sc Scanner) gitChanges(s *Scan) {
 // compares).
 func (sc Scanner) protectedName(rel string) bool {
 	n := strings.ToLower(rel)
-	for _, g := range sc.Protected.Project {
+	for _, g := range append(sc.Protected.Project, sc.configured...) {
 		if doublestar.MatchUnvalidated(g, n) {
 			return true
 		}
@@ -466,4 +598,40 @@ func (sc Scanner) cap() int {
 		return MaxScanFiles
 	}
 	return sc.Cap
+}
+
+// ProtectedDigests are the files of the protected set this scan hashed
+// outside loopx/ and .loopx/ (which adoption and the store's chain govern),
+// each by a hex digest of its signature (content, mode, symlink target;
+// of a host state file, the parts compared): what loopx run records as a
+// round ends and compares as the next one starts (kernel.ProtectedSeen).
+func (s Scan) ProtectedDigests() map[string]string {
+	out := map[string]string{}
+	spec, state := s.sc.SpecDir+"/", s.sc.StateDir+"/"
+	for p, sig := range s.sigs {
+		if !sig.prot || strings.HasPrefix(p, spec) || strings.HasPrefix(p, state) {
+			continue
+		}
+		d := sha256.Sum256(fmt.Appendf(nil, "%d %d %x", sig.size, sig.mtime, sig.sum))
+		out[p] = fmt.Sprintf("%x", d)
+	}
+	return out
+}
+
+// ChangedDigests lists, sorted, the files whose digest differs between
+// seen and now (ProtectedDigests), added and removed ones included.
+func ChangedDigests(seen, now map[string]string) []string {
+	var out []string
+	for p, d := range now {
+		if seen[p] != d {
+			out = append(out, p)
+		}
+	}
+	for p := range seen {
+		if _, ok := now[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

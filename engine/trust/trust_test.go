@@ -47,15 +47,7 @@ func TestRunnerID_NamesThisProcessOfThisBoot(t *testing.T) {
 // what Own names, and is incomplete past its cap.
 func TestScanner_OutsideGit(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, s string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { writeUnder(t, root, rel, s) }
 	write("a.txt", "a")
 	write("gone.txt", "g")
 	write("loopx/loopx.cue", "x: 1")
@@ -120,7 +112,8 @@ func TestHashCache_ChangeTimeSeesRestoredMtime(t *testing.T) {
 
 // TestScanner_GitSeesIgnoredProtectedNames: inside git, a protected name
 // in a directory git ignores (sub/.envrc) and a .gitignore that ignores
-// itself are compared; other ignored files are not.
+// itself are compared by content, as protected for the first; other
+// ignored files by their stat (an out-of-scope write to one is seen too).
 func TestScanner_GitSeesIgnoredProtectedNames(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -129,15 +122,7 @@ func TestScanner_GitSeesIgnoredProtectedNames(t *testing.T) {
 	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	write := func(rel, s string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { writeUnder(t, root, rel, s) }
 	write(".gitignore", "build/\n")
 	sc := Scanner{Root: root, SpecDir: "loopx", StateDir: ".loopx", Protected: Protected{Project: []string{"**/.envrc"}}}
 	before := sc.Scan()
@@ -151,7 +136,66 @@ func TestScanner_GitSeesIgnoredProtectedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(changed, " "); got != "build/.envrc hide/.gitignore" {
+	if got := strings.Join(changed, " "); got != "build/.envrc build/out.bin hide/.gitignore" {
 		t.Fatalf("changed %q", got)
+	}
+}
+
+// TestScanner_SubmoduleWorkTree: a submodule's work tree (a gitlink in the
+// index, which git lists as one entry) is compared file by file, its
+// ignored files and the hooks of its embedded git directory included; a
+// protected name inside it is protected.
+func TestScanner_SubmoduleWorkTree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	git := func(dir string, args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@e"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(rel, s string) { writeUnder(t, root, rel, s) }
+	git(root, "init", "-q")
+	write("lib/a.txt", "a")
+	write("lib/.gitignore", "out/\n")
+	write("lib/out/x", "x")
+	git(filepath.Join(root, "lib"), "init", "-q")
+	git(filepath.Join(root, "lib"), "add", "-A")
+	git(filepath.Join(root, "lib"), "commit", "-qm", "lib")
+	git(root, "update-index", "--add", "--cacheinfo", "160000,"+git(filepath.Join(root, "lib"), "rev-parse", "HEAD")+",lib")
+	sc := Scanner{Root: root, SpecDir: "loopx", StateDir: ".loopx", Protected: Protected{Project: []string{"**/.envrc"}}}
+	before := sc.Scan()
+	if before.Incomplete() != "" {
+		t.Fatal(before.Incomplete())
+	}
+	write("lib/a.txt", "b")
+	write("lib/out/x", "y")
+	write("lib/.git/hooks/pre-commit", "evil")
+	write("lib/.envrc", "evil")
+	after := sc.Scan()
+	changed, err := Changed(before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(changed, " "); got != "lib/.envrc lib/.git/hooks/pre-commit lib/a.txt lib/out/x" {
+		t.Fatalf("changed %q", got)
+	}
+	if got := strings.Join(ChangedProtected(before, after), " "); got != "lib/.envrc" {
+		t.Fatalf("changed protected %q", got)
+	}
+}
+
+// writeUnder writes s to rel (slash) under root, making its directories.
+func writeUnder(t *testing.T, root, rel, s string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

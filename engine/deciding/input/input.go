@@ -159,6 +159,13 @@ type PermissionRequest struct {
 	Actions []string `json:"actions"`
 	// Paths are the files written, with their facts.
 	Paths []PathFacts `json:"paths"`
+	// GitConfigPaths are globs (lower-cased; relative to the project, or
+	// absolute outside it) of what the project's and the user's git
+	// configuration names that git runs or reads its configuration from:
+	// below the hooks directory core.hooksPath names (".husky/**"), and the
+	// files an include names. The permission policy protects them like
+	// git's own hooks and config. Omitted when there are none.
+	GitConfigPaths []string `json:"git_config_paths,omitempty"`
 	// Command is the raw command line; Commands its normalised simple
 	// commands (each Argvs entry joined by spaces); CommandParsed is false
 	// when it could not be parsed at all (malformed, over the 64 KiB parse

@@ -24,12 +24,19 @@ type GitConfig struct {
 	// include, a line loopx does not read, an unreadable file): then no
 	// alias resolves (what the rest says could be overridden).
 	Unsure bool
+	// HooksPaths are the values of core.hooksPath, in the order set, as
+	// written (the last one is the hooks directory git uses).
+	HooksPaths []string
+	// Includes are the files include.path and includeIf.<cond>.path name,
+	// as written, whatever the condition.
+	Includes []string
 }
 
 // Merge returns c with later's settings over it (git reads the system,
 // then the user's, then the repository's file).
 func (c GitConfig) Merge(later GitConfig) GitConfig {
-	out := GitConfig{Aliases: map[string]string{}, ForcePush: c.ForcePush || later.ForcePush, Unsure: c.Unsure || later.Unsure}
+	out := GitConfig{Aliases: map[string]string{}, ForcePush: c.ForcePush || later.ForcePush, Unsure: c.Unsure || later.Unsure,
+		HooksPaths: append(append([]string{}, c.HooksPaths...), later.HooksPaths...), Includes: append(append([]string{}, c.Includes...), later.Includes...)}
 	for k, v := range c.Aliases {
 		out.Aliases[k] = v
 	}
@@ -57,7 +64,9 @@ const maxGitConfig = 1 << 20
 // lines, comments) into the settings GitConfig holds. Anything it does not
 // read exactly as git would (an include or includeIf, a malformed line, a
 // file over 1 MiB) makes the result Unsure, and the error says what; the
-// settings read before it are kept.
+// settings read before it are kept. After an include, the files it names
+// and the hooks paths are still read (Includes, HooksPaths), the aliases
+// no longer.
 func ParseGitConfig(text string) (GitConfig, error) {
 	c := GitConfig{Aliases: map[string]string{}}
 	if len(text) > maxGitConfig {
@@ -65,6 +74,7 @@ func ParseGitConfig(text string) (GitConfig, error) {
 		return c, fmt.Errorf("git config of %d bytes is over the %d KiB cap", len(text), maxGitConfig>>10)
 	}
 	p := gitConfigParser{s: text}
+	var included error
 	for {
 		section, sub, key, val, ok, err := p.next()
 		if err != nil {
@@ -72,12 +82,21 @@ func ParseGitConfig(text string) (GitConfig, error) {
 			return c, err
 		}
 		if !ok {
-			return c, nil
+			return c, included
 		}
 		switch {
+		case (section == "include" && !sub.set || section == "includeif" && sub.set) && key == "path":
+			c.Includes = append(c.Includes, val)
+			fallthrough
 		case section == "include" || section == "includeif":
 			c.Unsure = true
-			return c, fmt.Errorf("line %d: %s: loopx does not follow includes", p.lineNo(), section)
+			if included == nil {
+				included = fmt.Errorf("line %d: %s: loopx does not follow includes", p.lineNo(), section)
+			}
+		case section == "core" && !sub.set && key == "hookspath":
+			c.HooksPaths = append(c.HooksPaths, val)
+		case included != nil:
+			// What an include says could override what follows.
 		case section == "alias" && !sub.set:
 			c.Aliases[key] = val
 		case section == "remote" && sub.set && key == "push" && strings.HasPrefix(strings.TrimSpace(val), "+"):

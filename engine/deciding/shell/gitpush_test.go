@@ -108,6 +108,8 @@ func TestParseGitConfig(t *testing.T) {
 		aliases    map[string]string
 		force      bool
 		unsure     bool
+		hooks      []string // core.hooksPath values
+		includes   []string
 	}{
 		{name: "aliases", text: "[alias]\n\tp = push\n\tCO = checkout  # a comment\n\tsq = \"!git rebase -i \\\"$1\\\"\" ; c\n",
 			aliases: map[string]string{"p": "push", "co": "checkout", "sq": `!git rebase -i "$1"`}},
@@ -119,14 +121,17 @@ func TestParseGitConfig(t *testing.T) {
 		{name: "a mirror", text: "[remote \"backup\"]\n\tmirror\n", aliases: map[string]string{}, force: true},
 		{name: "the old subsection form", text: "[remote.origin]\n\tmirror = true\n", aliases: map[string]string{}, force: true},
 		{name: "a plain push refspec", text: "[remote \"origin\"]\n\tpush = refs/heads/main\n", aliases: map[string]string{}},
-		{name: "an include", text: "[include]\n\tpath = ~/x\n[alias]\n\tp = push\n", aliases: map[string]string{}, unsure: true},
-		{name: "an includeIf", text: "[alias]\n\tp = push\n[includeIf \"gitdir:~/w/\"]\n\tpath = w\n", aliases: map[string]string{"p": "push"}, unsure: true},
+		{name: "an include", text: "[include]\n\tpath = ~/x\n[alias]\n\tp = push\n", aliases: map[string]string{}, unsure: true, includes: []string{"~/x"}},
+		{name: "an includeIf", text: "[alias]\n\tp = push\n[includeIf \"gitdir:~/w/\"]\n\tpath = w\n", aliases: map[string]string{"p": "push"}, unsure: true, includes: []string{"w"}},
+		{name: "hooks paths, after an include too", text: "[core]\n\thooksPath = .githooks\n[include]\n\tpath = x\n[Core]\n\tHOOKSPATH = \"~/h\"\n[core \"x\"]\n\thookspath = no\n",
+			aliases: map[string]string{}, unsure: true, hooks: []string{".githooks", "~/h"}, includes: []string{"x"}},
 		{name: "an unterminated quote", text: "[alias]\n\tp = \"push\n", aliases: map[string]string{}, unsure: true},
 		{name: "outside any section", text: "p = push\n", aliases: map[string]string{}, unsure: true},
 		{name: "an unknown escape", text: "[alias]\n\tp = pu\\sh\n", aliases: map[string]string{}, unsure: true},
 	} {
 		c, err := ParseGitConfig(tc.text)
-		if !reflect.DeepEqual(c.Aliases, tc.aliases) || c.ForcePush != tc.force || c.Unsure != tc.unsure || (err != nil) != tc.unsure {
+		if !reflect.DeepEqual(c.Aliases, tc.aliases) || c.ForcePush != tc.force || c.Unsure != tc.unsure || (err != nil) != tc.unsure ||
+			!reflect.DeepEqual(c.HooksPaths, tc.hooks) || !reflect.DeepEqual(c.Includes, tc.includes) {
 			t.Errorf("%s: %+v (err %v); want aliases %v force %v unsure %v", tc.name, c, err, tc.aliases, tc.force, tc.unsure)
 		}
 	}

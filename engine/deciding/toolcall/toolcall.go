@@ -15,6 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/pathfacts"
 	"github.com/loopx-dev/loopx/engine/deciding/shell"
+	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
@@ -63,6 +64,8 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     removed; git aliases resolved from the git configuration, read
 //     without running git), the files it writes (following cd), and
 //     opaque reasons;
+//   - the hooks directories and included files the git configuration
+//     names (trust.ReadGitConfig) become git_config_paths;
 //     an opaque line's path-like tokens become paths with mentioned set;
 //   - actions are derived: the explicit Action, the tool's ("fs.write" for
 //     Edit/Write/MultiEdit/NotebookEdit/apply_patch, "shell.exec" for Bash,
@@ -93,6 +96,8 @@ func Read(root string, req Call) *input.PermissionRequest {
 	}
 	roots := pathfacts.Roots(root)
 	homes, hasHome := pathfacts.HomeRoots()
+	gc := trust.ReadGitConfig(root)
+	pr.GitConfigPaths = gitConfigPaths(roots, gc)
 	facts := func(p string) input.PathFacts {
 		f := pathfacts.Of(roots, dir, p)
 		if hasHome {
@@ -104,7 +109,7 @@ func Read(root string, req Call) *input.PermissionRequest {
 		pr.Paths = append(pr.Paths, facts(p))
 	}
 	if strings.TrimSpace(req.Command) != "" {
-		cl := shell.ReadWith(req.Command, shell.Options{Git: gitConfig(root)})
+		cl := shell.ReadWith(req.Command, shell.Options{Git: &gc.Config})
 		pr.Commands = append(pr.Commands, cl.Commands...)
 		pr.Argvs = append(pr.Argvs, cl.Argvs...)
 		for _, acts := range cl.ArgvActions {

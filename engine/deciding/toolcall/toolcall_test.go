@@ -1,7 +1,11 @@
 package toolcall
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -57,5 +61,42 @@ func TestReadRequest(t *testing.T) {
 		if err != nil && errs.CodeOf(err) != "bad_input" {
 			t.Errorf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// TestRead_GitConfigPaths: the hooks directories and included files the
+// repository's and the user's git configuration name (read from the
+// files, includes followed, "~/" expanded, relative hooks paths from the
+// work tree's top) are in the request for the permission policy.
+func TestRead_GitConfigPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		".git/config":     "[core]\n\thooksPath = .Husky\n[include]\n\tpath = ../local.cfg\n",
+		"local.cfg":       "[includeIf \"gitdir:/nowhere/\"]\n\tpath = ~/more.cfg\n",
+		"../../more.cfg":  "",
+		"sub/placeholder": "",
+	} {
+		p := filepath.Join(root, name)
+		if name == "../../more.cfg" {
+			p = filepath.Join(home, "more.cfg")
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\thooksPath = ~/hooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr := Read(root, Call{Tool: "Write", Paths: []string{"x"}})
+	want := []string{strings.ToLower(filepath.ToSlash(filepath.Join(home, "hooks"))) + "/**", ".husky/**", "local.cfg", strings.ToLower(filepath.ToSlash(filepath.Join(home, "more.cfg")))}
+	if !slices.Equal(pr.GitConfigPaths, want) {
+		t.Fatalf("git_config_paths %q, want %q", pr.GitConfigPaths, want)
 	}
 }

@@ -71,6 +71,15 @@ type Engine interface {
 	// audits a link found there, and returns the error that stops the
 	// loop.
 	PromptFailed(ctx context.Context, r *records.Round, err error) error
+	// BetweenRounds compares the protected set the scan before round r's
+	// command saw with the one the last round ended with (any agent's): a
+	// difference, made between rounds by whoever, finishes r not charged,
+	// audits it with a gate a human answers, and returns the error that
+	// stops the loop; nil when there is none.
+	BetweenRounds(ctx context.Context, r *records.Round, before Scan) error
+	// RoundEnded records the protected set the scan after round r's
+	// command saw, for the next round's BetweenRounds.
+	RoundEnded(r *records.Round, after Scan) error
 	// GoalRev is the revision of goal in the store.
 	GoalRev(goal string) (uint64, error)
 	// RenewLease renews the lease round r holds on its todo, if it still
@@ -167,6 +176,11 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 		// one (fail closed); the round is failed, charged and audited.
 		return eng.ScanIncomplete(ctx, r, why, nil, nil)
 	}
+	// A protected file changed since the last round ended (a process an
+	// agent left behind wrote it after its round): no command runs.
+	if err := eng.BetweenRounds(ctx, r, before); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, o.Cmd[0], o.Cmd[1:]...)
 	// The agent command gets its own process group, and stopping loopx stops
 	// the whole group (SIGTERM, then SIGKILL after WaitDelay): an agent's
@@ -196,6 +210,9 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	after := eng.Scan()
 	if why := after.Incomplete(); why != "" {
 		return eng.ScanIncomplete(ctx, r, why, before, after)
+	}
+	if err := eng.RoundEnded(r, after); err != nil {
+		return err
 	}
 	written, err := eng.Written(before, after)
 	if err != nil {

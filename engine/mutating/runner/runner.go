@@ -20,6 +20,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -87,6 +88,14 @@ type Engine struct {
 	AdoptedRules func() (r records.Rules, ok bool, err error)
 	// Audit appends an audit event in its own transaction.
 	Audit func(ev records.Event) error
+	// ProtectedSeen is the protected set as the last round left it (ok
+	// false: none recorded yet); SawProtected records it as round ended.
+	ProtectedSeen func() (p kernel.ProtectedSeen, ok bool, err error)
+	SawProtected  func(round string, files map[string]string) error
+	// RecordBetweenRounds audits that paths changed between rounds (by
+	// whom unknown) and raises the goal's gate whose approval records now
+	// as seen; it returns the gate.
+	RecordBetweenRounds func(goal, round string, paths []string, now map[string]string) (*records.Gate, error)
 }
 
 // Run runs the loop of package agentloop over e with lo, reporting to o;
@@ -166,6 +175,59 @@ func (x *loop) Written(before, after agentloop.Scan) ([]string, error) {
 		written = append(written, x.e.ReadModel)
 	}
 	return written, nil
+}
+
+// BetweenRounds compares the protected set before round r's command with
+// the one the last round ended with: a file changed between rounds
+// finishes r preflight_failed (not charged), is audited
+// (scope_violation.between_rounds, naming the files, by whom unknown) with
+// a gate a human answers (approve: the files as they are now are the ones
+// seen; reject: nothing is recorded, and the next round stops again until
+// they are restored or approved), and stops the loop with an errs.No
+// refusal protected_changed_between_rounds.
+func (x *loop) BetweenRounds(ctx context.Context, r *records.Round, before agentloop.Scan) error {
+	e := &x.e
+	if e.ProtectedSeen == nil {
+		return nil
+	}
+	seen, ok, err := e.ProtectedSeen()
+	if err != nil || !ok {
+		return err
+	}
+	now := before.(trust.Scan).ProtectedDigests()
+	changed := trust.ChangedDigests(seen.Files, now)
+	if len(changed) == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("protected files changed between rounds, by whom unknown (since %s, before round %s ran its command): %s",
+		since(seen.Round), r.ID, strings.Join(changed, ", "))
+	rc, err := e.Finish(context.WithoutCancel(ctx), r.ID, rounds.FinishRequest{Agent: r.Agent, Outcome: records.OutcomePreflightFailed, Summary: what})
+	if err != nil {
+		return err
+	}
+	rc.Gate, err = e.RecordBetweenRounds(r.Goal, r.ID, changed, now)
+	x.receipt(rc)
+	if err != nil {
+		return err
+	}
+	return errs.New(errs.No, "protected_changed_between_rounds", "round "+r.ID+" did not run: "+what+"; a human answers the gate (loopx gate list)")
+}
+
+// since names when the protected set was last seen: the end of round, or
+// a human's approval ("" round).
+func since(round string) string {
+	if round == "" {
+		return "a human approved them"
+	}
+	return "round " + round + " ended"
+}
+
+// RoundEnded records the protected set as round r's command left it.
+func (x *loop) RoundEnded(r *records.Round, after agentloop.Scan) error {
+	if x.e.SawProtected == nil {
+		return nil
+	}
+	return x.e.SawProtected(r.ID, after.(trust.Scan).ProtectedDigests())
 }
 
 func (x *loop) GoalRev(goal string) (uint64, error) { return x.e.GoalRev(goal) }
@@ -281,7 +343,7 @@ func (x *loop) Finish(ctx context.Context, r *records.Round, o agentloop.Outcome
 	}
 	if denied != nil { // writes outside the scope are not progress
 		req.Outcome, req.Done = records.OutcomeFailed, false
-		req.Summary = fmt.Sprintf("wrote outside its scope (%s): %s", strings.Join(written, ", "), denied.Reasons[0].Message)
+		req.Summary = fmt.Sprintf("wrote outside its scope (%s): %s", strings.Join(deniedPaths(denied, written), ", "), denied.Reasons[0].Message)
 	}
 	rc, err := e.Finish(ctx, r.ID, req)
 	if err == nil && denied != nil {
@@ -302,4 +364,26 @@ func (x *loop) Finish(ctx context.Context, r *records.Round, o agentloop.Outcome
 	}
 	x.receipt(rc)
 	return agentloop.Outcome{Outcome: req.Outcome, Summary: req.Summary, Done: req.Done}, nil
+}
+
+// deniedPaths are the paths of written that d's reasons name (a
+// permission reason about a path begins with it: "web/x.js is outside
+// scope.write …"), in written's order: the writes a denied round is failed
+// for, without the ones its scope allowed. When no reason names any of
+// them (a user policy's own message), it is all of written: loopx cannot
+// tell them apart.
+func deniedPaths(d *decision.Decision, written []string) []string {
+	var out []string
+	for _, p := range written {
+		for _, r := range d.Reasons {
+			if strings.HasPrefix(r.Message, p+" ") {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return written
+	}
+	return out
 }

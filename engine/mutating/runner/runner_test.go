@@ -38,7 +38,16 @@ func (f *fake) engine() Engine {
 			if !f.deny || len(paths) == 0 {
 				return nil, nil
 			}
-			return &decision.Decision{Verdict: "deny", Reasons: []render.Reason{{Code: "outside_scope", Message: "outside the write scope"}}}, nil
+			var reasons []render.Reason
+			for _, p := range paths {
+				if !strings.HasPrefix(p, "api/") {
+					reasons = append(reasons, render.Reason{Code: "outside_scope", Message: p + " is outside scope.write api/**"})
+				}
+			}
+			if len(reasons) == 0 {
+				return nil, nil
+			}
+			return &decision.Decision{Verdict: "deny", Reasons: reasons}, nil
 		},
 		RecordScopeViolation: func(goal, agent, round string, paths []string, d *decision.Decision, _ *records.Rules) (*records.Gate, error) {
 			f.events = append(f.events, "scope_violation "+strings.Join(paths, ","))
@@ -58,10 +67,14 @@ func TestFinish(t *testing.T) {
 		want     string // the outcome recorded
 		finishes int
 		events   string
+		summary  string // the summary recorded ("": not checked)
 	}{
-		{"as the command ended", fake{}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"api/x.go"}, "progress", 1, ""},
-		{"writes outside the scope are not progress", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"web/x.js"}, "failed", 1, "scope_violation web/x.js"},
-		{"a gate opened meanwhile", fake{gateOpen: true}, agentloop.Outcome{Outcome: "progress"}, nil, "no_change", 2, ""},
+		{"as the command ended", fake{}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"api/x.go"}, "progress", 1, "", ""},
+		{"writes outside the scope are not progress", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"web/x.js"}, "failed", 1, "scope_violation web/x.js", ""},
+		{"the summary lists only the writes outside the scope", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true},
+			[]string{"api/a.go", "web/x.js", "api/b.go", "web/y.js"}, "failed", 1, "scope_violation api/a.go,web/x.js,api/b.go,web/y.js",
+			"wrote outside its scope (web/x.js, web/y.js): web/x.js is outside scope.write api/**"},
+		{"a gate opened meanwhile", fake{gateOpen: true}, agentloop.Outcome{Outcome: "progress"}, nil, "no_change", 2, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Result{}
@@ -69,6 +82,9 @@ func TestFinish(t *testing.T) {
 			got, err := x.Finish(context.Background(), r, tc.o, tc.written)
 			if err != nil || got.Outcome != tc.want || len(tc.f.finishes) != tc.finishes || strings.Join(tc.f.events, ";") != tc.events {
 				t.Fatalf("%+v %v finishes %+v events %v", got, err, tc.f.finishes, tc.f.events)
+			}
+			if tc.summary != "" && got.Summary != tc.summary {
+				t.Fatalf("summary %q, want %q", got.Summary, tc.summary)
 			}
 			if got.Outcome != tc.o.Outcome && got.Done {
 				t.Fatalf("a changed outcome is never done: %+v", got)

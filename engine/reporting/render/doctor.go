@@ -38,11 +38,19 @@ type DoctorReport struct {
 	// the store but did not hold what it holds (readmodel.Verify: an edit
 	// outside loopx, checksums recomputed or not); it was removed.
 	ReadModelEdited bool
+	// ProtectedChanged are the files of the protected set (outside loopx/
+	// and .loopx/) that differ from what the last round of loopx run left
+	// (kernel.ProtectedSeen), sorted; ProtectedSince names when that was
+	// ("round <id> ended", or "a human approved them").
+	ProtectedChanged []string
+	ProtectedSince   string
 }
 
 // Healthy reports whether the report found no problem: the spec loads, no
 // record is corrupt, no hook entry is missing or changed, the clock is not
-// behind, the read model was not edited.
+// behind, the read model was not edited, no protected file changed since
+// the last round.
 func (r DoctorReport) Healthy() bool {
-	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil && r.Chain.OK() && !r.ReadModelEdited
+	return r.SpecErr == nil && len(r.Corrupt) == 0 && len(r.Hooks) == 0 && !r.ClockBehind && r.EventsErr == nil && r.Chain.OK() && !r.ReadModelEdited &&
+		len(r.ProtectedChanged) == 0
 }

@@ -97,8 +97,15 @@ host_setting(n) if {
 
 # git_settings run code at the next git command (hooks; core.hooksPath,
 # core.fsmonitor, aliases, filter drivers in the config; the attributes
-# selecting them) or hide files from git (info/exclude).
-git_settings := protected_set.git
+# selecting them) or hide files from git (info/exclude), with what the
+# git configuration names (git_config_paths).
+git_settings := array.concat(protected_set.git, git_config_paths)
+
+# git_config_paths are the globs Go reads from the project's and the
+# user's git configuration (never by running git): below the hooks
+# directory core.hooksPath names (.husky/**, .githooks/**), and the files
+# an include names.
+git_config_paths := [g | some g in object.get(req, "git_config_paths", []); is_string(g)]
 
 git_setting(n) if {
 	some g in git_settings

@@ -88,8 +88,8 @@ test_git_hooks_and_config_are_protected if {
 	] {
 		codes(decide_spec(req({"paths": [path(p)]}), s)) == ["protected_path"]
 	}
-	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's files that run code at the next git command or hide files from git (.git/hooks/**, .git/config, .git/config.worktree, .git/info/**, .git/modules/**/config, .git/modules/**/hooks/**, .git/worktrees/*/config*, .gitattributes): agents may not write it"
-	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's files that run code at the next git command or hide files from git (.git/hooks/**, .git/config, .git/config.worktree, .git/info/**, .git/modules/**/config, .git/modules/**/hooks/**, .git/worktrees/*/config*, .gitattributes): agents may not write it"
+	decide_spec(req({"paths": [path(".git/config")]}), s).reasons[0].message == ".git/config is git's files that run code at the next git command or hide files from git (.git/hooks/**, .git/config, .git/config.worktree, .git/info/**, .git/modules/**/config, .git/modules/**/hooks/**, .git/worktrees/*/config*, .git/rebase-merge/**, .git/rebase-apply/**, .git/sequencer/**, .gitattributes, .gitmodules, .husky/**, .pre-commit-config.yaml, lefthook.yml, .lefthook.yml, lefthook-local.yml, .lefthook/**): agents may not write it"
+	decide_spec(req({"paths": [path(".git")]}), s).reasons[0].message == ".git contains git's files that run code at the next git command or hide files from git (.git/hooks/**, .git/config, .git/config.worktree, .git/info/**, .git/modules/**/config, .git/modules/**/hooks/**, .git/worktrees/*/config*, .git/rebase-merge/**, .git/rebase-apply/**, .git/sequencer/**, .gitattributes, .gitmodules, .husky/**, .pre-commit-config.yaml, lefthook.yml, .lefthook.yml, lefthook-local.yml, .lefthook/**): agents may not write it"
 	every p in [".git/COMMIT_EDITMSG", ".gitignore", "docs/.git-notes", "sub/.git/config", ".git/modules/lib/index"] {
 		decide_spec(req({"paths": [path(p)]}), s).verdict == "defer"
 	}

@@ -21,12 +21,22 @@ hosts := ["**/.claude/settings*.json", "**/.codex/hooks.json", "**/.codex/config
 
 # git are git's files that run code at the next git command (hooks; the
 # config's core.hooksPath, core.fsmonitor, aliases, filter drivers; the
-# attributes that select filter and diff drivers) or hide files from git
-# (info/exclude), submodules' and worktrees' included.
+# attributes that select filter and diff drivers; .gitmodules, which names
+# a submodule's URL and update command; a rebase's or a sequencer's todo
+# list, whose exec lines run at the human's next --continue; the hook
+# managers' scripts and configuration, which the installed hooks run:
+# husky's .husky/, pre-commit's .pre-commit-config.yaml, lefthook's) or hide files
+# from git (info/exclude), submodules' and worktrees' included. Beside
+# them, what the git configuration names is protected the same way: the
+# directory core.hooksPath names and the files an include names (Go reads
+# them from the configuration files, never by running git, into
+# input.permission.git_config_paths and the change check).
 git := [
 	".git/hooks/**", ".git/config", ".git/config.worktree", ".git/info/**",
 	".git/modules/**/config", ".git/modules/**/hooks/**", ".git/worktrees/*/config*",
-	"**/.gitattributes",
+	".git/rebase-merge/**", ".git/rebase-apply/**", ".git/sequencer/**",
+	"**/.gitattributes", "**/.gitmodules",
+	"**/.husky/**", "**/.pre-commit-config.yaml", "**/lefthook.yml", "**/.lefthook.yml", "**/lefthook-local.yml", "**/.lefthook/**",
 ]
 
 # next_command are project files a human's tools run on their own: direnv's
@@ -49,5 +59,21 @@ home := [
 # host_state are the home files of the list above that an agent host
 # rewrites itself while it runs (Claude Code keeps its state in
 # ~/.claude.json): agents may not write them, but the change check does not
-# compare them (the host's own writes would fail every round).
+# compare them in full (the host's own writes would fail every round),
+# only their parts in host_state_compared.
 host_state := [".claude.json"]
+
+# host_state_compared are the parts of the host_state files the change
+# check compares all the same, as "<file>:<key path>" (a JSON object's
+# keys, "*" any one key): what makes the human's next host session run
+# code or skip a question. In ~/.claude.json: the MCP servers of the user
+# (mcpServers) and of each project (projects.<path>.mcpServers), each
+# project's approval of its .mcp.json servers, and the tools it allows
+# without asking.
+host_state_compared := [
+	".claude.json:mcpServers",
+	".claude.json:projects.*.mcpServers",
+	".claude.json:projects.*.enabledMcpjsonServers",
+	".claude.json:projects.*.enableAllProjectMcpServers",
+	".claude.json:projects.*.allowedTools",
+]

@@ -34,3 +34,14 @@ test_host_state_is_protected if {
 		h in protected.home
 	}
 }
+
+# Each compared part names a host_state file and a key path.
+test_host_state_compared_names_host_state_files if {
+	every c in protected.host_state_compared {
+		[file, keys] := split(c, ":")
+		file in protected.host_state
+		keys != ""
+	}
+	".claude.json:mcpServers" in protected.host_state_compared
+	".claude.json:projects.*.mcpServers" in protected.host_state_compared
+}

@@ -59,7 +59,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	rep := map[string]any{"root": r.Root, "spec_ok": r.SpecErr == nil, "store": r.Store, "revision": r.Revision, "chain": r.Chain,
 		"recovered": r.Recovered, "corrupt_records": r.Corrupt, "hooks": r.Hooks,
 		"events":     map[string]any{"records": r.Events.Records, "bytes": r.Events.Size, "ok": r.EventsErr == nil},
-		"read_model": map[string]any{"edited": r.ReadModelEdited}}
+		"read_model": map[string]any{"edited": r.ReadModelEdited}, "protected": map[string]any{"changed": r.ProtectedChanged}}
 	if r.EventsErr != nil {
 		rep["events"].(map[string]any)["error"] = r.EventsErr.Error()
 	}
@@ -106,6 +106,10 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		if r.ReadModelEdited {
 			fmt.Fprintln(w, "read model: edited outside loopx (it did not hold what the store holds): removed; decisions read the store until the next write rewrites it")
 		}
+		if len(r.ProtectedChanged) > 0 {
+			fmt.Fprintf(w, "protected: changed since %s, by whom unknown: %s (the next round of loopx run stops and raises a gate a human answers)\n",
+				r.ProtectedSince, strings.Join(r.ProtectedChanged, ", "))
+		}
 		for _, p := range r.Hooks {
 			fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
 		}
@@ -136,7 +140,11 @@ chain, and that it ends where the store's last commit left it; the first
 bad record is named (events: line). The read model (readmodel.json in the
 anchor directory, which decisions and hooks read instead of the store) is
 compared with the store: one edited outside loopx is removed and reported
-(read model: line). Exit 0 when healthy, 1 when a problem was found, 3
+(read model: line). The protected files outside loopx/ and .loopx/ (git's
+hooks and config, the hosts' settings, the files that run a human's next
+command) are compared with what the last round of loopx run left: a
+change since, by whoever, is reported (protected: line), and the next
+round stops on it. Exit 0 when healthy, 1 when a problem was found, 3
 when the store cannot be opened.
 
 Doctor verifies the store's whole hash chain: every
