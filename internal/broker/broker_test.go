@@ -1,0 +1,168 @@
+package broker
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name, line, err string
+	}{
+		{"ok", `{"v":1,"argv":["todo","add"],"env":{"NO_COLOR":"1"},"cwd":"/w","deadline_ms":5}`, ""},
+		{"other version", `{"v":2,"argv":[],"cwd":"/w"}`, "protocol version 2, this loopx speaks 1"},
+		{"identity in env", `{"v":1,"argv":[],"env":{"LOOPX_AGENT":"other"},"cwd":"/w"}`, `"LOOPX_AGENT" is not passed`},
+		{"unknown field", `{"v":1,"argv":[],"cwd":"/w","agent":"human"}`, `unknown field "agent"`},
+		{"relative cwd", `{"v":1,"argv":[],"cwd":"w"}`, "not an absolute, clean path"},
+		{"unclean cwd", `{"v":1,"argv":[],"cwd":"/w/../x"}`, "not an absolute, clean path"},
+		{"negative deadline", `{"v":1,"argv":[],"cwd":"/w","deadline_ms":-1}`, "negative"},
+		{"two values", `{"v":1,"argv":[],"cwd":"/w"} {}`, "more than one JSON value"},
+		{"not JSON", `argv`, "invalid character"},
+		{"no newline", `{"v":1,"argv":[],"cwd":"/w"`, "unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := tc.line
+			if tc.name != "no newline" {
+				line += "\n"
+			}
+			_, err := ReadRequest(bufio.NewReader(strings.NewReader(line)))
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("ReadRequest: %v", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("ReadRequest = %v, want ErrBadRequest with %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestReadRequest_LongHeaderIsRefused(t *testing.T) {
+	line := `{"v":1,"argv":["` + strings.Repeat("a", MaxHeader) + `"],"cwd":"/"}` + "\n"
+	_, err := ReadRequest(bufio.NewReader(strings.NewReader(line)))
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("ReadRequest = %v, want the header refused as too long", err)
+	}
+}
+
+func FuzzReadRequest(f *testing.F) {
+	f.Add([]byte(`{"v":1,"argv":["status"],"cwd":"/w"}` + "\n"))
+	f.Add([]byte(`{"v":1,"argv":[],"env":{"TERM":"x"},"cwd":"/"}` + "\nstdin"))
+	f.Add([]byte("x\x00\xff\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		req, err := ReadRequest(bufio.NewReader(bytes.NewReader(b)))
+		if err != nil {
+			return
+		}
+		// What is accepted is checked, and survives a round trip.
+		if req.Check() != nil {
+			t.Fatalf("accepted a request Check refuses: %+v", req)
+		}
+		var buf bytes.Buffer
+		if err := WriteRequest(&buf, req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadRequest(bufio.NewReader(&buf)); err != nil {
+			t.Fatalf("round trip of %+v: %v", req, err)
+		}
+	})
+}
+
+func FuzzReadFrame(f *testing.F) {
+	var buf bytes.Buffer
+	_ = WriteFrame(&buf, FrameStdout, []byte("hello"))
+	_ = WriteFrame(&buf, FrameExit, []byte(`{"code":1}`))
+	f.Add(buf.Bytes())
+	f.Add([]byte{'x', 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bytes.NewReader(b)
+		for {
+			kind, payload, err := ReadFrame(r)
+			if err != nil {
+				return
+			}
+			if len(payload) > MaxFrame || (kind != FrameStdout && kind != FrameStderr && kind != FrameExit) {
+				t.Fatalf("accepted frame %q of %d bytes", kind, len(payload))
+			}
+		}
+	})
+}
+
+// serve starts s on a socket in a temporary directory and returns its
+// path; the server stops with the test.
+func serve(t *testing.T, s *Server) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "b.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- s.Serve(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return sock
+}
+
+func TestCall_IdentityComesFromTheServer(t *testing.T) {
+	dir := t.TempDir()
+	s := &Server{Exe: "/bin/sh", Dir: dir, Env: []string{"LOOPX_AGENT=a1", "NO_COLOR=server", "PATH=" + os.Getenv("PATH")},
+		Peer: func(pid, uid int) error {
+			if pid != os.Getpid() || uid != os.Getuid() {
+				return fmt.Errorf("peer %d/%d is not this test", pid, uid)
+			}
+			return nil
+		}}
+	sock := serve(t, s)
+	req := Request{V: Version, Argv: []string{"-c", `echo "$LOOPX_AGENT $NO_COLOR $PWD"; cat; echo err >&2; exit 7`}, Cwd: "/",
+		Env: map[string]string{"NO_COLOR": "client"}}
+	var out, errb bytes.Buffer
+	code, err := Call(sock, req, strings.NewReader("from stdin\n"), &out, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The agent is the server's; NO_COLOR (a passed variable) the client's;
+	// a cwd outside the work tree runs in the work tree.
+	if want := "a1 client " + dir + "\nfrom stdin\n"; out.String() != want || errb.String() != "err\n" || code != 7 {
+		t.Fatalf("Call = %d, stdout %q, stderr %q; want 7, %q, \"err\\n\"", code, out.String(), errb.String(), want)
+	}
+}
+
+func TestCall_RefusedPeerGetsExit1(t *testing.T) {
+	sock := serve(t, &Server{Exe: "/bin/true", Dir: t.TempDir(), Peer: func(pid, uid int) error {
+		return errors.New("not this round's sandbox")
+	}})
+	req, err := NewRequest([]string{"status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code, err := Call(sock, req, nil, &out, &errb)
+	if err != nil || code != 1 || errb.String() != "loopx broker: refused: not this round's sandbox\n" || out.Len() != 0 {
+		t.Fatalf("Call = %d, %v, stderr %q", code, err, errb.String())
+	}
+}
+
+func TestDescendsFrom(t *testing.T) {
+	if !DescendsFrom(os.Getpid(), os.Getppid()) || !DescendsFrom(os.Getpid(), os.Getpid()) {
+		t.Fatal("this process does not descend from its parent or itself")
+	}
+	if DescendsFrom(os.Getppid(), os.Getpid()) {
+		t.Fatal("the parent descends from this process")
+	}
+}
