@@ -38,7 +38,29 @@ type Project struct {
 	// project.policy_deadline; "2s" default, between MinPolicyDeadline and
 	// MaxPolicyDeadline): past it the decision denies with policy_error.
 	PolicyDeadline string `json:"policy_deadline"`
+	// Sandbox is how loopx run confines the agent command (spec field
+	// project.sandbox).
+	Sandbox Sandbox `json:"sandbox"`
 }
+
+// Sandbox is spec field project.sandbox: how loopx run and watch --exec
+// confine the agent command by the operating system.
+type Sandbox struct {
+	// Mode is "auto" (the default: confined where the system can, else
+	// unconfined and said at every start), "required" (never unconfined)
+	// or "off" (never confined).
+	Mode string `json:"mode"`
+	// Writable are globs of paths outside the work tree the command may
+	// write: absolute, or starting with "~/" (the home directory).
+	Writable []string `json:"writable"`
+}
+
+// Sandbox modes (spec field project.sandbox.mode).
+const (
+	SandboxAuto     = "auto"
+	SandboxRequired = "required"
+	SandboxOff      = "off"
+)
 
 // Default and bounds of spec field project.policy_deadline.
 const (

@@ -15,10 +15,12 @@ changes contains change(k, ov, nv, " (a field loopx does not know)", "loosens") 
 
 # project.name names the project (its state's anchor): not placed, loosens.
 # project.policy_deadline: a shorter deadline denies sooner (tightens).
+# project.sandbox is placed by sandbox.rego.
 changes contains c if {
 	op := object_or_empty(object.get(old, "project", {}))
 	np := object_or_empty(object.get(new, "project", {}))
 	some k in keys(op, np)
+	k != "sandbox"
 	ov := object.get(op, k, null)
 	nv := object.get(np, k, null)
 	ov != nv
