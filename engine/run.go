@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
+	"github.com/loopx-dev/loopx/engine/mutating/confined"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/runner"
@@ -13,6 +14,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // Run is `loopx run`: the loop of package agentloop (round start → exec Cmd
@@ -34,6 +36,10 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 	// executable they use (ancestry.go).
 	e.runner = trust.RunnerID(os.Getpid())
 	defer func() { e.runner = "" }()
+	wall, err := e.wall(o)
+	if err != nil {
+		return runner.Result{}, err
+	}
 	return runner.Run(ctx, runner.Engine{StateDirName: scaffold.StateDirName, Start: e.StartRound, Finish: e.FinishRound,
 		Prompt: func(st rounds.StartResult) (string, error) {
 			p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
@@ -45,7 +51,7 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 		Audit:         func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
 		ProtectedSeen: e.protectedSeen, SawProtected: e.sawProtected, RecordBetweenRounds: e.recordBetweenRounds,
 	}, o, agentloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
-		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr})
+		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr, Wall: wall})
 }
 
 func (e *Engine) goalRev(goal string) (uint64, error) {
@@ -90,4 +96,15 @@ func (e *Engine) renewRoundLease(r *records.Round) (before, after uint64, ok boo
 		return 0, 0, false
 	}
 	return before, after, ok
+}
+
+// wall is the confinement of the agent command spec field
+// project.sandbox chooses (confined.ForRun), audited in this project.
+func (e *Engine) wall(o runner.Options) (agentloop.Wall, error) {
+	var sb specs.Sandbox
+	if e.spec != nil {
+		sb = e.spec.Spec.Project.Sandbox
+	}
+	audit := func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) }
+	return confined.ForRun(sb, confined.Options{Root: e.root, Audit: func(ev records.Event) { _ = audit(ev) }}, o.Goal, o.Agent, o.Stderr, audit)
 }

@@ -91,36 +91,68 @@ var Protected = sync.OnceValue(func() ProtectedSet {
 // readProtected reads the protected set from src (ProtectedModule's
 // source). Errors: src does not parse, or a rule is not a list of strings.
 func readProtected(src string) (ProtectedSet, error) {
-	m, err := ast.ParseModuleWithOpts(ProtectedModule, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	lists, err := readLists(ProtectedModule, src, "own", "hosts", "git", "next_command", "home", "host_state", "host_state_compared")
 	if err != nil {
 		return ProtectedSet{}, err
 	}
-	var set ProtectedSet
-	lists := map[string]*[]string{"own": &set.Own, "hosts": &set.Hosts, "git": &set.Git, "next_command": &set.NextCommand, "home": &set.Home, "host_state": &set.HostState, "host_state_compared": &set.HostStateCompared}
+	return ProtectedSet{Own: lists["own"], Hosts: lists["hosts"], Git: lists["git"], NextCommand: lists["next_command"],
+		Home: lists["home"], HostState: lists["host_state"], HostStateCompared: lists["host_state_compared"]}, nil
+}
+
+// readLists reads the rules names of the module file (source src), each
+// a list of string literals. Errors: src does not parse, a rule is
+// missing, or one is not a list of strings.
+func readLists(file, src string, names ...string) (map[string][]string, error) {
+	m, err := ast.ParseModuleWithOpts(file, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
 	for _, r := range m.Rules {
 		name := r.Head.Name.String()
 		if len(r.Head.Reference) > 0 {
 			name = r.Head.Reference.String()
 		}
-		dst, ok := lists[name]
-		if !ok {
+		if !slices.Contains(names, name) {
+			continue
+		}
+		if _, dup := out[name]; dup {
 			continue
 		}
 		arr, ok := r.Head.Value.Value.(*ast.Array)
 		if !ok {
-			return ProtectedSet{}, fmt.Errorf("%s: rule %s is not a list", ProtectedModule, name)
+			return nil, fmt.Errorf("%s: rule %s is not a list", file, name)
 		}
+		list := []string{}
 		for i := range arr.Len() {
 			s, ok := arr.Elem(i).Value.(ast.String)
 			if !ok {
-				return ProtectedSet{}, fmt.Errorf("%s: rule %s holds %v, not a string", ProtectedModule, name, arr.Elem(i))
+				return nil, fmt.Errorf("%s: rule %s holds %v, not a string", file, name, arr.Elem(i))
 			}
-			*dst = append(*dst, string(s))
+			list = append(list, string(s))
 		}
-		delete(lists, name)
+		out[name] = list
 	}
-	for name := range lists {
-		return ProtectedSet{}, fmt.Errorf("%s: rule %s is missing", ProtectedModule, name)
+	for _, name := range names {
+		if _, ok := out[name]; !ok {
+			return nil, fmt.Errorf("%s: rule %s is missing", file, name)
+		}
 	}
-	return set, nil
+	return out, nil
 }
+
+// BrokerModule is the bundle's module of what a confined agent's loopx
+// calls may run outside its confinement (package loopx.broker).
+const BrokerModule = "loopx/broker/broker.rego"
+
+// BrokerCommands are the command paths ("loopx round finish") a loopx
+// command inside an agent's confinement may have loopx run outside it,
+// read from BrokerModule's rule commands (its rule allow says the same
+// for a policy's input).
+var BrokerCommands = sync.OnceValue(func() []string {
+	lists, err := readLists(BrokerModule, load().modules[BrokerModule], "commands")
+	if err != nil { // the bundle is compiled in and tested: this cannot happen at run time
+		panic("policies: " + err.Error())
+	}
+	return lists["commands"]
+})

@@ -150,7 +150,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/deciding/shell":           pure,
 		mod + "engine/deciding/shell/shelltest": pure,
 		mod + "engine/deciding/glob":            pure,
-		mod + "engine/deciding/decisionlog":          pure,
+		mod + "engine/deciding/decisionlog":     pure,
 		mod + "engine/trust":                    pure,
 		// The engine's rooms over kernel records: they drive the engine
 		// through interfaces of their own, never the top engine package.

@@ -38,16 +38,22 @@ func TestMain(m *testing.M) {
 	// The Go tests' projects get their anchor directories under a temporary
 	// XDG_STATE_HOME (scripts set their own in Setup); commands the tests
 	// start inherit it.
-	testscript.Main(anchortest.M{M: m}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }})
+	testscript.Main(anchortest.M{M: m}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }, "unixconnect": unixConnect})
 }
 
 // TestScripts runs the CLI scripts in testdata/script. Set
 // LOOPX_UPDATE_GOLDEN=1 to rewrite cmp goldens inside the scripts (review
 // the diff).
 func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, "testdata/script"))
+}
+
+// scriptParams are the parameters of the CLI scripts in dir: the
+// environment every script starts with, the conditions and the commands.
+func scriptParams(t *testing.T, dir string) testscript.Params {
 	bin := asAgentBin(t)
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("LOOPX_UPDATE_GOLDEN") != "",
 		Setup: func(env *testscript.Env) error {
@@ -63,8 +69,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		// [pty]: a pseudo-terminal can be opened (ttyin needs one; the human
-		// gate confirmation reads the controlling terminal).
+		// gate confirmation reads the controlling terminal). [bwrap]:
+		// bubblewrap confines here (confinement.go).
 		Condition: func(cond string) (bool, error) {
+			if cond == "bwrap" {
+				return bwrapCondition()
+			}
 			if cond != "pty" {
 				return false, fmt.Errorf("unknown condition %q", cond)
 			}
@@ -90,8 +100,11 @@ func TestScripts(t *testing.T) {
 			"oldstore": cmdOldStore,
 			"holdlock": cmdHoldLock,
 			"droplock": cmdDropLock,
+			"listen":   cmdListen,
+			"spawn":    cmdSpawn,
+			"outside":  cmdOutside,
 		},
-	})
+	}
 }
 
 // cmdExitcode runs a command and asserts its exact exit code:

@@ -10,8 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -113,11 +116,31 @@ type Options struct {
 	MaxRounds int
 	// LeaseTTL is the lease TTL of a todo whose lease names none.
 	LeaseTTL time.Duration
+	// Wall confines each round's command (nil: it runs unconfined).
+	Wall Wall
 	// Stdout and Stderr receive the command's output (commandOutput: a
 	// terminal directly, anything else through a copy that drops the
 	// output once a write fails, so a closed pipe never reaches the
 	// command).
 	Stdout, Stderr io.Writer
+}
+
+// Wall is the operating system's confinement of the agent command.
+type Wall interface {
+	// Enter prepares round r's confinement (before the scan the command's
+	// changes are judged against): argv and env are the command and
+	// environment loopx would run unconfined. Errors: the confinement
+	// cannot be made (the round is not run: preflight_failed).
+	Enter(ctx context.Context, r *records.Round, argv, env []string) (Entered, error)
+}
+
+// Entered is a round's confinement: the command line and environment to
+// run instead, Started to call with the process id it got, and Leave to
+// call once the scan after it was taken.
+type Entered struct {
+	Argv, Env []string
+	Started   func(pid int)
+	Leave     func()
 }
 
 // Run loops round start → exec Cmd → round finish until the verdict is not
@@ -170,6 +193,30 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if err := eng.Release(); err != nil {
 		return err
 	}
+	argv := o.Cmd
+	env := append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
+		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+o.Dir)
+	started, leave := func(int) {}, func() {}
+	if o.Wall != nil {
+		// Inside the sandbox a missing command would be the sandbox's exit
+		// 1 (failed, charged): it is looked up first, as exec would.
+		if err := findCommand(o.Dir, argv[0]); err != nil {
+			return notStarted(ctx, eng, r, err)
+		}
+		in, err := o.Wall.Enter(ctx, r, argv, env)
+		if err != nil {
+			// An agent command loopx cannot confine is not run (fail
+			// closed): the round is preflight_failed, not charged.
+			_, ferr := eng.Finish(context.WithoutCancel(ctx), r, Outcome{Outcome: records.OutcomePreflightFailed,
+				Summary: "agent command not confined: " + err.Error()}, nil)
+			if ferr != nil {
+				return ferr
+			}
+			return errs.Refusedf("confine_failed", "round %s: the agent command was not run: it could not be confined: %v", r.ID, err)
+		}
+		argv, env, started, leave = in.Argv, in.Env, in.Started, in.Leave
+	}
+	defer leave()
 	before := eng.Scan()
 	if why := before.Incomplete(); why != "" {
 		// loopx cannot see what a command would change: it does not run
@@ -181,7 +228,7 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if err := eng.BetweenRounds(ctx, r, before); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, o.Cmd[0], o.Cmd[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// The agent command gets its own process group, and stopping loopx stops
 	// the whole group (SIGTERM, then SIGKILL after WaitDelay): an agent's
 	// children must not keep working after its round was recorded.
@@ -194,10 +241,13 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	} else {
 		cmd.Stderr = commandOutput(o.Stderr)
 	}
-	cmd.Env = append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
-		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+o.Dir)
+	cmd.Env = env
 	keep := keepLease(eng, r, leaseTTL(st.Todo, o.LeaseTTL), revBefore) // lease.go
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		started(cmd.Process.Pid)
+		runErr = cmd.Wait()
+	}
 	if ctx.Err() != nil && cmd.Process != nil {
 		// Members of the group that ignored SIGTERM (or outlived their
 		// leader) must not keep working after the round is recorded.
@@ -256,4 +306,38 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 		return fmt.Errorf("interrupted: round %s was finished as failed and its todo released: %w", r.ID, ctx.Err())
 	}
 	return nil
+}
+
+// findCommand looks up the command name as exec would run it from dir: a
+// name with a slash relative to dir, any other in PATH. Errors: it is not
+// there or not executable.
+func findCommand(dir, name string) error {
+	if !strings.Contains(name, "/") {
+		_, err := exec.LookPath(name)
+		return err
+	}
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return &exec.Error{Name: name, Err: err}
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return &exec.Error{Name: name, Err: fs.ErrPermission}
+	}
+	return nil
+}
+
+// notStarted finishes round r preflight_failed (not charged) because its
+// command could not start (err), and returns the usage error the loop
+// ends with.
+func notStarted(ctx context.Context, eng Engine, r *records.Round, err error) error {
+	out, ferr := eng.Finish(context.WithoutCancel(ctx), r, Outcome{Outcome: records.OutcomePreflightFailed,
+		Summary: "agent command did not start: " + err.Error()}, nil)
+	if ferr != nil {
+		return ferr
+	}
+	return errs.Usagef("command_failed", "%s", out.Summary)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/broker"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/specs"
@@ -121,6 +122,10 @@ func Main() int {
 		// The budgeted spec evaluator (specs.ServeChild): a hidden
 		// command this binary runs itself as, for a spec not in the cache.
 		return specs.ServeChild(os.Stdin, os.Stdout, os.Stderr)
+	}
+	if sock := broker.Socket(); sock != "" {
+		// Inside an agent's confinement: loopx runs outside (brokered.go).
+		return brokerClient(sock, os.Args[1:])
 	}
 	hookProcess = true
 	warm := prewarm(os.Args[1:])
@@ -246,7 +251,7 @@ watch --exec interrupted (the current round recorded first).`,
 	root.SetVersionTemplate("loopx {{.Version}}\n")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		a.view = viewCommands[cmd.CommandPath()]
-		return nil
+		return a.checkBrokered(cmd.CommandPath())
 	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON document on stdout")
 	root.PersistentFlags().StringVar(&a.project, "project", "", "project root (default: $LOOPX_PROJECT, else found by walking up from the working directory)")

@@ -1,0 +1,45 @@
+# METADATA
+# title: loopx.broker
+# description: |
+#   What a loopx command inside an agent's confinement may have loopx run
+#   outside it. loopx run's broker runs the confined agent's own loopx
+#   calls outside the sandbox as the round's agent; a command that would
+#   run a program outside (run, watch, demo), write the files the sandbox
+#   shows read-only (init, hooks install) or act for another project
+#   (--project) would carry the agent past the wall, so only the commands
+#   listed here are run (Go reads this list: keep it a list of string
+#   literals, each a full command path). The human-only commands among
+#   them (adopt, doctor --accept-store, gate answer as human, …) are
+#   refused by their own channel rule, which sees a round's agent.
+package loopx.broker
+
+# commands are the command paths (cobra's: "loopx round finish") a
+# confined agent's loopx calls may run.
+commands := [
+	"loopx", "loopx help", "loopx version", "loopx schema", "loopx completion",
+	"loopx completion bash", "loopx completion fish", "loopx completion powershell", "loopx completion zsh",
+	"loopx status", "loopx vet", "loopx check", "loopx explain", "loopx log", "loopx events",
+	"loopx adopt", "loopx doctor", "loopx review", "loopx prompt", "loopx hook", "loopx mcp",
+	"loopx agent", "loopx agent list", "loopx agent register",
+	"loopx decide", "loopx decide claim", "loopx decide gate-answer", "loopx decide permission", "loopx decide should-run",
+	"loopx evidence", "loopx evidence add", "loopx evidence list",
+	"loopx gate", "loopx gate answer", "loopx gate list", "loopx gate raise", "loopx gate show",
+	"loopx goal", "loopx goal archive", "loopx goal done", "loopx goal list", "loopx goal pause", "loopx goal resume", "loopx goal show",
+	"loopx handoff", "loopx handoff show",
+	"loopx hooks uninstall",
+	"loopx policy", "loopx policy eval", "loopx policy schema", "loopx policy test",
+	"loopx preset", "loopx preset list", "loopx preset show",
+	"loopx quota", "loopx quota status",
+	"loopx round", "loopx round finish", "loopx round show", "loopx round start",
+	"loopx todo", "loopx todo add", "loopx todo block", "loopx todo cancel", "loopx todo claim", "loopx todo done",
+	"loopx todo list", "loopx todo release", "loopx todo renew", "loopx todo reopen", "loopx todo show", "loopx todo transfer",
+]
+
+# allow is true when the command input.command may run through the broker:
+# it is listed and input.project (a --project flag was given) is not true.
+default allow := false
+
+allow if {
+	input.command in commands
+	not input.project
+}
