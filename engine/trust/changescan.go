@@ -612,6 +612,13 @@ func (s Scan) ProtectedDigests() map[string]string {
 		if !sig.prot || strings.HasPrefix(p, spec) || strings.HasPrefix(p, state) {
 			continue
 		}
+		// An empty file is the same as none: it runs nothing, and loopx
+		// run's sandbox puts empty read-only placeholders where protected
+		// files do not exist, gone again after the round. Emptying a file
+		// that held something still shows (it leaves this map).
+		if sig.size == 0 {
+			continue
+		}
 		d := sha256.Sum256(fmt.Appendf(nil, "%d %d %x", sig.size, sig.mtime, sig.sum))
 		out[p] = fmt.Sprintf("%x", d)
 	}

@@ -228,6 +228,11 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if err := eng.BetweenRounds(ctx, r, before); err != nil {
 		return err
 	}
+	// Reading what the last round left takes the store: give it back
+	// before the command runs, whose own loopx calls need the lock.
+	if err := eng.Release(); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// The agent command gets its own process group, and stopping loopx stops
 	// the whole group (SIGTERM, then SIGKILL after WaitDelay): an agent's
