@@ -75,15 +75,17 @@ func (e *Engine) checkModelRules(s *kernel.Store) {
 	}
 }
 
-// resolveRules makes the adopted revision the rules in effect.
+// resolveRules makes the adopted revision the rules in effect, writing
+// nothing (what it finds to record waits for AdoptTightening).
 // With no store yet nothing is adopted (the first write adopts the
 // files, as `loopx init` does). A disk spec that does not load stays the
 // spec error (decisions fail closed) when nothing was adopted yet, and for
 // `vet`/`check` (onDisk); otherwise the adopted revision stays in effect
 // and the error is pending (DiskError). Disk equal to the adopted
 // revision: nothing to do. A change that only tightens (data.loopx.adopt)
-// and leaves the policies alone is adopted at once; anything else is
-// pending, and the adopted spec and policies are what this engine
+// and leaves the policies alone is pending with OnlyTightens, and this
+// engine evaluates the files (AdoptTightening adopts them); anything else
+// is pending, and the adopted spec and policies are what this engine
 // evaluates.
 func (e *Engine) resolveRules(ctx context.Context) {
 	e.pending = nil
@@ -130,14 +132,12 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		loosens = append(loosens, adopt.PolicyChanged(cur, disk, scaffold.SpecDirName+"/"+rulebook.DirName))
 	}
 	if len(loosens) == 0 {
-		if e.onDisk {
-			// Only decision paths adopt: vet, check and policy read the
-			// files and write no state (the next decision adopts them).
-			e.pending = adopt.NewPending(cur, disk, nil, "")
-			e.pending.OnlyTightens, e.pending.Tightens = true, tightens
-			return
-		}
-		_ = e.adopt(disk, "loopx", "only tightens", nil, tightens, nil)
+		// Pending until AdoptTightening adopts it: resolving writes
+		// nothing. Only decision paths adopt: vet, check and policy read
+		// the files and write no state (the next decision adopts them).
+		e.pending = adopt.NewPending(cur, disk, nil, "")
+		e.pending.OnlyTightens, e.pending.Tightens = true, tightens
+		e.tightening = disk
 		return
 	}
 	e.pending = adopt.NewPending(cur, disk, loosens, "")
@@ -194,7 +194,7 @@ func (e *Engine) checkCachedExport(cur records.Rules) {
 // child), as every adoption needs. When the files still have the cached
 // hash but the cache held another export, the cache file was forged or
 // damaged: it is replaced and a rules.cache_mismatch event (in tx when
-// given, else in its own transaction) tells a human (`loopx events --kind
+// given, else held for AdoptTightening's own transaction) tells a human (`loopx events --kind
 // rules`, `loopx review`).
 func (e *Engine) freshDisk(tx *kernel.Tx) {
 	if e.disk == nil || !e.disk.Cached {
@@ -212,7 +212,7 @@ func (e *Engine) freshDisk(tx *kernel.Tx) {
 		_ = tx.AppendEvent(ev)
 		return
 	}
-	_ = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) })
+	e.held = append(e.held, ev)
 }
 
 // resolveFresh resolves the rules in effect again (resolveRules) on the
@@ -229,6 +229,7 @@ func (e *Engine) resolveFresh(ctx context.Context) {
 	e.userLoaded = true
 	e.prep.Reset()
 	e.resolveRules(ctx)
+	_ = e.AdoptTightening() // a failure leaves the rules as resolved (decisions read the store's)
 }
 
 // useAdopted makes the adopted revision cur the spec and policies this
@@ -253,11 +254,6 @@ func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []rend
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
-	if gen := e.rulesGen; by == "loopx" {
-		if _, err := e.Store(); err != nil || e.rulesGen != gen {
-			return err
-		}
-	}
 	r.By = by
 	e.rulesChecked = true
 	err := e.update(func(tx *kernel.Tx) error {
@@ -272,6 +268,45 @@ func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []rend
 	}
 	e.pending = nil
 	return nil
+}
+
+// AdoptTightening records what resolving the rules (New, and each time
+// loopx/ is read again) found for loopx to record: a change of loopx/ that
+// only tightens (data.loopx.adopt) and leaves the policies alone is
+// adopted, by loopx, with a rules.adopted event; a spec cache found forged
+// is audited first (rules.cache_mismatch, in its own transaction).
+// Nothing to record writes nothing; an engine over the files as they are
+// (Options.OnDisk) never adopts. Pending is nil afterwards whatever
+// happened: a failed write leaves the store's revision adopted, and the
+// next engine resolves again. Errors: the store's (it is opened).
+func (e *Engine) AdoptTightening() error {
+	if len(e.held) > 0 {
+		held := e.held
+		e.held = nil
+		_ = e.update(func(tx *kernel.Tx) error {
+			for _, ev := range held {
+				if err := tx.AppendEvent(ev); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if e.onDisk || e.pending == nil || !e.pending.OnlyTightens {
+		return nil
+	}
+	// Opening the store can resolve the rules again (checkModelRules: the
+	// read model's rules were not the store's), which adopts what it finds.
+	gen := e.rulesGen
+	if _, err := e.Store(); err != nil {
+		e.pending = nil
+		return err
+	} else if e.rulesGen != gen {
+		return nil
+	}
+	p, disk := e.pending, e.tightening
+	e.pending = nil
+	return e.adopt(disk, "loopx", "only tightens", nil, p.Tightens, nil)
 }
 
 // AdoptPreview says what Adopt would adopt, writing nothing: the files'
@@ -458,7 +493,8 @@ func (e *Engine) firstAdoption(tx *kernel.Tx) error {
 }
 
 // refreshRules reads loopx/ again (after an agent command may have changed
-// it) and resolves the rules in effect as New does.
+// it), resolves the rules in effect as New does and adopts what only
+// tightens (AdoptTightening).
 func (e *Engine) refreshRules(ctx context.Context) {
 	e.loadDisk()
 	e.spec, e.specErr = e.disk, e.diskErr
@@ -466,6 +502,7 @@ func (e *Engine) refreshRules(ctx context.Context) {
 	e.userLoaded = true
 	e.prep.Reset()
 	e.resolveRules(ctx)
+	_ = e.AdoptTightening() // as in resolveFresh
 }
 
 // restoreByGate is adopt.RestoreByGate in a rejecting answer's tx.
@@ -476,16 +513,6 @@ func (e *Engine) restoreByGate(tx *kernel.Tx, g records.Gate, actor string) erro
 		e.pending = nil
 	}
 	return err
-}
-
-// RejectRestores are the files of loopx/ a reject of gate id overwrites
-// now (adopt.GateRestorePaths; ok false: it restores nothing).
-func (e *Engine) RejectRestores(id string) (paths []string, ok bool, err error) {
-	err = e.view(func(tx *kernel.Tx) (err error) {
-		paths, ok, err = adopt.GateRestorePaths(tx, id, e.diskFiles())
-		return err
-	})
-	return paths, ok, err
 }
 
 // diskFiles is loopx/ on disk as far as it reads (diskRules, errors dropped).

@@ -42,6 +42,18 @@ func adoptedProject(t *testing.T) (string, *testClock) {
 	return e.Root(), c
 }
 
+// newAdopting is an engine over root as a command builds one: New, then
+// AdoptTightening; closed when the test ends.
+func newAdopting(t *testing.T, root string, c *testClock) *Engine {
+	t.Helper()
+	e := New(Options{Root: root, Now: c.now})
+	t.Cleanup(func() { e.Close() })
+	if err := e.AdoptTightening(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
 	cases := []struct {
 		name, from, to string
@@ -63,8 +75,7 @@ func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root, c := adoptedProject(t)
 			writeSpec(t, root, strings.Replace(adoptBase, tc.from, tc.to, 1))
-			e := New(Options{Root: root, Now: c.now})
-			defer e.Close()
+			e := newAdopting(t, root, c)
 			p := e.Pending()
 			if (p != nil) != tc.pending {
 				t.Fatalf("pending = %+v, want pending %v", p, tc.pending)
@@ -460,8 +471,7 @@ func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 func TestAdopt_RulesEventsInEveryReview(t *testing.T) {
 	root, c := adoptedProject(t)
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1)) // tightens: adopted
-	e := New(Options{Root: root, Now: c.now})
-	defer e.Close()
+	e := newAdopting(t, root, c)
 	e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", "agent:a1", scaffold.SpecDirName+"/", refused("self_answer_forbidden", "not a human", nil))
 	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
 	if err != nil {

@@ -33,7 +33,8 @@ type Request struct {
 }
 
 // Decide answers req with the built-in policy over a fresh snapshot and
-// appends the decision to the decision log. It fails closed: when the
+// appends the decision to the decision log; it writes no state (the spec's
+// todos are seeded first by the caller: SeedSpecTodos). It fails closed: when the
 // store, spec or policy is unusable, or the policy's result is undefined or
 // malformed, the decision is a deny with code store_error, spec_error,
 // policy_error or policy_undefined. The returned error is non-nil only for
@@ -52,7 +53,6 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 		defer close(prepared)
 		_, _ = e.prep.Get(ctx, req.Query, e.compile)
 	}()
-	e.seedSpecTodos(req.Goal)
 	rm := e.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
 	in, partial, storeErr := e.inputFrom(rm, req, now, windows[0])

@@ -52,9 +52,20 @@ type Options struct {
 }
 
 // Engine is one project's decision engine. Load the spec and policy once
-// and ask many times. The store is opened on first use and held (with its
-// lock) until Release or Close, so a long-running caller must Release it
-// while it waits (e.g. while an agent command runs).
+// and ask many times. Building one writes nothing (New); what the rules'
+// resolution found to record (AdoptTightening) and the spec's todos
+// (SeedSpecTodos) are written by explicit steps. The store is opened on
+// first use and held (with its lock) until Release or Close, so a
+// long-running caller must Release it while it waits (e.g. while an agent
+// command runs, or a person types).
+//
+// A long-lived process (a server) may keep one Engine: its options, its
+// clock, the decision log, the prepared queries and the rules it resolved
+// stay valid while loopx/ and the adopted revision do not change. It
+// builds a new Engine (then AdoptTightening) when loopx/ changes on disk
+// or another process adopts, as watch does; the state is not kept: each
+// decision reads the read model or the store again. An Engine is not safe
+// for concurrent use: one goroutine at a time.
 type Engine struct {
 	root     string
 	now      func() time.Time
@@ -74,6 +85,11 @@ type Engine struct {
 	diskErr error
 	// pending is the change of loopx/ waiting for a human, nil when none.
 	pending *adopt.Pending
+	// tightening is the revision on disk when pending only tightens (what
+	// AdoptTightening adopts); held are the events resolving found for it
+	// to record (freshDisk without a transaction).
+	tightening records.Rules
+	held       []records.Event
 	// rulesChecked is set once this engine made sure rules were adopted.
 	rulesChecked bool
 	// fromModel: the adopted rules came from the read model (modelRules at modelRev),
@@ -117,9 +133,14 @@ type Engine struct {
 
 // New returns an engine for the project at o.Root, with its spec loaded
 // (from the cache when unchanged) and the adopted rules in effect
-// (adopt.go: a loosening edit of loopx/ is pending and not evaluated). A broken spec does not fail New: it is
-// kept as SpecErr and every decision fails closed; commands that need the
-// spec call Spec and report the error.
+// (adopt.go: a loosening edit of loopx/ is pending and not evaluated). It
+// writes nothing: an edit that only tightens is pending (OnlyTightens)
+// until the caller adopts it with AdoptTightening, as a command does right
+// after New. It reads the store's adopted rules from the read model when
+// it is fresh, else from the store, which it then keeps open (Release). A
+// broken spec does not fail New: it is kept as SpecErr and every decision
+// fails closed; commands that need the spec call Spec and report the
+// error.
 func New(o Options) *Engine {
 	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
 	e.log = decisionlog.New(e.StateDir(), Version, decision.ParseLegacyLine)

@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -109,9 +110,85 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g reco
 	return g, err
 }
 
+// Confirmation is what a person answering a gate at a terminal is shown
+// before typing the gate id back: the gate, the option chosen, and for a
+// reject of a gate that restores the rules (a protected-files gate) the
+// files of loopx/ it overwrites (Restores true, Paths empty when loopx/
+// already holds the rules it restores).
+type Confirmation struct {
+	Gate     records.Gate
+	Option   string
+	Restores bool
+	Paths    []string
+}
+
+// Confirmer asks the person at the controlling terminal to confirm c; it
+// returns what they typed, or the error that kept the terminal from being
+// used (no controlling terminal).
+type Confirmer interface {
+	Confirm(c Confirmation) (typed string, err error)
+}
+
+// AnswerGateAt answers a gate through in.Channel, asking t to confirm
+// when the channel is a human's terminal: the answer is first decided in a
+// read (nothing is written; the decision is logged) and refused at once,
+// audited, unless only the confirmation stands between it and its record;
+// the store is released (the state lock is never held while a person
+// types), t is asked, and the answer with what was typed is decided again
+// and recorded in one write transaction (AnswerGateContext, its errors).
+// Any other channel is that one transaction alone. Errors of the read:
+// errs.Usage unknown_gate; the store's.
+func (e *Engine) AnswerGateAt(ctx context.Context, in gates.Answer, t Confirmer) (records.Gate, error) {
+	if in.Channel.Kind == "terminal" && in.Actor == "human" {
+		c, err := e.previewAnswer(ctx, in)
+		if err != nil {
+			return records.Gate{}, err
+		}
+		if err := e.Release(); err != nil {
+			return records.Gate{}, err
+		}
+		typed, err := t.Confirm(c)
+		if err != nil {
+			typed, in.Channel.TTYError = "", err.Error()
+		}
+		in.Channel.Typed = &typed
+	}
+	return e.AnswerGateContext(ctx, in)
+}
+
+// previewAnswer decides in (no confirmation typed yet) in a read-only
+// transaction and logs the decision; it returns what the person is to
+// confirm, or the refusal (audited) when more than the missing
+// confirmation refuses the answer.
+func (e *Engine) previewAnswer(ctx context.Context, in gates.Answer) (Confirmation, error) {
+	e.prepareAll(ctx, "gate_answer")
+	c := Confirmation{Option: in.Option}
+	var cd claimDecision
+	err := e.view(func(tx *kernel.Tx) (err error) {
+		if c.Gate, cd, err = e.decideAnswer(ctx, tx, in); err != nil {
+			return err
+		}
+		if in.Option == "reject" && (cd.d.Allow || cd.d.OnlyConfirmationPending()) {
+			c.Paths, c.Restores, err = adopt.GateRestorePaths(tx, in.Gate, e.diskFiles())
+		}
+		return err
+	})
+	e.logClaim(cd)
+	if err != nil {
+		return c, err
+	}
+	if d := cd.d; !d.Allow && !d.OnlyConfirmationPending() {
+		err := e.Refusal(d)
+		e.AuditAnswerRefusal(in.Gate, in.Actor, err)
+		return c, err
+	}
+	return c, nil
+}
+
 // DecideAnswer decides an answer without recording it (a preview: `loopx
-// decide gate-answer`, and `loopx gate answer` before it asks a person to
-// type a confirmation) and logs the decision. Errors: errs.Usage
+// decide gate-answer`) in a transaction that settles the state first
+// (update: nothing is written when nothing needs settling) and logs the
+// decision. Errors: errs.Usage
 // unknown_gate; store errors.
 func (e *Engine) DecideAnswer(ctx context.Context, in gates.Answer) (decision.Decision, error) {
 	e.prepareAll(ctx, "gate_answer")

@@ -192,8 +192,7 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 	e.Close()
 	spec := strings.Replace(testSpec, "\ta2: {host: \"shell\", role: \"executor\"}\n", "", 1)
 	writeSpec(t, e.Root(), strings.Replace(spec, `agents: ["a1", "a2"]`, `agents: ["a1"]`, 1))
-	f := New(Options{Root: e.Root(), Now: c.now})
-	defer f.Close()
+	f := newAdopting(t, e.Root(), c)
 	if f.Pending() != nil {
 		t.Fatalf("removing an agent is pending: %+v", f.Pending())
 	}

@@ -23,6 +23,7 @@ import (
 // decision log, and the decision is then a valid deny.
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcall.Call) (decision.Decision, error) {
 	pr := toolcall.Read(e.root, req)
+	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
 	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)

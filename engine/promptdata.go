@@ -27,6 +27,7 @@ func (e *Engine) Prompt(ctx context.Context, o views.PromptOptions) (views.Promp
 	if o.Agent == "" {
 		return p, Usagef("missing_agent", "which agent? give --agent")
 	}
+	e.SeedSpecTodos(o.Goal)
 	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: o.Goal, Agent: o.Agent})
 	if err != nil {
 		return p, err

@@ -26,6 +26,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 	// reported by Decide (deny).
 	e.prepareAll(ctx, "should_run", "claim")
 	_, _ = e.Store()
+	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: goal, Agent: agent})
 	res.Decision = d
 	if err != nil {

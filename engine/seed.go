@@ -5,14 +5,15 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
-// seedSpecTodos stores the todos the spec declares for goal that the store
-// does not hold yet, before a decision reads the state: otherwise a fresh
-// project (or a todo just added to the spec) would answer no_todo until
-// some unrelated write seeded them, and the read path (decide should-run)
-// would disagree with the write path (round start). It reads the read
-// model's seeded todos when it is fresh: a seeded project pays no write. A
-// failure is left for the decision itself to report (fail closed).
-func (e *Engine) seedSpecTodos(goal string) {
+// SeedSpecTodos stores the todos the spec declares for goal that the store
+// does not hold yet, the step before a decision about goal reads the state
+// (Decide itself writes none): otherwise a fresh project (or a todo just
+// added to the spec) would answer no_todo until some unrelated write
+// seeded them, and the read path (decide should-run) would disagree with
+// the write path (round start). It reads the read model's seeded todos
+// when it is fresh: a seeded project pays no write. A failure is left for
+// the decision itself to report (fail closed).
+func (e *Engine) SeedSpecTodos(goal string) {
 	gs := e.facts().GoalSpec(goal)
 	if gs == nil || len(gs.Todos) == 0 {
 		return

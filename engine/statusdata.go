@@ -29,7 +29,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		st.Project = filepath.Base(e.root)
 	}
 	for _, g := range goals {
-		e.seedSpecTodos(g) // the spec's todos show from the first status on
+		e.SeedSpecTodos(g) // the spec's todos show from the first status on
 	}
 	now := e.Now()
 	st.Now = records.RFC3339(now)

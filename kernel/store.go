@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -433,6 +434,7 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // gets that revision as its Rev. After a commit that wrote something, the
 // new revision is published in .loopx/state.rev (RevFile) for watchers.
 func (s *Store) Update(fn func(tx *Tx) error) error {
+	updates.Add(1)
 	// Phase 1: run fn in a buntdb transaction that is rolled back, capturing
 	// every key it sets. fn sees its own writes; nothing reaches the file.
 	var done *Tx
@@ -493,6 +495,14 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	publishRev(s.dir, done.rev)
 	return nil
 }
+
+// updates counts this process's write transactions (WriteTransactions).
+var updates atomic.Uint64
+
+// WriteTransactions is how many write transactions (Update calls, whether
+// they committed or found nothing to write) this process has run, over
+// every store it opened: what tests read to count an operation's writes.
+func WriteTransactions() uint64 { return updates.Load() }
 
 // Revision is the store's global revision (+1 per committed Update).
 func (s *Store) Revision() (uint64, error) {

@@ -139,6 +139,24 @@ func Deny(code, msg, rule string) Decision {
 	return Decision{Verdict: "deny", Reasons: []render.Reason{{Code: code, Message: msg, Rule: rule}}}
 }
 
+// OnlyConfirmationPending reports whether d denies only for the terminal
+// confirmation nobody was asked for yet (confirmation_pending), beside
+// reasons that decide nothing (user_warning, and rules_pending: the rules
+// in effect have a pending change): what a person may be asked to confirm.
+func (d Decision) OnlyConfirmationPending() bool {
+	pending := false
+	for _, r := range d.Reasons {
+		switch r.Code {
+		case "confirmation_pending":
+			pending = true
+		case "user_warning", "rules_pending":
+		default:
+			return false
+		}
+	}
+	return pending
+}
+
 // HasReason reports whether d carries a reason with this code.
 func (d Decision) HasReason(code string) bool {
 	for _, r := range d.Reasons {

@@ -110,63 +110,41 @@ func Channel(e *engine.Engine, c Caller, actor *string) input.Channel {
 }
 
 // Answer answers a gate for in.Actor ("" = the caller's default) through
-// the caller's channel. A human at a terminal is first decided without
-// the confirmation (only the missing confirmation may stand between the
-// answer and its record: any other refusal is audited and returned before
-// anyone is asked to type); the state lock is released and the person
-// types the gate id back on t (a reject of a protected-files gate first
-// says which files of loopx/ it overwrites); the engine then decides and
-// records the answer in one transaction (engine.AnswerGateContext, its
-// errors).
+// the caller's channel: one engine call (engine.AnswerGateAt, its errors).
+// A human at a terminal confirms on t by typing the gate id back, after a
+// read decided that only the confirmation stands between the answer and
+// its record, and while the state lock is free; a reject of a
+// protected-files gate first says which files of loopx/ it overwrites.
 func Answer(ctx context.Context, e *engine.Engine, in gates.Answer, c Caller, t Terminal) (records.Gate, error) {
 	in.Channel = Channel(e, c, &in.Actor)
-	if in.Channel.Kind == "terminal" && in.Actor == "human" {
-		d, err := e.DecideAnswer(ctx, in)
-		if err != nil {
-			return records.Gate{}, err
-		}
-		if !d.Allow && !onlyPending(d) {
-			err := e.Refusal(d)
-			e.AuditAnswerRefusal(in.Gate, in.Actor, err)
-			return records.Gate{}, err
-		}
-		g, err := e.Gate(in.Gate)
-		if err != nil {
-			return records.Gate{}, err
-		}
-		restores := ""
-		if in.Option == "reject" {
-			if restores, err = rejectNote(e, g.ID); err != nil {
-				return records.Gate{}, err
-			}
-		}
-		if err := e.Release(); err != nil { // never hold the state lock while a person types
-			return records.Gate{}, err
-		}
-		// Every value is rendered inert: a question raised by an agent
-		// must not reach the human's terminal as escape sequences (a
-		// faked prompt).
-		typed, ttyErr := ask(t, fmt.Sprintf("gate %s (%s): %s\nanswer: %s\n%stype the gate id to confirm: ",
-			inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(in.Option), restores))
-		in.Channel.Typed, in.Channel.TTYError = &typed, ttyErr
-	}
-	return e.AnswerGateContext(ctx, in)
+	return e.AnswerGateAt(ctx, in, confirmer{t})
 }
 
-// rejectNote is what the confirmation of a reject of gate id says it
-// restores (engine.RejectRestores): the rules in effect before the round
-// that raised it, and the files of loopx/ it overwrites, the person's own
-// edits there included; "" for a gate that restores nothing.
-func rejectNote(e *engine.Engine, id string) (string, error) {
-	paths, ok, err := e.RejectRestores(id)
-	if err != nil || !ok {
-		return "", err
+// confirmer shows the confirmation of a gate answer on a Terminal.
+type confirmer struct{ t Terminal }
+
+// Confirm asks for the gate id. Every value is rendered inert: a question
+// raised by an agent must not reach the human's terminal as escape
+// sequences (a faked prompt).
+func (c confirmer) Confirm(cf engine.Confirmation) (string, error) {
+	g := cf.Gate
+	return c.t.Ask(fmt.Sprintf("gate %s (%s): %s\nanswer: %s\n%stype the gate id to confirm: ",
+		inert.Line(g.ID), inert.Line(g.Goal), inert.Line(g.Question), inert.Line(cf.Option), rejectNote(cf)))
+}
+
+// rejectNote is what the confirmation of a reject says it restores: the
+// rules in effect before the round that raised the gate, and the files of
+// loopx/ it overwrites, the person's own edits there included; "" for a
+// gate that restores nothing.
+func rejectNote(cf engine.Confirmation) string {
+	if !cf.Restores {
+		return ""
 	}
-	if len(paths) == 0 {
-		return "reject restores the rules in effect before the round (loopx/ already holds them)\n", nil
+	if len(cf.Paths) == 0 {
+		return "reject restores the rules in effect before the round (loopx/ already holds them)\n"
 	}
 	return fmt.Sprintf("reject restores the rules in effect before the round and overwrites %s in loopx/ (any uncommitted edit there, yours included, is lost)\n",
-		inert.Line(strings.Join(paths, ", "))), nil
+		inert.Line(strings.Join(cf.Paths, ", ")))
 }
 
 // Adopt makes loopx/ the rules in effect for a human at the terminal
@@ -195,7 +173,7 @@ func Adopt(ctx context.Context, e *engine.Engine, c Caller, t Terminal) (adopt.R
 	if !res.Changed {
 		return res, nil
 	}
-	if !d.Allow && !onlyPending(d) { // no terminal to confirm on
+	if !d.Allow && !d.OnlyConfirmationPending() { // no terminal to confirm on
 		return refuse(e.Refusal(d))
 	}
 	// The person is shown what the policies' problems will do before
@@ -300,7 +278,7 @@ func Restore(ctx context.Context, e *engine.Engine, c Caller, t Terminal) ([]str
 	if len(paths) == 0 {
 		return paths, nil
 	}
-	if !d.Allow && !onlyPending(d) { // no terminal to confirm on
+	if !d.Allow && !d.OnlyConfirmationPending() { // no terminal to confirm on
 		return refuse(e.Refusal(d))
 	}
 	if err := e.Release(); err != nil { // never hold the state lock while a person types
@@ -338,23 +316,6 @@ func ask(t Terminal, prompt string) (typed, ttyErr string) {
 		return "", err.Error()
 	}
 	return typed, ""
-}
-
-// onlyPending reports whether d denies only for the terminal confirmation
-// nobody was asked for yet (and user warnings, or the note that the rules
-// in effect have a pending change).
-func onlyPending(d decision.Decision) bool {
-	pending := false
-	for _, r := range d.Reasons {
-		switch r.Code {
-		case "confirmation_pending":
-			pending = true
-		case "user_warning", "rules_pending": // informational: they decide nothing
-		default:
-			return false
-		}
-	}
-	return pending
 }
 
 // onlyConfirmation reports whether d denies only for the terminal

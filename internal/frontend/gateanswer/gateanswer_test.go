@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/kernel"
 )
 
 const testSpec = `project: name: "ga"
@@ -144,5 +146,60 @@ func TestProblemLine(t *testing.T) {
 		if got := ProblemLine(tc.p); got != tc.want {
 			t.Errorf("ProblemLine(%+v) = %q, want %q", tc.p, got, tc.want)
 		}
+	}
+}
+
+// lockProbe is a terminal that, while the person would type, takes the
+// state lock as another process would (flock on its own open file) and
+// counts the write transactions run before it was asked.
+type lockProbe struct {
+	fakeTerminal
+	lockPath string
+	lockErr  error
+	writes   uint64
+}
+
+func (p *lockProbe) Ask(prompt string) (string, error) {
+	p.writes = kernel.WriteTransactions()
+	f, err := os.OpenFile(p.lockPath, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		p.lockErr = err
+	} else {
+		p.lockErr = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		f.Close() // releases the lock
+	}
+	return p.fakeTerminal.Ask(prompt)
+}
+
+// TestAnswer_PreviewReadsAndOneWriteRecords answers a gate as a human at a
+// terminal: nothing is written before the person is asked, the state lock
+// is free while they type (another process takes it), and the answer is
+// decided again and recorded in one write transaction.
+func TestAnswer_PreviewReadsAndOneWriteRecords(t *testing.T) {
+	e := newEngine(t)
+	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main?", By: "agent:a1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	p := &lockProbe{fakeTerminal: fakeTerminal{typed: g.ID}, lockPath: filepath.Join(e.StateDir(), kernel.LockFile)}
+	start := kernel.WriteTransactions()
+	got, err := Answer(context.Background(), e, gates.Answer{Gate: g.ID, Option: "approve"}, Caller{StdinTTY: true}, p)
+	if err != nil || got.Status != "approve" {
+		t.Fatalf("got %+v, %v; want approved", got, err)
+	}
+	if len(p.prompts) != 1 {
+		t.Fatalf("asked %d times", len(p.prompts))
+	}
+	if n := p.writes - start; n != 0 {
+		t.Errorf("%d write transactions before the person was asked, want 0", n)
+	}
+	if p.lockErr != nil {
+		t.Errorf("the state lock was held while the person typed: %v", p.lockErr)
+	}
+	if n := kernel.WriteTransactions() - start; n != 1 {
+		t.Errorf("%d write transactions in all, want 1", n)
 	}
 }

@@ -409,6 +409,7 @@ func open(ctx context.Context, ev hosts.Event, o Options, bs *backstop) (e *engi
 	// environment; "" when the spec or the processes would say).
 	bs.record(filepath.Join(root, scaffold.StateDirName), firstOf(o.Goal, os.Getenv("LOOPX_GOAL")), firstOf(o.Agent, os.Getenv("LOOPX_AGENT")))
 	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: LockTimeout, Ancestry: o.Ancestry})
+	_ = e.AdoptTightening() // as every command does first
 	goal, agent = o.Goal, o.Agent
 	if goal == "" {
 		goal = os.Getenv("LOOPX_GOAL")
@@ -522,6 +523,7 @@ func reasonText(d decision.Decision) string {
 // stop answers Stop and SubagentStop: a block with the next instruction
 // while should-run says run, else nothing (the agent may stop).
 func stop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
+	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
 	if err != nil {
 		return err
@@ -548,6 +550,7 @@ func sessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w i
 	if err != nil {
 		return err
 	}
+	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
 	if err != nil {
 		return err

@@ -205,6 +205,7 @@ var tools = map[string]func(*mcp.Server, Options){
 				return needAgent("should_run", o, in)
 			},
 			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (decision.Decision, error) {
+				e.SeedSpecTodos(in.Goal)
 				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
 			})
 	},
@@ -343,6 +344,7 @@ func addTool[In, Out any](s *mcp.Server, o Options, name, desc string, run func(
 				return errorResult(engine.Usagef("bad_arguments", "%s: invalid arguments: %v", name, err), nil), nil
 			}
 			e := engine.New(o.Engine)
+			_ = e.AdoptTightening() // as every command does first
 			out, err := run(ctx, e, in)
 			if cerr := e.Close(); err == nil && cerr != nil {
 				err = cerr

@@ -40,5 +40,6 @@ func ProjectRoot(root string) (string, error) {
 func Bind(ctx context.Context, eo engine.Options, flag string) (string, error) {
 	e := engine.New(eo)
 	defer e.Close()
+	_ = e.AdoptTightening() // as every command does first
 	return e.ActAs(ctx, trust.ActRequest{Agent: flag, Mode: "bind", What: "mcp"})
 }

@@ -246,7 +246,9 @@ func New(o Options) (*Watcher, error) {
 }
 
 func (w *Watcher) newEngine() *engine.Engine {
-	return engine.New(engine.Options{Root: w.root, Now: w.clock.Now, LockTimeout: w.o.LockTimeout})
+	e := engine.New(engine.Options{Root: w.root, Now: w.clock.Now, LockTimeout: w.o.LockTimeout})
+	_ = e.AdoptTightening() // an edit that only tightens takes effect at once
+	return e
 }
 
 // Pairs returns the (goal, agent) pairs in scope as "goal/agent", sorted.
@@ -619,6 +621,7 @@ func (w *Watcher) evaluate(ctx context.Context, trigger Trigger) {
 	ev := Evaluation{Trigger: trigger, Decisions: make([]decision.Decision, 0, len(w.pairs))}
 	decideErr := ""
 	for _, p := range w.pairs {
+		w.eng.SeedSpecTodos(p.goal)
 		d, err := w.eng.Decide(ctx, engine.Request{Query: "should_run", Goal: p.goal, Agent: p.agent})
 		if err != nil && decideErr == "" {
 			decideErr = err.Error()

@@ -34,6 +34,7 @@ func (a *app) runShouldRun(ctx context.Context, o *shouldRunOptions) error {
 	if err := e.RequireGoal(o.goal); errs.IsKind(err, errs.Usage) {
 		return err
 	}
+	e.SeedSpecTodos(o.goal)
 	d, derr := e.Decide(ctx, engine.Request{Query: "should_run", Goal: o.goal, Agent: o.agent})
 	if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
 		return err

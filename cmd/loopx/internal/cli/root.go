@@ -337,6 +337,9 @@ func (a *app) engine() (*engine.Engine, error) {
 		return nil, err
 	}
 	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk, Ancestry: Ancestry})
+	// Every command adopts an edit that only tightens before it reads or
+	// writes anything (a store error is the command's own to report).
+	_ = a.eng.AdoptTightening()
 	return a.eng, nil
 }
 

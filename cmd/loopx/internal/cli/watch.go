@@ -57,6 +57,7 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 			return err
 		}
 		e := engine.New(engine.Options{Root: root, Now: now, Ancestry: Ancestry})
+		_ = e.AdoptTightening() // as every command does first
 		_, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
 		e.Close()
 		if err != nil {
