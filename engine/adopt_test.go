@@ -29,6 +29,7 @@ goals: g1: {
 	scope: write: ["api/**"]
 	gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}
 }
+project: sandbox: mode: "off" // what loopx run's change check sees of an unconfined agent; the sandbox is tested in cmd/loopx (TestConfine)
 `
 
 // adoptedProject is a project whose first write adopted adoptBase.

@@ -173,6 +173,7 @@ goals: g1: {
 	stall: max_no_progress: 2
 	scope: write: ["src/**"]
 }
+project: sandbox: mode: "off" // what loopx run's change check sees of an unconfined agent; the sandbox is tested in cmd/loopx (TestConfine)
 `
 
 // gitSh runs a setup script in root (not by the agent), failing the test

@@ -36,7 +36,8 @@ func writeSpec(t *testing.T, root, src string) {
 	}
 }
 
-const testSpec = `agents: {
+const testSpec = `project: sandbox: mode: "off" // what loopx run's change check sees of an unconfined agent; the sandbox is tested in cmd/loopx (TestConfine)
+agents: {
 	a1: {host: "shell", role: "executor"}
 	a2: {host: "shell", role: "executor"}
 }

@@ -238,16 +238,16 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 
 // RepairAllowed decides whether a human-only repair of loopx itself
 // (`loopx doctor --accept-store`) may run through channel ch: the rule
-// data.loopx.gate.repair, compiled with the built-in bundle only (no user
+// data.loopx.repair.decision, compiled with the built-in bundle only (no user
 // policy takes part, so a broken one cannot lock the human out). It
 // returns nil when allowed, else an errs.No refusal with the first reason.
 func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
-	pq, err := e.compileRef(ctx, "data.loopx.gate.repair", nil)
+	pq, err := e.compileRef(ctx, "data.loopx.repair.decision", nil)
 	if err != nil {
 		return err
 	}
 	in := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
-	d := e.evalPrepared(ctx, pq, "data.loopx.gate.repair", "gate_answer", in)
+	d := e.evalPrepared(ctx, pq, "data.loopx.repair.decision", "gate_answer", in)
 	if d.Allow {
 		return nil
 	}

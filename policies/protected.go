@@ -147,8 +147,8 @@ const BrokerModule = "loopx/broker/broker.rego"
 
 // BrokerCommands are the command paths ("loopx round finish") a loopx
 // command inside an agent's confinement may have loopx run outside it,
-// read from BrokerModule's rule commands (its rule allow says the same
-// for a policy's input).
+// read from BrokerModule's rule commands (its function allowed says the
+// same for a command path and a --project flag).
 var BrokerCommands = sync.OnceValue(func() []string {
 	lists, err := readLists(BrokerModule, load().modules[BrokerModule], "commands")
 	if err != nil { // the bundle is compiled in and tested: this cannot happen at run time

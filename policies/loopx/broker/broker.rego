@@ -35,11 +35,11 @@ commands := [
 	"loopx todo list", "loopx todo release", "loopx todo renew", "loopx todo reopen", "loopx todo show", "loopx todo transfer",
 ]
 
-# allow is true when the command input.command may run through the broker:
-# it is listed and input.project (a --project flag was given) is not true.
-default allow := false
-
-allow if {
-	input.command in commands
-	not input.project
+# allowed(command, project) is true when the command path command may run
+# through the broker: it is listed and project (a --project flag was
+# given) is not true. (A function, not a rule over input: the broker's
+# request is not a decision's input.)
+allowed(command, project) if {
+	command in commands
+	project != true
 }

@@ -3,26 +3,26 @@ package loopx.broker_test
 import data.loopx.broker
 
 test_agent_calls_are_run if {
-	broker.allow with input as {"command": "loopx round finish"}
-	broker.allow with input as {"command": "loopx hook"}
-	broker.allow with input as {"command": "loopx mcp"}
-	broker.allow with input as {"command": "loopx gate raise"}
+	broker.allowed("loopx round finish", false)
+	broker.allowed("loopx hook", false)
+	broker.allowed("loopx mcp", false)
+	broker.allowed("loopx gate raise", false)
 }
 
 test_what_runs_programs_or_writes_protected_files_is_refused if {
-	not broker.allow with input as {"command": "loopx run"}
-	not broker.allow with input as {"command": "loopx watch"}
-	not broker.allow with input as {"command": "loopx demo"}
-	not broker.allow with input as {"command": "loopx init"}
-	not broker.allow with input as {"command": "loopx hooks install"}
-	not broker.allow with input as {"command": "loopx hooks"}
+	not broker.allowed("loopx run", false)
+	not broker.allowed("loopx watch", false)
+	not broker.allowed("loopx demo", false)
+	not broker.allowed("loopx init", false)
+	not broker.allowed("loopx hooks install", false)
+	not broker.allowed("loopx hooks", false)
 }
 
 test_another_project_is_refused if {
-	not broker.allow with input as {"command": "loopx status", "project": true}
+	not broker.allowed("loopx status", true)
 }
 
 test_unknown_command_is_refused if {
-	not broker.allow with input as {"command": "loopx serve"}
-	not broker.allow with input as {}
+	not broker.allowed("loopx serve", false)
+	not broker.allowed("", false)
 }
