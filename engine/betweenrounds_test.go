@@ -26,6 +26,7 @@ goals: g1: {
 	quota: {window: "24h", rounds: 10, min_interval: "0s"}
 	scope: write: ["src/**"]
 }
+project: sandbox: mode: "off" // the detached writer of the unconfined case: inside the sandbox it dies with the round
 `
 
 // TestRun_ProtectedChangedBetweenRounds: a process the agent detached

@@ -266,11 +266,14 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if why := after.Incomplete(); why != "" {
 		return eng.ScanIncomplete(ctx, r, why, before, after)
 	}
-	if err := eng.RoundEnded(r, after); err != nil {
-		return err
-	}
+	// What the command wrote is judged before anything opens the store
+	// again: opening it puts an edited read model back, which would hide
+	// the edit from Written.
 	written, err := eng.Written(before, after)
 	if err != nil {
+		return err
+	}
+	if err := eng.RoundEnded(r, after); err != nil {
 		return err
 	}
 	cur, err := eng.Round(r.ID)
