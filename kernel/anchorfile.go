@@ -12,7 +12,15 @@ import (
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
+)
+
+// maxAnchorBytes and maxRefusalsBytes bound the anchor record and the
+// refusal log read whole; larger files are refused as unreadable.
+const (
+	maxAnchorBytes   = 16 << 20
+	maxRefusalsBytes = 64 << 20
 )
 
 // AnchorFile is the anchor record's name in the project's anchor directory
@@ -57,7 +65,7 @@ func AnchorDirOf(dir string) (string, error) {
 // ReadAnchor returns the anchor record in anchorDir; ok is false when there
 // is none. Errors: unreadable or malformed record.
 func ReadAnchor(anchorDir string) (a records.Anchor, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(anchorDir, AnchorFile))
+	b, err := regularfile.ReadFile(filepath.Join(anchorDir, AnchorFile), maxAnchorBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return a, false, nil
 	}
@@ -173,7 +181,7 @@ func logLinkRefusal(dir string, o Options, err error) {
 // ReadRefusals returns the refusal log's lines (none when there is no log;
 // malformed lines are skipped).
 func ReadRefusals(anchorDir string) ([]Refusal, error) {
-	b, err := os.ReadFile(filepath.Join(anchorDir, RefusalsFile))
+	b, err := regularfile.ReadFile(filepath.Join(anchorDir, RefusalsFile), maxRefusalsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -249,7 +250,7 @@ func scanLog(path string, r io.Reader, limit int64, fn recordFunc) (LogHead, err
 // want. It returns the head read and the first damage as a *LogError. A
 // missing file is an empty log.
 func VerifyLog(path string, want LogHead) (LogHead, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if want.Size == 0 {
 			return LogHead{}, nil

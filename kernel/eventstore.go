@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -281,7 +282,7 @@ func (s *Store) scanEvents(fn recordFunc) error {
 	if s.head.Size == 0 {
 		return nil
 	}
-	f, err := os.Open(s.EventsPath())
+	f, err := regularfile.Open(s.EventsPath())
 	if err != nil {
 		return StoreError(s.EventsPath(), err)
 	}

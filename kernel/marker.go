@@ -2,12 +2,12 @@ package kernel
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
 
 // RevFile is the change marker in the state directory (.loopx/state.rev):
@@ -38,7 +38,7 @@ func noFollowBase(dir string) (root, rel string) {
 // .loopx/ directory). It returns 0 and an error wrapping os.ErrNotExist when
 // no commit has published one yet, and an error for a malformed marker.
 func ReadRevFile(dir string) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(dir, RevFile))
+	b, err := regularfile.ReadFile(filepath.Join(dir, RevFile), 1<<10)
 	if err != nil {
 		return 0, err
 	}

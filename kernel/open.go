@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
@@ -206,7 +207,7 @@ func (op *opening) checkFile() error {
 		return op.refuse(ErrRolledBack, "store_missing", "the file is empty (truncated?)", errs.Hint{Key: HintFileEmpty})
 	}
 	op.before = fi.Size()
-	f, err := os.Open(op.path)
+	f, err := regularfile.Open(op.path)
 	if err != nil {
 		return StoreError(op.path, err)
 	}

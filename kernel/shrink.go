@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/tidwall/buntdb"
 )
@@ -130,7 +131,7 @@ func (s *Store) backup() error { return copyFileAtomic(s.Path(), s.dir, BackupFi
 // (written, fsynced, renamed: replaceFile, following no link below dir's
 // parent).
 func copyFileAtomic(src, dir, name string) error {
-	in, err := os.Open(src)
+	in, err := regularfile.Open(src)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/safegit"
 )
 
@@ -161,7 +162,11 @@ func Scan(root string, files []string, o ScanOptions) (hits []Finding, skipped i
 		if err != nil {
 			return nil, skipped, err
 		}
-		data, err := os.ReadFile(p)
+		data, err := regularfile.ReadFile(p, limit) // swapped for a FIFO or grown since the stat: skipped
+		if errors.Is(err, regularfile.ErrNotRegular) || errors.Is(err, regularfile.ErrTooLarge) || errors.Is(err, fs.ErrNotExist) {
+			skipped++
+			continue
+		}
 		if err != nil {
 			return nil, skipped, err
 		}

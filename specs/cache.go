@@ -10,7 +10,12 @@ import (
 
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
+
+// maxCacheFileBytes bounds a cached exported spec (a larger file is not
+// one loopx wrote: it is ignored and the spec evaluated again).
+const maxCacheFileBytes = 64 << 20
 
 // cacheKeep is how many spec-*.json files a cache directory keeps.
 const cacheKeep = 16
@@ -71,7 +76,7 @@ func readBudgetFailure(path, hash string) Errors {
 	if b == nil {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, maxCacheFileBytes)
 	if err != nil {
 		return nil
 	}
@@ -102,7 +107,7 @@ func writeBudgetFailure(dir, path, hash string, es Errors) {
 }
 
 func readCache(path string, src *specSource) *Loaded {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.ReadFile(path, maxCacheFileBytes)
 	if err != nil {
 		return nil
 	}

@@ -26,8 +26,13 @@ import (
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/presets"
 )
+
+// maxSpecFileBytes bounds one spec file: far above any spec a person
+// writes, far below what would exhaust memory before CUE's own budget runs.
+const maxSpecFileBytes = 16 << 20
 
 // schemaSource is the CUE schema every spec is unified with (#Spec).
 //
@@ -145,7 +150,7 @@ func readSpec(specDir string) (*specSource, Errors) {
 				continue
 			}
 		}
-		data, err := os.ReadFile(full)
+		data, err := regularfile.ReadFile(full, maxSpecFileBytes)
 		rel := base + "/" + name
 		if err != nil {
 			return nil, Errors{newError(rel, 0, 0, "", CodeNoSpec, fmt.Sprintf("cannot read spec file: %v", err))}

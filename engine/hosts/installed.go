@@ -4,12 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/loopx-dev/loopx/internal/nofollow"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
+
+// MaxSettingsBytes bounds a host settings file or install record read
+// (a larger one is not a settings file a host or loopx wrote).
+const MaxSettingsBytes = 16 << 20
 
 // RecordFile (in .loopx/) records the hook entries `loopx hooks
 // install` wrote, per settings file, so that `loopx doctor` can tell when
@@ -105,7 +111,7 @@ func writeRecords(stateDir string, out []Installed) error {
 // ReadInstalled returns the install records in stateDir (none when hooks
 // were never installed). A record file that does not decode is an error.
 func ReadInstalled(stateDir string) ([]Installed, error) {
-	b, err := os.ReadFile(filepath.Join(stateDir, RecordFile))
+	b, err := regularfile.ReadFile(filepath.Join(stateDir, RecordFile), MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -145,7 +151,7 @@ func CheckInstalled(root, stateDir string) ([]Problem, error) {
 		if def := map[string]string{ClaudeCode: ".claude/settings.json", Codex: ".codex/hooks.json"}[r.Host]; r.Settings != def {
 			fix += " --settings " + r.Settings
 		}
-		b, err := os.ReadFile(path)
+		b, err := regularfile.ReadFile(path, MaxSettingsBytes)
 		if err != nil {
 			msg := fmt.Sprintf("cannot read it (%v): every loopx hook is gone", err)
 			if errors.Is(err, os.ErrNotExist) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/safegit"
 )
 
@@ -156,7 +157,7 @@ func contentSig(p string, cache *HashCache) (fileSig, bool) {
 		sig.sum = sum
 		return sig, true
 	}
-	f, err := os.Open(p)
+	f, err := regularfile.Open(p)
 	if err != nil {
 		sig.sum = sha256.Sum256([]byte("unreadable:" + err.Error()))
 		return sig, true

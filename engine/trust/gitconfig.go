@@ -8,7 +8,11 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/shell"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
+
+// maxGitConfigBytes bounds a git config, include or gitdir file read.
+const maxGitConfigBytes = 16 << 20
 
 // GitConfig is the git configuration a command in a project sees, read
 // without running git (ReadGitConfig).
@@ -106,7 +110,7 @@ func ReadGitConfig(root string) GitConfig {
 		if included {
 			out.Included = append(out.Included, f)
 		}
-		b, err := os.ReadFile(f)
+		b, err := regularfile.ReadFile(f, maxGitConfigBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return
@@ -182,7 +186,7 @@ func GitDirsOf(root string) (common, dir string, ok bool) {
 			if fi.IsDir() {
 				return p, p, true
 			}
-			b, err := os.ReadFile(p)
+			b, err := regularfile.ReadFile(p, maxGitConfigBytes)
 			gd, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 			if err != nil || !found {
 				return "", "", false
@@ -192,7 +196,7 @@ func GitDirsOf(root string) (common, dir string, ok bool) {
 				dir = filepath.Join(d, dir)
 			}
 			common = dir
-			if cb, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+			if cb, err := regularfile.ReadFile(filepath.Join(dir, "commondir"), maxGitConfigBytes); err == nil {
 				common = strings.TrimSpace(string(cb))
 				if !filepath.IsAbs(common) {
 					common = filepath.Join(dir, common)

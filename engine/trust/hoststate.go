@@ -5,7 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"os"
+
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
+
+// maxHostStateBytes bounds a host state file hashed in parts
+// (~/.claude.json grows with history; larger is hashed whole instead).
+const maxHostStateBytes = 256 << 20
 
 // This file compares the parts of a host's state file that run code (the
 // MCP servers in ~/.claude.json) and nothing else of it: the host
@@ -34,7 +40,7 @@ func partsSig(p string, parts [][]string, cache *HashCache) (fileSig, bool) {
 	if sum, ok := cache.get(ck, fi); ok {
 		return fileSig{size: -1, mtime: int64(fi.Mode()), sum: sum}, true
 	}
-	b, err := os.ReadFile(p)
+	b, err := regularfile.ReadFile(p, maxHostStateBytes)
 	if err != nil {
 		return contentSig(p, cache)
 	}

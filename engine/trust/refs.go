@@ -2,15 +2,19 @@ package trust
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/safegit"
 )
+
+// maxRefFileBytes bounds a pseudo-ref file (FETCH_HEAD lists every
+// fetched ref; a few MiB is a very large remote).
+const maxRefFileBytes = 16 << 20
 
 // This file reads git's refs at a scan and what a ref moved between two
 // scans brings in: a commit, an amend, a merge, a pull or a checkout
@@ -56,7 +60,7 @@ func readPseudoRefs(refs map[string]string, dir string) {
 		return
 	}
 	for _, name := range pseudoRefs {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := regularfile.ReadFile(filepath.Join(dir, name), maxRefFileBytes)
 		if err != nil {
 			continue
 		}

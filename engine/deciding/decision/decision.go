@@ -27,7 +27,11 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
+
+// maxInputBytes bounds a stored decision input read back for explain.
+const maxInputBytes = 256 << 20
 
 // Decision is the answer to a query. Policies produce Verdict,
 // Allow, Reasons, Todo, NextCheckAt and Charge (the value of the query's entry
@@ -404,7 +408,7 @@ func StoredInput(le LogEntry, stateDir, stateDirName string) (rel, state string)
 		return "", "none"
 	}
 	rel, state = filepath.ToSlash(filepath.Join(stateDirName, decisionlog.InputsDirName, filepath.Base(p))), "pruned"
-	if b, err := os.ReadFile(p); err == nil {
+	if b, err := regularfile.ReadFile(p, maxInputBytes); err == nil {
 		state = "altered"
 		if sum := sha256.Sum256(b); "sha256:"+hex.EncodeToString(sum[:]) == le.Custom.Input {
 			state = "stored"

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -388,7 +389,7 @@ func (l *Log[I, Q]) instanceID() string {
 	}
 	p := filepath.Join(l.dir, InstanceFileName)
 	read := func() string {
-		b, err := os.ReadFile(p)
+		b, err := regularfile.ReadFile(p, 1<<10)
 		if id := strings.TrimSpace(string(b)); err == nil && len(id) == 26 {
 			if _, err := ulid.ParseStrict(id); err == nil {
 				return id

@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
 
 // maxLine bounds one decision-log line the reader keeps; longer lines
@@ -125,7 +127,7 @@ func (l *Log[I, Q]) Find(id string) (Entry[I, Q], error) {
 // (including lines over 4 MiB, never held in memory). A file that vanished
 // (rotated meanwhile) is empty. Errors: the file cannot be opened or read.
 func Scan(path string, fn func(line []byte) bool) (skipped int, err error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -22,9 +21,14 @@ import (
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
+
+// maxModelBytes bounds the read model file read whole; a larger file
+// reads as unreadable (decisions then read the store).
+const maxModelBytes = 1 << 30
 
 // Version changes whenever the read model's shape does.
 const Version = 8
@@ -168,7 +172,7 @@ type Stamp struct {
 // readable: an unreadable store fails closed instead of being skipped.
 // Errors: the file's open, stat or read errors.
 func StampOf(path string) (Stamp, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return Stamp{}, err
 	}
@@ -222,7 +226,7 @@ func (c *Cache) Load(path, db, bundle string, now time.Time) *Model {
 	if err != nil {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -438,7 +442,7 @@ func marshalTodos(todos map[string][]records.Todo) ([]byte, error) {
 // both its checked lines hold; nil otherwise. Any file will do, current
 // or not: a kept order is the rule's result for the input it names.
 func keptIn(path, bundle string) map[string][]Kept {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -609,7 +613,7 @@ func (r Refresh) WriteAfter(db string, last Stamp) Stamp {
 // unreadable one (removed; never used by decisions), is true. Errors: the
 // store's.
 func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, error) {
-	on, err := os.ReadFile(path)
+	on, err := regularfile.ReadFile(path, maxModelBytes)
 	if err != nil {
 		return true, nil // none: nothing to trust or distrust
 	}
@@ -706,7 +710,7 @@ func (rm *Model) Goal(id string) (records.GoalState, error) { return rm.goal(id)
 // instead).
 func (rm *Model) Todos(goal string) ([]records.Todo, error) {
 	if rm.todos == nil {
-		b, err := os.ReadFile(rm.path)
+		b, err := regularfile.ReadFile(rm.path, maxModelBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -14,16 +14,19 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
+
+// maxModuleBytes bounds one user policy file.
+const maxModuleBytes = 16 << 20
 
 // DirName is the directory of the spec directory where a project keeps
 // its own policies: <root>/loopx/policies/*.rego, with
@@ -119,7 +122,7 @@ func (b Book) Walk(fn func(m Module, parsed *ast.Module, parseErr error) error) 
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".rego") || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
-		src, err := os.ReadFile(p)
+		src, err := regularfile.ReadFile(p, maxModuleBytes)
 		if err != nil {
 			return err
 		}

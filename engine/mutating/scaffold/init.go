@@ -17,11 +17,15 @@ import (
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/presets"
 	"github.com/loopx-dev/loopx/specs"
 )
+
+// maxIgnoreBytes bounds the .gitignore init reads to append a line.
+const maxIgnoreBytes = 16 << 20
 
 // The project layout: the spec directory (the rules, under version
 // control) and the state directory (loopx's local state, git-ignored), at
@@ -172,7 +176,7 @@ func findGit(dir string) string {
 
 // ensureIgnored appends line to a .gitignore unless an equivalent line is there.
 func ensureIgnored(path, line string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, err
 	}
@@ -187,7 +191,7 @@ func ensureIgnored(path, line string) (bool, error) {
 			}
 		}
 		f.Close()
-		had, _ = os.ReadFile(path)
+		had, _ = regularfile.ReadFile(path, maxIgnoreBytes)
 	}
 	if len(had) > 0 && had[len(had)-1] != '\n' {
 		had = append(had, '\n')

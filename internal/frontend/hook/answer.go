@@ -37,6 +37,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/watchdog"
 )
 
@@ -457,7 +458,7 @@ func hookInstaller(host, start string) (dir, how string) {
 		return "", ""
 	}
 	for d := filepath.Clean(start); ; {
-		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(rel))); err == nil && hosts.HasLoopxHook(b) {
+		if b, err := regularfile.ReadFile(filepath.Join(d, filepath.FromSlash(rel)), hosts.MaxSettingsBytes); err == nil && hosts.HasLoopxHook(b) {
 			return d, "its " + rel + " has loopx's hooks"
 		}
 		parent := filepath.Dir(d)

@@ -11,7 +11,12 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/regularfile"
 )
+
+// maxWatchedBytes bounds a spec or policy file the watcher hashes; a
+// larger one hashes as unreadable and the reload reports it.
+const maxWatchedBytes = 16 << 20
 
 // debris reports whether a file name is an editor's or a tool's scratch
 // file that never counts as a spec or policy change: swap and backup files,
@@ -74,7 +79,7 @@ func scan(root string) (content, error) {
 		if !isCue && !isRego {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		data, err := regularfile.ReadFile(path, maxWatchedBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
