@@ -107,6 +107,11 @@ type Protected struct {
 // fileSig is what tells a file changed: size and modification time (the
 // walk outside git), or mode and content hash (protected files and what
 // git lists).
+// LargeFileBytes is the size above which a file is compared by what the
+// kernel says of it (device, inode, size, mode, modification and change
+// times) instead of by its content: 64 MiB.
+const LargeFileBytes = 64 << 20
+
 type fileSig struct {
 	size  int64
 	mtime int64
@@ -155,6 +160,13 @@ func contentSig(p string, cache *HashCache) (fileSig, bool) {
 	}
 	if sum, ok := cache.get(p, fi); ok {
 		sig.sum = sum
+		return sig, true
+	}
+	if k, ok := keyOf(fi); ok && fi.Size() > LargeFileBytes {
+		// Reading it whole would let one `truncate -s 1T` stall the scan
+		// for hours; any write to it changes its change time, which no
+		// unprivileged process can set back.
+		sig.sum = sha256.Sum256(fmt.Appendf(nil, "stat:%d:%d:%d:%v:%d:%d", k.dev, k.ino, k.size, k.mode, k.mtimeNs, k.ctimeNs))
 		return sig, true
 	}
 	f, err := regularfile.Open(p)

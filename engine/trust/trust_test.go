@@ -1,6 +1,8 @@
 package trust
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,5 +199,40 @@ func writeUnder(t *testing.T, root, rel, s string) {
 	}
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestContentSig_LargeFileByStat: a file over LargeFileBytes (a sparse
+// terabyte costs an agent nothing) is compared by its stat, never read:
+// a write to it with the modification time restored is still seen.
+func TestContentSig_LargeFileByStat(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.bin")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(LargeFileBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fi, _ := os.Stat(p)
+	k, ok := keyOf(fi)
+	if !ok {
+		t.Skip("no inode and change time on this file system")
+	}
+	first, _ := contentSig(p, nil)
+	if want := sha256.Sum256(fmt.Appendf(nil, "stat:%d:%d:%d:%v:%d:%d", k.dev, k.ino, k.size, k.mode, k.mtimeNs, k.ctimeNs)); first.sum != want {
+		t.Fatal("a large file was not compared by its stat")
+	}
+	f, _ = os.OpenFile(p, os.O_WRONLY, 0)
+	if _, err := f.WriteAt([]byte("x"), LargeFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if second, _ := contentSig(p, nil); second.sum == first.sum {
+		t.Fatal("a write to a large file with its mtime restored was not seen")
 	}
 }
