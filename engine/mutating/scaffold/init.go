@@ -198,8 +198,23 @@ func ensureIgnored(path, line string) (bool, error) {
 	}
 	had = append(had, []byte(fmt.Sprintf("# loopx local state\n%s\n", line))...)
 	// Replaced in its directory (the repository's root): a link at
-	// .gitignore is replaced, never written through.
-	return true, atomicfile.WriteBelow(filepath.Dir(path), filepath.Base(path), had)
+	// .gitignore is replaced, never written through. It keeps its mode
+	// (a new one is 0644, as git and editors make it): a .gitignore only
+	// its owner can read hides it from everyone else working in the tree.
+	perm := os.FileMode(0o644)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	if err := nofollow.Replace(dir, name, had, perm); err != nil {
+		return true, err
+	}
+	f, err = nofollow.OpenFile(dir, name, os.O_RDONLY, 0)
+	if err != nil {
+		return true, err
+	}
+	defer f.Close()
+	return true, f.Chmod(perm) // the mode it had, whatever the umask
 }
 
 // linkRefused is err as errs.No link_refused, naming the link, when it is
