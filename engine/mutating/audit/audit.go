@@ -8,6 +8,8 @@
 package audit
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
@@ -126,6 +128,9 @@ func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bo
 	return true, tx.AppendEvent(records.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
 }
 
+// maxDenialPaths is how many of a denied call's paths its event names.
+const maxDenialPaths = 8
+
 // Denial is the spooled denial of a permission decision d (its verdict,
 // reasons and id) for agent on goal: what (a command, a path or the tool)
 // and the first reason in the message, every reason's code.
@@ -136,7 +141,16 @@ func Denial(goal, agent string, pr *input.PermissionRequest, d decision.Decision
 	}
 	what := pr.Command
 	if what == "" && len(pr.Paths) > 0 {
-		what = pr.Paths[0].Path
+		// Every path, not the first: the reason may be about another one
+		// (a round that wrote docs/guide.md and loopx/loopx.cue).
+		names := make([]string, 0, min(len(pr.Paths), maxDenialPaths))
+		for _, p := range pr.Paths[:min(len(pr.Paths), maxDenialPaths)] {
+			names = append(names, p.Path)
+		}
+		what = strings.Join(names, ", ")
+		if n := len(pr.Paths) - maxDenialPaths; n > 0 {
+			what += fmt.Sprintf(" (and %d more)", n)
+		}
 	}
 	if what == "" {
 		what = pr.Tool

@@ -137,6 +137,9 @@ func TestDenial(t *testing.T) {
 		{input.PermissionRequest{Tool: "Bash", Command: "git push"}, "git push: protected"},
 		{input.PermissionRequest{Tool: "Write", Paths: []input.PathFacts{{Path: "loopx/x.cue"}}}, "loopx/x.cue: protected"},
 		{input.PermissionRequest{Tool: "WebFetch"}, "WebFetch: protected"},
+		// the reason may be about any of the paths: every one is named
+		{input.PermissionRequest{Tool: "Write", Paths: []input.PathFacts{{Path: "docs/guide.md"}, {Path: "loopx/x.cue"}}}, "docs/guide.md, loopx/x.cue: protected"},
+		{input.PermissionRequest{Tool: "Write", Paths: []input.PathFacts{{Path: "1"}, {Path: "2"}, {Path: "3"}, {Path: "4"}, {Path: "5"}, {Path: "6"}, {Path: "7"}, {Path: "8"}, {Path: "9"}, {Path: "10"}}}, "1, 2, 3, 4, 5, 6, 7, 8 (and 2 more): protected"},
 	} {
 		r := Denial("g1", "a1", &tc.pr, d)
 		if r.Message != tc.want || r.DecisionID != "d1" || len(r.Codes) != 2 || r.Goal != "g1" {
