@@ -9,6 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/pathfacts"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -21,9 +22,9 @@ func (e *Engine) RecordHooks(host, path string, hooks []hosts.Hook) error {
 }
 
 // CheckHooks compares every recorded installation with its settings file
-// now (hosts.CheckInstalled).
+// now (hosts.CheckInstalled, each host's adapter from the registry).
 func (e *Engine) CheckHooks() ([]hosts.Problem, error) {
-	return hosts.CheckInstalled(e.root, e.StateDir())
+	return hosts.CheckInstalled(e.root, e.StateDir(), registry.Lookup)
 }
 
 // displayPath is path relative to the project root when inside it.

@@ -120,10 +120,12 @@ func ReadInstalled(stateDir string) ([]Installed, error) {
 }
 
 // CheckInstalled compares every installation recorded in stateDir with
-// its settings file now (CheckSettings; a relative Settings is under
-// root): a file that is gone, unreadable, or whose loopx entries are
-// missing or changed is a problem. No records, no problems.
-func CheckInstalled(root, stateDir string) ([]Problem, error) {
+// its settings file now (the host's CheckSettings; a relative Settings is
+// under root): a file that is gone, unreadable, or whose loopx entries are
+// missing or changed is a problem. lookup finds a recorded host's adapter
+// (the registry's); a host it does not know is checked as Claude Code's
+// protocol (CheckSettings). No records, no problems.
+func CheckInstalled(root, stateDir string, lookup func(host string) (Adapter, bool)) ([]Problem, error) {
 	recs, err := ReadInstalled(stateDir)
 	if err != nil {
 		return nil, err
@@ -142,7 +144,11 @@ func CheckInstalled(root, stateDir string) ([]Problem, error) {
 				fix += args
 			}
 		}
-		if def := map[string]string{ClaudeCode: ".claude/settings.json", Codex: ".codex/hooks.json"}[r.Host]; r.Settings != def {
+		check, def := CheckSettings, ""
+		if a, ok := lookup(r.Host); ok {
+			check, def = a.CheckSettings, a.SettingsFile()
+		}
+		if r.Settings != def {
 			fix += " --settings " + r.Settings
 		}
 		b, err := os.ReadFile(path)
@@ -154,7 +160,7 @@ func CheckInstalled(root, stateDir string) ([]Problem, error) {
 			out = append(out, Problem{Host: r.Host, Settings: r.Settings, Problem: msg, Fix: fix})
 			continue
 		}
-		for _, p := range CheckSettings(b, want) {
+		for _, p := range check(b, want) {
 			out = append(out, Problem{Host: r.Host, Settings: r.Settings, Problem: p, Fix: fix})
 		}
 	}

@@ -12,10 +12,11 @@ import (
 
 // UninstallOptions say whose entries to remove from which file.
 type UninstallOptions struct {
-	// Host is claude-code or codex.
+	// Host is the host's name, one whose hooks loopx answers
+	// (registry.HookHost: claude-code or codex).
 	Host string
-	// Settings is the settings file ("" = hosts.SettingsFile under the
-	// project root).
+	// Settings is the settings file ("" = the host's SettingsFile under
+	// the project root).
 	Settings string
 }
 
@@ -38,13 +39,8 @@ type UninstallResult struct {
 // CheckUninstall checks the options alone, before a project is opened.
 // Errors (errs.Usage): no or an unknown host.
 func CheckUninstall(o UninstallOptions) error {
-	if o.Host == "" {
-		return errs.Usagef("usage", "hooks uninstall needs --host claude-code or --host codex")
-	}
-	if !hosts.KnownHost(o.Host) {
-		return errs.Usagef("usage", "unknown host %q (want claude-code or codex)", o.Host)
-	}
-	return nil
+	_, err := checkHost("uninstall", o.Host)
+	return err
 }
 
 // Uninstall removes every `loopx hook` entry from the host's settings file
@@ -55,16 +51,20 @@ func CheckUninstall(o UninstallOptions) error {
 // governance, which no agent may do. Errors: errs.Usage (settings that are
 // not a JSON object); the file system's; the store's.
 func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
+	host, err := checkHost("uninstall", o.Host)
+	if err != nil {
+		return UninstallResult{Host: o.Host, Settings: o.Settings, Removed: []hosts.Removed{}}, err
+	}
 	path := o.Settings
 	if path == "" {
-		path = filepath.Join(e.Root(), filepath.FromSlash(hosts.SettingsFile(o.Host)))
+		path = filepath.Join(e.Root(), filepath.FromSlash(host.SettingsFile()))
 	}
 	res := UninstallResult{Host: o.Host, Settings: path, Removed: []hosts.Removed{}, Reinstall: "loopx hooks install --host " + o.Host}
 	old, err := readSettings(e, e.Root(), o.Settings, path)
 	if err != nil {
 		return res, err
 	}
-	out, removed, err := hosts.UnmergeSettings(old)
+	out, removed, err := host.UnmergeSettings(old)
 	if err != nil {
 		return res, errs.Usagef("usage", "%s: %v", path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +33,9 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 	// for an agent.
 	subject := o.settings
 	if subject == "" {
-		subject = map[string]string{"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}[o.host]
+		if host, ok := registry.Lookup(o.host); ok {
+			subject = host.SettingsFile()
+		}
 	}
 	if err := a.humanOnly(ctx, e, "hooks uninstall", true, "hooks.uninstall_refused", subject); err != nil {
 		return err
