@@ -70,6 +70,25 @@ type Adapter interface {
 	// HasLoopxHook reports whether a settings document runs `loopx hook`
 	// (HasLoopxHook).
 	HasLoopxHook(doc []byte) bool
+	// SandboxFile is the settings file, relative to the project root,
+	// where `loopx hooks install --sandbox` writes the host's own sandbox
+	// and permission settings ("" when loopx writes none for the host).
+	SandboxFile() string
+	// MergeSandbox writes into the sandbox settings document what the
+	// host's own sandbox needs to keep s from an agent, never loosening a
+	// value the user set, and returns the edits made (recorded for
+	// uninstall and doctor).
+	MergeSandbox(doc []byte, s Sandbox) ([]byte, []SandboxEdit, error)
+	// UnmergeSandbox takes out exactly what edits put in.
+	UnmergeSandbox(doc []byte, edits []SandboxEdit) ([]byte, error)
+	// CheckSandbox says how the document drifted from edits (one line each).
+	CheckSandbox(doc []byte, edits []SandboxEdit) []string
+	// SandboxNeeds are the programs the host's sandbox needs on PATH on
+	// this system (Linux: bubblewrap's bwrap, …); none elsewhere.
+	SandboxNeeds() []string
+	// SandboxNote says, for an install without --sandbox, which loopx
+	// calls need `loopx run` once the host's own sandbox is on.
+	SandboxNote() string
 }
 
 // Blocks reports whether loopx's answer to verdict blocks the tool call on
@@ -85,7 +104,7 @@ var errNoHooks = errors.New("loopx answers no hooks of this host")
 // NoHooks is the hook protocol of a host whose hooks loopx does not answer:
 // no settings file, no entries, every payload refused. An adapter embeds
 // it and adds its name and programs.
-type NoHooks struct{}
+type NoHooks struct{ NoSandbox }
 
 // AnswersHooks is false.
 func (NoHooks) AnswersHooks() bool { return false }
@@ -130,6 +149,30 @@ func (NoHooks) CheckSettings([]byte, []Hook) []string { return []string{errNoHoo
 
 // HasLoopxHook is false.
 func (NoHooks) HasLoopxHook([]byte) bool { return false }
+
+// NoSandbox is the sandbox settings of a host for which loopx writes none:
+// an adapter embeds it (NoHooks does).
+type NoSandbox struct{}
+
+// SandboxFile is "".
+func (NoSandbox) SandboxFile() string { return "" }
+
+// MergeSandbox refuses.
+func (NoSandbox) MergeSandbox([]byte, Sandbox) ([]byte, []SandboxEdit, error) {
+	return nil, nil, errors.New("loopx writes no sandbox settings for this host")
+}
+
+// UnmergeSandbox changes nothing.
+func (NoSandbox) UnmergeSandbox(doc []byte, _ []SandboxEdit) ([]byte, error) { return doc, nil }
+
+// CheckSandbox finds nothing.
+func (NoSandbox) CheckSandbox([]byte, []SandboxEdit) []string { return nil }
+
+// SandboxNeeds is none.
+func (NoSandbox) SandboxNeeds() []string { return nil }
+
+// SandboxNote is "".
+func (NoSandbox) SandboxNote() string { return "" }
 
 // ClaudeProtocol is Claude Code's hook protocol, which Codex speaks too:
 // the payload's fields (Event), its tool calls (Event.ToolCall), the

@@ -24,6 +24,7 @@ func testHooks(host, args string) ([]Hook, error) {
 // settings, for CheckInstalled's lookup.
 type testAdapter struct {
 	ClaudeProtocol
+	NoSandbox
 	host, settings string
 }
 
