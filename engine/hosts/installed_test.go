@@ -37,7 +37,7 @@ func TestInstalled_RecordReadCheck(t *testing.T) {
 			} else if err := os.WriteFile(settings, tc.settings, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := Record(state, testClaudeCode, ".claude/settings.json", hooks); err != nil {
+			if err := Record(state, testClaudeCode, ".claude/settings.json", hooks, "", nil); err != nil {
 				t.Fatal(err)
 			}
 			recs, err := ReadInstalled(state)

@@ -38,6 +38,9 @@ type SandboxEdit struct {
 	// Created is true when loopx created the object or list at Key; it
 	// goes at uninstall once empty.
 	Created bool `json:"created,omitempty"`
+	// Kept is true for a user's value already as strict as Set: install
+	// left it, uninstall leaves it, doctor reports it changed.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // SandboxWant is one setting a host's sandbox needs from install
@@ -56,7 +59,7 @@ type SandboxWant struct {
 // MergeJSONSandbox sets wants in a JSON settings document (empty = {})
 // and returns it re-encoded with two-space indentation and the edits
 // made. It never loosens: a scalar already at the wanted value is left
-// alone (not recorded: it is the user's), one at another value is set
+// alone (recorded as Kept: the user's, which doctor still checks), one at another value is set
 // and its old value recorded; a list keeps every entry the user had and
 // gains only the missing wanted ones; objects and lists are created when
 // missing (recorded as Created). Errors: the document is not a JSON
@@ -119,6 +122,7 @@ func MergeJSONSandbox(doc []byte, wants []SandboxWant) ([]byte, []SandboxEdit, e
 		}
 		set, _ := json.Marshal(w.Value)
 		if has && jsonEqual(cur, w.Value) {
+			edits = append(edits, SandboxEdit{Key: key, Set: set, Kept: true})
 			continue
 		}
 		e := SandboxEdit{Key: key, Set: set}
@@ -193,6 +197,9 @@ func UnmergeJSONSandbox(doc []byte, edits []SandboxEdit) ([]byte, error) {
 	}
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]
+		if e.Kept {
+			continue // the user's
+		}
 		path := strings.Split(e.Key, ".")
 		parent, last := lookupParent(root, path)
 		if parent == nil {
@@ -296,8 +303,9 @@ func CheckJSONSandbox(doc []byte, edits []SandboxEdit) []string {
 }
 
 // MergeEdits adds a new install's edits to an earlier one's record: an
-// earlier edit of a key is kept (its Old is what uninstall restores), a
-// new list's items are added to the earlier record's.
+// earlier edit of a key is kept (its Old is what uninstall restores, and
+// a value loopx set reads as Kept the second time), a new list's items
+// are added to the earlier record's.
 func MergeEdits(old, add []SandboxEdit) []SandboxEdit {
 	out := slices.Clone(old)
 	for _, e := range add {

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestMergeSandbox_NeverLoosens(t *testing.T) {
 			"sandbox sandbox.enabled sandbox.autoAllowBashIfSandboxed sandbox.allowUnsandboxedCommands sandbox.failIfUnavailable sandbox.filesystem sandbox.filesystem.denyWrite sandbox.filesystem.denyRead permissions permissions.deny"},
 		{"the user's stricter and equal values stay", "{\n  \"sandbox\": {\n    \"enabled\": true,\n    \"autoAllowBashIfSandboxed\": false\n  }\n}\n",
 			map[string]string{"sandbox.enabled": "true", "sandbox.autoAllowBashIfSandboxed": "false"},
-			"sandbox.allowUnsandboxedCommands sandbox.failIfUnavailable sandbox.filesystem sandbox.filesystem.denyWrite sandbox.filesystem.denyRead permissions permissions.deny"},
+			"sandbox.enabled sandbox.autoAllowBashIfSandboxed sandbox.allowUnsandboxedCommands sandbox.failIfUnavailable sandbox.filesystem sandbox.filesystem.denyWrite sandbox.filesystem.denyRead permissions permissions.deny"},
 		{"a looser value is tightened and recorded", "{\n  \"sandbox\": {\n    \"enabled\": false,\n    \"allowUnsandboxedCommands\": true\n  },\n  \"model\": \"opus\"\n}\n",
 			map[string]string{"sandbox.enabled": "true", "sandbox.allowUnsandboxedCommands": "false", "model": `"opus"`},
 			"sandbox.enabled sandbox.autoAllowBashIfSandboxed sandbox.allowUnsandboxedCommands sandbox.failIfUnavailable sandbox.filesystem sandbox.filesystem.denyWrite sandbox.filesystem.denyRead permissions permissions.deny"},
@@ -76,7 +77,7 @@ func TestMergeSandbox_NeverLoosens(t *testing.T) {
 				t.Errorf("drift right after install: %v", drift)
 			}
 			again, more, err := a.MergeSandbox(out, sb)
-			if err != nil || string(again) != string(out) || len(more) != 0 {
+			if err != nil || string(again) != string(out) || slices.ContainsFunc(more, func(e hosts.SandboxEdit) bool { return !e.Kept }) {
 				t.Errorf("a second install changed something: %v %+v", err, more)
 			}
 			back, err := a.UnmergeSandbox(out, edits)
@@ -113,6 +114,16 @@ func TestCheckSandbox_Drift(t *testing.T) {
 	}
 	if got := a.CheckSandbox([]byte(`{}`), edits); len(got) < 5 || got[0] != "sandbox.enabled was removed (install set it to true)" {
 		t.Errorf("all removed: %q", got)
+	}
+	// The user's own enabled: true, which install kept, is watched too.
+	user := "{\n  \"sandbox\": {\n    \"enabled\": true\n  }\n}\n"
+	out, edits, err = a.MergeSandbox([]byte(user), sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off = strings.Replace(string(out), `"enabled": true`, `"enabled": false`, 1)
+	if got := strings.Join(a.CheckSandbox([]byte(off), edits), "\n"); got != "sandbox.enabled is false, not true as installed" {
+		t.Errorf("the user's kept value switched off: %q", got)
 	}
 }
 

@@ -35,6 +35,10 @@ type InstallOptions struct {
 	// an agent ("" when none, trust.Acting): changing installed entries
 	// is then refused.
 	AgentAncestor func() string
+	// Sandbox (--sandbox) also writes the host's own sandbox and
+	// permission settings (the adapter's MergeSandbox), never loosening
+	// one the user set.
+	Sandbox bool
 }
 
 // InstallResult is `loopx hooks install --json`'s document.
@@ -48,6 +52,23 @@ type InstallResult struct {
 	// Enable lists what the user still has to do in the host for the hooks
 	// to run.
 	Enable []string `json:"enable"`
+	// Sandbox is what --sandbox wrote (absent without --sandbox).
+	Sandbox *SandboxResult `json:"sandbox,omitempty"`
+	// SandboxNote says, without --sandbox, which loopx calls need `loopx
+	// run` once the host's own sandbox is on (text output only).
+	SandboxNote string `json:"-"`
+}
+
+// SandboxResult is what `hooks install --sandbox` did to the host's own
+// sandbox settings.
+type SandboxResult struct {
+	// File is the settings file written.
+	File string `json:"file"`
+	// Edits are the settings set or added now (none when all were in
+	// place: the user's own values that are as strict stay unrecorded).
+	Edits []hosts.SandboxEdit `json:"edits"`
+	// Wrote is true when the file was rewritten.
+	Wrote bool `json:"wrote"`
 }
 
 // CheckInstall checks the options alone, before a project is opened, and
@@ -115,13 +136,56 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 	for _, h := range hooks {
 		res.Commands = append(res.Commands, h.Command)
 	}
+	var sbPath, sbNamed string
+	var sbOld, sbOut []byte
+	if !o.Sandbox {
+		res.SandboxNote = host.SandboxNote()
+	} else if host.SandboxFile() != "" {
+		// The sandbox settings go where the hooks go when the host keeps
+		// both in one file (Claude Code), else in the host's own file.
+		sbPath, sbNamed = path, o.Settings
+		if host.SandboxFile() != host.SettingsFile() {
+			sbPath, sbNamed = filepath.Join(root, filepath.FromSlash(host.SandboxFile())), ""
+		}
+		facts, err := e.SandboxFacts()
+		if err != nil {
+			return InstallResult{}, err
+		}
+		sbOld = out
+		if sbPath != path {
+			if sbOld, err = readSettings(e, root, sbNamed, sbPath); err != nil {
+				return InstallResult{}, err
+			}
+		}
+		var edits []hosts.SandboxEdit
+		if sbOut, edits, err = host.MergeSandbox(sbOld, facts); err != nil {
+			return InstallResult{}, errs.Usagef("usage", "%s: %v", sbPath, err)
+		}
+		if edits == nil {
+			edits = []hosts.SandboxEdit{}
+		}
+		res.Sandbox = &SandboxResult{File: sbPath, Edits: edits}
+		if sbPath == path {
+			out = sbOut
+		}
+		res.Sandbox.Wrote = !bytes.Equal(sbOld, sbOut)
+	}
 	if !bytes.Equal(old, out) {
 		if err := writeSettings(e, root, o.Settings, path, out); err != nil {
 			return InstallResult{}, err
 		}
 		res.Wrote = true
 	}
-	if err := e.RecordHooks(o.Host, path, hooks); err != nil {
+	if res.Sandbox != nil && sbPath != path && res.Sandbox.Wrote {
+		if err := writeSettings(e, root, sbNamed, sbPath, sbOut); err != nil {
+			return InstallResult{}, err
+		}
+	}
+	var sbEdits []hosts.SandboxEdit
+	if res.Sandbox != nil {
+		sbEdits = res.Sandbox.Edits
+	}
+	if err := e.RecordHooks(o.Host, path, hooks, sbPath, sbEdits); err != nil {
 		return InstallResult{}, err
 	}
 	return res, nil

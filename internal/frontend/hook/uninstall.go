@@ -34,6 +34,9 @@ type UninstallResult struct {
 	Unrecorded bool `json:"unrecorded"`
 	// Reinstall is the command that puts the entries back.
 	Reinstall string `json:"reinstall"`
+	// Sandbox is what was taken out of the host's own sandbox settings
+	// that `hooks install --sandbox` wrote (absent when it wrote none).
+	Sandbox *SandboxResult `json:"sandbox,omitempty"`
 }
 
 // CheckUninstall checks the options alone, before a project is opened.
@@ -68,6 +71,34 @@ func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
 	if err != nil {
 		return res, errs.Usagef("usage", "%s: %v", path, err)
 	}
+	rec, sbPath, _, err := e.HooksRecord(path)
+	if err != nil {
+		return res, err
+	}
+	var sbOld, sbOut []byte
+	if sbPath != "" && len(rec.Sandbox) > 0 {
+		// Exactly what install --sandbox added goes; what the user set
+		// or changed since stays.
+		res.Sandbox = &SandboxResult{File: sbPath, Edits: rec.Sandbox}
+		sbNamed := ""
+		if sbPath == path {
+			sbOld, sbNamed = out, o.Settings
+		} else if sbOld, err = readSettings(e, e.Root(), sbNamed, sbPath); err != nil {
+			return res, err
+		}
+		if sbOut, err = host.UnmergeSandbox(sbOld, rec.Sandbox); err != nil {
+			return res, errs.Usagef("usage", "%s: %v", sbPath, err)
+		}
+		if sbPath == path {
+			out = sbOut
+			res.Sandbox.Wrote = !bytes.Equal(sbOld, sbOut)
+		} else if !bytes.Equal(sbOld, sbOut) {
+			if err := writeSettings(e, e.Root(), sbNamed, sbPath, sbOut); err != nil {
+				return res, err
+			}
+			res.Sandbox.Wrote = true
+		}
+	}
 	if len(removed) > 0 {
 		res.Removed = removed
 		res.Reinstall += hookArgs(removed[0].Command, o.Host)
@@ -82,6 +113,9 @@ func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
 	}
 	if o.Settings != "" {
 		res.Reinstall += " --settings " + shellWord(o.Settings)
+	}
+	if res.Sandbox != nil {
+		res.Reinstall += " --sandbox"
 	}
 	if res.Unrecorded, err = e.UnrecordHooks(path); err != nil {
 		return res, err

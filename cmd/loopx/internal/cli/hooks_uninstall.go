@@ -52,6 +52,9 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 				fmt.Fprintf(w, "removed %s: %s\n", r.Event, r.Command)
 			}
 		}
+		if sb := res.Sandbox; sb != nil {
+			fmt.Fprintf(w, "took out of %s the sandbox settings hooks install --sandbox set (the user's own stay)\n", sb.File)
+		}
 		if res.Wrote {
 			fmt.Fprintf(w, "wrote %s (everything else kept); to put them back: %s\n", res.Settings, res.Reinstall)
 		} else {
