@@ -38,6 +38,9 @@ type SandboxEdit struct {
 	// Created is true when loopx created the object or list at Key; it
 	// goes at uninstall once empty.
 	Created bool `json:"created,omitempty"`
+	// Line is the whole line Set replaced in a line-based file (Codex's
+	// config.toml), which uninstall writes back byte for byte.
+	Line string `json:"line,omitempty"`
 	// Kept is true for a user's value already as strict as Set: install
 	// left it, uninstall leaves it, doctor reports it changed.
 	Kept bool `json:"kept,omitempty"`

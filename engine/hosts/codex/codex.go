@@ -159,7 +159,8 @@ func currentMode(doc []byte) (string, error) {
 
 // MergeSandbox sets the top-level sandbox_mode to workspace-write: a
 // stricter or equal mode (read-only, workspace-write) stays as the user
-// set it; a looser one's line is replaced and recorded (Old: that line);
+// set it; a looser one's line is replaced and recorded (Old: its value,
+// Line: the line);
 // none: the line goes first in the file. Every other byte is kept.
 func (Adapter) MergeSandbox(doc []byte, _ hosts.Sandbox) ([]byte, []hosts.SandboxEdit, error) {
 	cur, err := currentMode(doc)
@@ -172,13 +173,14 @@ func (Adapter) MergeSandbox(doc []byte, _ hosts.Sandbox) ([]byte, []hosts.Sandbo
 	set, _ := json.Marshal(Mode)
 	lines := strings.SplitAfter(string(doc), "\n")
 	if i := topLevel(lines); i >= 0 {
-		old, _ := json.Marshal(lines[i])
+		old, _ := json.Marshal(cur)
+		line := lines[i]
 		nl := ""
 		if strings.HasSuffix(lines[i], "\n") {
 			nl = "\n"
 		}
 		lines[i] = modeLine + nl
-		return []byte(strings.Join(lines, "")), []hosts.SandboxEdit{{Key: "sandbox_mode", Set: set, Old: old}}, nil
+		return []byte(strings.Join(lines, "")), []hosts.SandboxEdit{{Key: "sandbox_mode", Set: set, Old: old, Line: line}}, nil
 	}
 	return append([]byte(modeLine+"\n"), doc...), []hosts.SandboxEdit{{Key: "sandbox_mode", Set: set}}, nil
 }
@@ -196,14 +198,10 @@ func (Adapter) UnmergeSandbox(doc []byte, edits []hosts.SandboxEdit) ([]byte, er
 		if i < 0 || strings.TrimRight(lines[i], "\r\n") != modeLine {
 			continue
 		}
-		if e.Old == nil {
+		if e.Line == "" {
 			lines = slices.Delete(lines, i, i+1)
 		} else {
-			var old string
-			if json.Unmarshal(e.Old, &old) != nil {
-				continue
-			}
-			lines[i] = old
+			lines[i] = e.Line
 		}
 		doc = []byte(strings.Join(lines, ""))
 	}
