@@ -9,21 +9,61 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/pathfacts"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
+	"github.com/loopx-dev/loopx/policies"
 )
 
 // RecordHooks records that hooks were installed for host in the settings
-// file at path (hosts.Record; path shown relative to the project root
-// when it is inside it).
-func (e *Engine) RecordHooks(host, path string, hooks []hosts.Hook) error {
-	return hosts.Record(e.StateDir(), host, e.displayPath(path), hooks)
+// file at path, and with --sandbox (sbPath not "") the sandbox edits made
+// in the file at sbPath (hosts.Record; paths shown relative to the
+// project root when inside it).
+func (e *Engine) RecordHooks(host, path string, hooks []hosts.Hook, sbPath string, sb []hosts.SandboxEdit) error {
+	sbRel := ""
+	if sbPath != "" {
+		sbRel = e.displayPath(sbPath)
+	}
+	return hosts.Record(e.StateDir(), host, e.displayPath(path), hooks, sbRel, sb)
+}
+
+// HooksRecord returns the install record of the settings file at path
+// (hosts.ReadInstalled), false when there is none, and the absolute path
+// of its sandbox file ("" when install --sandbox never wrote one).
+func (e *Engine) HooksRecord(path string) (hosts.Installed, string, bool, error) {
+	recs, err := hosts.ReadInstalled(e.StateDir())
+	if err != nil {
+		return hosts.Installed{}, "", false, err
+	}
+	rel := e.displayPath(path)
+	for _, r := range recs {
+		if r.Settings == rel {
+			sb := r.SandboxFile
+			if sb != "" && !filepath.IsAbs(sb) {
+				sb = filepath.Join(e.root, sb)
+			}
+			return r, sb, true, nil
+		}
+	}
+	return hosts.Installed{}, "", false, nil
+}
+
+// SandboxFacts are what install --sandbox asks a host's own sandbox to
+// keep from an agent: the protected set's project globs
+// (policies.Protected) and the project's anchor directory.
+func (e *Engine) SandboxFacts() (hosts.Sandbox, error) {
+	dir, err := anchor.Dir(e.root)
+	if err != nil {
+		return hosts.Sandbox{}, err
+	}
+	return hosts.Sandbox{Protected: policies.Protected().Project(), Anchor: dir}, nil
 }
 
 // CheckHooks compares every recorded installation with its settings file
-// now (hosts.CheckInstalled).
+// now (hosts.CheckInstalled, each host's adapter from the registry).
 func (e *Engine) CheckHooks() ([]hosts.Problem, error) {
-	return hosts.CheckInstalled(e.root, e.StateDir())
+	return hosts.CheckInstalled(e.root, e.StateDir(), registry.Lookup)
 }
 
 // displayPath is path relative to the project root when inside it.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
@@ -54,7 +55,7 @@ func (e *Engine) Handoffs(goal string) ([]records.Handoff, error) {
 
 // RegisterAgent registers (or updates) an agent.
 func (e *Engine) RegisterAgent(a records.Agent) (records.Agent, error) {
-	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode); err != nil {
+	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode, registry.Names()); err != nil {
 		return a, err
 	}
 	if e.spec != nil && e.spec.Spec != nil {

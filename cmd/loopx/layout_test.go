@@ -24,8 +24,9 @@ import (
 //	            decision log, shell reader, tool calls), engine/mutating
 //	            (rounds, loopx run, leases, gates, todos, evidence, adoption,
 //	            housekeeping, scaffolding, audit), engine/reporting (what
-//	            prompt, review and status show), engine/hosts (the hosts'
-//	            protocols), engine/trust (process ancestry, change scan)
+//	            prompt, review and status show), engine/hosts (one adapter
+//	            per host behind one interface, and their registry),
+//	            engine/trust (process ancestry, change scan)
 //	foundations kernel (the store: opening, transactions, the chain, the
 //	            journal, the event log, migrations), kernel/records (the
 //	            records it stores and the reports of its checks: plain data
@@ -41,7 +42,7 @@ var layers = []struct {
 	{"command", []string{"cmd/"}},
 	{"ways in", []string{"internal/frontend/"}},
 	{"use cases", []string{"engine"}},
-	{"roles", []string{"engine/deciding/", "engine/mutating/", "engine/reporting/", "engine/hosts", "engine/trust"}},
+	{"roles", []string{"engine/deciding/", "engine/mutating/", "engine/reporting/", "engine/hosts", "engine/hosts/", "engine/trust"}},
 	{"foundations", []string{"kernel", "kernel/records", "specs", "policies", "policies/", "presets", "lint"}},
 	{"leaves", []string{"internal/"}},
 }
@@ -215,6 +216,8 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// the host protocols (engine/hosts) stay below the engine.
 		mod + "internal/frontend/hook": {mod + "cmd", mod + "lint"},
 		mod + "engine/hosts":           {engineTop, mod + "kernel", mod + "cmd", mod + "lint"},
+		// The adapters and their registry: host protocols, no engine.
+		mod + "engine/hosts/registry": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// The official SARIF schema is for tests only (see its NOTICE), and
 		// so is the shell forms corpus.
 		mod + "cmd/loopx": {mod + "internal/sarifcheck", mod + "engine/deciding/shell/shelltest"},

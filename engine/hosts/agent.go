@@ -44,22 +44,19 @@ func specKey(id string) string {
 	return id
 }
 
-// AgentHosts are the agent hosts the spec schema allows (an agent's
-// host; Hosts are those loopx answers hooks of).
-var AgentHosts = []string{"claude-code", "codex", "cursor", "shell", "other"}
-
 var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // CheckRegistration checks an agent registration (`loopx agent
-// register`): its id, its host (one of AgentHosts) and its mode (active or
+// register`): its id, its host (one of known: the registry's hosts, which
+// the spec schema's agents.<a>.host allows) and its mode (active or
 // monitor_only, "" for the default). Errors: errs.Usage bad_agent,
 // bad_host, bad_mode.
-func CheckRegistration(id, host, mode string) error {
+func CheckRegistration(id, host, mode string, known []string) error {
 	if !validID().MatchString(id) {
 		return errs.Usagef("bad_agent", "agent id %q: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)", id)
 	}
-	if !slices.Contains(AgentHosts, host) {
-		return errs.Usagef("bad_host", "host %q is not one of %v", host, AgentHosts)
+	if !slices.Contains(known, host) {
+		return errs.Usagef("bad_host", "host %q is not one of %v", host, known)
 	}
 	if mode != "" && mode != "active" && mode != "monitor_only" {
 		return errs.Usagef("bad_mode", "mode %q is not active or monitor_only", mode)

@@ -36,7 +36,7 @@ func TestCheckRegistration(t *testing.T) {
 		{"a1", "vim", "", "bad_host"},
 		{"a1", "shell", "lazy", "bad_mode"},
 	} {
-		if err := CheckRegistration(tc.id, tc.host, tc.mode); errs.CodeOf(err) != tc.code {
+		if err := CheckRegistration(tc.id, tc.host, tc.mode, []string{"claude-code", "codex", "cursor", "shell", "other"}); errs.CodeOf(err) != tc.code {
 			t.Errorf("%+v: %v", tc, err)
 		}
 	}

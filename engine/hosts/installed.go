@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -31,6 +32,13 @@ type Installed struct {
 	Settings string `json:"settings"`
 	// Hooks are the entries loopx installed there.
 	Hooks []InstalledHook `json:"hooks"`
+	// SandboxFile is the file `hooks install --sandbox` wrote the host's
+	// own sandbox settings in (as Settings: relative to the project root
+	// when inside it), "" when it was not asked to.
+	SandboxFile string `json:"sandbox_file,omitempty"`
+	// Sandbox are the edits it made there (the adapter's MergeSandbox),
+	// gathered over every install --sandbox since the first.
+	Sandbox []SandboxEdit `json:"sandbox,omitempty"`
 }
 
 // InstalledHook is one installed entry (Hook in JSON).
@@ -49,18 +57,33 @@ type Problem struct {
 	Problem  string `json:"problem"`
 	// Fix is the command that installs the entries again.
 	Fix string `json:"fix"`
+	// Kind is "" for a hook entry, "sandbox_drift" for a sandbox setting
+	// install --sandbox made that changed or went since, and
+	// "sandbox_prerequisite" for a program the host's sandbox needs that
+	// is missing.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Record records in stateDir's RecordFile that hooks were installed for
 // host in the settings file rel (relative to the project root when it is
-// inside it, else absolute), replacing an earlier record of the same file.
-// The file is replaced atomically.
-func Record(stateDir, host, rel string, hooks []Hook) error {
+// inside it, else absolute), replacing an earlier record of the same file
+// but keeping its sandbox edits: sbFile and sb are what install --sandbox
+// wrote now ("" and none without --sandbox), added to the earlier ones
+// (MergeEdits). The file is replaced atomically.
+func Record(stateDir, host, rel string, hooks []Hook, sbFile string, sb []SandboxEdit) error {
 	recs, err := ReadInstalled(stateDir)
 	if err != nil {
 		return err
 	}
 	rec := Installed{Host: host, Settings: rel}
+	for _, r := range recs {
+		if r.Settings == rel && r.SandboxFile != "" && (sbFile == "" || sbFile == r.SandboxFile) {
+			rec.SandboxFile, rec.Sandbox = r.SandboxFile, r.Sandbox
+		}
+	}
+	if sbFile != "" {
+		rec.SandboxFile, rec.Sandbox = sbFile, MergeEdits(rec.Sandbox, sb)
+	}
 	for _, h := range hooks {
 		rec.Hooks = append(rec.Hooks, InstalledHook{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout})
 	}
@@ -126,10 +149,16 @@ func ReadInstalled(stateDir string) ([]Installed, error) {
 }
 
 // CheckInstalled compares every installation recorded in stateDir with
-// its settings file now (CheckSettings; a relative Settings is under
-// root): a file that is gone, unreadable, or whose loopx entries are
-// missing or changed is a problem. No records, no problems.
-func CheckInstalled(root, stateDir string) ([]Problem, error) {
+// its settings file now (the host's CheckSettings; a relative Settings is
+// under root): a file that is gone, unreadable, or whose loopx entries are
+// missing or changed is a problem. Where install --sandbox wrote the
+// host's own sandbox settings, each setting changed or removed since is a
+// problem (the host's CheckSandbox), and so is each program the host's
+// sandbox needs that is not on PATH (SandboxNeeds: bwrap, …), as the
+// host then refuses to run its sandboxed commands. lookup finds a recorded host's adapter
+// (the registry's); a host it does not know is checked as Claude Code's
+// protocol (CheckSettings). No records, no problems.
+func CheckInstalled(root, stateDir string, lookup func(host string) (Adapter, bool)) ([]Problem, error) {
 	recs, err := ReadInstalled(stateDir)
 	if err != nil {
 		return nil, err
@@ -148,7 +177,11 @@ func CheckInstalled(root, stateDir string) ([]Problem, error) {
 				fix += args
 			}
 		}
-		if def := map[string]string{ClaudeCode: ".claude/settings.json", Codex: ".codex/hooks.json"}[r.Host]; r.Settings != def {
+		check, def := CheckSettings, ""
+		if a, ok := lookup(r.Host); ok {
+			check, def = a.CheckSettings, a.SettingsFile()
+		}
+		if r.Settings != def {
 			fix += " --settings " + r.Settings
 		}
 		b, err := regularfile.ReadFile(path, MaxSettingsBytes)
@@ -160,9 +193,51 @@ func CheckInstalled(root, stateDir string) ([]Problem, error) {
 			out = append(out, Problem{Host: r.Host, Settings: r.Settings, Problem: msg, Fix: fix})
 			continue
 		}
-		for _, p := range CheckSettings(b, want) {
+		for _, p := range check(b, want) {
 			out = append(out, Problem{Host: r.Host, Settings: r.Settings, Problem: p, Fix: fix})
+		}
+		if a, ok := lookup(r.Host); ok && r.SandboxFile != "" {
+			out = append(out, checkSandbox(root, r, a, fix)...)
 		}
 	}
 	return out, nil
+}
+
+// checkSandbox is CheckInstalled's part for the sandbox settings of r.
+func checkSandbox(root string, r Installed, a Adapter, fix string) []Problem {
+	fix += " --sandbox"
+	path := r.SandboxFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	var out []Problem
+	b, err := regularfile.ReadFile(path, MaxSettingsBytes)
+	if err != nil {
+		msg := fmt.Sprintf("cannot read it (%v): the sandbox settings loopx installed are gone", err)
+		if errors.Is(err, os.ErrNotExist) {
+			msg = "the file is gone: the sandbox settings loopx installed are gone"
+		}
+		out = append(out, Problem{Host: r.Host, Settings: r.SandboxFile, Problem: msg, Fix: fix, Kind: "sandbox_drift"})
+	} else {
+		for _, p := range a.CheckSandbox(b, r.Sandbox) {
+			out = append(out, Problem{Host: r.Host, Settings: r.SandboxFile, Problem: p, Fix: fix, Kind: "sandbox_drift"})
+		}
+	}
+	for _, prog := range a.SandboxNeeds() {
+		if _, err := exec.LookPath(prog); err != nil {
+			out = append(out, Problem{Host: r.Host, Settings: r.SandboxFile,
+				Problem: fmt.Sprintf("%s is not on PATH: the host's own sandbox, which install --sandbox turned on, cannot start here", prog),
+				Fix:     installHint(prog), Kind: "sandbox_prerequisite"})
+		}
+	}
+	return out
+}
+
+// installHint says how to install prog (Debian's package names).
+func installHint(prog string) string {
+	pkg := map[string]string{"bwrap": "bubblewrap"}[prog]
+	if pkg == "" {
+		pkg = prog
+	}
+	return "install " + pkg + " (Debian: apt-get install " + pkg + ")"
 }

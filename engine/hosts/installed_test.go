@@ -10,7 +10,7 @@ import (
 func TestInstalled_RecordReadCheck(t *testing.T) {
 	root := t.TempDir()
 	state := filepath.Join(root, ".loopx")
-	hooks, err := Hooks(ClaudeCode, "--goal g1")
+	hooks, err := testHooks(testClaudeCode, "--goal g1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +37,14 @@ func TestInstalled_RecordReadCheck(t *testing.T) {
 			} else if err := os.WriteFile(settings, tc.settings, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := Record(state, ClaudeCode, ".claude/settings.json", hooks); err != nil {
+			if err := Record(state, testClaudeCode, ".claude/settings.json", hooks, "", nil); err != nil {
 				t.Fatal(err)
 			}
 			recs, err := ReadInstalled(state)
 			if err != nil || len(recs) != 1 || recs[0].Settings != ".claude/settings.json" || len(recs[0].Hooks) != len(hooks) {
 				t.Fatalf("records %+v, %v", recs, err)
 			}
-			probs, err := CheckInstalled(root, state)
+			probs, err := CheckInstalled(root, state, testLookup)
 			if err != nil {
 				t.Fatal(err)
 			}

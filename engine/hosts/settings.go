@@ -29,15 +29,6 @@ type Hook struct {
 // lock) must stay below it.
 const HookTimeout = 10
 
-// Matchers are the PreToolUse matchers loopx installs per host: the tools
-// that write or run (Claude Code: Bash, Edit, Write, MultiEdit,
-// NotebookEdit; Codex: Bash, shell, apply_patch, Edit, Write) and every MCP
-// tool. Read-only tools (Read, Grep, Glob, …) start no process.
-var Matchers = map[string]string{
-	ClaudeCode: "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*",
-	Codex:      "Bash|shell|apply_patch|Edit|Write|mcp__.*",
-}
-
 // SessionStartMatcher selects every SessionStart source.
 const SessionStartMatcher = "startup|resume|clear|compact"
 
@@ -51,23 +42,6 @@ func HookCommand(host, event, args string) string {
 		c += " " + args
 	}
 	return c
-}
-
-// Hooks returns the entries loopx installs for host ("claude-code" in
-// .claude/settings.json, "codex" in .codex/hooks.json): PreToolUse on
-// Matchers[host], Stop, and SessionStart on SessionStartMatcher, each
-// running HookCommand(host, event, args) with HookTimeout. An unknown host
-// is an error.
-func Hooks(host, args string) ([]Hook, error) {
-	tools, ok := Matchers[host]
-	if !ok {
-		return nil, fmt.Errorf("unknown host %q (want claude-code or codex)", host)
-	}
-	return []Hook{
-		{Event: PreToolUse, Matcher: tools, Command: HookCommand(host, PreToolUse, args), Timeout: HookTimeout},
-		{Event: Stop, Command: HookCommand(host, Stop, args), Timeout: HookTimeout},
-		{Event: SessionStart, Matcher: SessionStartMatcher, Command: HookCommand(host, SessionStart, args), Timeout: HookTimeout},
-	}, nil
 }
 
 // CheckSettings reports how a settings document (Claude Code's
@@ -181,13 +155,6 @@ func HasLoopxHook(doc []byte) bool {
 		}
 	}
 	return false
-}
-
-// SettingsFile is where `loopx hooks install` writes host's hooks by
-// default, relative to the project root: .claude/settings.json for
-// claude-code, .codex/hooks.json for codex ("" for an unknown host).
-func SettingsFile(host string) string {
-	return map[string]string{ClaudeCode: ".claude/settings.json", Codex: ".codex/hooks.json"}[host]
 }
 
 // MergeSettings merges hooks into a settings document (Claude Code's

@@ -107,9 +107,9 @@ func TestUnmergeSettings_UndoesInstall(t *testing.T) {
   "model": "opus"
 }
 `
-	for _, host := range []string{ClaudeCode, Codex} {
+	for _, host := range []string{testClaudeCode, testCodex} {
 		for _, doc := range []string{user, "{\n  \"model\": \"opus\"\n}\n"} {
-			hooks, err := Hooks(host, "--goal g1 --agent a1")
+			hooks, err := testHooks(host, "--goal g1 --agent a1")
 			if err != nil {
 				t.Fatal(err)
 			}

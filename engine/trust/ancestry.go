@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 )
 
 // TypesSource is the Go source of this file: the doc comments of Process
@@ -76,9 +79,15 @@ type Acting struct {
 }
 
 // agentHosts are the program names of agent hosts whose tool calls run as
-// their descendants (Claude Code's Bash tool, Codex, Cursor's agent, …).
-var agentHosts = map[string]bool{"claude": true, "codex": true, "cursor-agent": true, "aider": true,
-	"gemini": true, "opencode": true, "goose": true, "amp": true}
+// their descendants (Claude Code's Bash tool, Codex, Cursor's agent, …):
+// every host adapter's Programs.
+var agentHosts = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range registry.Programs() {
+		m[p] = true
+	}
+	return m
+})
 
 // procStat reads the parent pid and the start time of pid.
 func procStat(pid int) (ppid int, start uint64, err error) {
@@ -132,7 +141,7 @@ func hostOf(args []string) string {
 		if i > 1 {
 			break
 		}
-		if name := filepath.Base(a); agentHosts[name] {
+		if name := filepath.Base(a); agentHosts()[name] {
 			return name
 		}
 		if i == 0 && !slices.Contains([]string{"node", "bun", "deno", "python", "python3"}, filepath.Base(a)) {

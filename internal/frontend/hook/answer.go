@@ -34,6 +34,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -75,7 +76,8 @@ const UserPolicyMemory = 1 << 30
 
 // Options are one hook's command line and what the command knows.
 type Options struct {
-	// Host is claude-code or codex (hosts.KnownHost).
+	// Host is the host's name, one whose hooks loopx answers
+	// (registry.HookHost: claude-code or codex).
 	Host string
 	// Event is the event the entry was installed for (--event; "" =
 	// the payload's). Goal and Agent are --goal and --agent ("" = their
@@ -165,6 +167,10 @@ func canonicalEvent(e string) string {
 func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 	engine.PrepareActing() // the hook's agent is checked once the project is open
 	o.Event = canonicalEvent(o.Event)
+	host, err := registry.HookHost(o.Host)
+	if err != nil {
+		return Result{Event: o.Event, Err: err}
+	}
 	if o.Event != "" && !slices.Contains(hookEvents, o.Event) {
 		return Result{Err: fmt.Errorf("--event %q: want one of %s", o.Event, strings.Join(hookEvents, ", "))}
 	}
@@ -180,7 +186,7 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 	if after == 0 {
 		after = deadline + BackstopMargin
 	}
-	bs := &backstop{on: o.Process, at: time.Now().Add(after), host: o.Host}
+	bs := &backstop{on: o.Process, at: time.Now().Add(after), host: host}
 	bs.set(o.Event)
 	done := make(chan Result, 1)
 	go func() {
@@ -191,7 +197,7 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 			}
 			done <- r
 		}()
-		r = hook(ctx, stdin, o, &event, bs)
+		r = hook(ctx, stdin, o, host, &event, bs)
 	}()
 	select {
 	case r := <-done:
@@ -211,7 +217,7 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 type backstop struct {
 	on      bool
 	at      time.Time
-	host    string
+	host    hosts.Adapter
 	mu      sync.Mutex
 	t       interface{ Stop() }
 	blocks  bool
@@ -257,7 +263,7 @@ func (b *backstop) arm(event string) {
 	}
 	last := watchdog.Last{Stderr: []byte(StoppedLine), Status: 2, Record: b.line, RecordFile: b.spool}
 	if event == hosts.PreToolUse {
-		last.Stdout, _ = hosts.PermissionAnswer(b.host, "deny", "loopx deny: the hook ran past its deadline and was stopped", "", []string{"hook_deadline"})
+		last.Stdout, _ = b.host.PermissionAnswer("deny", "loopx deny: the hook ran past its deadline and was stopped", "", []string{"hook_deadline"})
 	}
 	t, err := watchdog.ArmLast(time.Until(b.at), last, watchdog.Abort)
 	if err == nil {
@@ -308,9 +314,9 @@ func (b *backstop) stop() {
 
 // hook reads, parses and answers one payload; event is updated as soon as
 // the event is known.
-func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value, bs *backstop) Result {
+func hook(ctx context.Context, stdin io.Reader, o Options, host hosts.Adapter, event *atomic.Value, bs *backstop) Result {
 	data, rerr := io.ReadAll(io.LimitReader(stdin, hosts.MaxPayload+1))
-	ev, perr := hosts.ParseHook(bytes.NewReader(data))
+	ev, perr := host.ParseEvent(data)
 	if rerr != nil {
 		perr = fmt.Errorf("reading the hook payload: %w", rerr)
 	}
@@ -344,23 +350,23 @@ func hook(ctx context.Context, stdin io.Reader, o Options, event *atomic.Value, 
 		return r // already continuing because of a Stop hook: let it stop
 	}
 	var b bytes.Buffer
-	r.Engine, r.Err = answer(ctx, ev, o, bs, &b)
+	r.Engine, r.Err = answer(ctx, ev, o, host, bs, &b)
 	r.Out = b.Bytes()
 	return r
 }
 
 // answer decides ev and writes its answer to w; it returns the engine it
 // opened (nil if none) so that the caller closes it.
-func answer(ctx context.Context, ev hosts.Event, o Options, bs *backstop, w io.Writer) (*engine.Engine, error) {
+func answer(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs *backstop, w io.Writer) (*engine.Engine, error) {
 	var call hosts.ToolCall
 	if ev.Name == hosts.PreToolUse {
 		var err error
-		if call, err = ev.ToolCall(); err != nil {
+		if call, err = host.ToolCall(ev); err != nil {
 			return nil, err
 		}
 	}
 	bs.tool = call.Tool
-	e, goal, agent, err := open(ctx, ev, o, bs)
+	e, goal, agent, err := open(ctx, ev, o, host, bs)
 	if e == nil || err != nil {
 		return e, err
 	}
@@ -372,7 +378,7 @@ func answer(ctx context.Context, ev hosts.Event, o Options, bs *backstop, w io.W
 			// taking the machine's memory.
 			_ = watchdog.CapMemory(UserPolicyMemory)
 		}
-		return e, preToolUse(ctx, e, goal, agent, ev, call, o.Host, w)
+		return e, preToolUse(ctx, e, goal, agent, ev, call, host, w)
 	case hosts.Stop, hosts.SubagentStop:
 		return e, stop(ctx, e, goal, agent, w)
 	default:
@@ -384,7 +390,7 @@ func answer(ctx context.Context, ev hosts.Event, o Options, bs *backstop, w io.W
 // usual (o.Root), else by walking up from the payload's cwd; it then
 // resolves the goal and the agent (checked against the processes above
 // the hook: engine.ActAs).
-func open(ctx context.Context, ev hosts.Event, o Options, bs *backstop) (e *engine.Engine, goal, agent string, err error) {
+func open(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs *backstop) (e *engine.Engine, goal, agent string, err error) {
 	start, _ := os.Getwd()
 	root, err := o.Root()
 	if err != nil && ev.CWD != "" && !o.Named {
@@ -394,7 +400,7 @@ func open(ctx context.Context, ev hosts.Event, o Options, bs *backstop) (e *engi
 	if err != nil {
 		return nil, "", "", err
 	}
-	if inst, how := hookInstaller(o.Host, start); inst != "" && !sameDir(inst, root) {
+	if inst, how := hookInstaller(host, start); inst != "" && !sameDir(inst, root) {
 		return nil, "", "", fmt.Errorf("the project found, %s, is not the one that installed this hook (%s, %s): a loopx/ below or beside that project never governs its hooks; start the host in the project root or re-install the hooks there", root, inst, how)
 	}
 	if _, err := os.Stat(root); err != nil {
@@ -433,32 +439,30 @@ func open(ctx context.Context, ev hosts.Event, o Options, bs *backstop) (e *engi
 		return e, "", "", err
 	}
 	if agent == "" {
-		agent = map[string]string{"codex": "codex"}[o.Host]
-	}
-	if agent == "" {
-		agent = "claude"
+		agent = host.DefaultAgent()
 	}
 	return e, goal, agent, nil
 }
 
 // hookInstaller returns the directory whose settings installed this hook
-// and how it was found: for claude-code $CLAUDE_PROJECT_DIR (Claude Code
-// sets it for every hook to the project whose .claude/ it loaded), else the
-// nearest directory from start upwards whose hosts.SettingsFile holds a
-// `loopx hook` command. "" when neither is found (a hook run by hand, or
-// installed with --settings elsewhere): the project is then found as usual.
-func hookInstaller(host, start string) (dir, how string) {
-	if host == hosts.ClaudeCode {
-		if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-			return d, "$CLAUDE_PROJECT_DIR"
+// and how it was found: the host's ProjectDirEnv when it sets one (Claude
+// Code's $CLAUDE_PROJECT_DIR: the project whose .claude/ it loaded), else
+// the nearest directory from start upwards whose host settings file
+// holds a `loopx hook` command. "" when neither is found (a hook run by
+// hand, or installed with --settings elsewhere): the project is then
+// found as usual.
+func hookInstaller(host hosts.Adapter, start string) (dir, how string) {
+	if env := host.ProjectDirEnv(); env != "" {
+		if d := os.Getenv(env); d != "" {
+			return d, "$" + env
 		}
 	}
-	rel := hosts.SettingsFile(host)
+	rel := host.SettingsFile()
 	if rel == "" || start == "" {
 		return "", ""
 	}
 	for d := filepath.Clean(start); ; {
-		if b, err := regularfile.ReadFile(filepath.Join(d, filepath.FromSlash(rel)), hosts.MaxSettingsBytes); err == nil && hosts.HasLoopxHook(b) {
+		if b, err := regularfile.ReadFile(filepath.Join(d, filepath.FromSlash(rel)), hosts.MaxSettingsBytes); err == nil && host.HasLoopxHook(b) {
 			return d, "its " + rel + " has loopx's hooks"
 		}
 		parent := filepath.Dir(d)
@@ -490,13 +494,13 @@ func specErrorLine(err error) string {
 
 // preToolUse answers a tool call with the permission decision, in host's
 // protocol.
-func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev hosts.Event, call hosts.ToolCall, host string, w io.Writer) error {
+func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev hosts.Event, call hosts.ToolCall, host hosts.Adapter, w io.Writer) error {
 	dir := ""
 	if filepath.IsAbs(ev.CWD) {
 		dir = ev.CWD
 	}
 	d, err := e.Permission(ctx, goal, agent, toolcall.Call{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
-		AskBlocks: !hosts.CanAsk(host)})
+		AskBlocks: !host.CanAsk()})
 	if err != nil {
 		return fmt.Errorf("%v (%s)", err, reasonText(d))
 	}
@@ -504,7 +508,7 @@ func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev ho
 	for _, r := range d.Reasons {
 		codes = append(codes, r.Code)
 	}
-	out, err := hosts.PermissionAnswer(host, d.Verdict, "loopx "+d.Verdict+": "+reasonText(d), goal, codes)
+	out, err := host.PermissionAnswer(d.Verdict, "loopx "+d.Verdict+": "+reasonText(d), goal, codes)
 	if err != nil {
 		return err
 	}

@@ -15,24 +15,30 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 // InstallOptions say which entries to install where.
 type InstallOptions struct {
-	// Host is claude-code or codex.
+	// Host is the host's name, one whose hooks loopx answers
+	// (registry.HookHost: claude-code or codex).
 	Host string
-	// Settings is the settings file ("" = hosts.SettingsFile under the
-	// project root).
+	// Settings is the settings file ("" = the host's SettingsFile under
+	// the project root).
 	Settings string
 	// Goal and Agent are written into each entry's command ("" = the
 	// hook's defaults at hook time); the agent checked against the spec is
-	// Agent, else "claude" / "codex".
+	// Agent, else the host's DefaultAgent ("claude" / "codex").
 	Goal, Agent string
 	// AgentAncestor describes the nearest ancestor process that runs as
 	// an agent ("" when none, trust.Acting): changing installed entries
 	// is then refused.
 	AgentAncestor func() string
+	// Sandbox (--sandbox) also writes the host's own sandbox and
+	// permission settings (the adapter's MergeSandbox), never loosening
+	// one the user set.
+	Sandbox bool
 }
 
 // InstallResult is `loopx hooks install --json`'s document.
@@ -46,17 +52,32 @@ type InstallResult struct {
 	// Enable lists what the user still has to do in the host for the hooks
 	// to run.
 	Enable []string `json:"enable"`
+	// Sandbox is what --sandbox wrote (absent without --sandbox).
+	Sandbox *SandboxResult `json:"sandbox,omitempty"`
+	// SandboxNote says, without --sandbox, which loopx calls need `loopx
+	// run` once the host's own sandbox is on (text output only).
+	SandboxNote string `json:"-"`
+}
+
+// SandboxResult is what `hooks install --sandbox` did to the host's own
+// sandbox settings.
+type SandboxResult struct {
+	// File is the settings file written.
+	File string `json:"file"`
+	// Edits are the settings set or added now (none when all were in
+	// place: the user's own values that are as strict stay unrecorded).
+	Edits []hosts.SandboxEdit `json:"edits"`
+	// Wrote is true when the file was rewritten.
+	Wrote bool `json:"wrote"`
 }
 
 // CheckInstall checks the options alone, before a project is opened, and
 // returns the entries to install. Errors (errs.Usage): no or an unknown
 // host, a goal or agent that does not fit a hook command.
 func CheckInstall(o InstallOptions) ([]hosts.Hook, error) {
-	if o.Host == "" {
-		return nil, errs.Usagef("usage", "hooks install needs --host claude-code or --host codex")
-	}
-	if !hosts.KnownHost(o.Host) {
-		return nil, errs.Usagef("usage", "unknown host %q (want claude-code or codex)", o.Host)
+	host, err := checkHost("install", o.Host)
+	if err != nil {
+		return nil, err
 	}
 	var args []string
 	if o.Goal != "" {
@@ -65,11 +86,7 @@ func CheckInstall(o InstallOptions) ([]hosts.Hook, error) {
 	if o.Agent != "" {
 		args = append(args, "--agent", shellWord(o.Agent))
 	}
-	hooks, err := hosts.Hooks(o.Host, strings.Join(args, " "))
-	if err != nil {
-		return nil, errs.Usagef("usage", "%v", err)
-	}
-	return hooks, nil
+	return host.Hooks(strings.Join(args, " ")), nil
 }
 
 // Install merges hooks (CheckInstall's) into the settings file of e's
@@ -83,22 +100,26 @@ func CheckInstall(o InstallOptions) ([]hosts.Hook, error) {
 // goal or agent); errs.No hooks_change_refused; the file system's.
 func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallResult, error) {
 	root := e.Root()
+	host, err := checkHost("install", o.Host)
+	if err != nil {
+		return InstallResult{}, err
+	}
 	agent := o.Agent
 	if agent == "" {
-		agent = map[string]string{hosts.ClaudeCode: "claude", hosts.Codex: "codex"}[o.Host]
+		agent = host.DefaultAgent()
 	}
 	if err := requireAgent(e, o.Host, o.Goal, agent); err != nil {
 		return InstallResult{}, err
 	}
 	path := o.Settings
 	if path == "" {
-		path = filepath.Join(root, filepath.FromSlash(hosts.SettingsFile(o.Host)))
+		path = filepath.Join(root, filepath.FromSlash(host.SettingsFile()))
 	}
 	old, err := readSettings(e, root, o.Settings, path)
 	if err != nil {
 		return InstallResult{}, err
 	}
-	out, changes, err := hosts.MergeSettings(old, hooks)
+	out, changes, err := host.MergeSettings(old, hooks)
 	if err != nil {
 		return InstallResult{}, errs.Usagef("usage", "%s: %v", path, err)
 	}
@@ -111,9 +132,43 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 				"%s: this would change loopx's installed %s hook, and this command descends from an agent (%s): run it in your own terminal", path, c.Event, who))
 		}
 	}
-	res := InstallResult{Host: o.Host, Settings: path, Agent: agent, Changes: changes, Enable: enableSteps(o.Host, root)}
+	res := InstallResult{Host: o.Host, Settings: path, Agent: agent, Changes: changes, Enable: host.EnableSteps(root)}
 	for _, h := range hooks {
 		res.Commands = append(res.Commands, h.Command)
+	}
+	var sbPath, sbNamed string
+	var sbOld, sbOut []byte
+	if !o.Sandbox {
+		res.SandboxNote = host.SandboxNote()
+	} else if host.SandboxFile() != "" {
+		// The sandbox settings go where the hooks go when the host keeps
+		// both in one file (Claude Code), else in the host's own file.
+		sbPath, sbNamed = path, o.Settings
+		if host.SandboxFile() != host.SettingsFile() {
+			sbPath, sbNamed = filepath.Join(root, filepath.FromSlash(host.SandboxFile())), ""
+		}
+		facts, err := e.SandboxFacts()
+		if err != nil {
+			return InstallResult{}, err
+		}
+		sbOld = out
+		if sbPath != path {
+			if sbOld, err = readSettings(e, root, sbNamed, sbPath); err != nil {
+				return InstallResult{}, err
+			}
+		}
+		var edits []hosts.SandboxEdit
+		if sbOut, edits, err = host.MergeSandbox(sbOld, facts); err != nil {
+			return InstallResult{}, errs.Usagef("usage", "%s: %v", sbPath, err)
+		}
+		if edits == nil {
+			edits = []hosts.SandboxEdit{}
+		}
+		res.Sandbox = &SandboxResult{File: sbPath, Edits: edits}
+		if sbPath == path {
+			out = sbOut
+		}
+		res.Sandbox.Wrote = !bytes.Equal(sbOld, sbOut)
 	}
 	if !bytes.Equal(old, out) {
 		if err := writeSettings(e, root, o.Settings, path, out); err != nil {
@@ -121,25 +176,32 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 		}
 		res.Wrote = true
 	}
-	if err := e.RecordHooks(o.Host, path, hooks); err != nil {
+	if res.Sandbox != nil && sbPath != path && res.Sandbox.Wrote {
+		if err := writeSettings(e, root, sbNamed, sbPath, sbOut); err != nil {
+			return InstallResult{}, err
+		}
+	}
+	var sbEdits []hosts.SandboxEdit
+	if res.Sandbox != nil {
+		sbEdits = res.Sandbox.Edits
+	}
+	if err := e.RecordHooks(o.Host, path, hooks, sbPath, sbEdits); err != nil {
 		return InstallResult{}, err
 	}
 	return res, nil
 }
 
-// enableSteps are what a user still does in host for installed project
-// hooks to run.
-func enableSteps(host, root string) []string {
-	if host == hosts.Codex {
-		return []string{
-			"turn Codex's hooks feature on: `[features]` `hooks = true` in ~/.codex/config.toml (Codex before 0.130: `codex_hooks = true`), or start it with `codex --enable hooks`",
-			fmt.Sprintf("trust this project, or Codex ignores its .codex/: `[projects.%q]` `trust_level = \"trusted\"` in ~/.codex/config.toml (or accept Codex's trust prompt here)", root),
-			"review and trust loopx's hooks in Codex's /hooks menu (Codex pins each hook by hash: trust them again after an install that changed them)",
-		}
+// checkHost returns the adapter of host for `hooks VERB`. Errors
+// (errs.Usage usage): no host, or one whose hooks loopx does not answer.
+func checkHost(verb, host string) (hosts.Adapter, error) {
+	if host == "" {
+		return nil, errs.Usagef("usage", "hooks %s needs --host %s", verb, strings.Join(registry.HookHosts(), " or --host "))
 	}
-	return []string{
-		"start a new Claude Code session in this project (Claude Code reads hooks when a session starts; a running session asks to review changed hooks in /hooks)",
+	a, err := registry.HookHost(host)
+	if err != nil {
+		return nil, errs.Usagef("usage", "%v", err)
 	}
+	return a, nil
 }
 
 // shellWord quotes s for a settings command line when it needs quoting.

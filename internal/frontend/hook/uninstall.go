@@ -12,10 +12,11 @@ import (
 
 // UninstallOptions say whose entries to remove from which file.
 type UninstallOptions struct {
-	// Host is claude-code or codex.
+	// Host is the host's name, one whose hooks loopx answers
+	// (registry.HookHost: claude-code or codex).
 	Host string
-	// Settings is the settings file ("" = hosts.SettingsFile under the
-	// project root).
+	// Settings is the settings file ("" = the host's SettingsFile under
+	// the project root).
 	Settings string
 }
 
@@ -33,18 +34,16 @@ type UninstallResult struct {
 	Unrecorded bool `json:"unrecorded"`
 	// Reinstall is the command that puts the entries back.
 	Reinstall string `json:"reinstall"`
+	// Sandbox is what was taken out of the host's own sandbox settings
+	// that `hooks install --sandbox` wrote (absent when it wrote none).
+	Sandbox *SandboxResult `json:"sandbox,omitempty"`
 }
 
 // CheckUninstall checks the options alone, before a project is opened.
 // Errors (errs.Usage): no or an unknown host.
 func CheckUninstall(o UninstallOptions) error {
-	if o.Host == "" {
-		return errs.Usagef("usage", "hooks uninstall needs --host claude-code or --host codex")
-	}
-	if !hosts.KnownHost(o.Host) {
-		return errs.Usagef("usage", "unknown host %q (want claude-code or codex)", o.Host)
-	}
-	return nil
+	_, err := checkHost("uninstall", o.Host)
+	return err
 }
 
 // Uninstall removes every `loopx hook` entry from the host's settings file
@@ -55,18 +54,50 @@ func CheckUninstall(o UninstallOptions) error {
 // governance, which no agent may do. Errors: errs.Usage (settings that are
 // not a JSON object); the file system's; the store's.
 func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
+	host, err := checkHost("uninstall", o.Host)
+	if err != nil {
+		return UninstallResult{Host: o.Host, Settings: o.Settings, Removed: []hosts.Removed{}}, err
+	}
 	path := o.Settings
 	if path == "" {
-		path = filepath.Join(e.Root(), filepath.FromSlash(hosts.SettingsFile(o.Host)))
+		path = filepath.Join(e.Root(), filepath.FromSlash(host.SettingsFile()))
 	}
 	res := UninstallResult{Host: o.Host, Settings: path, Removed: []hosts.Removed{}, Reinstall: "loopx hooks install --host " + o.Host}
 	old, err := readSettings(e, e.Root(), o.Settings, path)
 	if err != nil {
 		return res, err
 	}
-	out, removed, err := hosts.UnmergeSettings(old)
+	out, removed, err := host.UnmergeSettings(old)
 	if err != nil {
 		return res, errs.Usagef("usage", "%s: %v", path, err)
+	}
+	rec, sbPath, _, err := e.HooksRecord(path)
+	if err != nil {
+		return res, err
+	}
+	var sbOld, sbOut []byte
+	if sbPath != "" && len(rec.Sandbox) > 0 {
+		// Exactly what install --sandbox added goes; what the user set
+		// or changed since stays.
+		res.Sandbox = &SandboxResult{File: sbPath, Edits: rec.Sandbox}
+		sbNamed := ""
+		if sbPath == path {
+			sbOld, sbNamed = out, o.Settings
+		} else if sbOld, err = readSettings(e, e.Root(), sbNamed, sbPath); err != nil {
+			return res, err
+		}
+		if sbOut, err = host.UnmergeSandbox(sbOld, rec.Sandbox); err != nil {
+			return res, errs.Usagef("usage", "%s: %v", sbPath, err)
+		}
+		if sbPath == path {
+			out = sbOut
+			res.Sandbox.Wrote = !bytes.Equal(sbOld, sbOut)
+		} else if !bytes.Equal(sbOld, sbOut) {
+			if err := writeSettings(e, e.Root(), sbNamed, sbPath, sbOut); err != nil {
+				return res, err
+			}
+			res.Sandbox.Wrote = true
+		}
 	}
 	if len(removed) > 0 {
 		res.Removed = removed
@@ -82,6 +113,9 @@ func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
 	}
 	if o.Settings != "" {
 		res.Reinstall += " --settings " + shellWord(o.Settings)
+	}
+	if res.Sandbox != nil {
+		res.Reinstall += " --sandbox"
 	}
 	if res.Unrecorded, err = e.UnrecordHooks(path); err != nil {
 		return res, err

@@ -111,7 +111,14 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 				r.ProtectedSince, strings.Join(r.ProtectedChanged, ", "))
 		}
 		for _, p := range r.Hooks {
-			fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
+			switch p.Kind {
+			case "sandbox_drift":
+				fmt.Fprintf(w, "sandbox: %s: %s (the host's own sandbox no longer confines as installed; a human restores it with `%s`)\n", p.Settings, p.Problem, p.Fix)
+			case "sandbox_prerequisite":
+				fmt.Fprintf(w, "sandbox: %s: %s (%s)\n", p.Settings, p.Problem, p.Fix)
+			default:
+				fmt.Fprintf(w, "hooks: %s: %s (the host no longer asks loopx there; a human re-installs them with `%s`)\n", p.Settings, p.Problem, p.Fix)
+			}
 		}
 	}); err != nil {
 		return err

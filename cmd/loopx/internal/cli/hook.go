@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/spf13/cobra"
@@ -48,10 +49,10 @@ type hookOptions struct {
 // are answered the way the event requires (hookArgsError).
 func (o *hookOptions) validate(args []string) error {
 	if len(args) != 1 {
-		return fmt.Errorf("want one host argument (claude-code or codex), got %d", len(args))
+		return fmt.Errorf("want one host argument (%s), got %d", registry.WantHookHost(), len(args))
 	}
-	if !hosts.KnownHost(args[0]) {
-		return fmt.Errorf("unknown host %q (want claude-code or codex)", args[0])
+	if _, err := registry.HookHost(args[0]); err != nil {
+		return err
 	}
 	o.host = args[0]
 	return nil
@@ -142,7 +143,7 @@ internal error, or the deadline on PreToolUse.`,
 		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push"}}' | loopx hook claude-code --event PreToolUse --goal g1
   loopx hook codex --event Stop --goal g1 --agent codex < payload.json`,
 		Args:      cobra.ArbitraryArgs, // checked in RunE, answered by event
-		ValidArgs: hosts.Hosts,
+		ValidArgs: registry.HookHosts(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(args); err != nil {
 				return a.hookArgsError(o.event, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
@@ -14,6 +15,7 @@ import (
 // hooksInstallOptions are `loopx hooks install`'s flags.
 type hooksInstallOptions struct {
 	host, settings, goal, agent string
+	sandbox                     bool
 	// hooks are the entries validate computed.
 	hooks []hosts.Hook
 }
@@ -26,7 +28,7 @@ func (o *hooksInstallOptions) validate() error {
 }
 
 func (o *hooksInstallOptions) install() hook.InstallOptions {
-	return hook.InstallOptions{Host: o.host, Settings: o.settings, Goal: o.goal, Agent: o.agent}
+	return hook.InstallOptions{Host: o.host, Settings: o.settings, Goal: o.goal, Agent: o.agent, Sandbox: o.sandbox}
 }
 
 // runHooksInstall installs the entries (hook.Install) and prints what
@@ -57,9 +59,31 @@ func (a *app) runHooksInstall(_ context.Context, o *hooksInstallOptions) error {
 			verb = "wrote"
 		}
 		fmt.Fprintf(w, "%s %s (%s)\n", verb, res.Settings, res.Commands[0])
+		if sb := res.Sandbox; sb != nil {
+			verb := "unchanged"
+			if sb.Wrote {
+				verb = "wrote"
+			}
+			fmt.Fprintf(w, "sandbox: %s %s (never loosening a setting already there)\n", verb, sb.File)
+			for _, e := range sb.Edits {
+				switch {
+				case e.Kept:
+					fmt.Fprintf(w, "  %s: %s (already so: kept)\n", e.Key, e.Set)
+				case len(e.Items) > 0:
+					fmt.Fprintf(w, "  %s: added %d entr%s\n", e.Key, len(e.Items), map[bool]string{true: "y", false: "ies"}[len(e.Items) == 1])
+				case e.Set != nil && e.Old != nil:
+					fmt.Fprintf(w, "  %s: %s (was %s)\n", e.Key, e.Set, strings.TrimSpace(string(e.Old)))
+				case e.Set != nil:
+					fmt.Fprintf(w, "  %s: %s\n", e.Key, e.Set)
+				}
+			}
+		}
 		fmt.Fprintln(w, "to enable them:")
 		for _, s := range res.Enable {
 			fmt.Fprintf(w, "  - %s\n", s)
+		}
+		if res.SandboxNote != "" {
+			fmt.Fprintf(w, "note: %s\n", res.SandboxNote)
 		}
 	})
 }
@@ -68,7 +92,7 @@ func (a *app) hooksCmd() *cobra.Command {
 	c := &cobra.Command{Use: "hooks", Short: "Install or remove loopx's hooks in an agent host's settings"}
 	o := &hooksInstallOptions{}
 	in := &cobra.Command{
-		Use:   "install --host claude-code|codex [--settings FILE] [--goal G] [--agent A]",
+		Use:   "install --host claude-code|codex [--settings FILE] [--goal G] [--agent A] [--sandbox]",
 		Short: "Merge loopx's PreToolUse, Stop and SessionStart hooks into a host's settings",
 		Long: `Merge three hook entries into a host's settings, each running
 ` + "`loopx hook HOST --event EVENT [--goal G] [--agent A]`" + ` with a 10 s timeout:
@@ -93,6 +117,26 @@ trusted, and each hook reviewed in /hooks).
 The hook runs ` + "`loopx`" + ` from PATH: a hook the host cannot run lets tool calls
 proceed, so install the binary (go install ./cmd/loopx) where the host finds it.
 
+--sandbox also writes the host's own sandbox and permission settings, so
+that a host run without ` + "`loopx run`" + ` is confined by the host itself, never
+loosening a value already there (a stricter one stays, extra entries stay):
+
+  claude-code   in the same settings file: sandbox.enabled true,
+                autoAllowBashIfSandboxed false, allowUnsandboxedCommands
+                false, failIfUnavailable true; loopx's protected paths in
+                sandbox.filesystem.denyWrite, its anchor directory in
+                denyRead; permissions.deny for Edit, Write, MultiEdit and
+                NotebookEdit on the protected paths
+  codex         .codex/config.toml: sandbox_mode = "workspace-write"
+                (read-only, stricter, stays)
+
+What it set is recorded in .loopx/hooks.json: ` + "`hooks uninstall`" + ` takes out
+exactly that, and ` + "`loopx doctor`" + ` reports a setting changed or removed since
+and a program the host's sandbox needs that is missing (Linux: bwrap, socat
+for Claude Code). With the host's sandbox on, the agent's own loopx
+commands that open the state work only under ` + "`loopx run`" + ` (its broker serves
+them); without --sandbox, install says so.
+
 Changing loopx entries already installed (other --goal or --agent, an
 edited matcher put back) is refused (exit 1) when the command descends from
 an agent host or a loopx round: an agent must not re-point its own hook.
@@ -102,7 +146,8 @@ entries from an agent, refused; 2 usage error, unknown host, goal or agent,
 or settings that are not a JSON object.`,
 		Example: `  loopx hooks install --host claude-code --goal g1 --agent claude
   loopx hooks install --host codex --goal g1 --agent codex
-  loopx hooks install --host claude-code --settings .claude/settings.local.json`,
+  loopx hooks install --host claude-code --settings .claude/settings.local.json
+  loopx hooks install --host claude-code --goal g1 --sandbox`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
@@ -116,6 +161,7 @@ or settings that are not a JSON object.`,
 	f.StringVar(&o.settings, "settings", "", "the settings file (default .claude/settings.json or .codex/hooks.json in the project root)")
 	f.StringVar(&o.goal, "goal", "", "the goal the hook decides for (default: $LOOPX_GOAL at hook time, else the only goal)")
 	f.StringVar(&o.agent, "agent", "", `the agent id the hook decides for (default: $LOOPX_AGENT at hook time, else the agent the processes above the hook run as, else "claude"/"codex"); must be declared in the spec`)
+	f.BoolVar(&o.sandbox, "sandbox", false, "also write the host's own sandbox and permission settings (never loosening one already there)")
 	c.AddCommand(in, a.hooksUninstallCmd()) // hooks_uninstall.go
 	return c
 }

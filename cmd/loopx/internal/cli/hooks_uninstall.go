@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +33,9 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 	// for an agent.
 	subject := o.settings
 	if subject == "" {
-		subject = map[string]string{"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}[o.host]
+		if host, ok := registry.Lookup(o.host); ok {
+			subject = host.SettingsFile()
+		}
 	}
 	if err := a.humanOnly(ctx, e, "hooks uninstall", true, "hooks.uninstall_refused", subject); err != nil {
 		return err
@@ -48,6 +51,9 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 			} else {
 				fmt.Fprintf(w, "removed %s: %s\n", r.Event, r.Command)
 			}
+		}
+		if sb := res.Sandbox; sb != nil {
+			fmt.Fprintf(w, "took out of %s the sandbox settings hooks install --sandbox set (the user's own stay)\n", sb.File)
 		}
 		if res.Wrote {
 			fmt.Fprintf(w, "wrote %s (everything else kept); to put them back: %s\n", res.Settings, res.Reinstall)
