@@ -90,15 +90,15 @@ func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
 				t.Fatalf("rules_pending reason = %v, want %v: %+v", has, tc.pending, d.Reasons)
 			}
 			if !tc.pending {
-				if d.Revision.Spec != e.disk.Hash {
-					t.Fatalf("decision revision %s, want the adopted disk %s", d.Revision.Spec, e.disk.Hash)
+				if d.Revision.Spec != e.rules.disk.Hash {
+					t.Fatalf("decision revision %s, want the adopted disk %s", d.Revision.Spec, e.rules.disk.Hash)
 				}
 				return
 			}
 			if p.Loosens[0].Ref != tc.ref {
 				t.Fatalf("loosens %+v, want ref %s", p.Loosens, tc.ref)
 			}
-			if d.Revision.Spec == e.disk.Hash {
+			if d.Revision.Spec == e.rules.disk.Hash {
 				t.Fatal("a pending decision evaluated the files on disk")
 			}
 		})

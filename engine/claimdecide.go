@@ -35,8 +35,8 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	now := tx.Now()
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
 	in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
-	if e.specErr != nil {
-		in.Health.Spec = errs.Summary(e.specErr)
+	if e.rules.specErr != nil {
+		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
 	var err error
 	switch cf.Op {
@@ -56,9 +56,9 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 // logClaim appends a claim decision taken in a transaction to the decision
 // log; while this engine holds the store, after Release (decisionlog.Log.Later).
 func (e *Engine) logClaim(cd claimDecision) {
-	if write := e.log.Append; cd.d.DecisionID != "" {
-		if e.store != nil {
-			write = e.log.Later
+	if write := e.sess.log.Append; cd.d.DecisionID != "" {
+		if e.sess.store != nil {
+			write = e.sess.log.Later
 		}
 		_ = e.logDecision(write, cd.d, cd.in, cd.now)
 	}
@@ -93,7 +93,7 @@ func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *k
 		if err := e.Release(); err != nil {
 			return err
 		}
-		e.prepareAll(ctx, query)
+		e.rules.prepareAll(ctx, query)
 		err = e.update(fn)
 	}
 	return err
@@ -107,7 +107,7 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
 	}
-	if !e.prep.Has("claim") {
+	if !e.rules.prep.Has("claim") {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -128,7 +128,7 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 	if !byAgent || agent == "" {
 		return e.checkProgress(ctx, tx, goal, agent, cf)
 	}
-	if !e.prep.Has("claim") {
+	if !e.rules.prep.Has("claim") {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -159,8 +159,8 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
 	PrepareActing()
 	claimorder.Prepare() // the read model written after the unlock needs it
-	if e.store == nil && (!gated || e.mayHaveOpenGate()) {
-		e.prepareAll(ctx, queries...)
+	if e.sess.store == nil && (!gated || e.mayHaveOpenGate()) {
+		e.rules.prepareAll(ctx, queries...)
 	}
 }
 
@@ -182,7 +182,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 	if err != nil {
 		return decision.Decision{}, err
 	}
-	e.prepareAll(ctx, "claim")
+	e.rules.prepareAll(ctx, "claim")
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		t, err := lease.Find(tx.Todo, p.Todo)
@@ -197,7 +197,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 		return err
 	})
 	if err == nil && cd.d.DecisionID != "" {
-		if lerr := e.logDecision(e.log.Append, cd.d, cd.in, cd.now); lerr != nil {
+		if lerr := e.logDecision(e.sess.log.Append, cd.d, cd.in, cd.now); lerr != nil {
 			link, re := audit.LinkRefusal(lerr)
 			e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
 			return unrecorded(cd.d, lerr), lerr

@@ -47,7 +47,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 	}
 	var goal string
 	var cd claimDecision
-	e.prepareAll(ctx, "claim")
+	e.rules.prepareAll(ctx, "claim")
 	err = e.update(func(tx *kernel.Tx) error {
 		res, cd = lease.Result{}, claimDecision{}
 		t, err := lease.Find(tx.Todo, req.Todo)
@@ -55,7 +55,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 			return err
 		}
 		goal = t.Goal
-		if !snapshot.AgentKnown(e.spec, tx, req.Agent) {
+		if !snapshot.AgentKnown(e.rules.spec, tx, req.Agent) {
 			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
 		}
 		now := tx.Now()
@@ -150,7 +150,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 	var goal string
 	var cd claimDecision
 	if op == "transfer" || op == "renew" {
-		e.prepareAll(context.Background(), "claim")
+		e.rules.prepareAll(context.Background(), "claim")
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		res, cd = lease.Result{}, claimDecision{}
@@ -188,7 +188,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			kind = "todo.released"
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
 		case "transfer":
-			if !snapshot.AgentKnown(e.spec, tx, req.To) {
+			if !snapshot.AgentKnown(e.rules.spec, tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
 			if cd, err = e.decideLease(tx, t, req.To, input.ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {

@@ -47,11 +47,11 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 	// Prepare the policy (CPU-bound, most of a cold decision) while the
 	// input is read from disk. Both only read the engine's fields; the user
 	// modules are loaded first, so that neither goroutine loads them.
-	_, _ = e.UserModules()
+	_, _ = e.rules.UserModules()
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = e.prep.Get(ctx, req.Query, e.compile)
+		_, _ = e.rules.prepared(ctx, req.Query)
 	}()
 	rm := e.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
@@ -63,7 +63,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 		d = e.evaluate(ctx, req, in)
 	}
 	e.finishDecision(&d, req, in)
-	if err := e.logDecision(e.log.Append, d, in, now); err != nil && storeErr == nil {
+	if err := e.logDecision(e.sess.log.Append, d, in, now); err != nil && storeErr == nil {
 		link, re := audit.LinkRefusal(err)
 		e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
 		return unrecorded(d, err), err
@@ -87,10 +87,10 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
 	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
-	if e.specErr != nil {
-		in.Health.Spec = errs.Summary(e.specErr)
+	if e.rules.specErr != nil {
+		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
-	if e.store == nil && rm != nil && rm.Has(req.Goal) {
+	if e.sess.store == nil && rm != nil && rm.Has(req.Goal) {
 		if in.State, partial, err = e.facts().OfWindow(rm, req.Goal, req.Agent, now, need); err == nil {
 			return in, partial, nil
 		}
@@ -105,7 +105,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 		if err != nil {
 			err = kernel.StoreError(s.Path(), err)
 		} else {
-			e.rmWant = true // the next decision can skip opening the store
+			e.sess.rmWant = true // the next decision can skip opening the store
 		}
 	}
 	if err != nil {
@@ -118,14 +118,14 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 // userReads reports whether an adopted user policy may read the todos
 // (rulebook.ReadsTodos); user policies that do not load count as reading.
 func (e *Engine) userReads() bool {
-	user, err := e.UserModules()
-	return err != nil || e.reads.Todos(user)
+	user, err := e.rules.UserModules()
+	return err != nil || e.rules.reads.Todos(user)
 }
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in input.Input) decision.Decision {
 	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
-	pq, err := e.prep.Get(ctx, req.Query, e.compile)
+	pq, err := e.rules.prepared(ctx, req.Query)
 	if err != nil {
 		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
@@ -139,11 +139,11 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	if err != nil {
 		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
 	}
-	ctx, cancel := e.withDeadline(ctx)
+	ctx, cancel := e.rules.withDeadline(ctx)
 	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
-		return decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.PolicyDeadline()), rule)
+		return decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.rules.PolicyDeadline()), rule)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return decision.Deny("policy_undefined", rule+" is undefined for this input", rule)
@@ -167,7 +167,7 @@ func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Inpu
 		d.Todo = nil
 	}
 	d.Charge = d.Verdict == "run"
-	spec, policy := e.revisions()
+	spec, policy := e.rules.revisions()
 	d.Revision = decision.Revision{Spec: spec, Policy: policy, State: in.State.Revision}
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
@@ -177,7 +177,7 @@ func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Inpu
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
 	}
-	if e.pending != nil && !e.onDisk {
-		d.Reasons = append(d.Reasons, e.pending.Reason())
+	if e.rules.pending != nil && !e.onDisk {
+		d.Reasons = append(d.Reasons, e.rules.pending.Reason())
 	}
 }

@@ -57,8 +57,8 @@ func (e *Engine) RegisterAgent(a records.Agent) (records.Agent, error) {
 	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode); err != nil {
 		return a, err
 	}
-	if e.spec != nil && e.spec.Spec != nil {
-		if sa, ok := e.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
+	if e.rules.spec != nil && e.rules.spec.Spec != nil {
+		if sa, ok := e.rules.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
 			return a, Usagef("spec_agent", "agent %s is declared in the spec with host %s; change it there (the spec wins)", a.ID, sa.Host)
 		}
 	}

@@ -42,7 +42,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 	if rv.OpenGates == nil {
 		rv.OpenGates = []records.Gate{}
 	}
-	rv.Refusals = views.Refusals(e.log, o.Goal, rv.Since, now)
+	rv.Refusals = views.Refusals(e.sess.log, o.Goal, rv.Since, now)
 	rv.Markdown = render.ReviewMarkdown(rv)
 	if !o.Mark {
 		return rv, nil

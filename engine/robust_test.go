@@ -221,7 +221,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	addTodos(t, e2, "a", "b")
 	_ = c
 	res, err = e2.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
-		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' " + e2.readModelPath()}})
+		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' " + e2.sess.readModelPath()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,15 +251,15 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 	strip := func(d decision.Decision) decision.Decision { d.DecisionID = ""; return d }
 	for _, agent := range []string{"a1", "a2"} {
 		e = reopen(t, e, c)
-		if _, err := os.Stat(e.readModelPath()); err != nil {
+		if _, err := os.Stat(e.sess.readModelPath()); err != nil {
 			t.Fatalf("no read model after writes: %v", err)
 		}
 		fast := decide(t, e, agent)
-		if e.store != nil {
+		if e.sess.store != nil {
 			t.Fatal("the fast path opened the store")
 		}
 		e = reopen(t, e, c)
-		if err := os.Remove(e.readModelPath()); err != nil {
+		if err := os.Remove(e.sess.readModelPath()); err != nil {
 			t.Fatal(err)
 		}
 		slow := decide(t, e, agent)

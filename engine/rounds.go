@@ -24,7 +24,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 	// store (and its lock) from the decision to the claim, so that no other
 	// process claims the selected todo in between; an unusable store is
 	// reported by Decide (deny).
-	e.prepareAll(ctx, "should_run", "claim")
+	e.rules.prepareAll(ctx, "should_run", "claim")
 	_, _ = e.Store()
 	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: goal, Agent: agent})
@@ -93,7 +93,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 	err := e.updatePrepared(ctx, "claim", func(tx *kernel.Tx) error {
 		cd = claimDecision{}
 		var err error
-		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.facts().Spec, Revisions: e.revisions,
+		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.facts().Spec, Revisions: e.rules.revisions,
 			Progress: func(r records.Round, t *records.Todo, outcome string) error {
 				var err error
 				cf := input.ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}

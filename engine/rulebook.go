@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
-	"github.com/loopx-dev/loopx/specs"
 )
 
 // The engine's side of the project's rulebook (package rulebook): which
@@ -33,20 +31,10 @@ var policySchemas = rulebook.NewSchemas(rulebook.Input{
 })
 
 // book is the project's rulebook.
-func (e *Engine) book() rulebook.Book {
-	return rulebook.Book{Root: e.root, Dir: filepath.Join(e.SpecDir(), rulebook.DirName), Schemas: policySchemas}
-}
+func (e *Engine) book() rulebook.Book { return e.rules.book() }
 
-// UserModules reads the project's user policies and tests, sorted by path,
-// once per Engine. Errors: those of rulebook.Book.Load.
-func (e *Engine) UserModules() ([]rulebook.Module, error) {
-	if e.userLoaded {
-		return e.user, e.userErr
-	}
-	e.userLoaded = true
-	e.user, e.userErr = e.book().Load()
-	return e.user, e.userErr
-}
+// UserModules is Rules.UserModules of the rules in effect.
+func (e *Engine) UserModules() ([]rulebook.Module, error) { return e.rules.UserModules() }
 
 // UserPolicies is rulebook.Book.Policies of the project: the usable user
 // policies and tests, and every problem of the others.
@@ -62,7 +50,7 @@ func (e *Engine) CheckPolicies() ([]rulebook.Problem, error) { return e.book().C
 // data.loopx.spec the spec in effect ({} when it does not load), each
 // under PolicyDeadline.
 func (e *Engine) TestPolicies(ctx context.Context) (rulebook.TestReport, error) {
-	return e.book().Test(ctx, e.specJSON(), e.PolicyDeadline())
+	return e.book().Test(ctx, e.rules.specJSON(), e.rules.PolicyDeadline())
 }
 
 // PolicySchema returns the JSON schema (draft-07) that policies are
@@ -71,9 +59,8 @@ func (e *Engine) TestPolicies(ctx context.Context) (rulebook.TestReport, error) 
 // (unknown_schema) for any other name.
 func PolicySchema(name string) ([]byte, error) { return policySchemas.JSON(name) }
 
-// PolicyErr is the error preparing the policies in effect (nil when
-// they compile or were not prepared yet).
-func (e *Engine) PolicyErr() error { return e.prep.Err() }
+// PolicyErr is Rules.PolicyErr of the rules in effect.
+func (e *Engine) PolicyErr() error { return e.rules.PolicyErr() }
 
 // IsUserPolicyError reports whether err comes from the project's own
 // policies (a rulebook.AsError error, or an OPA error located in
@@ -86,20 +73,8 @@ func IsUserPolicyError(err error) bool {
 	return err != nil && strings.Contains(err.Error(), scaffold.SpecDirName+"/"+rulebook.DirName+"/")
 }
 
-// PolicyDeadline is how long one policy evaluation may run (spec field
-// project.policy_deadline; specs.DefaultPolicyDeadline when the spec is
-// unusable): past it the decision denies with policy_error.
-func (e *Engine) PolicyDeadline() time.Duration {
-	if e.spec == nil {
-		return specs.DefaultPolicyDeadline
-	}
-	return e.spec.Spec.Project.Deadline()
-}
-
-// withDeadline bounds ctx by the policy deadline.
-func (e *Engine) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, e.PolicyDeadline())
-}
+// PolicyDeadline is Rules.PolicyDeadline of the rules in effect.
+func (e *Engine) PolicyDeadline() time.Duration { return e.rules.PolicyDeadline() }
 
 // Warm starts compiling the built-in policy of queries in the background,
 // as one compilation (rulebook.Warm; a round start prepares should_run and

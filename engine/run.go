@@ -45,7 +45,7 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 			p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
 			return p.Text, err
 		},
-		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.readModelPath(), GoalRev: e.goalRev,
+		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.sess.readModelPath(), GoalRev: e.goalRev,
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
 		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
 		Audit:         func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
@@ -102,8 +102,8 @@ func (e *Engine) renewRoundLease(r *records.Round) (before, after uint64, ok boo
 // project.sandbox chooses (confined.ForRun), audited in this project.
 func (e *Engine) wall(o runner.Options) (agentloop.Wall, error) {
 	var sb specs.Sandbox
-	if e.spec != nil {
-		sb = e.spec.Spec.Project.Sandbox
+	if e.rules.spec != nil {
+		sb = e.rules.spec.Spec.Project.Sandbox
 	}
 	audit := func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) }
 	return confined.ForRun(sb, confined.Options{Root: e.root, Audit: func(ev records.Event) { _ = audit(ev) }}, o.Goal, o.Agent, o.Stderr, audit)

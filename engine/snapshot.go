@@ -10,9 +10,9 @@ type source = snapshot.Source
 
 // facts builds input.state under the adopted spec (package snapshot).
 func (e *Engine) facts() snapshot.Builder {
-	b := snapshot.Builder{Revisions: e.revisions}
-	if e.spec != nil {
-		b.Spec = e.spec.Spec
+	b := snapshot.Builder{Revisions: e.rules.revisions}
+	if e.rules.spec != nil {
+		b.Spec = e.rules.spec.Spec
 	}
 	return b
 }

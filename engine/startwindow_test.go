@@ -314,7 +314,7 @@ func TestStartRound_ForgedReadModelDecidesFromTheStore(t *testing.T) {
 	e = reopen(t, e, c)
 	decide(t, e, "a1")
 	e = reopen(t, e, c) // the read model written, current
-	path := e.readModelPath()
+	path := e.sess.readModelPath()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

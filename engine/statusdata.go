@@ -14,8 +14,8 @@ import (
 // store errors.
 func (e *Engine) Status(goal string) (render.Status, error) {
 	st := render.Status{Root: e.root, Goals: []render.GoalStatus{}}
-	if e.specErr != nil {
-		return st, e.specErr
+	if e.rules.specErr != nil {
+		return st, e.rules.specErr
 	}
 	goals := e.GoalIDs()
 	if goal != "" {
@@ -24,7 +24,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		}
 		goals = []string{goal}
 	}
-	st.Project = e.spec.Spec.Project.Name
+	st.Project = e.rules.spec.Spec.Project.Name
 	if st.Project == "" {
 		st.Project = filepath.Base(e.root)
 	}
@@ -44,7 +44,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		}
 		return nil
 	}
-	if e.store == nil { // the read model answers without the store lock
+	if e.sess.store == nil { // the read model answers without the store lock
 		if rm := e.loadReadModel(now); rm != nil && rm.Has(goals...) {
 			if err := fill(rm); err == nil {
 				return st, nil
@@ -54,7 +54,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	}
 	err := e.view(func(tx *kernel.Tx) error { return fill(tx) })
 	if err == nil {
-		e.rmWant = true // the next status or decision skips the store
+		e.sess.rmWant = true // the next status or decision skips the store
 	}
 	return st, err
 }

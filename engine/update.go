@@ -46,7 +46,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	})
 	if err == nil {
 		hosts.RemoveSpool(spooled)
-		e.rmWant = true
+		e.sess.rmWant = true
 	}
 	return err
 }

@@ -104,7 +104,7 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 			e.Close()              // the read model written after the unlock
 			win, e := decide(false)
 			defer e.Close()
-			if e.store != nil {
+			if e.sess.store != nil {
 				t.Fatal("the decision opened the store instead of reading the read model")
 			}
 			in, partial, _ := e.inputFrom(e.loadReadModel(now), req, now, claimorder.First)
