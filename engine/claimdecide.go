@@ -8,7 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -43,7 +43,7 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	case "finish", "done", "settle", "evidence":
 		in.State, err = e.facts().Gates(tx, goal, agent)
 	default:
-		in.State, err = e.facts().Of(tx, goal, agent, now, snapshot.Need{Todos: e.userReads()})
+		in.State, err = e.facts().Of(tx, goal, agent, now, inputstate.Need{Todos: e.userReads()})
 	}
 	if err != nil {
 		return claimDecision{}, err
@@ -65,9 +65,9 @@ func (e *Engine) logClaim(cd claimDecision) {
 }
 
 // claimTodoFacts gathers the facts of t for a claim query across the
-// spec's goals (snapshot.ClaimTodo).
+// spec's goals (inputstate.ClaimTodo).
 func (e *Engine) claimTodoFacts(tx *kernel.Tx, t records.Todo, agent string) (*input.ClaimTodo, error) {
-	return snapshot.ClaimTodo(tx, e.GoalIDs(), t, agent)
+	return inputstate.ClaimTodo(tx, e.GoalIDs(), t, agent)
 }
 
 // Refusal is the error of a mutation d denied (decision.Refusal); the CLI

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
@@ -55,7 +55,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 			return err
 		}
 		goal = t.Goal
-		if !snapshot.AgentKnown(e.rules.spec, tx, req.Agent) {
+		if !inputstate.AgentKnown(e.rules.spec, tx, req.Agent) {
 			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
 		}
 		now := tx.Now()
@@ -188,7 +188,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			kind = "todo.released"
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
 		case "transfer":
-			if !snapshot.AgentKnown(e.rules.spec, tx, req.To) {
+			if !inputstate.AgentKnown(e.rules.spec, tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
 			if cd, err = e.decideLease(tx, t, req.To, input.ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {

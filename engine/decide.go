@@ -12,10 +12,10 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/oklog/ulid/v2"
@@ -80,13 +80,13 @@ func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
 
 // inputFrom is buildInput from the read model rm (nil: the store) with
 // input.state.todos a window of at least window todos of the claim order
-// when rm keeps one (partial: it leaves todos out; snapshot.Need.Window); while
-// the store is held, only the window's order is rm's (snapshot.Under).
+// when rm keeps one (partial: it leaves todos out; inputstate.Need.Window); while
+// the store is held, only the window's order is rm's (inputstate.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
 	in = input.Input{Query: req.Query, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
-	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
+	need := inputstate.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
 	if e.rules.specErr != nil {
 		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
@@ -99,7 +99,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, partial, err = e.facts().OfWindow(snapshot.Under(tx, rm), req.Goal, req.Agent, now, need)
+			in.State, partial, err = e.facts().OfWindow(inputstate.Under(tx, rm), req.Goal, req.Agent, now, need)
 			return err
 		})
 		if err != nil {
@@ -172,7 +172,7 @@ func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Inpu
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
 	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
-		d.Quota = views.QuotaSummary(gs, in.State.Quota)
+		d.Quota = reportdata.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil

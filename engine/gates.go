@@ -7,7 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -33,7 +33,7 @@ func (e *Engine) RaiseGate(in gates.Input) (records.Gate, error) {
 		return g, err
 	}
 	err := e.update(func(tx *kernel.Tx) (err error) {
-		if g, err = snapshot.RaisedGate(tx, in, func(id string) bool { return snapshot.AgentKnown(e.rules.spec, tx, id) }); err == nil {
+		if g, err = inputstate.RaisedGate(tx, in, func(id string) bool { return inputstate.AgentKnown(e.rules.spec, tx, id) }); err == nil {
 			g, err = tx.AddGate(g)
 		}
 		return err
@@ -221,7 +221,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 		agent = ""
 	}
 	af := &input.AnswerFacts{Gate: input.AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
-		Options: snapshot.NonNil(g.Options), Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
+		Options: inputstate.NonNil(g.Options), Answerers: inputstate.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
 		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: input.ProjectFacts{Demo: p.Demo}}
 	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
 	input := input.Input{Query: "gate_answer", Now: records.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}

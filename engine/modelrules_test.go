@@ -16,7 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -121,7 +121,7 @@ func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no claims at all") {
 			t.Fatalf("%s under a forged read model: %v, want the adopted policy's deny", write, err)
 		}
-		evs, err := g.Events(views.EventFilter{Kind: "rules"})
+		evs, err := g.Events(reportdata.EventFilter{Kind: "rules"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,15 +6,15 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // AgentInfos lists the agents loopx has a record of (registered by a
 // human, or seen acting) with their heartbeat facts, by id.
-func (e *Engine) AgentInfos() ([]views.AgentInfo, error) {
-	out := []views.AgentInfo{}
+func (e *Engine) AgentInfos() ([]reportdata.AgentInfo, error) {
+	out := []reportdata.AgentInfo{}
 	err := e.view(func(tx *kernel.Tx) error {
 		as, err := tx.Agents()
 		if err != nil {
@@ -24,16 +24,16 @@ func (e *Engine) AgentInfos() ([]views.AgentInfo, error) {
 		if err != nil {
 			return err
 		}
-		out = views.Agents(as, held)
+		out = reportdata.Agents(as, held)
 		return nil
 	})
 	return out, err
 }
 
 // liveLeases maps each holder to its live leases, over every spec goal
-// (views.LiveLeases).
+// (reportdata.LiveLeases).
 func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]render.HeldLease, error) {
-	return views.LiveLeases(tx, e.GoalIDs())
+	return reportdata.LiveLeases(tx, e.GoalIDs())
 }
 
 // Handoffs returns the handoffs of goal ("" = every spec goal), oldest

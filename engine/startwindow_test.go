@@ -16,8 +16,8 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/kernel"
@@ -271,7 +271,7 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 					var ds [2]string
 					for i, with := range []bool{true, false} {
 						in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
-						if in.State, err = e.facts().Of(tx, "g1", agent, now, snapshot.Need{Todos: with}); err != nil {
+						if in.State, err = e.facts().Of(tx, "g1", agent, now, inputstate.Need{Todos: with}); err != nil {
 							return err
 						}
 						if with && len(in.State.Todos) == 0 && len(todos) > 0 && td.Status != records.TodoDone && td.Status != records.TodoCancelled {

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -33,10 +33,10 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	}
 	now := e.Now()
 	st.Now = records.RFC3339(now)
-	fill := func(src views.StatusSource) error {
+	fill := func(src reportdata.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {
-			gs, err := views.GoalStatus(e.facts(), src, g, now)
+			gs, err := reportdata.GoalStatus(e.facts(), src, g, now)
 			if err != nil {
 				return err
 			}
