@@ -104,7 +104,7 @@ func (e *Engine) runnerAgents(fast bool) map[string]string {
 		}
 	}
 	if fast && e.sess.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil {
+		if rm := e.sess.loadReadModel(e.Now()); rm != nil {
 			for _, g := range rm.Goals {
 				add(g.Rounds)
 			}

@@ -40,7 +40,7 @@ func (e *Engine) diskRules() (records.Rules, error) {
 // fresh, else from the store; ok false when none were adopted.
 func (e *Engine) adoptedRules() (records.Rules, bool, error) {
 	if e.sess.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil {
+		if rm := e.sess.loadReadModel(e.Now()); rm != nil {
 			e.fromModel, e.modelRules, e.modelRev = true, rm.Rules, rm.Rev
 			if rm.Rules == nil {
 				return records.Rules{}, false, nil

@@ -257,7 +257,7 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	if p := e.Pending(); p == nil || p.Loosens[0].Ref != "goals.g1.quota.rounds" {
 		t.Fatalf("pending = %+v, want the raised quota", p)
 	}
-	if lim := e.facts().GoalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
+	if lim := e.rules.facts().GoalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
 		t.Fatalf("rounds limit in effect %v, want the adopted 24", lim)
 	}
 	var r records.Rules

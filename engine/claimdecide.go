@@ -41,9 +41,9 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	var err error
 	switch cf.Op {
 	case "finish", "done", "settle", "evidence":
-		in.State, err = e.facts().Gates(tx, goal, agent)
+		in.State, err = e.rules.facts().Gates(tx, goal, agent)
 	default:
-		in.State, err = e.facts().Of(tx, goal, agent, now, inputstate.Need{Todos: e.userReads()})
+		in.State, err = e.rules.facts().Of(tx, goal, agent, now, inputstate.Need{Todos: e.userReads()})
 	}
 	if err != nil {
 		return claimDecision{}, err
@@ -103,7 +103,7 @@ func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *k
 // (finish, done, evidence) inside tx when goal has an open gate (none open:
 // nothing to check). A deny is returned as the refusal.
 func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent string, cf input.ClaimFacts) (claimDecision, error) {
-	gates, err := e.facts().OpenGates(tx, goal)
+	gates, err := e.rules.facts().OpenGates(tx, goal)
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
 	}
@@ -167,7 +167,7 @@ func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
 // mayHaveOpenGate reports whether the read model shows an open gate, or
 // cannot tell (none is usable).
 func (e *Engine) mayHaveOpenGate() bool {
-	rm := e.loadReadModel(e.Now())
+	rm := e.sess.loadReadModel(e.Now())
 	return rm == nil || rm.AnyOpenGate()
 }
 

@@ -205,7 +205,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			return err
 		}
 		if op == "transfer" {
-			if err := rounds.Touch(tx, e.facts().Spec, req.To); err != nil {
+			if err := rounds.Touch(tx, e.rules.facts().Spec, req.To); err != nil {
 				return err
 			}
 		}
@@ -240,7 +240,7 @@ func (e *Engine) putLease(tx *kernel.Tx, t records.Todo, kind, actor string, dat
 	if err := tx.AppendEvent(records.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
 		return err
 	}
-	return rounds.Touch(tx, e.facts().Spec, actor)
+	return rounds.Touch(tx, e.rules.facts().Spec, actor)
 }
 
 // auditRefusal records a gate_violation refusal after its rollback.

@@ -53,7 +53,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 		defer close(prepared)
 		_, _ = e.rules.prepared(ctx, req.Query)
 	}()
-	rm := e.loadReadModel(now)
+	rm := e.sess.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
 	in, partial, storeErr := e.inputFrom(rm, req, now, windows[0])
 	<-prepared
@@ -74,7 +74,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 // buildInput assembles the policy input; a store failure is reported in
 // input.health.store and returned.
 func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
-	in, _, err := e.inputFrom(e.loadReadModel(now), req, now, 0)
+	in, _, err := e.inputFrom(e.sess.loadReadModel(now), req, now, 0)
 	return in, err
 }
 
@@ -91,7 +91,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
 	if e.sess.store == nil && rm != nil && rm.Has(req.Goal) {
-		if in.State, partial, err = e.facts().OfWindow(rm, req.Goal, req.Agent, now, need); err == nil {
+		if in.State, partial, err = e.rules.facts().OfWindow(rm, req.Goal, req.Agent, now, need); err == nil {
 			return in, partial, nil
 		}
 	}
@@ -99,7 +99,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, partial, err = e.facts().OfWindow(inputstate.Under(tx, rm), req.Goal, req.Agent, now, need)
+			in.State, partial, err = e.rules.facts().OfWindow(inputstate.Under(tx, rm), req.Goal, req.Agent, now, need)
 			return err
 		})
 		if err != nil {
@@ -171,7 +171,7 @@ func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Inpu
 	d.Revision = decision.Revision{Spec: spec, Policy: policy, State: in.State.Revision}
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
-	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
+	if gs := e.rules.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
 		d.Quota = reportdata.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {

@@ -105,3 +105,14 @@ func (e *Engine) Doctor(accept bool) (render.DoctorReport, error) {
 	}
 	return r, nil
 }
+
+// VerifyReadModel reports whether the read model file, when it claims to
+// describe the current state.db, holds exactly what the store says
+// (readmodel.Verify: a file edited outside loopx is removed and false is
+// returned). It opens the store. Errors: the store's.
+func (e *Engine) VerifyReadModel() (bool, error) {
+	if _, err := e.Store(); err != nil {
+		return false, err
+	}
+	return e.sess.verifyReadModel(e.GoalIDs())
+}

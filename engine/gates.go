@@ -228,7 +228,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 	if e.rules.specErr != nil {
 		input.Health.Spec = errs.Summary(e.rules.specErr)
 	}
-	if input.State, err = e.facts().Gates(tx, g.Goal, agent); err != nil {
+	if input.State, err = e.rules.facts().Gates(tx, g.Goal, agent); err != nil {
 		return g, claimDecision{}, err
 	}
 	d := e.evaluate(ctx, req, input)

@@ -16,7 +16,7 @@ func (e *Engine) RequireGoal(goal string) error {
 	if goal == "" {
 		return Usagef("missing_goal", "no goal given (use --goal; goals: %v)", e.GoalIDs())
 	}
-	if e.facts().GoalSpec(goal) == nil {
+	if e.rules.facts().GoalSpec(goal) == nil {
 		return Usagef("unknown_goal", "unknown goal %q (spec goals: %v)", goal, e.GoalIDs())
 	}
 	return nil

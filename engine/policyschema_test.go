@@ -306,7 +306,7 @@ func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
 		for k, v := range props {
 			p := v.(map[string]any)
 			if d, _ := p["description"].(string); d == "" {
-				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and give its source to policySchemas in engine/rulebook.go)", name, path, k)
+				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and give its source to policySchemas in engine/rules.go)", name, path, k)
 			}
 			walk(name, path+"."+k, p)
 			if items, ok := p["items"].(map[string]any); ok {

@@ -66,12 +66,12 @@ func (e *Engine) buildPrompt(in promptInput) (reportdata.Prompt, error) {
 	if in.round != nil {
 		p.Round, t.Round = in.round.ID, in.round.ID
 	}
-	gs := e.facts().GoalSpec(in.goal)
+	gs := e.rules.facts().GoalSpec(in.goal)
 	if gs == nil {
 		return p, Usagef("unknown_goal", "unknown goal %q", in.goal)
 	}
 	now := e.Now()
-	if err := e.view(func(tx *kernel.Tx) error { return reportdata.Turn(e.facts(), tx, gs, &t, now) }); err != nil {
+	if err := e.view(func(tx *kernel.Tx) error { return reportdata.Turn(e.rules.facts(), tx, gs, &t, now) }); err != nil {
 		return p, err
 	}
 	p.Text, p.Truncated = render.Prompt(t)

@@ -26,7 +26,7 @@ func (e *Engine) Review(o reportdata.ReviewOptions) (render.Review, error) {
 	if err := e.importPending(); err != nil {
 		return rv, err
 	}
-	gs := e.facts().GoalSpec(o.Goal)
+	gs := e.rules.facts().GoalSpec(o.Goal)
 	now := e.Now()
 	rv.Objective, rv.Now = gs.Objective, now
 	err := e.view(func(tx *kernel.Tx) error {
@@ -34,7 +34,7 @@ func (e *Engine) Review(o reportdata.ReviewOptions) (render.Review, error) {
 		if err != nil {
 			return err
 		}
-		return reportdata.Review(e.facts(), tx, gs, &rv, o.Since, held, now)
+		return reportdata.Review(e.rules.facts(), tx, gs, &rv, o.Since, held, now)
 	})
 	if err != nil {
 		return rv, err

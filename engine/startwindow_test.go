@@ -130,7 +130,7 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 		if _, err := e.Store(); err != nil {
 			t.Fatal(err)
 		}
-		rm := e.loadReadModel(now)
+		rm := e.sess.loadReadModel(now)
 		if rm == nil {
 			t.Fatalf("case %d: the read model does not describe the store held", c)
 		}
@@ -226,7 +226,7 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 			if _, err := e.Store(); err != nil {
 				t.Fatal(err)
 			}
-			if e.loadReadModel(clock.now()) != nil {
+			if e.sess.loadReadModel(clock.now()) != nil {
 				t.Fatal("a read model of an earlier commit describes the store held")
 			}
 			res, err := e.StartRound(ctx, "g1", "a1")
@@ -271,7 +271,7 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 					var ds [2]string
 					for i, with := range []bool{true, false} {
 						in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
-						if in.State, err = e.facts().Of(tx, "g1", agent, now, inputstate.Need{Todos: with}); err != nil {
+						if in.State, err = e.rules.facts().Of(tx, "g1", agent, now, inputstate.Need{Todos: with}); err != nil {
 							return err
 						}
 						if with && len(in.State.Todos) == 0 && len(todos) > 0 && td.Status != records.TodoDone && td.Status != records.TodoCancelled {

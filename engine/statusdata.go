@@ -36,7 +36,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	fill := func(src reportdata.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {
-			gs, err := reportdata.GoalStatus(e.facts(), src, g, now)
+			gs, err := reportdata.GoalStatus(e.rules.facts(), src, g, now)
 			if err != nil {
 				return err
 			}
@@ -45,7 +45,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		return nil
 	}
 	if e.sess.store == nil { // the read model answers without the store lock
-		if rm := e.loadReadModel(now); rm != nil && rm.Has(goals...) {
+		if rm := e.sess.loadReadModel(now); rm != nil && rm.Has(goals...) {
 			if err := fill(rm); err == nil {
 				return st, nil
 			}
