@@ -45,13 +45,16 @@ type Request struct {
 func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, error) {
 	now := e.Now()
 	// Prepare the policy (CPU-bound, most of a cold decision) while the
-	// input is read from disk. Both only read the engine's fields; the user
+	// input is read from disk. The goroutine prepares over the rules in
+	// effect now (a Rules does not change; reading the input may replace
+	// the engine's, and evaluate then prepares over those); the user
 	// modules are loaded first, so that neither goroutine loads them.
-	_, _ = e.rules.UserModules()
+	rules := e.rules
+	_, _ = rules.UserModules()
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = e.rules.prepared(ctx, req.Query)
+		_, _ = rules.prepared(ctx, req.Query)
 	}()
 	rm := e.sess.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
