@@ -20,7 +20,7 @@ const actingRule = "data.loopx.identity.acting"
 // input and the built-in bundle (no spec, no user policy), so one
 // preparation serves every engine (an MCP server opens one per call).
 var actingQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
-	return (&Engine{}).compileRef(context.Background(), actingRule, nil)
+	return (&Rules{}).compileRef(context.Background(), actingRule, nil)
 })
 
 // PrepareActing prepares the acting decision in the background (once per
@@ -103,8 +103,8 @@ func (e *Engine) runnerAgents(fast bool) map[string]string {
 			}
 		}
 	}
-	if fast && e.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil {
+	if fast && e.sess.store == nil {
+		if rm := e.sess.loadReadModel(e.Now()); rm != nil {
 			for _, g := range rm.Goals {
 				add(g.Rounds)
 			}

@@ -23,24 +23,24 @@ import (
 	"github.com/loopx-dev/loopx/specs"
 )
 
-// Pending returns what waits for a human's adoption, nil when the files on
-// disk are the rules in effect (or no store exists yet).
-func (e *Engine) Pending() *adopt.Pending { return e.pending }
+// Pending is Rules.Pending of the rules in effect: what waits for a
+// human's adoption, nil when none.
+func (e *Engine) Pending() *adopt.Pending { return e.rules.Pending() }
 
-// DiskSpec returns the spec as the files on disk say (what `vet` and
-// `check` read), or its error; Spec is the adopted one decisions use.
-func (e *Engine) DiskSpec() (*specs.Loaded, error) { return e.disk, e.diskErr }
+// DiskSpec is Rules.DiskSpec of the rules in effect: the spec as the files
+// on disk say, or its error.
+func (e *Engine) DiskSpec() (*specs.Loaded, error) { return e.rules.DiskSpec() }
 
 // diskRules reads loopx/ as it is on disk (adopt.DiskRules).
 func (e *Engine) diskRules() (records.Rules, error) {
-	return adopt.DiskRules(e.SpecDir(), e.disk, e.book())
+	return adopt.DiskRules(e.SpecDir(), e.rules.disk, e.book())
 }
 
 // adoptedRules returns the adopted rules from the read model when it is
 // fresh, else from the store; ok false when none were adopted.
 func (e *Engine) adoptedRules() (records.Rules, bool, error) {
-	if e.store == nil {
-		if rm := e.loadReadModel(e.Now()); rm != nil {
+	if e.sess.store == nil {
+		if rm := e.sess.loadReadModel(e.Now()); rm != nil {
 			e.fromModel, e.modelRules, e.modelRev = true, rm.Rules, rm.Rev
 			if rm.Rules == nil {
 				return records.Rules{}, false, nil
@@ -68,7 +68,7 @@ func (e *Engine) checkModelRules(s *kernel.Store) {
 	}
 	e.fromModel = false
 	if same, err := adopt.CheckModel(s, e.modelRules, e.modelRev); err != nil {
-		e.specErr = err
+		e.rules = e.rules.with(func(n *Rules) { n.specErr = err })
 	} else if !same {
 		e.rulesGen++
 		e.refreshRules(context.Background())
@@ -76,7 +76,10 @@ func (e *Engine) checkModelRules(s *kernel.Store) {
 }
 
 // resolveRules makes the adopted revision the rules in effect, writing
-// nothing (what it finds to record waits for AdoptTightening).
+// nothing (what it finds to record waits for AdoptTightening): it
+// completes r, a Rules with its disk spec read (loadDisk) that nobody
+// holds yet, makes it this engine's rules and returns it; r does not
+// change after.
 // With no store yet nothing is adopted (the first write adopts the
 // files, as `loopx init` does). A disk spec that does not load stays the
 // spec error (decisions fail closed) when nothing was adopted yet, and for
@@ -87,45 +90,45 @@ func (e *Engine) checkModelRules(s *kernel.Store) {
 // engine evaluates the files (AdoptTightening adopts them); anything else
 // is pending, and the adopted spec and policies are what this engine
 // evaluates.
-func (e *Engine) resolveRules(ctx context.Context) {
-	e.pending = nil
-	if e.diskErr != nil && e.onDisk {
-		return
+func (e *Engine) resolveRules(ctx context.Context, r *Rules) *Rules {
+	e.rules = r // what resolving reads (diskRules, the store's open) sees r
+	r.pending = nil
+	if r.diskErr != nil && e.onDisk {
+		return r
 	}
 	if _, err := os.Stat(filepath.Join(e.StateDir(), kernel.DBFile)); err != nil {
-		return
+		return r
 	}
 	disk, err := e.diskRules()
-	if err != nil && e.diskErr == nil {
-		return
+	if err != nil && r.diskErr == nil {
+		return r
 	}
 	cur, ok, err := e.adoptedRules()
 	if err != nil {
-		return // the store's own error is reported by the decision (fail closed)
+		return r // the store's own error is reported by the decision (fail closed)
 	}
 	if !ok {
-		return // the next write adopts the files (firstAdoption)
+		return r // the next write adopts the files (firstAdoption)
 	}
-	if e.diskErr != nil {
-		e.pending = adopt.NewPending(cur, disk, nil, errs.Summary(e.diskErr))
-		e.useAdopted(cur)
-		return
+	if r.diskErr != nil {
+		r.pending = adopt.NewPending(cur, disk, nil, errs.Summary(r.diskErr))
+		e.useAdopted(r, cur)
+		return r
 	}
 	if cur.SpecHash == disk.SpecHash && cur.PolicyHash == disk.PolicyHash {
-		e.checkCachedExport(cur)
-		return
+		e.checkCachedExport(r, cur)
+		return r
 	}
 	var loosens, tightens []render.Reason
 	if cur.SpecHash != disk.SpecHash {
-		loosens, tightens = adopt.Classify(ctx, cur.SpecJSON, e.disk.JSON)
-		if len(loosens) == 0 && e.disk.Cached && !e.onDisk {
+		loosens, tightens = adopt.Classify(ctx, cur.SpecJSON, r.disk.JSON)
+		if len(loosens) == 0 && r.disk.Cached && !e.onDisk {
 			// Adopting needs the files' own export, never the cache's
 			// (anyone who writes .loopx/cache/ could make a loosening look
 			// like a tightening): evaluate them and classify again.
-			e.freshDisk(nil)
-			e.spec, e.specErr = e.disk, e.diskErr
-			e.resolveRules(ctx)
-			return
+			e.freshDisk(r, nil)
+			r.spec, r.specErr = r.disk, r.diskErr
+			return e.resolveRules(ctx, r)
 		}
 	}
 	if cur.PolicyHash != disk.PolicyHash {
@@ -135,79 +138,83 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		// Pending until AdoptTightening adopts it: resolving writes
 		// nothing. Only decision paths adopt: vet, check and policy read
 		// the files and write no state (the next decision adopts them).
-		e.pending = adopt.NewPending(cur, disk, nil, "")
-		e.pending.OnlyTightens, e.pending.Tightens = true, tightens
-		e.tightening = disk
-		return
+		r.pending = adopt.NewPending(cur, disk, nil, "")
+		r.pending.OnlyTightens, r.pending.Tightens = true, tightens
+		r.tightening = disk
+		return r
 	}
-	e.pending = adopt.NewPending(cur, disk, loosens, "")
-	e.pending.Tightens = tightens
+	r.pending = adopt.NewPending(cur, disk, loosens, "")
+	r.pending.Tightens = tightens
 	if e.onDisk {
-		return
+		return r
 	}
-	e.useAdopted(cur)
+	e.useAdopted(r, cur)
+	return r
 }
 
-// loadDisk reads the spec files on disk into e.disk: from the cache when
+// loadDisk reads the spec files on disk into r.disk, which is also the
+// spec r evaluates until resolving says otherwise, and returns r: from the cache when
 // it holds their hash (checked against the adopted export before it is
 // relied on: checkCachedExport, freshDisk), except for an engine that
 // reads the files as they are (vet, check, policy), which evaluates them
 // and never reads the cache.
-func (e *Engine) loadDisk() {
+func (e *Engine) loadDisk(r *Rules) *Rules {
 	if e.onDisk {
-		e.disk, e.diskErr = specs.Load(e.SpecDir())
-		return
+		r.disk, r.diskErr = specs.Load(e.SpecDir())
+	} else {
+		r.disk, r.diskErr = specs.LoadCached(e.SpecDir(), e.cacheDir())
 	}
-	e.disk, e.diskErr = specs.LoadCached(e.SpecDir(), e.cacheDir())
+	r.spec, r.specErr = r.disk, r.diskErr
+	return r
 }
 
 // cacheDir is .loopx/cache, where the exported specs are cached.
 func (e *Engine) cacheDir() string { return filepath.Join(e.StateDir(), "cache") }
 
-// checkCachedExport makes sure a spec read from the cache for the adopted
+// checkCachedExport (resolving r) makes sure a spec read from the cache for the adopted
 // hash is the adopted export (the cache is not trusted). Its
 // export hash is compared with the adopted one (cur.ExportHash, or
 // computed from cur.SpecJSON in a store that has none); on a mismatch the
 // files are evaluated again (freshDisk audits a forged cache file and
 // replaces it), and when that still is not the adopted export the stored
 // adopted export is what this engine evaluates.
-func (e *Engine) checkCachedExport(cur records.Rules) {
-	if e.disk == nil || !e.disk.Cached {
+func (e *Engine) checkCachedExport(r *Rules, cur records.Rules) {
+	if r.disk == nil || !r.disk.Cached {
 		return
 	}
 	want := cur.ExportHash
 	if want == "" {
 		want = specs.ExportHash(cur.SpecJSON)
 	}
-	if e.disk.ExportHash() == want {
+	if r.disk.ExportHash() == want {
 		return
 	}
-	e.freshDisk(nil)
-	e.spec, e.specErr = e.disk, e.diskErr
-	if e.diskErr != nil || e.disk.Hash != cur.SpecHash || e.disk.ExportHash() != want {
-		e.useAdopted(cur)
+	e.freshDisk(r, nil)
+	r.spec, r.specErr = r.disk, r.diskErr
+	if r.diskErr != nil || r.disk.Hash != cur.SpecHash || r.disk.ExportHash() != want {
+		e.useAdopted(r, cur)
 	}
 }
 
-// freshDisk replaces a spec read from the cache (e.disk.Cached) with the
+// freshDisk replaces, in r (being built), a spec read from the cache (r.disk.Cached) with the
 // files evaluated anew (specs.LoadFresh: never the cache, in the budgeted
 // child), as every adoption needs. When the files still have the cached
 // hash but the cache held another export, the cache file was forged or
 // damaged: it is replaced and a rules.cache_mismatch event (in tx when
 // given, else held for AdoptTightening's own transaction) tells a human (`loopx events --kind
 // rules`, `loopx review`).
-func (e *Engine) freshDisk(tx *kernel.Tx) {
-	if e.disk == nil || !e.disk.Cached {
+func (e *Engine) freshDisk(r *Rules, tx *kernel.Tx) {
+	if r.disk == nil || !r.disk.Cached {
 		return
 	}
-	cached := e.disk
+	cached := r.disk
 	path := specs.CachePath(e.cacheDir(), cached.Hash)
-	e.disk, e.diskErr = specs.LoadFresh(e.SpecDir(), e.cacheDir())
-	if e.diskErr != nil || e.disk.Hash != cached.Hash || bytes.Equal(e.disk.JSON, cached.JSON) {
+	r.disk, r.diskErr = specs.LoadFresh(e.SpecDir(), e.cacheDir())
+	if r.diskErr != nil || r.disk.Hash != cached.Hash || bytes.Equal(r.disk.JSON, cached.JSON) {
 		return
 	}
 	rel := filepath.ToSlash(filepath.Join(scaffold.StateDirName, "cache", filepath.Base(path)))
-	ev := adopt.CacheMismatchEvent(cached, e.disk, rel)
+	ev := adopt.CacheMismatchEvent(cached, r.disk, rel)
 	if tx != nil {
 		_ = tx.AppendEvent(ev)
 		return
@@ -220,30 +227,30 @@ func (e *Engine) freshDisk(tx *kernel.Tx) {
 // what a human is shown to adopt (loopx adopt, the adoption gate's
 // question) is never the cache's word.
 func (e *Engine) resolveFresh(ctx context.Context) {
-	if e.disk == nil || !e.disk.Cached {
+	if e.rules.disk == nil || !e.rules.disk.Cached {
 		return
 	}
-	e.freshDisk(nil)
-	e.spec, e.specErr = e.disk, e.diskErr
-	e.user, e.userErr = e.book().Load()
-	e.userLoaded = true
-	e.prep.Reset()
-	e.resolveRules(ctx)
+	r := e.rules.with(func(n *Rules) {
+		e.freshDisk(n, nil)
+		n.withPolicies(n.disk, n.diskErr, givenUser(n.book().Load()))
+	})
+	e.resolveRules(ctx, r)
 	_ = e.AdoptTightening() // a failure leaves the rules as resolved (decisions read the store's)
 }
 
-// useAdopted makes the adopted revision cur the spec and policies this
-// engine evaluates (the stored export: no CUE is evaluated). An export
-// that does not decode is the spec error (decisions fail closed).
-func (e *Engine) useAdopted(cur records.Rules) {
+// useAdopted makes the adopted revision cur the spec and policies r (being
+// built) evaluates (the stored export: no CUE is evaluated). An export
+// that does not decode is the spec error (decisions fail closed). The
+// queries r prepared stay: none was prepared when r is new, and when r is
+// a copy (restoreByGate) they were prepared over this revision already.
+func (e *Engine) useAdopted(r *Rules, cur records.Rules) {
 	spec, err := specs.FromExport(cur.SpecHash, slices.Sorted(maps.Keys(cur.SpecFiles)), cur.SpecJSON)
 	if err != nil {
-		e.spec, e.specErr = nil, err
+		r.spec, r.specErr = nil, err
 		return
 	}
-	e.spec, e.specErr = spec, nil
-	e.user, e.userErr = rulebook.Parse(cur.Policies)
-	e.userLoaded = true
+	r.spec, r.specErr = spec, nil
+	r.user = givenUser(rulebook.Parse(cur.Policies))
 }
 
 // adopt records r as the adopted rules in one transaction with a
@@ -266,7 +273,7 @@ func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []rend
 	if err != nil {
 		return err
 	}
-	e.pending = nil
+	e.rules = e.rules.with(func(n *Rules) { n.pending = nil })
 	return nil
 }
 
@@ -292,20 +299,20 @@ func (e *Engine) AdoptTightening() error {
 			return nil
 		})
 	}
-	if e.onDisk || e.pending == nil || !e.pending.OnlyTightens {
+	if e.onDisk || e.rules.pending == nil || !e.rules.pending.OnlyTightens {
 		return nil
 	}
 	// Opening the store can resolve the rules again (checkModelRules: the
 	// read model's rules were not the store's), which adopts what it finds.
 	gen := e.rulesGen
 	if _, err := e.Store(); err != nil {
-		e.pending = nil
+		e.rules = e.rules.with(func(n *Rules) { n.pending = nil })
 		return err
 	} else if e.rulesGen != gen {
 		return nil
 	}
-	p, disk := e.pending, e.tightening
-	e.pending = nil
+	p, disk := e.rules.pending, e.rules.tightening
+	e.rules = e.rules.with(func(n *Rules) { n.pending = nil })
 	return e.adopt(disk, "loopx", "only tightens", nil, p.Tightens, nil)
 }
 
@@ -321,8 +328,8 @@ func (e *Engine) AdoptPreview() (adopt.Result, error) {
 	}
 	// What a human adopts is judged on the files evaluated anew.
 	e.resolveFresh(context.Background())
-	if e.diskErr != nil {
-		return res, e.diskErr
+	if e.rules.diskErr != nil {
+		return res, e.rules.diskErr
 	}
 	disk, err := e.diskRules()
 	if err != nil {
@@ -333,11 +340,11 @@ func (e *Engine) AdoptPreview() (adopt.Result, error) {
 	if disk.SpecJSON == nil {
 		return res, changedSince
 	}
-	if e.pending != nil {
-		if e.pending.Disk != res.Adopted {
+	if e.rules.pending != nil {
+		if e.rules.pending.Disk != res.Adopted {
 			return res, changedSince
 		}
-		res.Loosens, res.Tightens, res.Changed = e.pending.Loosens, e.pending.Tightens, true
+		res.Loosens, res.Tightens, res.Changed = e.rules.pending.Loosens, e.rules.pending.Tightens, true
 		return res, nil
 	}
 	cur, ok, err := e.adoptedRules()
@@ -384,10 +391,9 @@ func (e *Engine) Adopt(ctx context.Context, o adopt.Options) (adopt.Result, erro
 	}
 	// The adopted revision takes effect in the adoption's own transaction
 	// (housekeeping cancels the gates it removed, with their events).
-	e.spec, e.specErr = e.disk, e.diskErr
-	e.user, e.userErr = rulebook.Parse(disk.Policies)
-	e.userLoaded = true
-	e.prep.Reset()
+	e.rules = e.rules.with(func(n *Rules) {
+		n.withPolicies(n.disk, n.diskErr, givenUser(rulebook.Parse(disk.Policies)))
+	})
 	var extra map[string]any
 	if o.Ancestry != nil {
 		extra = map[string]any{"ancestry": o.Ancestry}
@@ -408,7 +414,7 @@ func (e *Engine) DecideAdopt(ctx context.Context, ch input.Channel, restore bool
 	if restore {
 		ref, query = "data.loopx.adopt.restore", "restore"
 	}
-	pq, err := e.compileRef(ctx, ref, nil)
+	pq, err := e.rules.compileRef(ctx, ref, nil)
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), ref)
 	}
@@ -465,7 +471,7 @@ func (e *Engine) Restore(expect []string, preview bool) ([]string, error) {
 	if len(changed) > 0 {
 		err = e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(adopt.RestoredEvent(cur, changed)) })
 	}
-	e.pending = nil
+	e.rules = e.rules.with(func(n *Rules) { n.pending = nil })
 	return changed, err
 }
 
@@ -473,14 +479,14 @@ func (e *Engine) Restore(expect []string, preview bool) ([]string, error) {
 // store holds none (a new project: `loopx init`, or a store from before
 // adoption), inside the write's own transaction.
 func (e *Engine) firstAdoption(tx *kernel.Tx) error {
-	if e.rulesChecked || e.diskErr != nil {
+	if e.rulesChecked || e.rules.diskErr != nil {
 		return nil
 	}
 	e.rulesChecked = true
 	if _, ok, err := tx.Rules(); err != nil || ok {
 		return err
 	}
-	e.freshDisk(tx)
+	e.rules = e.rules.with(func(n *Rules) { e.freshDisk(n, tx) })
 	r, err := e.diskRules()
 	if err != nil || r.SpecJSON == nil {
 		return nil
@@ -496,12 +502,9 @@ func (e *Engine) firstAdoption(tx *kernel.Tx) error {
 // it), resolves the rules in effect as New does and adopts what only
 // tightens (AdoptTightening).
 func (e *Engine) refreshRules(ctx context.Context) {
-	e.loadDisk()
-	e.spec, e.specErr = e.disk, e.diskErr
-	e.user, e.userErr = e.book().Load()
-	e.userLoaded = true
-	e.prep.Reset()
-	e.resolveRules(ctx)
+	r := newRules(e.root)
+	r.user = givenUser(r.book().Load())
+	e.resolveRules(ctx, e.loadDisk(r))
 	_ = e.AdoptTightening() // as in resolveFresh
 }
 
@@ -509,8 +512,10 @@ func (e *Engine) refreshRules(ctx context.Context) {
 func (e *Engine) restoreByGate(tx *kernel.Tx, g records.Gate, actor string) error {
 	before, err := adopt.RestoreByGate(tx, e.root, g, e.diskFiles(), actor)
 	if before != nil {
-		e.useAdopted(*before)
-		e.pending = nil
+		e.rules = e.rules.with(func(n *Rules) {
+			e.useAdopted(n, *before)
+			n.pending = nil
+		})
 	}
 	return err
 }
@@ -523,9 +528,9 @@ func (e *Engine) diskFiles() records.Rules { disk, _ := e.diskRules(); return di
 // otherwise nothing is adopted and an event says why (the human runs
 // `loopx adopt` after looking again).
 func (e *Engine) adoptByGate(tx *kernel.Tx, g records.Gate, actor string) error {
-	e.freshDisk(tx)
+	e.rules = e.rules.with(func(n *Rules) { e.freshDisk(n, tx) })
 	disk, err := e.diskRules()
-	ev, ok := adopt.GateEvent(g, disk, err == nil && e.diskErr == nil, actor)
+	ev, ok := adopt.GateEvent(g, disk, err == nil && e.rules.diskErr == nil, actor)
 	if ok {
 		disk.By, disk.AdoptedAt = actor, tx.Now()
 		if err := tx.PutRules(disk); err != nil {

@@ -13,9 +13,9 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -90,15 +90,15 @@ func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
 				t.Fatalf("rules_pending reason = %v, want %v: %+v", has, tc.pending, d.Reasons)
 			}
 			if !tc.pending {
-				if d.Revision.Spec != e.disk.Hash {
-					t.Fatalf("decision revision %s, want the adopted disk %s", d.Revision.Spec, e.disk.Hash)
+				if d.Revision.Spec != e.rules.disk.Hash {
+					t.Fatalf("decision revision %s, want the adopted disk %s", d.Revision.Spec, e.rules.disk.Hash)
 				}
 				return
 			}
 			if p.Loosens[0].Ref != tc.ref {
 				t.Fatalf("loosens %+v, want ref %s", p.Loosens, tc.ref)
 			}
-			if d.Revision.Spec == e.disk.Hash {
+			if d.Revision.Spec == e.rules.disk.Hash {
 				t.Fatal("a pending decision evaluated the files on disk")
 			}
 		})
@@ -196,7 +196,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 			e := New(Options{Root: root, Now: c.now})
 			defer e.Close()
 			addTodos(t, e, "Write the guide")
-			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+			res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"cp", "loose.cue", "loopx/loopx.cue"}, Stdout: io.Discard, Stderr: io.Discard})
 			if err != nil || len(res.Receipts) != 1 {
 				t.Fatalf("run: %+v %v", res, err)
@@ -257,7 +257,7 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	if p := e.Pending(); p == nil || p.Loosens[0].Ref != "goals.g1.quota.rounds" {
 		t.Fatalf("pending = %+v, want the raised quota", p)
 	}
-	if lim := e.facts().GoalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
+	if lim := e.rules.facts().GoalSpec("g1").Quota.Rounds; lim == nil || *lim != 24 {
 		t.Fatalf("rounds limit in effect %v, want the adopted 24", lim)
 	}
 	var r records.Rules
@@ -474,7 +474,7 @@ func TestAdopt_RulesEventsInEveryReview(t *testing.T) {
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1)) // tightens: adopted
 	e := newAdopting(t, root, c)
 	e.AuditRefusal("rules.restore_refused", "loopx adopt --restore", "agent:a1", scaffold.SpecDirName+"/", refused("self_answer_forbidden", "not a human", nil))
-	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
+	rv, err := e.Review(reportdata.ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}

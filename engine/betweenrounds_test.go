@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -51,8 +51,8 @@ func TestRun_ProtectedChangedBetweenRounds(t *testing.T) {
 	e := New(Options{Root: root, Now: newClock().now})
 	t.Cleanup(func() { e.Close() })
 	addTodos(t, e, "a", "b", "c")
-	run := func(script string) (runner.Result, error) {
-		return e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+	run := func(script string) (runround.Result, error) {
+		return e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 			Cmd: []string{"sh", "-ec", script}, Stdout: os.Stderr, Stderr: os.Stderr})
 	}
 	// The detached writer waits for the test's signal (outside the
@@ -90,7 +90,7 @@ setsid sh -c 'while [ ! -e "` + signal + `" ]; do sleep 0.05; done; echo evil >>
 	if rc.Round.Outcome != records.OutcomePreflightFailed || rc.Charged || rc.Gate == nil {
 		t.Fatalf("round 2: outcome %s, charged %v, gate %v", rc.Round.Outcome, rc.Charged, rc.Gate)
 	}
-	evs, err := e.Events(views.EventFilter{Kind: "scope_violation.between_rounds"})
+	evs, err := e.Events(reportdata.EventFilter{Kind: "scope_violation.between_rounds"})
 	if err != nil || len(evs) != 1 || !strings.Contains(evs[0].Message, ".git/hooks/pre-commit") || !strings.Contains(evs[0].Message, "by whom unknown") {
 		t.Fatalf("events %+v %v", evs, err)
 	}

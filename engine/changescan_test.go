@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -116,7 +116,7 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 				}
 			}
 			script := tc.script
-			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+			res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"sh", "-c", script}, Stdout: os.Stderr, Stderr: os.Stderr})
 			var re *errs.Error
 			if tc.incomplete {
@@ -150,7 +150,7 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 					t.Fatal("the command ran although loopx could not see what it changes")
 				}
 			}
-			evs, err := e.Events(views.EventFilter{Kind: kind})
+			evs, err := e.Events(reportdata.EventFilter{Kind: kind})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +287,7 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			e := New(Options{Root: root, Now: newClock().now})
 			t.Cleanup(func() { e.Close() })
 			addTodos(t, e, "a")
-			res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+			res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 				Cmd: []string{"sh", "-ec", tc.script}, Stdout: os.Stderr, Stderr: os.Stderr})
 			if err != nil {
 				t.Fatal(err)
@@ -303,7 +303,7 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			if tc.summary != "" && r.Summary != tc.summary {
 				t.Fatalf("summary %q, want %q", r.Summary, tc.summary)
 			}
-			evs, err := e.Events(views.EventFilter{Kind: "scope_violation"})
+			evs, err := e.Events(reportdata.EventFilter{Kind: "scope_violation"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -334,7 +334,7 @@ func TestRun_MCPServerInClaudeJSON(t *testing.T) {
 	t.Cleanup(func() { e.Close() })
 	addTodos(t, e, "a")
 	script := `sed -i 's/"history": \[\]/"history": [], "mcpServers": {"x": {"command": "sh"}}/' "$HOME/.claude.json"`
-	res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+	res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 		Cmd: []string{"sh", "-ec", script}, Stdout: os.Stderr, Stderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
@@ -368,7 +368,7 @@ func TestRun_CheckRunsNoFilterOfTheAgent(t *testing.T) {
 	script := `git config --global filter.x.clean 'sh -c "printf planted > .git/hooks/pre-commit; cat"' &&
 git config filter.y.clean 'sh -c "printf planted > .git/hooks/post-checkout; cat"' &&
 printf '* filter=x\n' > .git/info/attributes && printf 'a.txt filter=y\n' > .gitattributes && echo more >> a.txt`
-	res, err := e.Run(context.Background(), runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
+	res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
 		Cmd: []string{"sh", "-ec", script}, Stdout: os.Stderr, Stderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)

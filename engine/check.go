@@ -104,8 +104,8 @@ func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, 
 		}
 		in.Permission = pr
 	}
-	if in.Health.Spec == "" && e.specErr != nil {
-		in.Health.Spec = errs.Summary(e.specErr)
+	if in.Health.Spec == "" && e.rules.specErr != nil {
+		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
 	req := Request{Query: q, Goal: in.Goal, Agent: in.Agent, Permission: in.Permission}
 	var storeErr error

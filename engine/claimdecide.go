@@ -8,7 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -35,15 +35,15 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 	now := tx.Now()
 	req := Request{Query: "claim", Goal: goal, Agent: agent}
 	in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
-	if e.specErr != nil {
-		in.Health.Spec = errs.Summary(e.specErr)
+	if e.rules.specErr != nil {
+		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
 	var err error
 	switch cf.Op {
 	case "finish", "done", "settle", "evidence":
-		in.State, err = e.facts().Gates(tx, goal, agent)
+		in.State, err = e.rules.facts().Gates(tx, goal, agent)
 	default:
-		in.State, err = e.facts().Of(tx, goal, agent, now, snapshot.Need{Todos: e.userReads()})
+		in.State, err = e.rules.facts().Of(tx, goal, agent, now, inputstate.Need{Todos: e.userReads()})
 	}
 	if err != nil {
 		return claimDecision{}, err
@@ -56,18 +56,18 @@ func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent str
 // logClaim appends a claim decision taken in a transaction to the decision
 // log; while this engine holds the store, after Release (decisionlog.Log.Later).
 func (e *Engine) logClaim(cd claimDecision) {
-	if write := e.log.Append; cd.d.DecisionID != "" {
-		if e.store != nil {
-			write = e.log.Later
+	if write := e.sess.log.Append; cd.d.DecisionID != "" {
+		if e.sess.store != nil {
+			write = e.sess.log.Later
 		}
 		_ = e.logDecision(write, cd.d, cd.in, cd.now)
 	}
 }
 
 // claimTodoFacts gathers the facts of t for a claim query across the
-// spec's goals (snapshot.ClaimTodo).
+// spec's goals (inputstate.ClaimTodo).
 func (e *Engine) claimTodoFacts(tx *kernel.Tx, t records.Todo, agent string) (*input.ClaimTodo, error) {
-	return snapshot.ClaimTodo(tx, e.GoalIDs(), t, agent)
+	return inputstate.ClaimTodo(tx, e.GoalIDs(), t, agent)
 }
 
 // Refusal is the error of a mutation d denied (decision.Refusal); the CLI
@@ -93,7 +93,7 @@ func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *k
 		if err := e.Release(); err != nil {
 			return err
 		}
-		e.prepareAll(ctx, query)
+		e.rules.prepareAll(ctx, query)
 		err = e.update(fn)
 	}
 	return err
@@ -103,11 +103,11 @@ func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *k
 // (finish, done, evidence) inside tx when goal has an open gate (none open:
 // nothing to check). A deny is returned as the refusal.
 func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent string, cf input.ClaimFacts) (claimDecision, error) {
-	gates, err := e.facts().OpenGates(tx, goal)
+	gates, err := e.rules.facts().OpenGates(tx, goal)
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
 	}
-	if !e.prep.Has("claim") {
+	if !e.rules.prep.Has("claim") {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -128,7 +128,7 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 	if !byAgent || agent == "" {
 		return e.checkProgress(ctx, tx, goal, agent, cf)
 	}
-	if !e.prep.Has("claim") {
+	if !e.rules.prep.Has("claim") {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -159,15 +159,15 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
 	PrepareActing()
 	claimorder.Prepare() // the read model written after the unlock needs it
-	if e.store == nil && (!gated || e.mayHaveOpenGate()) {
-		e.prepareAll(ctx, queries...)
+	if e.sess.store == nil && (!gated || e.mayHaveOpenGate()) {
+		e.rules.prepareAll(ctx, queries...)
 	}
 }
 
 // mayHaveOpenGate reports whether the read model shows an open gate, or
 // cannot tell (none is usable).
 func (e *Engine) mayHaveOpenGate() bool {
-	rm := e.loadReadModel(e.Now())
+	rm := e.sess.loadReadModel(e.Now())
 	return rm == nil || rm.AnyOpenGate()
 }
 
@@ -182,7 +182,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 	if err != nil {
 		return decision.Decision{}, err
 	}
-	e.prepareAll(ctx, "claim")
+	e.rules.prepareAll(ctx, "claim")
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		t, err := lease.Find(tx.Todo, p.Todo)
@@ -197,7 +197,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 		return err
 	})
 	if err == nil && cd.d.DecisionID != "" {
-		if lerr := e.logDecision(e.log.Append, cd.d, cd.in, cd.now); lerr != nil {
+		if lerr := e.logDecision(e.sess.log.Append, cd.d, cd.in, cd.now); lerr != nil {
 			link, re := audit.LinkRefusal(lerr)
 			e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
 			return unrecorded(cd.d, lerr), lerr

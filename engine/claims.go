@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
@@ -47,7 +47,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 	}
 	var goal string
 	var cd claimDecision
-	e.prepareAll(ctx, "claim")
+	e.rules.prepareAll(ctx, "claim")
 	err = e.update(func(tx *kernel.Tx) error {
 		res, cd = lease.Result{}, claimDecision{}
 		t, err := lease.Find(tx.Todo, req.Todo)
@@ -55,7 +55,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 			return err
 		}
 		goal = t.Goal
-		if !snapshot.AgentKnown(e.spec, tx, req.Agent) {
+		if !inputstate.AgentKnown(e.rules.spec, tx, req.Agent) {
 			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
 		}
 		now := tx.Now()
@@ -150,7 +150,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 	var goal string
 	var cd claimDecision
 	if op == "transfer" || op == "renew" {
-		e.prepareAll(context.Background(), "claim")
+		e.rules.prepareAll(context.Background(), "claim")
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		res, cd = lease.Result{}, claimDecision{}
@@ -188,7 +188,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			kind = "todo.released"
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
 		case "transfer":
-			if !snapshot.AgentKnown(e.spec, tx, req.To) {
+			if !inputstate.AgentKnown(e.rules.spec, tx, req.To) {
 				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
 			}
 			if cd, err = e.decideLease(tx, t, req.To, input.ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {
@@ -205,7 +205,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			return err
 		}
 		if op == "transfer" {
-			if err := rounds.Touch(tx, e.facts().Spec, req.To); err != nil {
+			if err := rounds.Touch(tx, e.rules.facts().Spec, req.To); err != nil {
 				return err
 			}
 		}
@@ -240,7 +240,7 @@ func (e *Engine) putLease(tx *kernel.Tx, t records.Todo, kind, actor string, dat
 	if err := tx.AppendEvent(records.Event{Kind: kind, Goal: t.Goal, Actor: actor, Subject: t.ID, Message: t.Title, Data: data}); err != nil {
 		return err
 	}
-	return rounds.Touch(tx, e.facts().Spec, actor)
+	return rounds.Touch(tx, e.rules.facts().Spec, actor)
 }
 
 // auditRefusal records a gate_violation refusal after its rollback.

@@ -10,7 +10,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -124,7 +124,7 @@ func TestLease_Lifecycle(t *testing.T) {
 		}
 	}
 	// Every lease change is audited; refusals are not.
-	evs, err := e.Events(views.EventFilter{Kind: "todo."})
+	evs, err := e.Events(reportdata.EventFilter{Kind: "todo."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestClaim_Refusals(t *testing.T) {
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Data.(map[string]any)["holder"] != "a1" || re.Data.(map[string]any)["expires_at"] != "2026-11-29T10:45:00Z" {
 		t.Fatalf("already_claimed without holder and expiry: %v %+v", err, re)
 	}
-	if evs, _ := e.Events(views.EventFilter{Kind: "gate_violation"}); len(evs) != 1 {
+	if evs, _ := e.Events(reportdata.EventFilter{Kind: "gate_violation"}); len(evs) != 1 {
 		t.Fatalf("gate_violation events = %d, want 1", len(evs))
 	}
 }

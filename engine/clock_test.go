@@ -35,7 +35,7 @@ func TestClockBehind_FastPathReports(t *testing.T) {
 				}
 			}
 			decide(t, e, "a1")
-			if fast && e.store != nil {
+			if fast && e.sess.store != nil {
 				t.Fatalf("%s: the fast path opened the store", cc.name)
 			}
 			newest, behind := e.ClockBehind()

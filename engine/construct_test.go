@@ -116,8 +116,8 @@ func TestNew_WritesNothing(t *testing.T) {
 		if err := e.view(func(tx *kernel.Tx) (err error) { r, _, err = tx.Rules(); return err }); err != nil {
 			t.Fatal(err)
 		}
-		if r.SpecHash != e.disk.Hash || r.By != "loopx" {
-			t.Fatalf("adopted %s by %q, want the files' %s by loopx", r.SpecHash, r.By, e.disk.Hash)
+		if r.SpecHash != e.rules.disk.Hash || r.By != "loopx" {
+			t.Fatalf("adopted %s by %q, want the files' %s by loopx", r.SpecHash, r.By, e.rules.disk.Hash)
 		}
 		if diff := changed(before, filesUnder(t, dirs...)); len(diff) == 0 {
 			t.Fatal("the snapshot did not see the adoption's write")

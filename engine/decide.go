@@ -12,10 +12,10 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/oklog/ulid/v2"
@@ -45,15 +45,18 @@ type Request struct {
 func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, error) {
 	now := e.Now()
 	// Prepare the policy (CPU-bound, most of a cold decision) while the
-	// input is read from disk. Both only read the engine's fields; the user
+	// input is read from disk. The goroutine prepares over the rules in
+	// effect now (a Rules does not change; reading the input may replace
+	// the engine's, and evaluate then prepares over those); the user
 	// modules are loaded first, so that neither goroutine loads them.
-	_, _ = e.UserModules()
+	rules := e.rules
+	_, _ = rules.UserModules()
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = e.prep.Get(ctx, req.Query, e.compile)
+		_, _ = rules.prepared(ctx, req.Query)
 	}()
-	rm := e.loadReadModel(now)
+	rm := e.sess.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
 	in, partial, storeErr := e.inputFrom(rm, req, now, windows[0])
 	<-prepared
@@ -63,7 +66,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 		d = e.evaluate(ctx, req, in)
 	}
 	e.finishDecision(&d, req, in)
-	if err := e.logDecision(e.log.Append, d, in, now); err != nil && storeErr == nil {
+	if err := e.logDecision(e.sess.log.Append, d, in, now); err != nil && storeErr == nil {
 		link, re := audit.LinkRefusal(err)
 		e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
 		return unrecorded(d, err), err
@@ -74,24 +77,24 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 // buildInput assembles the policy input; a store failure is reported in
 // input.health.store and returned.
 func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
-	in, _, err := e.inputFrom(e.loadReadModel(now), req, now, 0)
+	in, _, err := e.inputFrom(e.sess.loadReadModel(now), req, now, 0)
 	return in, err
 }
 
 // inputFrom is buildInput from the read model rm (nil: the store) with
 // input.state.todos a window of at least window todos of the claim order
-// when rm keeps one (partial: it leaves todos out; snapshot.Need.Window); while
-// the store is held, only the window's order is rm's (snapshot.Under).
+// when rm keeps one (partial: it leaves todos out; inputstate.Need.Window); while
+// the store is held, only the window's order is rm's (inputstate.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
 	in = input.Input{Query: req.Query, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
-	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
-	if e.specErr != nil {
-		in.Health.Spec = errs.Summary(e.specErr)
+	need := inputstate.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
+	if e.rules.specErr != nil {
+		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
-	if e.store == nil && rm != nil && rm.Has(req.Goal) {
-		if in.State, partial, err = e.facts().OfWindow(rm, req.Goal, req.Agent, now, need); err == nil {
+	if e.sess.store == nil && rm != nil && rm.Has(req.Goal) {
+		if in.State, partial, err = e.rules.facts().OfWindow(rm, req.Goal, req.Agent, now, need); err == nil {
 			return in, partial, nil
 		}
 	}
@@ -99,13 +102,13 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, partial, err = e.facts().OfWindow(snapshot.Under(tx, rm), req.Goal, req.Agent, now, need)
+			in.State, partial, err = e.rules.facts().OfWindow(inputstate.Under(tx, rm), req.Goal, req.Agent, now, need)
 			return err
 		})
 		if err != nil {
 			err = kernel.StoreError(s.Path(), err)
 		} else {
-			e.rmWant = true // the next decision can skip opening the store
+			e.sess.rmWant = true // the next decision can skip opening the store
 		}
 	}
 	if err != nil {
@@ -118,14 +121,14 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 // userReads reports whether an adopted user policy may read the todos
 // (rulebook.ReadsTodos); user policies that do not load count as reading.
 func (e *Engine) userReads() bool {
-	user, err := e.UserModules()
-	return err != nil || e.reads.Todos(user)
+	user, err := e.rules.UserModules()
+	return err != nil || e.rules.reads.Todos(user)
 }
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in input.Input) decision.Decision {
 	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
-	pq, err := e.prep.Get(ctx, req.Query, e.compile)
+	pq, err := e.rules.prepared(ctx, req.Query)
 	if err != nil {
 		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
@@ -139,11 +142,11 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	if err != nil {
 		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
 	}
-	ctx, cancel := e.withDeadline(ctx)
+	ctx, cancel := e.rules.withDeadline(ctx)
 	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
-		return decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.PolicyDeadline()), rule)
+		return decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.rules.PolicyDeadline()), rule)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return decision.Deny("policy_undefined", rule+" is undefined for this input", rule)
@@ -167,17 +170,17 @@ func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Inpu
 		d.Todo = nil
 	}
 	d.Charge = d.Verdict == "run"
-	spec, policy := e.revisions()
+	spec, policy := e.rules.revisions()
 	d.Revision = decision.Revision{Spec: spec, Policy: policy, State: in.State.Revision}
 	// No made-up usage when the store is unusable, nor for claim and
 	// gate_answer decisions, whose snapshot leaves the usage out.
-	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
-		d.Quota = views.QuotaSummary(gs, in.State.Quota)
+	if gs := e.rules.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
+		d.Quota = reportdata.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {
 		d.NextCheckAt = nil
 	}
-	if e.pending != nil && !e.onDisk {
-		d.Reasons = append(d.Reasons, e.pending.Reason())
+	if e.rules.pending != nil && !e.onDisk {
+		d.Reasons = append(d.Reasons, e.rules.pending.Reason())
 	}
 }

@@ -25,7 +25,7 @@ func init() { Version = buildinfo.Version(Version) }
 type decisionLog = decisionlog.Log[decision.LogInput, render.QuotaSummary]
 
 // LogPath is the decision log of the project (.loopx/decisions.jsonl).
-func (e *Engine) LogPath() string { return e.log.Path() }
+func (e *Engine) LogPath() string { return e.sess.log.Path() }
 
 // logDecision appends d, decided on in at now, to the decision log through
 // write (the log's Append, or Later under the lock): the request without
@@ -37,7 +37,7 @@ func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...decisionlo
 		return err
 	}
 	bundles := []decisionlog.Bundle{{Name: decisionlog.PolicyBundle, Revision: d.Revision.Policy, Files: e.policyBundleFiles(d.Revision.Policy)}}
-	if e.spec != nil && d.Revision.Spec != "" {
+	if e.rules.spec != nil && d.Revision.Spec != "" {
 		bundles = append(bundles, decisionlog.Bundle{Name: decisionlog.SpecBundle, Revision: d.Revision.Spec, Files: e.specBundleFiles(d.Revision.Spec)})
 	}
 	return write(le, inRaw, bundles...)
@@ -58,7 +58,7 @@ func unrecorded(d decision.Decision, err error) decision.Decision {
 // leave loopx/spec to the spec bundle.
 func (e *Engine) policyBundleFiles(rev string) func() (map[string][]byte, []string, error) {
 	return func() (map[string][]byte, []string, error) {
-		user, err := e.UserModules()
+		user, err := e.rules.UserModules()
 		if err != nil {
 			user = nil // the decision is a policy_error deny; the bundle holds the built-in modules
 		}
@@ -71,10 +71,10 @@ func (e *Engine) policyBundleFiles(rev string) func() (map[string][]byte, []stri
 // as loopx/spec/data.json (data.loopx.spec).
 func (e *Engine) specBundleFiles(rev string) func() (map[string][]byte, []string, error) {
 	return func() (map[string][]byte, []string, error) {
-		if e.spec == nil || e.spec.Hash != rev {
+		if e.rules.spec == nil || e.rules.spec.Hash != rev {
 			return nil, nil, errors.New("the spec of revision " + rev + " is not loaded")
 		}
-		return map[string][]byte{"loopx/spec/data.json": e.spec.JSON}, []string{"loopx/spec"}, nil
+		return map[string][]byte{"loopx/spec/data.json": e.rules.spec.JSON}, []string{"loopx/spec"}, nil
 	}
 }
 
@@ -83,14 +83,14 @@ func (e *Engine) specBundleFiles(rev string) func() (map[string][]byte, []string
 // (a torn write, a foreign line) are skipped and counted in skipped. A
 // project without a decision log has no entries and no error.
 func (e *Engine) ReadLog(f decision.LogFilter) (entries []decision.LogEntry, skipped int, err error) {
-	return e.log.Read(f.Match, f.Limit)
+	return e.sess.log.Read(f.Match, f.Limit)
 }
 
 // FindDecision returns the decision-log entry with this decision id,
 // searching the current log first, then the rotated ones. A missing id is
 // an errs.Usage error with code unknown_decision.
 func (e *Engine) FindDecision(id string) (decision.LogEntry, error) {
-	le, err := e.log.Find(id)
+	le, err := e.sess.log.Find(id)
 	if errors.Is(err, decisionlog.ErrNotFound) {
 		return le, Usagef("unknown_decision", "no decision %s in the decision log %s (or its %d rotated files)", id, e.LogPath(), decisionlog.Keep)
 	}

@@ -16,10 +16,10 @@ import (
 // `loopx doctor` and `loopx check --audit`. Errors: the lock, reading the
 // file or the anchor.
 func (e *Engine) VerifyChain() (records.ChainReport, error) {
-	if e.store != nil {
-		return e.store.VerifyChain()
+	if e.sess.store != nil {
+		return e.sess.store.VerifyChain()
 	}
-	return kernel.VerifyChainAt(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+	return kernel.VerifyChainAt(e.StateDir(), e.sess.Options())
 }
 
 // Salvage rebuilds the store from every transaction of its file that
@@ -30,7 +30,7 @@ func (e *Engine) Salvage() (records.SalvageReport, error) {
 	if err := e.Release(); err != nil {
 		return records.SalvageReport{}, err
 	}
-	return kernel.Salvage(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+	return kernel.Salvage(e.StateDir(), e.sess.Options())
 }
 
 // Doctor checks the project: the spec, the store (opened as it is, or
@@ -104,4 +104,15 @@ func (e *Engine) Doctor(accept bool) (render.DoctorReport, error) {
 		}
 	}
 	return r, nil
+}
+
+// VerifyReadModel reports whether the read model file, when it claims to
+// describe the current state.db, holds exactly what the store says
+// (readmodel.Verify: a file edited outside loopx is removed and false is
+// returned). It opens the store. Errors: the store's.
+func (e *Engine) VerifyReadModel() (bool, error) {
+	if _, err := e.Store(); err != nil {
+		return false, err
+	}
+	return e.sess.verifyReadModel(e.GoalIDs())
 }

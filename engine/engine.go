@@ -11,11 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
-	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -24,7 +19,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
-	"github.com/open-policy-agent/opa/v1/rego"
 )
 
 // Options configure an Engine.
@@ -51,7 +45,10 @@ type Options struct {
 	MaxScanFiles int
 }
 
-// Engine is one project's decision engine. Load the spec and policy once
+// Engine is one project's decision engine: its options, the rules in
+// effect (a Rules: the adopted spec and policies, what is pending, the
+// prepared queries) and a store session (a Session: the store and its
+// lock, the read model, the decision log). Load the spec and policy once
 // and ask many times. Building one writes nothing (New); what the rules'
 // resolution found to record (AdoptTightening) and the spec's todos
 // (SeedSpecTodos) are written by explicit steps. The store is opened on
@@ -65,7 +62,7 @@ type Options struct {
 // builds a new Engine (then AdoptTightening) when loopx/ changes on disk
 // or another process adopts, as watch does; the state is not kept: each
 // decision reads the read model or the store again. An Engine is not safe
-// for concurrent use: one goroutine at a time.
+// for concurrent use: one goroutine at a time; its Rules may be shared.
 type Engine struct {
 	root     string
 	now      func() time.Time
@@ -77,19 +74,12 @@ type Engine struct {
 	// recorded on the rounds it starts (records.Round.Runner).
 	runner string
 
-	// spec is the adopted spec decisions evaluate (adopt.go); disk is the
-	// spec the files on disk give, the same one unless a change is pending.
-	spec    *specs.Loaded
-	specErr error
-	disk    *specs.Loaded
-	diskErr error
-	// pending is the change of loopx/ waiting for a human, nil when none.
-	pending *adopt.Pending
-	// tightening is the revision on disk when pending only tightens (what
-	// AdoptTightening adopts); held are the events resolving found for it
-	// to record (freshDisk without a transaction).
-	tightening records.Rules
-	held       []records.Event
+	// rules are the rules in effect (Rules), replaced, never changed,
+	// when they change.
+	rules *Rules
+	// held are the events resolving found for AdoptTightening to record
+	// (freshDisk without a transaction).
+	held []records.Event
 	// rulesChecked is set once this engine made sure rules were adopted.
 	rulesChecked bool
 	// fromModel: the adopted rules came from the read model (modelRules at modelRev),
@@ -102,33 +92,9 @@ type Engine struct {
 	// cacheAudited: a link at the spec cache was recorded (auditCacheLink).
 	cacheAudited bool
 
-	// prep holds the queries prepared for the rules in effect.
-	prep rulebook.Prepared
-
-	user       []rulebook.Module
-	userErr    error
-	userLoaded bool
-
-	// reads is whether the user policies may read the todos.
-	reads rulebook.ReadsCache
-
-	store *kernel.Store
-	// rmCache keeps the read model decoded last (loadReadModel): a
-	// command reads it several times and decodes it once.
-	rmCache readmodel.Cache
-	// rmStamp is the state.db stamp of the read model this engine last wrote.
-	rmStamp readmodel.Stamp
-	// rmWant asks Release for a read model refresh: this engine committed,
-	// or read the store while the read model did not match it.
-	rmWant bool
-	// rmNewest is the newest commit instant of the read model this engine
-	// last read (readmodel.Model.Newest): ClockBehind's answer while the store
-	// stays closed.
-	rmNewest time.Time
-
-	// log is the decision log, .loopx/decisions.jsonl with the inputs and
-	// bundles stored beside it (decisionlog.go).
-	log *decisionLog
+	// sess is the store session: the store, the read model, the
+	// decision log.
+	sess *Session
 }
 
 // New returns an engine for the project at o.Root, with its spec loaded
@@ -143,16 +109,14 @@ type Engine struct {
 // error.
 func New(o Options) *Engine {
 	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
-	e.log = decisionlog.New(e.StateDir(), Version, decision.ParseLegacyLine)
-	if e.scanCap <= 0 {
-		e.scanCap = trust.MaxScanFiles
-	}
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.loadDisk()
-	e.spec, e.specErr = e.disk, e.diskErr
-	e.resolveRules(context.Background())
+	e.sess = newSession(e.root, e.StateDir(), e.now, e.lock)
+	if e.scanCap <= 0 {
+		e.scanCap = trust.MaxScanFiles
+	}
+	e.rules = e.resolveRules(context.Background(), e.loadDisk(newRules(e.root)))
 	return e
 }
 
@@ -168,12 +132,16 @@ func (e *Engine) StateDir() string { return filepath.Join(e.root, scaffold.State
 // Now is the engine's clock in UTC.
 func (e *Engine) Now() time.Time { return e.now().UTC() }
 
-// Spec returns the loaded spec, or the spec's error (specs.Errors for an
-// invalid spec: exit 2).
-func (e *Engine) Spec() (*specs.Loaded, error) { return e.spec, e.specErr }
+// Rules are the rules in effect: the value this engine resolved last,
+// which it replaces (never changes) when they change.
+func (e *Engine) Rules() *Rules { return e.rules }
+
+// Spec is Rules.Spec of the rules in effect: the loaded spec, or the
+// spec's error (specs.Errors for an invalid spec: exit 2).
+func (e *Engine) Spec() (*specs.Loaded, error) { return e.rules.Spec() }
 
 // SpecErr is the error loading the spec, nil when it is valid.
-func (e *Engine) SpecErr() error { return e.specErr }
+func (e *Engine) SpecErr() error { return e.rules.specErr }
 
 // Store opens the kernel store (taking the state lock) on first use.
 func (e *Engine) Store() (*kernel.Store, error) { return e.open(false) }
@@ -181,14 +149,10 @@ func (e *Engine) Store() (*kernel.Store, error) { return e.open(false) }
 // open opens the store on first use (kernel.Options.AcceptRollback:
 // accept) and holds it until Release.
 func (e *Engine) open(accept bool) (*kernel.Store, error) {
-	if e.store != nil {
-		return e.store, nil
+	s, opened, err := e.sess.Open(accept)
+	if err != nil || !opened {
+		return s, err
 	}
-	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock, AcceptRollback: accept})
-	if err != nil {
-		return nil, err
-	}
-	e.store = s
 	e.checkModelRules(s)
 	e.auditCacheLink(s)
 	return s, nil
@@ -199,10 +163,10 @@ func (e *Engine) open(accept bool) (*kernel.Store, error) {
 // s: the spec was evaluated all the same and decisions are unchanged, but
 // a human should know a link was placed in .loopx/.
 func (e *Engine) auditCacheLink(s *kernel.Store) {
-	if e.cacheAudited || e.disk == nil {
+	if e.cacheAudited || e.rules.disk == nil {
 		return
 	}
-	link, re := audit.LinkRefusal(e.disk.CacheErr)
+	link, re := audit.LinkRefusal(e.rules.disk.CacheErr)
 	if re == nil {
 		return
 	}
@@ -212,75 +176,21 @@ func (e *Engine) auditCacheLink(s *kernel.Store) {
 	})
 }
 
-// Release closes the store and releases the state lock; the next Store
-// call opens it again. Under the lock it only shrinks a grown file and
-// takes the read model with its stamp (takeReadModel); that file and the
-// claim decisions' log lines are written after the unlock.
+// Release is Session.Release with the goals of the spec in effect: it
+// closes the store and releases the state lock; the next Store call opens
+// it again. Under the lock it only shrinks a grown file and takes the read
+// model with its stamp; that file and the claim decisions' log lines are
+// written after the unlock.
 func (e *Engine) Release() error {
-	if e.store == nil {
-		return nil
-	}
-	_, _ = e.store.ShrinkIfGrown() // before the stamp: a shrink rewrites the file
-	rm := e.takeReadModel()
-	err := e.store.Close()
-	e.store = nil
-	e.rmStamp = rm.WriteAfter(filepath.Join(e.StateDir(), kernel.DBFile), e.rmStamp)
-	_ = e.log.Flush() // a failed write costs the line, as it always did for a claim
-	return err
+	usable := e.rules.spec != nil && e.rules.spec.Spec != nil
+	return e.sess.Release(e.GoalIDs(), usable)
 }
+
+// Session is the store session this engine uses.
+func (e *Engine) Session() *Session { return e.sess }
 
 // Close releases everything the engine holds.
 func (e *Engine) Close() error { return e.Release() }
-
-// Revision returns the content hashes of the spec ("" when broken) and the
-// policy bundle.
-func (e *Engine) revisions() (spec, policy string) {
-	if e.spec != nil {
-		spec = e.spec.Hash
-	}
-	user, _ := e.UserModules()
-	return spec, rulebook.Hash(user)
-}
-
-// prepareAll prepares queries in parallel and waits (rulebook.Prepared).
-// Mutations call it before the store is opened: they evaluate their
-// decisions inside a transaction, under the state lock, and must not
-// compile policies there.
-func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
-	user, uerr := e.UserModules() // loaded once, before any goroutine reads them
-	if len(queries) > 1 && uerr == nil {
-		// Several queries compile their modules together once (the
-		// library they share is parsed and compiled once) and prepare
-		// each entry rule on that compiler (rulebook.Schemas.PrepareAll).
-		e.prep.Together(ctx, func(ctx context.Context, qs []string) ([]*rego.PreparedEvalQuery, error) {
-			return e.compileQueries(ctx, qs, user)
-		}, queries...)
-	}
-	e.prep.All(ctx, e.compile, queries...)
-}
-
-// compile compiles and prepares query (see prepare).
-func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
-	user, err := e.UserModules()
-	if err != nil {
-		return nil, err
-	}
-	pqs, err := e.compileQueries(ctx, []string{query}, user)
-	if err != nil {
-		return nil, err
-	}
-	return pqs[0], nil
-}
-
-// compileQueries prepares the entry rules of queries (see prepare), in
-// their order, over one compilation of the modules they reach.
-func (e *Engine) compileQueries(ctx context.Context, queries []string, user []rulebook.Module) ([]*rego.PreparedEvalQuery, error) {
-	refs, err := entryRules(queries)
-	if err != nil {
-		return nil, err
-	}
-	return policySchemas.PrepareAll(ctx, refs, e.specJSON(), user)
-}
 
 // entryRules are the entry rules of queries (policies.Queries), in order.
 // Errors: an unknown query.
@@ -293,21 +203,6 @@ func entryRules(queries []string) (refs []string, err error) {
 		refs = append(refs, ref)
 	}
 	return refs, nil
-}
-
-// compileRef prepares the entry rule ref over the built-in modules it
-// reaches and the user modules user (none: built-in only), with the spec
-// in effect as data (rulebook.Schemas.Prepare).
-func (e *Engine) compileRef(ctx context.Context, ref string, user []rulebook.Module) (*rego.PreparedEvalQuery, error) {
-	return policySchemas.Prepare(ctx, ref, e.specJSON(), user)
-}
-
-// specJSON is the exported spec in effect, nil when none loads.
-func (e *Engine) specJSON() []byte {
-	if e.spec == nil {
-		return nil
-	}
-	return e.spec.JSON
 }
 
 // Usagef is errs.Usagef: a request the engine refuses as malformed or
@@ -351,10 +246,10 @@ func (e *Engine) AcceptStore() (*kernel.Store, error) { return e.open(true) }
 // now still count against the quota and min_interval, and evidence dated
 // after now is stale.
 func (e *Engine) ClockBehind() (time.Time, bool) {
-	newest := e.rmNewest
-	if e.store != nil {
+	newest := e.sess.rmNewest
+	if e.sess.store != nil {
 		var err error
-		if newest, err = e.store.NewestInstant(); err != nil {
+		if newest, err = e.sess.store.NewestInstant(); err != nil {
 			return time.Time{}, false
 		}
 	}

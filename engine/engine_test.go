@@ -14,7 +14,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -341,7 +341,7 @@ func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 	if len(gs) != 1 || gs[0].ID != g.ID || gs[0].Status != "reject" {
 		t.Fatalf("gates after expiry = %+v", gs)
 	}
-	evs, _ := e.Events(views.EventFilter{Kind: "gate.expired"})
+	evs, _ := e.Events(reportdata.EventFilter{Kind: "gate.expired"})
 	if len(evs) != 1 {
 		t.Fatalf("expiry events = %+v", evs)
 	}
@@ -378,7 +378,7 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 	if d := decide(t, e, "a1"); d.Quota.Rounds.Used != 0 {
 		t.Fatalf("quota spent while gated: %d", d.Quota.Rounds.Used)
 	}
-	evs, err := e.Events(views.EventFilter{Kind: "gate_violation"})
+	evs, err := e.Events(reportdata.EventFilter{Kind: "gate_violation"})
 	if err != nil || len(evs) != 3 {
 		t.Fatalf("gate_violation events = %d %v", len(evs), err)
 	}

@@ -41,16 +41,16 @@ func (e *Engine) Explain(ctx context.Context, id string) (decision.Explanation, 
 // trace evaluates req's prepared query on in once more with a buffer tracer
 // and renders the rule-level and the full trace with locations.
 func (e *Engine) trace(ctx context.Context, req Request, in input.Input) (rules, full []string) {
-	pq, err := e.prep.Get(ctx, req.Query, e.compile)
+	pq, err := e.rules.prepared(ctx, req.Query)
 	if err != nil {
 		msg := []string{"no trace: the policy does not compile: " + err.Error()}
 		return msg, msg
 	}
 	buf := topdown.NewBufferTracer()
-	ctx, cancel := e.withDeadline(ctx)
+	ctx, cancel := e.rules.withDeadline(ctx)
 	defer cancel()
 	if _, err := pq.Eval(ctx, rego.EvalInput(in), rego.EvalQueryTracer(buf)); err != nil {
-		msg := []string{rulebook.EvalError(ctx, err, e.PolicyDeadline())}
+		msg := []string{rulebook.EvalError(ctx, err, e.rules.PolicyDeadline())}
 		return msg, msg
 	}
 	return decision.Trace(*buf)

@@ -170,4 +170,4 @@ func forgeLoggedPolicy(t *testing.T, e *Engine, id, policy string) {
 	}
 }
 
-func policiesHash(e *Engine) string { _, p := e.revisions(); return p }
+func policiesHash(e *Engine) string { _, p := e.rules.revisions(); return p }

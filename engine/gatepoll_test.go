@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -61,7 +61,7 @@ goals: g1: {
 		}
 	}
 	noChange("after the polls")
-	evs, err := e.Events(views.EventFilter{Kind: "gate_violation"})
+	evs, err := e.Events(reportdata.EventFilter{Kind: "gate_violation"})
 	if err != nil || len(evs) != 2 {
 		t.Fatalf("gate_violation events = %+v %v, want one per agent", evs, err)
 	}

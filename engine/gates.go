@@ -7,7 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -33,7 +33,7 @@ func (e *Engine) RaiseGate(in gates.Input) (records.Gate, error) {
 		return g, err
 	}
 	err := e.update(func(tx *kernel.Tx) (err error) {
-		if g, err = snapshot.RaisedGate(tx, in, func(id string) bool { return snapshot.AgentKnown(e.spec, tx, id) }); err == nil {
+		if g, err = inputstate.RaisedGate(tx, in, func(id string) bool { return inputstate.AgentKnown(e.rules.spec, tx, id) }); err == nil {
 			g, err = tx.AddGate(g)
 		}
 		return err
@@ -61,7 +61,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g reco
 	if err := inert.Check("the answer note", in.Note, true); err != nil {
 		return g, Usagef("control_character", "%v", err)
 	}
-	e.prepareAll(ctx, "gate_answer")
+	e.rules.prepareAll(ctx, "gate_answer")
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		var err error
@@ -161,7 +161,7 @@ func (e *Engine) AnswerGateAt(ctx context.Context, in gates.Answer, t Confirmer)
 // confirm, or the refusal (audited) when more than the missing
 // confirmation refuses the answer.
 func (e *Engine) previewAnswer(ctx context.Context, in gates.Answer) (Confirmation, error) {
-	e.prepareAll(ctx, "gate_answer")
+	e.rules.prepareAll(ctx, "gate_answer")
 	c := Confirmation{Option: in.Option}
 	var cd claimDecision
 	err := e.view(func(tx *kernel.Tx) (err error) {
@@ -191,7 +191,7 @@ func (e *Engine) previewAnswer(ctx context.Context, in gates.Answer) (Confirmati
 // decision. Errors: errs.Usage
 // unknown_gate; store errors.
 func (e *Engine) DecideAnswer(ctx context.Context, in gates.Answer) (decision.Decision, error) {
-	e.prepareAll(ctx, "gate_answer")
+	e.rules.prepareAll(ctx, "gate_answer")
 	var cd claimDecision
 	err := e.update(func(tx *kernel.Tx) error {
 		var err error
@@ -221,14 +221,14 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 		agent = ""
 	}
 	af := &input.AnswerFacts{Gate: input.AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
-		Options: snapshot.NonNil(g.Options), Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
+		Options: inputstate.NonNil(g.Options), Answerers: inputstate.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
 		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: input.ProjectFacts{Demo: p.Demo}}
 	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
 	input := input.Input{Query: "gate_answer", Now: records.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
-	if e.specErr != nil {
-		input.Health.Spec = errs.Summary(e.specErr)
+	if e.rules.specErr != nil {
+		input.Health.Spec = errs.Summary(e.rules.specErr)
 	}
-	if input.State, err = e.facts().Gates(tx, g.Goal, agent); err != nil {
+	if input.State, err = e.rules.facts().Gates(tx, g.Goal, agent); err != nil {
 		return g, claimDecision{}, err
 	}
 	d := e.evaluate(ctx, req, input)
@@ -242,7 +242,7 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 // policy takes part, so a broken one cannot lock the human out). It
 // returns nil when allowed, else an errs.No refusal with the first reason.
 func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
-	pq, err := e.compileRef(ctx, "data.loopx.repair.decision", nil)
+	pq, err := e.rules.compileRef(ctx, "data.loopx.repair.decision", nil)
 	if err != nil {
 		return err
 	}

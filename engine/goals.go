@@ -10,13 +10,13 @@ import (
 // RequireGoal returns nil when the spec declares goal; the spec's error
 // when the spec is broken; an errs.Usage error naming the goal otherwise.
 func (e *Engine) RequireGoal(goal string) error {
-	if e.specErr != nil {
-		return e.specErr
+	if e.rules.specErr != nil {
+		return e.rules.specErr
 	}
 	if goal == "" {
 		return Usagef("missing_goal", "no goal given (use --goal; goals: %v)", e.GoalIDs())
 	}
-	if e.facts().GoalSpec(goal) == nil {
+	if e.rules.facts().GoalSpec(goal) == nil {
 		return Usagef("unknown_goal", "unknown goal %q (spec goals: %v)", goal, e.GoalIDs())
 	}
 	return nil
@@ -24,11 +24,11 @@ func (e *Engine) RequireGoal(goal string) error {
 
 // GoalIDs lists the spec's goal ids, sorted.
 func (e *Engine) GoalIDs() []string {
-	if e.spec == nil || e.spec.Spec == nil {
+	if e.rules.spec == nil || e.rules.spec.Spec == nil {
 		return nil
 	}
-	ids := make([]string, 0, len(e.spec.Spec.Goals))
-	for g := range e.spec.Spec.Goals {
+	ids := make([]string, 0, len(e.rules.spec.Spec.Goals))
+	for g := range e.rules.spec.Spec.Goals {
 		ids = append(ids, g)
 	}
 	slices.Sort(ids)
@@ -59,8 +59,8 @@ func (e *Engine) goalsIn(goal string) ([]string, error) {
 	if goal != "" {
 		return []string{goal}, e.RequireGoal(goal)
 	}
-	if e.specErr != nil {
-		return nil, e.specErr
+	if e.rules.specErr != nil {
+		return nil, e.rules.specErr
 	}
 	return e.GoalIDs(), nil
 }

@@ -86,7 +86,7 @@ func (e *Engine) AgentOnGoal(ctx context.Context, goal, agent string) (bool, err
 	if err != nil {
 		return false, err
 	}
-	pq, err := e.compileRef(ctx, rulebook.AgentOnGoal, nil)
+	pq, err := e.rules.compileRef(ctx, rulebook.AgentOnGoal, nil)
 	if err != nil {
 		return false, err
 	}

@@ -30,10 +30,10 @@ func adoptAtInit(root string, s *kernel.Store, now func() time.Time) error {
 	if now == nil {
 		now = time.Now
 	}
-	e := &Engine{root: root, now: now}
-	e.disk, e.diskErr = specs.Load(e.SpecDir())
-	if e.diskErr != nil {
-		return e.diskErr
+	e := &Engine{root: root, now: now, rules: newRules(root)}
+	e.rules.disk, e.rules.diskErr = specs.Load(e.SpecDir()) // a Rules of its own, nobody else's
+	if e.rules.diskErr != nil {
+		return e.rules.diskErr
 	}
 	r, err := e.diskRules()
 	if err != nil {

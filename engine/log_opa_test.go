@@ -84,8 +84,8 @@ func checkEvents(t *testing.T, e *Engine) []logs.EventV1 {
 		if p := ev.Bundles[decisionlog.PolicyBundle].Revision; !sha256Rev.MatchString(p) || ev.Revision != p {
 			t.Errorf("bundles.loopx.revision %q, revision %q", p, ev.Revision)
 		}
-		if s, ok := ev.Bundles[decisionlog.SpecBundle]; ok != (e.spec != nil) || ok && !sha256Rev.MatchString(s.Revision) {
-			t.Errorf("bundles.spec = %+v (spec loaded: %v)", s, e.spec != nil)
+		if s, ok := ev.Bundles[decisionlog.SpecBundle]; ok != (e.rules.spec != nil) || ok && !sha256Rev.MatchString(s.Revision) {
+			t.Errorf("bundles.spec = %+v (spec loaded: %v)", s, e.rules.spec != nil)
 		}
 		if !slices.Equal(ev.Erased, []string{"/input/state"}) || ev.Input == nil || ev.Result == nil {
 			t.Fatalf("erased %v, input %v, result %v", ev.Erased, ev.Input, ev.Result)

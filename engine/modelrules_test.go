@@ -16,7 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -60,7 +60,7 @@ func forgeModel(t *testing.T, e *Engine, edit func(m map[string]any)) {
 // sandbox can.
 func forgeLine(t *testing.T, e *Engine, edit func(doc []byte) []byte) {
 	t.Helper()
-	path := e.readModelPath()
+	path := e.sess.readModelPath()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -101,11 +101,12 @@ func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 
 	for _, write := range []string{"claim", "round start"} {
 		f := New(Options{Root: root, Now: c.now})
-		f.Close() // it may have opened the store: its read model is current
+		decide(t, f, "a1") // on a stale read model (the last write's refusal was audited after it) it reads the store
+		f.Close()          // and its read model is current
 		forgeModelRules(t, f, func(r map[string]any) { r["policies"], r["policy_hash"] = map[string]any{}, "sha256:forged" })
 		g := New(Options{Root: root, Now: c.now})
-		if len(g.user) != 0 {
-			t.Fatalf("the forged model was not read (user policies %d): the test proves nothing", len(g.user))
+		if user, _ := g.UserModules(); len(user) != 0 {
+			t.Fatalf("the forged model was not read (user policies %d): the test proves nothing", len(user))
 		}
 		var err error
 		if write == "claim" {
@@ -120,7 +121,7 @@ func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no claims at all") {
 			t.Fatalf("%s under a forged read model: %v, want the adopted policy's deny", write, err)
 		}
-		evs, err := g.Events(views.EventFilter{Kind: "rules"})
+		evs, err := g.Events(reportdata.EventFilter{Kind: "rules"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +264,7 @@ func TestDoctor_ReportsAndRemovesAnEditedReadModel(t *testing.T) {
 	if err != nil || !r.ReadModelEdited || r.Healthy() {
 		t.Fatalf("an edited read model: edited %v, healthy %v, %v", r.ReadModelEdited, r.Healthy(), err)
 	}
-	if _, err := os.Stat(e.readModelPath()); !os.IsNotExist(err) {
+	if _, err := os.Stat(e.sess.readModelPath()); !os.IsNotExist(err) {
 		t.Fatalf("the edited read model was kept: %v", err)
 	}
 }

@@ -7,15 +7,15 @@ import (
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // AgentInfos lists the agents loopx has a record of (registered by a
 // human, or seen acting) with their heartbeat facts, by id.
-func (e *Engine) AgentInfos() ([]views.AgentInfo, error) {
-	out := []views.AgentInfo{}
+func (e *Engine) AgentInfos() ([]reportdata.AgentInfo, error) {
+	out := []reportdata.AgentInfo{}
 	err := e.view(func(tx *kernel.Tx) error {
 		as, err := tx.Agents()
 		if err != nil {
@@ -25,16 +25,16 @@ func (e *Engine) AgentInfos() ([]views.AgentInfo, error) {
 		if err != nil {
 			return err
 		}
-		out = views.Agents(as, held)
+		out = reportdata.Agents(as, held)
 		return nil
 	})
 	return out, err
 }
 
 // liveLeases maps each holder to its live leases, over every spec goal
-// (views.LiveLeases).
+// (reportdata.LiveLeases).
 func (e *Engine) liveLeases(tx *kernel.Tx) (map[string][]render.HeldLease, error) {
-	return views.LiveLeases(tx, e.GoalIDs())
+	return reportdata.LiveLeases(tx, e.GoalIDs())
 }
 
 // Handoffs returns the handoffs of goal ("" = every spec goal), oldest
@@ -58,8 +58,8 @@ func (e *Engine) RegisterAgent(a records.Agent) (records.Agent, error) {
 	if err := hosts.CheckRegistration(a.ID, a.Host, a.Mode, registry.Names()); err != nil {
 		return a, err
 	}
-	if e.spec != nil && e.spec.Spec != nil {
-		if sa, ok := e.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
+	if e.rules.spec != nil && e.rules.spec.Spec != nil {
+		if sa, ok := e.rules.spec.Spec.Agents[a.ID]; ok && sa.Host != a.Host {
 			return a, Usagef("spec_agent", "agent %s is declared in the spec with host %s; change it there (the spec wins)", a.ID, sa.Host)
 		}
 	}

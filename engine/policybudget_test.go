@@ -72,7 +72,7 @@ func TestUserPolicy_DeadlineCutsEvaluation(t *testing.T) {
 	writeUserPolicy(t, e, "spin.rego", spinPolicy)
 	writeUserPolicy(t, e, "spin_test.rego", "package loopx.user.should_run_test\n\ntest_spin if count(data.loopx.user.should_run.deny) == 0\n")
 	e = reopen(t, e, c)
-	if got := e.PolicyDeadline().String(); got != "100ms" {
+	if got := e.rules.PolicyDeadline().String(); got != "100ms" {
 		t.Fatalf("deadline = %s", got)
 	}
 	d := decide(t, e, "a1")

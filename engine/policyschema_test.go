@@ -124,7 +124,7 @@ goals: g1: quota: rounds: 5
 			}
 		})
 	}
-	if err := validateAgainst(t, rulebook.SpecSchemaName, e.spec.JSON); err != nil {
+	if err := validateAgainst(t, rulebook.SpecSchemaName, e.rules.spec.JSON); err != nil {
 		t.Fatalf("data.loopx.spec does not match its schema: %v", err)
 	}
 
@@ -146,7 +146,7 @@ goals: g1: quota: rounds: 5
 		var m map[string]any
 		doc := policyInput(t, tc.in)
 		if tc.edit == nil {
-			doc = e.spec.JSON
+			doc = e.rules.spec.JSON
 		}
 		if err := json.Unmarshal(doc, &m); err != nil {
 			t.Fatal(err)
@@ -306,7 +306,7 @@ func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
 		for k, v := range props {
 			p := v.(map[string]any)
 			if d, _ := p["description"].(string); d == "" {
-				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and give its source to policySchemas in engine/rulebook.go)", name, path, k)
+				t.Errorf("%s: %s.%s has no description: give its Go struct field a doc comment (and give its source to policySchemas in engine/rules.go)", name, path, k)
 			}
 			walk(name, path+"."+k, p)
 			if items, ok := p["items"].(map[string]any); ok {

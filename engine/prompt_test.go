@@ -9,7 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -31,7 +31,7 @@ func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := e.Prompt(ctx, views.PromptOptions{Goal: "g1", Agent: "a1"})
+	p, err := e.Prompt(ctx, reportdata.PromptOptions{Goal: "g1", Agent: "a1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
 	if strings.Contains(p.Text, "run 29:") || !strings.Contains(p.Text, "fresh: PR 7 opened") && strings.Contains(p.Text, "## Fresh evidence") {
 		t.Fatalf("stale evidence in the prompt:\n%s", p.Text)
 	}
-	full, err := e.Prompt(ctx, views.PromptOptions{Goal: "g1", Agent: "a1", Full: true})
+	full, err := e.Prompt(ctx, reportdata.PromptOptions{Goal: "g1", Agent: "a1", Full: true})
 	if err != nil {
 		t.Fatal(err)
 	}

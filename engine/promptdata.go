@@ -6,7 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -19,8 +19,8 @@ import (
 // quota and the exact loopx commands to report back. It is at most
 // MaxChars characters unless Full. Errors: errs.Usage for an unknown
 // goal, the spec's errors, store errors.
-func (e *Engine) Prompt(ctx context.Context, o views.PromptOptions) (views.Prompt, error) {
-	p := views.Prompt{Goal: o.Goal, Agent: o.Agent}
+func (e *Engine) Prompt(ctx context.Context, o reportdata.PromptOptions) (reportdata.Prompt, error) {
+	p := reportdata.Prompt{Goal: o.Goal, Agent: o.Agent}
 	if err := e.RequireGoal(o.Goal); err != nil {
 		return p, err
 	}
@@ -59,19 +59,19 @@ type promptInput struct {
 // gates, latest handoff, fresh evidence) in one read transaction and
 // renders it (render.Prompt). Errors: errs.Usage for a goal the spec
 // does not have, store errors.
-func (e *Engine) buildPrompt(in promptInput) (views.Prompt, error) {
-	p := views.Prompt{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, DecisionID: in.decision.DecisionID, Todo: in.todo}
+func (e *Engine) buildPrompt(in promptInput) (reportdata.Prompt, error) {
+	p := reportdata.Prompt{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, DecisionID: in.decision.DecisionID, Todo: in.todo}
 	t := render.Turn{Goal: in.goal, Agent: in.agent, Verdict: in.decision.Verdict, Reasons: in.decision.Reasons,
 		NextCheckAt: in.decision.NextCheckAt, Quota: in.decision.Quota, Todo: in.todo, Full: in.full, MaxChars: in.max}
 	if in.round != nil {
 		p.Round, t.Round = in.round.ID, in.round.ID
 	}
-	gs := e.facts().GoalSpec(in.goal)
+	gs := e.rules.facts().GoalSpec(in.goal)
 	if gs == nil {
 		return p, Usagef("unknown_goal", "unknown goal %q", in.goal)
 	}
 	now := e.Now()
-	if err := e.view(func(tx *kernel.Tx) error { return views.Turn(e.facts(), tx, gs, &t, now) }); err != nil {
+	if err := e.view(func(tx *kernel.Tx) error { return reportdata.Turn(e.rules.facts(), tx, gs, &t, now) }); err != nil {
 		return p, err
 	}
 	p.Text, p.Truncated = render.Prompt(t)

@@ -28,8 +28,8 @@ func (e *Engine) PruneEvents(before time.Time, actor string) (records.PruneRepor
 // prune runs one prune in tx over the spec's goals (retention.Prune).
 func (e *Engine) prune(tx *kernel.Tx, before time.Time, actor, rule string) (records.PruneReport, error) {
 	var goals []string
-	if e.spec != nil {
-		goals = retention.Goals(e.spec.Spec.Goals)
+	if e.rules.spec != nil {
+		goals = retention.Goals(e.rules.spec.Spec.Goals)
 	}
 	return retention.Prune(tx, goals, before, actor, rule)
 }
@@ -39,7 +39,7 @@ func (e *Engine) prune(tx *kernel.Tx, before time.Time, actor, rule string) (rec
 // is marked), unless tx prunes already. Events are pruned by "loopx"
 // under the rule the human adopted.
 func (e *Engine) retain(tx *kernel.Tx, force bool) error {
-	if e.spec == nil || e.spec.Spec.Audit.RetainSeconds <= 0 || tx.Pruning() {
+	if e.rules.spec == nil || e.rules.spec.Spec.Audit.RetainSeconds <= 0 || tx.Pruning() {
 		return nil
 	}
 	now := tx.Now()
@@ -47,12 +47,12 @@ func (e *Engine) retain(tx *kernel.Tx, force bool) error {
 	if err != nil {
 		return err
 	}
-	if !force && !retention.Due(e.spec.Spec.Audit.RetainSeconds, last, now) {
+	if !force && !retention.Due(e.rules.spec.Spec.Audit.RetainSeconds, last, now) {
 		return nil
 	}
 	if err := tx.SetRetentionAt(now); err != nil {
 		return err
 	}
-	_, err = e.prune(tx, retention.Cutoff(e.spec.Spec.Audit.RetainSeconds, now), "loopx", "audit.retain "+e.spec.Spec.Audit.Retain)
+	_, err = e.prune(tx, retention.Cutoff(e.rules.spec.Spec.Audit.RetainSeconds, now), "loopx", "audit.retain "+e.rules.spec.Spec.Audit.Retain)
 	return err
 }

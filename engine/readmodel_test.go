@@ -21,7 +21,7 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
 	}
-	path := e.readModelPath()
+	path := e.sess.readModelPath()
 	db := filepath.Join(e.StateDir(), kernel.DBFile)
 	stale, err := os.ReadFile(path)
 	if err != nil || readmodel.Load(path, db, claimorder.Order().Bundle, c.now()) == nil {
@@ -40,10 +40,10 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 	g := New(Options{Root: e.Root(), Now: c.now})
 	defer g.Close()
 	d := decide(t, g, "a1")
-	if g.store == nil {
+	if g.sess.store == nil {
 		t.Fatal("the decision read the stale read model")
 	}
-	rev, err := g.store.Revision()
+	rev, err := g.sess.store.Revision()
 	if err != nil || d.Revision.State != rev {
 		t.Fatalf("decided at state revision %d, the store is at %d (%v)", d.Revision.State, rev, err)
 	}

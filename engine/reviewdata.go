@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -18,7 +18,7 @@ import (
 // records a review.generated event so that the next review starts where
 // this one ended. Errors:
 // errs.Usage for an unknown goal, store errors.
-func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
+func (e *Engine) Review(o reportdata.ReviewOptions) (render.Review, error) {
 	rv := render.Review{Goal: o.Goal}
 	if err := e.RequireGoal(o.Goal); err != nil {
 		return rv, err
@@ -26,7 +26,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 	if err := e.importPending(); err != nil {
 		return rv, err
 	}
-	gs := e.facts().GoalSpec(o.Goal)
+	gs := e.rules.facts().GoalSpec(o.Goal)
 	now := e.Now()
 	rv.Objective, rv.Now = gs.Objective, now
 	err := e.view(func(tx *kernel.Tx) error {
@@ -34,7 +34,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 		if err != nil {
 			return err
 		}
-		return views.Review(e.facts(), tx, gs, &rv, o.Since, held, now)
+		return reportdata.Review(e.rules.facts(), tx, gs, &rv, o.Since, held, now)
 	})
 	if err != nil {
 		return rv, err
@@ -42,7 +42,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 	if rv.OpenGates == nil {
 		rv.OpenGates = []records.Gate{}
 	}
-	rv.Refusals = views.Refusals(e.log, o.Goal, rv.Since, now)
+	rv.Refusals = reportdata.Refusals(e.sess.log, o.Goal, rv.Since, now)
 	rv.Markdown = render.ReviewMarkdown(rv)
 	if !o.Mark {
 		return rv, nil
@@ -52,7 +52,7 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 		actor = "human"
 	}
 	err = e.update(func(tx *kernel.Tx) error {
-		if err := tx.AppendEvent(records.Event{Kind: views.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
+		if err := tx.AppendEvent(records.Event{Kind: reportdata.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
 			Message: fmt.Sprintf("review of changes since %s", records.RFC3339(rv.Since)),
 			Data:    map[string]any{"since": records.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}}); err != nil {
 			return err
@@ -66,8 +66,8 @@ func (e *Engine) Review(o views.ReviewOptions) (render.Review, error) {
 // Events returns audit events matching f, oldest first (the newest Limit
 // when Limit > 0), after importing denials that hooks spooled since the
 // last write (spool.go). Kind matches exactly or as a family
-// (views.EventFilter.Check, Match).
-func (e *Engine) Events(f views.EventFilter) ([]records.Event, error) {
+// (reportdata.EventFilter.Check, Match).
+func (e *Engine) Events(f reportdata.EventFilter) ([]records.Event, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
@@ -80,6 +80,6 @@ func (e *Engine) Events(f views.EventFilter) ([]records.Event, error) {
 		return nil, err
 	}
 	var out []records.Event
-	err := e.view(func(tx *kernel.Tx) (err error) { out, err = views.Events(tx, f, e.Now()); return err })
+	err := e.view(func(tx *kernel.Tx) (err error) { out, err = reportdata.Events(tx, f, e.Now()); return err })
 	return out, err
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 )
 
 // TestReview_RefusalsPastAnOverlongLine: the review reads the decision log
@@ -26,7 +26,7 @@ func TestReview_RefusalsPastAnOverlongLine(t *testing.T) {
 	if d.Verdict != "deny" {
 		t.Fatalf("verdict %s", d.Verdict)
 	}
-	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
+	rv, err := e.Review(reportdata.ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}

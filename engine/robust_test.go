@@ -13,9 +13,9 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -172,9 +172,9 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 	e, _ := newEngine(t, spec)
 	addTodos(t, e, "a", "b", "c")
 	ctx := context.Background()
-	run := func(script string) runner.Result {
+	run := func(script string) runround.Result {
 		t.Helper()
-		res, err := e.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Cmd: []string{"sh", "-c", script},
+		res, err := e.Run(ctx, runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Cmd: []string{"sh", "-c", script},
 			Stdout: os.Stderr, Stderr: os.Stderr})
 		if err != nil {
 			t.Fatal(err)
@@ -197,7 +197,7 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
 		t.Fatalf("after the agent edited the spec: %s %+v", d.Verdict, d.Reasons)
 	}
-	evs, _ := e.Events(views.EventFilter{Kind: "scope_violation"})
+	evs, _ := e.Events(reportdata.EventFilter{Kind: "scope_violation"})
 	if len(evs) != 2 {
 		t.Fatalf("scope_violation events = %d", len(evs))
 	}
@@ -208,7 +208,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	addTodos(t, e, "a", "b", "c")
 	ctx := context.Background()
 	// An edit of the spec that restores size and mtime is still seen.
-	res, err := e.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
+	res, err := e.Run(ctx, runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
 		Cmd: []string{"sh", "-c", "touch -r loopx/loopx.cue ref && sed -i 's/rounds: 3/rounds: 9/' loopx/loopx.cue && touch -r ref loopx/loopx.cue && rm ref"}})
 	if err != nil {
 		t.Fatal(err)
@@ -220,15 +220,15 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 	e2, c := newEngine(t, testSpec)
 	addTodos(t, e2, "a", "b")
 	_ = c
-	res, err = e2.Run(ctx, runner.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
-		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' " + e2.readModelPath()}})
+	res, err = e2.Run(ctx, runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1, Stdout: os.Stderr, Stderr: os.Stderr,
+		Cmd: []string{"sh", "-c", "sed -i 's/\"title\":\"b\"/\"title\":\"B\"/' " + e2.sess.readModelPath()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rc := res.Receipts[0]; rc.Round.Outcome != records.OutcomeFailed {
 		t.Fatalf("read model edit: %+v", rc.Round)
 	}
-	evs, _ := e2.Events(views.EventFilter{Kind: "scope_violation"})
+	evs, _ := e2.Events(reportdata.EventFilter{Kind: "scope_violation"})
 	if len(evs) != 1 {
 		t.Fatalf("scope_violation events = %d", len(evs))
 	}
@@ -251,15 +251,15 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 	strip := func(d decision.Decision) decision.Decision { d.DecisionID = ""; return d }
 	for _, agent := range []string{"a1", "a2"} {
 		e = reopen(t, e, c)
-		if _, err := os.Stat(e.readModelPath()); err != nil {
+		if _, err := os.Stat(e.sess.readModelPath()); err != nil {
 			t.Fatalf("no read model after writes: %v", err)
 		}
 		fast := decide(t, e, agent)
-		if e.store != nil {
+		if e.sess.store != nil {
 			t.Fatal("the fast path opened the store")
 		}
 		e = reopen(t, e, c)
-		if err := os.Remove(e.readModelPath()); err != nil {
+		if err := os.Remove(e.sess.readModelPath()); err != nil {
 			t.Fatal(err)
 		}
 		slow := decide(t, e, agent)

@@ -24,7 +24,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 	// store (and its lock) from the decision to the claim, so that no other
 	// process claims the selected todo in between; an unusable store is
 	// reported by Decide (deny).
-	e.prepareAll(ctx, "should_run", "claim")
+	e.rules.prepareAll(ctx, "should_run", "claim")
 	_, _ = e.Store()
 	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: goal, Agent: agent})
@@ -34,7 +34,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 	}
 	if d.Verdict == "wait_human" && d.HasReason("stall_limit") {
 		err := e.update(func(tx *kernel.Tx) error {
-			g, err := rounds.RaiseStallGate(tx, goal, e.facts().GoalSpec(goal))
+			g, err := rounds.RaiseStallGate(tx, goal, e.rules.facts().GoalSpec(goal))
 			res.Gate = g
 			return err
 		})
@@ -66,7 +66,7 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 		if !cd.d.Allow {
 			return e.Refusal(cd.d)
 		}
-		r, t, err := rounds.Open(tx, e.facts().Spec, goal, t, agent, d.DecisionID, e.runner, e.roundLeaseTTL())
+		r, t, err := rounds.Open(tx, e.rules.facts().Spec, goal, t, agent, d.DecisionID, e.runner, e.roundLeaseTTL())
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 	err := e.updatePrepared(ctx, "claim", func(tx *kernel.Tx) error {
 		cd = claimDecision{}
 		var err error
-		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.facts().Spec, Revisions: e.revisions,
+		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.rules.facts().Spec, Revisions: e.rules.revisions,
 			Progress: func(r records.Round, t *records.Todo, outcome string) error {
 				var err error
 				cf := input.ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}

@@ -9,7 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/confined"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel"
@@ -29,7 +29,7 @@ import (
 // change_scan_incomplete (the
 // round failed, charged and audited); context cancellation finishes the
 // current round failed and returns an error wrapping ctx.Err().
-func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, error) {
+func (e *Engine) Run(ctx context.Context, o runround.Options) (runround.Result, error) {
 	defer e.Release()
 	// The rounds started here record this process as their runner: its
 	// descendants act as the round's agent whatever environment or
@@ -38,14 +38,14 @@ func (e *Engine) Run(ctx context.Context, o runner.Options) (runner.Result, erro
 	defer func() { e.runner = "" }()
 	wall, err := e.wall(o)
 	if err != nil {
-		return runner.Result{}, err
+		return runround.Result{}, err
 	}
-	return runner.Run(ctx, runner.Engine{StateDirName: scaffold.StateDirName, Start: e.StartRound, Finish: e.FinishRound,
+	return runround.Run(ctx, runround.Engine{StateDirName: scaffold.StateDirName, Start: e.StartRound, Finish: e.FinishRound,
 		Prompt: func(st rounds.StartResult) (string, error) {
 			p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
 			return p.Text, err
 		},
-		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.readModelPath(), GoalRev: e.goalRev,
+		Scan: func() trust.Scan { return e.scanner().Scan() }, VerifyReadModel: e.VerifyReadModel, ReadModel: e.sess.readModelPath(), GoalRev: e.goalRev,
 		RenewLease: e.renewRoundLease, Release: e.Release, Round: e.Round, CheckWrites: e.checkWrites,
 		RecordScopeViolation: e.recordScopeViolation, AdoptedRules: e.adoptedRules,
 		Audit:         func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
@@ -100,10 +100,10 @@ func (e *Engine) renewRoundLease(r *records.Round) (before, after uint64, ok boo
 
 // wall is the confinement of the agent command spec field
 // project.sandbox chooses (confined.ForRun), audited in this project.
-func (e *Engine) wall(o runner.Options) (agentloop.Wall, error) {
+func (e *Engine) wall(o runround.Options) (agentloop.Wall, error) {
 	var sb specs.Sandbox
-	if e.spec != nil {
-		sb = e.spec.Spec.Project.Sandbox
+	if e.rules.spec != nil {
+		sb = e.rules.spec.Spec.Project.Sandbox
 	}
 	audit := func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) }
 	return confined.ForRun(sb, confined.Options{Root: e.root, Audit: func(ev records.Event) { _ = audit(ev) }}, o.Goal, o.Agent, o.Stderr, audit)

@@ -14,7 +14,7 @@ import (
 // when it is fresh: a seeded project pays no write. A failure is left for
 // the decision itself to report (fail closed).
 func (e *Engine) SeedSpecTodos(goal string) {
-	gs := e.facts().GoalSpec(goal)
+	gs := e.rules.facts().GoalSpec(goal)
 	if gs == nil || len(gs.Todos) == 0 {
 		return
 	}
@@ -34,7 +34,7 @@ func (e *Engine) SeedSpecTodos(goal string) {
 		}
 		return false
 	}
-	if rm := e.loadReadModel(e.Now()); rm != nil && !missing(rm.SeededTodos) {
+	if rm := e.sess.loadReadModel(e.Now()); rm != nil && !missing(rm.SeededTodos) {
 		return
 	}
 	need := true

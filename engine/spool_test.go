@@ -12,7 +12,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -97,7 +97,7 @@ func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
 			t.Fatalf("verdict %s", d.Verdict)
 		}
 	}
-	evs, err := e2.Events(views.EventFilter{Kind: "permission"})
+	evs, err := e2.Events(reportdata.EventFilter{Kind: "permission"})
 	if err != nil || len(evs) != 1 || evs[0].Data["verdict"] != "ask" {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
@@ -262,7 +262,7 @@ func TestSpool_ReviewListsSpooledDenials(t *testing.T) {
 	if d, _ := e.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Write", Paths: []string{".loopx/state.db"}}); d.Verdict != "deny" {
 		t.Fatalf("verdict %s", d.Verdict)
 	}
-	rv, err := e.Review(views.ReviewOptions{Goal: "g1"})
+	rv, err := e.Review(reportdata.ReviewOptions{Goal: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/kernel"
@@ -130,7 +130,7 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 		if _, err := e.Store(); err != nil {
 			t.Fatal(err)
 		}
-		rm := e.loadReadModel(now)
+		rm := e.sess.loadReadModel(now)
 		if rm == nil {
 			t.Fatalf("case %d: the read model does not describe the store held", c)
 		}
@@ -226,7 +226,7 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 			if _, err := e.Store(); err != nil {
 				t.Fatal(err)
 			}
-			if e.loadReadModel(clock.now()) != nil {
+			if e.sess.loadReadModel(clock.now()) != nil {
 				t.Fatal("a read model of an earlier commit describes the store held")
 			}
 			res, err := e.StartRound(ctx, "g1", "a1")
@@ -271,7 +271,7 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 					var ds [2]string
 					for i, with := range []bool{true, false} {
 						in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}
-						if in.State, err = e.facts().Of(tx, "g1", agent, now, snapshot.Need{Todos: with}); err != nil {
+						if in.State, err = e.rules.facts().Of(tx, "g1", agent, now, inputstate.Need{Todos: with}); err != nil {
 							return err
 						}
 						if with && len(in.State.Todos) == 0 && len(todos) > 0 && td.Status != records.TodoDone && td.Status != records.TodoCancelled {
@@ -314,7 +314,7 @@ func TestStartRound_ForgedReadModelDecidesFromTheStore(t *testing.T) {
 	e = reopen(t, e, c)
 	decide(t, e, "a1")
 	e = reopen(t, e, c) // the read model written, current
-	path := e.readModelPath()
+	path := e.sess.readModelPath()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

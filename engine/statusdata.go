@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -14,8 +14,8 @@ import (
 // store errors.
 func (e *Engine) Status(goal string) (render.Status, error) {
 	st := render.Status{Root: e.root, Goals: []render.GoalStatus{}}
-	if e.specErr != nil {
-		return st, e.specErr
+	if e.rules.specErr != nil {
+		return st, e.rules.specErr
 	}
 	goals := e.GoalIDs()
 	if goal != "" {
@@ -24,7 +24,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		}
 		goals = []string{goal}
 	}
-	st.Project = e.spec.Spec.Project.Name
+	st.Project = e.rules.spec.Spec.Project.Name
 	if st.Project == "" {
 		st.Project = filepath.Base(e.root)
 	}
@@ -33,10 +33,10 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	}
 	now := e.Now()
 	st.Now = records.RFC3339(now)
-	fill := func(src views.StatusSource) error {
+	fill := func(src reportdata.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {
-			gs, err := views.GoalStatus(e.facts(), src, g, now)
+			gs, err := reportdata.GoalStatus(e.rules.facts(), src, g, now)
 			if err != nil {
 				return err
 			}
@@ -44,8 +44,8 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 		}
 		return nil
 	}
-	if e.store == nil { // the read model answers without the store lock
-		if rm := e.loadReadModel(now); rm != nil && rm.Has(goals...) {
+	if e.sess.store == nil { // the read model answers without the store lock
+		if rm := e.sess.loadReadModel(now); rm != nil && rm.Has(goals...) {
 			if err := fill(rm); err == nil {
 				return st, nil
 			}
@@ -54,7 +54,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	}
 	err := e.view(func(tx *kernel.Tx) error { return fill(tx) })
 	if err == nil {
-		e.rmWant = true // the next status or decision skips the store
+		e.sess.rmWant = true // the next status or decision skips the store
 	}
 	return st, err
 }

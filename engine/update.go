@@ -46,7 +46,7 @@ func (e *Engine) update(fn func(tx *kernel.Tx) error) error {
 	})
 	if err == nil {
 		hosts.RemoveSpool(spooled)
-		e.rmWant = true
+		e.sess.rmWant = true
 	}
 	return err
 }
@@ -71,8 +71,10 @@ func (e *Engine) view(fn func(tx *kernel.Tx) error) error {
 
 // housekeep applies what time and deletions decided since the last
 // mutation to the gates of the spec's goals (housekeep.Gates).
-func (e *Engine) housekeep(tx *kernel.Tx) error { return housekeep.Gates(tx, e.facts(), e.GoalIDs()) }
+func (e *Engine) housekeep(tx *kernel.Tx) error {
+	return housekeep.Gates(tx, e.rules.facts(), e.GoalIDs())
+}
 
 // seed stores the todos the spec declares that are not in the store yet
 // (housekeep.SeedTodos).
-func (e *Engine) seed(tx *kernel.Tx) error { return housekeep.SeedTodos(tx, e.facts().Spec) }
+func (e *Engine) seed(tx *kernel.Tx) error { return housekeep.SeedTodos(tx, e.rules.facts().Spec) }

@@ -104,10 +104,10 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 			e.Close()              // the read model written after the unlock
 			win, e := decide(false)
 			defer e.Close()
-			if e.store != nil {
+			if e.sess.store != nil {
 				t.Fatal("the decision opened the store instead of reading the read model")
 			}
-			in, partial, _ := e.inputFrom(e.loadReadModel(now), req, now, claimorder.First)
+			in, partial, _ := e.inputFrom(e.sess.loadReadModel(now), req, now, claimorder.First)
 			if !partial || len(in.State.Todos) >= c.n {
 				t.Fatalf("the first window lists %d of %d todos (partial %v)", len(in.State.Todos), c.n, partial)
 			}

@@ -57,13 +57,13 @@ func (e *Engine) recordScopeViolation(goal, agent, round string, paths []string,
 		// The adoption gate: what the edit loosens, if
 		// anything; a tightening edit is adopted by refreshRules itself.
 		e.refreshRules(context.Background())
-		if e.pending != nil {
+		if e.rules.pending != nil {
 			// The question lists what loosens: judged on the files
 			// evaluated anew, not on a cache the command could have edited.
 			e.resolveFresh(context.Background())
 		}
 	}
-	question, adoptRev := adopt.GateQuestion(agent, round, scaffold.SpecDirName, protected, e.pending)
+	question, adoptRev := adopt.GateQuestion(agent, round, scaffold.SpecDirName, protected, e.rules.pending)
 	var gate *records.Gate
 	err := e.update(func(tx *kernel.Tx) (err error) {
 		gate, err = adopt.RecordViolation(tx, goal, agent, round, paths, reasons, d.DecisionID, protected, question, adoptRev, before)

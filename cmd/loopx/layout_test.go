@@ -162,7 +162,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/reporting/render": rooms,
 		// input.state is built from kernel records and the spec's types
 		// through an interface of its own; it evaluates no policy.
-		mod + "engine/deciding/snapshot": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/deciding/inputstate": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// A gate request's checks: no state, no policy.
 		mod + "engine/mutating/gates": {engineTop, mod + "kernel", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// A todo request's checks: no store, no policy.
@@ -183,7 +183,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/mutating/spoolimport": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// loopx run's rounds drive the engine through functions it hands
 		// them, never the top engine package.
-		mod + "engine/mutating/runner": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/mutating/runround": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The audit events of refused attempts, through an interface of
 		// their own.
 		mod + "engine/mutating/audit": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
@@ -193,7 +193,7 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/mutating/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// What prompt, review and status show is gathered from kernel
 		// records the same way, for the renderers.
-		mod + "engine/reporting/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		mod + "engine/reporting/reportdata": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
 		// The input document: its types and their OPA value (OPA's ast).
 		mod + "engine/deciding/input": {engineTop, mod + "kernel", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "cuelang.org/go"},
 		// Path facts read the file system into the input's path facts.

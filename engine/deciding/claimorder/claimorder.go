@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -45,7 +45,7 @@ var query = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 func Prepare() { go func() { _, _ = query() }() }
 
 // fact is one todo of the claim order's input: the facts of
-// input.state.todos (snapshot.TodoFacts) that data.loopx.lib.claim_order
+// input.state.todos (inputstate.TodoFacts) that data.loopx.lib.claim_order
 // reads — settled reads deps_open, status and kind; order_key kind,
 // priority and created_at — and nothing else (no id, title, labels, lease
 // or scope conflict), so that a write that changes none of them (a lease
@@ -83,7 +83,7 @@ func (f fact) value() *ast.Term {
 // facts are taken for no agent at the zero instant. Errors: the hash's
 // writer's (none in practice).
 func Input(todos []records.Todo) (readmodel.OrderInput, error) {
-	all := snapshot.TodoFacts(todos, "", time.Time{})
+	all := inputstate.TodoFacts(todos, "", time.Time{})
 	facts := make([]fact, len(all))
 	in := readmodel.OrderInput{DepsOpen: make([][]string, len(all))}
 	for i, f := range all {

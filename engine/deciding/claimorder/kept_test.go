@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
@@ -49,7 +49,7 @@ func TestInput_TheRuleReadsNothingElse(t *testing.T) {
 		}
 		agent := []string{"", "a1", "a2", "a3"}[rng.IntN(4)]
 		at := now.Add(time.Duration(rng.IntN(5)-2) * time.Hour)
-		facts := snapshot.TodoFacts(todos, agent, at)
+		facts := inputstate.TodoFacts(todos, agent, at)
 		rs, err := pq.Eval(context.Background(), rego.EvalParsedInput(ast.NewObject(
 			ast.Item(ast.StringTerm("todos"), ast.NewTerm(input.TodosValue(facts))))))
 		if err != nil || len(rs) != 1 {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -66,7 +66,7 @@ func TestTodoWindow_SelectsAsAllTodosDo(t *testing.T) {
 				base.State.Progress = input.ProgressFacts{LastOutcome: "no_change", LastTodo: todos[rng.IntN(len(todos))].ID}
 			}
 			full := base
-			full.State.Todos = snapshot.TodoFacts(todos, a.ID, now)
+			full.State.Todos = inputstate.TodoFacts(todos, a.ID, now)
 			want := decide(full)
 			for _, least := range []int{1, 2, 3, 5, 8} {
 				w, ok := rm.TodoWindow("g1", least)
@@ -74,7 +74,7 @@ func TestTodoWindow_SelectsAsAllTodosDo(t *testing.T) {
 					continue
 				}
 				in := base
-				in.State.Todos = snapshot.WindowFacts(w, a.ID, now)
+				in.State.Todos = inputstate.WindowFacts(w, a.ID, now)
 				got := decide(in)
 				windowed++
 				var d struct {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -145,7 +145,7 @@ func Read(tx Tx, goals []string, now time.Time) (State, error) {
 		}
 		for _, t := range todos {
 			ct := Todo{ID: t.ID, Goal: goal, Title: t.Title, Kind: t.Kind, Status: t.Status,
-				DependsOn: snapshot.NonNil(t.DependsOn), Labels: snapshot.NonNil(t.Labels)}
+				DependsOn: inputstate.NonNil(t.DependsOn), Labels: inputstate.NonNil(t.Labels)}
 			if l := t.Lease; l != nil {
 				ct.Lease = &Lease{Holder: l.Holder, ExpiresAt: records.RFC3339(l.ExpiresAt), Released: l.Released, Live: l.LiveAt(now)}
 			}
@@ -157,7 +157,7 @@ func Read(tx Tx, goals []string, now time.Time) (State, error) {
 		}
 		for _, g := range gates {
 			st.Gates = append(st.Gates, Gate{ID: g.ID, Goal: goal, Name: g.Name, Question: g.Question, Status: g.Status,
-				Answerers: snapshot.NonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: records.RFC3339(g.RaisedAt), ExpiresAt: records.RFC3339(g.ExpiresAt)})
+				Answerers: inputstate.NonNil(g.Answerers), RaisedBy: g.RaisedBy, RaisedAt: records.RFC3339(g.RaisedAt), ExpiresAt: records.RFC3339(g.ExpiresAt)})
 		}
 		evs, err := tx.EvidenceList(goal, 0) // newest first
 		if err != nil {

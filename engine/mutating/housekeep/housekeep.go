@@ -12,7 +12,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -34,7 +34,7 @@ type Tx interface {
 // (cancelled when it no longer declares them), expires open gates past
 // expires_at (applying on_expiry), and closes todo-scoped gates whose
 // todos are all gone, each with an audit event. Errors: tx's.
-func Gates(tx Tx, b snapshot.Builder, goals []string) error {
+func Gates(tx Tx, b inputstate.Builder, goals []string) error {
 	now := tx.Now()
 	for _, goal := range goals {
 		gs := b.GoalSpec(goal)
@@ -52,8 +52,8 @@ func Gates(tx Tx, b snapshot.Builder, goals []string) error {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if !have[snapshot.SpecGateID(goal, n)] {
-				g, err := tx.AddGate(snapshot.SpecGate(goal, n, gs.Gates[n], now))
+			if !have[inputstate.SpecGateID(goal, n)] {
+				g, err := tx.AddGate(inputstate.SpecGate(goal, n, gs.Gates[n], now))
 				if err != nil {
 					return err
 				}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -120,7 +120,7 @@ func TestGates(t *testing.T) {
 	timed := deploy
 	timed.ExpiresAfterSeconds = 600
 	// stored is the instance of spec gate g1/<name> raised at raised.
-	stored := func(name string, sg specs.Gate) records.Gate { return snapshot.SpecGate("g1", name, sg, raised) }
+	stored := func(name string, sg specs.Gate) records.Gate { return inputstate.SpecGate("g1", name, sg, raised) }
 	runtime := func(id string, mod func(*records.Gate)) records.Gate {
 		g := records.Gate{ID: id, Goal: "g1", Question: "q", Options: []string{"approve", "reject"}, Answerers: []string{"human"},
 			ScopeKind: "goal", Status: records.GateOpen, RaisedBy: "agent:a", RaisedAt: raised}
@@ -314,7 +314,7 @@ func TestGates(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tx := newFake(now, c.gates, c.todos)
-			if err := Gates(tx, snapshot.Builder{Spec: c.spec}, c.goals); err != nil {
+			if err := Gates(tx, inputstate.Builder{Spec: c.spec}, c.goals); err != nil {
 				t.Fatal(err)
 			}
 			var got []string
@@ -352,7 +352,7 @@ func TestGates_TxErrors(t *testing.T) {
 	for _, m := range []string{"Gates", "AddGate", "Todos", "PutGate", "AppendEvent"} {
 		tx := newFake(now, gates, nil)
 		tx.failOn = m
-		if err := Gates(tx, snapshot.Builder{Spec: sp}, []string{"g1"}); !errors.Is(err, errTx) {
+		if err := Gates(tx, inputstate.Builder{Spec: sp}, []string{"g1"}); !errors.Is(err, errTx) {
 			t.Errorf("%s failing: %v, want %v", m, err, errTx)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // ReviewEventKind is the event `loopx review --mark` records
-// (views.ReviewEventKind): a goal's events before its last one are
+// (reportdata.ReviewEventKind): a goal's events before its last one are
 // reviewed.
 const ReviewEventKind = "review.generated"
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -213,7 +213,7 @@ func MaybeStall(tx Tx, goal string, gs *specs.Goal) (*records.Gate, error) {
 		}
 	}
 	slices.SortStableFunc(finished, func(a, b records.Round) int { return a.FinishedAt.Compare(b.FinishedAt) })
-	if snapshot.ConsecutiveNoProgress(finished, reset) < gs.Stall.MaxNoProgress {
+	if inputstate.ConsecutiveNoProgress(finished, reset) < gs.Stall.MaxNoProgress {
 		return nil, nil
 	}
 	return RaiseStallGate(tx, goal, gs)
@@ -413,7 +413,7 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 		return rc, err
 	}
 	rc.Round, rc.Charged = r, charged
-	rc.Gate, err = MaybeStall(tx, r.Goal, snapshot.Builder{Spec: s.Spec}.GoalSpec(r.Goal))
+	rc.Gate, err = MaybeStall(tx, r.Goal, inputstate.Builder{Spec: s.Spec}.GoalSpec(r.Goal))
 	return rc, err
 }
 

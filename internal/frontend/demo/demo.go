@@ -21,7 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
@@ -142,8 +142,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := os.Setenv("LOOPX_BIN", o.Exe); err != nil {
 		return Result{}, err
 	}
-	run := func() (runner.Result, error) {
-		return e.Run(ctx, runner.Options{Goal: "greet", Agent: "worker", Cmd: []string{"sh", "agent.sh"},
+	run := func() (runround.Result, error) {
+		return e.Run(ctx, runround.Options{Goal: "greet", Agent: "worker", Cmd: []string{"sh", "agent.sh"},
 			Stdout: w, Stderr: w,
 			OnDecision: o.OnDecision,
 			OnReceipt: func(rc rounds.Receipt) {

@@ -20,7 +20,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -227,8 +227,8 @@ var tools = map[string]func(*mcp.Server, Options){
 				}
 				return nil
 			},
-			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (views.Prompt, error) {
-				return e.Prompt(ctx, views.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
+			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (reportdata.Prompt, error) {
+				return e.Prompt(ctx, reportdata.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
 			})
 	},
 	"round_finish": func(s *mcp.Server, o Options) {

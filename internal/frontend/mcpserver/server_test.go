@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -343,7 +343,7 @@ func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
 			case tc.code != "" && (!(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != tc.code):
 				t.Fatalf("as(%q) = %v, want %s", tc.agent, err, tc.code)
 			}
-			evs, err := e.Events(views.EventFilter{Kind: "identity.refused"})
+			evs, err := e.Events(reportdata.EventFilter{Kind: "identity.refused"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -189,7 +189,7 @@ type Watcher struct {
 }
 
 type roundResult struct {
-	res runner.Result
+	res runround.Result
 	err error
 }
 
@@ -762,7 +762,7 @@ func (w *Watcher) stopTimer() {
 func (w *Watcher) startRound(ctx context.Context) {
 	w.running = true
 	eng := w.eng
-	o := runner.Options{Goal: w.o.Goal, Agent: w.o.Agent, Cmd: w.o.Exec, MaxRounds: 1,
+	o := runround.Options{Goal: w.o.Goal, Agent: w.o.Agent, Cmd: w.o.Exec, MaxRounds: 1,
 		Stdout: orDiscard(w.o.ExecStdout), Stderr: orDiscard(w.o.ExecStderr)}
 	w.status()
 	go func() {

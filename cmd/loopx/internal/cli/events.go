@@ -9,13 +9,13 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/retention"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/spf13/cobra"
 )
 
 // eventsOptions are the flags of `loopx events`.
 type eventsOptions struct {
-	views.EventFilter
+	reportdata.EventFilter
 	since string
 	// pruneBefore is --prune-before: an RFC 3339 instant, or a duration
 	// back from now (pruneAt or pruneAgo once validated).

@@ -6,13 +6,13 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine/reporting/render"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/spf13/cobra"
 )
 
 // promptOptions are the flags of `loopx prompt`.
 type promptOptions struct {
-	views.PromptOptions
+	reportdata.PromptOptions
 }
 
 // validate checks the flags alone (no project opened): --goal and --agent

@@ -6,13 +6,13 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/reporting/views"
+	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/spf13/cobra"
 )
 
 // reviewOptions are the flags of `loopx review`.
 type reviewOptions struct {
-	views.ReviewOptions
+	reportdata.ReviewOptions
 	since string
 }
 

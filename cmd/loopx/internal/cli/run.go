@@ -12,7 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/mutating/runner"
+	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
@@ -20,7 +20,7 @@ import (
 
 // runOptions are the flags and the agent command of `loopx run`.
 type runOptions struct {
-	runner.Options
+	runround.Options
 	leaseTTL time.Duration
 	// dash is where "--" stood among the arguments (-1: none), args the
 	// arguments.

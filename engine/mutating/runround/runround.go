@@ -1,11 +1,11 @@
-// Package runner is the engine's side of `loopx run`: what
+// Package runround is the engine's side of `loopx run`: what
 // the rounds of package agentloop's loop record — the start decision, the
 // round's prompt, a finish after the change scan (writes outside the
 // agent's scope are not progress, a gate opened meanwhile makes it
 // no_change, a scan that cannot see everything fails the round) — through
 // Engine, the functions the top engine package hands it. It never imports
 // the top engine package.
-package runner
+package runround
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package views
+package reportdata
 
 import "time"
 
@@ -6,7 +6,7 @@ import "time"
 type ReviewOptions struct {
 	Goal string
 	// Since is how far back to look; 0 means since the goal's last review
-	// (else views.DefaultReviewWindow).
+	// (else reportdata.DefaultReviewWindow).
 	Since time.Duration
 	// Mark records a review.generated event after the packet is built, so
 	// that the next review starts where this one ends (`loopx review

@@ -1,4 +1,4 @@
-// Package views gathers what the bounded-turn prompt, the review packet
+// Package reportdata gathers what the bounded-turn prompt, the review packet
 // and the status summary show (`loopx prompt`, `loopx review`,
 // `loopx status`) from kernel records and the adopted spec at one
 // instant: open gates, the latest handoff, fresh or stale evidence, quota
@@ -6,7 +6,7 @@
 // gathers. It reads through interfaces of its own (a kernel read
 // transaction or the read model) and never the store's owner, the top
 // engine package.
-package views
+package reportdata
 
 import (
 	"slices"
@@ -17,7 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -37,14 +37,14 @@ const ReviewEventKind = retention.ReviewEventKind
 // StatusSource is what a status reads: a kernel read transaction or the
 // read model.
 type StatusSource interface {
-	snapshot.Source
+	inputstate.Source
 	Handoffs(goal string) ([]records.Handoff, error)
 	EvidenceCount(goal string) (int, error)
 }
 
 // PromptSource is what a prompt reads: a kernel read transaction.
 type PromptSource interface {
-	snapshot.Source
+	inputstate.Source
 	Handoffs(goal string) ([]records.Handoff, error)
 	EvidenceList(goal string, limit int) ([]records.Evidence, error)
 }
@@ -110,7 +110,7 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
 // counts, the next five open or claimed todos and the newest of them, open
 // gates, the last round, quota spent, the last handoff and the evidence
 // count. The goal must be in b's spec. Errors: src's.
-func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
+func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
 	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []records.Gate{}}
 	gst, err := src.Goal(goal)
@@ -154,7 +154,7 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 	if err != nil {
 		return out, err
 	}
-	out.Quota = QuotaSummary(spec, snapshot.QuotaFacts(spec, ledger, rounds, now))
+	out.Quota = QuotaSummary(spec, inputstate.QuotaFacts(spec, ledger, rounds, now))
 	hs, err := src.Handoffs(goal)
 	if err != nil {
 		return out, err
@@ -169,7 +169,7 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 // Turn fills what the prompt of t.Goal shows from src at now: the
 // objective and scope rules of gs (the goal's spec, not nil), the open
 // gates, the latest handoff and the fresh evidence. Errors: src's.
-func Turn(b snapshot.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, now time.Time) error {
+func Turn(b inputstate.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, now time.Time) error {
 	t.Objective = gs.Objective
 	t.Scope = render.Scope{Write: gs.Scope.Write, Deny: gs.Scope.Deny, CommandsDeny: gs.Scope.Commands.Deny, CommandsAsk: gs.Scope.Commands.Ask}
 	var err error
@@ -199,7 +199,7 @@ func Turn(b snapshot.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, 
 // of those polled since then, the goal's leases among held (by expiry),
 // up to 20 evidence records with their freshness, the quota spent and the
 // latest handoff. gs is the goal's spec (not nil). Errors: src's.
-func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Review, since time.Duration, held map[string][]render.HeldLease, now time.Time) error {
+func Review(b inputstate.Builder, src ReviewSource, gs *specs.Goal, rv *render.Review, since time.Duration, held map[string][]render.HeldLease, now time.Time) error {
 	st, err := src.Goal(rv.Goal)
 	if err != nil {
 		return err
@@ -283,7 +283,7 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 	if err != nil {
 		return err
 	}
-	rv.Quota = QuotaSummary(gs, snapshot.QuotaFacts(gs, ledger, rounds, now))
+	rv.Quota = QuotaSummary(gs, inputstate.QuotaFacts(gs, ledger, rounds, now))
 	hs, err := src.Handoffs(rv.Goal)
 	if len(hs) > 0 {
 		rv.Handoff = &hs[len(hs)-1]

@@ -1,4 +1,4 @@
-package views
+package reportdata
 
 import (
 	"encoding/json"

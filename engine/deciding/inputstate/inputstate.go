@@ -1,11 +1,11 @@
-// Package snapshot builds input.state, the part of kernel state a decision
+// Package inputstate builds input.state, the part of kernel state a decision
 // depends on, from kernel records and the adopted spec at one
 // instant: the goal's status, the asking agent, the open gates (stored and
 // spec gates never materialised), the todos with their leases and scope
 // conflicts, the quota used in the rolling window and the progress of
 // recent rounds. It reads through Source (a kernel read transaction or the
 // read model) and never the store's owner, the top engine package.
-package snapshot
+package inputstate
 
 import (
 	"errors"

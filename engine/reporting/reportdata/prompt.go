@@ -1,4 +1,4 @@
-package views
+package reportdata
 
 import (
 	"github.com/loopx-dev/loopx/kernel/records"

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// ReadModelName is the read model's file name in the project's anchor
+// directory (internal/anchor): outside the work tree, so that an agent whose
+// writes are confined to it cannot edit what decisions read.
+const ReadModelName = "readmodel.json"
+
+// Session is one Engine's use of a project's state: the kernel store, open
+// (its state lock held) from Open until Release or Close; the read model
+// (readmodel.json in the anchor directory) as this session last read,
+// stamped and asked to refresh it; and the decision log
+// (.loopx/decisions.jsonl). Building one (newSession) opens and writes
+// nothing. A Session is not safe for concurrent use.
+type Session struct {
+	root     string
+	stateDir string
+	now      func() time.Time
+	lock     time.Duration
+
+	store *kernel.Store
+	// rmCache keeps the read model decoded last (loadReadModel): a
+	// command reads it several times and decodes it once.
+	rmCache readmodel.Cache
+	// rmStamp is the state.db stamp of the read model this session last wrote.
+	rmStamp readmodel.Stamp
+	// rmWant asks Release for a read model refresh: this session committed,
+	// or read the store while the read model did not match it.
+	rmWant bool
+	// rmNewest is the newest commit instant of the read model this session
+	// last read (readmodel.Model.Newest): ClockBehind's answer while the store
+	// stays closed.
+	rmNewest time.Time
+
+	// log is the decision log, .loopx/decisions.jsonl with the inputs and
+	// bundles stored beside it (decisionlog.go).
+	log *decisionLog
+}
+
+// newSession is the session of the project at root whose state directory
+// is stateDir, with clock now and lock bounding the wait for the state
+// lock (0: the kernel's default). It opens nothing.
+func newSession(root, stateDir string, now func() time.Time, lock time.Duration) *Session {
+	return &Session{root: root, stateDir: stateDir, now: now, lock: lock, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
+}
+
+// Open opens the store (kernel.Open, taking the state lock;
+// kernel.Options.AcceptRollback: accept) unless it is open, and holds it
+// until Release. opened says this call opened it. Errors: kernel.Open's.
+func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
+	if s.store != nil {
+		return s.store, false, nil
+	}
+	st, err = kernel.Open(s.stateDir, kernel.Options{Now: s.now, LockTimeout: s.lock, AcceptRollback: accept})
+	if err != nil {
+		return nil, false, err
+	}
+	s.store = st
+	return st, true, nil
+}
+
+// Held is the open store, nil while the session holds none.
+func (s *Session) Held() *kernel.Store { return s.store }
+
+// Options are the kernel options this session opens the store with
+// (without AcceptRollback), for the kernel's readers that take the state
+// lock themselves (VerifyChainAt, Salvage).
+func (s *Session) Options() kernel.Options {
+	return kernel.Options{Now: s.now, LockTimeout: s.lock}
+}
+
+// Release closes the store and releases the state lock; the next Open
+// opens it again. Under the lock it only shrinks a grown file and, when
+// this session committed or found the read model stale (and goals is
+// given: usable false when the spec in effect is unusable), takes the read
+// model of goals with its stamp; that file and the claim decisions' log
+// lines are written after the unlock. Errors: closing the store.
+func (s *Session) Release(goals []string, usable bool) error {
+	if s.store == nil {
+		return nil
+	}
+	_, _ = s.store.ShrinkIfGrown() // before the stamp: a shrink rewrites the file
+	rm := s.takeReadModel(goals, usable)
+	err := s.store.Close()
+	s.store = nil
+	s.rmStamp = rm.WriteAfter(filepath.Join(s.stateDir, kernel.DBFile), s.rmStamp)
+	_ = s.log.Flush() // a failed write costs the line, as it always did for a claim
+	return err
+}
+
+// Close is Release of a session whose read model is not refreshed.
+func (s *Session) Close() error { return s.Release(nil, false) }
+
+// readModelPath is <anchor>/readmodel.json, "" when the project has no
+// anchor directory (no state directory is known): then decisions read the
+// store.
+func (s *Session) readModelPath() string {
+	d, err := anchor.Dir(s.root)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, ReadModelName)
+}
+
+// loadReadModel returns the cached read model when it matches state.db exactly, the file is
+// readable, the anchor's chain head is the one it was built at and, while this session holds the
+// store, it describes the store's committed state (readmodel.Model.Describes); nil otherwise (the
+// caller reads the store, whose own checks refuse a store behind or off the anchor's chain).
+func (s *Session) loadReadModel(now time.Time) *readmodel.Model {
+	p := s.readModelPath()
+	if p == "" {
+		return nil
+	}
+	rm := s.rmCache.Load(p, filepath.Join(s.stateDir, kernel.DBFile), claimorder.Order().Bundle, now)
+	if rm == nil {
+		return nil
+	}
+	if a, ok, err := kernel.ReadAnchor(filepath.Dir(p)); err != nil || !ok || rm.Head == "" || a.Hash != rm.Head || a.Rev != rm.Rev || (s.store != nil && !rm.Describes(s.store)) {
+		return nil
+	}
+	s.rmNewest = rm.Newest
+	return rm
+}
+
+// takeReadModel takes the refresh rmWant asks for, under the lock
+// (readmodel.Take): Release writes it after the unlock.
+func (s *Session) takeReadModel(goals []string, usable bool) readmodel.Refresh {
+	if !s.rmWant || s.store == nil || !usable {
+		return readmodel.Refresh{}
+	}
+	s.rmWant = false
+	if d, err := anchor.Ensure(s.root); err == nil {
+		return readmodel.Take(s.store, filepath.Join(d, ReadModelName), goals, s.rmStamp, claimorder.Order())
+	}
+	return readmodel.Refresh{}
+}
+
+// verifyReadModel is readmodel.Verify of the read model file against the
+// open store, for goals (true when the project has no anchor directory).
+func (s *Session) verifyReadModel(goals []string) (bool, error) {
+	p := s.readModelPath()
+	if p == "" {
+		return true, nil
+	}
+	return readmodel.Verify(p, s.store, goals, claimorder.Order())
+}
