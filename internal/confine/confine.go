@@ -306,6 +306,9 @@ func (s *Sandbox) placeholder(p string, dir bool, writable func(string) bool) (s
 	} else {
 		var f *os.File
 		f, err = os.OpenFile(top, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil && filepath.Base(top) == "commondir" {
+			_, err = f.WriteString(CommondirPlaceholder)
+		}
 		if err == nil {
 			err = f.Close()
 		}
@@ -319,8 +322,30 @@ func (s *Sandbox) placeholder(p string, dir bool, writable func(string) bool) (s
 	return top, nil
 }
 
+// CommondirPlaceholder is what the placeholder of a git directory's
+// missing commondir holds: git refuses to run with an empty one, and "."
+// names the git directory itself, which is what no commondir means.
+const CommondirPlaceholder = ".\n"
+
+// IsPlaceholder reports whether the file p (fi its Lstat) holds what a
+// placeholder holds: nothing, or CommondirPlaceholder for a commondir.
+func IsPlaceholder(p string, fi fs.FileInfo) bool {
+	if !fi.Mode().IsRegular() {
+		return false
+	}
+	if fi.Size() == 0 {
+		return true
+	}
+	if filepath.Base(p) != "commondir" || fi.Size() != int64(len(CommondirPlaceholder)) {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && string(b) == CommondirPlaceholder
+}
+
 // Cleanup removes the placeholders paths (Prepare's, of this sandbox or
-// others) that are still empty files or directories, deepest first;
+// others) that are still empty directories or hold what they were made
+// with (IsPlaceholder), deepest first;
 // another sandbox's mounts on them go with them, so the caller calls it
 // only when no other sandbox of the work tree runs.
 func Cleanup(paths []string) {
@@ -333,7 +358,7 @@ func Cleanup(paths []string) {
 		}
 		if fi.IsDir() {
 			_ = os.Remove(p) // fails unless empty
-		} else if fi.Mode().IsRegular() && fi.Size() == 0 {
+		} else if IsPlaceholder(p, fi) {
 			_ = os.Remove(p)
 		}
 	}

@@ -30,9 +30,16 @@ hosts := ["**/.claude/settings*.json", "**/.codex/hooks.json", "**/.codex/config
 # them, what the git configuration names is protected the same way: the
 # directory core.hooksPath names and the files an include names (Go reads
 # them from the configuration files, never by running git, into
-# input.permission.git_config_paths and the change check).
+# input.permission.git_config_paths and the change check). Also git's files
+# that point it elsewhere or configure it without the config (git's
+# repository layout): commondir (read in the main .git too: the common
+# directory, whose config and hooks then apply), a worktree's commondir and
+# gitdir, the object store's alternates (objects/info/alternates,
+# http-alternates), the legacy remotes/ and branches/, gitdir.
 git := [
 	".git/hooks/**", ".git/config", ".git/config.worktree", ".git/info/**",
+	".git/commondir", ".git/gitdir", ".git/objects/info/alternates", ".git/objects/info/http-alternates",
+	".git/remotes/**", ".git/branches/**", ".git/worktrees/*/commondir", ".git/worktrees/*/gitdir",
 	".git/modules/**/config", ".git/modules/**/hooks/**", ".git/worktrees/*/config*",
 	".git/rebase-merge/**", ".git/rebase-apply/**", ".git/sequencer/**",
 	"**/.gitattributes", "**/.gitmodules",

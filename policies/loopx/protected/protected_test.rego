@@ -22,6 +22,8 @@ test_globs_are_relative if {
 
 test_the_files_that_run_the_next_command_are_in if {
 	".git/info/**" in protected.git
+	".git/commondir" in protected.git
+	".git/objects/info/alternates" in protected.git
 	"**/.gitattributes" in protected.git
 	".gitconfig" in protected.home
 	".bashrc" in protected.home
