@@ -48,7 +48,7 @@ var Bwrap = sync.OnceValues(func() (string, error) {
 	}
 	var stderr bytes.Buffer
 	cmd := exec.Command(path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-		"--unshare-pid", "--new-session", "--die-with-parent", "--", "/bin/true")
+		"--unshare-pid", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--", "/bin/true")
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		why := strings.TrimSpace(stderr.String())
@@ -366,9 +366,11 @@ func Cleanup(paths []string) {
 
 // Command returns the bubblewrap command line that runs argv in the
 // sandbox: its own PID namespace and /proc, a new session (no
-// TIOCSTI into the caller's terminal), killed with its parent.
+// TIOCSTI into the caller's terminal), killed with its parent, and no
+// capabilities (bubblewrap keeps them all for root unless told: root
+// inside could unmount the read-only binds and the private /tmp).
 func (s *Sandbox) Command(argv []string) []string {
-	out := []string{s.bwrap, "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent"}
+	out := []string{s.bwrap, "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL"}
 	for _, m := range s.mounts {
 		out = append(out, m.op)
 		if m.src != "" {
