@@ -86,8 +86,9 @@ type Layout struct {
 	// HomeProtected are the protected globs relative to Home; they matter
 	// where Home is writable inside.
 	HomeProtected []string
-	// Hidden are directories not visible inside at all (loopx's state
-	// directory, which holds the anchors and any token of loopx's).
+	// Hidden are paths not visible inside at all: directories (loopx's
+	// state directory, which holds the anchors and any token of loopx's;
+	// the home's credential stores) show empty, files as /dev/null.
 	Hidden []string
 	// Visible are directories shown read-only inside although a private
 	// /tmp or /run would hide them (the PATH directories loopx and the
@@ -203,8 +204,10 @@ func Prepare(bwrap string, l Layout) (*Sandbox, error) {
 		}
 	}
 	for _, h := range l.Hidden {
-		if isDir(h) {
+		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
 			add("--tmpfs", "", h)
+		} else if err == nil {
+			add("--ro-bind", "/dev/null", h)
 		}
 	}
 	for _, sock := range l.Sockets {

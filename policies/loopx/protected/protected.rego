@@ -63,6 +63,16 @@ home := [
 	".config/systemd/user/**", ".ssh/config", ".local/bin/**", "bin/**", ".config/loopx/**",
 ]
 
+# secrets are the home directory's credential stores, relative to it: not
+# visible at all inside loopx run's sandbox (the network stays open for
+# the agent host's API, so what holds a token must not be readable there).
+# Directories are hidden whole.
+secrets := [
+	".ssh", ".git-credentials", ".netrc", ".config/gh", ".config/git/credentials",
+	".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".npmrc", ".pypirc",
+	".gnupg", ".cargo/credentials", ".cargo/credentials.toml", ".password-store",
+]
+
 # host_state are the home files of the list above that an agent host
 # rewrites itself while it runs (Claude Code keeps its state in
 # ~/.claude.json): agents may not write them, but the change check does not

@@ -2,7 +2,7 @@ package loopx.protected_test
 
 import data.loopx.protected
 
-all_globs := array.flatten([protected.own, protected.hosts, protected.git, protected.next_command, protected.home])
+all_globs := array.flatten([protected.own, protected.hosts, protected.git, protected.next_command, protected.home, protected.secrets])
 
 # Names are compared lower-cased: an upper-case glob would never match.
 test_globs_are_lower_case if {
@@ -46,4 +46,12 @@ test_host_state_compared_names_host_state_files if {
 	}
 	".claude.json:mcpServers" in protected.host_state_compared
 	".claude.json:projects.*.mcpServers" in protected.host_state_compared
+}
+
+# The credential stores the trial read inside are hidden.
+test_secrets_hold_the_usual_credential_stores if {
+	".ssh" in protected.secrets
+	".git-credentials" in protected.secrets
+	".config/gh" in protected.secrets
+	".aws" in protected.secrets
 }
