@@ -17,8 +17,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -382,6 +384,26 @@ func (s *Sandbox) Command(argv []string) []string {
 		out = append(out, m.dst)
 	}
 	return append(append(out, "--"), argv...)
+}
+
+// CloseInherited marks every file descriptor of this process above 2
+// close-on-exec, so that none passes into a sandbox started after it: a
+// descriptor the shell that started loopx left open (exec 8<dir) reaches,
+// through /proc/self/fd, what the sandbox hides. Go opens its own
+// close-on-exec; what a command is given on purpose (exec.Cmd's Stdin,
+// ExtraFiles) is duplicated into the child whatever the flag. Errors:
+// /proc/self/fd cannot be read.
+func CloseInherited() error {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("the inherited file descriptors: %w", err)
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd) // the directory's own, closed by now, fails harmlessly
+		}
+	}
+	return nil
 }
 
 // droppedEnv are the variables that name what the sandbox hides: the

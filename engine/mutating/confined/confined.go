@@ -151,6 +151,9 @@ func (w *Wall) Layout() confine.Layout { return w.layout }
 // callers inside this sandbox only. Errors: the placeholders, the socket
 // or the lock cannot be made.
 func (w *Wall) Enter(ctx context.Context, r *records.Round, argv, env []string) (agentloop.Entered, error) {
+	if err := confine.CloseInherited(); err != nil {
+		return agentloop.Entered{}, err
+	}
 	lock, err := os.OpenFile(w.lock, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return agentloop.Entered{}, err
