@@ -94,6 +94,7 @@ func New(o Options) (*Wall, error) {
 			homeProtected = append(homeProtected, h)
 		}
 	}
+	homeProtected = append(homeProtected, set.HostCode...)
 	l := confine.Layout{Root: root, Home: home, HomeWritable: HomeWritable, Writable: expand(o.Writable, home, root),
 		ProjectProtected: set.Project(), HomeProtected: homeProtected,
 		Hidden:  append([]string{filepath.Join(stateBase, "loopx")}, under(home, set.Secrets)...),

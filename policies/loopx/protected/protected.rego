@@ -73,6 +73,22 @@ secrets := [
 	".gnupg", ".cargo/credentials", ".cargo/credentials.toml", ".password-store",
 ]
 
+# host_code are the agent hosts' home files, relative to the home
+# directory, that run code or instruct the agent at the human's next
+# session, in directories the host otherwise writes while it runs: read-only
+# inside loopx run's sandbox (the rest of ~/.claude/ and ~/.codex/ stays
+# writable, for the host's sessions). Claude Code: its hook scripts,
+# commands, subagents, skills, plugins, output styles, its local install
+# and the user's CLAUDE.md; Codex: its prompts, agents, skills, rules and
+# AGENTS.md. Names keep their real case (the sandbox binds them as they
+# are; the permission policy does not read this list).
+host_code := [
+	".claude/hooks/**", ".claude/commands/**", ".claude/agents/**", ".claude/skills/**",
+	".claude/plugins/**", ".claude/output-styles/**", ".claude/local/**", ".claude/CLAUDE.md",
+	".codex/prompts/**", ".codex/agents/**", ".codex/skills/**", ".codex/rules/**",
+	".codex/AGENTS.md", ".codex/AGENTS.override.md",
+]
+
 # host_state are the home files of the list above that an agent host
 # rewrites itself while it runs (Claude Code keeps its state in
 # ~/.claude.json): agents may not write them, but the change check does not

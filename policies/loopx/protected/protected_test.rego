@@ -55,3 +55,16 @@ test_secrets_hold_the_usual_credential_stores if {
 	".config/gh" in protected.secrets
 	".aws" in protected.secrets
 }
+
+# What runs code or instructs the agent in the hosts' home directories is
+# in host_code, relative to the home directory.
+test_host_code_holds_hooks_commands_and_instructions if {
+	".claude/hooks/**" in protected.host_code
+	".claude/commands/**" in protected.host_code
+	".claude/CLAUDE.md" in protected.host_code
+	".codex/AGENTS.md" in protected.host_code
+	every g in protected.host_code {
+		not startswith(g, "/")
+		not startswith(g, "~")
+	}
+}
