@@ -28,6 +28,13 @@ type ProtectedSet struct {
 	NextCommand []string
 	// Home are the user's files, relative to the home directory (rule home).
 	Home []string
+	// Secrets are the home directory's credential stores, relative to it
+	// (rule secrets): not visible inside loopx run's sandbox.
+	Secrets []string
+	// HostCode are the agent hosts' home files that run code or instruct
+	// the agent, relative to the home directory (rule host_code): read-only
+	// inside loopx run's sandbox though their host's directory is writable.
+	HostCode []string
 	// HostState are the home files an agent host rewrites itself while it
 	// runs (rule host_state): protected from agents, not compared by the
 	// change check in full.
@@ -91,12 +98,12 @@ var Protected = sync.OnceValue(func() ProtectedSet {
 // readProtected reads the protected set from src (ProtectedModule's
 // source). Errors: src does not parse, or a rule is not a list of strings.
 func readProtected(src string) (ProtectedSet, error) {
-	lists, err := readLists(ProtectedModule, src, "own", "hosts", "git", "next_command", "home", "host_state", "host_state_compared")
+	lists, err := readLists(ProtectedModule, src, "own", "hosts", "git", "next_command", "home", "secrets", "host_code", "host_state", "host_state_compared")
 	if err != nil {
 		return ProtectedSet{}, err
 	}
 	return ProtectedSet{Own: lists["own"], Hosts: lists["hosts"], Git: lists["git"], NextCommand: lists["next_command"],
-		Home: lists["home"], HostState: lists["host_state"], HostStateCompared: lists["host_state_compared"]}, nil
+		Home: lists["home"], Secrets: lists["secrets"], HostCode: lists["host_code"], HostState: lists["host_state"], HostStateCompared: lists["host_state_compared"]}, nil
 }
 
 // readLists reads the rules names of the module file (source src), each

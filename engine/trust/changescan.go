@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/loopx-dev/loopx/internal/confine"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/safegit"
 )
@@ -613,6 +614,10 @@ func (sc Scanner) cap() int {
 	return sc.Cap
 }
 
+// commondirPlaceholder is the content hash of the placeholder loopx run's
+// sandbox puts where a git directory has no commondir.
+var commondirPlaceholder = sha256.Sum256([]byte(confine.CommondirPlaceholder))
+
 // ProtectedDigests are the files of the protected set this scan hashed
 // outside loopx/ and .loopx/ (which adoption and the store's chain govern),
 // each by a hex digest of its signature (content, mode, symlink target;
@@ -627,9 +632,11 @@ func (s Scan) ProtectedDigests() map[string]string {
 		}
 		// An empty file is the same as none: it runs nothing, and loopx
 		// run's sandbox puts empty read-only placeholders where protected
-		// files do not exist, gone again after the round. Emptying a file
+		// files do not exist, gone again after the round (a commondir's
+		// holds "." instead: git refuses an empty one, and "." means what
+		// none means). Emptying a file
 		// that held something still shows (it leaves this map).
-		if sig.size == 0 {
+		if sig.size == 0 || (path.Base(p) == "commondir" && sig.sum == commondirPlaceholder) {
 			continue
 		}
 		d := sha256.Sum256(fmt.Appendf(nil, "%d %d %x", sig.size, sig.mtime, sig.sum))

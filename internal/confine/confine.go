@@ -17,8 +17,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -48,7 +50,7 @@ var Bwrap = sync.OnceValues(func() (string, error) {
 	}
 	var stderr bytes.Buffer
 	cmd := exec.Command(path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-		"--unshare-pid", "--new-session", "--die-with-parent", "--", "/bin/true")
+		"--unshare-pid", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--", "/bin/true")
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		why := strings.TrimSpace(stderr.String())
@@ -86,8 +88,9 @@ type Layout struct {
 	// HomeProtected are the protected globs relative to Home; they matter
 	// where Home is writable inside.
 	HomeProtected []string
-	// Hidden are directories not visible inside at all (loopx's state
-	// directory, which holds the anchors and any token of loopx's).
+	// Hidden are paths not visible inside at all: directories (loopx's
+	// state directory, which holds the anchors and any token of loopx's;
+	// the home's credential stores) show empty, files as /dev/null.
 	Hidden []string
 	// Visible are directories shown read-only inside although a private
 	// /tmp or /run would hide them (the PATH directories loopx and the
@@ -203,8 +206,10 @@ func Prepare(bwrap string, l Layout) (*Sandbox, error) {
 		}
 	}
 	for _, h := range l.Hidden {
-		if isDir(h) {
+		if fi, err := os.Stat(h); err == nil && fi.IsDir() {
 			add("--tmpfs", "", h)
+		} else if err == nil {
+			add("--ro-bind", "/dev/null", h)
 		}
 	}
 	for _, sock := range l.Sockets {
@@ -306,6 +311,9 @@ func (s *Sandbox) placeholder(p string, dir bool, writable func(string) bool) (s
 	} else {
 		var f *os.File
 		f, err = os.OpenFile(top, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil && filepath.Base(top) == "commondir" {
+			_, err = f.WriteString(CommondirPlaceholder)
+		}
 		if err == nil {
 			err = f.Close()
 		}
@@ -319,8 +327,30 @@ func (s *Sandbox) placeholder(p string, dir bool, writable func(string) bool) (s
 	return top, nil
 }
 
+// CommondirPlaceholder is what the placeholder of a git directory's
+// missing commondir holds: git refuses to run with an empty one, and "."
+// names the git directory itself, which is what no commondir means.
+const CommondirPlaceholder = ".\n"
+
+// IsPlaceholder reports whether the file p (fi its Lstat) holds what a
+// placeholder holds: nothing, or CommondirPlaceholder for a commondir.
+func IsPlaceholder(p string, fi fs.FileInfo) bool {
+	if !fi.Mode().IsRegular() {
+		return false
+	}
+	if fi.Size() == 0 {
+		return true
+	}
+	if filepath.Base(p) != "commondir" || fi.Size() != int64(len(CommondirPlaceholder)) {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && string(b) == CommondirPlaceholder
+}
+
 // Cleanup removes the placeholders paths (Prepare's, of this sandbox or
-// others) that are still empty files or directories, deepest first;
+// others) that are still empty directories or hold what they were made
+// with (IsPlaceholder), deepest first;
 // another sandbox's mounts on them go with them, so the caller calls it
 // only when no other sandbox of the work tree runs.
 func Cleanup(paths []string) {
@@ -333,7 +363,7 @@ func Cleanup(paths []string) {
 		}
 		if fi.IsDir() {
 			_ = os.Remove(p) // fails unless empty
-		} else if fi.Mode().IsRegular() && fi.Size() == 0 {
+		} else if IsPlaceholder(p, fi) {
 			_ = os.Remove(p)
 		}
 	}
@@ -341,9 +371,11 @@ func Cleanup(paths []string) {
 
 // Command returns the bubblewrap command line that runs argv in the
 // sandbox: its own PID namespace and /proc, a new session (no
-// TIOCSTI into the caller's terminal), killed with its parent.
+// TIOCSTI into the caller's terminal), killed with its parent, and no
+// capabilities (bubblewrap keeps them all for root unless told: root
+// inside could unmount the read-only binds and the private /tmp).
 func (s *Sandbox) Command(argv []string) []string {
-	out := []string{s.bwrap, "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent"}
+	out := []string{s.bwrap, "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL"}
 	for _, m := range s.mounts {
 		out = append(out, m.op)
 		if m.src != "" {
@@ -352,6 +384,26 @@ func (s *Sandbox) Command(argv []string) []string {
 		out = append(out, m.dst)
 	}
 	return append(append(out, "--"), argv...)
+}
+
+// CloseInherited marks every file descriptor of this process above 2
+// close-on-exec, so that none passes into a sandbox started after it: a
+// descriptor the shell that started loopx left open (exec 8<dir) reaches,
+// through /proc/self/fd, what the sandbox hides. Go opens its own
+// close-on-exec; what a command is given on purpose (exec.Cmd's Stdin,
+// ExtraFiles) is duplicated into the child whatever the flag. Errors:
+// /proc/self/fd cannot be read.
+func CloseInherited() error {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("the inherited file descriptors: %w", err)
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd) // the directory's own, closed by now, fails harmlessly
+		}
+	}
+	return nil
 }
 
 // droppedEnv are the variables that name what the sandbox hides: the

@@ -172,3 +172,107 @@ echo x > ` + l.Home + `/.bashrc: yes
 		t.Errorf("the sandbox wrote %s/.bashrc", l.Home)
 	}
 }
+
+// TestSandbox_HidesSecrets runs a shell in the sandbox: the credential
+// stores in Hidden (a directory, a file) show nothing, the rest of the
+// home directory shows.
+func TestSandbox_HidesSecrets(t *testing.T) {
+	bwrap, err := Bwrap()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no confinement under CI: %v", err)
+		}
+		t.Skip(err)
+	}
+	l := layout(t)
+	// The home directory is below the private /tmp here: shown again, as
+	// a home outside /tmp is.
+	l.Visible = append(l.Visible, l.Home)
+	for f, content := range map[string]string{".ssh/id_ed25519": "KEY", ".git-credentials": "https://u:TOKEN@example.com", ".aws/credentials": "TOKEN", "notes.txt": "seen"} {
+		p := filepath.Join(l.Home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Hidden = append(l.Hidden, l.Home+"/.ssh", l.Home+"/.git-credentials", l.Home+"/.aws", l.Home+"/.netrc")
+	s, err := Prepare(bwrap, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Cleanup(s.Placeholders)
+	script := `for f in .ssh/id_ed25519 .git-credentials .aws/credentials .netrc notes.txt; do
+	printf '%s: %s\n' "$f" "$(cat "$HOME/$f" 2>/dev/null)"
+done
+`
+	argv := s.Command([]string{"/bin/sh", "-c", script})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = l.Root
+	cmd.Env = append(s.Env(os.Environ(), ""), "HOME="+l.Home)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := `.ssh/id_ed25519: 
+.git-credentials: 
+.aws/credentials: 
+.netrc: 
+notes.txt: seen
+`
+	if string(out) != want {
+		t.Fatalf("inside the sandbox:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// TestSandbox_HostCodeIsReadOnly runs a shell in the sandbox: in the
+// host's writable home directory, its state is writable, and what runs
+// code or instructs the agent (hook scripts, commands, CLAUDE.md) is not,
+// existing or not.
+func TestSandbox_HostCodeIsReadOnly(t *testing.T) {
+	bwrap, err := Bwrap()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no confinement under CI: %v", err)
+		}
+		t.Skip(err)
+	}
+	l := layout(t)
+	l.HomeProtected = append(l.HomeProtected, ".claude/hooks/**", ".claude/commands/**", ".claude/CLAUDE.md")
+	if err := os.MkdirAll(l.Home+"/.claude/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.Home+"/.claude/hooks/fmt.sh", []byte("gofmt -w .\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Prepare(bwrap, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Cleanup(s.Placeholders)
+	script := `try() { if sh -c "$1" 2>/dev/null; then echo "$1: yes"; else echo "$1: no"; fi; }
+try 'echo x > .claude/history.jsonl'
+try 'echo x > .claude/hooks/fmt.sh'
+try 'echo x > .claude/hooks/new.sh'
+try 'mkdir -p .claude/commands && echo x > .claude/commands/review.md'
+try 'echo x > .claude/CLAUDE.md'
+`
+	argv := s.Command([]string{"/bin/sh", "-c", script})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = l.Home
+	cmd.Env = s.Env(os.Environ(), "")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := `echo x > .claude/history.jsonl: yes
+echo x > .claude/hooks/fmt.sh: no
+echo x > .claude/hooks/new.sh: no
+mkdir -p .claude/commands && echo x > .claude/commands/review.md: no
+echo x > .claude/CLAUDE.md: no
+`
+	if string(out) != want {
+		t.Fatalf("inside the sandbox:\n%s\nwant:\n%s", out, want)
+	}
+}

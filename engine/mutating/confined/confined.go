@@ -94,9 +94,10 @@ func New(o Options) (*Wall, error) {
 			homeProtected = append(homeProtected, h)
 		}
 	}
+	homeProtected = append(homeProtected, set.HostCode...)
 	l := confine.Layout{Root: root, Home: home, HomeWritable: HomeWritable, Writable: expand(o.Writable, home, root),
 		ProjectProtected: set.Project(), HomeProtected: homeProtected,
-		Hidden:  []string{filepath.Join(stateBase, "loopx")},
+		Hidden:  append([]string{filepath.Join(stateBase, "loopx")}, under(home, set.Secrets)...),
 		Visible: append(filepath.SplitList(os.Getenv("PATH")), filepath.Dir(exe)),
 	}
 	for i, v := range l.Visible {
@@ -107,6 +108,15 @@ func New(o Options) (*Wall, error) {
 	}
 	l.GitDir, l.HooksPath = gitPaths(root)
 	return &Wall{o: o, layout: l, exe: exe, lock: filepath.Join(dir, "sandbox.lock")}, nil
+}
+
+// under are the paths below home the relative names rel stand for.
+func under(home string, rel []string) []string {
+	out := make([]string, 0, len(rel))
+	for _, r := range rel {
+		out = append(out, filepath.Join(home, filepath.FromSlash(r)))
+	}
+	return out
 }
 
 // gitPaths are the work tree's common git directory and the hooks
@@ -142,6 +152,9 @@ func (w *Wall) Layout() confine.Layout { return w.layout }
 // callers inside this sandbox only. Errors: the placeholders, the socket
 // or the lock cannot be made.
 func (w *Wall) Enter(ctx context.Context, r *records.Round, argv, env []string) (agentloop.Entered, error) {
+	if err := confine.CloseInherited(); err != nil {
+		return agentloop.Entered{}, err
+	}
 	lock, err := os.OpenFile(w.lock, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return agentloop.Entered{}, err

@@ -59,7 +59,7 @@ protected_kind(n) := $"loopx's own ({concat(", ", protected_set.own)})" if own(n
 
 else := $"an agent host's hook or tool settings ({listed(host_settings)})" if host_setting(n)
 
-else := $"git's files that run code at the next git command or hide files from git ({listed(git_settings)})" if git_setting(n)
+else := $"git's files that run code at the next git command, point git elsewhere or hide files from git ({listed(git_settings)})" if git_setting(n)
 
 else := $"a file the human's tools run on their own ({listed(next_command_files)})" if next_command_file(n)
 

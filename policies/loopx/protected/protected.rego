@@ -30,9 +30,16 @@ hosts := ["**/.claude/settings*.json", "**/.codex/hooks.json", "**/.codex/config
 # them, what the git configuration names is protected the same way: the
 # directory core.hooksPath names and the files an include names (Go reads
 # them from the configuration files, never by running git, into
-# input.permission.git_config_paths and the change check).
+# input.permission.git_config_paths and the change check). Also git's files
+# that point it elsewhere or configure it without the config (git's
+# repository layout): commondir (read in the main .git too: the common
+# directory, whose config and hooks then apply), a worktree's commondir and
+# gitdir, the object store's alternates (objects/info/alternates,
+# http-alternates), the legacy remotes/ and branches/, gitdir.
 git := [
 	".git/hooks/**", ".git/config", ".git/config.worktree", ".git/info/**",
+	".git/commondir", ".git/gitdir", ".git/objects/info/alternates", ".git/objects/info/http-alternates",
+	".git/remotes/**", ".git/branches/**", ".git/worktrees/*/commondir", ".git/worktrees/*/gitdir",
 	".git/modules/**/config", ".git/modules/**/hooks/**", ".git/worktrees/*/config*",
 	".git/rebase-merge/**", ".git/rebase-apply/**", ".git/sequencer/**",
 	"**/.gitattributes", "**/.gitmodules",
@@ -54,6 +61,32 @@ home := [
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".config/fish/**",
 	".config/systemd/user/**", ".ssh/config", ".local/bin/**", "bin/**", ".config/loopx/**",
+]
+
+# secrets are the home directory's credential stores, relative to it: not
+# visible at all inside loopx run's sandbox (the network stays open for
+# the agent host's API, so what holds a token must not be readable there).
+# Directories are hidden whole.
+secrets := [
+	".ssh", ".git-credentials", ".netrc", ".config/gh", ".config/git/credentials",
+	".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".npmrc", ".pypirc",
+	".gnupg", ".cargo/credentials", ".cargo/credentials.toml", ".password-store",
+]
+
+# host_code are the agent hosts' home files, relative to the home
+# directory, that run code or instruct the agent at the human's next
+# session, in directories the host otherwise writes while it runs: read-only
+# inside loopx run's sandbox (the rest of ~/.claude/ and ~/.codex/ stays
+# writable, for the host's sessions). Claude Code: its hook scripts,
+# commands, subagents, skills, plugins, output styles, its local install
+# and the user's CLAUDE.md; Codex: its prompts, agents, skills, rules and
+# AGENTS.md. Names keep their real case (the sandbox binds them as they
+# are; the permission policy does not read this list).
+host_code := [
+	".claude/hooks/**", ".claude/commands/**", ".claude/agents/**", ".claude/skills/**",
+	".claude/plugins/**", ".claude/output-styles/**", ".claude/local/**", ".claude/CLAUDE.md",
+	".codex/prompts/**", ".codex/agents/**", ".codex/skills/**", ".codex/rules/**",
+	".codex/AGENTS.md", ".codex/AGENTS.override.md",
 ]
 
 # host_state are the home files of the list above that an agent host

@@ -2,7 +2,7 @@ package loopx.protected_test
 
 import data.loopx.protected
 
-all_globs := array.flatten([protected.own, protected.hosts, protected.git, protected.next_command, protected.home])
+all_globs := array.flatten([protected.own, protected.hosts, protected.git, protected.next_command, protected.home, protected.secrets])
 
 # Names are compared lower-cased: an upper-case glob would never match.
 test_globs_are_lower_case if {
@@ -22,6 +22,8 @@ test_globs_are_relative if {
 
 test_the_files_that_run_the_next_command_are_in if {
 	".git/info/**" in protected.git
+	".git/commondir" in protected.git
+	".git/objects/info/alternates" in protected.git
 	"**/.gitattributes" in protected.git
 	".gitconfig" in protected.home
 	".bashrc" in protected.home
@@ -44,4 +46,25 @@ test_host_state_compared_names_host_state_files if {
 	}
 	".claude.json:mcpServers" in protected.host_state_compared
 	".claude.json:projects.*.mcpServers" in protected.host_state_compared
+}
+
+# The credential stores the trial read inside are hidden.
+test_secrets_hold_the_usual_credential_stores if {
+	".ssh" in protected.secrets
+	".git-credentials" in protected.secrets
+	".config/gh" in protected.secrets
+	".aws" in protected.secrets
+}
+
+# What runs code or instructs the agent in the hosts' home directories is
+# in host_code, relative to the home directory.
+test_host_code_holds_hooks_commands_and_instructions if {
+	".claude/hooks/**" in protected.host_code
+	".claude/commands/**" in protected.host_code
+	".claude/CLAUDE.md" in protected.host_code
+	".codex/AGENTS.md" in protected.host_code
+	every g in protected.host_code {
+		not startswith(g, "/")
+		not startswith(g, "~")
+	}
 }
