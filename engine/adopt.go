@@ -11,12 +11,12 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -115,7 +115,7 @@ func (e *Engine) resolveRules(ctx context.Context) {
 		e.checkCachedExport(cur)
 		return
 	}
-	var loosens, tightens []render.Reason
+	var loosens, tightens []parts.Reason
 	if cur.SpecHash != disk.SpecHash {
 		loosens, tightens = adopt.Classify(ctx, cur.SpecJSON, e.disk.JSON)
 		if len(loosens) == 0 && e.disk.Cached && !e.onDisk {
@@ -250,7 +250,7 @@ func (e *Engine) useAdopted(cur records.Rules) {
 // rules.adopted event (actor by, why, what loosened and tightened, and extra data such as
 // the adopting human's ancestry), and makes the files on disk the rules
 // this engine evaluates.
-func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []render.Reason, extra map[string]any) error {
+func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []parts.Reason, extra map[string]any) error {
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
@@ -315,7 +315,7 @@ func (e *Engine) AdoptTightening() error {
 // errs.No rules_changed when loopx/ changed since this engine read
 // it (what loosens was judged on another revision).
 func (e *Engine) AdoptPreview() (adopt.Result, error) {
-	res := adopt.Result{Loosens: []render.Reason{}}
+	res := adopt.Result{Loosens: []parts.Reason{}}
 	if _, err := e.Store(); err != nil { // the adopted rules are the store's
 		return res, err
 	}

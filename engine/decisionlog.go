@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/buildinfo"
 )
 
@@ -22,7 +22,7 @@ var Version = "dev"
 func init() { Version = buildinfo.Version(Version) }
 
 // decisionLog is the project's decision log with the engine's line types.
-type decisionLog = decisionlog.Log[decision.LogInput, render.QuotaSummary]
+type decisionLog = decisionlog.Log[decision.LogInput, parts.QuotaSummary]
 
 // LogPath is the decision log of the project (.loopx/decisions.jsonl).
 func (e *Engine) LogPath() string { return e.log.Path() }

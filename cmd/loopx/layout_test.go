@@ -168,8 +168,12 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/mutating/todos": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Lease mechanics: kernel records, no store, no policy.
 		mod + "engine/mutating/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
-		// A decision and its log line: no evaluation, no state.
-		mod + "engine/deciding/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		// A decision and its log line: no evaluation, no state, and
+		// nothing of how it is shown (the renderers and views import it).
+		mod + "engine/deciding/decision": {engineTop, mod + "engine/reporting", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		// The parts of a decision the renderers show (reasons, the
+		// selected todo, the quota summary): plain data.
+		mod + "engine/deciding/decision/parts": pure,
 		// Adoption's mechanics: revisions, classification, write-back;
 		// the store's owner records them.
 		mod + "engine/mutating/adopt": {engineTop, mod + "cmd", mod + "lint"},

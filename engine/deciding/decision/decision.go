@@ -24,9 +24,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 )
 
 // Decision is the answer to a query. Policies produce Verdict,
@@ -47,13 +47,13 @@ type Decision struct {
 	// Allow is true for "run" and "allow" only: "defer" is no grant.
 	Allow bool `json:"allow"`
 	// Reasons say why, most important first.
-	Reasons []render.Reason `json:"reasons"`
-	Goal    string          `json:"goal"`
-	Agent   string          `json:"agent"`
+	Reasons []parts.Reason `json:"reasons"`
+	Goal    string         `json:"goal"`
+	Agent   string         `json:"agent"`
 	// Todo is the selected todo on "run" (nil otherwise).
-	Todo *render.TodoRef `json:"todo"`
+	Todo *parts.TodoRef `json:"todo"`
 	// Quota summarises usage against limits in the current window.
-	Quota *render.QuotaSummary `json:"quota"`
+	Quota *parts.QuotaSummary `json:"quota"`
 	// NextCheckAt is when asking again may give another answer (RFC 3339
 	// UTC), nil when only a state change can.
 	NextCheckAt *string `json:"next_check_at"`
@@ -103,7 +103,7 @@ func FromValue(raw []byte, query string) Decision {
 	}
 	d.Allow = d.Verdict == "run" || d.Verdict == "allow"
 	if d.Reasons == nil {
-		d.Reasons = []render.Reason{}
+		d.Reasons = []parts.Reason{}
 	}
 	return d
 }
@@ -136,7 +136,7 @@ func PolicyArea(query string) string {
 
 // Deny is a deny decision with one reason (code, msg) naming rule.
 func Deny(code, msg, rule string) Decision {
-	return Decision{Verdict: "deny", Reasons: []render.Reason{{Code: code, Message: msg, Rule: rule}}}
+	return Decision{Verdict: "deny", Reasons: []parts.Reason{{Code: code, Message: msg, Rule: rule}}}
 }
 
 // OnlyConfirmationPending reports whether d denies only for the terminal
@@ -170,11 +170,11 @@ func (d Decision) HasReason(code string) bool {
 // LogEntry is one line of .loopx/decisions.jsonl (decisionlog.Entry, an OPA
 // decision-log event) with the engine's request (LogInput) and quota
 // summary; LoggedDecision reads the decision it records.
-type LogEntry = decisionlog.Entry[LogInput, render.QuotaSummary]
+type LogEntry = decisionlog.Entry[LogInput, parts.QuotaSummary]
 
 // LogCustom is what a decision-log line adds to OPA's fields: the stored
 // input's hash, the store revision, the quota summary, decided_by.
-type LogCustom = decisionlog.Custom[render.QuotaSummary]
+type LogCustom = decisionlog.Custom[parts.QuotaSummary]
 
 // LogInput is the request part of a decision's input: Input without the
 // kernel snapshot (input.state, in the stored input); every other field of
@@ -219,12 +219,12 @@ func Logged(le LogEntry) Decision {
 // Outcome is the shape of a query's entry-rule value (the policy's part of
 // a Decision).
 type Outcome struct {
-	Verdict     string          `json:"verdict"`
-	Allow       bool            `json:"allow"`
-	Reasons     []render.Reason `json:"reasons"`
-	Todo        *render.TodoRef `json:"todo"`
-	NextCheckAt *string         `json:"next_check_at"`
-	Charge      bool            `json:"charge"`
+	Verdict     string         `json:"verdict"`
+	Allow       bool           `json:"allow"`
+	Reasons     []parts.Reason `json:"reasons"`
+	Todo        *parts.TodoRef `json:"todo"`
+	NextCheckAt *string        `json:"next_check_at"`
+	Charge      bool           `json:"charge"`
 }
 
 // OutcomeOf is the policy's part of d.
@@ -236,7 +236,7 @@ func OutcomeOf(d Decision) Outcome {
 // loopx writes it, or a line of loopx's earlier format (ParseLegacyLine).
 // ok is false for anything else (a torn write, a foreign line).
 func ParseLine(line []byte) (LogEntry, bool) {
-	if le, ok := decisionlog.Parse[LogInput, render.QuotaSummary](line); ok {
+	if le, ok := decisionlog.Parse[LogInput, parts.QuotaSummary](line); ok {
 		return le, true
 	}
 	return ParseLegacyLine(line)
@@ -326,7 +326,7 @@ func Compare(a, b Decision) (same bool, diffs []string) {
 	return same, diffs
 }
 
-func todoID(t *render.TodoRef) string {
+func todoID(t *parts.TodoRef) string {
 	if t == nil {
 		return "-"
 	}

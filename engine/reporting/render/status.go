@@ -5,22 +5,23 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // GoalStatus is one goal's summary for `loopx status`.
 type GoalStatus struct {
-	ID        string        `json:"id"`
-	Objective string        `json:"objective"`
-	Status    string        `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
-	Quota     *QuotaSummary `json:"quota"`
+	ID        string              `json:"id"`
+	Objective string              `json:"objective"`
+	Status    string              `json:"status"`
+	Reason    string              `json:"reason,omitempty"`
+	Quota     *parts.QuotaSummary `json:"quota"`
 	// Todos counts todos by status.
 	Todos map[string]int `json:"todos"`
 	// NextTodos are the open todos in selection order (at most 5).
-	NextTodos []TodoRef `json:"next_todos"`
+	NextTodos []parts.TodoRef `json:"next_todos"`
 	// NewestTodo is the most recently added open todo.
-	NewestTodo  *TodoRef         `json:"newest_todo"`
+	NewestTodo  *parts.TodoRef   `json:"newest_todo"`
 	OpenGates   []records.Gate   `json:"open_gates"`
 	LastRound   *records.Round   `json:"last_round"`
 	LastHandoff *records.Handoff `json:"last_handoff"`

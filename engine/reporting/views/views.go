@@ -16,6 +16,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/retention"
 	"github.com/loopx-dev/loopx/kernel/records"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
@@ -88,12 +89,12 @@ func SinceInstant(now time.Time, d time.Duration) time.Time { return now.Add(-d)
 
 // QuotaSummary is the goal gs's quota use q against its limits (the
 // compute limit only when goals.<g>.quota.compute is a fraction below 1).
-func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
-	s := &render.QuotaSummary{
-		Rounds:  render.Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
-		Tokens:  render.Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
-		CostUSD: render.UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
-		Compute: render.UsageF{Used: q.ComputeSeconds},
+func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *parts.QuotaSummary {
+	s := &parts.QuotaSummary{
+		Rounds:  parts.Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
+		Tokens:  parts.Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
+		CostUSD: parts.UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
+		Compute: parts.UsageF{Used: q.ComputeSeconds},
 	}
 	if gs.Quota.Compute < 1 {
 		l := q.ComputeLimitSeconds
@@ -112,7 +113,7 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
 // count. The goal must be in b's spec. Errors: src's.
 func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
-	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []records.Gate{}}
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []parts.TodoRef{}, OpenGates: []records.Gate{}}
 	gst, err := src.Goal(goal)
 	if err != nil {
 		return out, err
@@ -127,7 +128,7 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 		out.Todos[t.Status]++
 		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
 			if len(out.NextTodos) < 5 {
-				out.NextTodos = append(out.NextTodos, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
+				out.NextTodos = append(out.NextTodos, parts.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 			}
 			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
 				newest = &todos[i]
@@ -135,7 +136,7 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 		}
 	}
 	if newest != nil {
-		out.NewestTodo = &render.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
+		out.NewestTodo = &parts.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
 	}
 	if out.OpenGates, err = b.OpenGates(src, goal); err != nil {
 		return out, err
