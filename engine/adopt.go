@@ -13,6 +13,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
@@ -404,17 +405,17 @@ func (e *Engine) Adopt(ctx context.Context, o adopt.Options) (adopt.Result, erro
 // denies with confirmation_pending alone when the channel is otherwise a
 // human's.
 func (e *Engine) DecideAdopt(ctx context.Context, ch input.Channel, restore bool) decision.Decision {
-	ref, query := "data.loopx.adopt.confirm", "adopt"
+	ref, name := "data.loopx.adopt.confirm", "adopt"
 	if restore {
-		ref, query = "data.loopx.adopt.restore", "restore"
+		ref, name = "data.loopx.adopt.restore", "restore"
 	}
 	pq, err := e.compileRef(ctx, ref, nil)
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), ref)
 	}
-	in := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
-	d := e.evalPrepared(ctx, pq, ref, "gate_answer", in)
-	d.Query = query
+	in := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
+	d := e.evalPrepared(ctx, pq, ref, query.GateAnswer, in)
+	d.Query = name
 	return d
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
@@ -24,8 +25,8 @@ import (
 
 // Request is a query to decide.
 type Request struct {
-	// Query is "should_run" (more queries come with their policies).
-	Query string
+	// Query is the query asked (query.ShouldRun, …).
+	Query query.Query
 	Goal  string
 	Agent string
 	// Permission is set for permission queries.
@@ -51,7 +52,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = e.prep.Get(ctx, req.Query, e.compile)
+		_, _ = e.prep.Get(ctx, req.Query.Name, e.compile)
 	}()
 	rm := e.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
@@ -83,10 +84,10 @@ func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
 // when rm keeps one (partial: it leaves todos out; snapshot.Need.Window); while
 // the store is held, only the window's order is rm's (snapshot.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
-	in = input.Input{Query: req.Query, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	in = input.Input{Query: req.Query.Name, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
-	need := snapshot.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
+	need := snapshot.Need{Usage: true, Todos: req.Query.ReadsTodos || e.userReads(), Window: window}
 	if e.specErr != nil {
 		in.Health.Spec = errs.Summary(e.specErr)
 	}
@@ -124,17 +125,17 @@ func (e *Engine) userReads() bool {
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in input.Input) decision.Decision {
-	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
-	pq, err := e.prep.Get(ctx, req.Query, e.compile)
+	rule := req.Query.Entry
+	pq, err := e.prep.Get(ctx, req.Query.Name, e.compile)
 	if err != nil {
 		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
 	return e.evalPrepared(ctx, pq, rule, req.Query, in)
 }
 
-// evalPrepared evaluates pq (the rule named rule, of query's verdicts) on
+// evalPrepared evaluates pq (the rule named rule, of q's verdicts) on
 // in; every failure becomes a deny.
-func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in input.Input) decision.Decision {
+func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule string, q query.Query, in input.Input) decision.Decision {
 	iv, err := input.Value(in)
 	if err != nil {
 		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
@@ -152,7 +153,7 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	if err != nil {
 		return decision.Deny("policy_error", "policy result: "+err.Error(), rule)
 	}
-	d := decision.FromValue(raw, query)
+	d := decision.FromValue(raw, q)
 	d.Value = raw
 	return d
 }
@@ -162,16 +163,16 @@ var entropy = ulid.Monotonic(rand.Reader, 0)
 // finishDecision adds what the engine owns: id, request, quota, revision.
 func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Input) {
 	d.DecisionID = ulid.MustNew(ulid.Timestamp(time.Now()), entropy).String()
-	d.Query, d.Goal, d.Agent = req.Query, req.Goal, req.Agent
+	d.Query, d.Goal, d.Agent = req.Query.Name, req.Goal, req.Agent
 	if d.Verdict != "run" {
 		d.Todo = nil
 	}
 	d.Charge = d.Verdict == "run"
 	spec, policy := e.revisions()
 	d.Revision = decision.Revision{Spec: spec, Policy: policy, State: in.State.Revision}
-	// No made-up usage when the store is unusable, nor for claim and
-	// gate_answer decisions, whose snapshot leaves the usage out.
-	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
+	// No made-up usage when the store is unusable, nor for the queries
+	// whose snapshot leaves the usage out (claim, gate_answer).
+	if gs := e.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query.Quota {
 		d.Quota = views.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {

@@ -48,7 +48,7 @@ func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...decisionlo
 // agent, quota and revisions, so that a decision whose record could not
 // be written is never shown or acted on as a run or an allow.
 func unrecorded(d decision.Decision, err error) decision.Decision {
-	n := decision.Deny("decision_log_error", "the decision could not be recorded in the decision log, so it is a deny: "+err.Error(), "data.loopx."+decision.PolicyArea(d.Query)+".decision")
+	n := decision.Deny("decision_log_error", "the decision could not be recorded in the decision log, so it is a deny: "+err.Error(), decision.Named(d.Query).Entry)
 	n.DecisionID, n.Query, n.Goal, n.Agent, n.Quota, n.Revision = d.DecisionID, d.Query, d.Goal, d.Agent, d.Quota, d.Revision
 	return n
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
@@ -22,7 +23,6 @@ import (
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
@@ -246,7 +246,7 @@ func (e *Engine) revisions() (spec, policy string) {
 // Mutations call it before the store is opened: they evaluate their
 // decisions inside a transaction, under the state lock, and must not
 // compile policies there.
-func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
+func (e *Engine) prepareAll(ctx context.Context, queries ...query.Query) {
 	user, uerr := e.UserModules() // loaded once, before any goroutine reads them
 	if len(queries) > 1 && uerr == nil {
 		// Several queries compile their modules together once (the
@@ -254,18 +254,18 @@ func (e *Engine) prepareAll(ctx context.Context, queries ...string) {
 		// each entry rule on that compiler (rulebook.Schemas.PrepareAll).
 		e.prep.Together(ctx, func(ctx context.Context, qs []string) ([]*rego.PreparedEvalQuery, error) {
 			return e.compileQueries(ctx, qs, user)
-		}, queries...)
+		}, names(queries)...)
 	}
-	e.prep.All(ctx, e.compile, queries...)
+	e.prep.All(ctx, e.compile, names(queries)...)
 }
 
-// compile compiles and prepares query (see prepare).
-func (e *Engine) compile(ctx context.Context, query string) (*rego.PreparedEvalQuery, error) {
+// compile compiles and prepares the query called name (see prepare).
+func (e *Engine) compile(ctx context.Context, name string) (*rego.PreparedEvalQuery, error) {
 	user, err := e.UserModules()
 	if err != nil {
 		return nil, err
 	}
-	pqs, err := e.compileQueries(ctx, []string{query}, user)
+	pqs, err := e.compileQueries(ctx, []string{name}, user)
 	if err != nil {
 		return nil, err
 	}
@@ -282,17 +282,27 @@ func (e *Engine) compileQueries(ctx context.Context, queries []string, user []ru
 	return policySchemas.PrepareAll(ctx, refs, e.specJSON(), user)
 }
 
-// entryRules are the entry rules of queries (policies.Queries), in order.
-// Errors: an unknown query.
-func entryRules(queries []string) (refs []string, err error) {
-	for _, q := range queries {
-		ref, ok := policies.Queries[q]
+// entryRules are the entry rules of the queries named names
+// (query.Query.Entry), in order. Errors: an unknown query.
+func entryRules(names []string) (refs []string, err error) {
+	for _, name := range names {
+		q, ok := query.ByName(name)
 		if !ok {
-			return nil, fmt.Errorf("unknown query %q", q)
+			return nil, fmt.Errorf("unknown query %q", name)
 		}
-		refs = append(refs, ref)
+		refs = append(refs, q.Entry)
 	}
 	return refs, nil
+}
+
+// names are the names of queries, in order (the prepared queries are
+// kept by name).
+func names(queries []query.Query) []string {
+	out := make([]string, len(queries))
+	for i, q := range queries {
+		out[i] = q.Name
+	}
+	return out
 }
 
 // compileRef prepares the entry rule ref over the built-in modules it

@@ -41,7 +41,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (decision.Explanation, 
 // trace evaluates req's prepared query on in once more with a buffer tracer
 // and renders the rule-level and the full trace with locations.
 func (e *Engine) trace(ctx context.Context, req Request, in input.Input) (rules, full []string) {
-	pq, err := e.prep.Get(ctx, req.Query, e.compile)
+	pq, err := e.prep.Get(ctx, req.Query.Name, e.compile)
 	if err != nil {
 		msg := []string{"no trace: the policy does not compile: " + err.Error()}
 		return msg, msg

@@ -174,6 +174,9 @@ func TestImportsFlowOneWay(t *testing.T) {
 		// The parts of a decision the renderers show (reasons, the
 		// selected todo, the quota summary): plain data.
 		mod + "engine/deciding/decision/parts": pure,
+		// What each query is (name, entry rule, verdicts, what it reads):
+		// plain data every package that asks a query reads.
+		mod + "engine/deciding/query": pure,
 		// Adoption's mechanics: revisions, classification, write-back;
 		// the store's owner records them.
 		mod + "engine/mutating/adopt": {engineTop, mod + "cmd", mod + "lint"},

@@ -27,6 +27,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 )
 
 // Decision is the answer to a query. Policies produce Verdict,
@@ -37,7 +38,8 @@ type Decision struct {
 	// DecisionID is a ULID, unique per decision; `loopx explain ID` finds it
 	// in the decision log.
 	DecisionID string `json:"decision_id"`
-	// Query is "should_run", "permission", "claim" or "gate_answer".
+	// Query is the query's name (query.Query.Name): "should_run",
+	// "permission", "claim" or "gate_answer".
 	Query string `json:"query"`
 	// Verdict is, for should_run: "run", "skip", "wait_human" or "deny";
 	// for permission: "allow" (a spec grant matches), "defer" (no grant
@@ -79,59 +81,37 @@ type Revision struct {
 	StaleSpec bool `json:"stale_spec,omitempty"`
 }
 
-// verdicts lists the verdicts each query may give; anything else from a
-// policy is a policy error (deny).
-var verdicts = map[string][]string{
-	"should_run":  {"run", "skip", "wait_human", "deny"},
-	"permission":  {"allow", "defer", "ask", "deny"},
-	"claim":       {"allow", "deny"},
-	"gate_answer": {"allow", "deny"},
-}
-
-// FromValue interprets the value of a query's entry rule (JSON) as a
-// decision: a value of the wrong shape, or a verdict the query does not
-// have, is a policy_error deny; allow is true for run and allow. Value is
-// left nil.
-func FromValue(raw []byte, query string) Decision {
-	rule := "data.loopx." + PolicyArea(query) + ".decision"
+// FromValue interprets the value of q's entry rule (JSON) as a
+// decision: a value of the wrong shape, or a verdict q does not have
+// (query.Query.Verdicts), is a policy_error deny; allow is true for run
+// and allow. Value is left nil.
+func FromValue(raw []byte, q query.Query) Decision {
+	rule := q.Entry
 	var d Decision
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return Deny("policy_error", rule+" has the wrong shape: "+err.Error(), rule)
 	}
-	if !slices.Contains(verdicts[query], d.Verdict) {
-		return Deny("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, verdicts[query]), rule)
+	if !slices.Contains(q.Verdicts, d.Verdict) {
+		return Deny("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, q.Verdicts), rule)
 	}
-	d.Allow = d.Verdict == "run" || d.Verdict == "allow"
+	d.Allow = q.Allows(d.Verdict)
 	if d.Reasons == nil {
 		d.Reasons = []parts.Reason{}
 	}
 	return d
 }
 
-// Verdicts returns every verdict any query may give, each once, in the
-// order of the queries (should_run, permission, claim, gate_answer).
-func Verdicts() []string {
-	var out []string
-	for _, q := range []string{"should_run", "permission", "claim", "gate_answer"} {
-		for _, v := range verdicts[q] {
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
+// Named is the query called name (query.ByName), for a name read back
+// from a decision-log line or a decision; a name that is none of the four
+// (a logged adoption's "adopt" or "restore") is a query of that name
+// answered by data.loopx.<name>.decision, with no verdicts (every value
+// of it a policy_error deny), reading the todos and carrying the quota
+// summary.
+func Named(name string) query.Query {
+	if q, ok := query.ByName(name); ok {
+		return q
 	}
-	return out
-}
-
-// PolicyArea is the package under data.loopx that answers query:
-// "run" for should_run, "gate" for gate_answer, else the query's name.
-func PolicyArea(query string) string {
-	switch query {
-	case "should_run":
-		return "run"
-	case "gate_answer":
-		return "gate"
-	}
-	return query
+	return query.Query{Name: name, Entry: "data.loopx." + name + ".decision", ReadsTodos: true, Quota: true}
 }
 
 // Deny is a deny decision with one reason (code, msg) naming rule.
@@ -201,7 +181,7 @@ func LogInputOf(in input.Input) LogInput {
 // result interpreted as at decision time (verdict checked, allow, todo)
 // with the id, request, quota and revisions added.
 func Logged(le LogEntry) Decision {
-	d := FromValue(le.Result, le.Input.Query)
+	d := FromValue(le.Result, Named(le.Input.Query))
 	d.DecisionID = le.DecisionID
 	d.Query, d.Goal, d.Agent = le.Input.Query, le.Input.Goal, le.Input.Agent
 	if d.Verdict != "run" {
@@ -421,7 +401,7 @@ var policyPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 func OPAEvalCommand(le LogEntry, root, stateDir string) string {
 	// The path goes into a command line a person may paste: only the
 	// query's own entry rule, never what a line says.
-	if le.Custom.DecidedBy != "" || le.Path != "loopx/"+PolicyArea(le.Input.Query)+"/decision" || !policyPath().MatchString(le.Path) {
+	if le.Custom.DecidedBy != "" || le.Path != Named(le.Input.Query).Path() || !policyPath().MatchString(le.Path) {
 		return ""
 	}
 	rel := func(p string) string {
@@ -494,7 +474,7 @@ func LogEntryOf(d Decision, in input.Input, now time.Time) (LogEntry, []byte, er
 	}
 	return LogEntry{
 		DecisionID: d.DecisionID, Revision: d.Revision.Policy,
-		Path:   "loopx/" + PolicyArea(d.Query) + "/decision",
+		Path:   Named(d.Query).Path(),
 		Input:  LogInputOf(in),
 		Result: result, Erased: []string{decisionlog.ErasedState}, Timestamp: now,
 		Custom: LogCustom{State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},

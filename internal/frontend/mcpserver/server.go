@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -206,7 +207,7 @@ var tools = map[string]func(*mcp.Server, Options){
 			},
 			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (decision.Decision, error) {
 				e.SeedSpecTodos(in.Goal)
-				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
+				return e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: in.Goal, Agent: agent})
 			})
 	},
 	"round_start": func(s *mcp.Server, o Options) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ func (a *app) runEvidenceAdd(ctx context.Context, o *evidenceAddOptions) error {
 		return err
 	}
 	ev := o.Evidence
-	e.Prepare(ctx, true, "claim") // before the identity check takes the lock
+	e.Prepare(ctx, true, query.Claim) // before the identity check takes the lock
 	if ev.By, err = actor(ctx, e, "evidence add", ev.Goal); err != nil {
 		return err
 	}
