@@ -197,6 +197,10 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/mutating/evidence": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/mutating/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// The output contract: types of its own built from the kernel's
+		// records, nothing else of loopx.
+		mod + "engine/reporting/contract": {mod + "kernel$", mod + "engine", mod + "specs", mod + "policies", mod + "presets", mod + "cmd", mod + "lint",
+			mod + "internal", "github.com/tidwall/buntdb", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// What prompt, review and status show is gathered from kernel
 		// records the same way, for the renderers.
 		mod + "engine/reporting/views": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -87,7 +88,7 @@ func ReviewMarkdown(rv Review) string {
 			w(": %s", clipRunes(oneLine(ev.Message), 160))
 		}
 		if p := PollOf(ev, rv.GatePolls); p != nil {
-			w(" (first poll; %s)", PollText(*p))
+			w(" (first poll; %s)", PollText(contract.GatePollOf(*p)))
 		}
 		w("\n")
 	}

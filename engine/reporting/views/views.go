@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/snapshot"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -297,7 +298,7 @@ func Review(b snapshot.Builder, src ReviewSource, gs *specs.Goal, rv *render.Rev
 // transfer), its open round, and the live leases it holds (CurrentLease
 // is the one expiring last).
 type AgentInfo struct {
-	records.Agent
+	contract.Agent
 	CurrentLease *render.HeldLease  `json:"current_lease"`
 	Leases       []render.HeldLease `json:"leases"`
 }
@@ -307,7 +308,7 @@ type AgentInfo struct {
 func Agents(as []records.Agent, held map[string][]render.HeldLease) []AgentInfo {
 	out := []AgentInfo{}
 	for _, a := range as {
-		info := AgentInfo{Agent: a, Leases: held[a.ID]}
+		info := AgentInfo{Agent: contract.AgentOf(a), Leases: held[a.ID]}
 		if info.Leases == nil {
 			info.Leases = []render.HeldLease{}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/query"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +43,7 @@ func (a *app) runEvidenceAdd(ctx context.Context, o *evidenceAddOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(saved, func(w io.Writer) { fmt.Fprintf(w, "recorded %s %s\n", saved.ID, saved.Summary) })
+	return a.print(contract.EvidenceOf(saved), func(w io.Writer) { fmt.Fprintf(w, "recorded %s %s\n", saved.ID, saved.Summary) })
 }
 
 func (a *app) evidenceAddCmd() *cobra.Command {
