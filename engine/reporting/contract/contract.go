@@ -230,6 +230,20 @@ type GatePoll struct {
 	LastAt  time.Time `json:"last_at"`
 }
 
+// Handoff is what the next round must know, as `loopx handoff show --json`
+// shows it.
+type Handoff struct {
+	ID        string    `json:"id"`
+	Goal      string    `json:"goal"`
+	Round     string    `json:"round,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
+	Summary   string    `json:"summary"`
+	NextTodo  string    `json:"next_todo,omitempty"`
+	For       string    `json:"for,omitempty"`
+	Questions []string  `json:"questions,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
 // TodoOf is t as the contract shows it.
 func TodoOf(t records.Todo) Todo {
 	return Todo{ID: t.ID, Seq: t.Seq, Goal: t.Goal, Title: t.Title, Kind: t.Kind, Status: t.Status, Priority: t.Priority,
@@ -293,6 +307,15 @@ func AgentOf(a records.Agent) Agent {
 func EventOf(ev records.Event) Event {
 	return Event{Seq: ev.Seq, At: ev.At, Kind: ev.Kind, Goal: ev.Goal, Actor: ev.Actor, Subject: ev.Subject, Message: ev.Message, Data: ev.Data}
 }
+
+// HandoffOf is h as the contract shows it.
+func HandoffOf(h records.Handoff) Handoff {
+	return Handoff{ID: h.ID, Goal: h.Goal, Round: h.Round, Agent: h.Agent, Summary: h.Summary, NextTodo: h.NextTodo,
+		For: h.For, Questions: h.Questions, CreatedAt: h.CreatedAt}
+}
+
+// Handoffs are hs as the contract shows them, in order; nil for nil.
+func Handoffs(hs []records.Handoff) []Handoff { return mapAll(hs, HandoffOf) }
 
 // GatePollOf is p as the contract shows it.
 func GatePollOf(p records.GatePoll) GatePoll {

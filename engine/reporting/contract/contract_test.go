@@ -68,6 +68,8 @@ func TestContract_SameJSONAsTheRecords(t *testing.T) {
 		{"agent", func(f bool) any { return pick(f, filled[records.Agent]()) }, func(f bool) any { return AgentOf(pick(f, filled[records.Agent]())) }},
 		{"event", func(f bool) any { return pick(f, filled[records.Event]()) }, func(f bool) any { return EventOf(pick(f, filled[records.Event]())) }},
 		{"gate poll", func(f bool) any { return pick(f, filled[records.GatePoll]()) }, func(f bool) any { return GatePollOf(pick(f, filled[records.GatePoll]())) }},
+		{"handoff", func(f bool) any { return pick(f, filled[records.Handoff]()) }, func(f bool) any { return HandoffOf(pick(f, filled[records.Handoff]())) }},
+		{"handoffs", func(f bool) any { return pickList(f, filled[records.Handoff]()) }, func(f bool) any { return Handoffs(pickList(f, filled[records.Handoff]())) }},
 		{"todos", func(f bool) any { return pickList(f, filled[records.Todo]()) }, func(f bool) any { return Todos(pickList(f, filled[records.Todo]())) }},
 		{"gates", func(f bool) any { return pickList(f, filled[records.Gate]()) }, func(f bool) any { return Gates(pickList(f, filled[records.Gate]())) }},
 		{"evidences", func(f bool) any { return pickList(f, filled[records.Evidence]()) }, func(f bool) any { return Evidences(pickList(f, filled[records.Evidence]())) }},
