@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -107,9 +108,9 @@ func TestStatusText(t *testing.T) {
 	st := Status{Root: "/p", Project: "demo", Goals: []GoalStatus{{ID: "g1", Objective: "Docs", Status: "active", Reason: "r",
 		Quota: &parts.QuotaSummary{}, Todos: map[string]int{records.TodoOpen: 2, records.TodoDone: 1}, Evidence: 4,
 		NewestTodo: &parts.TodoRef{ID: "t-2", Title: "B"}, NextTodos: []parts.TodoRef{{ID: "t-1", Title: "A"}, {ID: "t-2", Title: "B"}},
-		OpenGates:   []records.Gate{{ID: "g-1", Question: "Ship?", Options: []string{"approve", "reject"}}},
-		LastRound:   &records.Round{ID: "r-1", Agent: "a1", Status: "finished", Outcome: "progress"},
-		LastHandoff: &records.Handoff{Summary: "half done", NextTodo: "C", For: "a2"}}}}
+		OpenGates:   []contract.Gate{{ID: "g-1", Question: "Ship?", Options: []string{"approve", "reject"}}},
+		LastRound:   &contract.Round{ID: "r-1", Agent: "a1", Status: "finished", Outcome: "progress"},
+		LastHandoff: &contract.Handoff{Summary: "half done", NextTodo: "C", For: "a2"}}}}
 	var b strings.Builder
 	StatusText(&b, st)
 	want := lines("project demo (/p)", "", "goal g1 [active] Docs", "  reason: r", "  quota: rounds 0/∞, tokens 0/∞",

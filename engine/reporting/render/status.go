@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -21,10 +22,10 @@ type GoalStatus struct {
 	// NextTodos are the open todos in selection order (at most 5).
 	NextTodos []parts.TodoRef `json:"next_todos"`
 	// NewestTodo is the most recently added open todo.
-	NewestTodo  *parts.TodoRef   `json:"newest_todo"`
-	OpenGates   []records.Gate   `json:"open_gates"`
-	LastRound   *records.Round   `json:"last_round"`
-	LastHandoff *records.Handoff `json:"last_handoff"`
+	NewestTodo  *parts.TodoRef    `json:"newest_todo"`
+	OpenGates   []contract.Gate   `json:"open_gates"`
+	LastRound   *contract.Round   `json:"last_round"`
+	LastHandoff *contract.Handoff `json:"last_handoff"`
 	// Evidence is the number of evidence records.
 	Evidence int `json:"evidence"`
 }
@@ -73,7 +74,7 @@ func StatusText(w io.Writer, st Status) {
 }
 
 // handoffLine is a handoff's summary and the successor todo it asks for.
-func handoffLine(h *records.Handoff) string {
+func handoffLine(h *contract.Handoff) string {
 	parts := []string{}
 	if h.Summary != "" {
 		parts = append(parts, h.Summary)

@@ -114,7 +114,7 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *parts.QuotaSummary {
 // count. The goal must be in b's spec. Errors: src's.
 func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
-	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []parts.TodoRef{}, OpenGates: []records.Gate{}}
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []parts.TodoRef{}, OpenGates: []contract.Gate{}}
 	gst, err := src.Goal(goal)
 	if err != nil {
 		return out, err
@@ -139,18 +139,20 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 	if newest != nil {
 		out.NewestTodo = &parts.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
 	}
-	if out.OpenGates, err = b.OpenGates(src, goal); err != nil {
+	open, err := b.OpenGates(src, goal)
+	if err != nil {
 		return out, err
 	}
-	if out.OpenGates == nil {
-		out.OpenGates = []records.Gate{}
+	if len(open) > 0 {
+		out.OpenGates = contract.Gates(open)
 	}
 	rounds, err := src.Rounds(goal)
 	if err != nil {
 		return out, err
 	}
 	if len(rounds) > 0 {
-		out.LastRound = &rounds[len(rounds)-1]
+		r := contract.RoundOf(rounds[len(rounds)-1])
+		out.LastRound = &r
 	}
 	ledger, err := src.Ledger(goal)
 	if err != nil {
@@ -162,7 +164,8 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 		return out, err
 	}
 	if len(hs) > 0 {
-		out.LastHandoff = &hs[len(hs)-1]
+		h := contract.HandoffOf(hs[len(hs)-1])
+		out.LastHandoff = &h
 	}
 	out.Evidence, err = src.EvidenceCount(goal)
 	return out, err
