@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -55,9 +56,9 @@ func (e *Engine) ActAs(ctx context.Context, in trust.ActRequest) (string, error)
 	if in.Agent != "" {
 		actor = "agent:" + in.Agent
 	}
-	input := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
+	input := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
 		Answer: &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
-	d := e.evalPrepared(ctx, pq, actingRule, "gate_answer", input)
+	d := e.evalPrepared(ctx, pq, actingRule, query.GateAnswer, input)
 	if d.Allow {
 		return d.Agent, nil
 	}

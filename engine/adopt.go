@@ -11,12 +11,13 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -119,7 +120,7 @@ func (e *Engine) resolveRules(ctx context.Context, r *Rules) *Rules {
 		e.checkCachedExport(r, cur)
 		return r
 	}
-	var loosens, tightens []render.Reason
+	var loosens, tightens []parts.Reason
 	if cur.SpecHash != disk.SpecHash {
 		loosens, tightens = adopt.Classify(ctx, cur.SpecJSON, r.disk.JSON)
 		if len(loosens) == 0 && r.disk.Cached && !e.onDisk {
@@ -257,7 +258,7 @@ func (e *Engine) useAdopted(r *Rules, cur records.Rules) {
 // rules.adopted event (actor by, why, what loosened and tightened, and extra data such as
 // the adopting human's ancestry), and makes the files on disk the rules
 // this engine evaluates.
-func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []render.Reason, extra map[string]any) error {
+func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []parts.Reason, extra map[string]any) error {
 	if r.SpecJSON == nil {
 		return errors.New("the spec on disk does not load")
 	}
@@ -322,7 +323,7 @@ func (e *Engine) AdoptTightening() error {
 // errs.No rules_changed when loopx/ changed since this engine read
 // it (what loosens was judged on another revision).
 func (e *Engine) AdoptPreview() (adopt.Result, error) {
-	res := adopt.Result{Loosens: []render.Reason{}}
+	res := adopt.Result{Loosens: []parts.Reason{}}
 	if _, err := e.Store(); err != nil { // the adopted rules are the store's
 		return res, err
 	}
@@ -410,17 +411,17 @@ func (e *Engine) Adopt(ctx context.Context, o adopt.Options) (adopt.Result, erro
 // denies with confirmation_pending alone when the channel is otherwise a
 // human's.
 func (e *Engine) DecideAdopt(ctx context.Context, ch input.Channel, restore bool) decision.Decision {
-	ref, query := "data.loopx.adopt.confirm", "adopt"
+	ref, name := "data.loopx.adopt.confirm", "adopt"
 	if restore {
-		ref, query = "data.loopx.adopt.restore", "restore"
+		ref, name = "data.loopx.adopt.restore", "restore"
 	}
 	pq, err := e.rules.compileRef(ctx, ref, nil)
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), ref)
 	}
-	in := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
-	d := e.evalPrepared(ctx, pq, ref, "gate_answer", in)
-	d.Query = query
+	in := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
+	d := e.evalPrepared(ctx, pq, ref, query.GateAnswer, in)
+	d.Query = name
 	return d
 }
 

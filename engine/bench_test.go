@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -86,7 +87,7 @@ func BenchmarkDecideCold(b *testing.B) {
 	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		e := New(Options{Root: root})
-		d, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+		d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if err != nil || d.Verdict != "run" {
 			b.Fatalf("%v %+v", err, d)
 		}
@@ -104,7 +105,7 @@ func BenchmarkDecideWarm(b *testing.B) {
 	b.ResetTimer()
 	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
-		if _, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
+		if _, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,7 +124,7 @@ func BenchmarkDecideWarmTicking(b *testing.B) {
 	b.ResetTimer()
 	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
-		if _, err := e.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
+		if _, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -46,7 +46,7 @@ func (e *Engine) rerun(ctx context.Context, le decision.LogEntry) (decision.Deci
 }
 
 func logRequest(le decision.LogEntry) Request {
-	return Request{Query: le.Input.Query, Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
+	return Request{Query: decision.Named(le.Input.Query), Goal: le.Input.Goal, Agent: le.Input.Agent, Permission: le.Input.Permission}
 }
 
 // Replay re-decides every logged decision at or after since (zero = all,
@@ -60,7 +60,7 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (decision.ReplayRe
 	inputs := map[[3]string]input.Input{}
 	return decision.Replay(ctx, since, entries, skipped, err, func(le decision.LogEntry) (decision.Decision, error) {
 		req := logRequest(le)
-		key := [3]string{req.Query, req.Goal, req.Agent}
+		key := [3]string{req.Query.Name, req.Goal, req.Agent}
 		in, ok := inputs[key]
 		if !ok {
 			var err error
@@ -85,12 +85,12 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (decision.ReplayRe
 // (PermissionRequest with actions and commands). It returns the decision
 // and the input evaluated. Errors: errs.Usage for an unknown query or a
 // malformed input; the store's error when the snapshot cannot be read.
-func (e *Engine) EvalInput(ctx context.Context, query string, raw []byte, goal, agent string) (decision.Decision, input.Input, error) {
-	q, err := rulebook.CheckQuery(query)
+func (e *Engine) EvalInput(ctx context.Context, name string, raw []byte, goal, agent string) (decision.Decision, input.Input, error) {
+	q, err := rulebook.CheckQuery(name)
 	if err != nil {
 		return decision.Decision{}, input.Input{}, err
 	}
-	in, now, permRaw, hasState, err := input.Parse(raw, q, goal, agent, e.Now())
+	in, now, permRaw, hasState, err := input.Parse(raw, q.Name, goal, agent, e.Now())
 	if err != nil {
 		return decision.Decision{}, input.Input{}, err
 	}

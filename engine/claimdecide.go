@@ -9,6 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -33,8 +34,8 @@ type claimDecision struct {
 // and evidence only the goal, the agent and the open gates.
 func (e *Engine) decideClaim(ctx context.Context, tx *kernel.Tx, goal, agent string, cf input.ClaimFacts) (claimDecision, error) {
 	now := tx.Now()
-	req := Request{Query: "claim", Goal: goal, Agent: agent}
-	in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
+	req := Request{Query: query.Claim, Goal: goal, Agent: agent}
+	in := input.Input{Query: query.Claim.Name, Now: records.RFC3339(now), Goal: goal, Agent: agent, Claim: &cf}
 	if e.rules.specErr != nil {
 		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
@@ -82,18 +83,18 @@ func (e *Engine) Refusal(d decision.Decision) error {
 // runs the transaction again.
 var errUnprepared = errors.New("engine: query not prepared")
 
-// updatePrepared is update for a mutation that decides query only in some
+// updatePrepared is update for a mutation that decides q only in some
 // states (a progress check when a gate is open): fn returns errUnprepared
-// when it needs query unprepared, and the transaction is then run again
-// after releasing the store and preparing query (unless Prepare did first).
-func (e *Engine) updatePrepared(ctx context.Context, query string, fn func(tx *kernel.Tx) error) error {
-	e.Prepare(ctx, true, query)
+// when it needs q unprepared, and the transaction is then run again
+// after releasing the store and preparing q (unless Prepare did first).
+func (e *Engine) updatePrepared(ctx context.Context, q query.Query, fn func(tx *kernel.Tx) error) error {
+	e.Prepare(ctx, true, q)
 	err := e.update(fn)
 	if errors.Is(err, errUnprepared) {
 		if err := e.Release(); err != nil {
 			return err
 		}
-		e.rules.prepareAll(ctx, query)
+		e.rules.prepareAll(ctx, q)
 		err = e.update(fn)
 	}
 	return err
@@ -107,7 +108,7 @@ func (e *Engine) checkProgress(ctx context.Context, tx *kernel.Tx, goal, agent s
 	if err != nil || len(gates) == 0 {
 		return claimDecision{}, err
 	}
-	if !e.rules.prep.Has("claim") {
+	if !e.rules.prep.Has(query.Claim.Name) {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -128,7 +129,7 @@ func (e *Engine) checkSettle(ctx context.Context, tx *kernel.Tx, goal, agent str
 	if !byAgent || agent == "" {
 		return e.checkProgress(ctx, tx, goal, agent, cf)
 	}
-	if !e.rules.prep.Has("claim") {
+	if !e.rules.prep.Has(query.Claim.Name) {
 		return claimDecision{}, errUnprepared
 	}
 	cd, err := e.decideClaim(ctx, tx, goal, agent, cf)
@@ -156,7 +157,7 @@ func (e *Engine) recordViolation(goal, actor string, err error, data map[string]
 // add and a todo's status decide claim only then). The identity check
 // those commands make next (ActAs) is compiled meanwhile, in the
 // background.
-func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...string) {
+func (e *Engine) Prepare(ctx context.Context, gated bool, queries ...query.Query) {
 	PrepareActing()
 	claimorder.Prepare() // the read model written after the unlock needs it
 	if e.sess.store == nil && (!gated || e.mayHaveOpenGate()) {
@@ -182,7 +183,7 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 	if err != nil {
 		return decision.Decision{}, err
 	}
-	e.rules.prepareAll(ctx, "claim")
+	e.rules.prepareAll(ctx, query.Claim)
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		t, err := lease.Find(tx.Todo, p.Todo)
@@ -205,16 +206,16 @@ func (e *Engine) DecideClaim(ctx context.Context, p lease.Preview) (decision.Dec
 		return cd.d, nil
 	}
 	e.logClaim(cd)
-	return failClosed(cd.d, "claim", err), err
+	return failClosed(cd.d, query.Claim, err), err
 }
 
 // failClosed is d, or when a preview could not decide because of a store
 // error, a deny (store_error) saying so.
-func failClosed(d decision.Decision, query string, err error) decision.Decision {
+func failClosed(d decision.Decision, q query.Query, err error) decision.Decision {
 	if err == nil || errs.IsKind(err, errs.Usage) || d.Verdict != "" {
 		return d
 	}
-	d = decision.Deny("store_error", "store unusable: "+err.Error(), "data.loopx."+decision.PolicyArea(query)+".decision")
-	d.Query = query
+	d = decision.Deny("store_error", "store unusable: "+err.Error(), q.Entry)
+	d.Query = q.Name
 	return d
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
@@ -47,7 +48,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 	}
 	var goal string
 	var cd claimDecision
-	e.rules.prepareAll(ctx, "claim")
+	e.rules.prepareAll(ctx, query.Claim)
 	err = e.update(func(tx *kernel.Tx) error {
 		res, cd = lease.Result{}, claimDecision{}
 		t, err := lease.Find(tx.Todo, req.Todo)
@@ -150,7 +151,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 	var goal string
 	var cd claimDecision
 	if op == "transfer" || op == "renew" {
-		e.rules.prepareAll(context.Background(), "claim")
+		e.rules.prepareAll(context.Background(), query.Claim)
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		res, cd = lease.Result{}, claimDecision{}

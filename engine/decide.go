@@ -13,6 +13,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
@@ -24,8 +25,8 @@ import (
 
 // Request is a query to decide.
 type Request struct {
-	// Query is "should_run" (more queries come with their policies).
-	Query string
+	// Query is the query asked (query.ShouldRun, …).
+	Query query.Query
 	Goal  string
 	Agent string
 	// Permission is set for permission queries.
@@ -54,7 +55,7 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = rules.prepared(ctx, req.Query)
+		_, _ = rules.prepared(ctx, req.Query.Name)
 	}()
 	rm := e.sess.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
@@ -86,10 +87,10 @@ func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
 // when rm keeps one (partial: it leaves todos out; inputstate.Need.Window); while
 // the store is held, only the window's order is rm's (inputstate.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
-	in = input.Input{Query: req.Query, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	in = input.Input{Query: req.Query.Name, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
-	need := inputstate.Need{Usage: true, Todos: req.Query != "permission" || e.userReads(), Window: window}
+	need := inputstate.Need{Usage: true, Todos: req.Query.ReadsTodos || e.userReads(), Window: window}
 	if e.rules.specErr != nil {
 		in.Health.Spec = errs.Summary(e.rules.specErr)
 	}
@@ -127,17 +128,17 @@ func (e *Engine) userReads() bool {
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in input.Input) decision.Decision {
-	rule := "data.loopx." + decision.PolicyArea(req.Query) + ".decision"
-	pq, err := e.rules.prepared(ctx, req.Query)
+	rule := req.Query.Entry
+	pq, err := e.rules.prepared(ctx, req.Query.Name)
 	if err != nil {
 		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
 	}
 	return e.evalPrepared(ctx, pq, rule, req.Query, in)
 }
 
-// evalPrepared evaluates pq (the rule named rule, of query's verdicts) on
+// evalPrepared evaluates pq (the rule named rule, of q's verdicts) on
 // in; every failure becomes a deny.
-func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule, query string, in input.Input) decision.Decision {
+func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, rule string, q query.Query, in input.Input) decision.Decision {
 	iv, err := input.Value(in)
 	if err != nil {
 		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
@@ -155,7 +156,7 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	if err != nil {
 		return decision.Deny("policy_error", "policy result: "+err.Error(), rule)
 	}
-	d := decision.FromValue(raw, query)
+	d := decision.FromValue(raw, q)
 	d.Value = raw
 	return d
 }
@@ -165,16 +166,16 @@ var entropy = ulid.Monotonic(rand.Reader, 0)
 // finishDecision adds what the engine owns: id, request, quota, revision.
 func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Input) {
 	d.DecisionID = ulid.MustNew(ulid.Timestamp(time.Now()), entropy).String()
-	d.Query, d.Goal, d.Agent = req.Query, req.Goal, req.Agent
+	d.Query, d.Goal, d.Agent = req.Query.Name, req.Goal, req.Agent
 	if d.Verdict != "run" {
 		d.Todo = nil
 	}
 	d.Charge = d.Verdict == "run"
 	spec, policy := e.rules.revisions()
 	d.Revision = decision.Revision{Spec: spec, Policy: policy, State: in.State.Revision}
-	// No made-up usage when the store is unusable, nor for claim and
-	// gate_answer decisions, whose snapshot leaves the usage out.
-	if gs := e.rules.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query != "claim" && req.Query != "gate_answer" {
+	// No made-up usage when the store is unusable, nor for the queries
+	// whose snapshot leaves the usage out (claim, gate_answer).
+	if gs := e.rules.facts().GoalSpec(req.Goal); gs != nil && in.Health.Store == "" && req.Query.Quota {
 		d.Quota = reportdata.QuotaSummary(gs, in.State.Quota)
 	}
 	if d.NextCheckAt != nil && *d.NextCheckAt == "" {

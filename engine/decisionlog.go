@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/buildinfo"
 )
 
@@ -22,7 +22,7 @@ var Version = "dev"
 func init() { Version = buildinfo.Version(Version) }
 
 // decisionLog is the project's decision log with the engine's line types.
-type decisionLog = decisionlog.Log[decision.LogInput, render.QuotaSummary]
+type decisionLog = decisionlog.Log[decision.LogInput, parts.QuotaSummary]
 
 // LogPath is the decision log of the project (.loopx/decisions.jsonl).
 func (e *Engine) LogPath() string { return e.sess.log.Path() }
@@ -48,7 +48,7 @@ func (e *Engine) logDecision(write func(decision.LogEntry, []byte, ...decisionlo
 // agent, quota and revisions, so that a decision whose record could not
 // be written is never shown or acted on as a run or an allow.
 func unrecorded(d decision.Decision, err error) decision.Decision {
-	n := decision.Deny("decision_log_error", "the decision could not be recorded in the decision log, so it is a deny: "+err.Error(), "data.loopx."+decision.PolicyArea(d.Query)+".decision")
+	n := decision.Deny("decision_log_error", "the decision could not be recorded in the decision log, so it is a deny: "+err.Error(), decision.Named(d.Query).Entry)
 	n.DecisionID, n.Query, n.Goal, n.Agent, n.Quota, n.Revision = d.DecisionID, d.Query, d.Goal, d.Agent, d.Quota, d.Revision
 	return n
 }

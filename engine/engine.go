@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 )
 
@@ -192,17 +192,27 @@ func (e *Engine) Session() *Session { return e.sess }
 // Close releases everything the engine holds.
 func (e *Engine) Close() error { return e.Release() }
 
-// entryRules are the entry rules of queries (policies.Queries), in order.
-// Errors: an unknown query.
-func entryRules(queries []string) (refs []string, err error) {
-	for _, q := range queries {
-		ref, ok := policies.Queries[q]
+// entryRules are the entry rules of the queries named names
+// (query.Query.Entry), in order. Errors: an unknown query.
+func entryRules(names []string) (refs []string, err error) {
+	for _, name := range names {
+		q, ok := query.ByName(name)
 		if !ok {
-			return nil, fmt.Errorf("unknown query %q", q)
+			return nil, fmt.Errorf("unknown query %q", name)
 		}
-		refs = append(refs, ref)
+		refs = append(refs, q.Entry)
 	}
 	return refs, nil
+}
+
+// names are the names of queries, in order (the prepared queries are
+// kept by name).
+func names(queries []query.Query) []string {
+	out := make([]string, len(queries))
+	for i, q := range queries {
+		out[i] = q.Name
+	}
+	return out
 }
 
 // Usagef is errs.Usagef: a request the engine refuses as malformed or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -77,7 +78,7 @@ func addTodos(t *testing.T, e *Engine, titles ...string) []records.Todo {
 
 func decide(t *testing.T, e *Engine, agent string) decision.Decision {
 	t.Helper()
-	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: agent})
+	d, err := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestShouldRun_FailsClosed(t *testing.T) {
 		writeSpec(t, root, "goals: g1: {objective: 12}\n")
 		e := New(Options{Root: root})
 		defer e.Close()
-		d, _ := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+		d, _ := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if d.Verdict != "deny" || !d.HasReason("spec_error") {
 			t.Fatalf("%s %+v", d.Verdict, d.Reasons)
 		}
@@ -246,7 +247,7 @@ func TestShouldRun_FailsClosed(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+		d, err := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if !kernel.IsStoreError(err) || d.Verdict != "deny" || !d.HasReason("store_error") {
 			t.Fatalf("err %v, decision %s %+v", err, d.Verdict, d.Reasons)
 		}

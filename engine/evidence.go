@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/evidence"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -20,7 +21,7 @@ func (e *Engine) AddEvidence(ev records.Evidence) (records.Evidence, error) {
 	}
 	var cd claimDecision
 	in := ev
-	err = e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
+	err = e.updatePrepared(context.Background(), query.Claim, func(tx *kernel.Tx) error {
 		ev, cd = in, claimDecision{}
 		if ev.Todo != "" {
 			if _, err := tx.Todo(ev.Todo); IsNotFound(err) {

@@ -41,7 +41,7 @@ func (e *Engine) Explain(ctx context.Context, id string) (decision.Explanation, 
 // trace evaluates req's prepared query on in once more with a buffer tracer
 // and renders the rule-level and the full trace with locations.
 func (e *Engine) trace(ctx context.Context, req Request, in input.Input) (rules, full []string) {
-	pq, err := e.rules.prepared(ctx, req.Query)
+	pq, err := e.rules.prepared(ctx, req.Query.Name)
 	if err != nil {
 		msg := []string{"no trace: the policy does not compile: " + err.Error()}
 		return msg, msg

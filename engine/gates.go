@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -61,7 +62,7 @@ func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g reco
 	if err := inert.Check("the answer note", in.Note, true); err != nil {
 		return g, Usagef("control_character", "%v", err)
 	}
-	e.rules.prepareAll(ctx, "gate_answer")
+	e.rules.prepareAll(ctx, query.GateAnswer)
 	var cd claimDecision
 	err = e.update(func(tx *kernel.Tx) error {
 		var err error
@@ -161,7 +162,7 @@ func (e *Engine) AnswerGateAt(ctx context.Context, in gates.Answer, t Confirmer)
 // confirm, or the refusal (audited) when more than the missing
 // confirmation refuses the answer.
 func (e *Engine) previewAnswer(ctx context.Context, in gates.Answer) (Confirmation, error) {
-	e.rules.prepareAll(ctx, "gate_answer")
+	e.rules.prepareAll(ctx, query.GateAnswer)
 	c := Confirmation{Option: in.Option}
 	var cd claimDecision
 	err := e.view(func(tx *kernel.Tx) (err error) {
@@ -191,7 +192,7 @@ func (e *Engine) previewAnswer(ctx context.Context, in gates.Answer) (Confirmati
 // decision. Errors: errs.Usage
 // unknown_gate; store errors.
 func (e *Engine) DecideAnswer(ctx context.Context, in gates.Answer) (decision.Decision, error) {
-	e.rules.prepareAll(ctx, "gate_answer")
+	e.rules.prepareAll(ctx, query.GateAnswer)
 	var cd claimDecision
 	err := e.update(func(tx *kernel.Tx) error {
 		var err error
@@ -199,7 +200,7 @@ func (e *Engine) DecideAnswer(ctx context.Context, in gates.Answer) (decision.De
 		return err
 	})
 	e.logClaim(cd)
-	return failClosed(cd.d, "gate_answer", err), err
+	return failClosed(cd.d, query.GateAnswer, err), err
 }
 
 // decideAnswer evaluates the gate_answer query for in inside tx.
@@ -223,8 +224,8 @@ func (e *Engine) decideAnswer(ctx context.Context, tx *kernel.Tx, in gates.Answe
 	af := &input.AnswerFacts{Gate: input.AnswerGate{ID: g.ID, Goal: g.Goal, Status: g.Status, Question: g.Question,
 		Options: inputstate.NonNil(g.Options), Answerers: inputstate.NonNil(g.Answerers), RaisedBy: g.RaisedBy, Reason: g.Reason},
 		Option: in.Option, Actor: in.Actor, Note: in.Note, Channel: in.Channel, Project: input.ProjectFacts{Demo: p.Demo}}
-	req := Request{Query: "gate_answer", Goal: g.Goal, Agent: agent}
-	input := input.Input{Query: "gate_answer", Now: records.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
+	req := Request{Query: query.GateAnswer, Goal: g.Goal, Agent: agent}
+	input := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(now), Goal: g.Goal, Agent: agent, Answer: af}
 	if e.rules.specErr != nil {
 		input.Health.Spec = errs.Summary(e.rules.specErr)
 	}
@@ -246,8 +247,8 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
 	if err != nil {
 		return err
 	}
-	in := input.Input{Query: "gate_answer", Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
-	d := e.evalPrepared(ctx, pq, "data.loopx.repair.decision", "gate_answer", in)
+	in := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
+	d := e.evalPrepared(ctx, pq, "data.loopx.repair.decision", query.GateAnswer, in)
 	if d.Allow {
 		return nil
 	}

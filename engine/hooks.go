@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/pathfacts"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/hosts/registry"
@@ -82,7 +83,7 @@ func (e *Engine) displayPath(path string) string {
 // built-in rule every decision asks), over the input a permission
 // decision of agent on goal sees. Errors: the store's or the policy's.
 func (e *Engine) AgentOnGoal(ctx context.Context, goal, agent string) (bool, error) {
-	in, err := e.buildInput(Request{Query: "permission", Goal: goal, Agent: agent}, e.Now())
+	in, err := e.buildInput(Request{Query: query.Permission, Goal: goal, Agent: agent}, e.Now())
 	if err != nil {
 		return false, err
 	}

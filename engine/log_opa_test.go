@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -210,7 +211,7 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 	defer u.Close()
 	mustAdopt(t, u)
 	u.Release()
-	d, err := u.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a2"})
+	d, err := u.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a2"})
 	if err != nil || !d.HasReason("release_freeze") {
 		t.Fatalf("user deny: %v %+v", err, d)
 	}
@@ -265,7 +266,7 @@ func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 	b := New(Options{Root: e.Root(), Now: newClock().now})
 	defer b.Close()
 	mustAdopt(t, b)
-	d, _ := b.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+	d, _ := b.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 	if d.Verdict != "deny" || !d.HasReason("policy_error") {
 		t.Fatalf("broken user policy: %s %+v", d.Verdict, d.Reasons)
 	}
@@ -290,7 +291,7 @@ func TestDecisionLog_LineSizeDoesNotGrowWithTodos(t *testing.T) {
 		root := benchProject(t, todos, 0)
 		e := New(Options{Root: root, Now: newClock().now})
 		defer e.Close()
-		d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+		d, err := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if err != nil || d.Verdict != "run" {
 			t.Fatalf("%d todos: %v %+v", todos, err, d)
 		}

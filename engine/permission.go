@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
@@ -24,7 +25,7 @@ import (
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcall.Call) (decision.Decision, error) {
 	pr := toolcall.Read(e.root, req)
 	e.SeedSpecTodos(goal)
-	d, err := e.Decide(ctx, Request{Query: "permission", Goal: goal, Agent: agent, Permission: pr})
+	d, err := e.Decide(ctx, Request{Query: query.Permission, Goal: goal, Agent: agent, Permission: pr})
 	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.rules.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -88,7 +89,7 @@ goals: g1: quota: rounds: 5
 	}
 	c.advance(20 * time.Minute)
 
-	should, err := e.buildInput(Request{Query: "should_run", Goal: "g1", Agent: "claude"}, e.Now())
+	should, err := e.buildInput(Request{Query: query.ShouldRun, Goal: "g1", Agent: "claude"}, e.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +97,14 @@ goals: g1: quota: rounds: 5
 		t.Fatalf("the should_run input lacks what it should exercise: %d todos, %d gates", len(should.State.Todos), len(should.State.Gates))
 	}
 	pr := toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
-	perm, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude", Permission: pr}, e.Now())
+	perm, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude", Permission: pr}, e.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(perm.Permission.Paths) == 0 || len(perm.Permission.Commands) < 3 {
 		t.Fatalf("the permission input lacks what it should exercise: %+v", perm.Permission)
 	}
-	edit, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude",
+	edit, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude",
 		Permission: toolcall.Read(e.root, toolcall.Call{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
@@ -28,7 +29,7 @@ func (e *Engine) Prompt(ctx context.Context, o reportdata.PromptOptions) (report
 		return p, Usagef("missing_agent", "which agent? give --agent")
 	}
 	e.SeedSpecTodos(o.Goal)
-	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: o.Goal, Agent: o.Agent})
+	d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: o.Goal, Agent: o.Agent})
 	if err != nil {
 		return p, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
@@ -108,7 +109,7 @@ func TestStore_EmptyFileIsRefusedNotReset(t *testing.T) {
 	if err := os.Truncate(filepath.Join(e.StateDir(), kernel.DBFile), 0); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+	d, err := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 	if !kernel.IsStoreError(err) || d.Verdict != "deny" || d.Quota != nil {
 		t.Fatalf("empty store: err %v, decision %s quota %+v", err, d.Verdict, d.Quota)
 	}
@@ -128,7 +129,7 @@ func TestReadModel_OverwriteWithRestoredMtimeIsNotTrusted(t *testing.T) {
 	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.Decide(context.Background(), Request{Query: "should_run", Goal: "g1", Agent: "a1"})
+	d, err := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 	if err == nil || d.Verdict != "deny" {
 		t.Fatalf("corrupt store behind a matching size and mtime: %v %s", err, d.Verdict)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -24,10 +25,10 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 	// store (and its lock) from the decision to the claim, so that no other
 	// process claims the selected todo in between; an unusable store is
 	// reported by Decide (deny).
-	e.rules.prepareAll(ctx, "should_run", "claim")
+	e.rules.prepareAll(ctx, query.ShouldRun, query.Claim)
 	_, _ = e.Store()
 	e.SeedSpecTodos(goal)
-	d, err := e.Decide(ctx, Request{Query: "should_run", Goal: goal, Agent: agent})
+	d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: goal, Agent: agent})
 	res.Decision = d
 	if err != nil {
 		return res, err
@@ -90,7 +91,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 		return rc, err
 	}
 	var cd claimDecision
-	err := e.updatePrepared(ctx, "claim", func(tx *kernel.Tx) error {
+	err := e.updatePrepared(ctx, query.Claim, func(tx *kernel.Tx) error {
 		cd = claimDecision{}
 		var err error
 		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.rules.facts().Spec, Revisions: e.rules.revisions,

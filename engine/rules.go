@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -168,7 +169,8 @@ func (r *Rules) specJSON() []byte {
 // Mutations call it before the store is opened: they evaluate their
 // decisions inside a transaction, under the state lock, and must not
 // compile policies there.
-func (r *Rules) prepareAll(ctx context.Context, queries ...string) {
+func (r *Rules) prepareAll(ctx context.Context, qs ...query.Query) {
+	queries := names(qs)
 	user, uerr := r.UserModules() // loaded once, before any goroutine reads them
 	if len(queries) > 1 && uerr == nil {
 		// Several queries compile their modules together once (the
@@ -234,13 +236,11 @@ func (r *Rules) facts() inputstate.Builder {
 // descriptions are the doc comments of the Go sources of the input's
 // types: a type the input carries that is declared in another file needs
 // that file's source here (TestPolicySchema_EveryFieldIsDescribed says
-// so). A query with
-// its own request fields (claim, gate_answer) adds its Input field to
-// QueryFields.
+// so). The input's fields that only one query carries are that query's
+// InputField (engine/deciding/query).
 var policySchemas = rulebook.NewSchemas(rulebook.Input{
-	Type:        reflect.TypeFor[input.Input](),
-	Sources:     []string{input.TypesSource, trust.TypesSource},
-	QueryFields: map[string]string{"permission": "permission", "claim": "claim", "answer": "gate_answer"},
+	Type:    reflect.TypeFor[input.Input](),
+	Sources: []string{input.TypesSource, trust.TypesSource},
 })
 
 // book is the project's rulebook.
@@ -291,9 +291,16 @@ func (e *Engine) PolicyDeadline() time.Duration { return e.rules.PolicyDeadline(
 
 // Warm starts compiling the built-in policy of queries in the background,
 // as one compilation (rulebook.Warm; a round start prepares should_run and
-// claim together), for a process about to decide them.
-func Warm(queries ...string) {
-	if refs, err := entryRules(queries); err == nil {
+// claim together), for a process about to decide them; a query that is
+// not prewarmed (query.Query.Prewarm) is left out.
+func Warm(queries ...query.Query) {
+	var refs []string
+	for _, q := range queries {
+		if q.Prewarm {
+			refs = append(refs, q.Entry)
+		}
+	}
+	if len(refs) > 0 {
 		rulebook.Warm(refs...)
 	}
 }

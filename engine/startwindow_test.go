@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -122,7 +123,7 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 	for c := range 40 {
 		root := randomProject(t, rng, now, 90)
 		warm := New(Options{Root: root, Now: clock})
-		if _, err := warm.Decide(ctx, Request{Query: "should_run", Goal: "g1", Agent: "a1"}); err != nil {
+		if _, err := warm.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}); err != nil {
 			t.Fatal(err)
 		}
 		warm.Close() // writes the read model
@@ -136,7 +137,7 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 		}
 		full := map[string]decision.Decision{}
 		for _, agent := range []string{"a1", "a2", "a3"} {
-			req := Request{Query: "should_run", Goal: "g1", Agent: agent}
+			req := Request{Query: query.ShouldRun, Goal: "g1", Agent: agent}
 			in, _, err := e.inputFrom(nil, req, now, 0) // every todo, from the store
 			if err != nil {
 				t.Fatal(err)
@@ -267,7 +268,7 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 					if op == "transfer" {
 						cf.From = "a2"
 					}
-					req := Request{Query: "claim", Goal: "g1", Agent: agent}
+					req := Request{Query: query.Claim, Goal: "g1", Agent: agent}
 					var ds [2]string
 					for i, with := range []bool{true, false} {
 						in := input.Input{Query: "claim", Now: records.RFC3339(now), Goal: "g1", Agent: agent, Claim: &cf}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -78,7 +79,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, er
 		return t, Usagef("bad_status", "status %q is not done, blocked, cancelled or open", status)
 	}
 	var cd claimDecision
-	err := e.updatePrepared(context.Background(), "claim", func(tx *kernel.Tx) error {
+	err := e.updatePrepared(context.Background(), query.Claim, func(tx *kernel.Tx) error {
 		cd = claimDecision{}
 		var err error
 		t, err = tx.Todo(id)

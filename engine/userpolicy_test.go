@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
@@ -105,14 +106,14 @@ func TestUserPolicy_PermissionTodosOnlyWhenRead(t *testing.T) {
 			}
 			e = reopen(t, e, c)
 			req := toolcall.Call{Tool: "Bash", Command: "ls"}
-			in, err := e.buildInput(Request{Query: "permission", Goal: "g1", Agent: "claude", Permission: toolcall.Read(e.root, req)}, e.Now())
+			in, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude", Permission: toolcall.Read(e.root, req)}, e.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(in.State.Todos) != tc.todos || in.State.Todos == nil {
 				t.Fatalf("permission input has %d todos (nil %v), want %d", len(in.State.Todos), in.State.Todos == nil, tc.todos)
 			}
-			if in, _ := e.buildInput(Request{Query: "should_run", Goal: "g1", Agent: "claude"}, e.Now()); len(in.State.Todos) != 2 {
+			if in, _ := e.buildInput(Request{Query: query.ShouldRun, Goal: "g1", Agent: "claude"}, e.Now()); len(in.State.Todos) != 2 {
 				t.Fatalf("should_run input has %d todos, want 2", len(in.State.Todos))
 			}
 			d := permission(t, e, "claude", req)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -86,7 +87,7 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := Request{Query: "should_run", Goal: "g1", Agent: "a1"}
+			req := Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}
 			decide := func(open bool) (decision.Decision, *Engine) {
 				e := New(Options{Root: root, Now: clock})
 				if open {

@@ -48,7 +48,7 @@ func newPropertyRig(tb testing.TB) *propertyRig {
 		}
 		return pq
 	}
-	r.adopt, r.perm, r.run, r.claim = prep("data.loopx.adopt.decision"), prep(Queries["permission"]), prep(ShouldRunQuery), prep(Queries["claim"])
+	r.adopt, r.perm, r.run, r.claim = prep("data.loopx.adopt.decision"), prep("data.loopx.permission.decision"), prep("data.loopx.run.decision"), prep("data.loopx.claim.decision")
 	return r
 }
 

@@ -13,17 +13,6 @@ import (
 	"sync"
 )
 
-// ShouldRunQuery is the entry rule of the should_run query: its value is the
-// decision object (verdict, allow, reasons, todo, next_check_at, charge) that
-// decision.Decision carries. It is always defined.
-const ShouldRunQuery = "data.loopx.run.decision"
-
-// Queries maps each query name (the engine's Input.Query) to its entry rule:
-// should_run, permission, claim (may an agent hold or progress
-// a todo) and gate_answer (may this answer be recorded).
-var Queries = map[string]string{"should_run": ShouldRunQuery, "permission": "data.loopx.permission.decision",
-	"claim": "data.loopx.claim.decision", "gate_answer": "data.loopx.gate.decision"}
-
 //go:embed loopx
 var bundle embed.FS
 

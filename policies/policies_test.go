@@ -33,8 +33,8 @@ func TestHash(t *testing.T) {
 			t.Errorf("Modules() includes test %s", path)
 		}
 	}
-	if len(TestModules()) == 0 || Queries["should_run"] != ShouldRunQuery {
-		t.Fatal("TestModules() empty or Queries incomplete")
+	if len(TestModules()) == 0 {
+		t.Fatal("TestModules() empty")
 	}
 }
 
@@ -78,7 +78,7 @@ func decide(t *testing.T, extra map[string]string, input any) map[string]any {
 
 func prepare(extra map[string]string) (rego.PreparedEvalQuery, error) {
 	opts := []func(*rego.Rego){
-		rego.Query(ShouldRunQuery),
+		rego.Query("data.loopx.run.decision"),
 		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": benchSpec()}})),
 		rego.StrictBuiltinErrors(true),
 	}
@@ -194,11 +194,6 @@ func TestEntryModules_UpToDate(t *testing.T) {
 	if !reflect.DeepEqual(index, entryModules) {
 		t.Fatalf("entries_gen.go is stale: run go generate ./policies\n got: %v\nwant: %v", entryModules, index)
 	}
-	for ref := range Queries {
-		if _, ok := entryModules[Queries[ref]]; !ok {
-			t.Errorf("query %s: its rule %s is not annotated entrypoint: true", ref, Queries[ref])
-		}
-	}
 }
 
 // TestEntryModules_CompileAlone compiles each entry rule's modules as the
@@ -211,7 +206,7 @@ func TestEntryModules_CompileAlone(t *testing.T) {
 		ref       string
 		want, not []string
 	}{
-		{ShouldRunQuery, []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego", "loopx/run/quota.rego"}, []string{"loopx/lib/glob.rego"}},
+		{"data.loopx.run.decision", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego", "loopx/run/quota.rego"}, []string{"loopx/lib/glob.rego"}},
 		{"data.loopx.permission.decision", []string{"loopx/lib/lib.rego", "loopx/lib/glob.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/todos.rego"}},
 		{"data.loopx.claim.decision", []string{"loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/gates.rego"}, []string{"loopx/lib/glob.rego"}},
 		{"data.loopx.gate.decision", []string{"loopx/lib/lib.rego", "loopx/identity/identity.rego", "loopx/request/request.rego"}, []string{"loopx/repair/repair.rego", "loopx/lib/todos.rego"}},

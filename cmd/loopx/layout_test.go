@@ -169,8 +169,15 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/mutating/todos": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Lease mechanics: kernel records, no store, no policy.
 		mod + "engine/mutating/lease": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
-		// A decision and its log line: no evaluation, no state.
-		mod + "engine/deciding/decision": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		// A decision and its log line: no evaluation, no state, and
+		// nothing of how it is shown (the renderers and views import it).
+		mod + "engine/deciding/decision": {engineTop, mod + "engine/reporting", mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego", "cuelang.org/go"},
+		// The parts of a decision the renderers show (reasons, the
+		// selected todo, the quota summary): plain data.
+		mod + "engine/deciding/decision/parts": pure,
+		// What each query is (name, entry rule, verdicts, what it reads):
+		// plain data every package that asks a query reads.
+		mod + "engine/deciding/query": pure,
 		// Adoption's mechanics: revisions, classification, write-back;
 		// the store's owner records them.
 		mod + "engine/mutating/adopt": {engineTop, mod + "cmd", mod + "lint"},
@@ -191,6 +198,10 @@ func TestImportsFlowOneWay(t *testing.T) {
 		mod + "engine/mutating/evidence": {engineTop, mod + "specs", mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// Housekeeping writes through a transaction interface of its own.
 		mod + "engine/mutating/housekeep": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},
+		// The output contract: types of its own built from the kernel's
+		// records, nothing else of loopx.
+		mod + "engine/reporting/contract": {mod + "kernel$", mod + "engine", mod + "specs", mod + "policies", mod + "presets", mod + "cmd", mod + "lint",
+			mod + "internal", "github.com/tidwall/buntdb", "github.com/open-policy-agent/opa", "cuelang.org/go"},
 		// What prompt, review and status show is gathered from kernel
 		// records the same way, for the renderers.
 		mod + "engine/reporting/reportdata": {engineTop, mod + "policies", mod + "cmd", mod + "lint", "github.com/open-policy-agent/opa/v1/rego"},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -32,17 +33,17 @@ const rule = "data.loopx.lib.claim_order"
 // the built-in bundle (policies.Hash names it).
 func Order() readmodel.Order { return readmodel.Order{Bundle: policies.Hash(), Input: Input} }
 
-// query is data.loopx.lib.claim_order over input.todos, prepared once per
+// prepared is data.loopx.lib.claim_order over input.todos, prepared once per
 // process over only the modules it reaches, as a cold decision compiles
 // them (rulebook.PrepareBuiltin).
-var query = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
+var prepared = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 	return rulebook.PrepareBuiltin(context.Background(), "order := data.loopx.lib.claim_order(input.todos)", rule)
 })
 
 // Prepare compiles the claim order's query in the background: a command
 // that writes calls it early, so that the read model it writes after the
 // unlock (Order) does not wait for the compile.
-func Prepare() { go func() { _, _ = query() }() }
+func Prepare() { go func() { _, _ = prepared() }() }
 
 // fact is one todo of the claim order's input: the facts of
 // input.state.todos (inputstate.TodoFacts) that data.loopx.lib.claim_order
@@ -131,7 +132,7 @@ func Claim(todos []records.Todo) ([]int, [][]string, error) {
 // eval evaluates data.loopx.lib.claim_order over facts. Errors: the
 // policy's evaluation, or a result that is not a list of indexes.
 func eval(facts []fact) ([]int, error) {
-	pq, err := query()
+	pq, err := prepared()
 	if err != nil {
 		return nil, err
 	}
@@ -170,13 +171,14 @@ func eval(facts []fact) ([]int, error) {
 // reads first when the read model keeps them (readmodel.Model.TodoWindow).
 const First = 8
 
-// Windows are the todo windows a decision of query reads in turn (0: all
-// todos; see Again): should_run reads First todos of the claim order,
-// then the whole head the read model keeps, then all todos. Other
-// queries, and should_run when a user policy may read the todos
-// (userReads, rulebook.ReadsTodos), read all of them at once.
-func Windows(query string, userReads bool) []int {
-	if query != "should_run" || userReads {
+// Windows are the todo windows a decision of q reads in turn (0: all
+// todos; see Again): a query that selects a todo from the claim order
+// (should_run, query.Query.SelectsTodo) reads First todos of it, then the
+// whole head the read model keeps, then all todos. Other queries, and
+// should_run when a user policy may read the todos (userReads,
+// rulebook.ReadsTodos), read all of them at once.
+func Windows(q query.Query, userReads bool) []int {
+	if !q.SelectsTodo || userReads {
 		return []int{0}
 	}
 	return []int{First, readmodel.HeadSize, 0}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
@@ -156,9 +157,9 @@ func runQuery(t *testing.T) *rego.PreparedEvalQuery {
 	t.Helper()
 	spec := map[string]any{"goals": map[string]any{"g1": map[string]any{"agents": []any{"a1", "a2", "a3"},
 		"quota": map[string]any{"window": "24h", "rounds": 100}}}}
-	opts := []func(*rego.Rego){rego.Query(policies.ShouldRunQuery), rego.StrictBuiltinErrors(true),
+	opts := []func(*rego.Rego){rego.Query(query.ShouldRun.Entry), rego.StrictBuiltinErrors(true),
 		rego.Store(inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}}))}
-	for path, src := range policies.EntryModules(policies.ShouldRunQuery) {
+	for path, src := range policies.EntryModules(query.ShouldRun.Entry) {
 		opts = append(opts, rego.Module(path, src))
 	}
 	pq, err := rego.New(opts...).PrepareForEval(context.Background())

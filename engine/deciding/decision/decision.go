@@ -24,9 +24,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 )
 
@@ -41,7 +42,8 @@ type Decision struct {
 	// DecisionID is a ULID, unique per decision; `loopx explain ID` finds it
 	// in the decision log.
 	DecisionID string `json:"decision_id"`
-	// Query is "should_run", "permission", "claim" or "gate_answer".
+	// Query is the query's name (query.Query.Name): "should_run",
+	// "permission", "claim" or "gate_answer".
 	Query string `json:"query"`
 	// Verdict is, for should_run: "run", "skip", "wait_human" or "deny";
 	// for permission: "allow" (a spec grant matches), "defer" (no grant
@@ -51,13 +53,13 @@ type Decision struct {
 	// Allow is true for "run" and "allow" only: "defer" is no grant.
 	Allow bool `json:"allow"`
 	// Reasons say why, most important first.
-	Reasons []render.Reason `json:"reasons"`
-	Goal    string          `json:"goal"`
-	Agent   string          `json:"agent"`
+	Reasons []parts.Reason `json:"reasons"`
+	Goal    string         `json:"goal"`
+	Agent   string         `json:"agent"`
 	// Todo is the selected todo on "run" (nil otherwise).
-	Todo *render.TodoRef `json:"todo"`
+	Todo *parts.TodoRef `json:"todo"`
 	// Quota summarises usage against limits in the current window.
-	Quota *render.QuotaSummary `json:"quota"`
+	Quota *parts.QuotaSummary `json:"quota"`
 	// NextCheckAt is when asking again may give another answer (RFC 3339
 	// UTC), nil when only a state change can.
 	NextCheckAt *string `json:"next_check_at"`
@@ -83,64 +85,42 @@ type Revision struct {
 	StaleSpec bool `json:"stale_spec,omitempty"`
 }
 
-// verdicts lists the verdicts each query may give; anything else from a
-// policy is a policy error (deny).
-var verdicts = map[string][]string{
-	"should_run":  {"run", "skip", "wait_human", "deny"},
-	"permission":  {"allow", "defer", "ask", "deny"},
-	"claim":       {"allow", "deny"},
-	"gate_answer": {"allow", "deny"},
-}
-
-// FromValue interprets the value of a query's entry rule (JSON) as a
-// decision: a value of the wrong shape, or a verdict the query does not
-// have, is a policy_error deny; allow is true for run and allow. Value is
-// left nil.
-func FromValue(raw []byte, query string) Decision {
-	rule := "data.loopx." + PolicyArea(query) + ".decision"
+// FromValue interprets the value of q's entry rule (JSON) as a
+// decision: a value of the wrong shape, or a verdict q does not have
+// (query.Query.Verdicts), is a policy_error deny; allow is true for run
+// and allow. Value is left nil.
+func FromValue(raw []byte, q query.Query) Decision {
+	rule := q.Entry
 	var d Decision
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return Deny("policy_error", rule+" has the wrong shape: "+err.Error(), rule)
 	}
-	if !slices.Contains(verdicts[query], d.Verdict) {
-		return Deny("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, verdicts[query]), rule)
+	if !slices.Contains(q.Verdicts, d.Verdict) {
+		return Deny("policy_error", fmt.Sprintf("%s gave verdict %q, not one of %v", rule, d.Verdict, q.Verdicts), rule)
 	}
-	d.Allow = d.Verdict == "run" || d.Verdict == "allow"
+	d.Allow = q.Allows(d.Verdict)
 	if d.Reasons == nil {
-		d.Reasons = []render.Reason{}
+		d.Reasons = []parts.Reason{}
 	}
 	return d
 }
 
-// Verdicts returns every verdict any query may give, each once, in the
-// order of the queries (should_run, permission, claim, gate_answer).
-func Verdicts() []string {
-	var out []string
-	for _, q := range []string{"should_run", "permission", "claim", "gate_answer"} {
-		for _, v := range verdicts[q] {
-			if !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
+// Named is the query called name (query.ByName), for a name read back
+// from a decision-log line or a decision; a name that is none of the four
+// (a logged adoption's "adopt" or "restore") is a query of that name
+// answered by data.loopx.<name>.decision, with no verdicts (every value
+// of it a policy_error deny), reading the todos and carrying the quota
+// summary.
+func Named(name string) query.Query {
+	if q, ok := query.ByName(name); ok {
+		return q
 	}
-	return out
-}
-
-// PolicyArea is the package under data.loopx that answers query:
-// "run" for should_run, "gate" for gate_answer, else the query's name.
-func PolicyArea(query string) string {
-	switch query {
-	case "should_run":
-		return "run"
-	case "gate_answer":
-		return "gate"
-	}
-	return query
+	return query.Query{Name: name, Entry: "data.loopx." + name + ".decision", ReadsTodos: true, Quota: true}
 }
 
 // Deny is a deny decision with one reason (code, msg) naming rule.
 func Deny(code, msg, rule string) Decision {
-	return Decision{Verdict: "deny", Reasons: []render.Reason{{Code: code, Message: msg, Rule: rule}}}
+	return Decision{Verdict: "deny", Reasons: []parts.Reason{{Code: code, Message: msg, Rule: rule}}}
 }
 
 // OnlyConfirmationPending reports whether d denies only for the terminal
@@ -174,11 +154,11 @@ func (d Decision) HasReason(code string) bool {
 // LogEntry is one line of .loopx/decisions.jsonl (decisionlog.Entry, an OPA
 // decision-log event) with the engine's request (LogInput) and quota
 // summary; LoggedDecision reads the decision it records.
-type LogEntry = decisionlog.Entry[LogInput, render.QuotaSummary]
+type LogEntry = decisionlog.Entry[LogInput, parts.QuotaSummary]
 
 // LogCustom is what a decision-log line adds to OPA's fields: the stored
 // input's hash, the store revision, the quota summary, decided_by.
-type LogCustom = decisionlog.Custom[render.QuotaSummary]
+type LogCustom = decisionlog.Custom[parts.QuotaSummary]
 
 // LogInput is the request part of a decision's input: Input without the
 // kernel snapshot (input.state, in the stored input); every other field of
@@ -205,7 +185,7 @@ func LogInputOf(in input.Input) LogInput {
 // result interpreted as at decision time (verdict checked, allow, todo)
 // with the id, request, quota and revisions added.
 func Logged(le LogEntry) Decision {
-	d := FromValue(le.Result, le.Input.Query)
+	d := FromValue(le.Result, Named(le.Input.Query))
 	d.DecisionID = le.DecisionID
 	d.Query, d.Goal, d.Agent = le.Input.Query, le.Input.Goal, le.Input.Agent
 	if d.Verdict != "run" {
@@ -223,12 +203,12 @@ func Logged(le LogEntry) Decision {
 // Outcome is the shape of a query's entry-rule value (the policy's part of
 // a Decision).
 type Outcome struct {
-	Verdict     string          `json:"verdict"`
-	Allow       bool            `json:"allow"`
-	Reasons     []render.Reason `json:"reasons"`
-	Todo        *render.TodoRef `json:"todo"`
-	NextCheckAt *string         `json:"next_check_at"`
-	Charge      bool            `json:"charge"`
+	Verdict     string         `json:"verdict"`
+	Allow       bool           `json:"allow"`
+	Reasons     []parts.Reason `json:"reasons"`
+	Todo        *parts.TodoRef `json:"todo"`
+	NextCheckAt *string        `json:"next_check_at"`
+	Charge      bool           `json:"charge"`
 }
 
 // OutcomeOf is the policy's part of d.
@@ -240,7 +220,7 @@ func OutcomeOf(d Decision) Outcome {
 // loopx writes it, or a line of loopx's earlier format (ParseLegacyLine).
 // ok is false for anything else (a torn write, a foreign line).
 func ParseLine(line []byte) (LogEntry, bool) {
-	if le, ok := decisionlog.Parse[LogInput, render.QuotaSummary](line); ok {
+	if le, ok := decisionlog.Parse[LogInput, parts.QuotaSummary](line); ok {
 		return le, true
 	}
 	return ParseLegacyLine(line)
@@ -330,7 +310,7 @@ func Compare(a, b Decision) (same bool, diffs []string) {
 	return same, diffs
 }
 
-func todoID(t *render.TodoRef) string {
+func todoID(t *parts.TodoRef) string {
 	if t == nil {
 		return "-"
 	}
@@ -425,7 +405,7 @@ var policyPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 func OPAEvalCommand(le LogEntry, root, stateDir string) string {
 	// The path goes into a command line a person may paste: only the
 	// query's own entry rule, never what a line says.
-	if le.Custom.DecidedBy != "" || le.Path != "loopx/"+PolicyArea(le.Input.Query)+"/decision" || !policyPath().MatchString(le.Path) {
+	if le.Custom.DecidedBy != "" || le.Path != Named(le.Input.Query).Path() || !policyPath().MatchString(le.Path) {
 		return ""
 	}
 	rel := func(p string) string {
@@ -498,7 +478,7 @@ func LogEntryOf(d Decision, in input.Input, now time.Time) (LogEntry, []byte, er
 	}
 	return LogEntry{
 		DecisionID: d.DecisionID, Revision: d.Revision.Policy,
-		Path:   "loopx/" + PolicyArea(d.Query) + "/decision",
+		Path:   Named(d.Query).Path(),
 		Input:  LogInputOf(in),
 		Result: result, Erased: []string{decisionlog.ErasedState}, Timestamp: now,
 		Custom: LogCustom{State: in.State.Revision, Quota: d.Quota, DecidedBy: decidedBy},

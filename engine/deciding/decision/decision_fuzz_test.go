@@ -23,7 +23,7 @@ func FuzzParseLogLine(f *testing.F) {
 			t.Fatalf("accepted a line without a decision id: %q", line)
 		}
 		d := Logged(le)
-		if q := le.Input.Query; d.Verdict != "deny" && !strings.Contains(strings.Join(verdicts[q], " "), d.Verdict) {
+		if q := le.Input.Query; d.Verdict != "deny" && !strings.Contains(strings.Join(Named(q).Verdicts, " "), d.Verdict) {
 			t.Fatalf("verdict %q for query %q", d.Verdict, q)
 		}
 	})

@@ -4,25 +4,25 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/internal/errs"
 )
 
 func TestRefusal(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		reasons    []render.Reason
+		reasons    []parts.Reason
 		userPolicy bool
 		kind       errs.Kind
 		code, gate string
 	}{
 		{"no reason", nil, false, errs.No, "policy_undefined", ""},
-		{"the first reason", []render.Reason{{Code: "already_claimed", Message: "m"}, {Code: "x"}}, false, errs.No, "already_claimed", ""},
-		{"unknown agent", []render.Reason{{Code: "unknown_agent"}}, false, errs.Usage, "unknown_agent", ""},
-		{"unknown option", []render.Reason{{Code: "unknown_option"}}, false, errs.Usage, "unknown_option", ""},
-		{"a user policy's error", []render.Reason{{Code: "policy_error"}}, true, errs.Usage, "policy_error", ""},
-		{"the built-in policy's error", []render.Reason{{Code: "policy_error"}}, false, errs.No, "policy_error", ""},
-		{"a gate", []render.Reason{{Code: "gate_violation", Ref: "gate gate-7"}}, false, errs.No, "gate_violation", "gate-7"},
+		{"the first reason", []parts.Reason{{Code: "already_claimed", Message: "m"}, {Code: "x"}}, false, errs.No, "already_claimed", ""},
+		{"unknown agent", []parts.Reason{{Code: "unknown_agent"}}, false, errs.Usage, "unknown_agent", ""},
+		{"unknown option", []parts.Reason{{Code: "unknown_option"}}, false, errs.Usage, "unknown_option", ""},
+		{"a user policy's error", []parts.Reason{{Code: "policy_error"}}, true, errs.Usage, "policy_error", ""},
+		{"the built-in policy's error", []parts.Reason{{Code: "policy_error"}}, false, errs.No, "policy_error", ""},
+		{"a gate", []parts.Reason{{Code: "gate_violation", Ref: "gate gate-7"}}, false, errs.No, "gate_violation", "gate-7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Refusal(Decision{Query: "claim", Reasons: tc.reasons}, tc.userPolicy)

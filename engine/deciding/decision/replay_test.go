@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/reporting/render"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 )
 
 func TestReplay(t *testing.T) {
@@ -21,7 +21,7 @@ func TestReplay(t *testing.T) {
 	}
 	now := map[string]Decision{
 		"d1": {Verdict: "run"},
-		"d2": {Verdict: "deny", Reasons: []render.Reason{{Rule: "data.loopx.user.should_run.deny", Code: "weekend", Message: "no"}}},
+		"d2": {Verdict: "deny", Reasons: []parts.Reason{{Rule: "data.loopx.user.should_run.deny", Code: "weekend", Message: "no"}}},
 	}
 	redecide := func(le LogEntry) (Decision, error) { return now[le.DecisionID], nil }
 	entries := []LogEntry{entry("d1", "run"), entry("d2", "run")}

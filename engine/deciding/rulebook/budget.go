@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agnivade/levenshtein"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
@@ -69,7 +70,7 @@ func (s *Schemas) Explain(err error) error {
 			e.Message = forbiddenMessage(name)
 		}
 		if d, ok := e.Details.(*ast.RefErrInvalidDetail); ok && strings.HasPrefix(e.Message, "undefined ref") {
-			e.Message += undefinedRefHint(d, s.in.QueryFields)
+			e.Message += undefinedRefHint(d)
 		}
 	}
 	return err
@@ -77,7 +78,7 @@ func (s *Schemas) Explain(err error) error {
 
 // undefinedRefHint is " (did you mean input.x.y? fields of input.x: …)"
 // for a reference to a field its object's schema does not declare.
-func undefinedRefHint(d *ast.RefErrInvalidDetail, queryFields map[string]string) string {
+func undefinedRefHint(d *ast.RefErrInvalidDetail) string {
 	if d.Pos <= 0 || d.Pos >= len(d.Ref) || len(d.OneOf) == 0 {
 		return ""
 	}
@@ -100,8 +101,10 @@ func undefinedRefHint(d *ast.RefErrInvalidDetail, queryFields map[string]string)
 	}
 	slices.Sort(fields)
 	hint := " ("
-	if q, ok := queryFields[string(have)]; ok && prefix == "input" {
-		hint += fmt.Sprintf("input.%s is only in the input of the %s query, package %s%s; ", string(have), q, PackagePrefix, q)
+	for _, q := range query.All {
+		if q.InputField != "" && q.InputField == string(have) && prefix == "input" {
+			hint += fmt.Sprintf("input.%s is only in the input of the %s query, package %s; ", string(have), q.Name, q.User)
+		}
 	}
 	if best != "" && bestDist <= max(2, len(have)/3) {
 		hint += "did you mean " + prefix + "." + best + "? "

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/policies"
@@ -36,15 +37,6 @@ const DirName = "policies"
 // PackagePrefix is the package prefix user policies must use; the rest
 // of data.loopx belongs to the built-in bundle.
 const PackagePrefix = "loopx.user."
-
-// Queries are the user packages a query consults: a user policy
-// declares `package loopx.user.<query>` with `deny contains reason if …`
-// and `warn contains reason if …`. Only queries whose built-in policy reads
-// the user package are listed (data.loopx.run reads should_run,
-// data.loopx.permission reads permission, data.loopx.claim reads claim,
-// data.loopx.gate reads gate_answer): a
-// package no query reads would be silently ignored, so it is refused.
-var Queries = []string{"should_run", "permission", "claim", "gate_answer"}
 
 // Book is a project's rulebook: the user policies and tests under Dir
 // (the project's loopx/policies), their paths relative to Root, compiled
@@ -161,24 +153,27 @@ func checkUserPackage(m Module, parsed *ast.Module) error {
 	}
 	if !strings.HasPrefix(m.Package, PackagePrefix) {
 		return policyError(m.Path, row, col, "policy_error",
-			fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, PackagePrefix, strings.Join(Queries, ", ")))
+			fmt.Sprintf("package %s: user policies must declare a package under %s<query> (one of %s)", m.Package, PackagePrefix, strings.Join(query.Names(), ", ")))
 	}
 	if m.Test {
 		return nil
 	}
 	first, _, _ := strings.Cut(strings.TrimPrefix(m.Package, PackagePrefix), ".")
-	if slices.Contains(Queries, first) || first == "lib" {
+	// A package a query consults (query.Query.User: the built-in policy
+	// of the query reads its deny and warn sets) or the helpers; any
+	// other would be silently ignored, so it is refused.
+	if _, ok := query.ByName(first); ok || first == "lib" {
 		return nil
 	}
 	hint := ""
-	for _, q := range Queries {
-		if strings.ReplaceAll(q, "_", "") == strings.ReplaceAll(first, "_", "") || strings.ReplaceAll(q, "_", "-") == first {
-			hint = fmt.Sprintf(" (did you mean %s%s?)", PackagePrefix, q)
+	for _, q := range query.All {
+		if strings.ReplaceAll(q.Name, "_", "") == strings.ReplaceAll(first, "_", "") || strings.ReplaceAll(q.Name, "_", "-") == first {
+			hint = fmt.Sprintf(" (did you mean %s?)", q.User)
 		}
 	}
 	return policyError(m.Path, row, col, "policy_unreachable",
 		fmt.Sprintf("package %s is never consulted: no query reads %s%s; use one of %s<%s>, or %slib for helpers%s",
-			m.Package, PackagePrefix, first, PackagePrefix, strings.Join(Queries, "|"), PackagePrefix, hint))
+			m.Package, PackagePrefix, first, PackagePrefix, strings.Join(query.Names(), "|"), PackagePrefix, hint))
 }
 
 // Hash is the policy revision: the built-in bundle's hash combined with

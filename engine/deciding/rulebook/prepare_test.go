@@ -3,9 +3,11 @@ package rulebook
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
@@ -15,7 +17,8 @@ import (
 // is an error.
 func TestPrepare_BuiltIn(t *testing.T) {
 	var s *Schemas // the built-in bundle alone needs no schemas
-	for q, ref := range policies.Queries {
+	for _, qq := range query.All {
+		q, ref := qq.Name, qq.Entry
 		for _, tc := range []struct {
 			name string
 			spec []byte
@@ -29,13 +32,24 @@ func TestPrepare_BuiltIn(t *testing.T) {
 	}
 }
 
+// TestQueries_AreEntrypoints: every query's entry rule is an entry rule
+// of the built-in bundle (annotated entrypoint: true), so that preparing
+// it compiles the modules it reaches.
+func TestQueries_AreEntrypoints(t *testing.T) {
+	for _, q := range query.All {
+		if !slices.Contains(policies.Entrypoints(), q.Entry) {
+			t.Errorf("query %s: its rule %s is not annotated entrypoint: true", q.Name, q.Entry)
+		}
+	}
+}
+
 // TestPrepareAll_SameAsOneByOne: should_run's and claim's entry rules
 // prepared on one compiler answer as each prepared alone, in refs' order.
 func TestPrepareAll_SameAsOneByOne(t *testing.T) {
 	var s *Schemas
 	ctx := context.Background()
 	spec := []byte(`{"project": {"name": "p"}, "goals": {}}`)
-	refs := []string{policies.Queries["should_run"], policies.Queries["claim"]}
+	refs := []string{query.ShouldRun.Entry, query.Claim.Entry}
 	all, err := s.PrepareAll(ctx, refs, spec, nil)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("PrepareAll: %d, %v", len(all), err)
@@ -71,18 +85,18 @@ func TestWarm_TakenOnceByTheSameRules(t *testing.T) {
 	in := map[string]any{"query": "should_run", "goal": "g1", "agent": "a1", "now": "2026-11-29T10:00:00Z",
 		"health": map[string]any{"store": "", "spec": "", "policy": ""},
 		"state":  map[string]any{"goal": map[string]any{"id": "g1", "in_spec": true, "status": "active"}, "agent": map[string]any{"id": "a1", "known": true}, "todos": []any{}, "gates": []any{}}}
-	Warm(policies.ShouldRunQuery)
-	if c := takeWarm([]string{policies.Queries["claim"]}); c != nil {
+	Warm(query.ShouldRun.Entry)
+	if c := takeWarm([]string{query.Claim.Entry}); c != nil {
 		t.Fatal("another rule's query took the warm compile")
 	}
-	warmed, err := s.Prepare(ctx, policies.ShouldRunQuery, spec, nil)
+	warmed, err := s.Prepare(ctx, query.ShouldRun.Entry, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := takeWarm([]string{policies.ShouldRunQuery}); c != nil {
+	if c := takeWarm([]string{query.ShouldRun.Entry}); c != nil {
 		t.Fatal("the warm compile was taken twice")
 	}
-	cold, err := s.Prepare(ctx, policies.ShouldRunQuery, spec, nil)
+	cold, err := s.Prepare(ctx, query.ShouldRun.Entry, spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,28 +1,29 @@
 package rulebook
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/policies"
 )
 
-// QueryName maps a query as people type it ("should-run", "should_run",
-// "permission") to its name in policies.Queries; ok is false for an unknown query.
-func QueryName(q string) (string, bool) {
-	q = strings.ReplaceAll(strings.TrimSpace(q), "-", "_")
-	_, ok := policies.Queries[q]
-	return q, ok
+// LookupQuery is the query a person names ("should-run", "should_run",
+// "permission"; white space around it ignored); ok is false for an
+// unknown query.
+func LookupQuery(s string) (query.Query, bool) {
+	return query.ByName(strings.ReplaceAll(strings.TrimSpace(s), "-", "_"))
 }
 
-// CheckQuery is QueryName's name of q. Errors: errs.Usage unknown_query,
-// listing the known queries.
-func CheckQuery(q string) (string, error) {
-	name, ok := QueryName(q)
+// CheckQuery is LookupQuery's query of s. Errors: errs.Usage
+// unknown_query, listing the known queries.
+func CheckQuery(s string) (query.Query, error) {
+	q, ok := LookupQuery(s)
 	if !ok {
-		return "", errs.Usagef("unknown_query", "unknown query %q (known: %s)", q, strings.Join(slices.Sorted(maps.Keys(policies.Queries)), ", "))
+		return query.Query{}, errs.Usagef("unknown_query", "unknown query %q (known: %s)", s, strings.Join(sortedNames(), ", "))
 	}
-	return name, nil
+	return q, nil
 }
+
+// sortedNames are the queries' names in alphabetical order.
+func sortedNames() []string { return slices.Sorted(slices.Values(query.Names())) }

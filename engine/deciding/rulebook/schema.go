@@ -3,15 +3,14 @@ package rulebook
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/internal/errs"
-	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -36,12 +35,6 @@ type Input struct {
 	// Sources are the Go sources declaring Type and every struct type it
 	// carries: their doc comments become the schemas' descriptions.
 	Sources []string
-	// QueryFields maps the input's JSON fields that only one query's input
-	// carries to that query ("permission" → "permission", "answer" →
-	// "gate_answer"). Every other query's input schema leaves them out, so
-	// that a should_run policy reading input.permission is a type error;
-	// the query's own schema requires them.
-	QueryFields map[string]string
 }
 
 // Schemas are the JSON schemas of each query's input and of
@@ -66,7 +59,7 @@ func NewSchemas(in Input) *Schemas {
 }
 
 // schemaQueries are the queries with an input schema: those with a policy.
-func schemaQueries() []string { return slices.Sorted(maps.Keys(policies.Queries)) }
+func schemaQueries() []string { return sortedNames() }
 
 type policySchemas struct {
 	// json maps "input.<query>", "input" (any query: the shared library)
@@ -106,10 +99,20 @@ func (ps *policySchemas) build(in Input) error {
 			s.Properties["query"].Enum = stringsAny(queries)
 		} else {
 			name += "." + q
-			s.Description = fmt.Sprintf("The input of the %s query (%s).", q, policies.Queries[q])
+			qq, _ := query.ByName(q)
+			s.Description = fmt.Sprintf("The input of the %s query (%s).", q, qq.Entry)
 			s.Properties["query"].Const = jsonschema.Ptr[any](q)
-			for field, owner := range in.QueryFields {
-				if owner != q {
+			// The input's fields that only one query's input carries (its
+			// request, query.Query.InputField): every other query's input
+			// schema leaves them out, so that a should_run policy reading
+			// input.permission is a type error; the query's own schema
+			// requires them.
+			for _, owner := range query.All {
+				field := owner.InputField
+				if field == "" {
+					continue
+				}
+				if owner.Name != q {
 					delete(s.Properties, field)
 					s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(f string) bool { return f == field })
 				} else {
@@ -128,8 +131,8 @@ func (ps *policySchemas) build(in Input) error {
 	// built-in package and user package see that query's input.
 	ps.modules["schemas/loopx.rego"] = annotationModule("loopx", "schema.input")
 	for _, q := range queries {
-		builtin := strings.TrimSuffix(strings.TrimPrefix(policies.Queries[q], "data."), ".decision")
-		for _, pkg := range []string{builtin, PackagePrefix + q} {
+		qq, _ := query.ByName(q)
+		for _, pkg := range []string{qq.Package(), qq.User} {
 			ps.modules["schemas/"+pkg+".rego"] = annotationModule(pkg, "schema.input."+q)
 		}
 	}

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
@@ -42,7 +42,7 @@ import (
 const Query = "data.loopx.adopt.decision"
 
 // Reason is one thing a change loosens (a decision's reason).
-type Reason = render.Reason
+type Reason = parts.Reason
 
 // Pending says that loopx/ on disk differs from the adopted rules in a way
 // only a human may adopt (`loopx adopt`). Decisions keep evaluating the

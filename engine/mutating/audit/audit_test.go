@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -129,7 +129,7 @@ func TestViolation_PollsCounted(t *testing.T) {
 }
 
 func TestDenial(t *testing.T) {
-	d := decision.Decision{DecisionID: "d1", Verdict: "deny", Reasons: []render.Reason{{Code: "protected_path", Message: "protected"}, {Code: "outside_scope"}}}
+	d := decision.Decision{DecisionID: "d1", Verdict: "deny", Reasons: []parts.Reason{{Code: "protected_path", Message: "protected"}, {Code: "outside_scope"}}}
 	for _, tc := range []struct {
 		pr   input.PermissionRequest
 		want string

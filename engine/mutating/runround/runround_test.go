@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -38,10 +38,10 @@ func (f *fake) engine() Engine {
 			if !f.deny || len(paths) == 0 {
 				return nil, nil
 			}
-			var reasons []render.Reason
+			var reasons []parts.Reason
 			for _, p := range paths {
 				if !strings.HasPrefix(p, "api/") {
-					reasons = append(reasons, render.Reason{Code: "outside_scope", Message: p + " is outside scope.write api/**"})
+					reasons = append(reasons, parts.Reason{Code: "outside_scope", Message: p + " is outside scope.write api/**"})
 				}
 			}
 			if len(reasons) == 0 {

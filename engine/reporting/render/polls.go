@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
-// EventRow is an audit event as `loopx events` lists it: the event as
-// logged and, for the event of an agent's first poll under an open gate
-// (a gate_violation with data first_poll), the poll record that counts
-// that agent's polls under that gate since (records.GatePoll).
+// EventRow is an audit event as `loopx events` lists it (the output
+// contract's Event): the event as logged and, for the event of an agent's
+// first poll under an open gate (a gate_violation with data first_poll),
+// the poll record that counts that agent's polls under that gate since.
 type EventRow struct {
-	records.Event
-	Polls *records.GatePoll `json:"polls,omitempty"`
+	contract.Event
+	Polls *contract.GatePoll `json:"polls,omitempty"`
 }
 
 // WithPolls pairs each event of evs with its poll record among polls
@@ -21,7 +22,12 @@ type EventRow struct {
 func WithPolls(evs []records.Event, polls []records.GatePoll) []EventRow {
 	out := make([]EventRow, 0, len(evs))
 	for _, ev := range evs {
-		out = append(out, EventRow{Event: ev, Polls: PollOf(ev, polls)})
+		row := EventRow{Event: contract.EventOf(ev)}
+		if p := PollOf(ev, polls); p != nil {
+			cp := contract.GatePollOf(*p)
+			row.Polls = &cp
+		}
+		out = append(out, row)
 	}
 	return out
 }
@@ -44,7 +50,7 @@ func PollOf(ev records.Event, polls []records.GatePoll) *records.GatePoll {
 
 // PollText says p in one line: "polled 5× by cursor from <first> to
 // <last>" (RFC 3339 instants).
-func PollText(p records.GatePoll) string {
+func PollText(p contract.GatePoll) string {
 	return fmt.Sprintf("polled %d× by %s from %s to %s", p.Count, p.Agent, records.RFC3339(p.FirstAt), records.RFC3339(p.LastAt))
 }
 
@@ -60,22 +66,22 @@ func gatePollsText(gate string, polls []records.GatePoll) string {
 	return strings.Join(parts, "; ")
 }
 
-// GateRow is a gate as `loopx gate list` and `gate show` print it: the
-// stored instance and the counted polls of round start under it, by agent
-// ([] when none).
+// GateRow is a gate as `loopx gate list` and `gate show` print it (the
+// output contract's Gate): the stored instance and the counted polls of
+// round start under it, by agent ([] when none).
 type GateRow struct {
-	records.Gate
-	Polls []records.GatePoll `json:"polls"`
+	contract.Gate
+	Polls []contract.GatePoll `json:"polls"`
 }
 
 // GatesWithPolls pairs each gate of gs with its records among polls.
 func GatesWithPolls(gs []records.Gate, polls []records.GatePoll) []GateRow {
 	out := make([]GateRow, 0, len(gs))
 	for _, g := range gs {
-		r := GateRow{Gate: g, Polls: []records.GatePoll{}}
+		r := GateRow{Gate: contract.GateOf(g), Polls: []contract.GatePoll{}}
 		for _, p := range polls {
 			if p.Goal == g.Goal && p.Gate == g.ID {
-				r.Polls = append(r.Polls, p)
+				r.Polls = append(r.Polls, contract.GatePollOf(p))
 			}
 		}
 		out = append(out, r)

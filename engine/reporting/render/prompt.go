@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -18,9 +19,9 @@ type Turn struct {
 	Goal, Agent, Objective string
 	// Verdict, Reasons, NextCheckAt and Quota are the decision's.
 	Verdict     string
-	Reasons     []Reason
+	Reasons     []parts.Reason
 	NextCheckAt *string
-	Quota       *QuotaSummary
+	Quota       *parts.QuotaSummary
 	// Todo is the selected todo on "run" (nil otherwise), with its lease.
 	Todo *records.Todo
 	// Round is the open round the prompt is for ("" outside `loopx run`).

@@ -1,9 +1,9 @@
 // Package render turns what loopx shows people and agents into text: a
 // bounded turn's prompt, a goal's review packet (Markdown), the project's
 // status and quota lines. It takes plain documents the engine builds from
-// its snapshot (Turn, Review, Status and their parts: kernel records,
-// Reason, TodoRef, QuotaSummary, HeldLease) and returns text; it reads no
-// store, spec or policy.
+// its snapshot (Turn, Review, Status and their parts: kernel records, a
+// decision's reasons, todo and quota summary, HeldLease) and returns text;
+// it reads no store, spec or policy.
 package render
 
 import (
@@ -11,56 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
-
-// Reason is one reason of a decision.
-type Reason struct {
-	// Code is stable and machine-readable ("quota_exhausted", "gate_open", …).
-	Code string `json:"code"`
-	// Message is for people.
-	Message string `json:"message"`
-	// Rule is the policy rule that produced it ("data.loopx.run.quota").
-	Rule string `json:"rule"`
-	// Ref is the spec field or kernel record it refers to
-	// ("goals.g1.quota.rounds", "gate g-4f9a"); "" when none.
-	Ref string `json:"ref"`
-	// Data carries the reason's facts for scripts, when the rule gives any
-	// (the holder and expires_at of already_claimed, the open dependencies
-	// of depends_on_open); a refused mutation reports it as its error's data.
-	Data map[string]any `json:"data,omitempty"`
-}
-
-// TodoRef names a todo in a decision.
-type TodoRef struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Kind  string `json:"kind"`
-}
-
-// QuotaSummary is used/limit per quota dimension; a nil Limit means unlimited.
-type QuotaSummary struct {
-	Rounds   Usage   `json:"rounds"`
-	Tokens   Usage   `json:"tokens"`
-	CostUSD  UsageF  `json:"cost_usd"`
-	Compute  UsageF  `json:"compute_seconds"`
-	ResetsAt *string `json:"resets_at"`
-}
-
-// Usage is an integer quota dimension (rounds, tokens).
-type Usage struct {
-	Used  int64  `json:"used"`
-	Limit *int64 `json:"limit"`
-	// InFlight counts open rounds not charged yet (rounds only; the
-	// rounds limit applies to Used + InFlight).
-	InFlight int64 `json:"in_flight,omitempty"`
-}
-
-// UsageF is a fractional quota dimension (US dollars, seconds).
-type UsageF struct {
-	Used  float64  `json:"used"`
-	Limit *float64 `json:"limit"`
-}
 
 // HeldLease is a live lease an agent holds, for `loopx agent list` and the
 // review packet.
@@ -77,11 +30,11 @@ type HeldLease struct {
 // QuotaLine is q in one line as status, decide and audit print it: rounds
 // and tokens used/limit ("∞" unlimited), the cost when limited, when the
 // window resets.
-func QuotaLine(q *QuotaSummary) string { return quotaText(q, false) }
+func QuotaLine(q *parts.QuotaSummary) string { return quotaText(q, false) }
 
 // quotaText renders the quota in one line; long (the prompt's and the
 // review's sentence) adds the compute seconds when limited and ends in ".".
-func quotaText(q *QuotaSummary, long bool) string {
+func quotaText(q *parts.QuotaSummary, long bool) string {
 	lim := func(p *int64) string {
 		if p == nil {
 			return "∞"

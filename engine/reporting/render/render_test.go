@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -15,15 +17,15 @@ func lines(s ...string) string { return strings.Join(s, "\n") + "\n" }
 
 // TestQuotaText: status's line and the prompt's sentence of one quota.
 func TestQuotaText(t *testing.T) {
-	q := &QuotaSummary{Rounds: Usage{Used: 2, Limit: i64(24)}, Tokens: Usage{Used: 10}, CostUSD: UsageF{Used: 0.5, Limit: f64(2)},
-		Compute: UsageF{Used: 30, Limit: f64(600)}, ResetsAt: str("2026-12-02T00:00:00Z")}
+	q := &parts.QuotaSummary{Rounds: parts.Usage{Used: 2, Limit: i64(24)}, Tokens: parts.Usage{Used: 10}, CostUSD: parts.UsageF{Used: 0.5, Limit: f64(2)},
+		Compute: parts.UsageF{Used: 30, Limit: f64(600)}, ResetsAt: str("2026-12-02T00:00:00Z")}
 	for _, tc := range []struct {
-		q          *QuotaSummary
+		q          *parts.QuotaSummary
 		line, long string
 	}{
 		{q, "rounds 2/24, tokens 10/∞, cost $0.50/$2.00, resets 2026-12-02T00:00:00Z",
 			"rounds 2/24, tokens 10/∞, cost $0.50/$2.00, compute 30s/600s; resets 2026-12-02T00:00:00Z."},
-		{&QuotaSummary{}, "rounds 0/∞, tokens 0/∞", "rounds 0/∞, tokens 0/∞."},
+		{&parts.QuotaSummary{}, "rounds 0/∞, tokens 0/∞", "rounds 0/∞, tokens 0/∞."},
 	} {
 		if got := QuotaLine(tc.q); got != tc.line {
 			t.Errorf("QuotaLine = %q, want %q", got, tc.line)
@@ -54,12 +56,12 @@ func TestPrompt(t *testing.T) {
 		maxChars   int
 		exactStart string
 	}{
-		{name: "run", turn: Turn{Goal: "g1", Agent: "a1", Objective: "Docs", Verdict: "run", Todo: todo, Quota: &QuotaSummary{}},
+		{name: "run", turn: Turn{Goal: "g1", Agent: "a1", Objective: "Docs", Verdict: "run", Todo: todo, Quota: &parts.QuotaSummary{}},
 			exactStart: lines("# loopx turn: goal g1, agent a1", "Objective: Docs", "", "## Your todo",
 				`t-1 "Write docs" (P2, task)`, "Write only within: docs/**", "Lease: version 3, epoch 1, expires 2026-12-01T10:00:00Z."),
 			want: []string{"## Quota (this window)\nrounds 0/∞, tokens 0/∞.", "loopx round start --goal g1 --agent a1 --json"}},
 		{name: "gated", turn: Turn{Goal: "g1", Agent: "a1", Objective: "Docs", Verdict: "wait_human", Gates: gates[:1],
-			Reasons: []Reason{{Code: "gate_open", Message: "gate g-1 is open"}, {Code: "other", Message: "m"}}, NextCheckAt: str("2026-12-01T11:00:00Z")},
+			Reasons: []parts.Reason{{Code: "gate_open", Message: "gate g-1 is open"}, {Code: "other", Message: "m"}}, NextCheckAt: str("2026-12-01T11:00:00Z")},
 			want: []string{"## Now: wait_human\n- other: m\n- gate_open: 1 open gate(s) block you; see below\nDo not start work this turn.",
 				"- g-1: Ship", "[approve|reject] blocks the goal", "loopx decide should-run --goal g1 --agent a1 (next check 2026-12-01T11:00:00Z)"}},
 		{name: "cut", turn: Turn{Goal: "g1", Agent: "a1", Objective: "Docs", Verdict: "wait_human", Gates: gates, MaxChars: 600},
@@ -104,11 +106,11 @@ func TestPrompt(t *testing.T) {
 // TestStatusText: a goal's summary lines.
 func TestStatusText(t *testing.T) {
 	st := Status{Root: "/p", Project: "demo", Goals: []GoalStatus{{ID: "g1", Objective: "Docs", Status: "active", Reason: "r",
-		Quota: &QuotaSummary{}, Todos: map[string]int{records.TodoOpen: 2, records.TodoDone: 1}, Evidence: 4,
-		NewestTodo: &TodoRef{ID: "t-2", Title: "B"}, NextTodos: []TodoRef{{ID: "t-1", Title: "A"}, {ID: "t-2", Title: "B"}},
-		OpenGates:   []records.Gate{{ID: "g-1", Question: "Ship?", Options: []string{"approve", "reject"}}},
-		LastRound:   &records.Round{ID: "r-1", Agent: "a1", Status: "finished", Outcome: "progress"},
-		LastHandoff: &records.Handoff{Summary: "half done", NextTodo: "C", For: "a2"}}}}
+		Quota: &parts.QuotaSummary{}, Todos: map[string]int{records.TodoOpen: 2, records.TodoDone: 1}, Evidence: 4,
+		NewestTodo: &parts.TodoRef{ID: "t-2", Title: "B"}, NextTodos: []parts.TodoRef{{ID: "t-1", Title: "A"}, {ID: "t-2", Title: "B"}},
+		OpenGates:   []contract.Gate{{ID: "g-1", Question: "Ship?", Options: []string{"approve", "reject"}}},
+		LastRound:   &contract.Round{ID: "r-1", Agent: "a1", Status: "finished", Outcome: "progress"},
+		LastHandoff: &contract.Handoff{Summary: "half done", NextTodo: "C", For: "a2"}}}}
 	var b strings.Builder
 	StatusText(&b, st)
 	want := lines("project demo (/p)", "", "goal g1 [active] Docs", "  reason: r", "  quota: rounds 0/∞, tokens 0/∞",
@@ -133,8 +135,8 @@ func TestReviewMarkdown(t *testing.T) {
 	full.Leases = []HeldLease{{Todo: "t-1", Title: "Write docs", ExpiresAt: "2026-12-01T11:00:00Z", Version: 2, Epoch: 1}}
 	full.Evidence = []ReviewEvidence{{Evidence: records.Evidence{ID: "ev-1", Kind: "test", Status: "pass", Summary: "ok", CreatedAt: at}, Stale: true}}
 	full.EvidenceTotal = 3
-	full.Quota = &QuotaSummary{}
-	full.Refusals = []Refusal{{Query: "permission", Agent: "a1", Verdict: "deny", Count: 2, Last: at, LastID: "01D", Reasons: []Reason{{Code: "protected_path", Message: "no"}}}}
+	full.Quota = &parts.QuotaSummary{}
+	full.Refusals = []Refusal{{Query: "permission", Agent: "a1", Verdict: "deny", Count: 2, Last: at, LastID: "01D", Reasons: []parts.Reason{{Code: "protected_path", Message: "no"}}}}
 	full.Handoff = &records.Handoff{Agent: "a1", Round: "r-1", CreatedAt: at, Summary: "half done", NextTodo: "C", For: "a2"}
 	for _, tc := range []struct {
 		name string

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -17,11 +19,11 @@ type ReviewEvidence struct {
 // Refusal is a group of identical decisions that said no (same query,
 // agent, verdict and reasons) in the review period.
 type Refusal struct {
-	Query   string   `json:"query"`
-	Agent   string   `json:"agent"`
-	Verdict string   `json:"verdict"`
-	Reasons []Reason `json:"reasons"`
-	Count   int      `json:"count"`
+	Query   string         `json:"query"`
+	Agent   string         `json:"agent"`
+	Verdict string         `json:"verdict"`
+	Reasons []parts.Reason `json:"reasons"`
+	Count   int            `json:"count"`
 	// First and Last are the first and last such decision; LastID is the
 	// last one's decision id (`loopx explain`).
 	First  time.Time `json:"first"`
@@ -38,15 +40,15 @@ type Review struct {
 	Now       time.Time `json:"now"`
 	Since     time.Time `json:"since"`
 	// SinceLastReview is true when Since is the previous review's instant.
-	SinceLastReview bool             `json:"since_last_review"`
-	Events          []records.Event  `json:"events"`
-	Rounds          []records.Round  `json:"rounds"`
-	OpenGates       []records.Gate   `json:"open_gates"`
-	Leases          []HeldLease      `json:"leases"`
-	Evidence        []ReviewEvidence `json:"evidence"`
-	EvidenceTotal   int              `json:"evidence_total"`
-	Quota           *QuotaSummary    `json:"quota"`
-	Refusals        []Refusal        `json:"refusals"`
+	SinceLastReview bool                `json:"since_last_review"`
+	Events          []records.Event     `json:"events"`
+	Rounds          []records.Round     `json:"rounds"`
+	OpenGates       []records.Gate      `json:"open_gates"`
+	Leases          []HeldLease         `json:"leases"`
+	Evidence        []ReviewEvidence    `json:"evidence"`
+	EvidenceTotal   int                 `json:"evidence_total"`
+	Quota           *parts.QuotaSummary `json:"quota"`
+	Refusals        []Refusal           `json:"refusals"`
 	// GatePolls are the counted polls of round start under the goal's
 	// gates that are open or were polled since Since, by gate and agent.
 	GatePolls []records.GatePoll `json:"gate_polls"`
@@ -86,7 +88,7 @@ func ReviewMarkdown(rv Review) string {
 			w(": %s", clipRunes(oneLine(ev.Message), 160))
 		}
 		if p := PollOf(ev, rv.GatePolls); p != nil {
-			w(" (first poll; %s)", PollText(*p))
+			w(" (first poll; %s)", PollText(contract.GatePollOf(*p)))
 		}
 		w("\n")
 	}

@@ -5,25 +5,27 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // GoalStatus is one goal's summary for `loopx status`.
 type GoalStatus struct {
-	ID        string        `json:"id"`
-	Objective string        `json:"objective"`
-	Status    string        `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
-	Quota     *QuotaSummary `json:"quota"`
+	ID        string              `json:"id"`
+	Objective string              `json:"objective"`
+	Status    string              `json:"status"`
+	Reason    string              `json:"reason,omitempty"`
+	Quota     *parts.QuotaSummary `json:"quota"`
 	// Todos counts todos by status.
 	Todos map[string]int `json:"todos"`
 	// NextTodos are the open todos in selection order (at most 5).
-	NextTodos []TodoRef `json:"next_todos"`
+	NextTodos []parts.TodoRef `json:"next_todos"`
 	// NewestTodo is the most recently added open todo.
-	NewestTodo  *TodoRef         `json:"newest_todo"`
-	OpenGates   []records.Gate   `json:"open_gates"`
-	LastRound   *records.Round   `json:"last_round"`
-	LastHandoff *records.Handoff `json:"last_handoff"`
+	NewestTodo  *parts.TodoRef    `json:"newest_todo"`
+	OpenGates   []contract.Gate   `json:"open_gates"`
+	LastRound   *contract.Round   `json:"last_round"`
+	LastHandoff *contract.Handoff `json:"last_handoff"`
 	// Evidence is the number of evidence records.
 	Evidence int `json:"evidence"`
 }
@@ -72,7 +74,7 @@ func StatusText(w io.Writer, st Status) {
 }
 
 // handoffLine is a handoff's summary and the successor todo it asks for.
-func handoffLine(h *records.Handoff) string {
+func handoffLine(h *contract.Handoff) string {
 	parts := []string{}
 	if h.Summary != "" {
 		parts = append(parts, h.Summary)

@@ -16,8 +16,10 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/retention"
 	"github.com/loopx-dev/loopx/kernel/records"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/specs"
 )
@@ -88,12 +90,12 @@ func SinceInstant(now time.Time, d time.Duration) time.Time { return now.Add(-d)
 
 // QuotaSummary is the goal gs's quota use q against its limits (the
 // compute limit only when goals.<g>.quota.compute is a fraction below 1).
-func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
-	s := &render.QuotaSummary{
-		Rounds:  render.Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
-		Tokens:  render.Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
-		CostUSD: render.UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
-		Compute: render.UsageF{Used: q.ComputeSeconds},
+func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *parts.QuotaSummary {
+	s := &parts.QuotaSummary{
+		Rounds:  parts.Usage{Used: q.Rounds, Limit: gs.Quota.Rounds, InFlight: q.RoundsInFlight},
+		Tokens:  parts.Usage{Used: q.Tokens, Limit: gs.Quota.Tokens},
+		CostUSD: parts.UsageF{Used: q.CostUSD, Limit: gs.Quota.CostUSD},
+		Compute: parts.UsageF{Used: q.ComputeSeconds},
 	}
 	if gs.Quota.Compute < 1 {
 		l := q.ComputeLimitSeconds
@@ -112,7 +114,7 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
 // count. The goal must be in b's spec. Errors: src's.
 func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
-	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []records.Gate{}}
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []parts.TodoRef{}, OpenGates: []contract.Gate{}}
 	gst, err := src.Goal(goal)
 	if err != nil {
 		return out, err
@@ -127,7 +129,7 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 		out.Todos[t.Status]++
 		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
 			if len(out.NextTodos) < 5 {
-				out.NextTodos = append(out.NextTodos, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
+				out.NextTodos = append(out.NextTodos, parts.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 			}
 			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
 				newest = &todos[i]
@@ -135,20 +137,22 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 		}
 	}
 	if newest != nil {
-		out.NewestTodo = &render.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
+		out.NewestTodo = &parts.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
 	}
-	if out.OpenGates, err = b.OpenGates(src, goal); err != nil {
+	open, err := b.OpenGates(src, goal)
+	if err != nil {
 		return out, err
 	}
-	if out.OpenGates == nil {
-		out.OpenGates = []records.Gate{}
+	if len(open) > 0 {
+		out.OpenGates = contract.Gates(open)
 	}
 	rounds, err := src.Rounds(goal)
 	if err != nil {
 		return out, err
 	}
 	if len(rounds) > 0 {
-		out.LastRound = &rounds[len(rounds)-1]
+		r := contract.RoundOf(rounds[len(rounds)-1])
+		out.LastRound = &r
 	}
 	ledger, err := src.Ledger(goal)
 	if err != nil {
@@ -160,7 +164,8 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 		return out, err
 	}
 	if len(hs) > 0 {
-		out.LastHandoff = &hs[len(hs)-1]
+		h := contract.HandoffOf(hs[len(hs)-1])
+		out.LastHandoff = &h
 	}
 	out.Evidence, err = src.EvidenceCount(goal)
 	return out, err
@@ -296,7 +301,7 @@ func Review(b inputstate.Builder, src ReviewSource, gs *specs.Goal, rv *render.R
 // transfer), its open round, and the live leases it holds (CurrentLease
 // is the one expiring last).
 type AgentInfo struct {
-	records.Agent
+	contract.Agent
 	CurrentLease *render.HeldLease  `json:"current_lease"`
 	Leases       []render.HeldLease `json:"leases"`
 }
@@ -306,7 +311,7 @@ type AgentInfo struct {
 func Agents(as []records.Agent, held map[string][]render.HeldLease) []AgentInfo {
 	out := []AgentInfo{}
 	for _, a := range as {
-		info := AgentInfo{Agent: a, Leases: held[a.ID]}
+		info := AgentInfo{Agent: contract.AgentOf(a), Leases: held[a.ID]}
 		if info.Leases == nil {
 			info.Leases = []render.HeldLease{}
 		}

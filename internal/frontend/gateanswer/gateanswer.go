@@ -23,12 +23,12 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
-	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
@@ -214,7 +214,7 @@ func ProblemLine(p rulebook.Problem) string {
 // message, which ends with its direction, prefixed with its ref unless
 // the message names it already ("goals.g1.agents: [a1] → [] (every
 // agent): loosens").
-func ChangeLine(r render.Reason) string {
+func ChangeLine(r parts.Reason) string {
 	if r.Ref != "" && !strings.Contains(r.Message, r.Ref) {
 		return r.Ref + ": " + r.Message
 	}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/hosts/registry"
@@ -529,7 +530,7 @@ func reasonText(d decision.Decision) string {
 // while should-run says run, else nothing (the agent may stop).
 func stop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
 	e.SeedSpecTodos(goal)
-	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
+	d, err := e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: goal, Agent: agent})
 	if err != nil {
 		return err
 	}
@@ -556,7 +557,7 @@ func sessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w i
 		return err
 	}
 	e.SeedSpecTodos(goal)
-	d, err := e.Decide(ctx, engine.Request{Query: "should_run", Goal: goal, Agent: agent})
+	d, err := e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: goal, Agent: agent})
 	if err != nil {
 		return err
 	}

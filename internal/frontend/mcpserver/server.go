@@ -16,9 +16,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -206,7 +208,7 @@ var tools = map[string]func(*mcp.Server, Options){
 			},
 			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (decision.Decision, error) {
 				e.SeedSpecTodos(in.Goal)
-				return e.Decide(ctx, engine.Request{Query: "should_run", Goal: in.Goal, Agent: agent})
+				return e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: in.Goal, Agent: agent})
 			})
 	},
 	"round_start": func(s *mcp.Server, o Options) {
@@ -246,29 +248,32 @@ var tools = map[string]func(*mcp.Server, Options){
 	"gate_raise": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "gate_raise", "Raise a human gate on the goal: a concrete question that blocks the goal until a human "+
 			"answers it (agents cannot answer gates).",
-			nil, func(_ context.Context, e *engine.Engine, agent string, in gateIn) (records.Gate, error) {
-				return e.RaiseGate(gates.Input{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
+			nil, func(_ context.Context, e *engine.Engine, agent string, in gateIn) (contract.Gate, error) {
+				g, err := e.RaiseGate(gates.Input{Goal: in.Goal, Question: in.Question, Options: in.Options, By: actor(agent)})
+				return contract.GateOf(g), err
 			})
 	},
 	"todo_add": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "todo_add", "Add a task todo to a goal.",
-			nil, func(_ context.Context, e *engine.Engine, agent string, in todoIn) (records.Todo, error) {
+			nil, func(_ context.Context, e *engine.Engine, agent string, in todoIn) (contract.Todo, error) {
 				prio := 2
 				if in.Priority != "" {
 					p, err := todos.ParsePriority(in.Priority)
 					if err != nil {
-						return records.Todo{}, err
+						return contract.Todo{}, err
 					}
 					prio = p
 				}
-				return e.AddTodo(todos.Input{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(agent)})
+				t, err := e.AddTodo(todos.Input{Goal: in.Goal, Title: in.Title, Priority: prio, By: actor(agent)})
+				return contract.TodoOf(t), err
 			})
 	},
 	"evidence_add": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "evidence_add", "Record evidence for a goal (a test run, a PR, a log, a check…).",
-			nil, func(_ context.Context, e *engine.Engine, agent string, in evidenceAddIn) (records.Evidence, error) {
-				return e.AddEvidence(records.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
+			nil, func(_ context.Context, e *engine.Engine, agent string, in evidenceAddIn) (contract.Evidence, error) {
+				ev, err := e.AddEvidence(records.Evidence{Goal: in.Goal, Summary: in.Summary, Kind: in.Kind, Status: in.Status,
 					Todo: in.Todo, By: actor(agent)})
+				return contract.EvidenceOf(ev), err
 			})
 	},
 	"status": func(s *mcp.Server, o Options) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
@@ -622,7 +623,7 @@ func (w *Watcher) evaluate(ctx context.Context, trigger Trigger) {
 	decideErr := ""
 	for _, p := range w.pairs {
 		w.eng.SeedSpecTodos(p.goal)
-		d, err := w.eng.Decide(ctx, engine.Request{Query: "should_run", Goal: p.goal, Agent: p.agent})
+		d, err := w.eng.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: p.goal, Agent: p.agent})
 		if err != nil && decideErr == "" {
 			decideErr = err.Error()
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +43,7 @@ func (a *app) runAgentRegister(ctx context.Context, o *agentRegisterOptions) err
 	if err != nil {
 		return err
 	}
-	return a.print(saved, func(w io.Writer) { fmt.Fprintf(w, "registered %s (%s, %s)\n", saved.ID, saved.Host, saved.Role) })
+	return a.print(contract.AgentOf(saved), func(w io.Writer) { fmt.Fprintf(w, "registered %s (%s, %s)\n", saved.ID, saved.Host, saved.Role) })
 }
 
 func (a *app) agentRegisterCmd() *cobra.Command {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
 )
@@ -26,7 +27,7 @@ func (o *shouldRunOptions) validate() error {
 
 // runShouldRun decides should_run, prints the decision and exits on it.
 func (a *app) runShouldRun(ctx context.Context, o *shouldRunOptions) error {
-	engine.Warm("should_run") // compiled while the spec and state are read
+	engine.Warm(query.ShouldRun) // compiled while the spec and state are read
 	e, err := a.engine()
 	if err != nil {
 		return err
@@ -35,7 +36,7 @@ func (a *app) runShouldRun(ctx context.Context, o *shouldRunOptions) error {
 		return err
 	}
 	e.SeedSpecTodos(o.goal)
-	d, derr := e.Decide(ctx, engine.Request{Query: "should_run", Goal: o.goal, Agent: o.agent})
+	d, derr := e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: o.goal, Agent: o.agent})
 	if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
 		return err
 	}

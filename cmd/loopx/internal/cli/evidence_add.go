@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +35,7 @@ func (a *app) runEvidenceAdd(ctx context.Context, o *evidenceAddOptions) error {
 		return err
 	}
 	ev := o.Evidence
-	e.Prepare(ctx, true, "claim") // before the identity check takes the lock
+	e.Prepare(ctx, true, query.Claim) // before the identity check takes the lock
 	if ev.By, err = actor(ctx, e, "evidence add", ev.Goal); err != nil {
 		return err
 	}
@@ -41,7 +43,7 @@ func (a *app) runEvidenceAdd(ctx context.Context, o *evidenceAddOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(saved, func(w io.Writer) { fmt.Fprintf(w, "recorded %s %s\n", saved.ID, saved.Summary) })
+	return a.print(contract.EvidenceOf(saved), func(w io.Writer) { fmt.Fprintf(w, "recorded %s %s\n", saved.ID, saved.Summary) })
 }
 
 func (a *app) evidenceAddCmd() *cobra.Command {

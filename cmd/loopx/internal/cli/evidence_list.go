@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +28,7 @@ func (a *app) runEvidenceList(_ context.Context, o *evidenceListOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(evs, func(w io.Writer) {
+	return a.print(contract.Evidences(evs), func(w io.Writer) {
 		rows := [][]string{}
 		for _, x := range evs {
 			rows = append(rows, []string{x.ID, x.CreatedAt.Format("2006-01-02T15:04:05Z"), x.Kind, x.Status, x.Summary})

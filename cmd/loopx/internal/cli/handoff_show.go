@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +37,7 @@ func (a *app) runHandoffShow(_ context.Context, o *handoffShowOptions) error {
 		return err
 	}
 	if o.all {
-		return a.print(hs, func(w io.Writer) {
+		return a.print(contract.Handoffs(hs), func(w io.Writer) {
 			if len(hs) == 0 {
 				fmt.Fprintln(w, "no handoffs")
 			}
@@ -46,10 +47,13 @@ func (a *app) runHandoffShow(_ context.Context, o *handoffShowOptions) error {
 		})
 	}
 	var latest *records.Handoff
+	var shown *contract.Handoff
 	if len(hs) > 0 {
 		latest = &hs[len(hs)-1]
+		h := contract.HandoffOf(*latest)
+		shown = &h
 	}
-	return a.print(latest, func(w io.Writer) {
+	return a.print(shown, func(w io.Writer) {
 		if latest == nil {
 			fmt.Fprintln(w, "no handoffs")
 			return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/spf13/cobra"
 )
 
@@ -29,8 +30,8 @@ func (o *logOptions) validate() error {
 	if o.Limit < 0 {
 		return usagef("--limit must be ≥ 0")
 	}
-	if v := o.Verdict; v != "" && !slices.Contains(decision.Verdicts(), v) {
-		return usagef("--verdict %q is not a verdict (%s)", v, strings.Join(decision.Verdicts(), ", "))
+	if v := o.Verdict; v != "" && !slices.Contains(query.Verdicts(), v) {
+		return usagef("--verdict %q is not a verdict (%s)", v, strings.Join(query.Verdicts(), ", "))
 	}
 	return nil
 }

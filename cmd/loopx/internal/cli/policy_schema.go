@@ -16,8 +16,8 @@ type policySchemaOptions struct {
 // validate checks the argument alone: a query's name in either spelling
 // (should-run) is its query (should_run); the engine knows the rest.
 func (o *policySchemaOptions) validate() error {
-	if q, ok := rulebook.QueryName(o.name); ok {
-		o.name = q
+	if q, ok := rulebook.LookupQuery(o.name); ok {
+		o.name = q.Name
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 )
 
 // prewarm returns, for the commands agents run before every turn or tool
@@ -21,13 +22,13 @@ func prewarm(args []string) func() {
 	words := func(w ...string) bool { return len(args) >= len(w) && slices.Equal(args[:len(w)], w) }
 	switch {
 	case words("decide", "should-run"):
-		return func() { engine.Warm("should_run") }
+		return func() { engine.Warm(query.ShouldRun) }
 	case words("hook") && (slices.Contains(args, "PreToolUse") || slices.Contains(args, "--event=PreToolUse")):
-		return func() { engine.Warm("permission"); engine.PrepareActing() }
+		return func() { engine.Warm(query.Permission); engine.PrepareActing() }
 	case words("round", "start"), words("run"):
-		return func() { engine.Warm("should_run", "claim"); engine.PrepareActing() }
+		return func() { engine.Warm(query.ShouldRun, query.Claim); engine.PrepareActing() }
 	case words("todo", "claim"):
-		return func() { engine.Warm("claim"); engine.PrepareActing() }
+		return func() { engine.Warm(query.Claim); engine.PrepareActing() }
 	case words("round", "finish"):
 		return engine.PrepareActing
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ func (a *app) runQuotaStatus(_ context.Context, o *quotaStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]*render.QuotaSummary{}
+	out := map[string]*parts.QuotaSummary{}
 	for _, g := range s.Goals {
 		out[g.ID] = g.Quota
 	}

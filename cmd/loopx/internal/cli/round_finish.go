@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -45,7 +46,7 @@ func (a *app) runRoundFinish(ctx context.Context, o *roundFinishOptions) error {
 	if err != nil {
 		return err
 	}
-	e.Prepare(ctx, true, "claim") // before the identity check takes the lock
+	e.Prepare(ctx, true, query.Claim) // before the identity check takes the lock
 	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "round finish", Round: o.round}); err != nil {
 		return err
 	}

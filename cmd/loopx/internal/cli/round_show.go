@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +27,7 @@ func (a *app) runRoundShow(_ context.Context, o *roundShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(r, func(w io.Writer) {
+	return a.print(contract.RoundOf(r), func(w io.Writer) {
 		fmt.Fprintf(w, "round %s (%s) by %s on %s: %s %s charged=%v\n", r.ID, r.Goal, r.Agent, r.Todo, r.Status, r.Outcome, r.Charged)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -42,7 +43,7 @@ func (a *app) runRoundStart(ctx context.Context, o *roundStartOptions) error {
 	if err != nil {
 		return err
 	}
-	e.Prepare(ctx, false, "should_run", "claim") // before the identity check takes the lock
+	e.Prepare(ctx, false, query.ShouldRun, query.Claim) // before the identity check takes the lock
 	agent, err := actAs(ctx, e, trust.ActRequest{Agent: o.agent, What: "round start", Goal: o.goal})
 	if err != nil {
 		return err

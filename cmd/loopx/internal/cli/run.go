@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
@@ -59,7 +60,7 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	longRunning()
 	// Processes below this one act as o.Agent: only a human or that
 	// agent itself may start them.
-	e.Prepare(ctx, false, "should_run", "claim") // before the identity check takes the lock
+	e.Prepare(ctx, false, query.ShouldRun, query.Claim) // before the identity check takes the lock
 	if _, err := actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "run", Goal: o.Goal}); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +61,7 @@ func (a *app) runTodoAdd(ctx context.Context, o *todoAddOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(t, func(w io.Writer) { fmt.Fprintf(w, "added %s %s\n", t.ID, t.Title) })
+	return a.print(contract.TodoOf(t), func(w io.Writer) { fmt.Fprintf(w, "added %s %s\n", t.ID, t.Title) })
 }
 
 func (a *app) todoAddCmd() *cobra.Command {

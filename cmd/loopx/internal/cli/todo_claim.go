@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -56,7 +57,7 @@ func (a *app) runTodoClaim(ctx context.Context, o *todoClaimOptions) error {
 	if err != nil {
 		return err
 	}
-	e.Prepare(ctx, false, "claim") // before the identity check takes the lock
+	e.Prepare(ctx, false, query.Claim) // before the identity check takes the lock
 	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "todo claim", Todo: o.Todo}); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -45,7 +46,7 @@ func (a *app) runLease(ctx context.Context, o *leaseOptions) error {
 		return err
 	}
 	if o.name == "transfer" {
-		e.Prepare(ctx, false, "claim") // before the identity check takes the lock
+		e.Prepare(ctx, false, query.Claim) // before the identity check takes the lock
 	}
 	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "todo " + o.name, Todo: o.Todo}); err != nil {
 		return err

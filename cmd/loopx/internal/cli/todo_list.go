@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +30,7 @@ func (a *app) runTodoList(_ context.Context, o *todoListOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(ts, func(w io.Writer) {
+	return a.print(contract.Todos(ts), func(w io.Writer) {
 		if len(ts) == 0 {
 			fmt.Fprintln(w, "no todos")
 			return

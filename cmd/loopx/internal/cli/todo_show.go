@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,7 @@ func (a *app) runTodoShow(_ context.Context, o *todoShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(t, func(w io.Writer) {
+	return a.print(contract.TodoOf(t), func(w io.Writer) {
 		fmt.Fprintf(w, "%s %s\n  goal %s, %s %s, %s\n", t.ID, t.Title, t.Goal, records.PriorityString(t.Priority), t.Kind, t.Status)
 		if len(t.DependsOn) > 0 {
 			fmt.Fprintf(w, "  depends on %s\n", strings.Join(t.DependsOn, ", "))

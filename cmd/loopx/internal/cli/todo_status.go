@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +29,7 @@ func (a *app) runTodoStatus(ctx context.Context, o *todoStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	e.Prepare(ctx, defaultAgent() == "", "claim") // an agent changing a todo always decides claim
+	e.Prepare(ctx, defaultAgent() == "", query.Claim) // an agent changing a todo always decides claim
 	by, err := actor(ctx, e, "todo "+o.name, "")
 	if err != nil {
 		return err
