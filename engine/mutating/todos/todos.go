@@ -29,6 +29,10 @@ type Input struct {
 	By           string
 }
 
+// Priorities are the priorities ParsePriority accepts, as written: P0
+// (most urgent) to P4.
+var Priorities = []string{"P0", "P1", "P2", "P3", "P4"}
+
 // ParsePriority reads a todo priority written P0 (most urgent) to P4
 // (case-insensitive) and returns 0..4. Errors: errs.Usage bad_priority.
 func ParsePriority(s string) (int, error) {
