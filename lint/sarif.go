@@ -2,6 +2,8 @@ package lint
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -55,10 +57,12 @@ type SARIFDriver struct {
 
 // SARIFRule is a reportingDescriptor: one rule the tool checks.
 type SARIFRule struct {
-	ID                   string       `json:"id"`
-	Name                 string       `json:"name,omitempty"`
-	ShortDescription     SARIFMessage `json:"shortDescription"`
-	FullDescription      SARIFMessage `json:"fullDescription"`
+	ID               string       `json:"id"`
+	Name             string       `json:"name,omitempty"`
+	ShortDescription SARIFMessage `json:"shortDescription"`
+	FullDescription  SARIFMessage `json:"fullDescription"`
+	// Help says what to do about a result of the rule (RuleHelp).
+	Help                 SARIFMessage `json:"help"`
 	DefaultConfiguration struct {
 		Level string `json:"level"`
 	} `json:"defaultConfiguration"`
@@ -76,7 +80,19 @@ type SARIFResult struct {
 	Level     string          `json:"level"`
 	Message   SARIFMessage    `json:"message"`
 	Locations []SARIFLocation `json:"locations,omitempty"`
+	// PartialFingerprints identify the result across runs, so that a
+	// code-scanning service matches it to the same result of an earlier
+	// upload when lines move: under FingerprintKey, the SHA-256 (hex, first
+	// 32 digits) of the rule id, the file and the text of the result's line
+	// (its message when it has no line), then ":" and the occurrence of
+	// that hash in this run (1, 2, …).
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
 }
+
+// FingerprintKey is the key of a result's partial fingerprint
+// (SARIFResult.PartialFingerprints), versioned: a change of how it is
+// computed gets a new key.
+const FingerprintKey = "loopxFindingHash/v1"
 
 // SARIFLocation is a result's location in a file.
 type SARIFLocation struct {
@@ -164,7 +180,7 @@ func ToSARIF(findings []Finding, rules []RuleInfo, version string, root fs.FS) S
 		}
 		index[r.ID] = len(drv.Rules)
 		sr := SARIFRule{ID: r.ID, Name: ruleName(r.ID), ShortDescription: SARIFMessage{Text: firstSentence(r.Description)},
-			FullDescription: SARIFMessage{Text: r.Description}}
+			FullDescription: SARIFMessage{Text: r.Description}, Help: SARIFMessage{Text: RuleHelp(r.ID)}}
 		sr.DefaultConfiguration.Level = level(r.Severity)
 		drv.Rules = append(drv.Rules, sr)
 	}
@@ -173,7 +189,11 @@ func ToSARIF(findings []Finding, rules []RuleInfo, version string, root fs.FS) S
 	}
 	results := make([]SARIFResult, 0, len(findings))
 	cols := columnConverter{root: root, files: map[string][]byte{}}
+	seen := map[string]int{}
 	for _, f := range findings {
+		if l := f.Location; l != nil && LocalOnly(l.File) {
+			continue
+		}
 		if _, ok := index[f.Rule]; !ok {
 			addRule(RuleInfo{ID: f.Rule, Severity: f.Severity, Description: f.Rule})
 		}
@@ -188,10 +208,64 @@ func ToSARIF(findings []Finding, rules []RuleInfo, version string, root fs.FS) S
 			}
 			res.Locations = []SARIFLocation{{PhysicalLocation: pl}}
 		}
+		h := fingerprint(f, cols)
+		seen[h]++
+		res.PartialFingerprints = map[string]string{FingerprintKey: fmt.Sprintf("%s:%d", h, seen[h])}
 		results = append(results, res)
 	}
 	return SARIFLog{Version: SARIFVersion, Schema: SARIFSchema,
 		Runs: []SARIFRun{{Tool: SARIFTool{Driver: drv}, ColumnKind: SARIFColumnKind, Results: results}}}
+}
+
+// LocalOnly reports whether file (relative to the project root,
+// slash-separated) is loopx's local state, .loopx/ (the decision log, the
+// store), which `loopx init` keeps out of git: a CI checkout never has it,
+// so a finding there (a replayed decision) is left out of SARIF and shows
+// only in check's text and --json.
+func LocalOnly(file string) bool {
+	return file == ".loopx" || strings.HasPrefix(file, ".loopx/")
+}
+
+// fingerprint is the hash of a result's partial fingerprint
+// (SARIFResult.PartialFingerprints): rule, file and the text of its line
+// (trimmed; its message when the line cannot be read or it has none).
+func fingerprint(f Finding, cols columnConverter) string {
+	h := sha256.New()
+	file, text := "", f.Message
+	if l := f.Location; l != nil {
+		file = l.File
+		if line, ok := cols.line(l.File, l.Row); ok {
+			text = strings.TrimSpace(string(line))
+		}
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s", f.Rule, file, text)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// RuleHelp says what to do about a result of rule id: the SARIF rule's
+// help text, which a code-scanning service shows beside the result.
+func RuleHelp(id string) string {
+	switch id {
+	case RuleSpec:
+		return "Fix the spec at the file:line:col and field the result names; `loopx vet` lists every error of the spec at once."
+	case RulePolicy:
+		return "Fix the policy at the position the result names; `loopx check` compiles the built-in bundle and every user policy (docs/policies.md)."
+	case RulePolicyTest:
+		return "Run `loopx policy test` to see the failing test, then fix the policy or the test."
+	case RuleReplay:
+		return "A policy or spec change turns a logged verdict: review the change with `loopx check --replay` before adopting it with `loopx adopt`."
+	case RuleAudit:
+		return "Run `loopx doctor` to see where the state's hash chain breaks; it says how to repair it."
+	case CategoryCredential:
+		return "Remove the credential from the file and rotate it (it is exposed once published); read it from the environment or a secret store instead."
+	case CategoryPrivateIP:
+		return "Replace the address with a host name or a documentation address (192.0.2.0/24, RFC 5737)."
+	case CategoryPrivatePath:
+		return "Use a path relative to the project, or $HOME / %USERPROFILE%, instead of a user's home directory."
+	case CategoryTicketID:
+		return "Remove the internal ticket id from the published file, or set the ticket prefixes with `loopx check --ticket-prefixes`."
+	}
+	return "Fix the spec field the result names (loopx/*.cue) and run `loopx check` again; docs/policies.md lists every lint rule and what it asks for."
 }
 
 // columnConverter converts byte columns to UTF-16 columns, reading each
@@ -206,30 +280,12 @@ type columnConverter struct {
 // code units; 0 when col is 0 or cannot be converted (the file cannot be
 // read, the line is shorter, col falls inside a character).
 func (c columnConverter) utf16(file string, row, col int) int {
-	if col < 1 || row < 1 || c.root == nil {
+	if col < 1 {
 		return 0
 	}
-	data, ok := c.files[file]
+	line, ok := c.line(file, row)
 	if !ok {
-		name := path.Clean(file)
-		if fs.ValidPath(name) {
-			data, _ = fs.ReadFile(c.root, name)
-		}
-		c.files[file] = data
-	}
-	if data == nil {
 		return 0
-	}
-	line := data
-	for i := 1; i < row; i++ {
-		nl := bytes.IndexByte(line, '\n')
-		if nl < 0 {
-			return 0
-		}
-		line = line[nl+1:]
-	}
-	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
-		line = line[:nl]
 	}
 	if col-1 > len(line) { // col-1 == len(line) is the line's end
 		return 0
@@ -249,6 +305,37 @@ func (c columnConverter) utf16(file string, row, col int) int {
 		prefix = prefix[size:]
 	}
 	return units + 1
+}
+
+// line is line row (1-based) of file, without its newline; false when
+// there is no root, the file cannot be read or has fewer lines.
+func (c columnConverter) line(file string, row int) ([]byte, bool) {
+	if row < 1 || c.root == nil {
+		return nil, false
+	}
+	data, ok := c.files[file]
+	if !ok {
+		name := path.Clean(file)
+		if fs.ValidPath(name) {
+			data, _ = fs.ReadFile(c.root, name)
+		}
+		c.files[file] = data
+	}
+	if data == nil {
+		return nil, false
+	}
+	line := data
+	for i := 1; i < row; i++ {
+		nl := bytes.IndexByte(line, '\n')
+		if nl < 0 {
+			return nil, false
+		}
+		line = line[nl+1:]
+	}
+	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	return bytes.TrimSuffix(line, []byte("\r")), true
 }
 
 // level maps a severity to a SARIF level.

@@ -47,7 +47,7 @@ func TestToSARIF_ValidatesAgainstTheSchema(t *testing.T) {
 	}
 	validateSARIF(t, raw)
 	run := log.Runs[0]
-	if run.Tool.Driver.Name != "loopx" || len(run.Results) != 5 || log.Version != "2.1.0" || log.Schema == "" || run.ColumnKind != "utf16CodeUnits" {
+	if run.Tool.Driver.Name != "loopx" || len(run.Results) != 4 || log.Version != "2.1.0" || log.Schema == "" || run.ColumnKind != "utf16CodeUnits" {
 		t.Fatalf("%+v", log)
 	}
 	for _, r := range run.Results {
@@ -55,7 +55,7 @@ func TestToSARIF_ValidatesAgainstTheSchema(t *testing.T) {
 			t.Errorf("result %s points at rule %d %s", r.RuleID, r.RuleIndex, run.Tool.Driver.Rules[r.RuleIndex].ID)
 		}
 	}
-	r := run.Results[2]
+	r := run.Results[1]
 	// "é 🙂 token: " is 15 bytes and 12 UTF-16 code units: byte column 16 is column 13.
 	if r.Level != "error" || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "docs/my%20notes%231%20%5Bdraft%5D%20100%25%20na%C3%AFve.md" ||
 		r.Locations[0].PhysicalLocation.Region.StartLine != 2 || r.Locations[0].PhysicalLocation.Region.StartColumn != 13 {
@@ -64,11 +64,43 @@ func TestToSARIF_ValidatesAgainstTheSchema(t *testing.T) {
 	if c := run.Results[0].Locations[0].PhysicalLocation.Region.StartColumn; c != 2 {
 		t.Errorf("ASCII column 2 became %d", c)
 	}
-	if run.Results[1].Level != "warning" || run.Results[1].Locations[0].PhysicalLocation.Region != nil {
-		t.Errorf("state result %+v", run.Results[1])
+	for _, r := range run.Results {
+		if r.RuleID == "expired-lease" {
+			t.Errorf("a result in .loopx/ (never in a checkout) is in SARIF: %+v", r)
+		}
 	}
-	if len(run.Results[3].Locations) != 0 || !strings.HasSuffix(run.Results[3].Message.Text, "run → deny") {
-		t.Errorf("replay result %+v", run.Results[3])
+	if len(run.Results[2].Locations) != 0 || !strings.HasSuffix(run.Results[2].Message.Text, "run → deny") {
+		t.Errorf("replay result %+v", run.Results[2])
+	}
+}
+
+// TestToSARIF_FingerprintsAndHelp: every rule has a help text; every
+// result a partial fingerprint that stays when its line moves, differs
+// for another line or rule, and counts repeats of the same line.
+func TestToSARIF_FingerprintsAndHelp(t *testing.T) {
+	log := ToSARIF(sampleFindings(), AllRules(), "v1", sampleRoot)
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		if strings.TrimSpace(r.Help.Text) == "" {
+			t.Errorf("rule %s has no help text", r.ID)
+		}
+	}
+	fp := func(files fstest.MapFS, fs ...Finding) []string {
+		var out []string
+		for _, r := range ToSARIF(fs, AllRules(), "v1", files).Runs[0].Results {
+			out = append(out, r.PartialFingerprints[FingerprintKey])
+		}
+		return out
+	}
+	hit := func(row int) Finding {
+		return Finding{Rule: CategoryPrivateIP, Severity: SeverityError, Message: "private IPv4 address 10.0.0.1", Location: &Location{File: "a.md", Row: row, Col: 4}}
+	}
+	before := fp(fstest.MapFS{"a.md": {Data: []byte("db 10.0.0.1\n")}}, hit(1))
+	moved := fp(fstest.MapFS{"a.md": {Data: []byte("# title\n\ndb 10.0.0.1\n")}}, hit(3))
+	other := fp(fstest.MapFS{"a.md": {Data: []byte("cache 10.0.0.1\n")}}, hit(1))
+	twice := fp(fstest.MapFS{"a.md": {Data: []byte("db 10.0.0.1\ndb 10.0.0.1\n")}}, hit(1), hit(2))
+	if before[0] == "" || before[0] != moved[0] || before[0] == other[0] || !strings.HasSuffix(before[0], ":1") ||
+		len(twice) != 2 || twice[0] != before[0] || twice[1] != strings.TrimSuffix(before[0], "1")+"2" {
+		t.Errorf("fingerprints: before %v moved %v other %v twice %v", before, moved, other, twice)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/safegit"
@@ -19,9 +20,11 @@ import (
 
 // Publication-scan categories: the Rule of a scan Finding.
 const (
-	// CategoryCredential is a token-like literal (ghp_…, sk-…, xoxb-…), an
-	// AWS access key id, a private key block, a password, API key or secret
-	// with a literal value, or an Authorization header with credentials.
+	// CategoryCredential is a credential the secret detector's default
+	// rules find (lint/secrets.go), a token-like literal (ghp_…, sk-…,
+	// xoxb-…), an AWS access key id, a private key block, a password, API
+	// key or secret with a literal value, or an Authorization header with
+	// credentials.
 	CategoryCredential = "credential"
 	// CategoryPrivateIP is a private IPv4 address (10/8, 172.16/12, 192.168/16).
 	CategoryPrivateIP = "private-ip"
@@ -53,7 +56,7 @@ type ScanOptions struct {
 // ScanCategories describes the scan categories for SARIF's rules.
 func ScanCategories() []RuleInfo {
 	return []RuleInfo{
-		{ID: CategoryCredential, Severity: SeverityError, Description: "A credential in a file to be published: a token-like literal (ghp_…, github_pat_…, sk-…, xox[bp]-…), an AWS access key id, a private key, a password, API key or secret with a literal value, or an Authorization header with credentials. References to environment variables and obvious placeholders are warnings."},
+		{ID: CategoryCredential, Severity: SeverityError, Description: "A credential in a file to be published: one of the secret detector's rules (about 220 services' tokens and keys), a token-like literal (ghp_…, github_pat_…, sk-…, xox[bp]-…), an AWS access key id, a private key, a password, API key or secret with a literal value, or an Authorization header with credentials. References to environment variables and obvious placeholders are warnings."},
 		{ID: CategoryPrivateIP, Severity: SeverityError, Description: "A private IPv4 address (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16) in a file to be published; a CIDR range is a warning."},
 		{ID: CategoryPrivatePath, Severity: SeverityError, Description: "An absolute path into a user's home directory (/home/<user>/…, /Users/<user>/…, C:\\Users\\<user>\\…) in a file to be published; placeholders such as <user> or $USER are warnings."},
 		{ID: CategoryTicketID, Severity: SeverityError, Description: "An internal ticket id (<PREFIX>-<number>, for the configured prefixes; default JIRA, INC, SEC) in a file to be published."},
@@ -197,7 +200,7 @@ var (
 	})
 	// Assignments of a secret: the key, the operator, then the value.
 	assignRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(?:\b|_)(password|passwd|passphrase|api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)["']?\s*(:=|=>|==|!=|=|:)[ \t]*`)
+		return regexp.MustCompile(`(?i)(?:\b|_)(password|passwd|passphrase|api[_-]?key|secret[_-]?access[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)["']?\s*(:=|=>|==|!=|=|:)[ \t]*`)
 	})
 	authRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\bauthorization\b["']?\s*[:=]\s*["']?(bearer|basic|token)\s+`)
@@ -226,8 +229,10 @@ var typeWords = map[string]bool{"string": true, "str": true, "int": true, "bool"
 var placeholderWords = []string{"xxx", "changeme", "change_me", "change-me", "example", "placeholder", "dummy",
 	"your_", "your-", "yourtoken", "redacted", "***", "...", "…", "replace_me", "replace-me", "todo", "fixme", "sample", "fake", "test123"}
 
-// ScanText scans one file's contents, named name in the findings, line by
-// line. It is Scan without the file system.
+// ScanText scans one file's contents, named name in the findings: the
+// secret detector over the whole text (a credential may span lines), then
+// loopx's own checks line by line; at most one finding per line and
+// category, an error before a warning. It is Scan without the file system.
 func ScanText(name string, data []byte, o ScanOptions) []Finding {
 	prefixes := o.TicketPrefixes
 	if prefixes == nil {
@@ -241,9 +246,17 @@ func ScanText(name string, data []byte, o ScanOptions) []Finding {
 		}
 		ticketRe = regexp.MustCompile(`\b(?:` + strings.Join(qs, "|") + `)-[0-9]+\b`)
 	}
+	text := string(data)
+	lines := strings.Split(text, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSuffix(lines[i], "\r")
+	}
+	detected := map[int][]detectedCredential{}
+	for _, c := range detectCredentials(name, text, lines) {
+		detected[c.line] = append(detected[c.line], c)
+	}
 	var out []Finding
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
+	for i, line := range lines {
 		best := map[string]Finding{}
 		add := func(cat string, col int, warn bool, msg string) {
 			f := Finding{Rule: cat, Severity: SeverityError, Message: msg, Location: &Location{File: name, Row: i + 1, Col: col + 1}}
@@ -256,6 +269,9 @@ func ScanText(name string, data []byte, o ScanOptions) []Finding {
 			}
 		}
 		scanCredentials(line, add)
+		for _, c := range detected[i] {
+			reportDetected(c, add)
+		}
 		scanIPs(line, add)
 		scanHomes(line, add)
 		if ticketRe != nil {
@@ -295,7 +311,8 @@ func scanCredentials(line string, add addFunc) {
 			continue
 		}
 		val, col := value(line, m[1])
-		if val == "" || typeWords[strings.ToLower(val)] {
+		if val == "" || val != strings.TrimSpace(val) || !strings.ContainsFunc(val, unicode.IsLetter) && !digitRe().MatchString(val) || typeWords[strings.ToLower(val)] {
+			// nothing, punctuation, a type, or prose between quotes ("` with a value`")
 			continue
 		}
 		if !strings.Contains(key, "pass") && len(val) < 8 {

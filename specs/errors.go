@@ -19,6 +19,10 @@ const (
 	// CodeMissingField: a required field (objective, question, host, title,
 	// a monitor's every) is absent.
 	CodeMissingField = "missing_field"
+	// CodePackage: a file declares a package other than loopx (the cue
+	// tool's `loopx schema | cue vet -c cue: - loopx/*.cue` refuses it:
+	// found packages).
+	CodePackage = "package"
 	// CodeNoSpec: the spec directory is missing, unreadable or has no *.cue file.
 	CodeNoSpec = "no_spec"
 	// CodeUnknownPreset: a goal names a preset that is not embedded.

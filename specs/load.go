@@ -324,6 +324,16 @@ func (l *loader) run() (*Loaded, error) {
 			}
 			continue
 		}
+		if name := af.PackageName(); name != "" && name != "loopx" {
+			pos := af.Pos()
+			for _, d := range af.Decls {
+				if pk, ok := d.(*ast.Package); ok {
+					pos = pk.Pos()
+				}
+			}
+			l.add(l.posError(pos, nil, CodePackage, fmt.Sprintf("package %s: a spec file is package loopx or has no package clause (the schema's package is loopx; cue vet refuses other packages)", name)))
+			continue
+		}
 		asts = append(asts, af)
 		l.index.addFile(af)
 	}

@@ -317,7 +317,8 @@ func TestLoad_ErrorCodes(t *testing.T) {
 		{"opaque answer", "goals: g1: {objective: \"x\", scope: commands: opaque: \"allow\"}\n", 1, 54, "goals.g1.scope.commands.opaque", CodeInvalid, ""},
 		{"unknown grant field", "goals: g1: {objective: \"x\", scope: grant: command: [\"go test*\"]}\n", 1, 43, "goals.g1.scope.grant.command", CodeUnknownField, ""},
 		{"grant and opaque", "goals: g1: {objective: \"x\", scope: {grant: {commands: [\"go test*\"], tools: [\"WebFetch\"], paths: [\"docs/**\"]}, commands: opaque: \"deny\"}}\n", 0, 0, "", "", ""},
-		{"package conflict", "package a\ngoals: g1: objective: \"x\"\n", 0, 0, "", "", ""}, // one file: fine
+		{"another package", "// the spec\npackage foo\ngoals: g1: objective: \"x\"\n", 2, 1, "", CodePackage, `package foo: a spec file is package loopx or has no package clause`},
+		{"package loopx", "package loopx\ngoals: g1: objective: \"x\"\n", 0, 0, "", "", ""},
 		{"policy deadline too long", "project: policy_deadline: \"10s\"\n", 1, 10, "project.policy_deadline", CodeInvalid, `policy deadline "10s" is out of range: between 100ms and 5s (default 2s)`},
 		{"policy deadline too short", "project: policy_deadline: \"50ms\"\n", 1, 10, "project.policy_deadline", CodeInvalid, "between 100ms and 5s"},
 		{"policy deadline not a duration", "project: policy_deadline: \"soon\"\n", 1, 27, "project.policy_deadline", CodeInvalid, "want a duration"},
@@ -340,7 +341,7 @@ func TestLoad_ErrorCodes(t *testing.T) {
 
 func TestLoad_ConflictingPackagesAcrossFiles(t *testing.T) {
 	_, err := Load(writeSpec(t, map[string]string{
-		"a.cue": "package a\ngoals: g1: objective: \"x\"\n",
+		"a.cue": "package loopx\ngoals: g1: objective: \"x\"\n",
 		"b.cue": "package b\n",
 	}))
 	var es Errors

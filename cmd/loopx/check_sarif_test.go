@@ -84,9 +84,34 @@ goals: g1: {
 	for _, r := range results {
 		rules[r.(map[string]any)["ruleId"].(string)] = true
 	}
-	for _, want := range []string{"unknown-agent", "goal-without-quota", "scope-writes-loopx", "policy-test", "private-ip", "credential", "replay"} {
+	for _, want := range []string{"unknown-agent", "goal-without-quota", "scope-writes-loopx", "policy-test", "private-ip", "credential"} {
 		if !rules[want] {
 			t.Errorf("no %s result in %v", want, rules)
+		}
+	}
+	// The replayed decisions are in .loopx/ (never in a CI checkout): they
+	// stay out of SARIF; every result's file exists in the project, and
+	// every result has a partial fingerprint, every rule a help text.
+	if rules["replay"] {
+		t.Errorf("a replay result (pointing into .loopx/) is in SARIF")
+	}
+	for _, r := range results {
+		m := r.(map[string]any)
+		if fp, _ := m["partialFingerprints"].(map[string]any); fp == nil || fp["loopxFindingHash/v1"] == nil {
+			t.Errorf("%s: no partialFingerprints: %v", m["ruleId"], m)
+		}
+		locs, _ := m["locations"].([]any)
+		for _, l := range locs {
+			uri := l.(map[string]any)["physicalLocation"].(map[string]any)["artifactLocation"].(map[string]any)["uri"].(string)
+			name, _ := url.PathUnescape(uri)
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(name))); err != nil || strings.HasPrefix(name, ".loopx/") {
+				t.Errorf("%s: location %s is not a file of the checkout", m["ruleId"], uri)
+			}
+		}
+	}
+	for _, r := range doc["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any) {
+		if h, _ := r.(map[string]any)["help"].(map[string]any); h == nil || h["text"] == "" {
+			t.Errorf("rule %v has no help", r.(map[string]any)["id"])
 		}
 	}
 }

@@ -29,14 +29,18 @@ type Input struct {
 	By           string
 }
 
+// Priorities are the priorities ParsePriority accepts, as written: P0
+// (most urgent) to P4.
+var Priorities = []string{"P0", "P1", "P2", "P3", "P4"}
+
 // ParsePriority reads a todo priority written P0 (most urgent) to P4
 // (case-insensitive) and returns 0..4. Errors: errs.Usage bad_priority.
 func ParsePriority(s string) (int, error) {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	if len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '4' {
-		return int(s[1] - '0'), nil
+	p := strings.ToUpper(strings.TrimSpace(s))
+	if len(p) == 2 && p[0] == 'P' && p[1] >= '0' && p[1] <= '4' {
+		return int(p[1] - '0'), nil
 	}
-	return 0, errs.Usagef("bad_priority", "priority %q is not P0..P4", s)
+	return 0, errs.Usagef("bad_priority", "priority %q is not one of %s (P0 most urgent)", s, strings.Join(Priorities, ", "))
 }
 
 // kinds are the kinds of todo.

@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
+	"github.com/loopx-dev/loopx/engine/mutating/evidence"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -173,7 +174,7 @@ type (
 	}
 	gateIn struct {
 		Goal     string   `json:"goal" jsonschema:"the goal id"`
-		Question string   `json:"question" jsonschema:"a concrete question for a human, ending in '?' (e.g. 'Merge the v2 branch into main now?')"`
+		Question string   `json:"question" jsonschema:"a concrete question for a human: it holds a '?' and at least 4 words (e.g. 'Merge the v2 branch into main now?'); anything else is refused (vague_question)"`
 		Options  []string `json:"options,omitempty" jsonschema:"the possible answers; default approve, reject"`
 		Agent    string   `json:"agent,omitempty" jsonschema:"your agent id (recorded as the raiser)"`
 	}
@@ -333,8 +334,8 @@ func actor(agent string) string {
 // and clients validate structured content of errors against the output
 // schema too).
 func addTool[In, Out any](s *mcp.Server, o Options, name, desc string, run func(context.Context, *engine.Engine, In) (Out, error)) {
-	inSchema, inResolved := schemaFor[In]()
-	outSchema, outResolved := schemaFor[Out]()
+	inSchema, inResolved := schemaFor[In](inputEnums)
+	outSchema, outResolved := schemaFor[Out](nil)
 	s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: inSchema, OutputSchema: outSchema},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			args := req.Params.Arguments
@@ -369,13 +370,47 @@ func addTool[In, Out any](s *mcp.Server, o Options, name, desc string, run func(
 		})
 }
 
+// inputEnums are the values the engine accepts for a tool input's
+// property, by the property's name (at any depth: round_finish's evidence
+// items too): a round's outcome (rounds.Outcomes), an evidence kind and
+// status (evidence.Kinds, evidence.Statuses), a todo priority
+// (todos.Priorities). The input schema states them as enums, so a client
+// sees what the server enforces and a value outside them is refused as
+// bad_arguments before the engine is asked.
+var inputEnums = map[string][]string{
+	"outcome":  rounds.Outcomes,
+	"kind":     evidence.Kinds,
+	"status":   evidence.Statuses,
+	"priority": todos.Priorities,
+}
+
+// withEnums sets the enum of every property of sc named in enums, at any
+// depth (properties and array items).
+func withEnums(sc *jsonschema.Schema, enums map[string][]string) {
+	if sc == nil {
+		return
+	}
+	for name, p := range sc.Properties {
+		if vals, ok := enums[name]; ok && p.Type == "string" {
+			p.Enum = nil
+			for _, v := range vals {
+				p.Enum = append(p.Enum, v)
+			}
+		}
+		withEnums(p, enums)
+	}
+	withEnums(sc.Items, enums)
+}
+
 // schemaFor infers the JSON Schema of T (required = the fields without
-// omitempty; no other properties) and resolves it for validation.
-func schemaFor[T any]() (*jsonschema.Schema, *jsonschema.Resolved) {
+// omitempty; no other properties), gives the properties named in enums
+// their values (nil = none), and resolves it for validation.
+func schemaFor[T any](enums map[string][]string) (*jsonschema.Schema, *jsonschema.Resolved) {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
 	}
+	withEnums(sc, enums)
 	r, err := sc.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))

@@ -237,7 +237,7 @@ func TestMCP_FourthRoundOverQuotaIsSkipped(t *testing.T) {
 		{"should_run", map[string]any{"goal": "nope", "agent": "a1"}, `unknown goal "nope"`},
 		{"status", map[string]any{"goal": "nope"}, `unknown goal "nope"`},
 		{"round_finish", map[string]any{"round": "r-0000", "outcome": "progress"}, `unknown round "r-0000"`},
-		{"todo_add", map[string]any{"goal": "g1", "title": "x", "priority": "P9"}, `priority "P9" is not P0..P4`},
+		{"todo_add", map[string]any{"goal": "g1", "title": "x", "priority": "P9"}, `P9 does not equal any of: [P0 P1 P2 P3 P4]`},
 		{"gate_raise", map[string]any{"goal": "g1", "question": "ok"}, "not a concrete question"},
 		{"round_start", map[string]any{"agent": "a1"}, `missing properties: ["goal"]`},
 		{"round_start", map[string]any{"goal": "g1", "agent": "a1", "extra": 1}, `extra`},
@@ -354,5 +354,57 @@ func TestMCP_UnboundSessionTakesNoAgentOnTrust(t *testing.T) {
 				t.Fatalf("%d identity.refused events, want %d", len(evs), refused)
 			}
 		})
+	}
+}
+
+// TestMCPTools_InputSchemasStateWhatIsEnforced: the values the server
+// accepts for outcome, evidence kind and status, and todo priority are
+// enums in the input schemas the client sees, and the gate question's rule
+// is in its description; a value outside an enum is refused before the
+// engine is asked.
+func TestMCPTools_InputSchemasStateWhatIsEnforced(t *testing.T) {
+	c := newMCPClient(t, []string{"all"})
+	res, err := c.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]any{}
+	for _, tl := range res.Tools {
+		b, _ := json.Marshal(tl.InputSchema)
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		schemas[tl.Name] = v
+	}
+	enum := func(v any) string {
+		var out []string
+		for _, e := range v.([]any) {
+			out = append(out, e.(string))
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		tool string
+		path []any
+		want string
+	}{
+		{"round_finish", []any{"properties", "outcome", "enum"}, "progress,failed,no_change,preflight_failed,dry_run"},
+		{"round_finish", []any{"properties", "evidence", "items", "properties", "kind", "enum"}, "test,pr,log,metric,check,note"},
+		{"round_finish", []any{"properties", "evidence", "items", "properties", "status", "enum"}, "pass,fail,info"},
+		{"evidence_add", []any{"properties", "kind", "enum"}, "test,pr,log,metric,check,note"},
+		{"evidence_add", []any{"properties", "status", "enum"}, "pass,fail,info"},
+		{"todo_add", []any{"properties", "priority", "enum"}, "P0,P1,P2,P3,P4"},
+	} {
+		v := get(t, schemas[tc.tool], tc.path...)
+		if v == nil || enum(v) != tc.want {
+			t.Errorf("%s %v = %v, want %s", tc.tool, tc.path, v, tc.want)
+		}
+	}
+	if d, _ := get(t, schemas["gate_raise"], "properties", "question", "description").(string); !strings.Contains(d, "at least 4 words") || !strings.Contains(d, "?") {
+		t.Errorf("gate_raise question description %q does not state the rule", d)
+	}
+	if text, isErr := c.call("round_finish", map[string]any{"round": "r-1", "outcome": "done"}); !isErr || !strings.Contains(text, "outcome") {
+		t.Errorf("an outcome outside the enum: %v %s", isErr, text)
 	}
 }

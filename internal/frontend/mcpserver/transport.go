@@ -43,6 +43,8 @@ const lastBatchProtocol = "2025-03-26"
 //     have batches); otherwise, or before initialize, refused with -32600
 //     for each call in it (one line each), or one id-null -32600 when it
 //     holds no call; an empty array is one -32600;
+//   - a call other than initialize or ping before initialize is answered:
+//     -32600, saying initialize comes first;
 //   - a valid notification (no id) is never answered; blank lines are
 //     skipped.
 //
@@ -452,6 +454,9 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		c.initID = nil
 	}
+	if resp.Error != nil {
+		resp.Error = coded(resp.Error, c.protocol == "")
+	}
 	var err error
 	switch {
 	case tracked && b != nil:
@@ -470,6 +475,23 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	return err
+}
+
+// coded gives an error answer the session sent without a JSON-RPC code
+// (the go-sdk answers code 0 for its own refusals) a code: before
+// initialize has been answered, -32600 (invalid request), saying that
+// initialize comes first — the session refuses every call but initialize
+// and ping then; after it, -32603 (internal error). An error with a code
+// is kept.
+func coded(err error, beforeInit bool) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	if beforeInit {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error() + ": send initialize first"}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }
 
 // writeLocked writes one message, or a batch's responses as one array, as

@@ -314,3 +314,19 @@ func TestMCPEOF_AnswersCallsInFlight(t *testing.T) {
 		t.Fatalf("%d open todos after the call, want 1", n)
 	}
 }
+
+// TestMCPFraming_RequestBeforeInitialize: a call before the handshake is
+// an invalid request (-32600) saying initialize comes first, not an error
+// with code 0; a ping is answered, and after initialize the same call is.
+func TestMCPFraming_RequestBeforeInitialize(t *testing.T) {
+	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	wantError(t, w.recv(), -32600, 1.0, "initialize")
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	wantPong(t, w.recv(), 2.0)
+	w.initialize("2025-06-18")
+	w.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	if r := w.recv().(map[string]any); r["id"] != 3.0 || r["result"] == nil {
+		t.Fatalf("tools/list after initialize: %v", r)
+	}
+}

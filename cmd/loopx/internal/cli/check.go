@@ -51,7 +51,7 @@ func (o *checkOptions) validate() error {
 	if o.since != "" {
 		d, err := check.ParseSince(o.since)
 		if err != nil {
-			return usagef("--since %q: %v", o.since, err)
+			return sinceError(o.since)
 		}
 		o.sinceDur = &d
 	}
@@ -95,8 +95,9 @@ Output: text (file:line:col: rule: message), --json or --format json, or
 --format sarif (SARIF 2.1.0, for code-scanning upload). --strict makes
 warnings errors.
 
-Exit codes: 0 clean (warnings allowed); 1 errors found; 2 usage error
-(bad flags, a --scan path that does not exist); 3 internal error (an
+Exit codes: 0 clean (warnings allowed); 1 errors found; 2 usage or input
+error (bad flags, a --scan path that does not exist, a spec that does not
+load, as loopx vet: the report still lists its errors); 3 internal error (an
 unusable state store, lint rules that do not compile).`,
 		Example: `  loopx check
   loopx check --scan docs/ README.md --strict
@@ -145,6 +146,9 @@ func (a *app) runCheck(ctx context.Context, o *checkOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if !rep.Summary.SpecOK {
+		return reported(errs.Input) // as loopx vet: the spec does not load
 	}
 	if !rep.OK {
 		return reported(errs.No)

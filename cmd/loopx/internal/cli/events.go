@@ -49,7 +49,7 @@ func (o *eventsOptions) validate() error {
 	if o.since != "" {
 		d, err := engine.ParseDuration(o.since)
 		if err != nil {
-			return usagef("--since %q: %v", o.since, err)
+			return sinceError(o.since)
 		}
 		if d <= 0 {
 			return usagef("--since %q must be a positive duration", o.since)
@@ -159,4 +159,10 @@ func (a *app) runPrune(ctx context.Context, e *engine.Engine, o *eventsOptions) 
 			fmt.Fprintf(w, "kept %s older, not yet reviewed (or after one that is not): `loopx review --goal G --mark` reviews them\n", retention.Count(rep.Unreviewed))
 		}
 	})
+}
+
+// sinceError is the usage error of a --since that is not a duration: what
+// was typed and the format it takes.
+func sinceError(since string) error {
+	return usagef("--since %q is not a duration: write a number and a unit, e.g. 90m, 24h, 7d or 2w", since)
 }

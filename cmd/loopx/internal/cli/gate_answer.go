@@ -34,6 +34,13 @@ func (a *app) runGateAnswer(ctx context.Context, o *gateAnswerOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.in.Option == "" {
+		g, err := e.Gate(o.in.Gate)
+		if err != nil {
+			return err
+		}
+		return usagef("gate answer needs --option: one of %s (gate %s: %s)", strings.Join(g.Options, ", "), o.in.Gate, g.Question)
+	}
 	g, err := gateanswer.Answer(ctx, e, o.in, a.caller(), gateanswer.ControllingTerminal{})
 	if err != nil {
 		return err
@@ -60,7 +67,7 @@ agent or as a human.
 
 Exit codes: 0 recorded; 1 refused (closed gate, not an answerer, the raiser,
 inside a round, no terminal or a wrong confirmation); 2 an unknown gate or
-option, or a malformed --as.`,
+option, no --option (the gate's options are listed), or a malformed --as.`,
 		Example: `  loopx gate answer g-4f9a --option approve --note "reviewed the diff"
   loopx gate answer g1/merge --option reject`,
 		Args: cobra.ExactArgs(1),
@@ -75,6 +82,5 @@ option, or a malformed --as.`,
 	c.Flags().StringVar(&o.in.Option, "option", "", "the answer (one of the gate's options)")
 	c.Flags().StringVar(&o.in.Note, "note", "", "a note kept with the answer")
 	c.Flags().StringVar(&o.as, "as", "", `answer as "human" or "agent:ID" (default human, or $LOOPX_AGENT inside a round)`)
-	_ = c.MarkFlagRequired("option")
 	return c
 }

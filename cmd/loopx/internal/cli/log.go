@@ -24,7 +24,7 @@ type logOptions struct {
 func (o *logOptions) validate() error {
 	if o.since != "" {
 		if _, err := engine.ParseDuration(o.since); err != nil {
-			return usagef("--since %q: %v", o.since, err)
+			return sinceError(o.since)
 		}
 	}
 	if o.Limit < 0 {

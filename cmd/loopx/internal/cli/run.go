@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
@@ -36,7 +40,7 @@ func (o *runOptions) validate() error {
 	if o.dash < 0 || len(o.args) == 0 {
 		return usagef("give the agent command after --: loopx run --goal G --agent A -- CMD…")
 	}
-	if o.Goal == "" || o.Agent == "" {
+	if o.Goal == "" {
 		return usagef("run needs --goal and --agent")
 	}
 	if err := lease.CheckFlag(o.leaseTTL); err != nil {
@@ -56,6 +60,9 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	e, err := a.engine()
 	if err != nil {
 		return err
+	}
+	if o.Agent == "" {
+		return missingAgent(e, "run", o.Goal)
 	}
 	longRunning()
 	// Processes below this one act as o.Agent: only a human or that
@@ -144,4 +151,25 @@ see everything, or the processes above run as another agent (agent_mismatch);
 	c.Flags().IntVar(&o.MaxRounds, "max-rounds", 0, "stop after this many rounds (0 = no limit)")
 	c.Flags().DurationVar(&o.leaseTTL, "lease-ttl", 0, "the lease each round takes on its todo, renewed while the command runs (1s to 24h; default 45m): a killed agent's todo goes to its peers when it expires")
 	return c
+}
+
+// missingAgent is the usage error of a command that needs --agent: it
+// names the agents goal may run (its agents list, or every agent the spec
+// declares when the list is empty), or says the spec declares none.
+func missingAgent(e *engine.Engine, cmd, goal string) error {
+	if err := e.RequireGoal(goal); err != nil {
+		return err
+	}
+	ld, err := e.Spec()
+	if err != nil {
+		return err
+	}
+	agents := slices.Clone(ld.Spec.Goals[goal].Agents)
+	if len(agents) == 0 {
+		agents = slices.Sorted(maps.Keys(ld.Spec.Agents))
+	}
+	if len(agents) == 0 {
+		return usagef("%s needs --agent: the spec declares no agent (add one under agents: in loopx/)", cmd)
+	}
+	return usagef("%s needs --agent: one of %s (the agents of goal %s)", cmd, strings.Join(agents, ", "), goal)
 }
