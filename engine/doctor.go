@@ -19,7 +19,7 @@ func (e *Engine) VerifyChain() (records.ChainReport, error) {
 	if e.store != nil {
 		return e.store.VerifyChain()
 	}
-	return kernel.VerifyChainAt(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+	return kernel.VerifyChainAt(e.StateDir(), e.kernelOptions(kernel.Options{}))
 }
 
 // Salvage rebuilds the store from every transaction of its file that
@@ -30,7 +30,7 @@ func (e *Engine) Salvage() (records.SalvageReport, error) {
 	if err := e.Release(); err != nil {
 		return records.SalvageReport{}, err
 	}
-	return kernel.Salvage(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock})
+	return kernel.Salvage(e.StateDir(), e.kernelOptions(kernel.Options{}))
 }
 
 // Doctor checks the project: the spec, the store (opened as it is, or

@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -33,6 +34,11 @@ type Options struct {
 	Root string
 	// Now is the clock; nil means time.Now. Tests set it (LOOPX_NOW).
 	Now func() time.Time
+	// StateHome is the state directory the project's anchor directory is
+	// under (internal/anchor: <StateHome>/loopx/projects/<name>-<hash>);
+	// "" means $XDG_STATE_HOME, else ~/.local/state. Tests that run
+	// projects in one process set it instead of the environment.
+	StateHome string
 	// LockTimeout bounds the wait for the state lock (0 = kernel default).
 	LockTimeout time.Duration
 	// LeaseTTL is the lease a round takes on its todo (0 = DefaultLeaseTTL;
@@ -69,6 +75,7 @@ type Options struct {
 type Engine struct {
 	root     string
 	now      func() time.Time
+	home     string // Options.StateHome
 	lock     time.Duration
 	leaseTTL time.Duration
 	ancestry trust.AncestryOptions
@@ -142,7 +149,7 @@ type Engine struct {
 // fails closed; commands that need the spec call Spec and report the
 // error.
 func New(o Options) *Engine {
-	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
+	e := &Engine{root: o.Root, now: o.Now, home: o.StateHome, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
 	e.log = decisionlog.New(e.StateDir(), Version, decision.ParseLegacyLine)
 	if e.scanCap <= 0 {
 		e.scanCap = trust.MaxScanFiles
@@ -184,7 +191,7 @@ func (e *Engine) open(accept bool) (*kernel.Store, error) {
 	if e.store != nil {
 		return e.store, nil
 	}
-	s, err := kernel.Open(e.StateDir(), kernel.Options{Now: e.now, LockTimeout: e.lock, AcceptRollback: accept})
+	s, err := kernel.Open(e.StateDir(), e.kernelOptions(kernel.Options{AcceptRollback: accept}))
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +199,33 @@ func (e *Engine) open(accept bool) (*kernel.Store, error) {
 	e.checkModelRules(s)
 	e.auditCacheLink(s)
 	return s, nil
+}
+
+// kernelOptions is o with the engine's clock, lock timeout and anchor
+// directory (Options.StateHome) filled in.
+func (e *Engine) kernelOptions(o kernel.Options) kernel.Options {
+	o.Now, o.LockTimeout = e.now, e.lock
+	if e.home != "" {
+		o.AnchorDir, _ = anchor.DirIn(e.home, e.root) // an unresolvable root fails the open
+	}
+	return o
+}
+
+// anchorDir is the project's anchor directory (Options.StateHome, else
+// the environment's: anchor.Dir), without creating it.
+func (e *Engine) anchorDir() (string, error) {
+	if e.home != "" {
+		return anchor.DirIn(e.home, e.root)
+	}
+	return anchor.Dir(e.root)
+}
+
+// ensureAnchorDir is anchorDir after creating it (anchor.Ensure).
+func (e *Engine) ensureAnchorDir() (string, error) {
+	if e.home != "" {
+		return anchor.EnsureIn(e.home, e.root)
+	}
+	return anchor.Ensure(e.root)
 }
 
 // auditCacheLink records, once per engine, a link found where the spec

@@ -6,7 +6,6 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
-	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -19,7 +18,7 @@ const ReadModelName = "readmodel.json"
 // anchor directory (no state directory is known): then decisions read the
 // store.
 func (e *Engine) readModelPath() string {
-	d, err := anchor.Dir(e.root)
+	d, err := e.anchorDir()
 	if err != nil {
 		return ""
 	}
@@ -53,7 +52,7 @@ func (e *Engine) takeReadModel() readmodel.Refresh {
 		return readmodel.Refresh{}
 	}
 	e.rmWant = false
-	if d, err := anchor.Ensure(e.root); err == nil {
+	if d, err := e.ensureAnchorDir(); err == nil {
 		return readmodel.Take(e.store, filepath.Join(d, ReadModelName), e.GoalIDs(), e.rmStamp, claimorder.Order())
 	}
 	return readmodel.Refresh{}
