@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/loopx-dev/loopx/internal/testproject"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestRun_ProtectedChangedBetweenRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitInit(t, root)
-	e := New(Options{Root: root, Now: newClock().now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 	t.Cleanup(func() { e.Close() })
 	addTodos(t, e, "a", "b", "c")
 	run := func(script string) (runner.Result, error) {
