@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/adopt"
@@ -33,7 +35,7 @@ project: sandbox: mode: "off" // what loopx run's change check sees of an unconf
 `
 
 // adoptedProject is a project whose first write adopted adoptBase.
-func adoptedProject(t *testing.T) (string, *testClock) {
+func adoptedProject(t *testing.T) (string, *testproject.Clock) {
 	t.Helper()
 	e, c := newEngine(t, adoptBase)
 	if _, err := e.Gates("g1", ""); err != nil { // a first write adopts
@@ -45,9 +47,9 @@ func adoptedProject(t *testing.T) (string, *testClock) {
 
 // newAdopting is an engine over root as a command builds one: New, then
 // AdoptTightening; closed when the test ends.
-func newAdopting(t *testing.T, root string, c *testClock) *Engine {
+func newAdopting(t *testing.T, root string, c *testproject.Clock) *Engine {
 	t.Helper()
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	t.Cleanup(func() { e.Close() })
 	if err := e.AdoptTightening(); err != nil {
 		t.Fatal(err)
@@ -56,6 +58,7 @@ func newAdopting(t *testing.T, root string, c *testClock) *Engine {
 }
 
 func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, from, to string
 		pending        bool
@@ -106,9 +109,10 @@ func TestAdopt_TightenIsAdoptedLoosenIsPending(t *testing.T) {
 }
 
 func TestAdopt_PendingGateRemovalWritesNothingThenAdoptCancels(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	writeSpec(t, root, strings.Replace(adoptBase, `gates: merge: {question: "Merge the v2 branch into main now?", guards: ["git.merge"]}`, "", 1))
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e.Close()
 	gs, err := e.Gates("g1", "open") // a write: housekeeping runs on the adopted spec
 	if err != nil || len(gs) != 1 {
@@ -127,6 +131,7 @@ func TestAdopt_PendingGateRemovalWritesNothingThenAdoptCancels(t *testing.T) {
 }
 
 func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	pol := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "deny.rego")
 	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
@@ -136,7 +141,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 1", 1))
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e.Close()
 	if p := e.Pending(); p == nil || p.Loosens[len(p.Loosens)-1].Code != "policy_changed" {
 		t.Fatalf("pending = %+v, want policy_changed", p)
@@ -160,7 +165,7 @@ func TestAdopt_PolicyChangeIsPendingAndRestoreWritesBack(t *testing.T) {
 		t.Fatalf("the unadopted policy is still there: %v", err)
 	}
 	e.Close()
-	e2 := New(Options{Root: root, Now: c.now})
+	e2 := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e2.Close()
 	if e2.Pending() != nil {
 		t.Fatal("pending after restore")
@@ -186,6 +191,7 @@ func mustAdopt(t *testing.T, e *Engine) {
 // back to them (nothing pending after); approving adopts the revision it
 // names.
 func TestAdopt_AdoptionGate(t *testing.T) {
+	t.Parallel()
 	for _, option := range []string{"reject", "approve"} {
 		t.Run(option, func(t *testing.T) {
 			root, c := adoptedProject(t)
@@ -193,7 +199,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "loose.cue"), []byte(loose), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			e := New(Options{Root: root, Now: c.now})
+			e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 			defer e.Close()
 			addTodos(t, e, "Write the guide")
 			res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
@@ -206,7 +212,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 				t.Fatalf("adoption gate %+v", g)
 			}
 			e.Close()
-			h := New(Options{Root: root, Now: c.now})
+			h := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 			defer h.Close()
 			if h.Pending() == nil {
 				t.Fatal("the loosening edit took effect without a human")
@@ -215,7 +221,7 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.Close()
-			after := New(Options{Root: root, Now: c.now})
+			after := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 			defer after.Close()
 			if p := after.Pending(); p != nil {
 				t.Fatalf("%s: pending %+v, want loopx/ restored (reject) or adopted (approve)", option, p)
@@ -235,9 +241,10 @@ func TestAdopt_AdoptionGate(t *testing.T) {
 // loopx/ as it leaves it, stamped with the clock it is given; an edit made
 // before any other command is judged against that revision.
 func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
-	c := newClock()
+	t.Parallel()
+	c := testproject.NewClock()
 	dir := t.TempDir()
-	if _, err := Init(scaffold.Options{Dir: dir, Goal: "g1", Objective: "Test adoption", Agent: "a1", Now: c.now}); err != nil {
+	if _, err := Init(scaffold.Options{Dir: dir, Goal: "g1", Objective: "Test adoption", Agent: "a1", Now: c.Now}); err != nil {
 		t.Fatal(err)
 	}
 	spec := filepath.Join(dir, scaffold.SpecDirName, "loopx.cue")
@@ -252,7 +259,7 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(raised), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := New(Options{Root: dir, Now: c.now})
+	e := New(Options{Root: dir, StateHome: stateHome(dir), Now: c.Now})
 	defer e.Close()
 	if p := e.Pending(); p == nil || p.Loosens[0].Ref != "goals.g1.quota.rounds" {
 		t.Fatalf("pending = %+v, want the raised quota", p)
@@ -264,8 +271,8 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 	if err := e.view(func(tx *kernel.Tx) error { r, _, err = tx.Rules(); return err }); err != nil {
 		t.Fatal(err)
 	}
-	if r.By != "loopx" || !r.AdoptedAt.Equal(c.now()) {
-		t.Fatalf("adopted by %q at %v, want loopx at the given clock %v", r.By, r.AdoptedAt, c.now())
+	if r.By != "loopx" || !r.AdoptedAt.Equal(c.Now()) {
+		t.Fatalf("adopted by %q at %v, want loopx at the given clock %v", r.By, r.AdoptedAt, c.Now())
 	}
 }
 
@@ -274,9 +281,10 @@ func TestAdopt_InitAdoptsSoAnEditBeforeTheFirstWriteIsPending(t *testing.T) {
 // adopted (rules_changed), and nor is one made after the engine read
 // loopx/.
 func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 30", 1))
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e.Close()
 	shown, err := e.AdoptPreview()
 	if err != nil || !shown.Changed || len(shown.Loosens) == 0 {
@@ -290,7 +298,7 @@ func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
 		t.Fatalf("adopt after a change = %v, want rules_changed", err)
 	}
 	e.Close()
-	e2 := New(Options{Root: root, Now: c.now})
+	e2 := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e2.Close()
 	if p := e2.Pending(); p == nil || len(p.Loosens) != 2 {
 		t.Fatalf("pending = %+v, want both loosenings still pending", p)
@@ -311,6 +319,7 @@ func TestAdopt_RevisionChangedWhileConfirming(t *testing.T) {
 // TestAdopt_DecideAdopt: the built-in rule decides the channel and the
 // typed confirmation; no user policy takes part.
 func TestAdopt_DecideAdopt(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	pol := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "broken.rego")
 	if err := os.MkdirAll(filepath.Dir(pol), 0o755); err != nil {
@@ -319,7 +328,7 @@ func TestAdopt_DecideAdopt(t *testing.T) {
 	if err := os.WriteFile(pol, []byte("package loopx.user.gate_answer\n\ndeny contains x if { x := not_defined_anywhere }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e.Close()
 	word, other := "adopt", "yes"
 	cases := []struct {
@@ -356,6 +365,7 @@ func TestAdopt_DecideAdopt(t *testing.T) {
 // file:line:col); vet and check (OnDisk) see the error; with nothing
 // adopted decisions fail closed.
 func TestAdopt_SpecOnDiskError(t *testing.T) {
+	t.Parallel()
 	broken := strings.Replace(adoptBase, "rounds: 3", `rounds: "lots"`, 1)
 	cases := []struct {
 		name     string
@@ -369,12 +379,12 @@ func TestAdopt_SpecOnDiskError(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			root, c := t.TempDir(), newClock()
+			root, c := t.TempDir(), testproject.NewClock()
 			if tc.adopted {
 				root, c = adoptedProject(t)
 			}
 			writeSpec(t, root, broken)
-			e := New(Options{Root: root, Now: c.now, OnDisk: tc.onDisk})
+			e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now, OnDisk: tc.onDisk})
 			defer e.Close()
 			if got := e.SpecErr() == nil; got != tc.wantSpec {
 				t.Fatalf("spec usable = %v (err %v), want %v", got, e.SpecErr(), tc.wantSpec)
@@ -417,7 +427,8 @@ func TestAdopt_SpecOnDiskError(t *testing.T) {
 // one is pending, the adopted one is never compiled into decisions, and
 // Restore writes it back.
 func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
-	root, c := t.TempDir(), newClock()
+	t.Parallel()
+	root, c := t.TempDir(), testproject.NewClock()
 	writeSpec(t, root, adoptBase)
 	dir := filepath.Join(root, scaffold.SpecDirName, rulebook.DirName)
 	const test = "package loopx.user.should_run_test\n\ntest_nothing if true\n"
@@ -432,7 +443,7 @@ func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	addTodos(t, e, "Write the guide") // the first write adopts
 	e.Close()
 
@@ -444,7 +455,7 @@ func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, edit.file), []byte(test+"\ntest_more if true\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			e := New(Options{Root: root, Now: c.now})
+			e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 			defer e.Close()
 			p := e.Pending()
 			if p == nil || len(p.Loosens) != 1 || p.Loosens[0].Code != "policy_changed" || !strings.Contains(p.Loosens[0].Message, "loopx/policies/"+edit.file) {
@@ -470,6 +481,7 @@ func TestAdopt_PolicyTestsAreInTheRevision(t *testing.T) {
 // TestAdopt_RulesEventsInEveryReview: adoptions and refused adoptions are
 // project-wide events; every goal's review shows them.
 func TestAdopt_RulesEventsInEveryReview(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1)) // tightens: adopted
 	e := newAdopting(t, root, c)

@@ -52,6 +52,7 @@ var readmeBenign = regexp.MustCompile(`benign corpus\]\([^)]*\)\s+\((\d+)\s+comm
 // scaffold's own patterns. Nothing is granted by default, so no line may be
 // allow; docs/hosts.md states the share, and this test keeps it true.
 func TestPermission_BenignCorpus(t *testing.T) {
+	t.Parallel()
 	cmds := readCorpus(t, "testdata/benign_commands.txt")
 	if len(cmds) < 100 {
 		t.Fatalf("the corpus has %d command lines, want at least 100", len(cmds))

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -48,7 +50,7 @@ func TestRun_ProtectedChangedBetweenRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitInit(t, root)
-	e := New(Options{Root: root, Now: newClock().now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 	t.Cleanup(func() { e.Close() })
 	addTodos(t, e, "a", "b", "c")
 	run := func(script string) (runround.Result, error) {

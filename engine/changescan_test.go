@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -54,6 +56,7 @@ func manyFiles(t *testing.T, root, dir string, n int) {
 // every change, the round fails closed (charged, audited) before the
 // command runs.
 func TestRun_WhatTheAgentChanged(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		// git makes the project a git work tree; files adds that many
@@ -106,8 +109,8 @@ func TestRun_WhatTheAgentChanged(t *testing.T) {
 			if tc.git {
 				gitInit(t, root)
 			}
-			c := newClock()
-			e := New(Options{Root: root, Now: c.now, MaxScanFiles: 100})
+			c := testproject.NewClock()
+			e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now, MaxScanFiles: 100})
 			t.Cleanup(func() { e.Close() })
 			addTodos(t, e, "a")
 			if tc.setup != "" {
@@ -284,7 +287,7 @@ func TestRun_CommittedAndHiddenChanges(t *testing.T) {
 			if tc.setup != "" {
 				gitSh(t, root, tc.setup)
 			}
-			e := New(Options{Root: root, Now: newClock().now})
+			e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 			t.Cleanup(func() { e.Close() })
 			addTodos(t, e, "a")
 			res, err := e.Run(context.Background(), runround.Options{Goal: "g1", Agent: "a1", MaxRounds: 1,
@@ -330,7 +333,7 @@ func TestRun_MCPServerInClaudeJSON(t *testing.T) {
 	root := t.TempDir()
 	writeSpec(t, root, scopedSpec)
 	gitInit(t, root)
-	e := New(Options{Root: root, Now: newClock().now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 	t.Cleanup(func() { e.Close() })
 	addTodos(t, e, "a")
 	script := `sed -i 's/"history": \[\]/"history": [], "mcpServers": {"x": {"command": "sh"}}/' "$HOME/.claude.json"`
@@ -362,7 +365,7 @@ func TestRun_CheckRunsNoFilterOfTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitInit(t, root)
-	e := New(Options{Root: root, Now: newClock().now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 	t.Cleanup(func() { e.Close() })
 	addTodos(t, e, "a")
 	script := `git config --global filter.x.clean 'sh -c "printf planted > .git/hooks/pre-commit; cat"' &&

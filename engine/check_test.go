@@ -15,6 +15,7 @@ import (
 )
 
 func TestCheckState_ReadOnlyWithoutAStore(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	st, err := e.CheckState()
 	if err != nil || len(st.Goals) != 1 || st.Goals[0].ID != "g1" || len(st.Todos) != 0 {
@@ -26,6 +27,7 @@ func TestCheckState_ReadOnlyWithoutAStore(t *testing.T) {
 }
 
 func TestCheckState_TodosLeasesGatesNewestEvidence(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	ts := addTodos(t, e, "a", "b")
 	if _, err := e.SetTodoStatus(ts[1].ID, records.TodoCancelled, "", "human"); err != nil {
@@ -36,7 +38,7 @@ func TestCheckState_TodosLeasesGatesNewestEvidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			c.advance(time.Hour)
+			c.Advance(time.Hour)
 		}
 	}
 	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Deploy the branch to staging now?", Guards: []string{"deploy.staging"}, By: "human"}); err != nil {
@@ -46,7 +48,7 @@ func TestCheckState_TodosLeasesGatesNewestEvidence(t *testing.T) {
 	if err != nil || st0.Round == nil {
 		t.Fatalf("start: %+v %v", st0.Decision, err)
 	}
-	c.advance(48 * time.Hour)
+	c.Advance(48 * time.Hour)
 	e.Release()
 	st, err := e.CheckState()
 	if err != nil {
@@ -76,9 +78,10 @@ deny contains {"code": "weekend", "message": "no rounds on weekends"} if {
 // Replay re-decides logged decisions under a changed policy, lists the
 // flipped verdicts and never appends to the decision log.
 func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
-	c.advance(24 * time.Hour) // Monday
+	c.Advance(24 * time.Hour) // Monday
 	d1 := decide(t, e, "a1")
 	d2 := decide(t, e, "a2")
 	if d1.Verdict != "run" || d2.Verdict != "run" {
@@ -90,7 +93,7 @@ func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
 		t.Fatalf("unchanged policy: %+v %v", rep, err)
 	}
 	writeUserPolicy(t, e, "weekend.rego", weekendPolicy)
-	c.advance(-24 * time.Hour) // back to Sunday: the policy denies now
+	c.Advance(-24 * time.Hour) // back to Sunday: the policy denies now
 	e = reopen(t, e, c)
 	before, _ := os.ReadFile(e.LogPath())
 	rep, err = e.Replay(context.Background(), time.Time{})
@@ -105,13 +108,14 @@ func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
 	if string(before) != string(after) {
 		t.Fatal("Replay appended to the decision log")
 	}
-	rep, err = e.Replay(context.Background(), c.t.Add(48*time.Hour))
+	rep, err = e.Replay(context.Background(), c.Now().Add(48*time.Hour))
 	if err != nil || rep.Decisions != 0 || rep.Since == nil {
 		t.Fatalf("since in the future: %+v %v", rep, err)
 	}
 }
 
 func TestEvalInput_HandWrittenAndCurrentState(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	writeUserPolicy(t, e, "weekend.rego", weekendPolicy)
@@ -150,6 +154,7 @@ func TestEvalInput_HandWrittenAndCurrentState(t *testing.T) {
 }
 
 func TestCheckPolicies_CompileErrorsUnreachableAndUnconsultedPackage(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "ok.rego", `package loopx.user.should_run
 
@@ -205,6 +210,7 @@ deny_push contains "x" if helper == 1
 }
 
 func TestTestPolicies_PassFailAndRefusesUnconsultedPackages(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "weekend.rego", weekendPolicy)
 	writeUserPolicy(t, e, "weekend_test.rego", `package loopx.user.should_run_test

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
@@ -21,6 +23,7 @@ deny contains {"code": "freeze", "message": "a2 holds nothing during the freeze"
 // loopx todo claim, a lease transfer and a round start's claim, and each
 // refusal changes nothing.
 func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -77,6 +80,7 @@ func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
 // file:line:col (fail closed) and nothing is claimed; a human's store
 // repair (AcceptStore) does not read policies and still works.
 func TestBrokenUserClaimPolicy_RefusesWithPolicyError(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "broken.rego", "package loopx.user.claim\n\ndeny contains msg if {\n\tmsg := undefined_thing\n}\n")
 	todo := addTodos(t, e, "Write the guide")[0]
@@ -102,6 +106,7 @@ func TestBrokenUserClaimPolicy_RefusesWithPolicyError(t *testing.T) {
 // TestClaim_UnknownGateScopeBlocksFailClosed: a gate whose scope kind loopx
 // does not know blocks claims (the Go twin used to let it pass).
 func TestClaim_UnknownGateScopeBlocksFailClosed(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	todo := addTodos(t, e, "Write the guide")[0]
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Is the new scope kind safe?", By: "human"})
@@ -128,6 +133,7 @@ func TestClaim_UnknownGateScopeBlocksFailClosed(t *testing.T) {
 // stops an answer that every built-in rule allows; nothing is recorded and
 // the refusal is audited.
 func TestUserGateAnswerDeny_StopsTheAnswer(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "answers.rego", `package loopx.user.gate_answer
 
@@ -154,6 +160,7 @@ deny contains {"code": "two_person_rule", "message": "a second human must approv
 // its file:line:col; the human-only repair rule is built-in only and still
 // allows a human at a terminal.
 func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})
 	if err != nil {
@@ -161,7 +168,7 @@ func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
 	}
 	e.Close()
 	writeUserPolicy(t, e, "broken.rego", "package loopx.user.gate_answer\n\ndeny contains x if {\n\tx := nope\n}\n")
-	e = New(Options{Root: e.Root(), Now: newClock().now})
+	e = New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: testproject.NewClock().Now})
 	defer e.Close()
 	// The broken policy does not block adopting it (built-in rules only).
 	if err := e.RepairAllowed(context.Background(), input.Channel{Kind: "terminal"}); err != nil {
@@ -184,6 +191,7 @@ func TestBrokenUserGateAnswerPolicy_RefusesButRepairsWork(t *testing.T) {
 // demo) is refused in an ordinary project and accepted in one Init created
 // with Demo.
 func TestDemoChannel_OnlyInADemoProject(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
 	if err != nil {
@@ -197,7 +205,7 @@ func TestDemoChannel_OnlyInADemoProject(t *testing.T) {
 	if _, err := Init(scaffold.Options{Dir: dir, Demo: true, Goal: "g1", Objective: "Show the demo", Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
-	d := New(Options{Root: dir, Now: newClock().now})
+	d := New(Options{Root: dir, StateHome: stateHome(dir), Now: testproject.NewClock().Now})
 	defer d.Close()
 	dg, err := d.RaiseGate(gates.Input{Goal: "g1", Question: "Publish the greeting tool now?", By: "human"})
 	if err != nil {
@@ -212,6 +220,7 @@ func TestDemoChannel_OnlyInADemoProject(t *testing.T) {
 // loopx.user.claim and loopx.user.gate_answer are consulted (no problem
 // reported); a typo of one is refused as never consulted, with a hint.
 func TestCheckPolicies_KnowsClaimAndGateAnswerPackages(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	writeUserPolicy(t, e, "claim.rego", claimFreeze)
 	writeUserPolicy(t, e, "answers.rego", "package loopx.user.gate_answer\n\nwarn contains \"late answer\" if input.answer.option == \"approve\"\n")

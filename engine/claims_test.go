@@ -51,6 +51,7 @@ func errCode(err error) string {
 // settable clock; each step says what it must return, and a refused step
 // must leave the todo byte-for-byte unchanged.
 func TestLease_Lifecycle(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, claimSpec)
 	todo := addTodos(t, e, "the todo")[0].ID
 	type step struct {
@@ -99,7 +100,7 @@ func TestLease_Lifecycle(t *testing.T) {
 		{name: "ttl too short", op: claimK("a1", "", 500*time.Millisecond), code: "usage:bad_ttl"},
 	}
 	for _, s := range steps {
-		c.advance(s.advance)
+		c.Advance(s.advance)
 		before, _ := e.Todo(todo)
 		res, err := s.op()
 		if got := errCode(err); got != s.code {
@@ -148,6 +149,7 @@ func sameTodo(a, b records.Todo) bool {
 }
 
 func TestClaim_Refusals(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, claimSpec)
 	add := func(in todos.Input) records.Todo {
 		t.Helper()
@@ -241,6 +243,7 @@ func TestClaim_Refusals(t *testing.T) {
 // picks a todo whose scope overlaps another agent's live lease, and picks
 // the agent's own claim first.
 func TestShouldRun_SkipsScopeConflictsAndPrefersOwnClaim(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, claimSpec)
 	docs, err := e.AddTodo(todos.Input{Goal: "g1", Title: "docs", Priority: 0, Scope: []string{"docs/**"}})
 	if err != nil {
@@ -273,6 +276,7 @@ func TestShouldRun_SkipsScopeConflictsAndPrefersOwnClaim(t *testing.T) {
 // refused and change nothing; the version only grows and the epoch grows
 // with each new holder.
 func TestClaim_ReleasedThenReclaimed(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, claimSpec)
 	x := addTodos(t, e, "X")[0].ID
 	ctx := context.Background()
@@ -315,6 +319,7 @@ func TestClaim_ReleasedThenReclaimed(t *testing.T) {
 // refused with the expiry shown; at +61 s B wins with epoch +1; A's late
 // finish is refused as stale. Release frees a claim at once.
 func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, claimSpec)
 	x := addTodos(t, e, "X")[0].ID
 	ctx := context.Background()
@@ -326,10 +331,10 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 	if err != nil || st.Round == nil || st.Todo.ID != x {
 		t.Fatalf("A's round: %+v %v", st, err)
 	}
-	if !st.Todo.Lease.ExpiresAt.Equal(c.t.Add(60*time.Second)) || st.Todo.Lease.Epoch != a.Lease.Epoch {
+	if !st.Todo.Lease.ExpiresAt.Equal(c.Now().Add(60*time.Second)) || st.Todo.Lease.Epoch != a.Lease.Epoch {
 		t.Fatalf("a round start on A's own claim changed its TTL or epoch: %+v", st.Todo.Lease)
 	}
-	c.advance(30 * time.Second)
+	c.Advance(30 * time.Second)
 	_, err = e.ClaimTodo(lease.ClaimRequest{Todo: x, Agent: "a2"})
 	var re *errs.Error
 	if !(errs.IsKind(err, errs.No) && errors.As(err, &re)) || re.Code != "already_claimed" || re.Data.(map[string]any)["expires_at"] != "2026-11-29T10:01:00Z" || re.Data.(map[string]any)["holder"] != "a1" {
@@ -338,7 +343,7 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 	if d := decide(t, e, "a2"); d.Verdict != "skip" || d.NextCheckAt == nil || *d.NextCheckAt != "2026-11-29T10:01:00Z" {
 		t.Fatalf("+30 s should_run for B: %s %v", d.Verdict, d.NextCheckAt)
 	}
-	c.advance(31 * time.Second)
+	c.Advance(31 * time.Second)
 	if d := decide(t, e, "a2"); d.Verdict != "run" || d.Todo.ID != x {
 		t.Fatalf("+61 s should_run for B: %s %+v", d.Verdict, d.Reasons)
 	}
@@ -361,13 +366,14 @@ func TestClaim_KilledHolderLosesItsTodo(t *testing.T) {
 // TestFinish_ExpiredLeaseIsLost: a round whose lease expired, even with
 // nobody else holding the todo, cannot record its finish.
 func TestFinish_ExpiredLeaseIsLost(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, claimSpec)
 	addTodos(t, e, "X")
 	st, err := e.StartRound(context.Background(), "g1", "a1")
 	if err != nil || st.Round == nil {
 		t.Fatal(err)
 	}
-	c.advance(rounds.DefaultLeaseTTL)
+	c.Advance(rounds.DefaultLeaseTTL)
 	_, err = e.FinishRound(context.Background(), st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeProgress})
 	if errCode(err) != "lease_lost" {
 		t.Fatalf("finish after expiry: %v", err)
@@ -378,6 +384,7 @@ func TestFinish_ExpiredLeaseIsLost(t *testing.T) {
 // the agent command it renews the round's lease; the renewal keeps the todo
 // past its first expiry and does not count as a change of the goal.
 func TestRun_RenewalKeepsTheLeaseAndIsNotProgress(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, claimSpec)
 	addTodos(t, e, "X")
 	ctx := context.Background()
@@ -389,16 +396,16 @@ func TestRun_RenewalKeepsTheLeaseAndIsNotProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.advance(30 * time.Minute)
+	c.Advance(30 * time.Minute)
 	before, after, ok := e.renewRoundLease(st.Round)
 	if !ok || before != rev0 || after <= before {
 		t.Fatalf("renewal: ok %v, revisions %d → %d (goal was %d)", ok, before, after, rev0)
 	}
 	td, _ := e.Todo(st.Todo.ID)
-	if td.Lease.Version != st.Todo.Lease.Version+1 || !td.Lease.ExpiresAt.Equal(c.t.Add(rounds.DefaultLeaseTTL)) {
+	if td.Lease.Version != st.Todo.Lease.Version+1 || !td.Lease.ExpiresAt.Equal(c.Now().Add(rounds.DefaultLeaseTTL)) {
 		t.Fatalf("renewed lease %+v", td.Lease)
 	}
-	c.advance(30 * time.Minute) // past the first expiry
+	c.Advance(30 * time.Minute) // past the first expiry
 	if _, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeNoChange}); err != nil {
 		t.Fatalf("finish within the renewed lease: %v", err)
 	}

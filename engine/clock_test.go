@@ -12,11 +12,12 @@ import (
 // commit, as one read from the store does; once the clock passes the
 // newest commit, neither reports it.
 func TestClockBehind_FastPathReports(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
-	c.advance(24 * time.Hour) // a day ahead: one round
+	c.Advance(24 * time.Hour) // a day ahead: one round
 	round(t, e, "a1", records.OutcomeProgress)
-	ahead := c.now()
+	ahead := c.Now()
 	for _, cc := range []struct {
 		name   string
 		at     time.Time
@@ -27,7 +28,7 @@ func TestClockBehind_FastPathReports(t *testing.T) {
 		{"past it", ahead.Add(time.Hour), false},
 	} {
 		for _, fast := range []bool{true, false} {
-			c.t = cc.at
+			c.Set(cc.at)
 			e = reopen(t, e, c)
 			if !fast {
 				if _, err := e.Store(); err != nil {

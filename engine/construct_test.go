@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -80,16 +83,15 @@ func warmCache(t *testing.T, root string) {
 // with the engine open and after Close. The tightening is pending until
 // AdoptTightening adopts it, which writes.
 func TestNew_WritesNothing(t *testing.T) {
-	xdg := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", xdg)
-
+	t.Parallel()
 	t.Run("tightening on disk", func(t *testing.T) {
 		root, c := adoptedProject(t)
+		xdg := stateHome(root)
 		writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 2", 1))
 		warmCache(t, root)
 		dirs := []string{filepath.Join(root, scaffold.StateDirName), xdg}
 		before := filesUnder(t, dirs...)
-		e := New(Options{Root: root, Now: c.now})
+		e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 		if diff := changed(before, filesUnder(t, dirs...)); len(diff) > 0 {
 			t.Fatalf("New wrote %v", diff)
 		}
@@ -104,7 +106,7 @@ func TestNew_WritesNothing(t *testing.T) {
 		}
 
 		// The explicit step adopts it (and the snapshot sees that write).
-		e = New(Options{Root: root, Now: c.now})
+		e = New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 		defer e.Close()
 		if err := e.AdoptTightening(); err != nil {
 			t.Fatal(err)
@@ -125,10 +127,14 @@ func TestNew_WritesNothing(t *testing.T) {
 	})
 
 	t.Run("fresh store", func(t *testing.T) {
-		root := t.TempDir()
-		writeSpec(t, root, strings.Replace(testSpec, "objective:", "todos: t1: title: \"Seeded from the spec\"\n\tobjective:", 1))
+		p := newProject(t, strings.Replace(testSpec, "objective:", "todos: t1: title: \"Seeded from the spec\"\n\tobjective:", 1))
+		root, xdg := p.Root, p.StateHome
 		stateDir := filepath.Join(root, scaffold.StateDirName)
-		s, err := kernel.Open(stateDir, kernel.Options{Now: newClock().now})
+		adir, err := anchor.DirIn(xdg, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := kernel.Open(stateDir, kernel.Options{Now: p.Clock.Now, AnchorDir: adir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +144,7 @@ func TestNew_WritesNothing(t *testing.T) {
 		warmCache(t, root)
 		dirs := []string{stateDir, xdg}
 		before := filesUnder(t, dirs...)
-		e := New(Options{Root: root, Now: newClock().now})
+		e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 		if err := e.SpecErr(); err != nil {
 			t.Fatal(err)
 		}

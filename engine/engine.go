@@ -27,6 +27,11 @@ type Options struct {
 	Root string
 	// Now is the clock; nil means time.Now. Tests set it (LOOPX_NOW).
 	Now func() time.Time
+	// StateHome is the state directory the project's anchor directory is
+	// under (internal/anchor: <StateHome>/loopx/projects/<name>-<hash>);
+	// "" means $XDG_STATE_HOME, else ~/.local/state. Tests that run
+	// projects in one process set it instead of the environment.
+	StateHome string
 	// LockTimeout bounds the wait for the state lock (0 = kernel default).
 	LockTimeout time.Duration
 	// LeaseTTL is the lease a round takes on its todo (0 = DefaultLeaseTTL;
@@ -66,6 +71,7 @@ type Options struct {
 type Engine struct {
 	root     string
 	now      func() time.Time
+	home     string // Options.StateHome
 	lock     time.Duration
 	leaseTTL time.Duration
 	ancestry trust.AncestryOptions
@@ -108,11 +114,11 @@ type Engine struct {
 // fails closed; commands that need the spec call Spec and report the
 // error.
 func New(o Options) *Engine {
-	e := &Engine{root: o.Root, now: o.Now, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
+	e := &Engine{root: o.Root, now: o.Now, home: o.StateHome, lock: o.LockTimeout, leaseTTL: o.LeaseTTL, onDisk: o.OnDisk, ancestry: o.Ancestry, scanCap: o.MaxScanFiles}
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.sess = newSession(e.root, e.StateDir(), e.now, e.lock)
+	e.sess = newSession(e.root, e.StateDir(), e.home, e.now, e.lock)
 	if e.scanCap <= 0 {
 		e.scanCap = trust.MaxScanFiles
 	}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/testproject"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
@@ -21,12 +24,30 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
-// testClock is a settable clock (tests never sleep).
-type testClock struct{ t time.Time }
+// projects holds each test project's state directory by its root
+// (testproject.Project.StateHome), so that an engine reopened on a root
+// finds the anchor directory the first one made (stateHome).
+var projects sync.Map
 
-func (c *testClock) now() time.Time          { return c.t }
-func (c *testClock) advance(d time.Duration) { c.t = c.t.Add(d) }
-func newClock() *testClock                   { return &testClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)} }
+// newProject makes a project with spec in the test's own directories, with
+// its own state directory and clock (internal/testproject).
+func newProject(t *testing.T, spec string) *testproject.Project {
+	t.Helper()
+	p := testproject.New(t, spec)
+	projects.Store(p.Root, p.StateHome)
+	return p
+}
+
+// stateHome is the state directory of the project newProject made at
+// root; "" (the test binary's own: anchortest) for any other directory.
+func stateHome(root string) string {
+	if h, ok := projects.Load(root); ok {
+		return h.(string)
+	}
+	return ""
+}
+
+// writeSpec writes src as root's loopx/loopx.cue.
 func writeSpec(t *testing.T, root, src string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(root, scaffold.SpecDirName), 0o755); err != nil {
@@ -50,12 +71,11 @@ goals: g1: {
 }
 `
 
-func newEngine(t *testing.T, spec string) (*Engine, *testClock) {
+func newEngine(t *testing.T, spec string) (*Engine, *testproject.Clock) {
 	t.Helper()
-	root := t.TempDir()
-	writeSpec(t, root, spec)
-	c := newClock()
-	e := New(Options{Root: root, Now: c.now})
+	p := newProject(t, spec)
+	c := p.Clock
+	e := New(Options{Root: p.Root, StateHome: p.StateHome, Now: c.Now})
 	if err := e.SpecErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +123,12 @@ func round(t *testing.T, e *Engine, agent, outcome string) (rounds.StartResult, 
 }
 
 func TestShouldRun_QuotaWindowIsRollingOverWholeLedger(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b", "c", "d", "e")
 	for i := 0; i < 3; i++ {
 		round(t, e, "a1", records.OutcomeProgress)
-		c.advance(time.Hour)
+		c.Advance(time.Hour)
 	}
 	d := decide(t, e, "a1")
 	if d.Verdict != "skip" || !d.HasReason("quota_exhausted") {
@@ -120,13 +141,14 @@ func TestShouldRun_QuotaWindowIsRollingOverWholeLedger(t *testing.T) {
 	if d.Quota.Rounds.Used != 3 || *d.Quota.Rounds.Limit != 3 {
 		t.Fatalf("quota = %+v", d.Quota.Rounds)
 	}
-	c.t = time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC)
+	c.Set(time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC))
 	if d := decide(t, e, "a1"); d.Verdict != "run" {
 		t.Fatalf("after the oldest charge aged out: %s %+v", d.Verdict, d.Reasons)
 	}
 }
 
 func TestFinish_NotChargedOutcomesWriteZeroLedgerEntries(t *testing.T) {
+	t.Parallel()
 	for _, outcome := range []string{records.OutcomeNoChange, records.OutcomePreflightFailed, records.OutcomeDryRun} {
 		t.Run(outcome, func(t *testing.T) {
 			e, _ := newEngine(t, testSpec)
@@ -143,6 +165,7 @@ func TestFinish_NotChargedOutcomesWriteZeroLedgerEntries(t *testing.T) {
 }
 
 func TestFinish_TwiceReturnsStoredReceiptWithoutSecondCharge(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b")
 	st, rc1 := round(t, e, "a1", records.OutcomeProgress)
@@ -159,6 +182,7 @@ func TestFinish_TwiceReturnsStoredReceiptWithoutSecondCharge(t *testing.T) {
 }
 
 func TestShouldRun_NoStateChangeSkipsTheSameTodo(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "only")
 	round(t, e, "a1", records.OutcomeNoChange)
@@ -174,6 +198,7 @@ func TestShouldRun_NoStateChangeSkipsTheSameTodo(t *testing.T) {
 }
 
 func TestStall_GateRaisedAtLimitAndNothingMoreCharged(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec) // max_no_progress: 2
 	addTodos(t, e, "a", "b", "c")
 	round(t, e, "a1", records.OutcomeFailed)
@@ -199,6 +224,7 @@ func TestStall_GateRaisedAtLimitAndNothingMoreCharged(t *testing.T) {
 }
 
 func TestFinish_StaleHolderIsRefusedLeaseLost(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	st, err := e.StartRound(context.Background(), "g1", "a1")
@@ -227,10 +253,11 @@ func TestFinish_StaleHolderIsRefusedLeaseLost(t *testing.T) {
 }
 
 func TestShouldRun_FailsClosed(t *testing.T) {
+	t.Parallel()
 	t.Run("broken spec", func(t *testing.T) {
 		root := t.TempDir()
 		writeSpec(t, root, "goals: g1: {objective: 12}\n")
-		e := New(Options{Root: root})
+		e := New(Options{Root: root, StateHome: stateHome(root)})
 		defer e.Close()
 		d, _ := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if d.Verdict != "deny" || !d.HasReason("spec_error") {
@@ -255,6 +282,7 @@ func TestShouldRun_FailsClosed(t *testing.T) {
 }
 
 func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	ts := addTodos(t, e, "guarded", "free")
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "May the guarded todo touch production now?", BlocksTodo: ts[0].ID, By: "human"})
@@ -281,6 +309,7 @@ func TestShouldRun_GateOutranksQuotaAndTodoGateIsScoped(t *testing.T) {
 }
 
 func TestAnswerGate_Refusals(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Ship the release to production now?", By: "a1", Answerers: []string{"human", "agent:a1", "agent:a2"}})
 	if err != nil {
@@ -325,6 +354,7 @@ func TestAnswerGate_Refusals(t *testing.T) {
 }
 
 func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Deploy the build to staging today?", ExpiresAfter: time.Hour, OnExpiry: "reject", By: "human"})
@@ -334,7 +364,7 @@ func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 	if d := decide(t, e, "a1"); d.Verdict != "wait_human" {
 		t.Fatalf("%s", d.Verdict)
 	}
-	c.advance(time.Hour)
+	c.Advance(time.Hour)
 	gs, err := e.Gates("g1", "")
 	if err != nil {
 		t.Fatal(err)
@@ -352,6 +382,7 @@ func TestGate_ExpiryAppliesOnExpiry(t *testing.T) {
 // hook answers keeps calling loopx while a gate is open. Every mutation that
 // would record progress or spend quota is refused and audited.
 func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	ts := addTodos(t, e, "a", "b")
 	ctx := context.Background()

@@ -23,6 +23,7 @@ import (
 // decisionlog.Keep files); ReadLog and FindDecision read the rotated files too, and
 // skip torn lines.
 func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	first := decide(t, e, "a1")
@@ -45,7 +46,7 @@ func TestLog_RotatesBySizeAndReadsAcrossFiles(t *testing.T) {
 	}
 	f.Close()
 
-	c.advance(time.Hour)
+	c.Advance(time.Hour)
 	second := decide(t, e, "a2")
 	for i, want := range map[int]string{1: first.DecisionID, 2: `"torn": 1`, 3: `"torn": 2`} {
 		b, err := os.ReadFile(fmt.Sprintf("%s.%d", log, i))
@@ -101,6 +102,7 @@ func ids(es []decision.LogEntry) []string {
 // (and, forged, an older policy) is re-run on today's state with a trace,
 // says what changed since, and that the verdict differs now.
 func TestExplain_OlderStateAndPolicy(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main now?", By: "human"})

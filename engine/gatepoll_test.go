@@ -18,6 +18,7 @@ import (
 // no_change on the only todo is still told nothing changed
 // (progress.changed_since_last false, no_state_change), as before them.
 func TestGatePoll_OneEventACountAndNoStateChange(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, `agents: {
 	a1: {host: "shell", role: "executor"}
 	a2: {host: "shell", role: "executor"}
@@ -53,7 +54,7 @@ goals: g1: {
 		n     int
 	}{{"a2", 4}, {"a3", 2}} {
 		for range p.n {
-			c.advance(time.Minute)
+			c.Advance(time.Minute)
 			st, err := e.StartRound(ctx, "g1", p.agent)
 			if err != nil || st.Round != nil || st.Decision.Verdict != "wait_human" {
 				t.Fatalf("poll by %s: %+v %v", p.agent, st, err)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/decisionlog"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
@@ -178,6 +180,7 @@ func jsonRoundTrip(t *testing.T, v any) any {
 // evaluating each logged path on the stored bundles and input with OPA's
 // rego package gives the logged result exactly.
 func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	todo := addTodos(t, e, "Write the migration guide", "Tag the release")[0]
 	want := []string{decide(t, e, "a1").Verdict, decide(t, e, "nobody").Verdict}
@@ -207,7 +210,7 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Release()
-	u := New(Options{Root: e.Root(), Now: c.now})
+	u := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	defer u.Close()
 	mustAdopt(t, u)
 	u.Release()
@@ -254,6 +257,7 @@ func TestDecisionLog_OPAEventsReproduceUnderOPAEval(t *testing.T) {
 // still decodes as an OPA event, says decided_by "loopx", and reads back as
 // the deny loopx answered.
 func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	if err := os.MkdirAll(filepath.Join(e.Root(), scaffold.SpecDirName, rulebook.DirName), 0o755); err != nil {
@@ -263,7 +267,7 @@ func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Release()
-	b := New(Options{Root: e.Root(), Now: newClock().now})
+	b := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: testproject.NewClock().Now})
 	defer b.Close()
 	mustAdopt(t, b)
 	d, _ := b.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
@@ -286,10 +290,13 @@ func TestDecisionLog_FailClosedIsLoggedAsLoopxDecision(t *testing.T) {
 // TestDecisionLog_LineSizeDoesNotGrowWithTodos: the kernel snapshot goes to
 // the stored input, so a line at 1,000 todos is as long as one at 10 (up
 // to the digits of the selected todo's title); the stored input grows.
+//
+// Not parallel: its decision at 1,000 todos runs under the spec's policy
+// deadline (2 s), which a busy machine's parallel tests can push it past.
 func TestDecisionLog_LineSizeDoesNotGrowWithTodos(t *testing.T) {
 	size := func(todos int) (line, stored int) {
 		root := benchProject(t, todos, 0)
-		e := New(Options{Root: root, Now: newClock().now})
+		e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 		defer e.Close()
 		d, err := e.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if err != nil || d.Verdict != "run" {
@@ -321,6 +328,7 @@ func TestDecisionLog_LineSizeDoesNotGrowWithTodos(t *testing.T) {
 // state) is stored once; a new instant stores a new input; the bundles are
 // stored once per revision.
 func TestDecisionLog_InputStoredOnce(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	decide(t, e, "a1")
@@ -332,7 +340,7 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 	if n := count(decisionlog.InputsDirName); n != 1 {
 		t.Fatalf("two identical decisions stored %d inputs", n)
 	}
-	c.advance(time.Second)
+	c.Advance(time.Second)
 	decide(t, e, "a1")
 	if n := count(decisionlog.InputsDirName); n != 2 {
 		t.Fatalf("a new instant stored %d inputs in all, want 2", n)
@@ -345,7 +353,7 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
 	}
-	f := New(Options{Root: e.Root(), Now: c.now})
+	f := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	decide(t, f, "a1")
 	f.Close()
 	lines := logLines(t, e)
@@ -360,6 +368,7 @@ func TestDecisionLog_InputStoredOnce(t *testing.T) {
 // those named (and the one being logged) stay. (decisionlog's
 // TestPruneInputsBySize holds the size bound of the stored inputs.)
 func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	first := decide(t, e, "a1")
@@ -381,7 +390,7 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		pad.Close()
-		c.advance(time.Second)
+		c.Advance(time.Second)
 		decide(t, e, "a1")
 	}
 	if _, err := e.FindDecision(first.DecisionID); err == nil {
@@ -411,6 +420,7 @@ func TestDecisionLog_RotationPrunesStoredInputs(t *testing.T) {
 // (revision an object, input_hash, the whole decision as result) is read
 // by log, explain and replay, marked Legacy, without a stored input.
 func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	legacy := `{"decision_id":"01M8S0C43MDWYWDK41R4VN89Q3","path":"loopx/run/decision","input":{"query":"should_run","now":"2026-11-29T09:00:00Z","goal":"g1","agent":"a1","health":{"store":"","spec":"","policy":""},"state":{"revision":1,"goal_revision":1,"goal":{"id":"","in_spec":false,"status":"","reason":""},"agent":{"id":"","known":false,"on_goal":false,"role":"","mode":""},"gates":null,"todos":null,"quota":{"window_start":"","rounds":0,"rounds_in_flight":0,"tokens":0,"cost_usd":0,"compute_seconds":0,"compute_limit_seconds":0,"resets_at":"","last_round_at":"","next_round_at":"","min_interval_elapsed":false},"progress":{"consecutive_no_progress":0,"last_outcome":"","last_todo":"","changed_since_last":false}}},"input_hash":"sha256:6847fb4e94df73f498f11f7e46803e3eeadfbccba0d192c3d0b2cc0068e75615","result":{"decision_id":"01M8S0C43MDWYWDK41R4VN89Q3","query":"should_run","verdict":"wait_human","allow":false,"reasons":[{"code":"gate_open","message":"gate g-1 is open","rule":"data.loopx.run.gates","ref":"gate g-1"}],"goal":"g1","agent":"a1","todo":null,"quota":null,"next_check_at":null,"charge":false,"revision":{"spec":"sha256:beba","policy":"sha256:09ae","state":1}},"timestamp":"2026-11-29T09:00:00Z","revision":{"spec":"sha256:beba","policy":"sha256:09ae","state":1}}`
@@ -441,6 +451,7 @@ func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
 // directly for the todos) is the stored JSON input parsed the way opa eval
 // reads it, for empty and filled lists alike.
 func TestInputValue_IsTheStoredInput(t *testing.T) {
+	t.Parallel()
 	for _, todos := range [][]input.TodoFacts{
 		nil,
 		{{ID: "t-1"}},
@@ -473,6 +484,7 @@ func sha256Hex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToStri
 // a line whose path is not its query's entry rule gets no command either
 // (the command is for pasting into a shell).
 func TestExplain_StoredInputStates(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	d := decide(t, e, "a1")
@@ -512,6 +524,7 @@ func TestExplain_StoredInputStates(t *testing.T) {
 // Input but the erased state, with the same JSON names, so that no part of
 // a request (a permission, a claim) is lost from the line.
 func TestLogInput_IsInputWithoutState(t *testing.T) {
+	t.Parallel()
 	names := func(typ reflect.Type) []string {
 		var out []string
 		for i := range typ.NumField() {
@@ -529,6 +542,7 @@ func TestLogInput_IsInputWithoutState(t *testing.T) {
 // logged claim request (input.claim), so an unchanged claim replays
 // unchanged.
 func TestReplay_ClaimKeepsItsRequest(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	todo := addTodos(t, e, "a")[0]
 	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: todo.ID, Agent: "a1"}); err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
@@ -74,9 +76,9 @@ func forgeLine(t *testing.T, e *Engine, edit func(doc []byte) []byte) {
 }
 
 // storedRules are the adopted rules in root's store.
-func storedRules(t *testing.T, root string, c *testClock) records.Rules {
+func storedRules(t *testing.T, root string, c *testproject.Clock) records.Rules {
 	t.Helper()
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer e.Close()
 	var r records.Rules
 	if err := e.view(func(tx *kernel.Tx) (err error) { r, _, err = tx.Rules(); return err }); err != nil {
@@ -91,20 +93,21 @@ func storedRules(t *testing.T, root string, c *testClock) records.Rules {
 // the store's lock, deny as the adopted policies say, and an event tells
 // a human the read model named other rules than the store.
 func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	writeFile(t, filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "deny.rego"),
 		"package loopx.user.claim\n\ndeny contains \"no claims at all\" if true\n")
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	mustAdopt(t, e)
 	todo := addTodos(t, e, "Write the guide")[0]
 	e.Close()
 
 	for _, write := range []string{"claim", "round start"} {
-		f := New(Options{Root: root, Now: c.now})
+		f := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 		decide(t, f, "a1") // on a stale read model (the last write's refusal was audited after it) it reads the store
 		f.Close()          // and its read model is current
 		forgeModelRules(t, f, func(r map[string]any) { r["policies"], r["policy_hash"] = map[string]any{}, "sha256:forged" })
-		g := New(Options{Root: root, Now: c.now})
+		g := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 		if user, _ := g.UserModules(); len(user) != 0 {
 			t.Fatalf("the forged model was not read (user policies %d): the test proves nothing", len(user))
 		}
@@ -146,10 +149,11 @@ func TestModelRules_WritesDecideOnTheStoresRules(t *testing.T) {
 // rewritten to name rules that make the edit look like a tightening: a
 // decision resolves the rules again from the store and adopts nothing.
 func TestModelRules_NothingAdoptedOnTheModelsWord(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	before := storedRules(t, root, c)
 	writeSpec(t, root, strings.Replace(adoptBase, "rounds: 3", "rounds: 1000", 1))
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	if e.Pending() == nil {
 		t.Fatal("raising the quota is not pending")
 	}
@@ -163,7 +167,7 @@ func TestModelRules_NothingAdoptedOnTheModelsWord(t *testing.T) {
 		r["spec_hash"] = "sha256:forged"
 	})
 	e.Close()
-	g := New(Options{Root: root, Now: c.now})
+	g := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	decide(t, g, "a1")
 	if g.Pending() == nil {
 		t.Fatal("the loosening edit is no longer pending")
@@ -185,6 +189,7 @@ func (e errString) Error() string { return string(e) }
 // refused. A human's registration still makes an agent the spec does not
 // declare known, for the goals it names.
 func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	ts := addTodos(t, e, "one", "two")
 	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "a2"}); err != nil {
@@ -211,7 +216,7 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if d := decide(t, New(Options{Root: e.Root(), Now: c.now}), "a2"); d.Verdict == "deny" {
+	if d := decide(t, New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now}), "a2"); d.Verdict == "deny" {
 		t.Fatalf("a registered agent: %s %+v", d.Verdict, d.Reasons)
 	}
 }
@@ -221,10 +226,11 @@ func TestAgent_RemovedFromTheSpecIsUnknownAgain(t *testing.T) {
 // its checksum recomputed, is not read by a decision (which reads the
 // store and evaluates the adopted policies).
 func TestModelRules_AModelOfAnotherRevisionIsNotRead(t *testing.T) {
+	t.Parallel()
 	root, c := adoptedProject(t)
 	writeFile(t, filepath.Join(root, scaffold.SpecDirName, rulebook.DirName, "deny.rego"),
 		"package loopx.user.should_run\n\ndeny contains \"no rounds at all\" if true\n")
-	e := New(Options{Root: root, Now: c.now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	mustAdopt(t, e)
 	addTodos(t, e, "Write the guide")
 	e.Close()
@@ -234,7 +240,7 @@ func TestModelRules_AModelOfAnotherRevisionIsNotRead(t *testing.T) {
 		rev, _ := m["rev"].(json.Number).Int64()
 		m["rev"] = rev + 1
 	})
-	g := New(Options{Root: root, Now: c.now})
+	g := New(Options{Root: root, StateHome: stateHome(root), Now: c.Now})
 	defer g.Close()
 	if d := decide(t, g, "a1"); d.Verdict != "deny" || d.Reasons[0].Message != "no rounds at all" {
 		t.Fatalf("a decision under a model of another revision: %s %+v", d.Verdict, d.Reasons)
@@ -245,10 +251,11 @@ func TestModelRules_AModelOfAnotherRevisionIsNotRead(t *testing.T) {
 // the read model with the store; one rewritten outside loopx (checksum
 // recomputed) is reported, unhealthy, and removed; a genuine one is not.
 func TestDoctor_ReportsAndRemovesAnEditedReadModel(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "one")
 	e.Close()
-	f := New(Options{Root: e.Root(), Now: c.now})
+	f := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	if r, err := f.Doctor(false); err != nil || r.ReadModelEdited || !r.Healthy() {
 		t.Fatalf("a genuine read model: %+v, %v", r, err)
 	}
@@ -258,7 +265,7 @@ func TestDoctor_ReportsAndRemovesAnEditedReadModel(t *testing.T) {
 	forgeLine(t, e, func(doc []byte) []byte {
 		return bytes.Replace(doc, []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
 	})
-	g := New(Options{Root: e.Root(), Now: c.now})
+	g := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	defer g.Close()
 	r, err := g.Doctor(false)
 	if err != nil || !r.ReadModelEdited || r.Healthy() {

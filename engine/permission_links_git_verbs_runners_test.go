@@ -17,6 +17,7 @@ import (
 // loopx/, a symlink lnk to loopx/ and a symlink lnkcue to loopx/loopx.cue:
 // none is allowed; each row names the verdicts it may get.
 func TestPermission_LinksGitConfigVerbsAndRunners(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, broadGrantSpec)
 	root := e.Root()
 	for _, d := range []string{"loopx", "src", "d"} {

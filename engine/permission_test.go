@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 )
@@ -44,6 +46,7 @@ func permission(t *testing.T, e *Engine, agent string, in toolcall.Call) decisio
 }
 
 func TestPermission(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, permSpec)
 	g, _ := newEngine(t, permGateSpec)
 	gr, _ := newEngine(t, permGrantSpec)
@@ -109,6 +112,7 @@ func TestPermission(t *testing.T) {
 }
 
 func TestPermission_GlobOverStateDirDenies(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, permSpec)
 	permission(t, e, "claude", toolcall.Call{Action: "noop"}) // creates .loopx/
 	d := permission(t, e, "claude", toolcall.Call{Tool: "Bash", Command: "rm -rf .loop*"})
@@ -118,6 +122,7 @@ func TestPermission_GlobOverStateDirDenies(t *testing.T) {
 }
 
 func TestPermission_InputFacts(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, permSpec)
 	pr := toolcall.Read(e.root, toolcall.Call{Tool: "mcp__github__merge_pull_request"})
 	if pr.Action != "git.merge" || !reflect.DeepEqual(pr.Actions, []string{"mcp.github.merge_pull_request", "git.merge"}) {
@@ -137,9 +142,10 @@ func TestPermission_InputFacts(t *testing.T) {
 }
 
 func TestPermission_BrokenSpecDenies(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeSpec(t, root, "goals: g1: {objective: 12}\n")
-	e := New(Options{Root: root, Now: newClock().now})
+	e := New(Options{Root: root, StateHome: stateHome(root), Now: testproject.NewClock().Now})
 	defer e.Close()
 	d, _ := e.Permission(context.Background(), "g1", "claude", toolcall.Call{Tool: "Edit", Paths: []string{"a"}})
 	if d.Verdict != "deny" || d.Reasons[0].Code != "spec_error" {

@@ -13,6 +13,7 @@ import (
 // check and policy test name the built-in at its file:line:col and say
 // the time is input.now, and every decision denies with policy_error.
 func TestUserPolicy_ForbiddenBuiltinsRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, body, want string }{
 		{"http.send", `http.send({"method": "GET", "url": "http://127.0.0.1:9/allow"}).status_code == 200`,
 			"leak.rego:4:2: rego_type_error: built-in http.send is not available to loopx policies: it reaches the network"},
@@ -67,6 +68,7 @@ deny contains "spin" if {
 // stopped at project.policy_deadline and the decision denies with
 // policy_error (fail closed); a policy test of it errors the same way.
 func TestUserPolicy_DeadlineCutsEvaluation(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, "project: policy_deadline: \"100ms\"\n"+testSpec)
 	addTodos(t, e, "a")
 	writeUserPolicy(t, e, "spin.rego", spinPolicy)

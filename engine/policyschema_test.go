@@ -69,6 +69,7 @@ func policyInput(t *testing.T, in input.Input) []byte {
 // the engine adds to an input without its schema fails here, and so does
 // one the schema requires that the engine stops filling.
 func TestPolicySchemas_RealInputsValidate(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, permGateSpec+`goals: g1: todos: watch: {title: "Watch CI", kind: "monitor", every: "15m"}
 goals: g1: quota: rounds: 5
 `)
@@ -87,7 +88,7 @@ goals: g1: quota: rounds: 5
 	if _, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Ship the hotfix to production now?", BlocksTodo: todos[1].ID}); err != nil {
 		t.Fatal(err)
 	}
-	c.advance(20 * time.Minute)
+	c.Advance(20 * time.Minute)
 
 	should, err := e.buildInput(Request{Query: query.ShouldRun, Goal: "g1", Agent: "claude"}, e.Now())
 	if err != nil {
@@ -168,6 +169,7 @@ goals: g1: quota: rounds: 5
 // and its tests with the schemas and capabilities user policies get: every
 // reference the bundle makes to input and data.loopx.spec is declared.
 func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
+	t.Parallel()
 	parsed, err := policySchemas.Bundle(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +205,7 @@ func TestPolicySchemas_BuiltinBundleTypeChecks(t *testing.T) {
 // (CheckPolicies), policy test (TestPolicies) and every decision (deny,
 // policy_error), at its file:line:col.
 func TestUserPolicies_UndeclaredFieldIsATypeError(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, src, want string }{
 		{"permission typo", "package loopx.user.permission\n\ndeny contains \"push\" if {\n\tstartswith(input.permission.comand, \"git push\")\n}\n",
 			"typed.rego:4:13: rego_type_error: undefined ref: input.permission.comand (did you mean input.permission.command?"},
@@ -282,6 +285,7 @@ test_push_main if {
 }
 
 func TestPolicySchema_Names(t *testing.T) {
+	t.Parallel()
 	if got := rulebook.SchemaNames(); !slices.Equal(got, []string{"claim", "gate_answer", "permission", "should_run", "spec"}) {
 		t.Errorf("names = %v", got)
 	}
@@ -301,6 +305,7 @@ func TestPolicySchema_Names(t *testing.T) {
 // reference of what a policy sees). A field added without a doc comment,
 // or a type moved out of the embedded sources, fails here.
 func TestPolicySchema_EveryFieldIsDescribed(t *testing.T) {
+	t.Parallel()
 	var walk func(name, path string, s map[string]any)
 	walk = func(name, path string, s map[string]any) {
 		props, _ := s["properties"].(map[string]any)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, claimSpec)
 	addTodos(t, e, strings.Repeat("a very long todo title ", 20))
 	for i := 0; i < 20; i++ {
@@ -26,7 +27,7 @@ func TestPrompt_BoundedByDefaultFullOnRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c.advance(73 * time.Hour) // all of the above is stale now
+	c.Advance(73 * time.Hour) // all of the above is stale now
 	if _, err := e.AddEvidence(records.Evidence{Goal: "g1", Kind: "pr", Summary: "fresh: PR 7 opened"}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 // late by a commit), decisions read the store, never the stale model, and
 // the store's reader writes the current model again.
 func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "first")
 	if err := e.Release(); err != nil {
@@ -24,11 +25,11 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 	path := e.sess.readModelPath()
 	db := filepath.Join(e.StateDir(), kernel.DBFile)
 	stale, err := os.ReadFile(path)
-	if err != nil || readmodel.Load(path, db, claimorder.Order().Bundle, c.now()) == nil {
+	if err != nil || readmodel.Load(path, db, claimorder.Order().Bundle, c.Now()) == nil {
 		t.Fatalf("no current read model after Release: %v", err)
 	}
 
-	f := New(Options{Root: e.Root(), Now: c.now})
+	f := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	addTodos(t, f, "second")
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	g := New(Options{Root: e.Root(), Now: c.now})
+	g := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	defer g.Close()
 	d := decide(t, g, "a1")
 	if g.sess.store == nil {
@@ -50,7 +51,7 @@ func TestReadModel_WrittenAfterTheUnlockNeverReadStale(t *testing.T) {
 	if err := g.Release(); err != nil {
 		t.Fatal(err)
 	}
-	rm := readmodel.Load(path, db, claimorder.Order().Bundle, c.now())
+	rm := readmodel.Load(path, db, claimorder.Order().Bundle, c.Now())
 	if rm == nil || rm.Revision() != rev {
 		t.Fatalf("after the store's reader released it, the read model is %+v, want revision %d", rm, rev)
 	}

@@ -14,6 +14,7 @@ import (
 // as every reader does (decisionlog.Scan): a line too long to keep (8 MiB of
 // junk) is passed over, and the refusal logged after it is listed.
 func TestReview_RefusalsPastAnOverlongLine(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	if err := os.MkdirAll(e.StateDir(), 0o755); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ func refusedCode(err error) string {
 }
 
 func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b")
 	ctx := context.Background()
@@ -46,7 +47,7 @@ func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
 		t.Fatalf("second start while the first is open: %v", err)
 	}
 	// The lease expires: the next start closes the stale round as abandoned.
-	c.advance(rounds.DefaultLeaseTTL + time.Minute)
+	c.Advance(rounds.DefaultLeaseTTL + time.Minute)
 	st2, err := e.StartRound(ctx, "g1", "a1")
 	if err != nil || st2.Round == nil {
 		t.Fatalf("start after the lease expired: %+v %v", st2, err)
@@ -62,6 +63,7 @@ func TestStartRound_OneOpenRoundPerAgentAndStaleOnesAbandoned(t *testing.T) {
 }
 
 func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec) // rounds: 3
 	addTodos(t, e, "a", "b", "c", "d")
 	ctx := context.Background()
@@ -84,6 +86,7 @@ func TestShouldRun_RoundsInFlightCountAgainstQuota(t *testing.T) {
 }
 
 func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	st, rc := round(t, e, "a1", records.OutcomeProgress)
@@ -103,6 +106,7 @@ func TestFinish_RejectsNegativeUsageAndBadOutcomeEvenOnReplay(t *testing.T) {
 }
 
 func TestStore_EmptyFileIsRefusedNotReset(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	e.Close()
@@ -116,6 +120,7 @@ func TestStore_EmptyFileIsRefusedNotReset(t *testing.T) {
 }
 
 func TestReadModel_OverwriteWithRestoredMtimeIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	e.Close()
@@ -136,6 +141,7 @@ func TestReadModel_OverwriteWithRestoredMtimeIsNotTrusted(t *testing.T) {
 }
 
 func TestSpecGate_FollowsSpecEdits(t *testing.T) {
+	t.Parallel()
 	spec := testSpec[:len(testSpec)-2] + "\tgates: review: question: \"Is the design reviewed by a human?\"\n}\n"
 	e, c := newEngine(t, spec)
 	addTodos(t, e, "a")
@@ -158,6 +164,7 @@ func TestSpecGate_FollowsSpecEdits(t *testing.T) {
 }
 
 func TestInit_RefusesToWriteASpecThatDoesNotVet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, err := Init(scaffold.Options{Dir: dir, Goal: "bad id", Objective: "x"})
 	if err == nil {
@@ -169,6 +176,7 @@ func TestInit_RefusesToWriteASpecThatDoesNotVet(t *testing.T) {
 }
 
 func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T) {
+	t.Parallel()
 	spec := testSpec[:len(testSpec)-2] + "\tscope: write: [\"src/**\"]\n}\n"
 	e, _ := newEngine(t, spec)
 	addTodos(t, e, "a", "b", "c")
@@ -205,6 +213,7 @@ func TestRun_WritesOutsideScopeAreNotProgressAndSpecEditsRaiseAGate(t *testing.T
 }
 
 func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	addTodos(t, e, "a", "b", "c")
 	ctx := context.Background()
@@ -238,6 +247,7 @@ func TestRun_TamperingWithLoopxStateIsCaught(t *testing.T) {
 // TestReadModel_DecidesLikeTheStore: the decision fast path (the read model)
 // and the store give the same decision for the same state.
 func TestReadModel_DecidesLikeTheStore(t *testing.T) {
+	t.Parallel()
 	spec := testSpec[:len(testSpec)-2] + "\tgates: deploy: {question: \"Deploy the build to staging today?\", guards: [\"git.push\"]}\n}\n"
 	e, c := newEngine(t, spec)
 	ts := addTodos(t, e, "a", "b", "c")
@@ -276,6 +286,7 @@ func TestReadModel_DecidesLikeTheStore(t *testing.T) {
 // todo is picked up by the other after its lease expires, for an executor
 // and a reviewer.
 func TestClaim_AbandonedTodoIsTakenOverAcrossRoles(t *testing.T) {
+	t.Parallel()
 	spec := `agents: {
 	codex: {host: "codex", role: "executor"}
 	claude: {host: "claude-code", role: "reviewer"}
@@ -290,7 +301,7 @@ goals: g1: {objective: "Ship the reviewed change", quota: rounds: 10}
 	if _, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "claude"}); refusedCode(err) == "" {
 		t.Fatal("the reviewer took a live claim")
 	}
-	c.advance(2 * time.Minute) // codex was killed; its lease expired
+	c.Advance(2 * time.Minute) // codex was killed; its lease expired
 	res, err := e.ClaimTodo(lease.ClaimRequest{Todo: ts[0].ID, Agent: "claude"})
 	if err != nil || res.Todo.Lease.Holder != "claude" {
 		t.Fatalf("takeover by the reviewer: %+v %v", res, err)

@@ -28,6 +28,9 @@ type Session struct {
 	stateDir string
 	now      func() time.Time
 	lock     time.Duration
+	// home is the state directory the anchor directory is under
+	// (Options.StateHome; "": the environment's, internal/anchor).
+	home string
 
 	store *kernel.Store
 	// rmCache keeps the read model decoded last (loadReadModel): a
@@ -49,10 +52,11 @@ type Session struct {
 }
 
 // newSession is the session of the project at root whose state directory
-// is stateDir, with clock now and lock bounding the wait for the state
-// lock (0: the kernel's default). It opens nothing.
-func newSession(root, stateDir string, now func() time.Time, lock time.Duration) *Session {
-	return &Session{root: root, stateDir: stateDir, now: now, lock: lock, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
+// is stateDir and whose anchor directory is under home (Options.StateHome;
+// "": the environment's), with clock now and lock bounding the wait for
+// the state lock (0: the kernel's default). It opens nothing.
+func newSession(root, stateDir, home string, now func() time.Time, lock time.Duration) *Session {
+	return &Session{root: root, stateDir: stateDir, home: home, now: now, lock: lock, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
 }
 
 // Open opens the store (kernel.Open, taking the state lock;
@@ -62,7 +66,9 @@ func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
 	if s.store != nil {
 		return s.store, false, nil
 	}
-	st, err = kernel.Open(s.stateDir, kernel.Options{Now: s.now, LockTimeout: s.lock, AcceptRollback: accept})
+	o := s.Options()
+	o.AcceptRollback = accept
+	st, err = kernel.Open(s.stateDir, o)
 	if err != nil {
 		return nil, false, err
 	}
@@ -77,7 +83,28 @@ func (s *Session) Held() *kernel.Store { return s.store }
 // (without AcceptRollback), for the kernel's readers that take the state
 // lock themselves (VerifyChainAt, Salvage).
 func (s *Session) Options() kernel.Options {
-	return kernel.Options{Now: s.now, LockTimeout: s.lock}
+	o := kernel.Options{Now: s.now, LockTimeout: s.lock}
+	if s.home != "" {
+		o.AnchorDir, _ = anchor.DirIn(s.home, s.root) // an unresolvable root fails the open
+	}
+	return o
+}
+
+// anchorDir is the project's anchor directory (Options.StateHome, else
+// the environment's: anchor.Dir), without creating it.
+func (s *Session) anchorDir() (string, error) {
+	if s.home != "" {
+		return anchor.DirIn(s.home, s.root)
+	}
+	return anchor.Dir(s.root)
+}
+
+// ensureAnchorDir is anchorDir after creating it (anchor.Ensure).
+func (s *Session) ensureAnchorDir() (string, error) {
+	if s.home != "" {
+		return anchor.EnsureIn(s.home, s.root)
+	}
+	return anchor.Ensure(s.root)
 }
 
 // Release closes the store and releases the state lock; the next Open
@@ -106,7 +133,7 @@ func (s *Session) Close() error { return s.Release(nil, false) }
 // anchor directory (no state directory is known): then decisions read the
 // store.
 func (s *Session) readModelPath() string {
-	d, err := anchor.Dir(s.root)
+	d, err := s.anchorDir()
 	if err != nil {
 		return ""
 	}
@@ -140,7 +167,7 @@ func (s *Session) takeReadModel(goals []string, usable bool) readmodel.Refresh {
 		return readmodel.Refresh{}
 	}
 	s.rmWant = false
-	if d, err := anchor.Ensure(s.root); err == nil {
+	if d, err := s.ensureAnchorDir(); err == nil {
 		return readmodel.Take(s.store, filepath.Join(d, ReadModelName), goals, s.rmStamp, claimorder.Order())
 	}
 	return readmodel.Refresh{}

@@ -31,6 +31,7 @@ goals: g1: {
 // opaque form is allowed; no benign form asks or denies; the counts of each
 // verdict are logged for the report.
 func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, broadGrantSpec)
 	for _, d := range []string{"api", "docs", ".loopx", "loopx"} {
 		if err := os.MkdirAll(filepath.Join(e.Root(), d), 0o755); err != nil {
@@ -67,6 +68,7 @@ func TestPermission_ShellFormsUnderBroadGrant(t *testing.T) {
 // pipe into sh and python -c running git push ask, and a cd into loopx/
 // followed by a relative write denies.
 func TestPermission_OpaqueCommandsAreNeverAllowed(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, broadGrantSpec)
 	for _, tc := range []struct{ line, verdict, code string }{
 		{`echo Z2l0IHB1c2g= | base64 -d | sh`, "ask", "command_opaque"},
@@ -90,6 +92,7 @@ func TestPermission_OpaqueCommandsAreNeverAllowed(t *testing.T) {
 // "deny": the reader's opaque reason names the verb the literal words may
 // complete); one whose raw text names a human-only verb denies.
 func TestPermission_HumanOnlyVerbsBehindExpansions(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, broadGrantSpec)
 	for _, tc := range []struct{ line, verdict string }{
 		{`loopx ${V:-gate} answer g-1`, "ask|deny"},
@@ -109,6 +112,7 @@ func TestPermission_HumanOnlyVerbsBehindExpansions(t *testing.T) {
 // one under loopx/ resolves to it, so writing it (a tool or a shell
 // redirection) denies; an ordinary file with one link does not.
 func TestPermission_HardLinkIntoLoopxDenies(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, broadGrantSpec)
 	own := filepath.Join(e.Root(), "loopx", "extra.cue")
 	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {

@@ -67,6 +67,7 @@ func noop(*kernel.Tx) error { return nil }
 // next writer imports it into a permission.denied event and empties the
 // spool; `Events` imports pending lines itself.
 func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	d, err := e.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Write", Paths: []string{"loopx/loopx.cue"}})
 	if err != nil || d.Verdict != "deny" {
@@ -107,6 +108,7 @@ func TestSpool_DenialIsAuditedWithoutTheLock(t *testing.T) {
 // (a hook killed mid-write) and a line that does not decode are imported
 // with their raw text, never dropped; the good lines around them too.
 func TestSpool_TornAndUnreadableLinesAreKept(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	spool(t, e, 1, "a")
 	f, err := os.OpenFile(filepath.Join(e.spoolDir(), hosts.SpoolFile), os.O_APPEND|os.O_WRONLY, 0)
@@ -136,6 +138,7 @@ func TestSpool_TornAndUnreadableLinesAreKept(t *testing.T) {
 // segment with a name and hash the store records, and deletes it without
 // importing it again. New lines spooled meanwhile are imported once.
 func TestSpool_CrashAfterCommitNeverImportsTwice(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	spool(t, e, 2, "a")
 	live := filepath.Join(e.spoolDir(), hosts.SpoolFile)
@@ -174,6 +177,7 @@ func TestSpool_CrashAfterCommitNeverImportsTwice(t *testing.T) {
 // (or a crash before its commit) imports nothing; the lines wait in their
 // segment for the next writer.
 func TestSpool_RolledBackWriterKeepsTheLines(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	spool(t, e, 2, "a")
 	boom := errors.New("refused")
@@ -200,6 +204,7 @@ func TestSpool_RolledBackWriterKeepsTheLines(t *testing.T) {
 // own shared lock, as separate hook processes would) race an importer that
 // writes again and again; every line is imported exactly once.
 func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	const writers, lines = 6, 40
 	var wg sync.WaitGroup
@@ -208,7 +213,7 @@ func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			// A separate engine per appender: its own files and locks.
-			a := New(Options{Root: e.Root(), Now: e.now})
+			a := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: e.now})
 			for i := range lines {
 				if err := hosts.AppendDenial(a.spoolDir(), hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("w%d-%d", w, i), Verdict: "deny", Codes: []string{}}); err != nil {
 					t.Error(err)
@@ -258,6 +263,7 @@ func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
 // denials before it reads the audit log, so a denial spooled since the last
 // writer is in this packet (not hidden behind the review's own event).
 func TestSpool_ReviewListsSpooledDenials(t *testing.T) {
+	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	if d, _ := e.Permission(context.Background(), "g1", "a1", toolcall.Call{Tool: "Write", Paths: []string{".loopx/state.db"}}); d.Verdict != "deny" {
 		t.Fatalf("verdict %s", d.Verdict)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/anchor"
+
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
@@ -115,6 +117,7 @@ func decisionJSON(d decision.Decision) string {
 // every todo read from the store, for each agent; round start then opens
 // its round on the todo that full decision selects.
 func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -122,12 +125,12 @@ func TestStartRound_DecidesUnderTheLockAsFromTheStore(t *testing.T) {
 	windowed, started := 0, 0
 	for c := range 40 {
 		root := randomProject(t, rng, now, 90)
-		warm := New(Options{Root: root, Now: clock})
+		warm := New(Options{Root: root, StateHome: stateHome(root), Now: clock})
 		if _, err := warm.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}); err != nil {
 			t.Fatal(err)
 		}
 		warm.Close() // writes the read model
-		e := New(Options{Root: root, Now: clock})
+		e := New(Options{Root: root, StateHome: stateHome(root), Now: clock})
 		if _, err := e.Store(); err != nil {
 			t.Fatal(err)
 		}
@@ -190,13 +193,18 @@ func dumpFacts(todos []input.TodoFacts) string {
 // not read under the lock: the decision reads the store and selects the
 // todo the later commit added.
 func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, c := range []struct {
 		name   string
 		commit func(t *testing.T, e *Engine, root string)
 	}{
 		{"another process committed", func(t *testing.T, _ *Engine, root string) {
-			s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{})
+			adir, err := anchor.DirIn(stateHome(root), root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{AnchorDir: adir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +235,7 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 			if _, err := e.Store(); err != nil {
 				t.Fatal(err)
 			}
-			if e.sess.loadReadModel(clock.now()) != nil {
+			if e.sess.loadReadModel(clock.Now()) != nil {
 				t.Fatal("a read model of an earlier commit describes the store held")
 			}
 			res, err := e.StartRound(ctx, "g1", "a1")
@@ -245,13 +253,14 @@ func TestStartRound_StaleReadModelNotUsedUnderTheLock(t *testing.T) {
 // decision on every todo for every agent is the same with and without the
 // goal's todos.
 func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	rng := rand.New(rand.NewPCG(15, 3))
 	decided := 0
 	for range 12 {
 		root := randomProject(t, rng, now, 20)
-		e := New(Options{Root: root, Now: func() time.Time { return now }})
+		e := New(Options{Root: root, StateHome: stateHome(root), Now: func() time.Time { return now }})
 		err := e.view(func(tx *kernel.Tx) error {
 			todos, err := tx.Todos("g1")
 			if err != nil {
@@ -307,6 +316,7 @@ func TestClaim_DecidesWithoutTheTodos(t *testing.T) {
 // store's record, so it decides over every todo, as from the store, and
 // claims the todo the store says comes first.
 func TestStartRound_ForgedReadModelDecidesFromTheStore(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	ts := addTodos(t, e, "a", "b", "shipped")
 	if _, err := e.SetTodoStatus(ts[2].ID, records.TodoDone, "", ""); err != nil {

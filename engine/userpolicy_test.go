@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
+
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
@@ -28,10 +30,10 @@ func writeUserPolicy(t *testing.T, e *Engine, name, src string) {
 }
 
 // reopen returns a fresh engine on the same project (policies load once per engine).
-func reopen(t *testing.T, e *Engine, c *testClock) *Engine {
+func reopen(t *testing.T, e *Engine, c *testproject.Clock) *Engine {
 	t.Helper()
 	e.Close()
-	e2 := New(Options{Root: e.Root(), Now: c.now})
+	e2 := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
 	t.Cleanup(func() { e2.Close() })
 	if e2.Pending() != nil { // a human edited loopx/: they adopt it too
 		if _, err := e2.Adopt(context.Background(), adopt.Options{}); err != nil {
@@ -42,6 +44,7 @@ func reopen(t *testing.T, e *Engine, c *testClock) *Engine {
 }
 
 func TestUserPolicy_DenyWinsAndWarnIsAdded(t *testing.T) {
+	t.Parallel()
 	e, c := newEngine(t, testSpec)
 	addTodos(t, e, "a")
 	writeUserPolicy(t, e, "weekend.rego", `package loopx.user.should_run
@@ -57,7 +60,7 @@ warn contains "remember the changelog" if input.agent == "a1"
 	if d.Verdict != "deny" || !d.HasReason("weekend") || !d.HasReason("user_warning") {
 		t.Fatalf("%s %+v", d.Verdict, d.Reasons)
 	}
-	c.t = c.t.AddDate(0, 0, 1) // Monday
+	c.Set(c.Now().AddDate(0, 0, 1)) // Monday
 	d = decide(t, e, "a1")
 	if d.Verdict != "run" || !d.HasReason("user_warning") {
 		t.Fatalf("monday: %s %+v", d.Verdict, d.Reasons)
@@ -65,6 +68,7 @@ warn contains "remember the changelog" if input.agent == "a1"
 }
 
 func TestUserPolicy_BrokenOrUnreachableDenies(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ src, want string }{
 		"syntax error":       {"package loopx.user.should_run\n\ndeny contains \"x\" if {\n", "weekend.rego:"},
 		"typo in package":    {"package loopx.user.shouldrun\n\ndeny contains \"x\" if true\n", "did you mean loopx.user.should_run"},
@@ -89,6 +93,7 @@ func TestUserPolicy_BrokenOrUnreachableDenies(t *testing.T) {
 // may read them: the built-in permission policy reads none, and every
 // tool call would otherwise convert every todo.
 func TestUserPolicy_PermissionTodosOnlyWhenRead(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src string
 		todos     int
@@ -138,6 +143,7 @@ func hasMessage(d decision.Decision, msg string) bool {
 // (input.claim.todo), and a claim under the store lock would otherwise
 // convert every todo.
 func TestUserPolicy_ClaimTodosOnlyWhenRead(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src string
 		todos     int

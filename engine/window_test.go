@@ -23,6 +23,7 @@ import (
 // first todo, and no todo to claim at all (the no_todo message counts
 // every todo).
 func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	todo := func(i int, patch func(*records.Todo)) records.Todo {
@@ -89,7 +90,7 @@ func TestDecide_WindowDecidesAsAllTodos(t *testing.T) {
 			}
 			req := Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}
 			decide := func(open bool) (decision.Decision, *Engine) {
-				e := New(Options{Root: root, Now: clock})
+				e := New(Options{Root: root, StateHome: stateHome(root), Now: clock})
 				if open {
 					if _, err := e.Store(); err != nil {
 						t.Fatal(err)

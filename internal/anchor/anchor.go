@@ -63,7 +63,14 @@ func Ensure(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d, err := DirIn(home, root)
+	return EnsureIn(home, root)
+}
+
+// EnsureIn is Ensure under the state directory stateHome instead of the
+// environment's (DirIn). Errors: those of DirIn and of creating the
+// directory; *nofollow.LinkError naming a link found.
+func EnsureIn(stateHome, root string) (string, error) {
+	d, err := DirIn(stateHome, root)
 	if err != nil {
 		return "", err
 	}
@@ -96,7 +103,9 @@ func RealRoot(root string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
-// stateHome is $XDG_STATE_HOME when absolute, else ~/.local/state.
+// stateHome is $XDG_STATE_HOME when absolute, else ~/.local/state: the
+// only code that reads XDG_STATE_HOME (a test running projects in one
+// process passes its own state directory to DirIn and EnsureIn instead).
 func stateHome() (string, error) {
 	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
 		return x, nil

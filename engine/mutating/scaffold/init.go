@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/nofollow"
@@ -51,6 +52,9 @@ type Options struct {
 	// first adoption's time); nil means time.Now. The CLI passes its one
 	// clock (LOOPX_NOW in test builds).
 	Now func() time.Time
+	// StateHome is the state directory the new project's anchor directory
+	// is made under (engine.Options.StateHome); "" means the environment's.
+	StateHome string
 }
 
 // Result says what Init did: the project root and spec path (absolute),
@@ -123,7 +127,13 @@ func Init(o Options, adopt Adopt) (Result, error) {
 	if err := nofollow.MkdirAll(root, StateDirName, 0o755); err != nil {
 		return res, linkRefused(err)
 	}
-	s, err := kernel.Open(state, kernel.Options{Now: o.Now})
+	ko := kernel.Options{Now: o.Now}
+	if o.StateHome != "" {
+		if ko.AnchorDir, err = anchor.DirIn(o.StateHome, root); err != nil {
+			return res, err
+		}
+	}
+	s, err := kernel.Open(state, ko)
 	if err != nil {
 		return res, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/testproject"
 	"github.com/loopx-dev/loopx/kernel"
 )
 
@@ -39,25 +40,20 @@ func (f *fakeTerminal) Ask(prompt string) (string, error) {
 	return f.typed, f.err
 }
 
-// newEngine writes a project with testSpec and opens its engine at a
-// fixed instant, with the ancestry walk off (the test's own ancestors
-// must not decide).
+// newEngine makes a project with testSpec (internal/testproject) and opens
+// its engine at a fixed instant, with the ancestry walk off (the test's
+// own ancestors must not decide).
 func newEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(testSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, Ancestry: trust.AncestryOptions{Off: true}})
+	p := testproject.New(t, testSpec)
+	p.Clock.Set(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	e := engine.New(engine.Options{Root: p.Root, StateHome: p.StateHome, Now: p.Clock.Now, Ancestry: trust.AncestryOptions{Off: true}})
 	t.Cleanup(func() { e.Close() })
 	return e
 }
 
 func TestAnswer_ChannelAndConfirmation(t *testing.T) {
+	t.Parallel()
 	human := Caller{StdinTTY: true}
 	for _, tc := range []struct {
 		name   string
@@ -110,6 +106,7 @@ func TestAnswer_ChannelAndConfirmation(t *testing.T) {
 }
 
 func TestChannel_DefaultsTheActor(t *testing.T) {
+	t.Parallel()
 	e := newEngine(t)
 	for _, tc := range []struct {
 		caller      Caller
@@ -132,6 +129,7 @@ func TestChannel_DefaultsTheActor(t *testing.T) {
 // position as loopx check shows it (no column when the parser gave none),
 // the rule when known, and inert text.
 func TestProblemLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		p    rulebook.Problem
 		want string
@@ -175,6 +173,9 @@ func (p *lockProbe) Ask(prompt string) (string, error) {
 // terminal: nothing is written before the person is asked, the state lock
 // is free while they type (another process takes it), and the answer is
 // decided again and recorded in one write transaction.
+//
+// Not parallel: it counts this process's write transactions
+// (kernel.WriteTransactions), which parallel tests would add to.
 func TestAnswer_PreviewReadsAndOneWriteRecords(t *testing.T) {
 	e := newEngine(t)
 	g, err := e.RaiseGate(gates.Input{Goal: "g1", Question: "Merge the v2 branch into main?", By: "agent:a1"})

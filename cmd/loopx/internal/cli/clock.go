@@ -40,9 +40,12 @@ func (a *app) pinnedClock() (time.Time, bool, error) {
 	return t, true, nil
 }
 
-// clock returns loopx's one clock: the system's, or in a test build the
-// instant $LOOPX_NOW pins (pinnedClock).
+// clock returns loopx's one clock: the caller's (Options.Now), else the
+// system's, or in a test build the instant $LOOPX_NOW pins (pinnedClock).
 func (a *app) clock() (func() time.Time, error) {
+	if a.opts.Now != nil {
+		return a.opts.Now, nil
+	}
 	t, pinned, err := a.pinnedClock()
 	if err != nil || !pinned {
 		return time.Now, err

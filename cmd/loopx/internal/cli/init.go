@@ -43,6 +43,7 @@ func (a *app) runInit(_ context.Context, o *initOptions) (err error) {
 	if o.Now, err = a.clock(); err != nil {
 		return err
 	}
+	o.StateHome = a.opts.StateHome
 	res, err := engine.Init(o.Options) // creates o.Dir once the options are valid
 	if err != nil {
 		return err

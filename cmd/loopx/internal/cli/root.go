@@ -91,6 +91,8 @@ type app struct {
 	leaseTTL time.Duration
 	// onDisk makes engine() read loopx/ as it is (diskEngine).
 	onDisk bool
+	// opts are the caller's options (RunWith).
+	opts Options
 	// view is true for the read-only views (viewCommands): with spec
 	// files that do not load they show the state under the adopted rules,
 	// with a banner (specBanner).
@@ -157,10 +159,28 @@ func Main() int {
 
 // Run runs loopx with args and returns the exit code; tests drive it.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(ctx, Options{}, args, stdin, stdout, stderr)
+}
+
+// Options are what a caller in the same process sets instead of the
+// environment, so that tests running loopx in parallel each keep their
+// own: the zero value reads the environment as the binary does.
+type Options struct {
+	// StateHome is the state directory of the projects' anchor
+	// directories (engine.Options.StateHome); "" means $XDG_STATE_HOME,
+	// else ~/.local/state.
+	StateHome string
+	// Now is the clock; nil means the one clock (the system's, or in a
+	// test build the instant the test clock variable pins: clock.go).
+	Now func() time.Time
+}
+
+// RunWith is Run with o in place of the environment it names.
+func RunWith(ctx context.Context, o Options, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out, errw := inert.NewWriter(stdout), inert.NewWriter(stderr)
 	defer out.Flush()
 	defer errw.Flush()
-	a := &app{stdout: out, stderr: errw, rawStdout: stdout, rawStderr: stderr, stdin: stdin, args: args}
+	a := &app{stdout: out, stderr: errw, rawStdout: stdout, rawStderr: stderr, stdin: stdin, args: args, opts: o}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -336,7 +356,7 @@ func (a *app) engine() (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.eng = engine.New(engine.Options{Root: root, Now: now, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk, Ancestry: Ancestry})
+	a.eng = engine.New(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk, Ancestry: Ancestry})
 	// Every command adopts an edit that only tightens before it reads or
 	// writes anything (a store error is the command's own to report).
 	_ = a.eng.AdoptTightening()

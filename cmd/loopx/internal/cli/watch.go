@@ -56,7 +56,7 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 		if err != nil {
 			return err
 		}
-		e := engine.New(engine.Options{Root: root, Now: now, Ancestry: Ancestry})
+		e := engine.New(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, Ancestry: Ancestry})
 		_ = e.AdoptTightening() // as every command does first
 		_, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
 		e.Close()

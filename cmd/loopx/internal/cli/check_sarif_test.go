@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
 	"github.com/loopx-dev/loopx/internal/sarifcheck"
+	"github.com/loopx-dev/loopx/internal/testproject"
 )
 
 // scanFile is a published file whose name needs percent-encoding in a URI
@@ -27,7 +27,10 @@ const scanFile = "docs/naïve notes [draft] 100% #1.md"
 // artifact URIs are RFC 3986 references that decode back to the file
 // names, and every column counts UTF-16 code units (run.columnKind).
 func TestCheck_SARIFValidatesAgainstSchema(t *testing.T) {
-	root := t.TempDir()
+	t.Parallel()
+	p := testproject.New(t, "")
+	root := p.Root
+	opts := Options{StateHome: p.StateHome, Now: p.Clock.Now}
 	files := map[string]string{
 		"loopx/loopx.cue": `project: name: "sarif"
 agents: a1: {host: "shell"}
@@ -55,17 +58,16 @@ goals: g1: {
 		}
 	}
 	write(files)
-	t.Setenv("LOOPX_NOW", "2026-11-29T10:00:00Z")
 	var out, errb bytes.Buffer
 	for _, args := range [][]string{{"todo", "add", "--goal", "g1", "Write the guide"}, {"decide", "should-run", "--goal", "g1", "--agent", "a1"}} {
-		if code := cli.Run(context.Background(), append(args, "--project", root), strings.NewReader(""), &out, &errb); code != cli.ExitOK {
+		if code := RunWith(context.Background(), opts, append(args, "--project", root), strings.NewReader(""), &out, &errb); code != ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
 	}
 	write(policies)
 	out.Reset()
-	code := cli.Run(context.Background(), []string{"check", "--project", root, "--format", "sarif", "--replay"}, strings.NewReader(""), &out, &errb)
-	if code != cli.ExitNo {
+	code := RunWith(context.Background(), opts, []string{"check", "--project", root, "--format", "sarif", "--replay"}, strings.NewReader(""), &out, &errb)
+	if code != ExitNo {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errb.String())
 	}
 	if err := sarifcheck.Validate(out.Bytes()); err != nil {
