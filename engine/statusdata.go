@@ -3,6 +3,7 @@ package engine
 import (
 	"path/filepath"
 
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/views"
 	"github.com/loopx-dev/loopx/kernel"
@@ -36,7 +37,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	fill := func(src views.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {
-			gs, err := views.GoalStatus(e.facts(), src, g, now)
+			gs, err := views.GoalStatus(e.facts(), src, g, now, claimorder.Next)
 			if err != nil {
 				return err
 			}

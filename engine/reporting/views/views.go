@@ -106,13 +106,23 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *render.QuotaSummary {
 	return s
 }
 
+// NextFunc is what loopx status lists of a goal's todos (all of them, as
+// the store orders them) with its open gates at now: next, the todos
+// should_run would select, in its order; forYou, the todos for humans
+// (claimorder.Next: data.loopx.lib.next_todos).
+type NextFunc func(todos []records.Todo, gates []records.Gate, now time.Time) (next, forYou []records.Todo, err error)
+
+// maxNext is how many todos status lists as next, and as for you.
+const maxNext = 5
+
 // GoalStatus is goal's summary for `loopx status` at now: its status, todo
-// counts, the next five open or claimed todos and the newest of them, open
-// gates, the last round, quota spent, the last handoff and the evidence
-// count. The goal must be in b's spec. Errors: src's.
-func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
+// counts, the next five todos should_run would select (next) and the
+// human todos (for you), the newest open todo, open gates, the last round,
+// quota spent, the last handoff and the evidence count. The goal must be
+// in b's spec. Errors: src's, next's.
+func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time, next NextFunc) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
-	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, OpenGates: []records.Gate{}}
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []render.TodoRef{}, ForYou: []render.TodoRef{}, OpenGates: []records.Gate{}}
 	gst, err := src.Goal(goal)
 	if err != nil {
 		return out, err
@@ -126,9 +136,6 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 	for i, t := range todos {
 		out.Todos[t.Status]++
 		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
-			if len(out.NextTodos) < 5 {
-				out.NextTodos = append(out.NextTodos, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
-			}
 			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
 				newest = &todos[i]
 			}
@@ -142,6 +149,16 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 	}
 	if out.OpenGates == nil {
 		out.OpenGates = []records.Gate{}
+	}
+	nx, you, err := next(todos, out.OpenGates, now)
+	if err != nil {
+		return out, err
+	}
+	for _, t := range nx[:min(len(nx), maxNext)] {
+		out.NextTodos = append(out.NextTodos, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
+	}
+	for _, t := range you[:min(len(you), maxNext)] {
+		out.ForYou = append(out.ForYou, render.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 	}
 	rounds, err := src.Rounds(goal)
 	if err != nil {
