@@ -78,3 +78,16 @@ func (e *Engine) buildPrompt(in promptInput) (views.Prompt, error) {
 	p.Chars = utf8.RuneCountInString(p.Text)
 	return p, nil
 }
+
+// Answered are the answered gates of goal that concerned agent whose
+// answer it has not heard yet (views.Answered: until its next finished
+// round). Errors: store errors.
+func (e *Engine) Answered(goal, agent string) ([]records.Gate, error) {
+	var out []records.Gate
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		out, err = views.Answered(tx, goal, agent)
+		return err
+	})
+	return out, err
+}

@@ -183,14 +183,54 @@ func GoalStatus(b snapshot.Builder, src StatusSource, goal string, now time.Time
 	return out, err
 }
 
+// Answered are the answered gates of goal that concerned agent (it raised
+// them, or they named it) whose answer agent has not heard yet: answered
+// by someone else, after agent's last finished round on goal (a round
+// that finished at the answer's instant or later heard it), oldest first.
+// Errors: src's.
+func Answered(src snapshot.Source, goal, agent string) ([]records.Gate, error) {
+	if agent == "" {
+		return nil, nil
+	}
+	gates, err := src.Gates(goal)
+	if err != nil {
+		return nil, err
+	}
+	rounds, err := src.Rounds(goal)
+	if err != nil {
+		return nil, err
+	}
+	var heard time.Time
+	for _, r := range rounds {
+		if r.Agent == agent && r.Status == records.RoundFinished && r.FinishedAt.After(heard) {
+			heard = r.FinishedAt
+		}
+	}
+	var out []records.Gate
+	for _, g := range gates {
+		a := g.Answer
+		if a == nil || g.Status == records.GateOpen || a.By == agent || (!heard.IsZero() && !heard.Before(a.At)) {
+			continue
+		}
+		if g.RaisedBy == agent || slices.Contains(g.ScopeAgents, agent) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
 // Turn fills what the prompt of t.Goal shows from src at now: the
 // objective and scope rules of gs (the goal's spec, not nil), the open
-// gates, the latest handoff and the fresh evidence. Errors: src's.
+// gates, the answers t.Agent has not heard yet (Answered), the latest
+// handoff and the fresh evidence. Errors: src's.
 func Turn(b snapshot.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, now time.Time) error {
 	t.Objective = gs.Objective
 	t.Scope = render.Scope{Write: gs.Scope.Write, Deny: gs.Scope.Deny, CommandsDeny: gs.Scope.Commands.Deny, CommandsAsk: gs.Scope.Commands.Ask}
 	var err error
 	if t.Gates, err = b.OpenGates(src, t.Goal); err != nil {
+		return err
+	}
+	if t.Answers, err = Answered(src, t.Goal, t.Agent); err != nil {
 		return err
 	}
 	hs, err := src.Handoffs(t.Goal)
