@@ -108,6 +108,7 @@ func (e *Engine) resolveRules(ctx context.Context, r *Rules) *Rules {
 	if err != nil {
 		return r // the store's own error is reported by the decision (fail closed)
 	}
+	e.adoptedSeen = [2]string{cur.SpecHash, cur.PolicyHash}
 	if !ok {
 		return r // the next write adopts the files (firstAdoption)
 	}
@@ -275,6 +276,7 @@ func (e *Engine) adopt(r records.Rules, by, why string, loosens, tightens []part
 		return err
 	}
 	e.rules = e.rules.with(func(n *Rules) { n.pending = nil })
+	e.adoptedSeen = [2]string{r.SpecHash, r.PolicyHash}
 	return nil
 }
 
@@ -507,6 +509,25 @@ func (e *Engine) refreshRules(ctx context.Context) {
 	r.user = givenUser(r.book().Load())
 	e.resolveRules(ctx, e.loadDisk(r))
 	_ = e.AdoptTightening() // as in resolveFresh
+}
+
+// FollowRules makes the store's adopted revision the rules this engine
+// evaluates again when another process moved it (an adoption or a
+// restore, a tightening adopted by any command, a store accepted by
+// doctor), as a new engine would resolve them: true when the spec or the
+// policies in effect changed. A long-running process (watch) calls it on
+// every state change. A store it cannot read changes nothing here (the
+// next decision reports it, fail closed).
+func (e *Engine) FollowRules(ctx context.Context) bool {
+	cur, ok, err := e.adoptedRules()
+	if err != nil || !ok || [2]string{cur.SpecHash, cur.PolicyHash} == e.adoptedSeen {
+		return false
+	}
+	spec, policy := e.rules.revisions()
+	e.rulesGen++
+	e.refreshRules(ctx)
+	spec2, policy2 := e.rules.revisions()
+	return spec2 != spec || policy2 != policy
 }
 
 // restoreByGate is adopt.RestoreByGate in a rejecting answer's tx.

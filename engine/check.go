@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/lintstate"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 )
@@ -50,12 +52,25 @@ func logRequest(le decision.LogEntry) Request {
 }
 
 // Replay re-decides every logged decision at or after since (zero = all,
-// current and rotated logs) with the current spec, policies and state —
-// side-effect free, the state read once per (query, goal, agent) — and
-// lists each whose verdict changed (decision.Replay). Errors: an
-// unreadable decision log; an unusable store.
-func (e *Engine) Replay(ctx context.Context, since time.Time) (decision.ReplayReport, error) {
+// current and rotated logs) under the current spec and policies, side-effect
+// free, and lists each whose verdict changed (decision.Replay). Each
+// decision is evaluated on its stored input (.loopx/inputs/<hash>.json,
+// what was known then); a line whose input was pruned, altered, or that
+// predates stored inputs is not replayable (decision.ErrNotReplayable),
+// never re-decided over today's state. With againstNow each is instead
+// re-decided over the current state, read once per (query, goal, agent).
+// Errors: an unreadable decision log; an unusable store (againstNow).
+func (e *Engine) Replay(ctx context.Context, since time.Time, againstNow bool) (decision.ReplayReport, error) {
 	entries, skipped, err := e.ReadLog(decision.LogFilter{Since: since})
+	if !againstNow {
+		return decision.Replay(ctx, since, entries, skipped, err, func(le decision.LogEntry) (decision.Decision, error) {
+			in, ok := e.storedInput(le)
+			if !ok {
+				return decision.Decision{}, decision.ErrNotReplayable
+			}
+			return e.evaluate(ctx, logRequest(le), in), nil
+		})
+	}
 	now := e.Now()
 	inputs := map[[3]string]input.Input{}
 	return decision.Replay(ctx, since, entries, skipped, err, func(le decision.LogEntry) (decision.Decision, error) {
@@ -72,6 +87,21 @@ func (e *Engine) Replay(ctx context.Context, since time.Time) (decision.ReplayRe
 		in.Permission, in.Claim = req.Permission, le.Input.Claim
 		return e.evaluate(ctx, req, in), nil
 	})
+}
+
+// storedInput is the input le's decision evaluated, read from its stored
+// file when that is there unaltered (decision.StoredInput) and parses;
+// false otherwise.
+func (e *Engine) storedInput(le decision.LogEntry) (input.Input, bool) {
+	var in input.Input
+	if _, state := decision.StoredInput(le, e.StateDir(), scaffold.StateDirName); state != "stored" {
+		return in, false
+	}
+	b, err := os.ReadFile(le.InputPath(e.StateDir()))
+	if err != nil || json.Unmarshal(b, &in) != nil {
+		return in, false
+	}
+	return in, true
 }
 
 // EvalInput evaluates query on a hand-written input (`loopx policy eval`)

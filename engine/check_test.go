@@ -75,8 +75,10 @@ deny contains {"code": "weekend", "message": "no rounds on weekends"} if {
 }
 `
 
-// Replay re-decides logged decisions under a changed policy, lists the
-// flipped verdicts and never appends to the decision log.
+// Replay re-decides logged decisions under a changed policy on their
+// stored inputs (unchanged: they were decided on a Monday), and over
+// today's state with againstNow (flipped: it is a Sunday now); it never
+// appends to the decision log.
 func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
 	t.Parallel()
 	e, c := newEngine(t, testSpec)
@@ -88,7 +90,7 @@ func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
 		t.Fatalf("%s %s", d1.Verdict, d2.Verdict)
 	}
 	e = reopen(t, e, c)
-	rep, err := e.Replay(context.Background(), time.Time{})
+	rep, err := e.Replay(context.Background(), time.Time{}, false)
 	if err != nil || rep.Decisions != 2 || len(rep.Changed) != 0 {
 		t.Fatalf("unchanged policy: %+v %v", rep, err)
 	}
@@ -96,7 +98,13 @@ func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
 	c.Advance(-24 * time.Hour) // back to Sunday: the policy denies now
 	e = reopen(t, e, c)
 	before, _ := os.ReadFile(e.LogPath())
-	rep, err = e.Replay(context.Background(), time.Time{})
+	// on what was known then (a Monday) the new policy decides the same
+	rep, err = e.Replay(context.Background(), time.Time{}, false)
+	if err != nil || rep.Decisions != 2 || len(rep.Changed) != 0 || rep.NotReplayable != 0 {
+		t.Fatalf("stored inputs: %+v %v", rep, err)
+	}
+	// over today's state (a Sunday) it denies
+	rep, err = e.Replay(context.Background(), time.Time{}, true)
 	if err != nil || rep.Decisions != 2 || len(rep.Changed) != 2 {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -108,7 +116,7 @@ func TestReplay_ListsFlippedVerdictsWithoutLogging(t *testing.T) {
 	if string(before) != string(after) {
 		t.Fatal("Replay appended to the decision log")
 	}
-	rep, err = e.Replay(context.Background(), c.Now().Add(48*time.Hour))
+	rep, err = e.Replay(context.Background(), c.Now().Add(48*time.Hour), false)
 	if err != nil || rep.Decisions != 0 || rep.Since == nil {
 		t.Fatalf("since in the future: %+v %v", rep, err)
 	}

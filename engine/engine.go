@@ -94,7 +94,10 @@ type Engine struct {
 	modelRules *records.Rules
 	modelRev   uint64
 	rulesGen   int
-	onDisk     bool
+	// adoptedSeen is the store's adopted revision (spec and policy
+	// hashes) as this engine last resolved or adopted it (FollowRules).
+	adoptedSeen [2]string
+	onDisk      bool
 	// cacheAudited: a link at the spec cache was recorded (auditCacheLink).
 	cacheAudited bool
 

@@ -441,9 +441,15 @@ func TestDecisionLog_LegacyLinesAreRead(t *testing.T) {
 	if err != nil || x.StoredInputState != "none" || x.Then.Verdict != "wait_human" || x.Rerun.Verdict != "run" {
 		t.Fatalf("explain: %v, stored %q, then %s, now %s", err, x.StoredInputState, x.Then.Verdict, x.Rerun.Verdict)
 	}
-	rep, err := e.Replay(context.Background(), time.Time{})
-	if err != nil || rep.Decisions != 1 || len(rep.Changed) != 1 || rep.Changed[0].Old != "wait_human" {
+	// a line from before stored inputs is not replayable, never
+	// re-decided over today's state; --against-now re-decides it now
+	rep, err := e.Replay(context.Background(), time.Time{}, false)
+	if err != nil || rep.Decisions != 0 || rep.NotReplayable != 1 || len(rep.Changed) != 0 {
 		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+	rep, err = e.Replay(context.Background(), time.Time{}, true)
+	if err != nil || rep.Decisions != 1 || len(rep.Changed) != 1 || rep.Changed[0].Old != "wait_human" {
+		t.Fatalf("replay against now: %+v, %v", rep, err)
 	}
 }
 
@@ -552,7 +558,7 @@ func TestReplay_ClaimKeepsItsRequest(t *testing.T) {
 	if err != nil || len(entries) != 1 || entries[0].Input.Claim == nil || entries[0].Input.Claim.Op != "claim" {
 		t.Fatalf("logged claim: %+v, %v", entries, err)
 	}
-	rep, err := e.Replay(context.Background(), time.Time{})
+	rep, err := e.Replay(context.Background(), time.Time{}, false)
 	if err != nil || rep.Decisions != 1 || len(rep.Changed) != 0 {
 		t.Fatalf("replay: %+v, %v", rep, err)
 	}

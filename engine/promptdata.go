@@ -79,3 +79,16 @@ func (e *Engine) buildPrompt(in promptInput) (reportdata.Prompt, error) {
 	p.Chars = utf8.RuneCountInString(p.Text)
 	return p, nil
 }
+
+// Answered are the answered gates of goal that concerned agent whose
+// answer it has not heard yet (reportdata.Answered: until its next finished
+// round). Errors: store errors.
+func (e *Engine) Answered(goal, agent string) ([]records.Gate, error) {
+	var out []records.Gate
+	err := e.view(func(tx *kernel.Tx) error {
+		var err error
+		out, err = reportdata.Answered(tx, goal, agent)
+		return err
+	})
+	return out, err
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"path/filepath"
 
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
@@ -36,7 +37,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	fill := func(src reportdata.StatusSource) error {
 		st.State = src.Revision()
 		for _, g := range goals {
-			gs, err := reportdata.GoalStatus(e.rules.facts(), src, g, now)
+			gs, err := reportdata.GoalStatus(e.rules.facts(), src, g, now, claimorder.Next)
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,14 @@ package decision
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrNotReplayable is what a replay's redecide returns for a logged
+// decision it cannot re-decide as it was known then (its stored input
+// pruned, altered, or never stored): counted, never re-decided otherwise.
+var ErrNotReplayable = errors.New("decision: not replayable (input pruned)")
 
 // ReplayChange is a logged decision that is decided differently now.
 type ReplayChange struct {
@@ -30,6 +36,9 @@ type ReplayReport struct {
 	Decisions int `json:"decisions"`
 	// Skipped counts log lines that could not be read (torn or foreign).
 	Skipped int `json:"skipped"`
+	// NotReplayable counts logged decisions whose stored input is gone
+	// (pruned, altered, or from before inputs were stored): not re-decided.
+	NotReplayable int `json:"not_replayable"`
 	// Changed lists the decisions whose verdict differs now, oldest first.
 	Changed []ReplayChange `json:"changed"`
 }
@@ -37,7 +46,8 @@ type ReplayReport struct {
 // Replay re-decides the logged decisions entries (read from the log at or
 // after since, zero = all, skipped lines not readable, readErr the
 // reading's error) with redecide, in order, and lists each whose verdict
-// changed, with the rule that decides it now. It stops at ctx's end, at
+// changed, with the rule that decides it now; a decision redecide
+// answers ErrNotReplayable for is counted in NotReplayable. It stops at ctx's end, at
 // readErr (returned with the report so far) and at redecide's error.
 func Replay(ctx context.Context, since time.Time, entries []LogEntry, skipped int, readErr error, redecide func(le LogEntry) (Decision, error)) (ReplayReport, error) {
 	rep := ReplayReport{Changed: []ReplayChange{}, Skipped: skipped}
@@ -53,6 +63,10 @@ func Replay(ctx context.Context, since time.Time, entries []LogEntry, skipped in
 			return rep, err
 		}
 		d, err := redecide(le)
+		if errors.Is(err, ErrNotReplayable) {
+			rep.NotReplayable++
+			continue
+		}
 		if err != nil {
 			return rep, err
 		}

@@ -150,7 +150,8 @@ type Entered struct {
 // so it may call loopx itself (e.g. `loopx round finish` to report its own
 // outcome, which Run then respects). Otherwise the outcome is derived: a
 // non-zero exit is failed; exit 0 with a change to the work tree or the
-// goal's state is progress and marks the todo done; exit 0 with no change
+// goal's state is progress and marks the todo done (a monitor's stays
+// open: it is due again after its cadence); exit 0 with no change
 // is no_change. Errors: no command is an errs.Usage missing_command; one
 // that cannot start is an errs.Usage command_failed (the round is
 // finished preflight_failed, not charged); context
@@ -298,7 +299,10 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 			return err
 		}
 		if len(written) > 0 || revAfter != revKept || changedMeanwhile {
-			out.Outcome, out.Done, out.Summary = records.OutcomeProgress, true, "agent command exited 0 and changed the work tree or state"
+			// A round never completes a monitor: it is due again at the
+			// round's finish + its cadence.
+			monitor := st.Todo != nil && st.Todo.Kind == records.KindMonitor
+			out.Outcome, out.Done, out.Summary = records.OutcomeProgress, !monitor, "agent command exited 0 and changed the work tree or state"
 		} else {
 			out.Outcome, out.Summary = records.OutcomeNoChange, "agent command exited 0 and changed nothing"
 		}

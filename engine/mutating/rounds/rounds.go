@@ -74,7 +74,8 @@ type FinishRequest struct {
 	// Tokens and CostUSD are what the round used (charged with the round).
 	Tokens  int64
 	CostUSD float64
-	// Done marks the round's todo done.
+	// Done marks the round's todo done; on a monitor it is refused
+	// (monitor_recurs, errs.No): a round never completes a monitor.
 	Done bool
 	// ResultHash is a monitor poll's result hash.
 	ResultHash string
@@ -336,6 +337,9 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	if t != nil && req.ExpectedVersion != 0 && t.Lease.Version != req.ExpectedVersion {
 		return rc, refused("version_mismatch", fmt.Sprintf("todo %s: expected lease version %d, actual %d: nothing recorded", t.ID, req.ExpectedVersion, t.Lease.Version), map[string]any{"todo": t.ID, "expected": req.ExpectedVersion, "actual": t.Lease.Version})
 	}
+	if t != nil && req.Done && t.Kind == records.KindMonitor {
+		return rc, monitorNotDone(*t)
+	}
 	charged := Charged(outcome)
 	if charged || req.Done {
 		if err := s.Progress(r, t, outcome); err != nil {
@@ -415,6 +419,16 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	rc.Round, rc.Charged = r, charged
 	rc.Gate, err = MaybeStall(tx, r.Goal, inputstate.Builder{Spec: s.Spec}.GoalSpec(r.Goal))
 	return rc, err
+}
+
+// monitorNotDone is the monitor_recurs refusal of finishing a round on
+// the monitor t as done: a round never completes a monitor (it is due
+// again at the round's finish + its cadence); a human ends one with
+// `loopx todo done` at a terminal or `loopx todo cancel`.
+func monitorNotDone(t records.Todo) *errs.Error {
+	every := time.Duration(t.EverySeconds) * time.Second
+	return refused("monitor_recurs", fmt.Sprintf("todo %s is a monitor: a round never completes it (it is due again %s after each round); a human ends it with `loopx todo done %s` at a terminal, or `loopx todo cancel %s`", t.ID, every, t.ID, t.ID),
+		map[string]any{"todo": t.ID, "every_seconds": t.EverySeconds})
 }
 
 // leaseLost is the lease_lost refusal of finishing round r whose todo t

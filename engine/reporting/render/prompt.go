@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -28,7 +29,10 @@ type Turn struct {
 	Round string
 	// Gates are the goal's open gates; Handoff its latest handoff (nil
 	// when none); Evidence its fresh evidence records, newest first.
-	Gates    []records.Gate
+	Gates []records.Gate
+	// Answers are the answered gates that concerned the agent, whose
+	// answer it has not heard yet (views.Answered).
+	Answers  []records.Gate
 	Handoff  *records.Handoff
 	Evidence []records.Evidence
 	// Scope is the goal's scope (spec goals.<g>.scope).
@@ -132,6 +136,15 @@ func Prompt(t Turn) (text string, truncated bool) {
 	fmt.Fprintf(&tail, "Ask a human and stop: loopx gate raise --goal %s --question TEXT?\n", t.Goal)
 
 	var opt []section
+	if len(t.Answers) > 0 {
+		s := section{title: "Answers to your questions (a human's answer, as data)", more: func(n int) string {
+			return fmt.Sprintf("(+%d more: loopx gate list --goal %s)", n, t.Goal)
+		}}
+		for _, g := range t.Answers {
+			s.lines = append(s.lines, "- "+clip(AnswerLine(g), 300))
+		}
+		opt = append(opt, s)
+	}
 	if len(t.Gates) > 0 {
 		s := section{title: "Open gates (never work around them)", more: func(n int) string {
 			return fmt.Sprintf("(+%d more: loopx gate list --goal %s --status open)", n, t.Goal)
@@ -252,4 +265,18 @@ func scopeLines(s Scope, clip func(string, int) string) []string {
 	add("commands denied", s.CommandsDeny)
 	add("commands that need a human", s.CommandsAsk)
 	return out
+}
+
+// AnswerLine is how an agent hears the answer to a gate that concerned it,
+// as inert text (inert.Line: no control character, one line): "your
+// question G was answered: OPTION — NOTE" (no dash without a note).
+func AnswerLine(g records.Gate) string {
+	if g.Answer == nil {
+		return ""
+	}
+	l := fmt.Sprintf("your question %s was answered: %s", g.ID, g.Answer.Option)
+	if g.Answer.Note != "" {
+		l += " — " + g.Answer.Note
+	}
+	return inert.Line(l)
 }

@@ -19,8 +19,11 @@ type GoalStatus struct {
 	Quota     *parts.QuotaSummary `json:"quota"`
 	// Todos counts todos by status.
 	Todos map[string]int `json:"todos"`
-	// NextTodos are the open todos in selection order (at most 5).
+	// NextTodos are the todos should_run would select, in its order (at
+	// most 5; data.loopx.lib.next_todos).
 	NextTodos []parts.TodoRef `json:"next_todos"`
+	// ForYou are the open todos for humans, gate and action (at most 5).
+	ForYou []parts.TodoRef `json:"for_you"`
 	// NewestTodo is the most recently added open todo.
 	NewestTodo  *parts.TodoRef    `json:"newest_todo"`
 	OpenGates   []contract.Gate   `json:"open_gates"`
@@ -42,7 +45,8 @@ type Status struct {
 
 // StatusText writes st as `loopx status` prints it: the project, then per
 // goal its status, reason, quota, todo counts, the newest and next open
-// todos, open gates, the last round and the last handoff.
+// todos, the todos for you (humans), open gates, the last round and the
+// last handoff.
 func StatusText(w io.Writer, st Status) {
 	fmt.Fprintf(w, "project %s (%s)\n", st.Project, st.Root)
 	for _, g := range st.Goals {
@@ -60,6 +64,9 @@ func StatusText(w io.Writer, st Status) {
 		}
 		for _, t := range g.NextTodos {
 			fmt.Fprintf(w, "  next: %s %s\n", t.ID, t.Title)
+		}
+		for _, t := range g.ForYou {
+			fmt.Fprintf(w, "  for you: %s %s\n", t.ID, t.Title)
 		}
 		for _, gt := range g.OpenGates {
 			fmt.Fprintf(w, "  gate %s open: %s %v\n", gt.ID, gt.Question, gt.Options)

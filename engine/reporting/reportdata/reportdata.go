@@ -108,13 +108,23 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *parts.QuotaSummary {
 	return s
 }
 
+// NextFunc is what loopx status lists of a goal's todos (all of them, as
+// the store orders them) with its open gates at now: next, the todos
+// should_run would select, in its order; forYou, the todos for humans
+// (claimorder.Next: data.loopx.lib.next_todos).
+type NextFunc func(todos []records.Todo, gates []records.Gate, now time.Time) (next, forYou []records.Todo, err error)
+
+// maxNext is how many todos status lists as next, and as for you.
+const maxNext = 5
+
 // GoalStatus is goal's summary for `loopx status` at now: its status, todo
-// counts, the next five open or claimed todos and the newest of them, open
-// gates, the last round, quota spent, the last handoff and the evidence
-// count. The goal must be in b's spec. Errors: src's.
-func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Time) (render.GoalStatus, error) {
+// counts, the next five todos should_run would select (next) and the
+// human todos (for you), the newest open todo, open gates, the last round,
+// quota spent, the last handoff and the evidence count. The goal must be
+// in b's spec. Errors: src's, next's.
+func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Time, next NextFunc) (render.GoalStatus, error) {
 	spec := b.GoalSpec(goal)
-	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []parts.TodoRef{}, OpenGates: []contract.Gate{}}
+	out := render.GoalStatus{ID: goal, Objective: spec.Objective, Todos: map[string]int{}, NextTodos: []parts.TodoRef{}, ForYou: []parts.TodoRef{}, OpenGates: []contract.Gate{}}
 	gst, err := src.Goal(goal)
 	if err != nil {
 		return out, err
@@ -128,9 +138,6 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 	for i, t := range todos {
 		out.Todos[t.Status]++
 		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
-			if len(out.NextTodos) < 5 {
-				out.NextTodos = append(out.NextTodos, parts.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
-			}
 			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
 				newest = &todos[i]
 			}
@@ -145,6 +152,16 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 	}
 	if len(open) > 0 {
 		out.OpenGates = contract.Gates(open)
+	}
+	nx, you, err := next(todos, open, now)
+	if err != nil {
+		return out, err
+	}
+	for _, t := range nx[:min(len(nx), maxNext)] {
+		out.NextTodos = append(out.NextTodos, parts.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
+	}
+	for _, t := range you[:min(len(you), maxNext)] {
+		out.ForYou = append(out.ForYou, parts.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 	}
 	rounds, err := src.Rounds(goal)
 	if err != nil {
@@ -171,14 +188,54 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 	return out, err
 }
 
+// Answered are the answered gates of goal that concerned agent (it raised
+// them, or they named it) whose answer agent has not heard yet: answered
+// by someone else, after agent's last finished round on goal (a round
+// that finished at the answer's instant or later heard it), oldest first.
+// Errors: src's.
+func Answered(src inputstate.Source, goal, agent string) ([]records.Gate, error) {
+	if agent == "" {
+		return nil, nil
+	}
+	gates, err := src.Gates(goal)
+	if err != nil {
+		return nil, err
+	}
+	rounds, err := src.Rounds(goal)
+	if err != nil {
+		return nil, err
+	}
+	var heard time.Time
+	for _, r := range rounds {
+		if r.Agent == agent && r.Status == records.RoundFinished && r.FinishedAt.After(heard) {
+			heard = r.FinishedAt
+		}
+	}
+	var out []records.Gate
+	for _, g := range gates {
+		a := g.Answer
+		if a == nil || g.Status == records.GateOpen || a.By == agent || (!heard.IsZero() && !heard.Before(a.At)) {
+			continue
+		}
+		if g.RaisedBy == agent || slices.Contains(g.ScopeAgents, agent) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
 // Turn fills what the prompt of t.Goal shows from src at now: the
 // objective and scope rules of gs (the goal's spec, not nil), the open
-// gates, the latest handoff and the fresh evidence. Errors: src's.
+// gates, the answers t.Agent has not heard yet (Answered), the latest
+// handoff and the fresh evidence. Errors: src's.
 func Turn(b inputstate.Builder, src PromptSource, gs *specs.Goal, t *render.Turn, now time.Time) error {
 	t.Objective = gs.Objective
 	t.Scope = render.Scope{Write: gs.Scope.Write, Deny: gs.Scope.Deny, CommandsDeny: gs.Scope.Commands.Deny, CommandsAsk: gs.Scope.Commands.Ask}
 	var err error
 	if t.Gates, err = b.OpenGates(src, t.Goal); err != nil {
+		return err
+	}
+	if t.Answers, err = Answered(src, t.Goal, t.Agent); err != nil {
 		return err
 	}
 	hs, err := src.Handoffs(t.Goal)

@@ -52,8 +52,11 @@ type Options struct {
 	// TicketPrefixes are the internal ticket-id prefixes the scan reports
 	// (PREFIX-123); empty turns that category off.
 	TicketPrefixes []string
-	// Replay re-decides the decision log under the current rules and state.
+	// Replay re-decides the decision log under the current rules, each
+	// decision on its stored input (what was known then).
 	Replay bool
+	// AgainstNow, with Replay, re-decides over the current state instead.
+	AgainstNow bool
 	// Audit verifies the store's whole hash chain against its anchor
 	// (engine.VerifyChain).
 	Audit bool
@@ -151,7 +154,7 @@ func Run(ctx context.Context, e *engine.Engine, o Options) (Report, error) {
 		if o.Since != nil {
 			since = e.Now().Add(-*o.Since)
 		}
-		rep, err := e.Replay(ctx, since)
+		rep, err := e.Replay(ctx, since, o.AgainstNow)
 		if err != nil {
 			return Report{}, err
 		}
@@ -357,7 +360,11 @@ func WriteText(w io.Writer, rep Report) {
 		parts = append(parts, fmt.Sprintf("%d %s scanned", s.FilesScanned, plural(s.FilesScanned, "file", "files")))
 	}
 	if r := rep.Replay; r != nil {
-		parts = append(parts, fmt.Sprintf("%d %s replayed, %d changed", r.Decisions, plural(r.Decisions, "decision", "decisions"), len(r.Changed)))
+		p := fmt.Sprintf("%d %s replayed, %d changed", r.Decisions, plural(r.Decisions, "decision", "decisions"), len(r.Changed))
+		if r.NotReplayable > 0 {
+			p += fmt.Sprintf(", %d not replayable (input pruned)", r.NotReplayable)
+		}
+		parts = append(parts, p)
 	}
 	if c := rep.Audit; c != nil && c.OK() {
 		parts = append(parts, render.ChainLine(*c))

@@ -41,6 +41,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/watchdog"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // LockTimeout bounds the wait for the state lock inside a hook: it must
@@ -561,12 +562,17 @@ func sessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w i
 	if err != nil {
 		return err
 	}
-	return hosts.WriteContext(w, sessionContext(st, d, agent))
+	answers, err := e.Answered(goal, agent)
+	if err != nil {
+		return err
+	}
+	return hosts.WriteContext(w, sessionContext(st, d, agent, answers))
 }
 
 // sessionContext is SessionStart's additionalContext: what an agent must
-// know about the goal before its first tool call.
-func sessionContext(st render.Status, d decision.Decision, agent string) string {
+// know about the goal before its first tool call, with the answers to
+// its questions it has not heard yet.
+func sessionContext(st render.Status, d decision.Decision, agent string, answers []records.Gate) string {
 	var b strings.Builder
 	if len(st.Goals) == 0 {
 		return fmt.Sprintf("loopx: goal %s not found", d.Goal)
@@ -588,6 +594,9 @@ func sessionContext(st render.Status, d decision.Decision, agent string) string 
 			}
 			b.WriteString("\n")
 		}
+	}
+	for _, gt := range answers {
+		fmt.Fprintf(&b, "%s (a human's answer, as data)\n", render.AnswerLine(gt))
 	}
 	if h := g.LastHandoff; h != nil {
 		fmt.Fprintf(&b, "Last handoff (%s", h.CreatedAt.UTC().Format(time.RFC3339))

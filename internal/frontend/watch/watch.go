@@ -556,7 +556,9 @@ func (w *Watcher) rescanned(r Rescan) {
 	}
 }
 
-// checkState re-decides when state.rev holds a revision not seen yet.
+// checkState re-decides when state.rev holds a revision not seen yet,
+// under the store's adopted rules when another process moved them
+// (engine.FollowRules).
 func (w *Watcher) checkState(ctx context.Context) {
 	rev, err := kernel.ReadRevFile(w.stateDir)
 	if err != nil {
@@ -564,7 +566,20 @@ func (w *Watcher) checkState(ctx context.Context) {
 	}
 	if rev != w.lastRev {
 		w.lastRev = rev
-		w.evaluate(ctx, TriggerState)
+		trigger := TriggerState
+		// Another process may have moved the rules in effect (an adoption,
+		// a restore, a tightening adopted, a store accepted by doctor):
+		// decide under the store's adopted revision, not the one loaded.
+		if !w.running && w.eng.FollowRules(ctx) {
+			trigger = TriggerPolicy
+			w.pairs = w.computePairs()
+			for p := range w.last {
+				if !slices.Contains(w.pairs, p) {
+					delete(w.last, p)
+				}
+			}
+		}
+		w.evaluate(ctx, trigger)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/mutating/adopt"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -563,5 +564,30 @@ func TestNew_Refusals(t *testing.T) {
 	}
 	if _, err := New(Options{Root: p.root, Goal: "nope"}); !(errs.IsKind(err, errs.Usage) && errors.As(err, &ue)) {
 		t.Fatalf("unknown goal: %v", err)
+	}
+}
+
+// TestAdoptedElsewhere_ReDecidesUnderTheNewRules: a policy edit is pending
+// (the watcher keeps deciding under the adopted revision); once another
+// process adopts it, the watcher re-decides under the new rules.
+func TestAdoptedElsewhere_ReDecidesUnderTheNewRules(t *testing.T) {
+	p := newProject(t, spec("5", "0s"))
+	p.addTodo(t, "first")
+	r := start(t, p, Options{Agent: "a1"})
+	if c := next(t, r.changes, "the start change"); c.Verdict != "run" {
+		t.Fatalf("start verdict = %s", c.Verdict)
+	}
+	p.save(t, "loopx/policies/policy.rego", strings.ReplaceAll(policyV1, "nobody-1", "a1"))
+	if c := next(t, r.changes, "the pending edit"); c.Verdict != "run" || c.Trigger != TriggerPolicy {
+		t.Fatalf("the edit, not adopted: %s %s", c.Trigger, c.Verdict)
+	}
+	e := p.engine(t)
+	if _, err := e.Adopt(context.Background(), adopt.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	e.Release()
+	c := next(t, r.changes, "the decision under the adopted policy")
+	if c.Verdict == "run" || c.Trigger != TriggerPolicy {
+		t.Fatalf("after the adoption: %s %s %+v %+v", c.Trigger, c.Verdict, c.Reasons, c.Revision)
 	}
 }

@@ -26,6 +26,10 @@ gate_blocks_todo(g, todo_id) if {
 	todo_id in g.scope.todos
 }
 
+# gated(todos, gates) is the set of indexes in todos of the todos a todo gate
+# among gates (input.state.gates' open gates) holds back.
+gated(todos, gates) := {i | some i, t in todos; some g in gates; gate_blocks_todo(g, t.id)}
+
 # gate_blocks_work(g, agent_id, todo_id): g stops agent_id's work on todo_id.
 gate_blocks_work(g, agent_id, _) if gate_blocks_agent(g, agent_id)
 

@@ -40,3 +40,9 @@ test_action_gate_blocks_only_its_actions if {
 	lib.gate_guards(x, "git.push")
 	not lib.gate_guards(x, "git.merge")
 }
+
+test_gated_names_the_todos_a_todo_gate_holds_back if {
+	todos := [{"id": "t-1"}, {"id": "t-2"}, {"id": "t-3"}]
+	lib.gated(todos, [g("todo", {"scope": {"kind": "todo", "todos": ["t-2", "t-9"]}}), g("goal", {})]) == {1}
+	lib.gated(todos, []) == set()
+}

@@ -56,6 +56,9 @@ claim_order(todos) := [i | some [_, i] in sort([[order_key(t), i] | some i, t in
 	out := (s.deps | s.blocked) | s.human
 }
 
+# not_due(todos) is the set of indexes in todos of the monitors not due yet.
+not_due(todos) := {i | some i, t in todos; t.kind == "monitor"; not t.due == true}
+
 # holding(todos, agent_id) is the set of indexes in todos of the todos
 # agent_id holds a live lease on.
 holding(todos, agent_id) := {i | some i, t in todos; t.lease.live == true; t.lease.holder == agent_id}

@@ -12,10 +12,10 @@ unclaimable[why] := ids if some why, ids in unfit
 
 # The value of one key of unclaimable is a set, not a rule of its own.
 # regal ignore:prefer-set-or-object-rule
-unclaimable["not_due"] := {i | some i, t in todos; t.kind == "monitor"; not t.due == true}
+unclaimable["not_due"] := lib.not_due(todos)
 
 # regal ignore:prefer-set-or-object-rule
-unclaimable["gated"] := {i | some i, t in todos; some g in open_gates; lib.gate_blocks_todo(g, t.id)}
+unclaimable["gated"] := lib.gated(todos, open_gates)
 
 # unfit is lib.unfit over todos for the asking agent (every eligibility rule but gates and due monitors).
 unfit := lib.unfit(todos, asker)

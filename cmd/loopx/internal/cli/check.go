@@ -17,6 +17,7 @@ type checkOptions struct {
 	noScan         bool
 	ticketPrefixes []string
 	replay         bool
+	againstNow     bool
 	audit          bool
 	since          string
 	format         string
@@ -45,6 +46,9 @@ func (o *checkOptions) validate() error {
 	if o.since != "" && !o.replay {
 		return usagef("--since applies to --replay")
 	}
+	if o.againstNow && !o.replay {
+		return usagef("--against-now applies to --replay")
+	}
 	if o.noScan && len(o.scan) > 0 {
 		return usagef("--no-scan and --scan PATH contradict each other")
 	}
@@ -61,7 +65,7 @@ func (o *checkOptions) validate() error {
 func (a *app) checkCmd() *cobra.Command {
 	var o checkOptions
 	c := &cobra.Command{
-		Use:   "check [--scan PATH...] [--replay [--since 7d]] [--audit] [--format text|json|sarif] [--strict]",
+		Use:   "check [--scan PATH...] [--replay [--since 7d] [--against-now]] [--audit] [--format text|json|sarif] [--strict]",
 		Short: "Audit the project: spec, policies, policy tests, lint rules, publication scan, replay",
 		Long: `Check is the auditor's command. It
   1. vets the spec (loopx/*.cue), every error with file:line:col (rule spec);
@@ -83,9 +87,12 @@ func (a *app) checkCmd() *cobra.Command {
      (--ticket-prefixes), each hit as path:line: category; references to
      environment variables and obvious placeholders are warnings;
   6. with --replay, re-decides every logged decision (since --since ago)
-     under the current spec, policies and state, without logging, and
-     lists each changed verdict (rule replay, a warning): decision id,
-     old → new, and the rule that decides it now;
+     under the current spec and policies, on the input it was decided on
+     (stored in .loopx/inputs/: what was known then), without logging,
+     and lists each changed verdict (rule replay, a warning): decision
+     id, old → new, and the rule that decides it now; a decision whose
+     stored input was pruned is counted "not replayable (input pruned)";
+     --against-now re-decides over the current state instead;
   7. with --audit, verifies the state store's whole hash chain (as loopx
      doctor does): every transaction's block and link, its records in the
      file, and the head against the anchor; the first bad transaction is
@@ -102,6 +109,7 @@ unusable state store, lint rules that do not compile).`,
 		Example: `  loopx check
   loopx check --scan docs/ README.md --strict
   loopx check --replay --since 7d
+  loopx check --replay --against-now
   loopx check --audit
   loopx check --format sarif > loopx.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -116,7 +124,8 @@ unusable state store, lint rules that do not compile).`,
 	f.StringArrayVar(&o.scan, "scan", nil, "a file or directory to scan for publication (repeatable; arguments are scanned too; default: the files git tracks)")
 	f.BoolVar(&o.noScan, "no-scan", false, "skip the publication scan")
 	f.StringSliceVar(&o.ticketPrefixes, "ticket-prefixes", check.DefaultTicketPrefixes, "internal ticket-id prefixes the scan reports (PREFIX-123); empty turns it off")
-	f.BoolVar(&o.replay, "replay", false, "re-decide the decision log under the current spec, policies and state; list changed verdicts")
+	f.BoolVar(&o.replay, "replay", false, "re-decide the decision log under the current spec and policies, each decision on its stored input; list changed verdicts")
+	f.BoolVar(&o.againstNow, "against-now", false, "with --replay: re-decide over the current state instead of the stored inputs")
 	f.StringVar(&o.since, "since", "", "with --replay: only decisions this recent (e.g. 7d, 12h)")
 	f.BoolVar(&o.audit, "audit", false, "verify the state store's whole hash chain against its anchor; name the first bad transaction")
 	f.StringVar(&o.format, "format", "", "text, json or sarif (default text; json with --json)")
@@ -132,7 +141,7 @@ func (a *app) runCheck(ctx context.Context, o *checkOptions) error {
 		return err
 	}
 	rep, err := check.Run(ctx, e, check.Options{Scan: o.scan, NoScan: o.noScan, TicketPrefixes: o.ticketPrefixes,
-		Replay: o.replay, Since: o.sinceDur, Strict: o.strict, Audit: o.audit})
+		Replay: o.replay, AgainstNow: o.againstNow, Since: o.sinceDur, Strict: o.strict, Audit: o.audit})
 	if err != nil {
 		return err
 	}
