@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -31,13 +32,28 @@ const BrokerDir = "/run/loopx"
 // a bwrap an agent put earlier in PATH is never the one loopx runs.
 var bwrapPaths = []string{"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"}
 
+// TestBwrapEnv names, in a test build only (a binary `go test` built,
+// testing.Testing), the list of places (separated as PATH is) bubblewrap
+// is looked for instead of bwrapPaths: a script makes bubblewrap missing
+// with it. A release build ignores it.
+const TestBwrapEnv = "LOOPX_TEST_BWRAP"
+
+// lookIn are the places Bwrap looks for bubblewrap: bwrapPaths, or in a
+// test build those TestBwrapEnv lists.
+func lookIn() []string {
+	if v := os.Getenv(TestBwrapEnv); v != "" && testing.Testing() {
+		return filepath.SplitList(v)
+	}
+	return bwrapPaths
+}
+
 // Bwrap returns bubblewrap's executable, or why there is none usable: not
 // installed, or it cannot make a sandbox here (no user namespaces for an
 // unprivileged user, a container that forbids them). The answer is found
 // once per process by running a sandbox of the kind Command makes.
 var Bwrap = sync.OnceValues(func() (string, error) {
 	path := ""
-	for _, p := range bwrapPaths {
+	for _, p := range lookIn() {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			path = p
 			break
