@@ -36,6 +36,26 @@ func TestConfine(t *testing.T) {
 	}
 }
 
+// TestConfineHosts runs the scripts in testdata/hosts: the real agent
+// hosts (Claude Code, Codex) start inside loopx run's confinement. They
+// run where both are installed: on PATH, or in the directory
+// $LOOPX_TEST_HOSTS names (put first on the scripts' PATH); elsewhere,
+// and under CI, which does not install them, they skip.
+func TestConfineHosts(t *testing.T) {
+	p := scriptParams(t, "testdata/hosts")
+	if dir := os.Getenv("LOOPX_TEST_HOSTS"); dir != "" {
+		setup := p.Setup
+		p.Setup = func(env *testscript.Env) error {
+			if err := setup(env); err != nil {
+				return err
+			}
+			env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+			return nil
+		}
+	}
+	testscript.Run(t, p)
+}
+
 // driveTimeout bounds how long drive waits for watch --exec's round.
 const driveTimeout = 5 * time.Minute
 

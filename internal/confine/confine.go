@@ -156,10 +156,8 @@ func Prepare(bwrap string, l Layout) (*Sandbox, error) {
 		}
 	}
 	// What a private directory hid that the agent runs from.
-	for _, v := range l.Visible {
-		if isDir(v) && slices.ContainsFunc(private, func(p string) bool { return under(v, p) }) {
-			add("--ro-bind", v, v)
-		}
+	for _, v := range shown(l.Visible, private) {
+		add("--ro-bind", v, v)
 	}
 	writable := []string{l.Root}
 	add("--bind", l.Root, l.Root)
@@ -232,6 +230,54 @@ func Prepare(bwrap string, l Layout) (*Sandbox, error) {
 		add("--bind", l.Broker, BrokerDir)
 	}
 	return s, nil
+}
+
+// shown are the directories of visible (the PATH directories) that a
+// private directory hides, to be shown read-only, parents first: each
+// such directory, and with it the directory it shares with what its
+// programs link to when that is hidden too (npm's node_modules/.bin links
+// into node_modules: a host installed below /tmp runs inside), unless
+// that shared directory is a private one itself.
+func shown(visible, private []string) []string {
+	hidden := func(p string) bool { return slices.ContainsFunc(private, func(d string) bool { return under(p, d) }) }
+	var out []string
+	for _, v := range visible {
+		if !isDir(v) || !hidden(v) {
+			continue
+		}
+		out = append(out, v)
+		entries, _ := os.ReadDir(v)
+		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			t, err := filepath.EvalSymlinks(filepath.Join(v, e.Name()))
+			if err != nil || !hidden(t) || under(t, v) {
+				continue
+			}
+			if c := commonDir(v, t); hidden(c) && !slices.Contains(private, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	// A directory below another one shown is shown with it.
+	return slices.DeleteFunc(out, func(p string) bool {
+		return slices.ContainsFunc(out, func(q string) bool { return q != p && under(p, q) })
+	})
+}
+
+// commonDir is the deepest directory both a and b are in (absolute, clean).
+func commonDir(a, b string) string {
+	for d := a; ; d = filepath.Dir(d) {
+		if under(b, d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return d
+		}
+	}
 }
 
 // target is one protected path: a file, a directory (dir), or a glob

@@ -172,3 +172,40 @@ echo x > ` + l.Home + `/.bashrc: yes
 		t.Errorf("the sandbox wrote %s/.bashrc", l.Home)
 	}
 }
+
+// TestShown_PathDirectoriesAndWhatTheyLinkTo: a PATH directory a private
+// directory hides is shown, with the directory it shares with what its
+// programs link to (npm's node_modules/.bin), never the private directory
+// itself nor a directory it does not hide.
+func TestShown_PathDirectoriesAndWhatTheyLinkTo(t *testing.T) {
+	priv := t.TempDir()
+	nm := filepath.Join(priv, "hosts", "node_modules")
+	for _, d := range []string{nm + "/.bin", nm + "/@x/host/bin", priv + "/own/bin", priv + "/elsewhere"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(nm+"/@x/host/bin/host.js", nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{nm + "/.bin/host": "../@x/host/bin/host.js", priv + "/own/bin/far": "../../elsewhere", priv + "/own/bin/gone": "../nothing"} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		visible []string
+		want    []string
+	}{
+		{"npm's .bin with the packages it links into", []string{nm + "/.bin"}, []string{nm}},
+		{"a link whose shared directory is the private one", []string{priv + "/own/bin"}, []string{priv + "/own/bin"}},
+		{"not hidden", []string{"/usr/bin"}, nil},
+		{"missing", []string{priv + "/nope"}, nil},
+		{"below another shown", []string{nm + "/.bin", nm + "/@x/host/bin"}, []string{nm}},
+	} {
+		if got := shown(tt.visible, []string{priv}); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: shown(%v) = %v, want %v", tt.name, tt.visible, got, tt.want)
+		}
+	}
+}
