@@ -96,6 +96,18 @@ func RealRoot(root string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
+// StateDir returns loopx's state directory, $XDG_STATE_HOME/loopx (by
+// default ~/.local/state/loopx): every project's anchor directory is
+// below it. Errors: no home directory is known when XDG_STATE_HOME is
+// unset.
+func StateDir() (string, error) {
+	base, err := stateHome()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "loopx"), nil
+}
+
 // stateHome is $XDG_STATE_HOME when absolute, else ~/.local/state.
 func stateHome() (string, error) {
 	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
