@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -51,7 +52,11 @@ func lookIn() []string {
 // installed, or it cannot make a sandbox here (no user namespaces for an
 // unprivileged user, a container that forbids them). The answer is found
 // once per process by running a sandbox of the kind Command makes.
+// On macOS it is sandbox-exec's instead (seatbelt.go).
 var Bwrap = sync.OnceValues(func() (string, error) {
+	if runtime.GOOS == "darwin" {
+		return sandboxExec()
+	}
 	path := ""
 	for _, p := range lookIn() {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
@@ -126,6 +131,9 @@ type mount struct{ op, src, dst string }
 type Sandbox struct {
 	bwrap  string
 	mounts []mount
+	// profile is the sandbox-exec profile on macOS (seatbelt.go), in place
+	// of mounts; broker is then the broker's directory as it is.
+	profile, broker string
 	// Placeholders are the protected paths that did not exist, made empty
 	// (a file, or a directory for a directory or a missing parent) so
 	// that they are mounted read-only inside and cannot be created there;
@@ -138,6 +146,9 @@ type Sandbox struct {
 // can only mount read-only what exists). bwrap is bubblewrap's executable
 // (Bwrap). Errors: a placeholder cannot be made.
 func Prepare(bwrap string, l Layout) (*Sandbox, error) {
+	if runtime.GOOS == "darwin" {
+		return &Sandbox{bwrap: bwrap, profile: Profile(l), broker: l.Broker}, nil
+	}
 	s := &Sandbox{bwrap: bwrap}
 	add := func(op, src, dst string) { s.mounts = append(s.mounts, mount{op, src, dst}) }
 	add("--ro-bind", "/", "/")
@@ -405,6 +416,9 @@ func Cleanup(paths []string) {
 // sandbox: its own PID namespace and /proc, a new session (no
 // TIOCSTI into the caller's terminal), killed with its parent.
 func (s *Sandbox) Command(argv []string) []string {
+	if s.profile != "" {
+		return append([]string{s.bwrap, "-p", s.profile}, argv...)
+	}
 	out := []string{s.bwrap, "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent"}
 	for _, m := range s.mounts {
 		out = append(out, m.op)
@@ -433,7 +447,11 @@ func (s *Sandbox) Env(env []string, socketEnv string) []string {
 		}
 	}
 	out = append(out, "TMPDIR=/tmp")
-	if socketEnv != "" {
+	switch {
+	case socketEnv == "":
+	case s.profile != "" && s.broker != "": // no mount: the socket where it is
+		out = append(out, socketEnv+"="+filepath.Join(s.broker, "broker.sock"))
+	default:
 		out = append(out, socketEnv+"="+BrokerDir+"/broker.sock")
 	}
 	return out

@@ -209,3 +209,34 @@ func TestShown_PathDirectoriesAndWhatTheyLinkTo(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile_SamePlan: the macOS profile refuses every write but where
+// the Linux sandbox allows one, refuses the protected paths again, a
+// missing one too, and hides the hidden directories and sockets.
+func TestProfile_SamePlan(t *testing.T) {
+	l := layout(t)
+	l.Sockets = []string{"/tmp/agent.sock"}
+	p := Profile(l)
+	for _, want := range []string{
+		"(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*",
+		"(subpath \"" + l.Root + "\")",
+		"(subpath \"" + l.Home + "/.claude\")",
+		"(subpath \"" + l.Root + "/loopx\")",
+		"(subpath \"" + l.Root + "/.git/hooks\")",
+		"(literal \"" + l.Root + "/.git/config\")",
+		"(literal \"" + l.Root + "/.envrc\")", // missing: refused all the same
+		"(literal \"" + l.Home + "/.claude/settings.json\")",
+		"(deny file-read* file-write* (subpath \"" + l.Hidden[0] + "\"))",
+		"(deny network-outbound (remote unix-socket (path-literal \"/tmp/agent.sock\")))",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the profile lacks %q:\n%s", want, p)
+		}
+	}
+	if strings.Index(p, "(deny file-write*\n") < strings.Index(p, "(allow file-write*") {
+		t.Errorf("the protected paths are refused before the writable ones are allowed (the last rule wins):\n%s", p)
+	}
+	if got := sbplString(`a"b\c`); got != `"a\"b\\c"` {
+		t.Errorf("sbplString = %s", got)
+	}
+}
