@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // Server runs the requests of one confinement's loopx commands as loopx
