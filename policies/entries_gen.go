@@ -9,6 +9,7 @@ var entryModules = map[string][]string{
 	"data.loopx.adopt.confirm":       {"loopx/adopt/confirm.rego", "loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.adopt.decision":      {"loopx/adopt/decision.rego", "loopx/adopt/gates.rego", "loopx/adopt/goals.rego", "loopx/adopt/sandbox.rego", "loopx/adopt/scope.rego", "loopx/adopt/spec.rego"},
 	"data.loopx.adopt.restore":       {"loopx/adopt/confirm.rego", "loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
+	"data.loopx.broker.decision":     {"loopx/broker/broker.rego"},
 	"data.loopx.claim.decision":      {"loopx/claim/decision.rego", "loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego"},
 	"data.loopx.gate.decision":       {"loopx/gate/decision.rego", "loopx/identity/identity.rego", "loopx/lib/lib.rego", "loopx/request/request.rego"},
 	"data.loopx.identity.acting":     {"loopx/identity/identity.rego", "loopx/lib/lib.rego", "loopx/request/request.rego"},

@@ -147,19 +147,3 @@ func readLists(file, src string, names ...string) (map[string][]string, error) {
 	}
 	return out, nil
 }
-
-// BrokerModule is the bundle's module of what a confined agent's loopx
-// calls may run outside its confinement (package loopx.broker).
-const BrokerModule = "loopx/broker/broker.rego"
-
-// BrokerCommands are the command paths ("loopx round finish") a loopx
-// command inside an agent's confinement may have loopx run outside it,
-// read from BrokerModule's rule commands (its function allowed says the
-// same for a command path and a --project flag).
-var BrokerCommands = sync.OnceValue(func() []string {
-	lists, err := readLists(BrokerModule, load().modules[BrokerModule], "commands")
-	if err != nil { // the bundle is compiled in and tested: this cannot happen at run time
-		panic("policies: " + err.Error())
-	}
-	return lists["commands"]
-})

@@ -243,6 +243,7 @@ func hasValue(v cue.Value, field string) bool {
 // reports them).
 func (l *loader) checkSemantics(spec cue.Value) {
 	l.checkPolicyDeadline(spec)
+	l.checkSandbox(spec)
 	l.checkDuration(spec, nil, true, "audit", "retain")
 	agents := lookup(spec, "agents")
 	for _, id := range fieldNames(agents) {
@@ -507,7 +508,12 @@ var (
 	})
 	disjunctRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+ errors in empty disjunction`) })
 	incompleteRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^incomplete value (.*)$`) })
-	mismatchRe   = sync.OnceValue(func() *regexp.Regexp {
+	// writableRe is a project.sandbox.writable glob that is neither
+	// absolute nor "~/" (the schema's pattern).
+	writableRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`invalid value ("(?:[^"\\]|\\.)*") \(out of bound =~"\^\(/\|~/\)"\)`)
+	})
+	mismatchRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^conflicting values .* \(mismatched types \w+ and \w+\)$`)
 	})
 )
@@ -578,6 +584,7 @@ var helpByField = map[string]string{
 	"goals.*.todos.*.kind":          `"task", "monitor" or "action"`,
 	"goals.*.todos.*.priority":      `one of "P0", "P1", "P2", "P3", "P4"`,
 	"goals.*.todos.*.every":         durationHelp,
+	"project.sandbox.mode":          `"auto", "required" or "off"`,
 }
 
 // fieldHelp says what the schema wants at path ("" if not known).
@@ -607,6 +614,9 @@ func fieldHelp(path []string) string {
 func (l *loader) polish(path []string, msg string) string {
 	if m := outOfBoundRe().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("invalid duration %s: want %s", m[1], durationHelp)
+	}
+	if m := writableRe().FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf(`invalid value %s: want a path that is absolute or starts with "~/" (e.g. "~/.m2/**")`, m[1])
 	}
 	if m := incompleteRe().FindStringSubmatch(msg); m != nil {
 		want := fieldHelp(path)

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	// The Go tests' projects get their anchor directories under a temporary
 	// XDG_STATE_HOME (scripts set their own in Setup); commands the tests
 	// start inherit it.
-	testscript.Main(anchortest.M{M: m}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }, "unixconnect": unixConnect})
+	testscript.Main(anchortest.M{M: m}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }, "unixconnect": unixConnect, "drive": drive})
 }
 
 // TestScripts runs the CLI scripts in testdata/script. Set

@@ -103,6 +103,18 @@ func RealRoot(root string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
+// StateDir returns loopx's state directory, $XDG_STATE_HOME/loopx (by
+// default ~/.local/state/loopx): every project's anchor directory is
+// below it. Errors: no home directory is known when XDG_STATE_HOME is
+// unset.
+func StateDir() (string, error) {
+	base, err := stateHome()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "loopx"), nil
+}
+
 // stateHome is $XDG_STATE_HOME when absolute, else ~/.local/state: the
 // only code that reads XDG_STATE_HOME (a test running projects in one
 // process passes its own state directory to DirIn and EnsureIn instead).

@@ -8,15 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Server runs the requests of one confinement's loopx commands as loopx
@@ -169,28 +165,9 @@ func (s *Server) env(passed map[string]string) []string {
 	return env
 }
 
-// peer is the connecting process's pid and uid (SO_PEERCRED).
-func peer(conn *net.UnixConn) (pid, uid int, err error) {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return 0, 0, err
-	}
-	var cred *unix.Ucred
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, 0, err
-	}
-	if serr != nil {
-		return 0, 0, fmt.Errorf("SO_PEERCRED: %w", serr)
-	}
-	return int(cred.Pid), int(cred.Uid), nil
-}
-
 // DescendsFrom reports whether process pid is ancestor or one of its
-// descendants, walking the parent links of /proc/PID/stat (as this
-// process's pid namespace names them) up to init.
+// descendants, walking the parent links (parentOf: /proc/PID/stat on
+// Linux, as this process's pid namespace names them) up to init.
 func DescendsFrom(pid, ancestor int) bool {
 	for i := 0; pid > 1 && i < 4096; i++ {
 		if pid == ancestor {
@@ -203,22 +180,4 @@ func DescendsFrom(pid, ancestor int) bool {
 		pid = ppid
 	}
 	return pid == ancestor
-}
-
-// parentOf is pid's parent, field 4 of /proc/PID/stat (read after the
-// command's closing parenthesis, which may itself hold spaces).
-func parentOf(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command field", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
-	}
-	return strconv.Atoi(f[1])
 }

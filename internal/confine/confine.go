@@ -16,11 +16,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -33,13 +35,32 @@ const BrokerDir = "/run/loopx"
 // a bwrap an agent put earlier in PATH is never the one loopx runs.
 var bwrapPaths = []string{"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"}
 
+// TestBwrapEnv names, in a test build only (a binary `go test` built,
+// testing.Testing), the list of places (separated as PATH is) bubblewrap
+// is looked for instead of bwrapPaths: a script makes bubblewrap missing
+// with it. A release build ignores it.
+const TestBwrapEnv = "LOOPX_TEST_BWRAP"
+
+// lookIn are the places Bwrap looks for bubblewrap: bwrapPaths, or in a
+// test build those TestBwrapEnv lists.
+func lookIn() []string {
+	if v := os.Getenv(TestBwrapEnv); v != "" && testing.Testing() {
+		return filepath.SplitList(v)
+	}
+	return bwrapPaths
+}
+
 // Bwrap returns bubblewrap's executable, or why there is none usable: not
 // installed, or it cannot make a sandbox here (no user namespaces for an
 // unprivileged user, a container that forbids them). The answer is found
 // once per process by running a sandbox of the kind Command makes.
+// On macOS it is sandbox-exec's instead (seatbelt.go).
 var Bwrap = sync.OnceValues(func() (string, error) {
+	if runtime.GOOS == "darwin" {
+		return sandboxExec()
+	}
 	path := ""
-	for _, p := range bwrapPaths {
+	for _, p := range lookIn() {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			path = p
 			break
@@ -113,6 +134,9 @@ type mount struct{ op, src, dst string }
 type Sandbox struct {
 	bwrap  string
 	mounts []mount
+	// profile is the sandbox-exec profile on macOS (seatbelt.go), in place
+	// of mounts; broker is then the broker's directory as it is.
+	profile, broker string
 	// Placeholders are the protected paths that did not exist, made empty
 	// (a file, or a directory for a directory or a missing parent) so
 	// that they are mounted read-only inside and cannot be created there;
@@ -125,6 +149,9 @@ type Sandbox struct {
 // can only mount read-only what exists). bwrap is bubblewrap's executable
 // (Bwrap). Errors: a placeholder cannot be made.
 func Prepare(bwrap string, l Layout) (*Sandbox, error) {
+	if runtime.GOOS == "darwin" {
+		return &Sandbox{bwrap: bwrap, profile: Profile(l), broker: l.Broker}, nil
+	}
 	s := &Sandbox{bwrap: bwrap}
 	add := func(op, src, dst string) { s.mounts = append(s.mounts, mount{op, src, dst}) }
 	add("--ro-bind", "/", "/")
@@ -143,10 +170,8 @@ func Prepare(bwrap string, l Layout) (*Sandbox, error) {
 		}
 	}
 	// What a private directory hid that the agent runs from.
-	for _, v := range l.Visible {
-		if isDir(v) && slices.ContainsFunc(private, func(p string) bool { return under(v, p) }) {
-			add("--ro-bind", v, v)
-		}
+	for _, v := range shown(l.Visible, private) {
+		add("--ro-bind", v, v)
 	}
 	writable := []string{l.Root}
 	add("--bind", l.Root, l.Root)
@@ -221,6 +246,54 @@ func Prepare(bwrap string, l Layout) (*Sandbox, error) {
 		add("--bind", l.Broker, BrokerDir)
 	}
 	return s, nil
+}
+
+// shown are the directories of visible (the PATH directories) that a
+// private directory hides, to be shown read-only, parents first: each
+// such directory, and with it the directory it shares with what its
+// programs link to when that is hidden too (npm's node_modules/.bin links
+// into node_modules: a host installed below /tmp runs inside), unless
+// that shared directory is a private one itself.
+func shown(visible, private []string) []string {
+	hidden := func(p string) bool { return slices.ContainsFunc(private, func(d string) bool { return under(p, d) }) }
+	var out []string
+	for _, v := range visible {
+		if !isDir(v) || !hidden(v) {
+			continue
+		}
+		out = append(out, v)
+		entries, _ := os.ReadDir(v)
+		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			t, err := filepath.EvalSymlinks(filepath.Join(v, e.Name()))
+			if err != nil || !hidden(t) || under(t, v) {
+				continue
+			}
+			if c := commonDir(v, t); hidden(c) && !slices.Contains(private, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	// A directory below another one shown is shown with it.
+	return slices.DeleteFunc(out, func(p string) bool {
+		return slices.ContainsFunc(out, func(q string) bool { return q != p && under(p, q) })
+	})
+}
+
+// commonDir is the deepest directory both a and b are in (absolute, clean).
+func commonDir(a, b string) string {
+	for d := a; ; d = filepath.Dir(d) {
+		if under(b, d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return d
+		}
+	}
 }
 
 // target is one protected path: a file, a directory (dir), or a glob
@@ -375,6 +448,9 @@ func Cleanup(paths []string) {
 // capabilities (bubblewrap keeps them all for root unless told: root
 // inside could unmount the read-only binds and the private /tmp).
 func (s *Sandbox) Command(argv []string) []string {
+	if s.profile != "" {
+		return append([]string{s.bwrap, "-p", s.profile}, argv...)
+	}
 	out := []string{s.bwrap, "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--cap-drop", "ALL"}
 	for _, m := range s.mounts {
 		out = append(out, m.op)
@@ -423,7 +499,11 @@ func (s *Sandbox) Env(env []string, socketEnv string) []string {
 		}
 	}
 	out = append(out, "TMPDIR=/tmp")
-	if socketEnv != "" {
+	switch {
+	case socketEnv == "":
+	case s.profile != "" && s.broker != "": // no mount: the socket where it is
+		out = append(out, socketEnv+"="+filepath.Join(s.broker, "broker.sock"))
+	default:
 		out = append(out, socketEnv+"="+BrokerDir+"/broker.sock")
 	}
 	return out

@@ -276,3 +276,71 @@ echo x > .claude/CLAUDE.md: no
 		t.Fatalf("inside the sandbox:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestShown_PathDirectoriesAndWhatTheyLinkTo: a PATH directory a private
+// directory hides is shown, with the directory it shares with what its
+// programs link to (npm's node_modules/.bin), never the private directory
+// itself nor a directory it does not hide.
+func TestShown_PathDirectoriesAndWhatTheyLinkTo(t *testing.T) {
+	priv := t.TempDir()
+	nm := filepath.Join(priv, "hosts", "node_modules")
+	for _, d := range []string{nm + "/.bin", nm + "/@x/host/bin", priv + "/own/bin", priv + "/elsewhere"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(nm+"/@x/host/bin/host.js", nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{nm + "/.bin/host": "../@x/host/bin/host.js", priv + "/own/bin/far": "../../elsewhere", priv + "/own/bin/gone": "../nothing"} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		visible []string
+		want    []string
+	}{
+		{"npm's .bin with the packages it links into", []string{nm + "/.bin"}, []string{nm}},
+		{"a link whose shared directory is the private one", []string{priv + "/own/bin"}, []string{priv + "/own/bin"}},
+		{"not hidden", []string{"/usr/bin"}, nil},
+		{"missing", []string{priv + "/nope"}, nil},
+		{"below another shown", []string{nm + "/.bin", nm + "/@x/host/bin"}, []string{nm}},
+	} {
+		if got := shown(tt.visible, []string{priv}); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: shown(%v) = %v, want %v", tt.name, tt.visible, got, tt.want)
+		}
+	}
+}
+
+// TestProfile_SamePlan: the macOS profile refuses every write but where
+// the Linux sandbox allows one, refuses the protected paths again, a
+// missing one too, and hides the hidden directories and sockets.
+func TestProfile_SamePlan(t *testing.T) {
+	l := layout(t)
+	l.Sockets = []string{"/tmp/agent.sock"}
+	p := Profile(l)
+	for _, want := range []string{
+		"(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*",
+		"(subpath \"" + l.Root + "\")",
+		"(subpath \"" + l.Home + "/.claude\")",
+		"(subpath \"" + l.Root + "/loopx\")",
+		"(subpath \"" + l.Root + "/.git/hooks\")",
+		"(literal \"" + l.Root + "/.git/config\")",
+		"(literal \"" + l.Root + "/.envrc\")", // missing: refused all the same
+		"(literal \"" + l.Home + "/.claude/settings.json\")",
+		"(deny file-read* file-write* (subpath \"" + l.Hidden[0] + "\"))",
+		"(deny network-outbound (remote unix-socket (path-literal \"/tmp/agent.sock\")))",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the profile lacks %q:\n%s", want, p)
+		}
+	}
+	if strings.Index(p, "(deny file-write*\n") < strings.Index(p, "(allow file-write*") {
+		t.Errorf("the protected paths are refused before the writable ones are allowed (the last rule wins):\n%s", p)
+	}
+	if got := sbplString(`a"b\c`); got != `"a\"b\\c"` {
+		t.Errorf("sbplString = %s", got)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/broker"
@@ -27,6 +28,8 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 )
 
 // BrokeredEnv is set (to "1") in the environment of every loopx command
@@ -244,19 +247,56 @@ func contains(list []string, s string) bool {
 // runs for a confined agent (BrokeredEnv set).
 func Brokered() bool { return os.Getenv(BrokeredEnv) != "" }
 
-// BrokerAllows checks a command the broker runs: its command path
-// (cobra's, "loopx round finish") must be one the broker list
-// (policies.BrokerCommands, package loopx.broker) names, and it may not
-// name a project of its own (project: a --project flag was given).
-// Errors: errs.No broker_refused saying why.
+// brokerRule is the broker's entry rule: may a confined agent's loopx
+// call run outside its confinement (package loopx.broker).
+const brokerRule = "data.loopx.broker.decision"
+
+// brokerQuery is brokerRule over input.command and input.project,
+// prepared once per process over only the module it reaches.
+var brokerQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
+	return rulebook.PrepareBuiltin(context.Background(), "d := "+brokerRule+"(input.command, input.project)", brokerRule)
+})
+
+// BrokerAllows asks the broker rule (data.loopx.broker.decision) whether
+// the command the broker runs may run: its command path (cobra's, "loopx
+// round finish") and whether it names a project of its own (project: a
+// --project flag was given). Errors: errs.No broker_refused with the
+// rule's message when it says no, or saying why when the rule cannot be
+// asked (it fails closed: undefined, an error, a result of another shape).
 func BrokerAllows(command string, project bool) error {
-	if project {
-		return errs.Refusedf("broker_refused", "%s --project: a confined agent's loopx calls act on its own project only", command)
+	return brokerAllows(brokerQuery, command, project)
+}
+
+// brokerAllows is BrokerAllows over the query prepare returns.
+func brokerAllows(prepare func() (*rego.PreparedEvalQuery, error), command string, project bool) error {
+	refuse := func(why string) error {
+		return errs.Refusedf("broker_refused", "%s cannot run from inside the agent's confinement: %s", command, why)
 	}
-	if !contains(policies.BrokerCommands(), command) {
-		return errs.Refusedf("broker_refused", "%s cannot run from inside the agent's confinement (it would run programs or write files outside it); a human runs it outside", command)
+	pq, err := prepare()
+	if err != nil {
+		return refuse(fmt.Sprintf("%s does not compile: %v", brokerRule, err))
 	}
-	return nil
+	in := ast.NewObject(ast.Item(ast.StringTerm("command"), ast.StringTerm(command)), ast.Item(ast.StringTerm("project"), ast.BooleanTerm(project)))
+	rs, err := pq.Eval(context.Background(), rego.EvalParsedInput(in))
+	if err != nil {
+		return refuse(fmt.Sprintf("%s: %v", brokerRule, err))
+	}
+	if len(rs) != 1 {
+		return refuse(brokerRule + " is undefined")
+	}
+	d, ok := rs[0].Bindings["d"].(map[string]any)
+	if !ok {
+		return refuse(brokerRule + " is not an object")
+	}
+	switch allow, _ := d["allow"].(bool); {
+	case allow:
+		return nil
+	default:
+		if msg, ok := d["message"].(string); ok && msg != "" {
+			return errs.Refusedf("broker_refused", "%s", msg)
+		}
+		return refuse(brokerRule + " refuses without a message")
+	}
 }
 
 // expand returns the paths the globs match now ("~/" is home; "dir/**"

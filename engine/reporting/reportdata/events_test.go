@@ -24,6 +24,8 @@ func TestEventFilter(t *testing.T) {
 		{"a family with its dot", EventFilter{Kind: "todo."}, ev("todo.claimed"), true},
 		{"another family", EventFilter{Kind: "gate"}, ev("goal.paused"), false},
 		{"a prefix is no family", EventFilter{Kind: "go"}, ev("goal.paused"), false},
+		{"the sandbox family", EventFilter{Kind: "sandbox"}, ev("sandbox.unavailable"), true},
+		{"the broker family", EventFilter{Kind: "broker"}, ev("broker.refused"), true},
 		{"another goal", EventFilter{Goal: "g2"}, ev("todo.claimed"), false},
 		{"recent enough", EventFilter{SinceSeconds: 3600}, ev("todo.claimed"), true},
 		{"too old", EventFilter{SinceSeconds: 3599}, ev("todo.claimed"), false},
@@ -32,7 +34,7 @@ func TestEventFilter(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, got)
 		}
 	}
-	for kind, code := range map[string]string{"": "", "gate": "", "gate.answered": "", "todo.": "", "nope": "bad_kind", "nope.x": "bad_kind"} {
+	for kind, code := range map[string]string{"": "", "gate": "", "gate.answered": "", "todo.": "", "broker": "", "sandbox": "", "sandbox.off": "", "nope": "bad_kind", "nope.x": "bad_kind"} {
 		if err := (EventFilter{Kind: kind}).Check(); errs.CodeOf(err) != code {
 			t.Errorf("Check(%q): %v", kind, err)
 		}

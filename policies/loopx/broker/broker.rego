@@ -7,10 +7,11 @@
 #   run a program outside (run, watch, demo), write the files the sandbox
 #   shows read-only (init, hooks install) or act for another project
 #   (--project) would carry the agent past the wall, so only the commands
-#   listed here are run (Go reads this list: keep it a list of string
-#   literals, each a full command path). The human-only commands among
-#   them (adopt, doctor --accept-store, gate answer as human, …) are
-#   refused by their own channel rule, which sees a round's agent.
+#   listed here are run. The brokered loopx command asks decision (Go only
+#   evaluates it, and refuses when it is undefined or fails). The
+#   human-only commands among them (adopt, doctor --accept-store, gate
+#   answer as human, …) are refused by their own channel rule, which sees
+#   a round's agent.
 package loopx.broker
 
 # commands are the command paths (cobra's: "loopx round finish") a
@@ -35,11 +36,19 @@ commands := [
 	"loopx todo list", "loopx todo release", "loopx todo renew", "loopx todo reopen", "loopx todo show", "loopx todo transfer",
 ]
 
-# allowed(command, project) is true when the command path command may run
-# through the broker: it is listed and project (a --project flag was
-# given) is not true. (A function, not a rule over input: the broker's
-# request is not a decision's input.)
-allowed(command, project) if {
+# decision(command, project) is whether the command path command may run
+# through the broker — {"allow": true} — or why not — {"allow": false,
+# "message": "…"}: it must be listed, and project (a --project flag was
+# given) must not be true. (A function, not a rule over input: the
+# broker's request is not a decision's input.) Always defined for a string
+# command.
+# METADATA
+# entrypoint: true
+decision(command, project) := {"allow": false, "message": $"{command} --project: a confined agent's loopx calls act on its own project only"} if {
+	project == true
+} else := {"allow": true} if {
 	command in commands
-	project != true
-}
+} else := {"allow": false, "message": $"{command} cannot run from inside the agent's confinement (it would run programs or write files outside it); a human runs it outside"}
+
+# allowed(command, project) is true when decision allows the command.
+allowed(command, project) if decision(command, project).allow

@@ -26,3 +26,14 @@ test_unknown_command_is_refused if {
 	not broker.allowed("loopx serve", false)
 	not broker.allowed("", false)
 }
+
+test_decision_says_why if {
+	broker.decision("loopx round finish", false) == {"allow": true}
+	broker.decision("loopx run", false) == {"allow": false, "message": "loopx run cannot run from inside the agent's confinement (it would run programs or write files outside it); a human runs it outside"}
+	broker.decision("loopx status", true) == {"allow": false, "message": "loopx status --project: a confined agent's loopx calls act on its own project only"}
+}
+
+test_project_flag_refuses_even_a_listed_command if {
+	broker.decision("loopx round finish", true).allow == false
+	broker.decision("loopx serve", true).allow == false
+}

@@ -115,7 +115,7 @@ test_user_level_host_settings_are_protected if {
 	}
 	d := decide(req({"tool": "Bash", "paths": [home_path("/root/.claude.json", ".claude.json")]}))
 	startswith(d.reasons[0].message, "/root/.claude.json (~/.claude.json) is user-level agent host settings or files that run the human's next command (~/.claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ~/.codex/hooks.json, ~/.gitconfig, ")
-	endswith(d.reasons[0].message, ", ~/.config/loopx/**): agents may not write it")
+	endswith(d.reasons[0].message, ", ~/.config/loopx/**, ~/.claude/settings.local.json): agents may not write it")
 	d2 := decide(req({"tool": "Bash", "paths": [home_path("/root", ".")]}))
 	startswith(d2.reasons[0].message, "/root (~) contains user-level agent host settings or files that run the human's next command (~/.claude/settings*.json, ")
 

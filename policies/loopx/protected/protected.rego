@@ -54,13 +54,17 @@ next_command := ["**/.envrc", "**/.vscode/tasks.json"]
 # hooks or tools into an agent host, or run code at the human's next
 # command: git's user config and attributes, shell start-up files,
 # systemd user units, ssh's config (ProxyCommand, LocalCommand), the bin
-# directories early in PATH, and loopx's own user config.
+# directories early in PATH, and loopx's own user config. The sandbox
+# can keep a missing file from being made only when it is named: a glob's
+# file that does not exist yet is protected by a literal entry (Claude
+# Code's settings.local.json; the glob names settings.json).
 home := [
 	".claude/settings*.json", ".claude.json", ".codex/config.toml", ".codex/hooks.json",
 	".gitconfig", ".config/git/**",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".config/fish/**",
 	".config/systemd/user/**", ".ssh/config", ".local/bin/**", "bin/**", ".config/loopx/**",
+	".claude/settings.local.json",
 ]
 
 # secrets are the home directory's credential stores, relative to it: not
