@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
