@@ -28,7 +28,6 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/policies"
 	"github.com/loopx-dev/loopx/specs"
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
@@ -100,7 +99,7 @@ func New(o Options) (*Wall, error) {
 	homeProtected = append(homeProtected, set.HostCode...)
 	l := confine.Layout{Root: root, Home: home, HomeWritable: HomeWritable, Writable: expand(o.Writable, home, root),
 		ProjectProtected: set.Project(), HomeProtected: homeProtected,
-		Hidden:  append([]string{filepath.Join(stateBase, "loopx")}, under(home, set.Secrets)...),
+		Hidden:  hidden(filepath.Join(stateBase, "loopx"), home, set),
 		Visible: append(filepath.SplitList(os.Getenv("PATH")), filepath.Dir(exe)),
 	}
 	for i, v := range l.Visible {
@@ -251,24 +250,102 @@ func Brokered() bool { return os.Getenv(BrokeredEnv) != "" }
 // call run outside its confinement (package loopx.broker).
 const brokerRule = "data.loopx.broker.decision"
 
-// brokerQuery is brokerRule over input.command and input.project,
-// prepared once per process over only the module it reaches.
+// brokerQuery is brokerRule over input.command, input.project and
+// input.paths, prepared once per process over only the module it reaches.
 var brokerQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
-	return rulebook.PrepareBuiltin(context.Background(), "d := "+brokerRule+"(input.command, input.project)", brokerRule)
+	return rulebook.PrepareBuiltin(context.Background(), "d := "+brokerRule+"(input.command, input.project, input.paths)", brokerRule)
 })
+
+// hidden are the paths not visible inside the sandbox at all: loopx's
+// state directory stateDir (every anchor directory is below it) and the
+// credential stores of the home directory home (set.Secrets).
+func hidden(stateDir, home string, set policies.ProtectedSet) []string {
+	return append([]string{stateDir}, under(home, set.Secrets)...)
+}
+
+// HiddenPaths are the paths the sandbox hides, for this process's
+// environment (loopx's state directory, the home's credential stores):
+// what a brokered command must not read for the agent. None when neither
+// is known.
+func HiddenPaths() []string {
+	home, _ := os.UserHomeDir()
+	stateDir, err := anchor.StateDir()
+	if err != nil {
+		stateDir = ""
+	}
+	var out []string
+	for _, p := range hidden(stateDir, home, policies.Protected()) {
+		if p != "" && filepath.IsAbs(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PathArg is one value given to a brokered command's flag (or one of its
+// positional arguments), with whether it names a place outside the work
+// tree (Outside) once resolved: relative to the caller's directory, links
+// followed (a missing last name: its directory's links). The broker rule
+// says which flags name files (data.loopx.broker.path_flags).
+type PathArg struct {
+	Value   string `json:"value"`
+	Outside bool   `json:"outside"`
+}
+
+// ResolvePathArg is value as a PathArg for a command run in dir for the
+// project at root: "-" (standard input) is inside; anything that
+// resolves outside root or into one of hidden (HiddenPaths: the anchor
+// directory may lie in the work tree when the project is the home
+// directory), or cannot be resolved, is outside.
+func ResolvePathArg(root, dir, value string, hidden []string) PathArg {
+	if value == "-" {
+		return PathArg{Value: value}
+	}
+	p := value
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		d, derr := filepath.EvalSymlinks(filepath.Dir(p))
+		if derr != nil {
+			return PathArg{Value: value, Outside: true}
+		}
+		real = filepath.Join(d, filepath.Base(p))
+	}
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		r = filepath.Clean(root)
+	}
+	within := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) }
+	if !within(real, r) {
+		return PathArg{Value: value, Outside: true}
+	}
+	for _, h := range hidden {
+		if hr, err := filepath.EvalSymlinks(h); err == nil {
+			h = hr
+		}
+		if within(real, filepath.Clean(h)) {
+			return PathArg{Value: value, Outside: true}
+		}
+	}
+	return PathArg{Value: value}
+}
 
 // BrokerAllows asks the broker rule (data.loopx.broker.decision) whether
 // the command the broker runs may run: its command path (cobra's, "loopx
-// round finish") and whether it names a project of its own (project: a
-// --project flag was given). Errors: errs.No broker_refused with the
-// rule's message when it says no, or saying why when the rule cannot be
-// asked (it fails closed: undefined, an error, a result of another shape).
-func BrokerAllows(command string, project bool) error {
-	return brokerAllows(brokerQuery, command, project)
+// round finish"), whether it names a project of its own (project: a
+// --project flag was given) and the values of its flags (paths: flag
+// name, "" for the positional arguments, to its values resolved by
+// ResolvePathArg). Errors: errs.No broker_refused with the rule's message
+// when it says no, or saying why when the rule cannot be asked (it fails
+// closed: undefined, an error, a result of another shape).
+func BrokerAllows(command string, project bool, paths map[string][]PathArg) error {
+	return brokerAllows(brokerQuery, command, project, paths)
 }
 
 // brokerAllows is BrokerAllows over the query prepare returns.
-func brokerAllows(prepare func() (*rego.PreparedEvalQuery, error), command string, project bool) error {
+func brokerAllows(prepare func() (*rego.PreparedEvalQuery, error), command string, project bool, paths map[string][]PathArg) error {
 	refuse := func(why string) error {
 		return errs.Refusedf("broker_refused", "%s cannot run from inside the agent's confinement: %s", command, why)
 	}
@@ -276,8 +353,10 @@ func brokerAllows(prepare func() (*rego.PreparedEvalQuery, error), command strin
 	if err != nil {
 		return refuse(fmt.Sprintf("%s does not compile: %v", brokerRule, err))
 	}
-	in := ast.NewObject(ast.Item(ast.StringTerm("command"), ast.StringTerm(command)), ast.Item(ast.StringTerm("project"), ast.BooleanTerm(project)))
-	rs, err := pq.Eval(context.Background(), rego.EvalParsedInput(in))
+	if paths == nil {
+		paths = map[string][]PathArg{}
+	}
+	rs, err := pq.Eval(context.Background(), rego.EvalInput(map[string]any{"command": command, "project": project, "paths": paths}))
 	if err != nil {
 		return refuse(fmt.Sprintf("%s: %v", brokerRule, err))
 	}

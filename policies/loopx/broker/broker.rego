@@ -36,19 +36,44 @@ commands := [
 	"loopx todo list", "loopx todo release", "loopx todo renew", "loopx todo reopen", "loopx todo show", "loopx todo transfer",
 ]
 
-# decision(command, project) is whether the command path command may run
-# through the broker — {"allow": true} — or why not — {"allow": false,
-# "message": "…"}: it must be listed, and project (a --project flag was
-# given) must not be true. (A function, not a rule over input: the
-# broker's request is not a decision's input.) Always defined for a string
-# command.
+# path_flags are, for each command path, its flags whose values name
+# files the command reads or writes ("" stands for its positional
+# arguments). The broker runs the command outside the sandbox, where it
+# could read what the sandbox hides (the anchor directory, the home's
+# credentials): each such value must lie in the round's work tree.
+path_flags := {
+	"loopx check": ["scan", ""],
+	"loopx policy eval": ["input"],
+	"loopx hooks uninstall": ["settings"],
+}
+
+# outside(command, paths) are the values of command's path flags that lie
+# outside the work tree or in what the sandbox hides. paths maps a flag ("" the positional arguments)
+# to the values given, each {"value": string, "outside": bool}, as Go
+# resolved them (relative to the caller's directory, links followed).
+outside(command, paths) := [v.value |
+	some flag in path_flags[command]
+	some v in paths[flag]
+	v.outside
+]
+
+# decision(command, project, paths) is whether the command path command
+# may run through the broker — {"allow": true} — or why not — {"allow":
+# false, "message": "…"}: it must be listed, project (a --project flag
+# was given) must not be true, and none of its path flags' values (paths,
+# as outside reads them) may lie outside the work tree. (A function, not
+# a rule over input: the broker's request is not a decision's input.)
+# Always defined for a string command and an object paths.
 # METADATA
 # entrypoint: true
-decision(command, project) := {"allow": false, "message": $"{command} --project: a confined agent's loopx calls act on its own project only"} if {
+decision(command, project, paths) := {"allow": false, "message": $"{command} --project: a confined agent's loopx calls act on its own project only"} if {
 	project == true
-} else := {"allow": true} if {
-	command in commands
-} else := {"allow": false, "message": $"{command} cannot run from inside the agent's confinement (it would run programs or write files outside it); a human runs it outside"}
+} else := {"allow": false, "message": $"{command} cannot run from inside the agent's confinement (it would run programs or write files outside it); a human runs it outside"} if {
+	not command in commands
+} else := {"allow": false, "message": $"{command}: {concat(", ", outside(command, paths))} lies outside the work tree or in what the sandbox hides: a confined agent's loopx calls name files it can see in its own work tree only"} if {
+	count(outside(command, paths)) > 0
+} else := {"allow": true}
 
-# allowed(command, project) is true when decision allows the command.
-allowed(command, project) if decision(command, project).allow
+# allowed(command, project) is true when decision allows the command
+# given no path outside the work tree.
+allowed(command, project) if decision(command, project, {}).allow

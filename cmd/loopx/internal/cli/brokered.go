@@ -6,6 +6,8 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/confined"
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // brokerClient runs loopx's arguments args through the broker at socket
@@ -26,13 +28,15 @@ func brokerClient(socket string, args []string) int {
 }
 
 // checkBrokered refuses, audited (broker.refused), a command the broker
-// runs for a confined agent that the broker list does not name or that
-// names another project (confined.BrokerAllows); nil outside a broker.
-func (a *app) checkBrokered(command string) error {
+// runs for a confined agent that the broker list does not name, that
+// names another project, or whose file arguments lie outside the work
+// tree (confined.BrokerAllows); nil outside a broker.
+func (a *app) checkBrokered(cmd *cobra.Command, args []string) error {
 	if !confined.Brokered() {
 		return nil
 	}
-	err := confined.BrokerAllows(command, a.project != "")
+	command := cmd.CommandPath()
+	err := confined.BrokerAllows(command, a.project != "", a.brokeredPaths(cmd, args))
 	if err == nil {
 		return nil
 	}
@@ -43,4 +47,37 @@ func (a *app) checkBrokered(command string) error {
 		e.AuditRefusal("broker.refused", command, "agent:"+defaultAgent(), command, err)
 	}
 	return err
+}
+
+// brokeredPaths are the values of every flag given to cmd, and its
+// positional arguments (under ""), resolved against the project's root
+// and what the sandbox hides (confined.ResolvePathArg); the broker rule
+// picks those that name files.
+// A root that cannot be found makes every value outside.
+func (a *app) brokeredPaths(cmd *cobra.Command, args []string) map[string][]confined.PathArg {
+	root, err := a.root()
+	if err != nil {
+		root = ""
+	}
+	wd, _ := os.Getwd()
+	hidden := confined.HiddenPaths()
+	out := map[string][]confined.PathArg{}
+	add := func(name string, values []string) {
+		for _, v := range values {
+			if root == "" {
+				out[name] = append(out[name], confined.PathArg{Value: v, Outside: true})
+				continue
+			}
+			out[name] = append(out[name], confined.ResolvePathArg(root, wd, v, hidden))
+		}
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			add(f.Name, sv.GetSlice())
+			return
+		}
+		add(f.Name, []string{f.Value.String()})
+	})
+	add("", args)
+	return out
 }

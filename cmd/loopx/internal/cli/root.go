@@ -269,9 +269,9 @@ watch --exec interrupted (the current round recorded first).`,
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("loopx {{.Version}}\n")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		a.view = viewCommands[cmd.CommandPath()]
-		return a.checkBrokered(cmd.CommandPath())
+		return a.checkBrokered(cmd, args)
 	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON document on stdout")
 	root.PersistentFlags().StringVar(&a.project, "project", "", "project root (default: $LOOPX_PROJECT, else found by walking up from the working directory)")
