@@ -292,12 +292,13 @@ func TestImportsFlowOneWay(t *testing.T) {
 // (cmd/loopx/internal/cli) may import the module or third-party package
 // imp: the engine side (engine/..., internal/..., cmd/loopx/internal/output),
 // the records it renders (kernel/records), the spec schema and its
-// evaluator child (specs), and cobra — never the kernel (the store),
+// evaluator child (specs), and cobra with its flags package (pflag) —
+// never the kernel (the store),
 // policies, presets or lint, which it reaches through the engine.
 func commandMayImport(imp string) bool {
 	const mod = "github.com/loopx-dev/loopx/"
 	for _, a := range []string{mod + "engine", mod + "internal", mod + "cmd/loopx/internal/output",
-		mod + "kernel/records", mod + "specs", "github.com/spf13/cobra"} {
+		mod + "kernel/records", mod + "specs", "github.com/spf13/cobra", "github.com/spf13/pflag"} {
 		if imp == a || strings.HasPrefix(imp, a+"/") {
 			return true
 		}
@@ -330,7 +331,7 @@ func TestCommandLayerImportsNoStore(t *testing.T) {
 			continue // the standard library
 		}
 		if !commandMayImport(imp) {
-			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, kernel/records, specs, cobra and the standard library)", cli, imp)
+			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, kernel/records, specs, cobra, pflag and the standard library)", cli, imp)
 		}
 	}
 }
