@@ -430,6 +430,27 @@ func (w *Wall) prepare(lock *os.File, l confine.Layout) (*confine.Sandbox, error
 	return sb, err
 }
 
+// Sweep removes the placeholders a sandbox of this work tree recorded and
+// left behind (its loopx run was killed before it could) when no sandbox
+// of the work tree runs now, as the last sandbox out does: only those
+// still as they were made (confine.Cleanup), so an agent's git status
+// and commits do not pick them up. Errors are ignored: a placeholder left
+// is swept at the next start.
+func (w *Wall) Sweep() {
+	lock, err := os.OpenFile(w.lock, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return // none recorded
+	}
+	defer lock.Close()
+	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return // a sandbox runs: the last one out removes them
+	}
+	if ps := w.placeholders(lock); len(ps) > 0 {
+		confine.Cleanup(ps)
+		_ = lock.Truncate(0)
+	}
+}
+
 // placeholders are the paths the lock file records.
 func (w *Wall) placeholders(lock *os.File) []string {
 	b, err := os.ReadFile(lock.Name())
@@ -480,5 +501,6 @@ func ForRun(sb specs.Sandbox, o Options, goal, agent string, stderr io.Writer, a
 	if err != nil {
 		return nil, err
 	}
+	w.Sweep()
 	return w, nil
 }
