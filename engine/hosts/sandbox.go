@@ -68,17 +68,9 @@ type SandboxWant struct {
 // missing (recorded as Created). Errors: the document is not a JSON
 // object, or a key on a path holds another type.
 func MergeJSONSandbox(doc []byte, wants []SandboxWant) ([]byte, []SandboxEdit, error) {
-	root := &object{vals: map[string]any{}}
-	if len(bytes.TrimSpace(doc)) > 0 {
-		v, err := decodeOrdered(doc)
-		if err != nil {
-			return nil, nil, fmt.Errorf("settings are not JSON: %w", err)
-		}
-		o, ok := v.(*object)
-		if !ok {
-			return nil, nil, fmt.Errorf("settings are not a JSON object")
-		}
-		root = o
+	root, err := decodeSettings(doc)
+	if err != nil {
+		return nil, nil, err
 	}
 	var edits []SandboxEdit
 	for _, w := range wants {
@@ -190,13 +182,9 @@ func UnmergeJSONSandbox(doc []byte, edits []SandboxEdit) ([]byte, error) {
 	if len(edits) == 0 || len(bytes.TrimSpace(doc)) == 0 {
 		return doc, nil
 	}
-	v, err := decodeOrdered(doc)
+	root, err := decodeSettings(doc)
 	if err != nil {
-		return nil, fmt.Errorf("settings are not JSON: %w", err)
-	}
-	root, ok := v.(*object)
-	if !ok {
-		return nil, fmt.Errorf("settings are not a JSON object")
+		return nil, err
 	}
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]

@@ -157,6 +157,24 @@ func HasLoopxHook(doc []byte) bool {
 	return false
 }
 
+// decodeSettings decodes a settings document keeping its keys' order: an
+// empty one (only spaces) is an empty object. Errors: it is not JSON, or
+// not a JSON object.
+func decodeSettings(doc []byte) (*object, error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return &object{vals: map[string]any{}}, nil
+	}
+	v, err := decodeOrdered(doc)
+	if err != nil {
+		return nil, fmt.Errorf("settings are not JSON: %w", err)
+	}
+	o, ok := v.(*object)
+	if !ok {
+		return nil, fmt.Errorf("settings are not a JSON object")
+	}
+	return o, nil
+}
+
 // MergeSettings merges hooks into a settings document (Claude Code's
 // settings.json or Codex's hooks.json; empty = {}) and returns the new
 // document, indented with two spaces, with every other key, hook and the
@@ -167,17 +185,9 @@ func HasLoopxHook(doc []byte) bool {
 // twice adds nothing. Errors: the document is not JSON, or settings/hooks/the
 // event's list have the wrong type.
 func MergeSettings(settings []byte, hooks []Hook) ([]byte, []Change, error) {
-	root := &object{vals: map[string]any{}}
-	if len(bytes.TrimSpace(settings)) > 0 {
-		v, err := decodeOrdered(settings)
-		if err != nil {
-			return nil, nil, fmt.Errorf("settings are not JSON: %w", err)
-		}
-		o, ok := v.(*object)
-		if !ok {
-			return nil, nil, fmt.Errorf("settings are not a JSON object")
-		}
-		root = o
+	root, err := decodeSettings(settings)
+	if err != nil {
+		return nil, nil, err
 	}
 	hv, ok := root.get("hooks")
 	if !ok || hv == nil {

@@ -32,13 +32,9 @@ func UnmergeSettings(settings []byte) ([]byte, []Removed, error) {
 	if len(bytes.TrimSpace(settings)) == 0 {
 		return settings, nil, nil
 	}
-	v, err := decodeOrdered(settings)
+	root, err := decodeSettings(settings)
 	if err != nil {
-		return nil, nil, fmt.Errorf("settings are not JSON: %w", err)
-	}
-	root, ok := v.(*object)
-	if !ok {
-		return nil, nil, fmt.Errorf("settings are not a JSON object")
+		return nil, nil, err
 	}
 	hv, ok := root.get("hooks")
 	if !ok || hv == nil {
