@@ -1,14 +1,8 @@
-package loopx.adopt_sandbox_test
+package loopx.adopt_test
 
-import data.loopx.adopt
+sandbox_spec(sandbox) := {"project": {"name": "p", "policy_deadline": "1s", "sandbox": sandbox}, "audit": {}, "agents": {}, "goals": {}}
 
-spec(sandbox) := {"project": {"name": "p", "policy_deadline": "1s", "sandbox": sandbox}, "audit": {}, "agents": {}, "goals": {}}
-
-decide(o, n) := d if {
-	d := adopt.decision with input as {"old": spec(o), "new": spec(n)}
-}
-
-refs(d) := {r.ref | some r in d.loosens}
+sandbox_decide(o, n) := decide(sandbox_spec(o), sandbox_spec(n))
 
 test_less_confinement_loosens if {
 	every pair in [
@@ -17,7 +11,7 @@ test_less_confinement_loosens if {
 		[{"mode": "required"}, {"mode": "off"}],
 		[{"mode": "auto"}, {"mode": "sometimes"}],
 	] {
-		d := decide(pair[0], pair[1])
+		d := sandbox_decide(pair[0], pair[1])
 		d.verdict == "pending"
 		refs(d) == {"project.sandbox.mode"}
 	}
@@ -29,27 +23,27 @@ test_more_confinement_tightens if {
 		[{"mode": "auto"}, {"mode": "required"}],
 		[{}, {"mode": "required"}],
 	] {
-		decide(pair[0], pair[1]).verdict == "adopt"
+		sandbox_decide(pair[0], pair[1]).verdict == "adopt"
 	}
 }
 
 test_absent_mode_is_auto if {
-	decide({}, {"mode": "auto"}) == {"verdict": "adopt", "loosens": [], "tightens": []}
-	decide({}, {"mode": "off"}).verdict == "pending"
+	sandbox_decide({}, {"mode": "auto"}) == {"verdict": "adopt", "loosens": [], "tightens": []}
+	sandbox_decide({}, {"mode": "off"}).verdict == "pending"
 }
 
 test_more_writable_paths_loosen if {
-	d := decide({"mode": "auto", "writable": ["~/.m2/**"]}, {"mode": "auto", "writable": ["~/.m2/**", "/opt/cache/**"]})
+	d := sandbox_decide({"mode": "auto", "writable": ["~/.m2/**"]}, {"mode": "auto", "writable": ["~/.m2/**", "/opt/cache/**"]})
 	d.verdict == "pending"
 	refs(d) == {"project.sandbox.writable"}
-	decide({"writable": ["~/.m2/**"]}, {"writable": ["~/.m2/*"]}).verdict == "pending"
+	sandbox_decide({"writable": ["~/.m2/**"]}, {"writable": ["~/.m2/*"]}).verdict == "pending"
 }
 
 test_fewer_writable_paths_tighten if {
-	decide({"writable": ["~/.m2/**", "/opt/cache/**"]}, {"writable": ["~/.m2/**"]}).verdict == "adopt"
-	decide({"writable": ["~/.m2/**"]}, {"writable": []}).verdict == "adopt"
+	sandbox_decide({"writable": ["~/.m2/**", "/opt/cache/**"]}, {"writable": ["~/.m2/**"]}).verdict == "adopt"
+	sandbox_decide({"writable": ["~/.m2/**"]}, {"writable": []}).verdict == "adopt"
 }
 
 test_unknown_sandbox_field_loosens if {
-	refs(decide({}, {"network": "off"})) == {"project.sandbox.network"}
+	refs(sandbox_decide({}, {"network": "off"})) == {"project.sandbox.network"}
 }

@@ -37,12 +37,18 @@ test_host_state_is_protected if {
 	}
 }
 
+# names_host_state_file holds for "FILE:KEYS" whose FILE is a host_state
+# file and whose KEYS is not empty.
+names_host_state_file(c) if {
+	[file, keys] := split(c, ":")
+	file in protected.host_state
+	keys != ""
+}
+
 # Each compared part names a host_state file and a key path.
 test_host_state_compared_names_host_state_files if {
 	every c in protected.host_state_compared {
-		[file, keys] := split(c, ":")
-		file in protected.host_state
-		keys != ""
+		names_host_state_file(c)
 	}
 	".claude.json:mcpServers" in protected.host_state_compared
 	".claude.json:projects.*.mcpServers" in protected.host_state_compared
