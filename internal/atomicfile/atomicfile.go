@@ -1,6 +1,7 @@
 // Package atomicfile writes a file so that a reader sees either its old
-// content or its new content, never a partial one, and never through a
-// link: the temp file is created without following one and renamed in its
+// content or its new content, never a partial one, never through a link,
+// and durably (the file and its directory are flushed before Write
+// returns nil): the temp file is created without following one and renamed in its
 // directory opened without following one (internal/nofollow).
 package atomicfile
 
@@ -14,8 +15,9 @@ import (
 // 0600) and renames it over path. path's directory must not be a symbolic
 // link (the directory above it is trusted); a link at path itself is
 // replaced, never written through. Errors: *nofollow.LinkError for a
-// linked directory; the temp file's creation, write, close or rename (the
-// temp file is removed then; path is unchanged).
+// linked directory; the temp file's creation, write, flush, close or
+// rename (the temp file is removed then; path is unchanged); the
+// directory's flush after the rename.
 func Write(path string, data []byte) error {
 	base, rel := split(path)
 	return WriteBelow(base, rel, data)

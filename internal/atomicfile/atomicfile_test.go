@@ -2,11 +2,12 @@ package atomicfile
 
 import (
 	"errors"
-
-	"github.com/loopx-dev/loopx/internal/nofollow"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loopx-dev/loopx/internal/fsync"
+	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
 func TestWrite_ReplacesAndLeavesNoTemp(t *testing.T) {
@@ -101,5 +102,34 @@ func TestWrite_LinkAtTheFileIsReplaced(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "the user's" {
 		t.Fatalf("the target changed: %q", b)
+	}
+}
+
+// failAll fails every flush, as a failing disk does.
+type failAll struct{}
+
+func (failAll) Sync(*os.File) error { return errors.New("injected: input/output error") }
+
+// TestWrite_FailedFlushIsAnErrorAndKeepsTheOldContent: the new content is
+// flushed before the rename, so a flush that fails leaves the old file in
+// place (and no temp file) and says so, instead of acknowledging a write a
+// power loss could undo.
+func TestWrite_FailedFlushIsAnErrorAndKeepsTheOldContent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "anchor.json")
+	if err := Write(p, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	restore := fsync.Use(failAll{})
+	err := Write(p, []byte("new"))
+	restore()
+	if err == nil {
+		t.Fatal("a write whose flush failed was acknowledged")
+	}
+	if got, _ := os.ReadFile(p); string(got) != "old" {
+		t.Fatalf("content %q after a failed flush, want the old", got)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left %v", ents)
 	}
 }

@@ -101,9 +101,12 @@ func WriteFile(base, rel string, data []byte, perm os.FileMode) error {
 // Replace replaces base/rel with data (mode perm) as WriteFile does, but
 // creates no directory: rel's directory must exist. The temp file beside
 // it is created with O_EXCL in the directory opened without following a
-// link, and renamed over rel in that directory (a link at rel is
-// replaced, never written through). Errors: *LinkError; creating, writing
-// or renaming (rel is unchanged and the temp file removed then).
+// link, flushed (internal/fsync), and renamed over rel in that directory
+// (a link at rel is replaced, never written through), which is flushed
+// too: once Replace returns nil the new content survives a crash.
+// Errors: *LinkError; creating, writing, flushing or renaming (rel is
+// unchanged and the temp file removed then); flushing the directory after
+// the rename (rel then holds the new content, perhaps not durably).
 func Replace(base, rel string, data []byte, perm os.FileMode) error {
 	rel, err := clean(rel)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/loopx-dev/loopx/internal/fsync"
 	"golang.org/x/sys/unix"
 )
 
@@ -111,8 +112,13 @@ func writeFile(base, rel string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return &os.PathError{Op: "create", Path: filepath.Join(base, filepath.Dir(rel), tmp), Err: err}
 	}
-	f := os.NewFile(uintptr(fd), tmp)
+	f := os.NewFile(uintptr(fd), filepath.Join(base, filepath.Dir(rel), tmp))
 	_, werr := f.Write(data)
+	if werr == nil {
+		// The data first, then the rename: a crash never leaves the new
+		// name on an empty or partial file.
+		werr = fsync.File(f)
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -123,8 +129,11 @@ func writeFile(base, rel string, data []byte, perm os.FileMode) error {
 	}
 	if werr != nil {
 		_ = unix.Unlinkat(dfd, tmp, 0)
+		return werr
 	}
-	return werr
+	// The rename is durable once its directory is: until then a crash can
+	// bring the old file back.
+	return fsync.FD(dfd, filepath.Join(base, filepath.Dir(rel)))
 }
 
 func rename(base, o, n string) error {
