@@ -19,7 +19,13 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
 	github.com/spf13/viper v1.19.0
-	github.com/tidwall/buntdb v1.3.0
+	github.com/tidwall/assert v0.1.0
+	github.com/tidwall/btree v1.4.2
+	github.com/tidwall/gjson v1.14.3
+	github.com/tidwall/grect v0.1.4
+	github.com/tidwall/lotsa v1.0.2
+	github.com/tidwall/match v1.1.1
+	github.com/tidwall/rtred v0.1.2
 	github.com/zricethezav/gitleaks/v8 v8.30.1
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
@@ -109,12 +115,7 @@ require (
 	github.com/subosito/gotenv v1.6.0 // indirect
 	github.com/tetratelabs/wazero v1.12.0 // indirect
 	github.com/therootcompany/xz v1.0.1 // indirect
-	github.com/tidwall/btree v1.4.2 // indirect
-	github.com/tidwall/gjson v1.14.3 // indirect
-	github.com/tidwall/grect v0.1.4 // indirect
-	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
-	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
 	github.com/ulikunitz/xz v0.5.12 // indirect
 	github.com/valyala/fastjson v1.6.10 // indirect

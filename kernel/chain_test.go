@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // chainStore opens a store in a fresh project directory (root/.loopx, so

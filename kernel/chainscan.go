@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // Reading the store file itself, transaction by transaction, without

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/fsync"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -392,11 +393,4 @@ func appendRecords(head LogHead, rev uint64, events []records.Event) ([]byte, Lo
 }
 
 // syncDir fsyncs a directory (after a rename or a file creation in it).
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+func syncDir(dir string) error { return fsync.Dir(dir) }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // deniedHistory commits n permission.denied events (the hooks' spooled

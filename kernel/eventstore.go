@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/fsync"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -47,7 +48,7 @@ func (s *Store) writeLog(j journal) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync.File(f); err != nil {
 		f.Close()
 		return err
 	}
@@ -142,7 +143,7 @@ func (s *Store) recoverLog(j *journal, accept bool) (*logRepair, error) {
 		if err := f.Truncate(want.Size); err != nil {
 			return nil, err
 		}
-		if err := f.Sync(); err != nil {
+		if err := fsync.File(f); err != nil {
 			return nil, err
 		}
 		s.head = want
@@ -209,7 +210,7 @@ func (s *Store) salvageLog(f *os.File, size int64, what string) (*logRepair, err
 		if err := f.Truncate(head.Size); err != nil {
 			return nil, err
 		}
-		if err := f.Sync(); err != nil {
+		if err := fsync.File(f); err != nil {
 			return nil, err
 		}
 	}
@@ -228,7 +229,7 @@ func (s *Store) keepTorn(b []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync.File(f); err != nil {
 		f.Close()
 		return err
 	}

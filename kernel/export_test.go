@@ -1,5 +1,5 @@
 package kernel
 
-import "github.com/tidwall/buntdb"
+import "github.com/loopx-dev/loopx/internal/buntdb"
 
 type bunTx = buntdb.Tx

@@ -11,8 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
+	"github.com/loopx-dev/loopx/internal/fsync"
 	"github.com/loopx-dev/loopx/internal/nofollow"
-	"github.com/tidwall/buntdb"
 )
 
 // The store's files are reached from the directory its state directory is
@@ -56,7 +57,7 @@ func replaceFile(dir, name string, fill func(w io.Writer) error, before func() e
 	}
 	err = fill(f)
 	if err == nil {
-		err = f.Sync()
+		err = fsync.File(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // TestGatePolls_CountWithoutTouchingTheGoal: each refused poll counts in

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/tidwall/buntdb"
+	"github.com/loopx-dev/loopx/internal/buntdb"
 )
 
 // keyJournal holds the change set of the last Update (a redo record),

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // Migration is what Open did to bring an older store to SchemaVersion:

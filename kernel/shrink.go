@@ -7,9 +7,9 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // BackupFile is the copy of state.db kept in the state directory before

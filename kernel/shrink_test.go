@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // writeHistory commits n transactions, each rewriting one of 50 todos of

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
-	"github.com/tidwall/buntdb"
 )
 
 // Key layout. Records of one goal share the prefix <kind>:<goal>: so that a

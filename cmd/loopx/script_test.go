@@ -19,10 +19,10 @@ import (
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/anchor/anchortest"
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/tidwall/buntdb"
 )
 
 func TestMain(m *testing.M) {
