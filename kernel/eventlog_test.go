@@ -98,9 +98,10 @@ func TestEventLog_AppendAndScan(t *testing.T) {
 }
 
 // crashInLogWrite commits a transaction of n events whose journal is
-// durable but whose log write stops after keep bytes (keep < 0: all but
-// the last -keep bytes), as if the process died there; the store is
-// closed without any more writes.
+// durable but whose log records end after keep bytes (keep < 0: all but
+// the last -keep bytes), as an older loopx that wrote the journal before
+// the log could leave it when it died there, or a disk that lost the
+// records' last bytes; the store is closed without any more writes.
 func crashInLogWrite(t *testing.T, s *Store, n, keep int) {
 	t.Helper()
 	s.crashAt = func(j journal) error {
@@ -114,7 +115,7 @@ func crashInLogWrite(t *testing.T, s *Store, n, keep int) {
 			return err
 		}
 		defer f.Close()
-		if _, err := f.WriteAt([]byte(j.Log[:k]), j.LogFrom.Size); err != nil {
+		if err := f.Truncate(j.LogFrom.Size + int64(k)); err != nil {
 			return err
 		}
 		return errCrash

@@ -1,13 +1,21 @@
 package kernel
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/loopx-dev/loopx/internal/buntdb"
+	"github.com/loopx-dev/loopx/internal/fsync"
+	"github.com/loopx-dev/loopx/internal/nofollow"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // keyJournal holds the change set of the last Update (a redo record),
@@ -22,6 +30,11 @@ type journal struct {
 	Rev uint64 `json:"rev"`
 	// Sets are [key, value] pairs in key order.
 	Sets [][2]string `json:"sets"`
+	// Before maps each key of Sets that held a value before the
+	// transaction to beforeSum of that value: what lets a redo tell a
+	// record a crash left as it was from one written by someone else. Not
+	// part of the block's hash; absent in journals of older stores.
+	Before map[string]string `json:"before,omitempty"`
 	// LogFrom and LogTo are the event log's head before and after the
 	// transaction (nil in a journal written before the log existed).
 	LogFrom *LogHead `json:"log_from,omitempty"`
@@ -76,12 +89,16 @@ func (j journal) durable() journal {
 // costs two fsyncs (the journal, the event log when it has events) and a
 // store's close one more.
 //
-// The transaction's audit events go to the event log (eventlog.go) between
-// the two: the journal carries their records (Log) and the log's head
-// before and after (LogFrom, LogTo); the records are written and fsynced,
-// and only then are the store's records applied. A crash before the log
-// write ends is completed on open from the journal (recoverLog), so an
-// acknowledged transaction's events are in the log after any crash.
+// The transaction's audit events go to the event log (eventlog.go) before
+// the journal: the records are written and fsynced, then the journal —
+// which carries them too (Log) with the log's head before and after
+// (LogFrom, LogTo) — is committed, and only then are the store's records
+// applied. A failed log write or journal commit cuts the records again
+// and refuses the transaction; a crash between the two leaves records
+// past the committed head, which open cuts (recoverLog). A journal whose
+// log lost its records after the commit is completed on open from Log.
+// A prune is the exception (it renames a rewritten log, so it follows its
+// journal): its rewrite is completed on open from the journal.
 func (s *Store) commitJournaled(tx *Tx) error {
 	if s.logErr != nil {
 		return StoreError(s.EventsPath(), fmt.Errorf("an earlier commit could not write the event log (reopen the store to complete it): %w", s.logErr))
@@ -89,6 +106,12 @@ func (s *Store) commitJournaled(tx *Tx) error {
 	j := journal{Rev: tx.rev, Sets: make([][2]string, 0, len(tx.changes))}
 	for k, v := range tx.changes {
 		j.Sets = append(j.Sets, [2]string{k, v})
+		if old, ok := tx.old[k]; ok {
+			if j.Before == nil {
+				j.Before = map[string]string{}
+			}
+			j.Before[k] = beforeSum(old)
+		}
 	}
 	sort.Slice(j.Sets, func(a, b int) bool { return j.Sets[a][0] < j.Sets[b][0] })
 	from := s.head
@@ -132,18 +155,41 @@ func (s *Store) commitJournaled(tx *Tx) error {
 	if err != nil {
 		return err
 	}
+	if j.Prune == nil {
+		// The log's records first, flushed, then the journal: a write the
+		// log refuses (a full or failing disk) has committed nothing, and
+		// records the journal never followed are cut as uncommitted on the
+		// next open (recoverLog), so a refused transaction is never applied
+		// later.
+		if err := s.writeLog(j); err != nil {
+			s.cutLog(from)
+			return StoreError(s.EventsPath(), err)
+		}
+		if s.crashBeforeJournal != nil {
+			return s.crashBeforeJournal(j)
+		}
+	}
 	if err := s.db.Update(func(btx *buntdb.Tx) error {
 		_, _, err := btx.Set(keyJournal, string(b), nil)
 		return err
 	}); err != nil {
+		if j.Prune == nil {
+			s.cutLog(from)
+		}
 		return err
 	}
 	if s.crashAt != nil {
 		return s.crashAt(j)
 	}
-	if err := s.writeLog(j); err != nil {
-		s.logErr = err
-		return StoreError(s.EventsPath(), err)
+	if j.Prune != nil {
+		// A prune rewrites the log by a rename, which cannot come before
+		// the journal (the committed head would not match it): the journal
+		// is the commit, and an open completes the rewrite from it when
+		// this fails. The transaction is durable, so it is acknowledged;
+		// this process commits nothing more until the store is reopened.
+		if err := s.writeLog(j); err != nil {
+			s.logErr = err
+		}
 	}
 	s.head = to
 	if err := s.applyJournal(j); err != nil {
@@ -151,6 +197,22 @@ func (s *Store) commitJournaled(tx *Tx) error {
 	}
 	s.chain, s.state = j.durable(), d
 	return nil
+}
+
+// cutLog puts the event log back to head (the last committed one) after a
+// transaction whose records were written but that did not commit. A cut
+// that fails is left to the next open, which cuts records past the
+// committed head the same way (recoverLog).
+func (s *Store) cutLog(head LogHead) {
+	root, rel := noFollowBase(s.dir)
+	f, err := nofollow.OpenFile(root, filepath.Join(rel, EventsFile), os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if err := f.Truncate(head.Size); err == nil {
+		_ = fsync.File(f)
+	}
 }
 
 // applyJournal sets j's records. The journal stays as it is (its Log
@@ -206,12 +268,15 @@ func (s *Store) readJournal() (*journal, error) {
 // redoJournal completes the last transaction if a crash (or a torn tail)
 // left only part of its records: it re-applies the journal j (nil: none)
 // when any of its records differs from the store. It reports whether it
-// had to.
-func (s *Store) redoJournal(j *journal) (bool, error) {
+// had to, and the records it put back over a different value (a crash
+// leaves a record missing or as the transaction before had it; anything
+// else was written by someone else, which open audits).
+func (s *Store) redoJournal(j *journal) (bool, []overwritten, error) {
 	if j == nil {
-		return false, nil
+		return false, nil, nil
 	}
 	stale := false
+	var over []overwritten
 	err := s.db.View(func(btx *buntdb.Tx) error {
 		// Only the last transaction can be partial: a store whose revision
 		// is past the journal's has committed later transactions.
@@ -221,17 +286,60 @@ func (s *Store) redoJournal(j *journal) (bool, error) {
 			}
 		}
 		for _, kv := range j.Sets {
-			if cur, err := btx.Get(kv[0]); err != nil || cur != kv[1] {
-				stale = true
-				return nil
+			cur, err := btx.Get(kv[0])
+			if err == nil && cur == kv[1] {
+				continue
+			}
+			stale = true
+			// A crash leaves a record missing or as it was before the
+			// transaction; a journal of an older store cannot tell.
+			if err == nil && j.Before != nil && j.Before[kv[0]] != beforeSum(cur) {
+				over = append(over, overwritten{Key: kv[0], Found: cur, Restored: kv[1]})
 			}
 		}
 		return nil
 	})
 	if err != nil || !stale {
-		return false, err
+		return false, nil, err
 	}
-	return true, s.applyJournal(*j)
+	return true, over, s.applyJournal(*j)
+}
+
+// beforeSum is a short digest of a record's stored value (the first 16
+// hex digits of its SHA-256), enough to recognise the value again.
+func beforeSum(v string) string {
+	h := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(h[:8])
+}
+
+// overwritten is a record a journal redo put back over another value.
+type overwritten struct {
+	Key, Found, Restored string
+}
+
+// maxShown bounds how much of a record's value an audit event quotes.
+const maxShown = 256
+
+// event is the audit event saying what the redo overwrote: the key, and
+// both values bounded to maxShown bytes with control characters escaped
+// (a human reads them).
+func (o overwritten) event() records.Event {
+	found, restored := shown(o.Found), shown(o.Restored)
+	return records.Event{Kind: "store.record_restored", Actor: "loopx", Subject: o.Key,
+		Message: fmt.Sprintf("the last transaction's journal put %s back: it held %s, not what that transaction wrote (%s) — an edit of state.db outside loopx?", o.Key, found, restored),
+		Data:    map[string]any{"key": o.Key, "found": found, "restored": restored, "found_bytes": len(o.Found)}}
+}
+
+// shown is v with control, non-ASCII and backslash bytes escaped as Go
+// escapes them (quotes left as they are: the values are JSON), cut to
+// maxShown bytes of v, between backquotes.
+func shown(v string) string {
+	cut := ""
+	if len(v) > maxShown {
+		v, cut = v[:maxShown], fmt.Sprintf("… (%d bytes more)", len(v)-maxShown)
+	}
+	q := strconv.QuoteToASCII(v)
+	return "`" + strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`) + "`" + cut
 }
 
 // readHead returns the stored head block (ok false when the store has

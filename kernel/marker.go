@@ -22,7 +22,7 @@ const RevFile = "state.rev"
 // a watcher only misses a hint (the next commit rewrites the marker).
 func publishRev(dir string, rev uint64) {
 	root, rel := noFollowBase(dir)
-	_ = nofollow.WriteFile(root, filepath.Join(rel, RevFile), []byte(strconv.FormatUint(rev, 10)+"\n"), 0o644)
+	_ = nofollow.WriteFileUnflushed(root, filepath.Join(rel, RevFile), []byte(strconv.FormatUint(rev, 10)+"\n"), 0o644)
 }
 
 // noFollowBase splits a state directory into the directory it is in (the

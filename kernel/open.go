@@ -333,11 +333,14 @@ func (op *opening) recoverEvents() error {
 // journal, then stamps a new store (its genesis block) or migrates an
 // older schema (stampOrMigrate's errors).
 func (op *opening) completeAndStamp() error {
-	redone, err := op.s.redoJournal(op.j)
+	redone, over, err := op.s.redoJournal(op.j)
 	if err != nil {
 		return StoreError(op.path, err)
 	}
 	op.redone = redone
+	for _, o := range over {
+		op.events = append(op.events, o.event())
+	}
 	if op.created {
 		if err := op.s.create(); err != nil {
 			return StoreError(op.path, err)

@@ -139,6 +139,10 @@ type Store struct {
 	// commit's journal is durable: it gets the journal and ends the commit
 	// there (returning its error).
 	crashAt func(j journal) error
+	// crashBeforeJournal, set by tests only, stands for a crash after a
+	// transaction's event records are durable and before its journal is
+	// written.
+	crashBeforeJournal func(j journal) error
 }
 
 // Open opens (creating if needed) the store in dir (a project's .loopx/

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -343,6 +344,85 @@ func TestTornTransaction_CompletedFromJournal(t *testing.T) {
 	if rev, _ := s.Revision(); rev < 1 {
 		t.Fatalf("revision %d", rev)
 	}
+	// A crash leaves records as they were before: no edit to report.
+	if kinds := eventKinds(t, s); kinds["store.record_restored"] > 0 {
+		t.Fatalf("a crash's repair reported as an edit: %v", kinds)
+	}
+}
+
+// eventKinds counts the store's audit events by kind.
+func eventKinds(t *testing.T, s *Store) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	if err := s.View(func(tx *Tx) error {
+		return tx.Events(func(ev records.Event) bool { out[ev.Kind]++; return true })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOpen_JournalRedoOverAnEditIsAudited: a record the last transaction
+// wrote, edited in state.db afterwards, is put back from the journal on
+// open, and an event names the record with what was there (escaped,
+// bounded) and what was put back.
+func TestOpen_JournalRedoOverAnEditIsAudited(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, dir)
+	var id string
+	if err := s.Update(func(tx *Tx) error {
+		td, err := tx.AddTodo(records.Todo{Goal: "g", Title: "before"})
+		id = td.ID
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(func(tx *Tx) error {
+		td, err := tx.Todo(id)
+		if err != nil {
+			return err
+		}
+		td.Title = "written"
+		return tx.putJSON(keyTodo("g", id), td)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := s.Path()
+	closeNoShrink(s)
+	key := keyTodo("g", id)
+	forged := `{"id":"` + id + `","goal":"g","title":"forged` + "\x1b[2J" + strings.Repeat("x", 400) + `","kind":"task","status":"done"}`
+	db, err := buntdb.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bunTx) error { _, _, err := tx.Set(key, wrap(key, forged), nil); return err }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s = openT(t, dir)
+	defer s.Close()
+	var got *records.Event
+	_ = s.View(func(tx *Tx) error {
+		return tx.Events(func(ev records.Event) bool {
+			if ev.Kind == "store.record_restored" {
+				got = &ev
+			}
+			return true
+		})
+	})
+	if got == nil || got.Subject != key {
+		t.Fatalf("no store.record_restored naming %s: %+v", key, got)
+	}
+	if len(got.Message) > 1200 || strings.ContainsRune(got.Message, 0x1b) || !strings.Contains(got.Message, `forged\x1b[2J`) || !strings.Contains(got.Message, "bytes more") {
+		t.Fatalf("message not escaped and bounded: %q", got.Message)
+	}
+	_ = s.View(func(tx *Tx) error {
+		td, err := tx.Todo(id)
+		if err != nil || td.Title != "written" {
+			t.Fatalf("after the redo: %+v %v", td, err)
+		}
+		return nil
+	})
 }
 
 func TestVerify_FindsRecordsThatDoNotDecode(t *testing.T) {

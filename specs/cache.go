@@ -103,7 +103,7 @@ func writeBudgetFailure(dir, path, hash string, es Errors) {
 		return
 	}
 	base, rel := nofollow.Split(path, 3) // <project>/.loopx/cache/<file>, no link followed
-	_ = nofollow.WriteFile(base, rel, data, 0o644)
+	_ = nofollow.WriteFileUnflushed(base, rel, data, 0o644)
 }
 
 func readCache(path string, src *specSource) *Loaded {
@@ -150,7 +150,7 @@ func writeCache(dir, path string, l *Loaded) {
 		return
 	}
 	base, rel := nofollow.Split(path, 3) // <project>/.loopx/cache/<file>, no link followed
-	if l.CacheErr = nofollow.WriteFile(base, rel, data, 0o644); l.CacheErr != nil {
+	if l.CacheErr = nofollow.WriteFileUnflushed(base, rel, data, 0o644); l.CacheErr != nil {
 		return
 	}
 	pruneCache(dir, path)

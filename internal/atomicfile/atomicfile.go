@@ -30,6 +30,14 @@ func WriteBelow(base, rel string, data []byte) error {
 	return nofollow.Replace(base, rel, data, 0o600)
 }
 
+// WriteBelowUnflushed is WriteBelow without the flushes, for a file loopx
+// checks before it trusts it and derives again when it is stale or
+// missing (the read model): a crash can leave the old content, never a
+// partial one. Errors: those of WriteBelow but flushing.
+func WriteBelowUnflushed(base, rel string, data []byte) error {
+	return nofollow.ReplaceUnflushed(base, rel, data, 0o600)
+}
+
 // split returns the directory above path's directory and path below it
 // (the file's directory and name), or path's directory and name when that
 // directory is the root or ".".

@@ -83,11 +83,26 @@ func linkAt(base, rel string) error {
 }
 
 // WriteFile replaces base/rel with data (mode perm): written to a temp
-// file beside it and renamed over it, so a reader sees the old or the new
-// content and a link at rel is replaced, never written through. Parent
-// directories are created (0755) as MkdirAll does. Errors: *LinkError;
-// creating, writing or renaming.
+// file beside it, flushed, and renamed over it (the directory flushed
+// after), so a reader sees the old or the new content, a link at rel is
+// replaced, never written through, and the new content survives a crash
+// once WriteFile returns nil. Parent directories are created (0755) as
+// MkdirAll does. Errors: *LinkError; creating, writing, flushing or
+// renaming.
 func WriteFile(base, rel string, data []byte, perm os.FileMode) error {
+	return writeFileMkdir(base, rel, data, perm, true)
+}
+
+// WriteFileUnflushed is WriteFile without the flushes, for a file loopx
+// can lose in a crash because it derives it again or checks it before use
+// (a cache, a change marker, a content-addressed copy): a reader still
+// sees the old or the new content, never a partial one. Errors: those of
+// WriteFile but flushing.
+func WriteFileUnflushed(base, rel string, data []byte, perm os.FileMode) error {
+	return writeFileMkdir(base, rel, data, perm, false)
+}
+
+func writeFileMkdir(base, rel string, data []byte, perm os.FileMode, flush bool) error {
 	rel, err := clean(rel)
 	if err != nil {
 		return err
@@ -95,7 +110,7 @@ func WriteFile(base, rel string, data []byte, perm os.FileMode) error {
 	if err := MkdirAll(base, filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	return writeFile(base, rel, data, perm)
+	return writeFile(base, rel, data, perm, flush)
 }
 
 // Replace replaces base/rel with data (mode perm) as WriteFile does, but
@@ -112,7 +127,17 @@ func Replace(base, rel string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(base, rel, data, perm)
+	return writeFile(base, rel, data, perm, true)
+}
+
+// ReplaceUnflushed is Replace without the flushes (WriteFileUnflushed
+// says for which files). Errors: those of Replace but flushing.
+func ReplaceUnflushed(base, rel string, data []byte, perm os.FileMode) error {
+	rel, err := clean(rel)
+	if err != nil {
+		return err
+	}
+	return writeFile(base, rel, data, perm, false)
 }
 
 // AppendFile appends data to base/rel (created with mode perm) in one

@@ -95,7 +95,7 @@ func mkdirAll(base, rel string, perm os.FileMode) error {
 	return unix.Close(fd)
 }
 
-func writeFile(base, rel string, data []byte, perm os.FileMode) error {
+func writeFile(base, rel string, data []byte, perm os.FileMode, flush bool) error {
 	dfd, err := openDir(base, filepath.Dir(rel))
 	if err != nil {
 		if le := linkAt(base, filepath.Dir(rel)); le != nil {
@@ -114,7 +114,7 @@ func writeFile(base, rel string, data []byte, perm os.FileMode) error {
 	}
 	f := os.NewFile(uintptr(fd), filepath.Join(base, filepath.Dir(rel), tmp))
 	_, werr := f.Write(data)
-	if werr == nil {
+	if werr == nil && flush {
 		// The data first, then the rename: a crash never leaves the new
 		// name on an empty or partial file.
 		werr = fsync.File(f)
@@ -130,6 +130,9 @@ func writeFile(base, rel string, data []byte, perm os.FileMode) error {
 	if werr != nil {
 		_ = unix.Unlinkat(dfd, tmp, 0)
 		return werr
+	}
+	if !flush {
+		return nil
 	}
 	// The rename is durable once its directory is: until then a crash can
 	// bring the old file back.

@@ -304,7 +304,9 @@ func writeOnce(root, rel string, data []byte) error {
 	if _, err := os.Lstat(filepath.Join(root, rel)); err == nil {
 		return nil
 	}
-	return nofollow.WriteFile(root, rel, data, 0o600)
+	// Unflushed, as the log's lines are: a decision's answer never waits
+	// on a disk flush.
+	return nofollow.WriteFileUnflushed(root, rel, data, 0o600)
 }
 
 // storeBundle writes b as an OPA bundle directory

@@ -270,7 +270,9 @@ func Write(path string, b []byte) error {
 	if err := nofollow.MkdirAll(base, rel, 0o700); err != nil {
 		return err
 	}
-	return atomicfile.WriteBelow(base, filepath.Join(rel, filepath.Base(path)), b)
+	// Unflushed: a read model a crash leaves stale no longer matches the
+	// store and is not used, so a flush would only slow every write.
+	return atomicfile.WriteBelowUnflushed(base, filepath.Join(rel, filepath.Base(path)), b)
 }
 
 // Order computes a goal's claim order (data.loopx.lib.claim_order, see
