@@ -17,7 +17,7 @@ import (
 var errDisk = errors.New("injected: input/output error")
 
 // failingDisk fails the flush of the next file under dir whose name is
-// armed (EventsFile or DBFile), once per arm, as a failing or full disk
+// armed (EventsFile, DBFile or AnchorFile), once per arm, as a failing or full disk
 // does; flushes elsewhere (other tests' stores) pass through.
 type failingDisk struct {
 	dir   string
@@ -25,9 +25,9 @@ type failingDisk struct {
 	armed string
 }
 
-func (d *failingDisk) arm(name string) {
+func (d *failingDisk) arm(dir, name string) {
 	d.mu.Lock()
-	d.armed = name
+	d.dir, d.armed = dir, name
 	d.mu.Unlock()
 }
 
@@ -39,7 +39,9 @@ func (d *failingDisk) Sync(f *os.File) error {
 	if err != nil {
 		name = f.Name()
 	}
-	if d.armed != "" && strings.HasPrefix(name, d.dir) && filepath.Base(name) == d.armed {
+	// A file replaced by rename is flushed as its temp file, ".NAME.*".
+	base := filepath.Base(name)
+	if d.armed != "" && strings.HasPrefix(name, d.dir) && (base == d.armed || strings.HasPrefix(base, "."+d.armed+".")) {
 		d.armed = ""
 		return errDisk
 	}
@@ -82,17 +84,23 @@ func TestUpdate_FailedFlushIsRefusedAndNeverAppliedLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &failingDisk{dir: dir}
+	d := &failingDisk{}
 	restore := fsync.Use(d)
 	defer restore()
 	s := openT(t, dir)
 	acked, refused := map[string]bool{}, map[string]bool{}
-	for i := 0; i < 30; i++ {
-		switch i % 3 {
+	adir, err := filepath.EvalSymlinks(s.AnchorDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 32; i++ {
+		switch i % 4 {
 		case 1:
-			d.arm(EventsFile)
+			d.arm(dir, EventsFile)
 		case 2:
-			d.arm(DBFile)
+			d.arm(dir, DBFile)
+		case 3:
+			d.arm(adir, AnchorFile)
 		}
 		title := fmt.Sprint("todo ", i)
 		err := addTodo(s, title)
@@ -108,8 +116,8 @@ func TestUpdate_FailedFlushIsRefusedAndNeverAppliedLater(t *testing.T) {
 			t.Fatalf("%s: in the store %v, acknowledged %v", title, got[title], acked[title])
 		}
 	}
-	if len(acked) != 10 || len(refused) != 20 {
-		t.Fatalf("%d acknowledged, %d refused; want 10 and 20", len(acked), len(refused))
+	if len(acked) != 8 || len(refused) != 24 {
+		t.Fatalf("%d acknowledged, %d refused; want 8 and 24", len(acked), len(refused))
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -177,5 +185,55 @@ func TestOpen_CutsRecordsWrittenBeforeACrashBeforeTheJournal(t *testing.T) {
 	}
 	if _, err := s.VerifyEvents(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUpdate_AnchorNotWrittenUndoesTheTransaction: a transaction whose
+// anchor cannot be written is taken back and refused, so that no
+// acknowledged write is unknown to the anchor (where putting state.db
+// back to the anchored revision would roll it back unseen).
+func TestUpdate_AnchorNotWrittenUndoesTheTransaction(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("names flushed files through /proc")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openT(t, dir)
+	if err := addTodo(s, "kept"); err != nil {
+		t.Fatal(err)
+	}
+	revBefore, _ := s.Revision()
+	adir, err := filepath.EvalSymlinks(s.AnchorDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &failingDisk{}
+	restore := fsync.Use(d)
+	d.arm(adir, AnchorFile)
+	err = addTodo(s, "refused")
+	restore()
+	if !errors.Is(err, errDisk) || !strings.Contains(err.Error(), "undone") {
+		t.Fatalf("Update = %v, want the anchor's error, undone", err)
+	}
+	if got := todoTitles(t, s); !got["kept"] || got["refused"] {
+		t.Fatalf("todos in this process after the undo: %v", got)
+	}
+	if rev, _ := s.Revision(); rev != revBefore {
+		t.Fatalf("revision %d after the undo, want %d", rev, revBefore)
+	}
+	// The store takes writes again, on the chain the anchor knows.
+	if err := addTodo(s, "after"); err != nil {
+		t.Fatalf("a write after the undo: %v", err)
+	}
+	closeNoShrink(s)
+	s = openT(t, dir)
+	defer s.Close()
+	if got := todoTitles(t, s); !got["kept"] || got["refused"] || !got["after"] {
+		t.Fatalf("todos after a reopen: %v", got)
+	}
+	if r := s.Recovered(); r != nil {
+		t.Fatalf("the reopen had to repair %+v", r)
 	}
 }

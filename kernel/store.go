@@ -488,14 +488,25 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if !done.wrote {
 		return nil
 	}
+	m, err := s.mark()
+	if err != nil {
+		return StoreError(s.Path(), err)
+	}
 	// Phases 2 and 3: the journal, then the changes (journal.go).
 	if err := s.commitJournaled(done); err != nil {
 		return err
 	}
-	// The anchor, then the change marker for watchers (marker.go). A failed
-	// anchor write leaves the store ahead of its anchor on the same chain,
-	// which the next open accepts and re-anchors.
-	_ = s.writeAnchor()
+	// The anchor, then the change marker for watchers (marker.go). A write
+	// the anchor does not name is taken back (undoCommit): it could be
+	// rolled back unseen. A prune's log rewrite cannot be taken back; the
+	// store is then ahead of its anchor on the same chain, which the next
+	// open re-anchors or refuses (an anchor it cannot write), and records.
+	if err := s.writeAnchor(); err != nil {
+		if done.prune == nil {
+			return s.undoCommit(m, err)
+		}
+		return StoreError(filepath.Join(s.anchorDir, AnchorFile), fmt.Errorf("writing the anchor after a prune: %w (the prune is committed; the next open anchors it)", err))
+	}
 	publishRev(s.dir, done.rev)
 	return nil
 }
