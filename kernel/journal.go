@@ -193,11 +193,20 @@ func (s *Store) commitJournaled(tx *Tx) error {
 	}
 	s.head = to
 	if err := s.applyJournal(j); err != nil {
-		return err
+		// The journal holds the transaction, so the next open would
+		// apply it: the caller takes the commit back (undoCommit).
+		return &afterJournal{err}
 	}
 	s.chain, s.state = j.durable(), d
 	return nil
 }
+
+// afterJournal is a commit that failed after its journal was durable:
+// unless it is taken back, the next open completes it.
+type afterJournal struct{ err error }
+
+func (e *afterJournal) Error() string { return e.err.Error() }
+func (e *afterJournal) Unwrap() error { return e.err }
 
 // cutLog puts the event log back to head (the last committed one) after a
 // transaction whose records were written but that did not commit. A cut

@@ -494,6 +494,10 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	}
 	// Phases 2 and 3: the journal, then the changes (journal.go).
 	if err := s.commitJournaled(done); err != nil {
+		var aj *afterJournal
+		if errors.As(err, &aj) && done.prune == nil {
+			return s.undoCommit(m, s.Path(), "applying the transaction's records", aj.err)
+		}
 		return err
 	}
 	// The anchor, then the change marker for watchers (marker.go). A write
@@ -503,7 +507,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	// open re-anchors or refuses (an anchor it cannot write), and records.
 	if err := s.writeAnchor(); err != nil {
 		if done.prune == nil {
-			return s.undoCommit(m, err)
+			return s.undoCommit(m, filepath.Join(s.anchorDir, AnchorFile), "writing the anchor", err)
 		}
 		return StoreError(filepath.Join(s.anchorDir, AnchorFile), fmt.Errorf("writing the anchor after a prune: %w (the prune is committed; the next open anchors it)", err))
 	}

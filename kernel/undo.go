@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/loopx-dev/loopx/internal/fsync"
 )
@@ -33,18 +32,20 @@ func (s *Store) mark() (commitMark, error) {
 	return commitMark{size: fi.Size(), chain: s.chain, state: s.state, head: s.head}, nil
 }
 
-// undoCommit takes back a commit whose anchor could not be written, so
-// that a write is acknowledged only once the anchor outside the project
-// names it: an acknowledged write the anchor does not know could be
-// rolled back unseen (state.db put back to the anchored revision). The
-// database is closed, the store file and the event log cut back to m and
-// flushed, and the database opened again. cause is why (the anchor's
-// write error). It returns the error Update reports: cause, saying the
-// transaction was undone; or, when the undo itself fails, both (the store
-// is then closed: every later transaction fails, and the next open finds
-// the store ahead of its anchor and records the recovery).
-func (s *Store) undoCommit(m commitMark, cause error) error {
-	path := filepath.Join(s.anchorDir, AnchorFile)
+// undoCommit takes back a commit that failed after its journal was
+// durable — its records could not be applied (a full disk), or its anchor
+// could not be written — so that a write is either acknowledged and
+// anchored or refused and never applied later: the next open would
+// complete a journal left in place, and an acknowledged write the anchor
+// does not know could be rolled back unseen (state.db put back to the
+// anchored revision). The database is closed, the store file and the
+// event log cut back to m and flushed, and the database opened again.
+// path, what and cause say which file, which step failed and why. It
+// returns the error
+// Update reports: cause, saying the transaction was undone; or, when the
+// undo itself fails, both (the store is then closed: every later
+// transaction fails).
+func (s *Store) undoCommit(m commitMark, path, what string, cause error) error {
 	// Close's own error (its final flush) is superseded by the cut's: the
 	// file is closed either way, and the cut is flushed.
 	_ = s.db.Close()
@@ -55,11 +56,11 @@ func (s *Store) undoCommit(m commitMark, cause error) error {
 		oerr = configure(db)
 	}
 	if err = errors.Join(err, oerr); err != nil {
-		return StoreError(path, fmt.Errorf("writing the anchor: %w; undoing the transaction: %v", cause, err))
+		return StoreError(path, fmt.Errorf("%s: %w; undoing the transaction: %v", what, cause, err))
 	}
 	s.db = db
 	s.chain, s.state, s.head = m.chain, m.state, m.head
-	return StoreError(path, fmt.Errorf("writing the anchor: %w (the transaction was undone: nothing was written)", cause))
+	return StoreError(path, fmt.Errorf("%s: %w (the transaction was undone: nothing was written)", what, cause))
 }
 
 // cutStore truncates the store file to size and flushes it.
