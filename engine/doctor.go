@@ -26,11 +26,58 @@ func (e *Engine) VerifyChain() (records.ChainReport, error) {
 // verifies, backs the damaged file up and re-anchors (kernel.Salvage). It
 // is `loopx doctor --salvage`, a human's decision (the caller asks the
 // repair rule first). Errors: kernel.Salvage's.
+//
+// A store that opens and whose chain verifies, with an event log damaged
+// in the middle, is not rebuilt: the damaged records are cut and a gap
+// stands for them (RepairEvents).
 func (e *Engine) Salvage() (records.SalvageReport, error) {
+	if s, err := e.Store(); err == nil {
+		if _, verr := s.VerifyEvents(); verr != nil {
+			if cr, cerr := e.VerifyChain(); cerr == nil && cr.Problem == "" {
+				rep, err := e.RepairEvents("human")
+				if err != nil {
+					return records.SalvageReport{}, err
+				}
+				rev, _ := s.Head()
+				return records.SalvageReport{Chain: cr, Kept: rev, Events: &rep}, nil
+			}
+		}
+	}
 	if err := e.Release(); err != nil {
 		return records.SalvageReport{}, err
 	}
 	return kernel.Salvage(e.StateDir(), e.sess.Options())
+}
+
+// EventsSalvagedKind is the audit event of a repair of the event log
+// (RepairEvents).
+const EventsSalvagedKind = "events.salvaged"
+
+// RepairEvents cuts the damaged records of an event log damaged in the
+// middle (kernel.Tx.RepairEvents: a gap record stands for them, checked
+// against the head the store committed) and audits it as events.salvaged
+// by actor. It is part of `loopx doctor --salvage`, a human's decision
+// (the caller asks the repair rule first). Errors: kernel.ErrNothingToRepair;
+// a damage it cannot bridge; store errors.
+func (e *Engine) RepairEvents(actor string) (records.EventsRepair, error) {
+	var rep records.EventsRepair
+	err := e.update(func(tx *kernel.Tx) error {
+		var err error
+		if rep, err = tx.RepairEvents(actor); err != nil {
+			return err
+		}
+		return tx.AppendEvent(records.Event{Kind: EventsSalvagedKind, Actor: actor, Subject: kernel.EventsFile,
+			Message: RepairMessage(rep), Data: map[string]any{"from": rep.From, "through": rep.Through, "bytes": rep.Bytes, "reason": rep.Reason, "gap": rep.Gap}})
+	})
+	return rep, err
+}
+
+// RepairMessage says what a repair of the event log cut, in one line.
+func RepairMessage(rep records.EventsRepair) string {
+	if !rep.Gap {
+		return fmt.Sprintf("cut %d bytes that were no record from %s (%s); no record was lost", rep.Bytes, kernel.EventsFile, rep.Reason)
+	}
+	return fmt.Sprintf("cut %s (%d bytes) from %s (%s); a gap record stands for them and the hash chain goes on past it", kernel.RecordSpan(rep.From, rep.Through), rep.Bytes, kernel.EventsFile, rep.Reason)
 }
 
 // Doctor checks the project: the spec, the store (opened as it is, or

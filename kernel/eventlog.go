@@ -83,13 +83,35 @@ type Checkpoint struct {
 	By string    `json:"by"`
 }
 
-// logRecord is one line's payload.
+// Gap stands, anywhere in the log, for records a human's repair cut
+// because they were damaged (`loopx doctor --salvage`): its index is the
+// first it stands for, and its Head is what the record after it names as
+// prev (the hash the last cut record had), so the chain goes on verifiable
+// past it. The repair is checked against the head the store committed
+// before a gap is written.
+type Gap struct {
+	// Head is the prev of the record after the gap.
+	Head string `json:"head"`
+	// Through is the index of the last record the gap stands for.
+	Through uint64 `json:"through"`
+	// Bytes is how many bytes of the file it replaced, Reason what was
+	// wrong with the first of them.
+	Bytes  int64  `json:"bytes"`
+	Reason string `json:"reason"`
+	// At is when it was cut, By who asked.
+	At time.Time `json:"at"`
+	By string    `json:"by"`
+}
+
+// logRecord is one line's payload: exactly one of an event, a checkpoint
+// and a gap.
 type logRecord struct {
 	I          uint64         `json:"i"`
 	Prev       string         `json:"prev"`
 	Rev        uint64         `json:"rev,omitempty"`
 	Event      *records.Event `json:"event,omitempty"`
 	Checkpoint *Checkpoint    `json:"checkpoint,omitempty"`
+	Gap        *Gap           `json:"gap,omitempty"`
 }
 
 // LogError is damage found in the event log: the record (1-based line
@@ -144,8 +166,14 @@ func parseRecord(line []byte) (logRecord, string, string) {
 	if dec.More() {
 		return r, "", "payload has trailing data"
 	}
-	if (r.Event == nil) == (r.Checkpoint == nil) {
-		return r, "", "a record holds exactly one event or checkpoint"
+	kinds := 0
+	for _, set := range []bool{r.Event != nil, r.Checkpoint != nil, r.Gap != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return r, "", "a record holds exactly one event, checkpoint or gap"
 	}
 	return r, h, ""
 }
@@ -178,6 +206,14 @@ func (sc *logScan) next(line []byte, off int64, fn recordFunc) error {
 			return bad("checkpoint index does not match the records it stands for")
 		}
 		sc.link = r.Checkpoint.Head
+	} else if r.Gap != nil {
+		if sc.head.Records > 0 && r.I != sc.head.Next || sc.head.Records == 0 && r.I == 0 {
+			return bad(fmt.Sprintf("gap index %d where %d was expected", r.I, sc.head.Next))
+		}
+		if r.Gap.Through < r.I {
+			return bad("gap stands for no record")
+		}
+		sc.link = r.Gap.Head
 	} else {
 		if sc.head.Records > 0 && r.I != sc.head.Next {
 			return bad(fmt.Sprintf("index %d where %d was expected", r.I, sc.head.Next))
@@ -192,6 +228,9 @@ func (sc *logScan) next(line []byte, off int64, fn recordFunc) error {
 	}
 	sc.head.Records++
 	sc.head.Next = r.I + 1
+	if r.Gap != nil {
+		sc.head.Next = r.Gap.Through + 1
+	}
 	sc.head.Size = off + int64(len(line)) + 1
 	sc.head.Hash = h
 	sc.head.Link = sc.link

@@ -61,8 +61,9 @@ func (s *Store) writeLog(j journal) error {
 	return nil
 }
 
-// rewriteLog writes the pruned log of j to a temporary file (checkpoint,
-// the old log from KeepFrom to LogFrom.Size, then j.Log), fsyncs it and
+// rewriteLog writes the pruned or repaired log of j to a temporary file
+// (the old log's first Prefix bytes, the checkpoint or gap, the old log
+// from KeepFrom to LogFrom.Size, then j.Log), fsyncs it and
 // renames it over the log, following no link (replaceFile).
 func (s *Store) rewriteLog(j journal) error {
 	old, err := openBelow(s.dir, EventsFile, os.O_RDONLY, 0)
@@ -71,7 +72,10 @@ func (s *Store) rewriteLog(j journal) error {
 	}
 	defer old.Close()
 	return replaceFile(s.dir, EventsFile, func(w io.Writer) error {
-		_, err := io.WriteString(w, j.Prune.Checkpoint)
+		_, err := io.Copy(w, io.NewSectionReader(old, 0, j.Prune.Prefix))
+		if err == nil {
+			_, err = io.WriteString(w, j.Prune.Checkpoint)
+		}
 		if err == nil {
 			_, err = io.Copy(w, io.NewSectionReader(old, j.Prune.KeepFrom, j.LogFrom.Size-j.Prune.KeepFrom))
 		}
@@ -256,10 +260,15 @@ var errStopScan = errors.New("kernel: scan stopped")
 func (tx *Tx) Events(fn func(records.Event) bool) error {
 	stopped := false
 	if err := tx.s.scanEvents(func(r logRecord, _ string, _ int64) error {
-		if r.Event == nil {
+		ev := r.Event
+		if r.Gap != nil {
+			g := gapEvent(r.I, *r.Gap)
+			ev = &g
+		}
+		if ev == nil {
 			return nil
 		}
-		if !fn(*r.Event) {
+		if !fn(*ev) {
 			stopped = true
 			return errStopScan
 		}
@@ -309,8 +318,17 @@ func (s *Store) VerifyEvents() (LogHead, error) {
 	return VerifyLog(s.EventsPath(), s.head)
 }
 
-// pruneReq is a prune pending in a transaction.
+// pruneReq is a rewrite of the log pending in a transaction: a prune
+// (PruneEvents), or a repair (RepairEvents: prefix, line and to set).
 type pruneReq struct {
+	// prefix is how many bytes of the old log stay before the new line
+	// (0 for a prune); line, when set, is that line (a gap) and to the
+	// head of the rewritten log, and oldSize the size of the file it
+	// rewrites.
+	prefix   int64
+	line     []byte
+	to       LogHead
+	oldSize  int64
 	keepFrom int64
 	// inFile is how many records of the file are dropped (a checkpoint included).
 	inFile uint64
@@ -320,6 +338,9 @@ type pruneReq struct {
 // rewrite returns the checkpoint line and the head of the pruned log
 // (checkpoint plus the kept records of a log that ends at head).
 func (p *pruneReq) rewrite(head LogHead) ([]byte, LogHead, error) {
+	if p.line != nil {
+		return p.line, p.to, nil
+	}
 	line, h, err := encodeRecord(logRecord{I: p.cp.Through, Checkpoint: &p.cp})
 	if err != nil {
 		return nil, head, err
@@ -357,6 +378,16 @@ func (tx *Tx) PruneEvents(before time.Time, by string, reviewed func(records.Eve
 			req.cp.Pruned, req.cp.ThroughSeq = r.Checkpoint.Pruned, r.Checkpoint.ThroughSeq
 			req.cp.Head, req.cp.Through = r.Checkpoint.Head, r.Checkpoint.Through
 			req.keepFrom, req.inFile = off, 1
+			return nil
+		}
+		if r.Gap != nil {
+			// A gap in the prunable prefix goes with it: the checkpoint
+			// links on to the record after the gap.
+			if prefix {
+				req.cp.Head, req.cp.Through = r.Gap.Head, r.Gap.Through
+				req.keepFrom = off
+				req.inFile++
+			}
 			return nil
 		}
 		ev := *r.Event

@@ -43,8 +43,9 @@ type journal struct {
 	// (its events' records), kept until the next commit's journal replaces
 	// this one.
 	Log string `json:"log,omitempty"`
-	// Prune, when set, rewrites the log: Checkpoint, then the old log's
-	// bytes from KeepFrom to LogFrom.Size, then Log.
+	// Prune, when set, rewrites the log: the old log's first Prefix bytes,
+	// Checkpoint (a checkpoint, or a gap a repair writes), then the old
+	// log's bytes from KeepFrom to LogFrom.Size, then Log.
 	Prune *journalPrune `json:"prune,omitempty"`
 	// The chain (chain.go). Prev is the hash of the block before ("" for
 	// a genesis); Kind is "" for a transaction and "genesis" for the first
@@ -59,6 +60,7 @@ type journal struct {
 
 // journalPrune is a pending rewrite of the event log (Tx.PruneEvents).
 type journalPrune struct {
+	Prefix     int64  `json:"prefix,omitempty"`
 	KeepFrom   int64  `json:"keep_from"`
 	Checkpoint string `json:"checkpoint"`
 }
@@ -115,13 +117,18 @@ func (s *Store) commitJournaled(tx *Tx) error {
 	}
 	sort.Slice(j.Sets, func(a, b int) bool { return j.Sets[a][0] < j.Sets[b][0] })
 	from := s.head
+	if tx.prune != nil && tx.prune.line != nil {
+		// A repair rewrites the file as it is, which damage may have made
+		// longer or shorter than the committed head says.
+		from.Size = tx.prune.oldSize
+	}
 	base := s.head
 	if tx.prune != nil {
 		cp, h, err := tx.prune.rewrite(s.head)
 		if err != nil {
 			return err
 		}
-		j.Prune = &journalPrune{KeepFrom: tx.prune.keepFrom, Checkpoint: string(cp)}
+		j.Prune = &journalPrune{Prefix: tx.prune.prefix, KeepFrom: tx.prune.keepFrom, Checkpoint: string(cp)}
 		base = h
 	}
 	lines, to, err := appendRecords(base, tx.rev, tx.events)

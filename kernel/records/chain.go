@@ -67,4 +67,8 @@ type SalvageReport struct {
 	Dropped uint64 `json:"dropped"`
 	// Backup is the damaged file's copy.
 	Backup string `json:"backup"`
+	// Events, when set, is the repair of an event log damaged in the
+	// middle of a store that verifies (the store itself was not rebuilt:
+	// Kept is its revision, Backup empty).
+	Events *EventsRepair `json:"events,omitempty"`
 }

@@ -14,6 +14,21 @@ type PruneReport struct {
 	Head string `json:"head,omitempty"`
 }
 
+// EventsRepair says what the kernel's Tx.RepairEvents cut from a damaged
+// event log (`loopx doctor --salvage`).
+type EventsRepair struct {
+	// From and Through are the indexes of the records cut (Through <
+	// From: bytes between two records, no record).
+	From    uint64 `json:"from"`
+	Through uint64 `json:"through"`
+	// Bytes is how many bytes were cut; Reason what was wrong with the
+	// first of them.
+	Bytes  int64  `json:"bytes"`
+	Reason string `json:"reason"`
+	// Gap is true when a gap record stands for them in the log.
+	Gap bool `json:"gap"`
+}
+
 // GoalRecords counts what the store keeps for one goal id.
 type GoalRecords struct {
 	// Todos, Gates and Ledger count the goal's todos (any status), stored

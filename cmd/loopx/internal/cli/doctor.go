@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -73,7 +74,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		rep["salvaged"] = salvaged
 	}
 	if err := a.print(rep, func(w io.Writer) {
-		if salvaged != nil {
+		if salvaged != nil && salvaged.Events != nil {
+			fmt.Fprintf(w, "salvaged: %s\n", engine.RepairMessage(*salvaged.Events))
+		} else if salvaged != nil {
 			fmt.Fprintf(w, "salvaged: kept revision %d, %d later transaction(s) lost; the damaged file is %s\n", salvaged.Kept, salvaged.Dropped, salvaged.Backup)
 		}
 		fmt.Fprintf(w, "store %s: revision %d\n", r.Store, r.Revision)
@@ -91,7 +94,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 			fmt.Fprintf(w, "corrupt record: %s (its value does not decode; restore state.db from a backup)\n", k)
 		}
 		if r.EventsErr != nil {
-			fmt.Fprintf(w, "events: %v (restore .loopx/events.log from a backup; every record before it verifies)\n", r.EventsErr)
+			fmt.Fprintf(w, "events: %v (every record before it verifies; a human cuts the damaged records with `loopx doctor --salvage`, or restores .loopx/events.log from a backup)\n", r.EventsErr)
 		} else {
 			fmt.Fprintf(w, "events: %d records, chain verified\n", r.Events.Records)
 		}
