@@ -2,13 +2,57 @@ package kernel
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
+
+// keyGaps holds the hashes of the gap records repairs wrote (a JSON list):
+// part of the chained state, so a gap record written to the log by anyone
+// else is damage.
+const keyGaps = "meta:event_gaps"
+
+// loadGaps reads the committed gaps into s.gaps: the store's, and those
+// of the last transaction's journal j (nil: none), which open may not
+// have applied yet when it recovers the log.
+func (s *Store) loadGaps(j *journal) error {
+	s.gaps = map[string]bool{}
+	var raws []string
+	if err := s.db.View(func(btx *buntdb.Tx) error {
+		v, err := btx.Get(keyGaps)
+		if err == nil {
+			raws = append(raws, payloadOf(keyGaps, v))
+		} else if !errors.Is(err, buntdb.ErrNotFound) {
+			return err
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if j != nil {
+		for _, kv := range j.Sets {
+			if kv[0] == keyGaps {
+				raws = append(raws, payloadOf(keyGaps, kv[1]))
+			}
+		}
+	}
+	for _, raw := range raws {
+		var hs []string
+		if err := json.Unmarshal([]byte(raw), &hs); err != nil {
+			return fmt.Errorf("%s does not decode: %w", keyGaps, err)
+		}
+		for _, h := range hs {
+			s.gaps[h] = true
+		}
+	}
+	return nil
+}
 
 // GapEventKind is the kind of the event Tx.Events yields where the log
 // holds a gap: the history says where records were cut, and why.
@@ -90,7 +134,7 @@ func (tx *Tx) RepairEvents(by string) (records.EventsRepair, error) {
 		off += n + 1
 	}
 	// The prefix that verifies, and the first damage.
-	sc := &logScan{path: path}
+	sc := &logScan{path: path, gaps: s.gaps}
 	var starts []logScan // the scan's state before each good line
 	bad := -1
 	var damage error
@@ -117,7 +161,7 @@ func (tx *Tx) RepairEvents(by string) (records.EventsRepair, error) {
 		if why != "" || r.Checkpoint != nil {
 			continue
 		}
-		rest := &logScan{path: path, link: r.Prev, head: LogHead{Records: 1, Next: r.I}}
+		rest := &logScan{path: path, gaps: s.gaps, link: r.Prev, head: LogHead{Records: 1, Next: r.I}}
 		ok := true
 		for _, l := range lines[j:] {
 			if rest.next(l.b, l.off, nil) != nil {
@@ -179,6 +223,19 @@ func (tx *Tx) RepairEvents(by string) (records.EventsRepair, error) {
 	to.Records++
 	if pre.head.Records == 0 {
 		to.First = gh
+	}
+	// The gap stands only once the store holds its hash (Store.gaps).
+	committed := make([]string, 0, len(s.gaps)+1)
+	for h := range s.gaps {
+		committed = append(committed, h)
+	}
+	sort.Strings(committed)
+	b, err := json.Marshal(append(committed, gh))
+	if err != nil {
+		return rep, err
+	}
+	if err := tx.set(keyGaps, string(b)); err != nil {
+		return rep, err
 	}
 	tx.prune = &pruneReq{prefix: startOff, line: gl, keepFrom: resumeOff, to: to, oldSize: int64(len(data))}
 	tx.wrote = true

@@ -144,3 +144,42 @@ func TestRepairEvents_RefusesWhatItCannotBridge(t *testing.T) {
 		t.Fatalf("the repairable damage after a refused repair: %v", err)
 	}
 }
+
+// TestGap_OnlyACommittedGapStands: a gap links over anything, so one
+// written into the log by anyone but a repair — standing for a record
+// someone wants gone, its head the cut record's hash — is damage, even
+// where a committed gap of the same shape would stand.
+func TestGap_OnlyACommittedGapStands(t *testing.T) {
+	s := openT(t, t.TempDir())
+	defer s.Close()
+	for i := 0; i < 4; i++ {
+		addEvents(t, s, "g1", 1)
+	}
+	lines := logLines(t, s)
+	cut, h, why := parseRecord(lines[1])
+	if why != "" {
+		t.Fatal(why)
+	}
+	forged, _, err := encodeRecord(logRecord{I: cut.I, Prev: cut.Prev, Gap: &Gap{Head: h, Through: cut.I, Reason: "nothing to see", At: t0, By: "human"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines[1] = bytes.TrimSuffix(forged, []byte("\n"))
+	writeLines(t, s, lines)
+	_, err = s.VerifyEvents()
+	var le *LogError
+	if !errors.As(err, &le) || le.Reason != "a gap record the store did not commit" {
+		t.Fatalf("a forged gap: %v", err)
+	}
+	if err := s.View(func(tx *Tx) error { return tx.Events(func(records.Event) bool { return true }) }); err == nil {
+		t.Fatal("Events read past a forged gap")
+	}
+	// The repair cuts the forged gap like any other damage, behind a gap
+	// it commits.
+	if rep, err := repair(s); err != nil || !rep.Gap || rep.From != cut.I {
+		t.Fatalf("repair of a forged gap = %+v, %v", rep, err)
+	}
+	if _, err := s.VerifyEvents(); err != nil {
+		t.Fatal(err)
+	}
+}

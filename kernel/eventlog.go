@@ -181,6 +181,9 @@ func parseRecord(line []byte) (logRecord, string, string) {
 // logScan is the state of reading a log from its start: the chain so far.
 type logScan struct {
 	path string
+	// gaps are the hashes of the gap records the store committed
+	// (Store.gaps): any other gap is damage.
+	gaps map[string]bool
 	head LogHead
 	// link is what the next record's prev must be.
 	link string
@@ -213,6 +216,11 @@ func (sc *logScan) next(line []byte, off int64, fn recordFunc) error {
 		if r.Gap.Through < r.I {
 			return bad("gap stands for no record")
 		}
+		if !sc.gaps[h] {
+			// A gap links over anything: only one a repair committed to the
+			// store (its hash in the chained state) stands.
+			return bad("a gap record the store did not commit")
+		}
 		sc.link = r.Gap.Head
 	} else {
 		if sc.head.Records > 0 && r.I != sc.head.Next {
@@ -244,11 +252,12 @@ func (sc *logScan) next(line []byte, off int64, fn recordFunc) error {
 type recordFunc func(r logRecord, hash string, end int64) error
 
 // scanLog reads the log in r from its start, verifying every record's
-// checksum and the chain, and calls fn for each record. It stops after
+// checksum and the chain (a gap record must be one of gaps, the store's
+// committed gaps), and calls fn for each record. It stops after
 // limit bytes (limit < 0: at EOF); a last line without LF is a torn record
 // (a *LogError). It returns the head it read to.
-func scanLog(path string, r io.Reader, limit int64, fn recordFunc) (LogHead, error) {
-	sc := &logScan{path: path}
+func scanLog(path string, gaps map[string]bool, r io.Reader, limit int64, fn recordFunc) (LogHead, error) {
+	sc := &logScan{path: path, gaps: gaps}
 	if limit >= 0 {
 		r = io.LimitReader(r, limit)
 	}
@@ -286,10 +295,10 @@ func scanLog(path string, r io.Reader, limit int64, fn recordFunc) (LogHead, err
 }
 
 // VerifyLog reads the whole log at path against want (the head the store
-// last committed): every checksum, the chain, and that it ends exactly at
-// want. It returns the head read and the first damage as a *LogError. A
+// last committed) and gaps (the gap records it committed): every checksum,
+// the chain, and that it ends exactly at want. It returns the head read and the first damage as a *LogError. A
 // missing file is an empty log.
-func VerifyLog(path string, want LogHead) (LogHead, error) {
+func VerifyLog(path string, gaps map[string]bool, want LogHead) (LogHead, error) {
 	f, err := regularfile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if want.Size == 0 {
@@ -301,7 +310,7 @@ func VerifyLog(path string, want LogHead) (LogHead, error) {
 		return LogHead{}, err
 	}
 	defer f.Close()
-	got, err := scanLog(path, f, -1, nil)
+	got, err := scanLog(path, gaps, f, -1, nil)
 	if err != nil {
 		return got, err
 	}

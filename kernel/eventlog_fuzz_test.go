@@ -59,8 +59,8 @@ func FuzzEventLogReader(f *testing.F) {
 		case 3:
 			copy(b[p:end], with)
 		}
-		_, err := scanLog("events.log", bytes.NewReader(b), -1, nil)
-		got, _ := scanLog("events.log", bytes.NewReader(b), -1, nil)
+		_, err := scanLog("events.log", nil, bytes.NewReader(b), -1, nil)
+		got, _ := scanLog("events.log", nil, bytes.NewReader(b), -1, nil)
 		if err == nil {
 			err = checkEnds("events.log", got, head)
 		}

@@ -201,7 +201,7 @@ func (s *Store) salvageLog(f *os.File, size int64, what string) (*logRepair, err
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	head, _ := scanLog(s.EventsPath(), f, size, nil)
+	head, _ := scanLog(s.EventsPath(), s.gaps, f, size, nil)
 	if size > head.Size {
 		tail := make([]byte, size-head.Size)
 		if _, err := f.ReadAt(tail, head.Size); err != nil {
@@ -297,7 +297,7 @@ func (s *Store) scanEvents(fn recordFunc) error {
 		return StoreError(s.EventsPath(), err)
 	}
 	defer f.Close()
-	got, err := scanLog(s.EventsPath(), f, s.head.Size, fn)
+	got, err := scanLog(s.EventsPath(), s.gaps, f, s.head.Size, fn)
 	if errors.Is(err, errStopScan) {
 		return nil
 	}
@@ -315,7 +315,7 @@ func (s *Store) scanEvents(fn recordFunc) error {
 // checkpoint) on, and where it ends. It returns the head read and the first
 // damage as a *LogError (nil when the log is whole). `loopx doctor` runs it.
 func (s *Store) VerifyEvents() (LogHead, error) {
-	return VerifyLog(s.EventsPath(), s.head)
+	return VerifyLog(s.EventsPath(), s.gaps, s.head)
 }
 
 // pruneReq is a rewrite of the log pending in a transaction: a prune

@@ -205,6 +205,13 @@ func (s *Store) commitJournaled(tx *Tx) error {
 		return &afterJournal{err}
 	}
 	s.chain, s.state = j.durable(), d
+	for _, kv := range j.Sets {
+		if kv[0] == keyGaps {
+			// A set that does not load leaves none: every gap is then
+			// damage (fail closed), never the reverse.
+			_ = s.loadGaps(nil)
+		}
+	}
 	return nil
 }
 

@@ -318,6 +318,9 @@ func (op *opening) recoverEvents() error {
 	if op.schema != 0 && op.schema < SchemaVersion {
 		return nil
 	}
+	if err := op.s.loadGaps(op.j); err != nil {
+		return op.refuse(ErrTampered, "store_checksum", err.Error(), errs.Hint{Key: HintJournalUnreadable})
+	}
 	repair, err := op.s.recoverLog(op.j, op.o.AcceptRollback)
 	if err != nil {
 		if IsStoreError(err) {

@@ -139,6 +139,9 @@ type Store struct {
 	// commit's journal is durable: it gets the journal and ends the commit
 	// there (returning its error).
 	crashAt func(j journal) error
+	// gaps are the hashes of the gap records repairs committed to the
+	// event log (loadGaps; keyGaps).
+	gaps map[string]bool
 	// crashBeforeJournal, set by tests only, stands for a crash after a
 	// transaction's event records are durable and before its journal is
 	// written.
