@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -205,5 +206,57 @@ func TestStopFinishesInFlight(t *testing.T) {
 	}
 	if r := <-got; r.err != nil || r.code != 0 || r.out != "done" {
 		t.Fatalf("in flight: %+v", r)
+	}
+}
+
+// The client checks the socket's peer: a socket another process listens
+// on at the recorded path is refused.
+func TestCallRefusesAnotherPeer(t *testing.T) {
+	dir := t.TempDir()
+	rec, _ := start(t, Options{AnchorDir: dir, Run: echo})
+	forged := rec
+	forged.PID = rec.PID + 1 // the record names another pid than the socket's holder
+	_, err := Call(forged, broker.Request{V: broker.Version, Cwd: "/"}, time.Second, nil, io.Discard, io.Discard)
+	if !errors.Is(err, ErrNotServer) {
+		t.Fatalf("Call with another pid: %v", err)
+	}
+	var out bytes.Buffer
+	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"x"}, Cwd: "/"}, time.Second, nil, &out, io.Discard)
+	if err != nil || code != 7 || out.String() != "x:" {
+		t.Fatalf("Call = %d, %v, %q", code, err, out.String())
+	}
+}
+
+// A server that accepts and never answers fails the call at its deadline.
+func TestCallStuckServer(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, SocketName)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	rec := Record{PID: os.Getpid(), Socket: sock}
+	if _, ok := Lookup(dir); ok {
+		t.Fatal("Lookup found a server without a record")
+	}
+	if err := writeRecord(dir, rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Lookup(dir); !ok {
+		t.Fatal("Lookup missed the recorded server")
+	}
+	_, err = Call(rec, broker.Request{V: broker.Version, Cwd: "/"}, 200*time.Millisecond, nil, io.Discard, io.Discard)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("Call to a stuck server: %v", err)
 	}
 }
