@@ -260,3 +260,13 @@ func TestCallStuckServer(t *testing.T) {
 		t.Fatalf("Call to a stuck server: %v", err)
 	}
 }
+
+// A server given no Run runs nothing: every request exits 3 and says so.
+func TestNoRunRunsNothing(t *testing.T) {
+	rec, _ := start(t, Options{AnchorDir: t.TempDir()})
+	var out, errb bytes.Buffer
+	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"version"}, Cwd: "/"}, time.Second, nil, &out, &errb)
+	if err != nil || code != 3 || out.Len() != 0 || !strings.Contains(errb.String(), "does not run commands") {
+		t.Fatalf("Call = %d, %v, %q, %q", code, err, out.String(), errb.String())
+	}
+}

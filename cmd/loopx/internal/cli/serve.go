@@ -62,17 +62,13 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		return a.detachServe(dir)
 	}
 	longRunning()
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	now, err := a.clock()
 	if err != nil {
 		return err
 	}
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote,
-		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Run: serve.Spawn(exe, os.Args[0]), Now: now,
+		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now,
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
 		},
