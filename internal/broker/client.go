@@ -50,7 +50,14 @@ func Call(socket string, req Request, stdin io.Reader, stdout, stderr io.Writer)
 		return 0, fmt.Errorf("loopx broker at %s: %w", socket, err)
 	}
 	defer conn.Close()
-	uc := conn.(*net.UnixConn)
+	return CallConn(conn.(*net.UnixConn), socket, req, stdin, stdout, stderr)
+}
+
+// CallConn is Call over conn, already connected to the server at socket
+// (named in errors): a caller that checks the server first (PeerOf) or
+// bounds the call (a deadline on conn) dials itself.
+func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	conn := uc
 	// A server that refuses the caller answers before reading the request:
 	// a failed write is not the end, the answer is read all the same.
 	werr := WriteRequest(conn, req)
@@ -86,3 +93,7 @@ func Call(socket string, req Request, stdin io.Reader, stdout, stderr io.Writer)
 		}
 	}
 }
+
+// PeerOf is the process at conn's other end as the kernel names it
+// (SO_PEERCRED on Linux): its pid and uid.
+func PeerOf(conn *net.UnixConn) (pid, uid int, err error) { return peer(conn) }

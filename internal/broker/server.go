@@ -31,6 +31,11 @@ type Server struct {
 	// error refuses the request (exit 1, the error on its stderr). Nil
 	// refuses every request.
 	Peer func(pid, uid int) error
+	// Run, when set, runs each request in place of a process of Exe:
+	// pid is the peer's (as Peer was given it), stdin the request's
+	// standard input; it returns the exit code. Dir and Env are then
+	// unused: Run takes what it needs from the peer.
+	Run func(ctx context.Context, pid int, req Request, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 // Serve answers connections on l until l is closed or ctx is done (then
@@ -113,6 +118,10 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.DeadlineMS)*time.Millisecond)
 		defer cancel()
+	}
+	if s.Run != nil {
+		exit(s.Run(ctx, pid, req, br, frames{mu, conn, FrameStdout}, stderr))
+		return
 	}
 	cmd := exec.CommandContext(ctx, s.Exe, req.Argv...)
 	cmd.Dir = s.Dir

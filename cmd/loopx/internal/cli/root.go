@@ -281,6 +281,7 @@ watch --exec interrupted (the current round recorded first).`,
 		a.demoCmd(), a.agentCmd(), a.doctorCmd(), a.hookCmd(), a.hooksCmd())
 	root.AddCommand(a.mcpCmd()) // mcp.go
 	root.AddCommand(a.watchCmd(), a.logCmd(), a.explainCmd())
+	root.AddCommand(a.serveCmd())                                 // serve.go
 	root.AddCommand(a.handoffCmd(), a.promptCmd(), a.reviewCmd()) // peers.go
 	root.AddCommand(a.checkCmd(), a.policyCmd(), a.presetCmd())   // check.go, policy.go, preset.go
 	root.AddCommand(a.schemaCmd(), a.adoptCmd())                  // schema.go, adopt.go

@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/frontend/serve"
+	"github.com/spf13/cobra"
+)
+
+// serveOptions are the flags of `loopx serve`.
+type serveOptions struct {
+	addr           string
+	allowRemote    bool
+	tlsCert, tlsKy string
+	detach         bool
+}
+
+// validate checks the flags alone: a non-loopback --addr needs
+// --allow-remote with --tls-cert and --tls-key; the two files go together.
+func (o *serveOptions) validate() error {
+	if (o.tlsCert == "") != (o.tlsKy == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if err := serve.CheckAddr(o.addr, o.allowRemote, o.tlsCert, o.tlsKy); err != nil {
+		return errs.Wrap(errs.Usage, "serve_addr", err)
+	}
+	return nil
+}
+
+// anchorDir is the project's anchor directory, created (0700).
+func (a *app) anchorDir() (root, dir string, err error) {
+	root, err = a.root()
+	if err != nil {
+		return "", "", err
+	}
+	if a.opts.StateHome != "" {
+		dir, err = anchor.EnsureIn(a.opts.StateHome, root)
+	} else {
+		dir, err = anchor.Ensure(root)
+	}
+	return root, dir, err
+}
+
+// runServe runs the project's server in the foreground until SIGTERM or
+// SIGINT, or (--detach) starts it in the background and returns once it
+// is ready.
+func (a *app) runServe(ctx context.Context, o *serveOptions) error {
+	root, dir, err := a.anchorDir()
+	if err != nil {
+		return err
+	}
+	if o.detach {
+		return a.detachServe(dir)
+	}
+	longRunning()
+	now, err := a.clock()
+	if err != nil {
+		return err
+	}
+	err = serve.Serve(ctx, serve.Options{
+		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote,
+		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now,
+		Ready: func(r serve.Record) {
+			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
+		},
+	})
+	var re *serve.RunningError
+	if errors.As(err, &re) {
+		return errs.Wrap(errs.Usage, "serve_running", err)
+	}
+	return err
+}
+
+// addrText is ", http://ADDR" for a server with an HTTP address.
+func addrText(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return ", http://" + addr
+}
+
+// detachServe starts `loopx serve` again without --detach, in a session
+// of its own with no terminal, and waits until its record is written (or
+// it exits: its error, written to the anchor's serve.log, is shown).
+func (a *app) detachServe(dir string) error {
+	if r, err := serve.Status(dir); err == nil {
+		return errs.Wrap(errs.Usage, "serve_running", &serve.RunningError{Record: r})
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var args []string
+	for _, s := range a.args {
+		if s != "--detach" {
+			args = append(args, s)
+		}
+	}
+	logPath := dir + "/serve.log"
+	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Args[0] = os.Args[0] // the name it was run by (a test binary's commands go by it)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			b, _ := os.ReadFile(logPath)
+			fmt.Fprintf(a.stderr, "%s", b)
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return reported(kindOfExit(ee.ExitCode()))
+			}
+			return fmt.Errorf("loopx serve exited at once: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if r, err := serve.Status(dir); err == nil && r.PID == cmd.Process.Pid {
+			return a.print(r, func(w io.Writer) {
+				fmt.Fprintf(w, "loopx serve: running (pid %d, socket %s%s)\n", r.PID, r.Socket, addrText(r.Addr))
+			})
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	return errs.Internalf("serve_start", "loopx serve did not become ready in 30s (see %s)", logPath)
+}
+
+// kindOfExit is the error kind of exit code c.
+func kindOfExit(c int) errs.Kind {
+	switch c {
+	case ExitUsage:
+		return errs.Usage
+	case ExitNo:
+		return errs.No
+	}
+	return errs.Internal
+}
+
+// serveStatus is `loopx serve status`'s document.
+type serveStatus struct {
+	serve.Record
+	// UptimeSeconds is how long the server has run, in whole seconds.
+	UptimeSeconds int64 `json:"uptime_seconds"`
+}
+
+// runServeStatus prints the running server's record and uptime (exit 0),
+// or says none runs (exit 1).
+func (a *app) runServeStatus(_ context.Context) error {
+	_, dir, err := a.anchorDir()
+	if err != nil {
+		return err
+	}
+	r, err := serve.Status(dir)
+	if errors.Is(err, serve.ErrNotRunning) {
+		_ = a.print(map[string]any{"running": false}, func(w io.Writer) { fmt.Fprintln(w, "loopx serve: not running") })
+		return reported(errs.No)
+	}
+	if err != nil {
+		return err
+	}
+	now, err := a.clock()
+	if err != nil {
+		return err
+	}
+	st := serveStatus{Record: r, UptimeSeconds: int64(now().Sub(r.Start) / time.Second)}
+	return a.print(st, func(w io.Writer) {
+		fmt.Fprintf(w, "loopx serve: running (pid %d, since %s, up %s)\n  socket %s\n", r.PID, r.Start.Format(time.RFC3339), time.Duration(st.UptimeSeconds)*time.Second, r.Socket)
+		if r.Addr != "" {
+			fmt.Fprintf(w, "  http   http://%s\n", r.Addr)
+		}
+	})
+}
+
+// runServeStop stops the running server (SIGTERM; requests in flight
+// finish) and waits for it; exit 1 when none runs.
+func (a *app) runServeStop(_ context.Context) error {
+	_, dir, err := a.anchorDir()
+	if err != nil {
+		return err
+	}
+	r, err := serve.Stop(dir, 60*time.Second)
+	if errors.Is(err, serve.ErrNotRunning) {
+		fmt.Fprintln(a.stderr, "loopx serve: not running")
+		return reported(errs.No)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "loopx serve: stopped (pid %d)\n", r.PID)
+	return nil
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] [--detach]",
+		Short: "Run the project's server: one process, a unix socket and a loopback HTTP address",
+		Long: `Serve runs one long-lived process for the project. It holds a lock in the
+project's anchor directory for its lifetime and records itself there
+(serve.json: pid, start, socket, addr); a second serve on the project exits 2
+naming the first. It listens on a unix socket in the anchor directory
+(serve.sock, mode 0600; a short private directory under $XDG_RUNTIME_DIR or
+the temporary directory when the path is too long for a socket) and on an
+HTTP address, 127.0.0.1 on a random port by default (--addr; GET /health).
+An address beyond this machine is refused unless --allow-remote with
+--tls-cert and --tls-key.
+
+SIGTERM or SIGINT (or loopx serve stop) lets requests in flight finish,
+then removes the record and the socket. --detach starts it in the
+background and returns once it is ready. See docs/serve.md.`,
+		Example: "  loopx serve\n  loopx serve --detach\n  loopx serve status --json\n  loopx serve stop",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return a.runServe(cmd.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:0", "HTTP listen address (\"\": no HTTP)")
+	c.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr (needs --tls-cert and --tls-key)")
+	c.Flags().StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate (PEM) for HTTP")
+	c.Flags().StringVar(&o.tlsKy, "tls-key", "", "TLS private key (PEM) for HTTP")
+	c.Flags().BoolVar(&o.detach, "detach", false, "start in the background and return once ready")
+	c.AddCommand(&cobra.Command{
+		Use:     "status",
+		Short:   "Show the project's running server (exit 1 when none runs)",
+		Example: "  loopx serve status\n  loopx serve status --json",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return a.runServeStatus(cmd.Context()) },
+	}, &cobra.Command{
+		Use:     "stop",
+		Short:   "Stop the project's running server and wait for it (exit 1 when none runs)",
+		Example: "  loopx serve stop",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return a.runServeStop(cmd.Context()) },
+	})
+	return c
+}

@@ -1,0 +1,152 @@
+// Package serve is `loopx serve`'s process: one per project, it records
+// itself in the project's anchor directory (pid, start, socket, address),
+// listens on a unix socket there (the broker protocol, internal/broker)
+// and on a loopback HTTP address, and stops cleanly on SIGTERM/SIGINT.
+// Which server is alive is decided by a lock it holds for its lifetime
+// (serve.lock in the anchor directory), never by the record alone: a
+// record left by a killed server is ignored and removed.
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/atomicfile"
+)
+
+// File names in the anchor directory: the record (JSON, 0600), the lock a
+// running server holds, and the socket when its path fits sun_path.
+const (
+	RecordName = "serve.json"
+	LockName   = "serve.lock"
+	SocketName = "serve.sock"
+)
+
+// Record is what a running server writes in the anchor directory
+// (RecordName) and removes on exit.
+type Record struct {
+	// PID is the server's process id; clients check it against the
+	// socket's peer (SO_PEERCRED).
+	PID int `json:"pid"`
+	// Start is when the server started (RFC 3339).
+	Start time.Time `json:"start"`
+	// Socket is the unix socket's absolute path.
+	Socket string `json:"socket"`
+	// Addr is the HTTP address (host:port) it listens on, "" when none.
+	Addr string `json:"addr,omitempty"`
+	// Root is the project's root directory.
+	Root string `json:"root"`
+}
+
+// ErrNotRunning is Status's error when no server of the project is alive.
+var ErrNotRunning = errors.New("no loopx server is running for this project")
+
+// RunningError is Serve's error when another server holds the project.
+type RunningError struct{ Record Record }
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("a loopx server already runs for this project (pid %d, socket %s)", e.Record.PID, e.Record.Socket)
+}
+
+// writeRecord writes r to dir/RecordName atomically (0600).
+func writeRecord(dir string, r Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, RecordName), append(b, '\n'))
+}
+
+// readRecord reads dir/RecordName. Errors: os.ErrNotExist when absent,
+// a decoding error when malformed.
+func readRecord(dir string) (Record, error) {
+	var r Record
+	b, err := os.ReadFile(filepath.Join(dir, RecordName))
+	if err != nil {
+		return r, err
+	}
+	err = json.Unmarshal(b, &r)
+	return r, err
+}
+
+// lock opens dir/LockName (0600) and tries its exclusive flock without
+// waiting; held is true when another process holds it (f is then nil).
+func lock(dir string) (f *os.File, held bool, err error) {
+	f, err = os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, true, nil
+	}
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	return f, false, nil
+}
+
+// Status is the record of the project's running server, whose anchor
+// directory is dir. A record without a live holder of the lock (a killed
+// server's) is removed and ErrNotRunning returned; a held lock whose
+// record is not written yet is ErrNotRunning too (the server is starting).
+func Status(dir string) (Record, error) {
+	f, held, err := lock(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Record{}, ErrNotRunning
+		}
+		return Record{}, err
+	}
+	if !held {
+		// Nobody serves: what a killed server left goes.
+		_ = os.Remove(filepath.Join(dir, RecordName))
+		f.Close()
+		return Record{}, ErrNotRunning
+	}
+	r, err := readRecord(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return Record{}, ErrNotRunning
+	}
+	return r, err
+}
+
+// Stop sends SIGTERM to the project's running server (Status) and waits
+// up to wait for its lock to be free. Errors: ErrNotRunning; the signal's;
+// a server still running after wait.
+func Stop(dir string, wait time.Duration) (Record, error) {
+	r, err := Status(dir)
+	if err != nil {
+		return r, err
+	}
+	if err := syscall.Kill(r.PID, syscall.SIGTERM); err != nil {
+		return r, fmt.Errorf("stopping the server (pid %d): %w", r.PID, err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		f, held, err := lock(dir)
+		if err != nil {
+			return r, err
+		}
+		if !held {
+			f.Close()
+			return r, nil
+		}
+		if time.Now().After(deadline) {
+			return r, fmt.Errorf("the server (pid %d) is still running after %s", r.PID, wait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
