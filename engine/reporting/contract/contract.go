@@ -70,6 +70,44 @@ type Lease struct {
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
+// GoalState is a goal's recorded status as the --json documents show it
+// (goal pause, resume, done, archive).
+type GoalState struct {
+	ID string `json:"id"`
+	// Status is "active", "paused", "done" or "archived".
+	Status string `json:"status"`
+	// Reason says why the status was last set.
+	Reason string `json:"reason,omitempty"`
+	// Rev is the store revision of the last change to the goal's records.
+	Rev       uint64    `json:"rev"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// GoalStateOf is st as the contract shows it.
+func GoalStateOf(st records.GoalState) GoalState {
+	return GoalState{ID: st.ID, Status: st.Status, Reason: st.Reason, Rev: st.Rev, UpdatedAt: st.UpdatedAt}
+}
+
+// LeaseResult is what todo claim, renew, release and transfer print: the
+// todo and its lease after the operation.
+type LeaseResult struct {
+	Todo  Todo  `json:"todo"`
+	Lease Lease `json:"lease"`
+	// Replayed is true when nothing changed: a retried claim with the same
+	// idempotency key, a claim of a lease the agent already holds, or a
+	// retried release.
+	Replayed bool `json:"replayed"`
+	// Previous is the lease this operation replaced (null for a first
+	// claim and for replays).
+	Previous *Lease `json:"previous"`
+}
+
+// LeaseResultOf is a lease operation's result (its todo, its lease, the
+// lease it replaced) as the contract shows it.
+func LeaseResultOf(t records.Todo, l records.Lease, replayed bool, previous *records.Lease) LeaseResult {
+	return LeaseResult{Todo: TodoOf(t), Lease: *leaseOf(&l), Replayed: replayed, Previous: leaseOf(previous)}
+}
+
 // Gate is a gate as the --json documents show it (gate list, gate show,
 // gate raise, …).
 type Gate struct {
