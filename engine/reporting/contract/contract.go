@@ -108,6 +108,57 @@ func LeaseResultOf(t records.Todo, l records.Lease, replayed bool, previous *rec
 	return LeaseResult{Todo: TodoOf(t), Lease: *leaseOf(&l), Replayed: replayed, Previous: leaseOf(previous)}
 }
 
+// Receipt is what round finish prints (and the MCP round_finish tool
+// returns): the settled round, whether it was charged, the ledger entry,
+// its todo, the handoff, the next todo it names and a stall gate it
+// raised.
+type Receipt struct {
+	Round    Round        `json:"round"`
+	Charged  bool         `json:"charged"`
+	Ledger   *LedgerEntry `json:"ledger"`
+	Todo     *Todo        `json:"todo"`
+	Handoff  *Handoff     `json:"handoff"`
+	NextTodo *Todo        `json:"next_todo"`
+	Gate     *Gate        `json:"gate"`
+	// Replayed is true when the round was finished already: the stored
+	// receipt, nothing charged again.
+	Replayed bool `json:"replayed"`
+}
+
+// LedgerEntry is one charge or refund against a goal's quota as Receipt
+// shows it; refunds carry negative amounts.
+type LedgerEntry struct {
+	Seq   uint64    `json:"seq"`
+	Goal  string    `json:"goal"`
+	Round string    `json:"round,omitempty"`
+	Agent string    `json:"agent,omitempty"`
+	At    time.Time `json:"at"`
+	// Rounds is 1 for a charged round, -1 for a refund, 0 for none;
+	// ComputeSeconds is the wall time the round occupied.
+	Rounds         int64   `json:"rounds"`
+	Tokens         int64   `json:"tokens"`
+	CostUSD        float64 `json:"cost_usd"`
+	ComputeSeconds float64 `json:"compute_seconds"`
+	// Reason is the outcome charged ("progress", "failed"), or why nothing
+	// was ("no_change", …).
+	Reason string `json:"reason"`
+}
+
+// LedgerEntryOf is l as the contract shows it.
+func LedgerEntryOf(l records.LedgerEntry) LedgerEntry {
+	return LedgerEntry{Seq: l.Seq, Goal: l.Goal, Round: l.Round, Agent: l.Agent, At: l.At, Rounds: l.Rounds, Tokens: l.Tokens,
+		CostUSD: l.CostUSD, ComputeSeconds: l.ComputeSeconds, Reason: l.Reason}
+}
+
+// Ptr is f of *p, nil for nil: a record a document may leave null.
+func Ptr[T, U any](p *T, f func(T) U) *U {
+	if p == nil {
+		return nil
+	}
+	u := f(*p)
+	return &u
+}
+
 // Gate is a gate as the --json documents show it (gate list, gate show,
 // gate raise, …).
 type Gate struct {

@@ -84,6 +84,18 @@ func TestContract_SameJSONAsTheRecords(t *testing.T) {
 			}
 			return LeaseResultOf(filled[records.Todo](), filled[records.Lease](), true, new(filled[records.Lease]()))
 		}},
+		{"ledger entry", func(f bool) any { return pick(f, filled[records.LedgerEntry]()) }, func(f bool) any { return LedgerEntryOf(pick(f, filled[records.LedgerEntry]())) }},
+		{"ledger entry pointer", func(f bool) any {
+			if !f {
+				return (*records.LedgerEntry)(nil)
+			}
+			return new(filled[records.LedgerEntry]())
+		}, func(f bool) any {
+			if !f {
+				return Ptr((*records.LedgerEntry)(nil), LedgerEntryOf)
+			}
+			return Ptr(new(filled[records.LedgerEntry]()), LedgerEntryOf)
+		}},
 		{"handoffs", func(f bool) any { return pickList(f, filled[records.Handoff]()) }, func(f bool) any { return Handoffs(pickList(f, filled[records.Handoff]())) }},
 		{"todos", func(f bool) any { return pickList(f, filled[records.Todo]()) }, func(f bool) any { return Todos(pickList(f, filled[records.Todo]())) }},
 		{"gates", func(f bool) any { return pickList(f, filled[records.Gate]()) }, func(f bool) any { return Gates(pickList(f, filled[records.Gate]())) }},

@@ -237,13 +237,14 @@ var tools = map[string]func(*mcp.Server, Options){
 	"round_finish": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
 			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
-			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (rounds.Receipt, error) {
+			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (contract.Receipt, error) {
 				req := rounds.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
 					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
 				for _, ev := range in.Evidence {
 					req.Evidence = append(req.Evidence, records.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
 				}
-				return e.FinishRound(ctx, in.Round, req)
+				rc, err := e.FinishRound(ctx, in.Round, req)
+				return rc.Contract(), err
 			})
 	},
 	"gate_raise": func(s *mcp.Server, o Options) {
