@@ -159,6 +159,25 @@ func Ptr[T, U any](p *T, f func(T) U) *U {
 	return &u
 }
 
+// Prompt is what loopx prompt prints (and the MCP prompt tool returns):
+// a bounded-turn prompt and what it was built from.
+type Prompt struct {
+	Goal  string `json:"goal"`
+	Agent string `json:"agent"`
+	// Verdict is the should_run verdict the prompt reflects.
+	Verdict    string `json:"verdict"`
+	DecisionID string `json:"decision_id"`
+	// Todo is the selected todo on "run" (null otherwise).
+	Todo *Todo `json:"todo"`
+	// Round is the open round the prompt is for ("" outside `loopx run`).
+	Round string `json:"round,omitempty"`
+	// Text is the prompt (Markdown); Chars its length in characters.
+	Text  string `json:"text"`
+	Chars int    `json:"chars"`
+	// Truncated is true when items were left out to respect the bound.
+	Truncated bool `json:"truncated"`
+}
+
 // Gate is a gate as the --json documents show it (gate list, gate show,
 // gate raise, …).
 type Gate struct {

@@ -230,8 +230,9 @@ var tools = map[string]func(*mcp.Server, Options){
 				}
 				return nil
 			},
-			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (reportdata.Prompt, error) {
-				return e.Prompt(ctx, reportdata.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
+			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (contract.Prompt, error) {
+				p, err := e.Prompt(ctx, reportdata.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
+				return p.Contract(), err
 			})
 	},
 	"round_finish": func(s *mcp.Server, o Options) {
