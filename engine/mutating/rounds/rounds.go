@@ -105,6 +105,12 @@ type Receipt struct {
 	Replayed bool                 `json:"replayed"`
 }
 
+// Contract is r as round start prints it (contract.RoundStart).
+func (r StartResult) Contract() contract.RoundStart[decision.Decision] {
+	return contract.RoundStart[decision.Decision]{Decision: r.Decision, Round: contract.Ptr(r.Round, contract.RoundOf),
+		Todo: contract.Ptr(r.Todo, contract.TodoOf), Gate: contract.Ptr(r.Gate, contract.GateOf)}
+}
+
 // Contract is r as round finish prints it (contract.Receipt).
 func (r Receipt) Contract() contract.Receipt {
 	return contract.Receipt{Round: contract.RoundOf(r.Round), Charged: r.Charged, Ledger: contract.Ptr(r.Ledger, contract.LedgerEntryOf),

@@ -108,6 +108,18 @@ func LeaseResultOf(t records.Todo, l records.Lease, replayed bool, previous *rec
 	return LeaseResult{Todo: TodoOf(t), Lease: *leaseOf(&l), Replayed: replayed, Previous: leaseOf(previous)}
 }
 
+// RoundStart is what round start prints (and the MCP round_start tool
+// returns): the should_run decision and, on "run", the opened round and
+// its claimed todo (null otherwise), and the stall gate the start raised,
+// if any. D is the decision's type, which the deciding layer owns (this
+// package imports nothing of the engine).
+type RoundStart[D any] struct {
+	Decision D      `json:"decision"`
+	Round    *Round `json:"round"`
+	Todo     *Todo  `json:"todo"`
+	Gate     *Gate  `json:"gate,omitempty"`
+}
+
 // Receipt is what round finish prints (and the MCP round_finish tool
 // returns): the settled round, whether it was charged, the ledger entry,
 // its todo, the handoff, the next todo it names and a stall gate it

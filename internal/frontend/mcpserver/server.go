@@ -216,8 +216,9 @@ var tools = map[string]func(*mcp.Server, Options){
 		addActingTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
 			"Returns {decision, round, todo}: round is null when the verdict is not run (read decision.reasons).",
 			func(_ *engine.Engine, in goalAgent) error { return needAgent("round_start", o, in) },
-			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (rounds.StartResult, error) {
-				return e.StartRound(ctx, in.Goal, agent)
+			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (contract.RoundStart[decision.Decision], error) {
+				res, err := e.StartRound(ctx, in.Goal, agent)
+				return res.Contract(), err
 			})
 	},
 	"prompt": func(s *mcp.Server, o Options) {
