@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
@@ -46,6 +47,14 @@ func (e *Engine) ActAs(ctx context.Context, in trust.ActRequest) (string, error)
 	if err != nil {
 		return "", err
 	}
+	facts := e.actingFacts(in)
+	input := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent, Answer: facts}
+	return e.actedAs(in, facts, e.evalPrepared(ctx, pq, actingRule, query.GateAnswer, input))
+}
+
+// actingFacts is input.answer of the acting decision for in: the actor it
+// names and the caller's channel (its ancestry, read by Go).
+func (e *Engine) actingFacts(in trust.ActRequest) *input.AnswerFacts {
 	ch := input.Channel{Kind: "agent", Ancestry: []trust.Process{}, ActingAgents: []string{}}
 	if in.Mode != "session" {
 		acting := e.acting(in.Fast)
@@ -56,14 +65,17 @@ func (e *Engine) ActAs(ctx context.Context, in trust.ActRequest) (string, error)
 	if in.Agent != "" {
 		actor = "agent:" + in.Agent
 	}
-	input := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
-		Answer: &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
-	d := e.evalPrepared(ctx, pq, actingRule, query.GateAnswer, input)
+	return &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}
+}
+
+// actedAs is ActAs's answer for the acting decision d on facts: the agent
+// it allows, else its refusal, audited.
+func (e *Engine) actedAs(in trust.ActRequest, facts *input.AnswerFacts, d decision.Decision) (string, error) {
 	if d.Allow {
 		return d.Agent, nil
 	}
-	err = e.Refusal(d)
-	e.auditActing(in, ch, err)
+	err := e.Refusal(d)
+	e.auditActing(in, facts.Channel, err)
 	return "", err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
@@ -20,6 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/oklog/ulid/v2"
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
@@ -31,6 +33,10 @@ type Request struct {
 	Agent string
 	// Permission is set for permission queries.
 	Permission *input.PermissionRequest
+	// acting, set by HookPermission on a permission query, asks in the
+	// same evaluation whether the caller may act as Agent (input.answer:
+	// data.loopx.permission.hook).
+	acting *input.AnswerFacts
 }
 
 // Decide answers req with the built-in policy over a fresh snapshot and
@@ -44,6 +50,16 @@ type Request struct {
 // the decision is a deny then too (unrecorded: code decision_log_error):
 // a decision without its record is never shown or acted on as given.
 func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, error) {
+	d, _, err := e.decide(ctx, req)
+	return d, err
+}
+
+// decide is Decide; with req.acting it evaluates data.loopx.permission.hook
+// instead and also returns its acting decision (nil when the evaluation
+// gave none: a policy error, undefined). Then, when the act is refused or
+// acts as an agent other than req.Agent, the returned decision is the zero
+// Decision, unlogged (the caller refuses, or decides for that agent).
+func (e *Engine) decide(ctx context.Context, req Request) (decision.Decision, *decision.Decision, error) {
 	now := e.Now()
 	// Prepare the policy (CPU-bound, most of a cold decision) while the
 	// input is read from disk. The goroutine prepares over the rules in
@@ -55,24 +71,39 @@ func (e *Engine) Decide(ctx context.Context, req Request) (decision.Decision, er
 	prepared := make(chan struct{})
 	go func() {
 		defer close(prepared)
-		_, _ = rules.prepared(ctx, req.Query.Name)
+		_, _ = rules.prepared(ctx, req.entry())
 	}()
 	rm := e.sess.loadReadModel(now)
 	windows := claimorder.Windows(req.Query, e.userReads())
 	in, partial, storeErr := e.inputFrom(rm, req, now, windows[0])
 	<-prepared
-	d := e.evaluate(ctx, req, in)
+	d, acting := e.evaluateActing(ctx, req, in)
 	for i := 1; claimorder.Again(windows, i, partial, d, len(in.State.Todos)); i++ {
 		in, partial, storeErr = e.inputFrom(rm, req, now, windows[i])
-		d = e.evaluate(ctx, req, in)
+		d, acting = e.evaluateActing(ctx, req, in)
 	}
+	if acting != nil && d.Verdict == "" {
+		return decision.Decision{}, acting, storeErr
+	}
+	// The log keeps the query's own input: the acting facts are the
+	// acting decision's, which is not logged (as ActAs's is not).
+	in.Answer = nil
 	e.finishDecision(&d, req, in)
 	if err := e.logDecision(e.sess.log.Append, d, in, now); err != nil && storeErr == nil {
 		link, re := audit.LinkRefusal(err)
 		e.AuditRefusal("fs.link_refused", "writing the decision log", "loopx", link, re)
-		return unrecorded(d, err), err
+		return unrecorded(d, err), acting, err
 	}
-	return d, storeErr
+	return d, acting, storeErr
+}
+
+// entry is the name req's policy is prepared under (Rules.prepared): its
+// query's, or for a hook's request the hook entry rule.
+func (req Request) entry() string {
+	if req.acting != nil {
+		return hookRule
+	}
+	return req.Query.Name
 }
 
 // buildInput assembles the policy input; a store failure is reported in
@@ -87,7 +118,7 @@ func (e *Engine) buildInput(req Request, now time.Time) (input.Input, error) {
 // when rm keeps one (partial: it leaves todos out; inputstate.Need.Window); while
 // the store is held, only the window's order is rm's (inputstate.Under).
 func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, window int) (in input.Input, partial bool, err error) {
-	in = input.Input{Query: req.Query.Name, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission}
+	in = input.Input{Query: req.Query.Name, Now: records.RFC3339(now), Goal: req.Goal, Agent: req.Agent, Permission: req.Permission, Answer: req.acting}
 	// The built-in permission policy reads no todos (every tool call would
 	// otherwise convert them all): only a user policy may.
 	need := inputstate.Need{Usage: true, Todos: req.Query.ReadsTodos || e.userReads(), Window: window}
@@ -128,12 +159,23 @@ func (e *Engine) userReads() bool {
 
 // evaluate runs the query's prepared policy; every failure becomes a deny.
 func (e *Engine) evaluate(ctx context.Context, req Request, in input.Input) decision.Decision {
+	d, _ := e.evaluateActing(ctx, req, in)
+	return d
+}
+
+// evaluateActing is evaluate; for a hook's request (req.acting) it runs
+// the hook entry rule and returns its acting decision too (nil when it
+// gave none).
+func (e *Engine) evaluateActing(ctx context.Context, req Request, in input.Input) (decision.Decision, *decision.Decision) {
 	rule := req.Query.Entry
-	pq, err := e.rules.prepared(ctx, req.Query.Name)
+	pq, err := e.rules.prepared(ctx, req.entry())
 	if err != nil {
-		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule)
+		return decision.Deny("policy_error", "policy does not compile: "+err.Error(), rule), nil
 	}
-	return e.evalPrepared(ctx, pq, rule, req.Query, in)
+	if req.acting != nil {
+		return e.evalHook(ctx, pq, req.Query, in)
+	}
+	return e.evalPrepared(ctx, pq, rule, req.Query, in), nil
 }
 
 // evalPrepared evaluates pq (the rule named rule, of q's verdicts) on
@@ -143,16 +185,34 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	if err != nil {
 		return decision.Deny("policy_error", "policy input: "+err.Error(), rule)
 	}
+	v, d := e.evalValue(ctx, pq, rule, iv)
+	if d != nil {
+		return *d
+	}
+	return fromValue(v, rule, q)
+}
+
+// evalValue evaluates pq on iv and returns the value of its rule; a
+// failure is returned as a deny instead (see evalPrepared).
+func (e *Engine) evalValue(ctx context.Context, pq *rego.PreparedEvalQuery, rule string, iv ast.Value) (any, *decision.Decision) {
 	ctx, cancel := e.rules.withDeadline(ctx)
 	defer cancel()
+	evaluations.Add(1)
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(iv))
 	if err != nil {
-		return decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.rules.PolicyDeadline()), rule)
+		d := decision.Deny("policy_error", rulebook.EvalError(ctx, err, e.rules.PolicyDeadline()), rule)
+		return nil, &d
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
-		return decision.Deny("policy_undefined", rule+" is undefined for this input", rule)
+		d := decision.Deny("policy_undefined", rule+" is undefined for this input", rule)
+		return nil, &d
 	}
-	raw, err := json.Marshal(rs[0].Expressions[0].Value)
+	return rs[0].Expressions[0].Value, nil
+}
+
+// fromValue is the decision of q a policy's value v is (decision.FromValue).
+func fromValue(v any, rule string, q query.Query) decision.Decision {
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return decision.Deny("policy_error", "policy result: "+err.Error(), rule)
 	}
@@ -160,6 +220,15 @@ func (e *Engine) evalPrepared(ctx context.Context, pq *rego.PreparedEvalQuery, r
 	d.Value = raw
 	return d
 }
+
+// evaluations counts the policy evaluations of decisions in this process
+// (Evaluations).
+var evaluations atomic.Uint64
+
+// Evaluations is the number of policy evaluations this process has run
+// for decisions (Decide, ActAs, HookPermission): what a test counts to
+// show that a hook evaluates once.
+func Evaluations() uint64 { return evaluations.Load() }
 
 var entropy = ulid.Monotonic(rand.Reader, 0)
 

@@ -205,6 +205,10 @@ func (e *Engine) Close() error { return e.Release() }
 // (query.Query.Entry), in order. Errors: an unknown query.
 func entryRules(names []string) (refs []string, err error) {
 	for _, name := range names {
+		if name == hookRule {
+			refs = append(refs, hookRule)
+			continue
+		}
 		q, ok := query.ByName(name)
 		if !ok {
 			return nil, fmt.Errorf("unknown query %q", name)

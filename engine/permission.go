@@ -26,10 +26,17 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcal
 	pr := toolcall.Read(e.root, req)
 	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: query.Permission, Goal: goal, Agent: agent, Permission: pr})
+	e.auditPermission(goal, agent, pr, req, d, err)
+	return d, err
+}
+
+// auditPermission audits d, the permission decision for req, when it
+// blocks the call (auditDenial) and was decided (err nil) on a goal of
+// the spec.
+func (e *Engine) auditPermission(goal, agent string, pr *input.PermissionRequest, req toolcall.Call, d decision.Decision, err error) {
 	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.rules.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
 	}
-	return d, err
 }
 
 // auditDenial records a denied tool call (a deny, or an ask the host turns

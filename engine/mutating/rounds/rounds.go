@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -102,6 +103,19 @@ type Receipt struct {
 	NextTodo *records.Todo        `json:"next_todo"`
 	Gate     *records.Gate        `json:"gate"`
 	Replayed bool                 `json:"replayed"`
+}
+
+// Contract is r as round start prints it (contract.RoundStart).
+func (r StartResult) Contract() contract.RoundStart[decision.Decision] {
+	return contract.RoundStart[decision.Decision]{Decision: r.Decision, Round: contract.Ptr(r.Round, contract.RoundOf),
+		Todo: contract.Ptr(r.Todo, contract.TodoOf), Gate: contract.Ptr(r.Gate, contract.GateOf)}
+}
+
+// Contract is r as round finish prints it (contract.Receipt).
+func (r Receipt) Contract() contract.Receipt {
+	return contract.Receipt{Round: contract.RoundOf(r.Round), Charged: r.Charged, Ledger: contract.Ptr(r.Ledger, contract.LedgerEntryOf),
+		Todo: contract.Ptr(r.Todo, contract.TodoOf), Handoff: contract.Ptr(r.Handoff, contract.HandoffOf),
+		NextTodo: contract.Ptr(r.NextTodo, contract.TodoOf), Gate: contract.Ptr(r.Gate, contract.GateOf), Replayed: r.Replayed}
 }
 
 // Outcomes are a round's outcomes, in the order error messages list them.

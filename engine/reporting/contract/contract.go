@@ -70,6 +70,126 @@ type Lease struct {
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
+// GoalState is a goal's recorded status as the --json documents show it
+// (goal pause, resume, done, archive).
+type GoalState struct {
+	ID string `json:"id"`
+	// Status is "active", "paused", "done" or "archived".
+	Status string `json:"status"`
+	// Reason says why the status was last set.
+	Reason string `json:"reason,omitempty"`
+	// Rev is the store revision of the last change to the goal's records.
+	Rev       uint64    `json:"rev"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// GoalStateOf is st as the contract shows it.
+func GoalStateOf(st records.GoalState) GoalState {
+	return GoalState{ID: st.ID, Status: st.Status, Reason: st.Reason, Rev: st.Rev, UpdatedAt: st.UpdatedAt}
+}
+
+// LeaseResult is what todo claim, renew, release and transfer print: the
+// todo and its lease after the operation.
+type LeaseResult struct {
+	Todo  Todo  `json:"todo"`
+	Lease Lease `json:"lease"`
+	// Replayed is true when nothing changed: a retried claim with the same
+	// idempotency key, a claim of a lease the agent already holds, or a
+	// retried release.
+	Replayed bool `json:"replayed"`
+	// Previous is the lease this operation replaced (null for a first
+	// claim and for replays).
+	Previous *Lease `json:"previous"`
+}
+
+// LeaseResultOf is a lease operation's result (its todo, its lease, the
+// lease it replaced) as the contract shows it.
+func LeaseResultOf(t records.Todo, l records.Lease, replayed bool, previous *records.Lease) LeaseResult {
+	return LeaseResult{Todo: TodoOf(t), Lease: *leaseOf(&l), Replayed: replayed, Previous: leaseOf(previous)}
+}
+
+// RoundStart is what round start prints (and the MCP round_start tool
+// returns): the should_run decision and, on "run", the opened round and
+// its claimed todo (null otherwise), and the stall gate the start raised,
+// if any. D is the decision's type, which the deciding layer owns (this
+// package imports nothing of the engine).
+type RoundStart[D any] struct {
+	Decision D      `json:"decision"`
+	Round    *Round `json:"round"`
+	Todo     *Todo  `json:"todo"`
+	Gate     *Gate  `json:"gate,omitempty"`
+}
+
+// Receipt is what round finish prints (and the MCP round_finish tool
+// returns): the settled round, whether it was charged, the ledger entry,
+// its todo, the handoff, the next todo it names and a stall gate it
+// raised.
+type Receipt struct {
+	Round    Round        `json:"round"`
+	Charged  bool         `json:"charged"`
+	Ledger   *LedgerEntry `json:"ledger"`
+	Todo     *Todo        `json:"todo"`
+	Handoff  *Handoff     `json:"handoff"`
+	NextTodo *Todo        `json:"next_todo"`
+	Gate     *Gate        `json:"gate"`
+	// Replayed is true when the round was finished already: the stored
+	// receipt, nothing charged again.
+	Replayed bool `json:"replayed"`
+}
+
+// LedgerEntry is one charge or refund against a goal's quota as Receipt
+// shows it; refunds carry negative amounts.
+type LedgerEntry struct {
+	Seq   uint64    `json:"seq"`
+	Goal  string    `json:"goal"`
+	Round string    `json:"round,omitempty"`
+	Agent string    `json:"agent,omitempty"`
+	At    time.Time `json:"at"`
+	// Rounds is 1 for a charged round, -1 for a refund, 0 for none;
+	// ComputeSeconds is the wall time the round occupied.
+	Rounds         int64   `json:"rounds"`
+	Tokens         int64   `json:"tokens"`
+	CostUSD        float64 `json:"cost_usd"`
+	ComputeSeconds float64 `json:"compute_seconds"`
+	// Reason is the outcome charged ("progress", "failed"), or why nothing
+	// was ("no_change", …).
+	Reason string `json:"reason"`
+}
+
+// LedgerEntryOf is l as the contract shows it.
+func LedgerEntryOf(l records.LedgerEntry) LedgerEntry {
+	return LedgerEntry{Seq: l.Seq, Goal: l.Goal, Round: l.Round, Agent: l.Agent, At: l.At, Rounds: l.Rounds, Tokens: l.Tokens,
+		CostUSD: l.CostUSD, ComputeSeconds: l.ComputeSeconds, Reason: l.Reason}
+}
+
+// Ptr is f of *p, nil for nil: a record a document may leave null.
+func Ptr[T, U any](p *T, f func(T) U) *U {
+	if p == nil {
+		return nil
+	}
+	u := f(*p)
+	return &u
+}
+
+// Prompt is what loopx prompt prints (and the MCP prompt tool returns):
+// a bounded-turn prompt and what it was built from.
+type Prompt struct {
+	Goal  string `json:"goal"`
+	Agent string `json:"agent"`
+	// Verdict is the should_run verdict the prompt reflects.
+	Verdict    string `json:"verdict"`
+	DecisionID string `json:"decision_id"`
+	// Todo is the selected todo on "run" (null otherwise).
+	Todo *Todo `json:"todo"`
+	// Round is the open round the prompt is for ("" outside `loopx run`).
+	Round string `json:"round,omitempty"`
+	// Text is the prompt (Markdown); Chars its length in characters.
+	Text  string `json:"text"`
+	Chars int    `json:"chars"`
+	// Truncated is true when items were left out to respect the bound.
+	Truncated bool `json:"truncated"`
+}
+
 // Gate is a gate as the --json documents show it (gate list, gate show,
 // gate raise, …).
 type Gate struct {

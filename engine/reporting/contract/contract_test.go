@@ -69,6 +69,33 @@ func TestContract_SameJSONAsTheRecords(t *testing.T) {
 		{"event", func(f bool) any { return pick(f, filled[records.Event]()) }, func(f bool) any { return EventOf(pick(f, filled[records.Event]())) }},
 		{"gate poll", func(f bool) any { return pick(f, filled[records.GatePoll]()) }, func(f bool) any { return GatePollOf(pick(f, filled[records.GatePoll]())) }},
 		{"handoff", func(f bool) any { return pick(f, filled[records.Handoff]()) }, func(f bool) any { return HandoffOf(pick(f, filled[records.Handoff]())) }},
+		{"goal state", func(f bool) any { return pick(f, filled[records.GoalState]()) }, func(f bool) any { return GoalStateOf(pick(f, filled[records.GoalState]())) }},
+		{"lease result", func(f bool) any {
+			type result struct { // lease.Result's shape (engine/mutating/lease)
+				Todo     records.Todo   `json:"todo"`
+				Lease    records.Lease  `json:"lease"`
+				Replayed bool           `json:"replayed"`
+				Previous *records.Lease `json:"previous"`
+			}
+			return pick(f, result{filled[records.Todo](), filled[records.Lease](), true, new(filled[records.Lease]())})
+		}, func(f bool) any {
+			if !f {
+				return LeaseResultOf(records.Todo{}, records.Lease{}, false, nil)
+			}
+			return LeaseResultOf(filled[records.Todo](), filled[records.Lease](), true, new(filled[records.Lease]()))
+		}},
+		{"ledger entry", func(f bool) any { return pick(f, filled[records.LedgerEntry]()) }, func(f bool) any { return LedgerEntryOf(pick(f, filled[records.LedgerEntry]())) }},
+		{"ledger entry pointer", func(f bool) any {
+			if !f {
+				return (*records.LedgerEntry)(nil)
+			}
+			return new(filled[records.LedgerEntry]())
+		}, func(f bool) any {
+			if !f {
+				return Ptr((*records.LedgerEntry)(nil), LedgerEntryOf)
+			}
+			return Ptr(new(filled[records.LedgerEntry]()), LedgerEntryOf)
+		}},
 		{"handoffs", func(f bool) any { return pickList(f, filled[records.Handoff]()) }, func(f bool) any { return Handoffs(pickList(f, filled[records.Handoff]())) }},
 		{"todos", func(f bool) any { return pickList(f, filled[records.Todo]()) }, func(f bool) any { return Todos(pickList(f, filled[records.Todo]())) }},
 		{"gates", func(f bool) any { return pickList(f, filled[records.Gate]()) }, func(f bool) any { return Gates(pickList(f, filled[records.Gate]())) }},

@@ -1,6 +1,7 @@
 package reportdata
 
 import (
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -20,4 +21,10 @@ type Prompt struct {
 	Chars int    `json:"chars"`
 	// Truncated is true when items were left out to respect the bound.
 	Truncated bool `json:"truncated"`
+}
+
+// Contract is p as loopx prompt prints it (contract.Prompt).
+func (p Prompt) Contract() contract.Prompt {
+	return contract.Prompt{Goal: p.Goal, Agent: p.Agent, Verdict: p.Verdict, DecisionID: p.DecisionID,
+		Todo: contract.Ptr(p.Todo, contract.TodoOf), Round: p.Round, Text: p.Text, Chars: p.Chars, Truncated: p.Truncated}
 }

@@ -167,8 +167,12 @@ func canonicalEvent(e string) string {
 // payload that cannot be read, a payload of another event than --event,
 // any engine error, a panic or the deadline are Result.Err.
 func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
-	engine.PrepareActing() // the hook's agent is checked once the project is open
 	o.Event = canonicalEvent(o.Event)
+	if o.Event != hosts.PreToolUse {
+		// The hook's agent is checked once the project is open; a
+		// PreToolUse hook checks it with the call (one evaluation).
+		engine.PrepareActing()
+	}
 	host, err := registry.HookHost(o.Host)
 	if err != nil {
 		return Result{Event: o.Event, Err: err}
@@ -435,15 +439,25 @@ func open(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs
 	if agent == "" {
 		agent = os.Getenv("LOOPX_AGENT")
 	}
+	if ev.Name == hosts.PreToolUse {
+		// Its identity is decided with the tool call (preToolUse).
+		return e, goal, agent, nil
+	}
 	// The hook decides for the agent its host runs as: an agent acts only
 	// as itself (data.loopx.identity.acting).
-	if agent, err = e.ActAs(ctx, trust.ActRequest{Agent: agent, Mode: "act", What: "hook " + ev.Name, Goal: goal, Fast: true}); err != nil {
+	if agent, err = e.ActAs(ctx, actRequest(ev, goal, agent)); err != nil {
 		return e, "", "", err
 	}
 	if agent == "" {
 		agent = host.DefaultAgent()
 	}
 	return e, goal, agent, nil
+}
+
+// actRequest is the act a hook for ev asks: as agent (the one given, ""
+// for none) on goal.
+func actRequest(ev hosts.Event, goal, agent string) trust.ActRequest {
+	return trust.ActRequest{Agent: agent, Mode: "act", What: "hook " + ev.Name, Goal: goal, Fast: true}
 }
 
 // hookInstaller returns the directory whose settings installed this hook
@@ -495,14 +509,19 @@ func specErrorLine(err error) string {
 }
 
 // preToolUse answers a tool call with the permission decision, in host's
-// protocol.
+// protocol. agent is the agent given ("" for none): whether the hook may
+// act as it, and as which agent, is decided with the call
+// (engine.HookPermission: one evaluation).
 func preToolUse(ctx context.Context, e *engine.Engine, goal, agent string, ev hosts.Event, call hosts.ToolCall, host hosts.Adapter, w io.Writer) error {
 	dir := ""
 	if filepath.IsAbs(ev.CWD) {
 		dir = ev.CWD
 	}
-	d, err := e.Permission(ctx, goal, agent, toolcall.Call{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
+	_, d, err := e.HookPermission(ctx, actRequest(ev, goal, agent), host.DefaultAgent(), toolcall.Call{Tool: call.Tool, Paths: call.Paths, Command: call.Command, Dir: dir,
 		AskBlocks: !host.CanAsk()})
+	if err != nil && d.Verdict == "" {
+		return err // the act is refused
+	}
 	if err != nil {
 		return fmt.Errorf("%v (%s)", err, reasonText(d))
 	}

@@ -216,8 +216,9 @@ var tools = map[string]func(*mcp.Server, Options){
 		addActingTool(s, o, "round_start", "Decide should_run and, on run, claim the selected todo (45-minute lease) and open a round. "+
 			"Returns {decision, round, todo}: round is null when the verdict is not run (read decision.reasons).",
 			func(_ *engine.Engine, in goalAgent) error { return needAgent("round_start", o, in) },
-			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (rounds.StartResult, error) {
-				return e.StartRound(ctx, in.Goal, agent)
+			func(ctx context.Context, e *engine.Engine, agent string, in goalAgent) (contract.RoundStart[decision.Decision], error) {
+				res, err := e.StartRound(ctx, in.Goal, agent)
+				return res.Contract(), err
 			})
 	},
 	"prompt": func(s *mcp.Server, o Options) {
@@ -230,20 +231,22 @@ var tools = map[string]func(*mcp.Server, Options){
 				}
 				return nil
 			},
-			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (reportdata.Prompt, error) {
-				return e.Prompt(ctx, reportdata.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
+			func(ctx context.Context, e *engine.Engine, agent string, in promptIn) (contract.Prompt, error) {
+				p, err := e.Prompt(ctx, reportdata.PromptOptions{Goal: in.Goal, Agent: agent, Full: in.Full, MaxChars: in.MaxChars})
+				return p.Contract(), err
 			})
 	},
 	"round_finish": func(s *mcp.Server, o Options) {
 		addActingTool(s, o, "round_finish", "Settle a round in one transaction: outcome, evidence, handoff, todo status, charge "+
 			"(progress and failed charge one round). Finishing a finished round returns the stored receipt and charges nothing.",
-			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (rounds.Receipt, error) {
+			nil, func(ctx context.Context, e *engine.Engine, agent string, in finishIn) (contract.Receipt, error) {
 				req := rounds.FinishRequest{Agent: agent, Outcome: in.Outcome, Summary: in.Summary, Tokens: in.Tokens,
 					CostUSD: in.CostUSD, Done: in.Done, Handoff: in.Handoff, NextTodo: in.NextTodo}
 				for _, ev := range in.Evidence {
 					req.Evidence = append(req.Evidence, records.Evidence{Kind: ev.Kind, Status: ev.Status, Summary: ev.Summary})
 				}
-				return e.FinishRound(ctx, in.Round, req)
+				rc, err := e.FinishRound(ctx, in.Round, req)
+				return rc.Contract(), err
 			})
 	},
 	"gate_raise": func(s *mcp.Server, o Options) {

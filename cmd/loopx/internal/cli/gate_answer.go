@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +46,7 @@ func (a *app) runGateAnswer(ctx context.Context, o *gateAnswerOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(g, func(w io.Writer) { fmt.Fprintf(w, "gate %s: %s\n", g.ID, g.Status) })
+	return a.print(contract.GateOf(g), func(w io.Writer) { fmt.Fprintf(w, "gate %s: %s\n", g.ID, g.Status) })
 }
 
 func (a *app) gateAnswerCmd() *cobra.Command {

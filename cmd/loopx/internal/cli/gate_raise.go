@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -42,7 +43,7 @@ func (a *app) runGateRaise(ctx context.Context, o *gateRaiseOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(g, func(w io.Writer) { fmt.Fprintf(w, "raised gate %s: %s %v\n", g.ID, g.Question, g.Options) })
+	return a.print(contract.GateOf(g), func(w io.Writer) { fmt.Fprintf(w, "raised gate %s: %s %v\n", g.ID, g.Question, g.Options) })
 }
 
 func (a *app) gateRaiseCmd() *cobra.Command {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ func (a *app) runGoalStatus(ctx context.Context, o *goalStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(st, func(w io.Writer) { fmt.Fprintf(w, "goal %s: %s\n", st.ID, st.Status) })
+	return a.print(contract.GoalStateOf(st), func(w io.Writer) { fmt.Fprintf(w, "goal %s: %s\n", st.ID, st.Status) })
 }
 
 func (a *app) goalStatusCmd(name, status, short string) *cobra.Command {

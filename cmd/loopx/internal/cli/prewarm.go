@@ -11,7 +11,8 @@ import (
 // call (decide should-run, a PreToolUse hook, round start and finish,
 // run, todo claim), what starts compiling in the background the built-in
 // policy the command decides first (engine.Warm) and, for a command
-// acting as an agent, its identity check (engine.PrepareActing); nil for
+// acting as an agent, its identity check (engine.PrepareActing; a
+// PreToolUse hook decides both in one policy: engine.WarmHook); nil for
 // any other command. Main calls it before cobra builds its command tree
 // and parses the flags: a few milliseconds off each of those commands.
 // It reads only the leading words of args (the process's arguments): a
@@ -24,7 +25,7 @@ func prewarm(args []string) func() {
 	case words("decide", "should-run"):
 		return func() { engine.Warm(query.ShouldRun) }
 	case words("hook") && (slices.Contains(args, "PreToolUse") || slices.Contains(args, "--event=PreToolUse")):
-		return func() { engine.Warm(query.Permission); engine.PrepareActing() }
+		return engine.WarmHook
 	case words("round", "start"), words("run"):
 		return func() { engine.Warm(query.ShouldRun, query.Claim); engine.PrepareActing() }
 	case words("todo", "claim"):

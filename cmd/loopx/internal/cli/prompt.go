@@ -34,7 +34,7 @@ func (a *app) runPrompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(p, func(w io.Writer) { fmt.Fprint(w, p.Text) })
+	return a.print(p.Contract(), func(w io.Writer) { fmt.Fprint(w, p.Text) })
 }
 
 func (a *app) promptCmd() *cobra.Command {

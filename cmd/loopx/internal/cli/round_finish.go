@@ -54,7 +54,7 @@ func (a *app) runRoundFinish(ctx context.Context, o *roundFinishOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(rc, func(w io.Writer) {
+	return a.print(rc.Contract(), func(w io.Writer) {
 		what := "finished"
 		if rc.Replayed {
 			what = "was already finished"

@@ -55,7 +55,7 @@ func (a *app) runRoundStart(ctx context.Context, o *roundStartOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := a.print(res, func(w io.Writer) {
+	if err := a.print(res.Contract(), func(w io.Writer) {
 		if res.Round != nil {
 			fmt.Fprintf(w, "round %s started: todo %s %q\n", res.Round.ID, res.Todo.ID, res.Todo.Title)
 			return

@@ -9,6 +9,7 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/spf13/cobra"
@@ -65,7 +66,7 @@ func (a *app) runTodoClaim(ctx context.Context, o *todoClaimOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(res, func(w io.Writer) { renderLease(w, "claimed", res) })
+	return a.print(leaseDoc(res), func(w io.Writer) { renderLease(w, "claimed", res) })
 }
 
 func (a *app) todoClaimCmd() *cobra.Command {
@@ -101,6 +102,11 @@ write scopes (two agents never hold todos whose --scope globs overlap).
 	c.Flags().StringVar(&o.ttl, "ttl", "", "lease time to live, 1s..24h (default 45m)")
 	c.Flags().StringVar(&o.IdempotencyKey, "idempotency-key", "", "a key that makes a retried claim return the same lease")
 	return c
+}
+
+// leaseDoc is res as --json prints it (contract.LeaseResult).
+func leaseDoc(res lease.Result) contract.LeaseResult {
+	return contract.LeaseResultOf(res.Todo, res.Lease, res.Replayed, res.Previous)
 }
 
 func renderLease(w io.Writer, verb string, res lease.Result) {

@@ -55,7 +55,7 @@ func (a *app) runLease(ctx context.Context, o *leaseOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(res, func(w io.Writer) { renderLease(w, o.verb, res) })
+	return a.print(leaseDoc(res), func(w io.Writer) { renderLease(w, o.verb, res) })
 }
 
 // leaseCmd is the command of o (renew, release or transfer) with its

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine/deciding/query"
+	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +39,7 @@ func (a *app) runTodoStatus(ctx context.Context, o *todoStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(t, func(w io.Writer) { fmt.Fprintf(w, "%s %s: %s\n", t.ID, t.Title, t.Status) })
+	return a.print(contract.TodoOf(t), func(w io.Writer) { fmt.Fprintf(w, "%s %s: %s\n", t.ID, t.Title, t.Status) })
 }
 
 func (a *app) todoStatusCmd(name, status, short string) *cobra.Command {
