@@ -72,6 +72,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	if salvaged != nil {
 		rep["salvaged"] = salvaged
 	}
+	if line := e.Pending().Line(); line != "" {
+		rep["rules_pending"] = line
+	}
 	if err := a.print(rep, func(w io.Writer) {
 		if salvaged != nil {
 			fmt.Fprintf(w, "salvaged: kept revision %d, %d later transaction(s) lost; the damaged file is %s\n", salvaged.Kept, salvaged.Dropped, salvaged.Backup)
@@ -99,6 +102,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 			fmt.Fprintf(w, "spec: %v\n", r.SpecErr)
 		} else {
 			fmt.Fprintln(w, "spec: ok")
+		}
+		if line := e.Pending().Line(); line != "" {
+			fmt.Fprintln(w, line)
 		}
 		if r.ClockBehind {
 			fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(r.Now, r.NewestCommit), "loopx: "))
