@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"io"
 	"strings"
 
@@ -35,9 +36,11 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		return err
 	}
 	if o.accept {
-		// A human-only repair: decided by the built-in channel rule
-		// (data.loopx.repair.decision), never by user policies.
-		if err := a.humanOnly(ctx, e, "doctor --accept-store", false, "store.accept_refused", ".loopx/"); err != nil {
+		// A human-only repair that loses what the chain recorded after
+		// the store's revision: decided by the built-in rule
+		// data.loopx.repair.accept_store, confirmed by typing "accept"
+		// on the controlling terminal.
+		if err := gateanswer.AcceptStore(ctx, e, a.caller(), gateanswer.ControllingTerminal{}); err != nil {
 			return err
 		}
 	}
