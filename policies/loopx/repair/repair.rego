@@ -79,7 +79,7 @@ else := {"verdict": "deny", "allow": false, "reasons": accept_store_deny}
 
 accept_store_deny := deny if count(deny) > 0
 
-else := [lib.reason(c[0], c[1], "data.loopx.repair.accept_store", ".loopx/") | c := typed_back("accept", "accepting the store", "loopx doctor --accept-store", "nothing accepted")]
+else := [lib.reason(c[0], c[1], "data.loopx.repair.accept_store", ".loopx/") | request.kind == "terminal"; c := typed_back("accept", "accepting the store", "loopx doctor --accept-store", "nothing accepted")]
 
 # typed_back is what stands between a human at a terminal and a repair
 # that asks for word to be typed back (doing: what it is, cmd: the

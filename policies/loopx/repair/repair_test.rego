@@ -41,4 +41,5 @@ test_accept_store_needs_accept_typed_at_a_terminal if {
 	codes(accept(object.union(terminal(null), {"tty": false}))) == ["confirmation_required"]
 	codes(accept(object.union(terminal("accept"), {"in_round": true}))) == ["self_answer_forbidden"]
 	not accept({"kind": "agent"}).allow
+	accept({"kind": "dashboard", "session": true}).allow
 }
