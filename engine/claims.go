@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/loopx-dev/loopx/specs"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
@@ -57,7 +58,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 		}
 		goal = t.Goal
 		if !inputstate.AgentKnown(e.rules.spec, tx, req.Agent) {
-			return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.Agent)
+			return e.unknownAgent(req.Agent)
 		}
 		now := tx.Now()
 		for _, g := range e.GoalIDs() {
@@ -190,7 +191,7 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
 		case "transfer":
 			if !inputstate.AgentKnown(e.rules.spec, tx, req.To) {
-				return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", req.To)
+				return e.unknownAgent(req.To)
 			}
 			if cd, err = e.decideLease(tx, t, req.To, input.ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {
 				return err
@@ -247,4 +248,14 @@ func (e *Engine) putLease(tx *kernel.Tx, t records.Todo, kind, actor string, dat
 // auditRefusal records a gate_violation refusal after its rollback.
 func (e *Engine) auditRefusal(goal, agent string, err error, mutation, todo string) {
 	e.recordViolation(goal, agent, err, map[string]any{"mutation": mutation, "todo": todo})
+}
+
+// unknownAgent is the unknown_agent usage error for agent; when loopx/
+// declares it in a change not adopted yet, it says so and names
+// `loopx adopt`.
+func (e *Engine) unknownAgent(agent string) error {
+	if e.pendingDeclares(func(sp *specs.Spec) bool { _, ok := sp.Agents[agent]; return ok }) {
+		return Usagef("unknown_agent", "unknown agent %q: loopx/ declares it, but that change is not adopted yet; a human runs `loopx adopt` to adopt it", agent)
+	}
+	return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", agent)
 }

@@ -12,7 +12,7 @@ import (
 
 // TestGatePoll_OneEventACountAndNoStateChange: an agent host polling
 // round start under a gate that blocks it is refused every time, audited
-// once (a gate_violation with first_poll) and counted in its poll record;
+// once (a gate.waited event with first_poll) and counted in its poll record;
 // a second agent blocked by the same gate gets its own record and event.
 // The polls are no change to the goal: the agent whose last round ended
 // no_change on the only todo is still told nothing changed
@@ -62,9 +62,9 @@ goals: g1: {
 		}
 	}
 	noChange("after the polls")
-	evs, err := e.Events(reportdata.EventFilter{Kind: "gate_violation"})
+	evs, err := e.Events(reportdata.EventFilter{Kind: "gate.waited"})
 	if err != nil || len(evs) != 2 {
-		t.Fatalf("gate_violation events = %+v %v, want one per agent", evs, err)
+		t.Fatalf("gate.waited events = %+v %v, want one per agent", evs, err)
 	}
 	for i, want := range []struct{ agent, gate string }{{"a2", g.ID}, {"a3", g3.ID}} {
 		if ev := evs[i]; ev.Actor != want.agent || ev.Subject != want.gate || ev.Data["first_poll"] != true {

@@ -255,6 +255,24 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
 	return e.Refusal(d)
 }
 
+// DecideAcceptStore decides whether `loopx doctor --accept-store` may
+// accept the store through channel ch: the rule
+// data.loopx.repair.accept_store (repair's channel checks, and at a
+// terminal "accept" typed back), compiled with the built-in bundle only.
+// A terminal nobody was asked on yet (ch.Typed nil) denies with
+// confirmation_pending alone.
+func (e *Engine) DecideAcceptStore(ctx context.Context, ch input.Channel) decision.Decision {
+	const ref = "data.loopx.repair.accept_store"
+	pq, err := e.rules.compileRef(ctx, ref, nil)
+	if err != nil {
+		return decision.Deny("policy_error", err.Error(), ref)
+	}
+	in := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
+	d := e.evalPrepared(ctx, pq, ref, query.GateAnswer, in)
+	d.Query = "accept_store"
+	return d
+}
+
 // Gates lists gates of a goal ("" = every spec goal), optionally only those
 // with status ("open", an option, "expired", "cancelled").
 func (e *Engine) Gates(goal, status string) ([]records.Gate, error) {

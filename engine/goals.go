@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // RequireGoal returns nil when the spec declares goal; the spec's error
@@ -17,9 +18,23 @@ func (e *Engine) RequireGoal(goal string) error {
 		return Usagef("missing_goal", "no goal given (use --goal; goals: %v)", e.GoalIDs())
 	}
 	if e.rules.facts().GoalSpec(goal) == nil {
+		if e.pendingDeclares(func(sp *specs.Spec) bool { _, ok := sp.Goals[goal]; return ok }) {
+			return Usagef("unknown_goal", "unknown goal %q: loopx/ declares it, but that change is not adopted yet (adopted goals: %v); a human runs `loopx adopt` to adopt it", goal, e.GoalIDs())
+		}
 		return Usagef("unknown_goal", "unknown goal %q (spec goals: %v)", goal, e.GoalIDs())
 	}
 	return nil
+}
+
+// pendingDeclares is true when rule changes wait in loopx/ (Pending) and
+// the spec on disk satisfies has: a name it declares that the adopted
+// rules do not know yet, so an "unknown" error names `loopx adopt`.
+func (e *Engine) pendingDeclares(has func(*specs.Spec) bool) bool {
+	if e.rules.Pending() == nil {
+		return false
+	}
+	disk, err := e.rules.DiskSpec()
+	return err == nil && disk != nil && disk.Spec != nil && has(disk.Spec)
 }
 
 // GoalIDs lists the spec's goal ids, sorted.

@@ -18,6 +18,7 @@ var entryModules = map[string][]string{
 	"data.loopx.lib.next_todos":      {"loopx/lib/gates.rego", "loopx/lib/next.rego", "loopx/lib/todos.rego"},
 	"data.loopx.permission.decision": {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/glob.rego", "loopx/lib/lib.rego", "loopx/permission/decision.rego", "loopx/permission/gates.rego", "loopx/permission/grant.rego", "loopx/permission/human_only.rego", "loopx/permission/protected.rego", "loopx/permission/request.rego", "loopx/permission/scope.rego", "loopx/protected/protected.rego"},
 	"data.loopx.permission.hook":     {"loopx/identity/identity.rego", "loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/glob.rego", "loopx/lib/lib.rego", "loopx/permission/decision.rego", "loopx/permission/gates.rego", "loopx/permission/grant.rego", "loopx/permission/hook.rego", "loopx/permission/human_only.rego", "loopx/permission/protected.rego", "loopx/permission/request.rego", "loopx/permission/scope.rego", "loopx/protected/protected.rego", "loopx/request/request.rego"},
+	"data.loopx.repair.accept_store": {"loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.repair.decision":     {"loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.run.decision":        {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/run/decision.rego", "loopx/run/gates.rego", "loopx/run/preflight.rego", "loopx/run/quota.rego", "loopx/run/todos.rego", "loopx/run/user.rego"},
 }

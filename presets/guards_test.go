@@ -94,3 +94,37 @@ func TestPresets_DenyForcePushByAction(t *testing.T) {
 		}
 	}
 }
+
+// protections are the scaffold's scope.deny patterns (specs.Scaffold):
+// loopx's own files, .env and secrets/.
+var protections = []string{".loopx/**", "loopx/**", ".env", "secrets/**"}
+
+// TestPresets_KeepScaffoldProtections: every preset's scope.deny holds
+// the scaffold's protections, or denies every path ("**"), so a goal made
+// from a preset never leaves .env or secrets/ to the host's prompt.
+func TestPresets_KeepScaffoldProtections(t *testing.T) {
+	for _, n := range Names() {
+		t.Run(n, func(t *testing.T) {
+			settings, err := Settings(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var deny []string
+			for _, s := range settings {
+				if s.Path == "scope.deny" {
+					if err := json.Unmarshal(s.Value, &deny); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if slices.Contains(deny, "**") {
+				return
+			}
+			for _, p := range protections {
+				if !slices.Contains(deny, p) {
+					t.Errorf("preset %s: scope.deny %q lacks %q", n, deny, p)
+				}
+			}
+		})
+	}
+}

@@ -30,6 +30,29 @@ type ScaffoldOptions struct {
 	Preset string
 }
 
+// AgentChannel are the scope.grant.commands patterns of loopx's own
+// agent-channel commands (what the Stop hook and the prompt tell an agent
+// to run): a new spec grants them, so the host does not prompt the human
+// for each round; a human removes the line to be asked again. Human-only
+// verbs (gate answer, adopt, doctor, todo done, hooks uninstall…) are not
+// here, and the permission policy denies them before any grant.
+var AgentChannel = []string{
+	"loopx round start *", "loopx round finish *",
+	"loopx decide *", "loopx prompt *",
+	"loopx evidence add *",
+	"loopx todo claim *", "loopx todo renew *", "loopx todo release *",
+	"loopx gate raise *",
+}
+
+// agentChannelGrant is the scope.grant.commands line of AgentChannel.
+func agentChannelGrant() string {
+	q := make([]string, len(AgentChannel))
+	for i, c := range AgentChannel {
+		q[i] = quote(c)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
 var bareLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`) })
 
 var cueKeywords = map[string]bool{
@@ -111,6 +134,9 @@ func Scaffold(o ScaffoldOptions) []byte {
 		w("\t// The preset sets quota, scope, gates and todos as defaults: a field\n")
 		w("\t// written here replaces the preset's default.\n")
 		w("\tpreset: %s\n", quote(o.Preset))
+		w("\t// loopx's own agent-channel commands run without the host's prompt\n")
+		w("\t// (remove the line to be asked for each).\n")
+		w("\tscope: grant: commands: %s\n", agentChannelGrant())
 		w("}\n")
 		return formatted(b.String())
 	}
@@ -150,6 +176,9 @@ func Scaffold(o ScaffoldOptions) []byte {
 		// 	tools:    ["WebFetch"]
 		// 	paths:    ["docs/**"]
 		// }
+		// loopx's own agent-channel commands run without the host's prompt
+		// (remove the line to be asked for each).
+		grant: commands: %s
 	}
 
 	// Gates are concrete questions a human (or "agent:<id>") answers before
@@ -167,7 +196,7 @@ func Scaffold(o ScaffoldOptions) []byte {
 	// Evidence (test runs, PRs, notes) goes stale after this long.
 	evidence: stale_after: "72h"
 }
-`)
+`, agentChannelGrant())
 	return formatted(b.String())
 }
 

@@ -105,6 +105,18 @@ func (p *Pending) Summary() string {
 	return Messages(p.Loosens)
 }
 
+// Line is the one line that keeps pending changes in sight (status,
+// review, doctor, an agent's session context): that loopx/ holds rule
+// changes no human adopted, what they loosen, and `loopx adopt`; "" when
+// nothing loosens (none pending, an edit that only tightens, which the
+// next decision adopts, or files that do not load, reported on their own).
+func (p *Pending) Line() string {
+	if p == nil || p.DiskError != "" || p.OnlyTightens || len(p.Loosens) == 0 {
+		return ""
+	}
+	return "rules pending: loopx/ changed and is not adopted: " + Messages(p.Loosens) + "; decisions keep the adopted rules until a human runs `loopx adopt`"
+}
+
 // Messages joins reasons' messages with "; " for one line of text, each
 // prefixed with its ref unless the message names it.
 func Messages(rs []Reason) string {

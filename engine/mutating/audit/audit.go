@@ -101,14 +101,19 @@ func Identity(tx Tx, act trust.ActRequest, actingAgents []string, ancestry []tru
 // back (data "mutation" of Violation).
 const PollMutation = "round.start"
 
+// WaitedKind is the event kind of an agent's first poll under an open
+// gate: the agent stopped at the gate and waits, which breaks no rule.
+const WaitedKind = "gate.waited"
+
 // Violation appends the gate_violation event of a mutation of goal by
 // actor that the open gate behind err stopped (decision.ViolatedGate),
 // with data (the mutation's facts; "gate" is added); ok false, and
 // nothing written, when err is no gate_violation. A poll (data
-// "mutation" PollMutation) is counted in the (gate, actor) poll record
-// (records.GatePoll) and only the first one appends the event, with
-// "first_poll": true; the next ones only count, so that an agent host
-// polling under an open gate does not fill the audit log.
+// "mutation" PollMutation) is an agent waiting as it should, not a
+// violation: it is counted in the (gate, actor) poll record
+// (records.GatePoll) and only the first one appends an event,
+// WaitedKind with "first_poll": true; the next ones only count, so that
+// an agent host polling under an open gate does not fill the audit log.
 func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bool, werr error) {
 	gate, ok := decision.ViolatedGate(err)
 	if !ok {
@@ -119,11 +124,12 @@ func Violation(tx Tx, goal, actor string, err error, data map[string]any) (ok bo
 	}
 	data["gate"] = gate
 	if data["mutation"] == PollMutation {
-		p, err := tx.CountGatePoll(goal, gate, actor)
-		if err != nil || p.Count > 1 {
-			return true, err
+		p, cerr := tx.CountGatePoll(goal, gate, actor)
+		if cerr != nil || p.Count > 1 {
+			return true, cerr
 		}
 		data["first_poll"] = true
+		return true, tx.AppendEvent(records.Event{Kind: WaitedKind, Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
 	}
 	return true, tx.AppendEvent(records.Event{Kind: "gate_violation", Goal: goal, Actor: actor, Subject: gate, Message: errs.As(err).Message, Data: data})
 }

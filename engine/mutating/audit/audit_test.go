@@ -100,8 +100,9 @@ func TestEvents(t *testing.T) {
 }
 
 // TestViolation_PollsCounted: a round start refused by an open gate is a
-// poll: counted per gate and agent, the first of each audited with
-// first_poll; other refused mutations are audited every time.
+// poll: counted per gate and agent, the first of each audited as a wait
+// (gate.waited) with first_poll; other refused mutations are audited
+// every time, as gate_violation.
 func TestViolation_PollsCounted(t *testing.T) {
 	tx := &fakeTx{}
 	for _, c := range []struct{ gate, agent, mutation string }{
@@ -117,9 +118,10 @@ func TestViolation_PollsCounted(t *testing.T) {
 	}
 	var got []string
 	for _, e := range tx.events {
-		got = append(got, fmt.Sprintf("%s %s %v %v", e.Subject, e.Actor, e.Data["mutation"], e.Data["first_poll"]))
+		got = append(got, fmt.Sprintf("%s %s %s %v %v", e.Kind, e.Subject, e.Actor, e.Data["mutation"], e.Data["first_poll"]))
 	}
-	want := "gate-1 a1 round.start true|gate-1 a2 round.start true|gate-2 a1 round.start true|gate-1 a1 round.finish <nil>|gate-1 a1 round.finish <nil>"
+	want := "gate.waited gate-1 a1 round.start true|gate.waited gate-1 a2 round.start true|gate.waited gate-2 a1 round.start true|" +
+		"gate_violation gate-1 a1 round.finish <nil>|gate_violation gate-1 a1 round.finish <nil>"
 	if strings.Join(got, "|") != want {
 		t.Errorf("events %q\nwant %q", got, want)
 	}

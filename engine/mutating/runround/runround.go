@@ -78,7 +78,8 @@ type Engine struct {
 	// CheckWrites is the denying permission decision of writing paths
 	// (nil when allowed).
 	CheckWrites func(ctx context.Context, goal, agent string, paths []string) (*decision.Decision, error)
-	// RecordScopeViolation audits writes outside the scope d denied, with
+	// RecordScopeViolation audits the writes paths outside the scope d
+	// denied (only those: deniedPaths), with
 	// the gate it raised for protected ones; before (nil: unknown) are the
 	// adopted rules the round started under, which a reject of that gate
 	// restores.
@@ -271,7 +272,7 @@ func (x *loop) ScanIncomplete(ctx context.Context, r *records.Round, why string,
 				return err
 			}
 			if denied != nil {
-				g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
+				g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, deniedPaths(denied, written), denied, x.before)
 				rc.Gate = g
 				if err != nil {
 					x.receipt(rc)
@@ -323,7 +324,7 @@ func (x *loop) Reported(ctx context.Context, r *records.Round, written []string)
 		x.receipt(rc)
 		return err
 	}
-	g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
+	g, err := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, deniedPaths(denied, written), denied, x.before)
 	rc.Gate = g
 	x.receipt(rc)
 	return err
@@ -347,7 +348,7 @@ func (x *loop) Finish(ctx context.Context, r *records.Round, o agentloop.Outcome
 	}
 	rc, err := e.Finish(ctx, r.ID, req)
 	if err == nil && denied != nil {
-		g, gerr := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, written, denied, x.before)
+		g, gerr := e.RecordScopeViolation(r.Goal, r.Agent, r.ID, deniedPaths(denied, written), denied, x.before)
 		if gerr != nil {
 			x.receipt(rc)
 			return o, gerr

@@ -71,8 +71,8 @@ func TestFinish(t *testing.T) {
 	}{
 		{"as the command ended", fake{}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"api/x.go"}, "progress", 1, "", ""},
 		{"writes outside the scope are not progress", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true}, []string{"web/x.js"}, "failed", 1, "scope_violation web/x.js", ""},
-		{"the summary lists only the writes outside the scope", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true},
-			[]string{"api/a.go", "web/x.js", "api/b.go", "web/y.js"}, "failed", 1, "scope_violation api/a.go,web/x.js,api/b.go,web/y.js",
+		{"the summary and the audit list only the writes outside the scope", fake{deny: true}, agentloop.Outcome{Outcome: "progress", Done: true},
+			[]string{"api/a.go", "web/x.js", "api/b.go", "web/y.js"}, "failed", 1, "scope_violation web/x.js,web/y.js",
 			"wrote outside its scope (web/x.js, web/y.js): web/x.js is outside scope.write api/**"},
 		{"a gate opened meanwhile", fake{gateOpen: true}, agentloop.Outcome{Outcome: "progress"}, nil, "no_change", 2, "", ""},
 	} {

@@ -10,7 +10,7 @@ import (
 
 // EventRow is an audit event as `loopx events` lists it (the output
 // contract's Event): the event as logged and, for the event of an agent's
-// first poll under an open gate (a gate_violation with data first_poll),
+// first poll under an open gate (a gate.waited event with data first_poll),
 // the poll record that counts that agent's polls under that gate since.
 type EventRow struct {
 	contract.Event
@@ -33,10 +33,10 @@ func WithPolls(evs []records.Event, polls []records.GatePoll) []EventRow {
 }
 
 // PollOf returns the poll record among polls that counts the polls ev
-// began: ev must be a gate_violation with data first_poll true; the record
+// began: ev must be a gate.waited event with data first_poll true; the record
 // is the one of ev's goal, gate (data gate) and actor. Nil otherwise.
 func PollOf(ev records.Event, polls []records.GatePoll) *records.GatePoll {
-	if ev.Kind != "gate_violation" || ev.Data["first_poll"] != true {
+	if ev.Kind != "gate.waited" || ev.Data["first_poll"] != true {
 		return nil
 	}
 	gate, _ := ev.Data["gate"].(string)

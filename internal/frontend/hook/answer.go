@@ -585,7 +585,13 @@ func sessionStart(ctx context.Context, e *engine.Engine, goal, agent string, w i
 	if err != nil {
 		return err
 	}
-	return hosts.WriteContext(w, sessionContext(st, d, agent, answers))
+	text := sessionContext(st, d, agent, answers)
+	if line := e.Pending().Line(); line != "" {
+		// The agent hears that loopx/ holds changes still waiting for a
+		// human, so it does not work as if they were in effect.
+		text = strings.TrimRight(text, "\n") + "\n" + line + "\n"
+	}
+	return hosts.WriteContext(w, text)
 }
 
 // sessionContext is SessionStart's additionalContext: what an agent must

@@ -56,20 +56,5 @@ restore_deny := repair.deny if count(repair.deny) > 0
 
 else := [lib.reason(c[0], c[1], "data.loopx.adopt.restore", "loopx/") | request.kind == "terminal"; c := typed_back("restore", "restoring loopx/", "loopx adopt --restore", "nothing restored")]
 
-# typed_back is what stands between a human at a terminal and a change
-# that asks for word to be typed back (doing: what it is, cmd: the
-# command to run again, none: what happens without it); undefined once
-# word was typed.
-typed_back(word, doing, cmd, none) := ["confirmation_required", $"{doing} needs a terminal to confirm on (stdin is not one); run {cmd} in your own terminal"] if {
-	not request.chan.tty == true
-} else := ["confirmation_required", $"{doing} needs a terminal to confirm on (none here: {e}); run {cmd} in your own terminal"] if {
-	e := request.chan.tty_error
-	is_string(e)
-	e != ""
-} else := ["confirmation_pending", $"type \"{word}\" on the terminal to confirm"] if {
-	not is_string(request.chan.typed)
-} else := ["confirmation_required", $"no confirmation typed: {none}"] if {
-	request.chan.typed == ""
-} else := ["confirmation_mismatch", $"typed \"{request.chan.typed}\", not \"{word}\": {none}"] if {
-	request.chan.typed != word
-}
+# typed_back is repair.typed_back (the one wording of a typed confirmation).
+typed_back(word, doing, cmd, none) := repair.typed_back(word, doing, cmd, none)

@@ -57,3 +57,44 @@ default dashboard_session_ok := false
 dashboard_session_ok if request.kind != "dashboard"
 
 dashboard_session_ok if request.chan.session == true
+
+# METADATA
+# description: |
+#   Accepting the store as it is (`loopx doctor --accept-store`), which
+#   drops what the chain recorded after the store's revision: the checks
+#   above, and at a terminal the person confirms by typing "accept" back
+#   on the controlling terminal after reading what is lost.
+# entrypoint: true
+default accept_store := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "accept-store produced no decision",
+		"rule": "data.loopx.repair.accept_store", "ref": "",
+	}],
+}
+
+accept_store := {"verdict": "allow", "allow": true, "reasons": []} if count(accept_store_deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": accept_store_deny}
+
+accept_store_deny := deny if count(deny) > 0
+
+else := [lib.reason(c[0], c[1], "data.loopx.repair.accept_store", ".loopx/") | request.kind == "terminal"; c := typed_back("accept", "accepting the store", "loopx doctor --accept-store", "nothing accepted")]
+
+# typed_back is what stands between a human at a terminal and a repair
+# that asks for word to be typed back (doing: what it is, cmd: the
+# command to run again, none: what happens without it); undefined once
+# word was typed.
+typed_back(word, doing, cmd, none) := ["confirmation_required", $"{doing} needs a terminal to confirm on (stdin is not one); run {cmd} in your own terminal"] if {
+	not request.chan.tty == true
+} else := ["confirmation_required", $"{doing} needs a terminal to confirm on (none here: {e}); run {cmd} in your own terminal"] if {
+	e := request.chan.tty_error
+	is_string(e)
+	e != ""
+} else := ["confirmation_pending", $"type \"{word}\" on the terminal to confirm"] if {
+	not is_string(request.chan.typed)
+} else := ["confirmation_required", $"no confirmation typed: {none}"] if {
+	request.chan.typed == ""
+} else := ["confirmation_mismatch", $"typed \"{request.chan.typed}\", not \"{word}\": {none}"] if {
+	request.chan.typed != word
+}

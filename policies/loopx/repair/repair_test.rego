@@ -28,3 +28,18 @@ test_repair_ignores_user_policies if {
 	d := repair.decision with input as {"answer": {"actor": "human", "channel": terminal(null)}} with data.loopx.user.gate_answer.deny as {"everything"}
 	d.allow
 }
+
+accept(ch) := d if {
+	d := repair.accept_store with input as {"answer": {"actor": "human", "channel": ch}}
+}
+
+test_accept_store_needs_accept_typed_at_a_terminal if {
+	accept(terminal("accept")).allow
+	codes(accept(terminal(null))) == ["confirmation_pending"]
+	codes(accept(terminal(""))) == ["confirmation_required"]
+	codes(accept(terminal("yes"))) == ["confirmation_mismatch"]
+	codes(accept(object.union(terminal(null), {"tty": false}))) == ["confirmation_required"]
+	codes(accept(object.union(terminal("accept"), {"in_round": true}))) == ["self_answer_forbidden"]
+	not accept({"kind": "agent"}).allow
+	accept({"kind": "dashboard", "session": true}).allow
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"io"
 	"strings"
 
@@ -36,9 +37,11 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		return err
 	}
 	if o.accept {
-		// A human-only repair: decided by the built-in channel rule
-		// (data.loopx.repair.decision), never by user policies.
-		if err := a.humanOnly(ctx, e, "doctor --accept-store", false, "store.accept_refused", ".loopx/"); err != nil {
+		// A human-only repair that loses what the chain recorded after
+		// the store's revision: decided by the built-in rule
+		// data.loopx.repair.accept_store, confirmed by typing "accept"
+		// on the controlling terminal.
+		if err := gateanswer.AcceptStore(ctx, e, a.caller(), gateanswer.ControllingTerminal{}); err != nil {
 			return err
 		}
 	}
@@ -73,6 +76,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 	if salvaged != nil {
 		rep["salvaged"] = salvaged
 	}
+	if line := e.Pending().Line(); line != "" {
+		rep["rules_pending"] = line
+	}
 	if err := a.print(rep, func(w io.Writer) {
 		if salvaged != nil && salvaged.Events != nil {
 			fmt.Fprintf(w, "salvaged: %s\n", engine.RepairMessage(*salvaged.Events))
@@ -102,6 +108,9 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 			fmt.Fprintf(w, "spec: %v\n", r.SpecErr)
 		} else {
 			fmt.Fprintln(w, "spec: ok")
+		}
+		if line := e.Pending().Line(); line != "" {
+			fmt.Fprintln(w, line)
 		}
 		if r.ClockBehind {
 			fmt.Fprintln(w, strings.TrimPrefix(clockBehindLine(r.Now, r.NewestCommit), "loopx: "))

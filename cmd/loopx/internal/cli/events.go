@@ -100,8 +100,8 @@ mutation, gate and scope violation, refusal and recovery. Every record read
 is checked (checksum, hash chain); a damaged one is an error naming it.
 
 An agent host polling ` + "`loopx round start`" + ` under an open gate is audited
-once per gate and agent: the first refused poll is a gate_violation event
-(data first_poll), the next ones are counted in that agent's poll record
+once per gate and agent: the first refused poll is a gate.waited event
+(a wait, not a violation; data first_poll), the next ones are counted in that agent's poll record
 of the gate. Its line shows the count ("[first poll; polled 5× by cursor
 from … to …]"), and --json adds it as "polls" {goal, gate, agent,
 count, first_at, last_at} to that event.

@@ -53,7 +53,13 @@ func (a *app) runReview(ctx context.Context, o *reviewOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(rv, func(w io.Writer) { fmt.Fprint(w, rv.Markdown) })
+	line := e.Pending().Line()
+	return a.print(withPending(rv, line), func(w io.Writer) {
+		fmt.Fprint(w, rv.Markdown)
+		if line != "" {
+			fmt.Fprintf(w, "\n> %s\n", line)
+		}
+	})
 }
 
 func (a *app) reviewCmd() *cobra.Command {

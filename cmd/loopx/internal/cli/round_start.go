@@ -84,7 +84,7 @@ lease) and opens a round in one transaction, printing the round id.
 as; an agent acts only as itself (the processes above this command run as
 another agent, or as several: refused, agent_mismatch, audited).
 Refused by an open gate (wait_human, gate_open), a start is a poll: each
-agent's first poll under a gate is audited (gate_violation, first_poll),
+agent's first poll under a gate is audited (gate.waited, first_poll),
 the next ones only count in its poll record of the gate (loopx gate show).
 Exit 0 when a round was opened; 1 when the decision was not run, or
 agent_mismatch; 2 usage.`,

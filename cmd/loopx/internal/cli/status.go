@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/loopx-dev/loopx/engine/reporting/render"
@@ -26,7 +27,13 @@ func (a *app) runStatus(_ context.Context, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.print(st, func(w io.Writer) { render.StatusText(w, st) })
+	line := e.Pending().Line()
+	return a.print(withPending(st, line), func(w io.Writer) {
+		if line != "" {
+			fmt.Fprintln(w, line)
+		}
+		render.StatusText(w, st)
+	})
 }
 
 func (a *app) statusCmd() *cobra.Command {
