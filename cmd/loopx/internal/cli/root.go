@@ -304,6 +304,7 @@ watch --exec interrupted (the current round recorded first).`,
 	}
 	groupExamples(root)
 	groupUnknown(root)
+	registerFlagCompletions(root) // completion.go
 	return root
 }
 
