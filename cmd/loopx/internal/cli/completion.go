@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +13,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // flagValues are the values shell completion offers for a flag, keyed by
@@ -40,8 +44,24 @@ func flagValues() map[string][]string {
 }
 
 // registerFlagCompletions makes every flag of flagValues complete to its
-// values (cobra's __complete, behind `loopx completion bash|zsh|fish`).
-func registerFlagCompletions(root *cobra.Command) {
+// values (cobra's __complete, behind `loopx completion bash|zsh|fish`), and
+// every --goal and --agent flag to the ids the project's spec declares.
+func (a *app) registerFlagCompletions(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for flag, ids := range map[string]func(*specs.Spec) []string{
+			"goal":  func(s *specs.Spec) []string { return slices.Sorted(maps.Keys(s.Goals)) },
+			"agent": func(s *specs.Spec) []string { return slices.Sorted(maps.Keys(s.Agents)) },
+		} {
+			if c.LocalFlags().Lookup(flag) != nil {
+				_ = c.RegisterFlagCompletionFunc(flag, a.specCompletion(ids))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 	for key, values := range flagValues() {
 		path, flag, _ := strings.Cut(key, " --")
 		c, _, err := root.Find(strings.Fields(path))
@@ -49,5 +69,23 @@ func registerFlagCompletions(root *cobra.Command) {
 			continue // a renamed command or flag: the completion test names it
 		}
 		_ = c.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// specCompletion completes to ids read from the project's spec files
+// (specs.Load: it reads loopx/*.cue and writes nothing, no cache, no store).
+// A project that is not found or a spec that does not load completes to
+// nothing: completion must never fail loudly in the user's shell.
+func (a *app) specCompletion(ids func(*specs.Spec) []string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		root, err := a.root()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		l, err := specs.Load(filepath.Join(root, scaffold.SpecDirName))
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return ids(l.Spec), cobra.ShellCompDirectiveNoFileComp
 	}
 }
