@@ -304,7 +304,7 @@ watch --exec interrupted (the current round recorded first).`,
 	}
 	groupExamples(root)
 	groupUnknown(root)
-	registerFlagCompletions(root) // completion.go
+	a.registerFlagCompletions(root) // completion.go
 	return root
 }
 
