@@ -43,8 +43,8 @@ func ParsePriority(s string) (int, error) {
 	return 0, errs.Usagef("bad_priority", "priority %q is not one of %s (P0 most urgent)", s, strings.Join(Priorities, ", "))
 }
 
-// kinds are the kinds of todo.
-var kinds = []string{records.KindTask, records.KindMonitor, records.KindGate, records.KindAction}
+// Kinds are the kinds of todo.
+var Kinds = []string{records.KindTask, records.KindMonitor, records.KindGate, records.KindAction}
 
 // Validate checks in and fills its default kind (task). Errors:
 // errs.Usage empty_title, bad_kind, bad_priority, bad_every, bad_title,
@@ -56,8 +56,8 @@ func (in *Input) Validate() error {
 	if in.Kind == "" {
 		in.Kind = records.KindTask
 	}
-	if !slices.Contains(kinds, in.Kind) {
-		return errs.Usagef("bad_kind", "todo kind %q is not one of %v", in.Kind, kinds)
+	if !slices.Contains(Kinds, in.Kind) {
+		return errs.Usagef("bad_kind", "todo kind %q is not one of %v", in.Kind, Kinds)
 	}
 	if in.Priority < 0 || in.Priority > 4 {
 		return errs.Usagef("bad_priority", "priority must be P0..P4")

@@ -80,8 +80,15 @@ func (a *app) runEvents(ctx context.Context, o *eventsOptions) error {
 	}
 	rows := render.WithPolls(evs, polls)
 	return a.print(rows, func(w io.Writer) {
+		// The kind column is as wide as the longest kind shown (at least 18,
+		// the width of the common kinds), so a long kind is neither cut nor
+		// pushes its row out of line.
+		kindWidth := 18
 		for _, ev := range rows {
-			fmt.Fprintf(w, "%s  %-18s %-8s %-10s %s %s", ev.At.Format("2006-01-02T15:04:05Z"), ev.Kind, ev.Goal, ev.Actor, ev.Subject, ev.Message)
+			kindWidth = max(kindWidth, len(ev.Kind))
+		}
+		for _, ev := range rows {
+			fmt.Fprintf(w, "%s  %-*s %-8s %-10s %s %s", ev.At.Format("2006-01-02T15:04:05Z"), kindWidth, ev.Kind, ev.Goal, ev.Actor, ev.Subject, ev.Message)
 			if ev.Polls != nil {
 				fmt.Fprintf(w, " [first poll; %s]", render.PollText(*ev.Polls))
 			}

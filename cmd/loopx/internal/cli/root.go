@@ -305,6 +305,7 @@ watch --exec interrupted (the current round recorded first).`,
 	}
 	groupExamples(root)
 	groupUnknown(root)
+	a.registerFlagCompletions(root) // completion.go
 	return root
 }
 
