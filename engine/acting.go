@@ -57,7 +57,7 @@ func (e *Engine) ActAs(ctx context.Context, in trust.ActRequest) (string, error)
 		actor = "agent:" + in.Agent
 	}
 	input := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Goal: in.Goal, Agent: in.Agent,
-		Answer: &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}}
+		Answer: &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound, FromEnv: in.FromEnv}}}
 	d := e.evalPrepared(ctx, pq, actingRule, query.GateAnswer, input)
 	if d.Allow {
 		return d.Agent, nil
