@@ -26,7 +26,7 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcal
 	pr := toolcall.Read(e.root, req)
 	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: query.Permission, Goal: goal, Agent: agent, Permission: pr})
-	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.rules.facts().GoalSpec(goal) != nil {
+	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && !req.Question && err == nil && e.rules.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
 	}
 	return d, err
