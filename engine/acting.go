@@ -65,7 +65,7 @@ func (e *Engine) actingFacts(in trust.ActRequest) *input.AnswerFacts {
 	if in.Agent != "" {
 		actor = "agent:" + in.Agent
 	}
-	return &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound}}
+	return &input.AnswerFacts{Actor: actor, Channel: ch, Acting: &input.ActingFacts{Mode: in.Mode, Bound: in.Bound, FromEnv: in.FromEnv}}
 }
 
 // actedAs is ActAs's answer for the acting decision d on facts: the agent

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
-	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
@@ -23,7 +22,8 @@ import (
 // (data.loopx.claim.decision, op "claim"), prepared before the store is
 // opened and evaluated inside the transaction, then logged. Every refusal
 // changes nothing (a gate_violation is audited after the rollback):
-//   - errs.Usage: bad_ttl, missing_agent, unknown_agent, unknown_todo,
+//   - errs.Usage: bad_ttl, missing_agent, unknown_todo, unknown_agent
+//     (the decision's reason, data.loopx.lib.agent_known),
 //     idempotency_key_reused (the key names another agent's lease), and
 //     policy_error for a user policy that does not compile;
 //   - errs.No: the decision's first reason — already_claimed (Data:
@@ -57,9 +57,6 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 			return err
 		}
 		goal = t.Goal
-		if !inputstate.AgentKnown(e.rules.spec, tx, req.Agent) {
-			return e.unknownAgent(req.Agent)
-		}
 		now := tx.Now()
 		for _, g := range e.GoalIDs() {
 			if req.IdempotencyKey == "" {
@@ -190,9 +187,6 @@ func (e *Engine) changeLease(req lease.Request, op string) (lease.Result, error)
 			kind = "todo.released"
 			data = map[string]any{"version": t.Lease.Version, "epoch": t.Lease.Epoch}
 		case "transfer":
-			if !inputstate.AgentKnown(e.rules.spec, tx, req.To) {
-				return e.unknownAgent(req.To)
-			}
 			if cd, err = e.decideLease(tx, t, req.To, input.ClaimFacts{Op: "transfer", From: req.Agent}); err != nil {
 				return err
 			}

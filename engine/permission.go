@@ -34,7 +34,7 @@ func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcal
 // blocks the call (auditDenial) and was decided (err nil) on a goal of
 // the spec.
 func (e *Engine) auditPermission(goal, agent string, pr *input.PermissionRequest, req toolcall.Call, d decision.Decision, err error) {
-	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && err == nil && e.rules.facts().GoalSpec(goal) != nil {
+	if (d.Verdict == "deny" || (d.Verdict == "ask" && req.AskBlocks)) && !req.Question && err == nil && e.rules.facts().GoalSpec(goal) != nil {
 		e.auditDenial(goal, agent, pr, d)
 	}
 }

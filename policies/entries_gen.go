@@ -13,6 +13,7 @@ var entryModules = map[string][]string{
 	"data.loopx.claim.decision":      {"loopx/claim/decision.rego", "loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego"},
 	"data.loopx.gate.decision":       {"loopx/gate/decision.rego", "loopx/identity/identity.rego", "loopx/lib/lib.rego", "loopx/request/request.rego"},
 	"data.loopx.identity.acting":     {"loopx/identity/identity.rego", "loopx/lib/lib.rego", "loopx/request/request.rego"},
+	"data.loopx.lib.agent_known":     {"loopx/lib/agents.rego"},
 	"data.loopx.lib.agent_on_goal":   {"loopx/lib/agents.rego"},
 	"data.loopx.lib.claim_order":     {"loopx/lib/todos.rego"},
 	"data.loopx.lib.next_todos":      {"loopx/lib/gates.rego", "loopx/lib/next.rego", "loopx/lib/todos.rego"},

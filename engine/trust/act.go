@@ -25,4 +25,7 @@ type ActRequest struct {
 	// runner; a hook's host carries its agent in its start environment
 	// anyway, so what the hook decides for does not rest on the runner.
 	Fast bool
+	// FromEnv: Agent is $LOOPX_AGENT alone, naming who runs the command
+	// for its events (no --agent flag): ActingFacts.FromEnv.
+	FromEnv bool
 }

@@ -76,6 +76,10 @@ type ActingFacts struct {
 	// Bound is the agent the MCP session was bound to at start ("" = none;
 	// mode session only).
 	Bound string `json:"bound"`
+	// FromEnv: the agent named comes from $LOOPX_AGENT alone (no flag
+	// names it), as the actor of a command's events: it stands only when
+	// the caller's ancestry carries that agent.
+	FromEnv bool `json:"from_env,omitempty"`
 }
 
 // AnswerGate is the answered gate in input.answer.gate, any status.

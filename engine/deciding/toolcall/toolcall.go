@@ -39,6 +39,11 @@ type Call struct {
 	// "ask" verdict is answered there as a block, so it is audited as a
 	// denial too.
 	AskBlocks bool
+	// Question: someone other than the agent asks about it (loopx decide
+	// permission run by a human or another agent), so a denial is an
+	// answer, not the agent's denied call: it is not audited as the
+	// agent's permission.denied event.
+	Question bool
 }
 
 // toolActions are the actions of host tools that write files.

@@ -126,8 +126,8 @@ agent_data := {"todo": todo_id, "agent": agent_id, "role": lib.role(asker), "mod
 #   agents list left, and an empty one would let every agent on it.
 default agent := []
 
-agent := [lib.reason_data("unknown_agent", $"unknown agent {agent_id} (declare it in the spec or run loopx agent register)", "data.loopx.claim.agent", $"agents.{agent_id}", agent_data)] if {
-	not input.state.agent.known == true
+agent := [lib.reason_data("unknown_agent", lib.unknown_agent_message(agent_id), "data.loopx.claim.agent", $"agents.{agent_id}", agent_data)] if {
+	not lib.agent_known
 } else := [lib.reason_data("unknown_goal", $"goal {goal_id} is not declared in the spec", "data.loopx.claim.agent", $"goals.{goal_id}", agent_data)] if {
 	not input.state.goal.in_spec == true
 } else := [lib.reason_data("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.claim.agent", $"goals.{goal_id}.agents", agent_data)] if {

@@ -201,7 +201,21 @@ acting_bad_msgs contains $"the acting agent {request.actor} is not \"agent:ID\""
 # acting_as is the agent an allowed act acts as.
 default acting_as := ""
 
-acting_as := named if named != ""
+acting_as := named if {
+	named != ""
+	not env_unconfirmed
+}
+
+# env_unconfirmed: the agent named comes from $LOOPX_AGENT alone (the
+# actor of a command's events, input.answer.acting.from_env) and the
+# checked ancestry does not carry it: a plain shell's variable, so the
+# command acts as a human (""); an ancestry of another agent is refused
+# (agent_mismatch).
+env_unconfirmed if {
+	acting_req.from_env == true
+	request.chan.ancestry_checked == true
+	not named in acting_agents
+}
 
 acting_as := bound if {
 	named == ""

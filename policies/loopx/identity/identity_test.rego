@@ -46,6 +46,16 @@ test_a_human_acts_for_any_agent_without_an_agent_above if {
 	act("agent:codex", [], {"mode": "bind"}).agent == "codex"
 }
 
+# $LOOPX_AGENT alone (no flag) names the actor of a command's events only
+# when the ancestry carries that agent: from a plain shell it is a human.
+test_an_env_agent_without_its_ancestry_is_a_human if {
+	act("agent:claude", [], {"from_env": true}) == {"verdict": "allow", "allow": true, "agent": "", "reasons": []}
+	act("agent:claude", ["claude"], {"from_env": true}).agent == "claude"
+	act("agent:claude", ["codex"], {"from_env": true}).reasons[0].code == "agent_mismatch"
+	d := identity.acting with input as {"answer": {"actor": "agent:claude", "channel": {"ancestry_checked": false, "acting_agents": []}, "acting": {"mode": "act", "from_env": true}}}
+	d.agent == "claude"
+}
+
 test_acting_with_the_ancestry_unread_takes_the_name if {
 	d := identity.acting with input as {"answer": {"actor": "agent:claude", "channel": {"ancestry_checked": false, "acting_agents": ["codex"]}, "acting": {"mode": "act"}}}
 	d.allow

@@ -34,3 +34,18 @@ agent_on_goal if {
 default goal_agents := []
 
 goal_agents := data.loopx.spec.goals[input.goal].agents if is_array(data.loopx.spec.goals[input.goal].agents)
+
+# METADATA
+# description: |
+#   The asking agent is known: declared in the spec or registered by a
+#   human (input.state.agent.known). Every decision that names an
+#   agent (claim, permission, run's preflight) refuses an unknown one
+#   with unknown_agent and unknown_agent_message, this rule and no other.
+# entrypoint: true
+default agent_known := false
+
+agent_known if input.state.agent.known == true
+
+# unknown_agent_message is the one wording of the unknown_agent reason
+# for agent id: what it is and what a human does about it.
+unknown_agent_message(id) := $"unknown agent {id}: declare it in the spec or run loopx agent register"

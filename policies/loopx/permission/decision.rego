@@ -95,8 +95,8 @@ default goal_agent_checks := []
 
 goal_agent_checks := [lib.reason("unknown_goal", $"goal {goal_id} is not declared in the spec", "data.loopx.permission.goal_agent", $"goals.{goal_id}")] if {
 	not goal_known
-} else := [lib.reason("unknown_agent", $"agent {input.agent} is neither declared in the spec nor registered", "data.loopx.permission.goal_agent", $"agents.{input.agent}")] if {
-	not input.state.agent.known == true
+} else := [lib.reason("unknown_agent", lib.unknown_agent_message(input.agent), "data.loopx.permission.goal_agent", $"agents.{input.agent}")] if {
+	not lib.agent_known
 } else := [lib.reason("agent_not_on_goal", $"agent {input.agent} is not in the agents of goal {goal_id}", "data.loopx.permission.goal_agent", $"goals.{goal_id}.agents")] if {
 	not lib.agent_on_goal
 }

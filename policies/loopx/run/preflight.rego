@@ -40,8 +40,8 @@ goal_status := array.concat(
 # description: Step 3, the agent must be known and on the goal.
 default agent := []
 
-agent := [lib.reason("unknown_agent", $"agent {agent_id} is neither declared in the spec nor registered", "data.loopx.run.agent", $"agents.{agent_id}")] if {
-	not input.state.agent.known == true
+agent := [lib.reason("unknown_agent", lib.unknown_agent_message(agent_id), "data.loopx.run.agent", $"agents.{agent_id}")] if {
+	not lib.agent_known
 } else := [lib.reason("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.run.agent", $"goals.{goal_id}.agents")] if {
 	not lib.agent_on_goal
 }

@@ -38,8 +38,14 @@ func (a *app) runPermission(ctx context.Context, o *permissionOptions) error {
 	if err := e.RequireGoal(o.goal); errs.IsKind(err, errs.Usage) {
 		return err
 	}
+	// Who asks (the identity rule): only the agent itself asking makes a
+	// denial its audited denied call; anyone else's is a question.
+	asker, err := actor(ctx, e, "decide permission", o.goal)
+	if err != nil {
+		return err
+	}
 	d, derr := e.Permission(ctx, o.goal, o.agent, toolcall.Call{
-		Tool: o.tool, Action: o.action, Paths: o.paths, Command: o.command})
+		Tool: o.tool, Action: o.action, Paths: o.paths, Command: o.command, Question: asker != o.agent})
 	if err := a.print(d, func(w io.Writer) { renderDecision(w, d, o.explain) }); err != nil {
 		return err
 	}

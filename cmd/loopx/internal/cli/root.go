@@ -420,12 +420,13 @@ func (a *app) specBanner() string {
 }
 
 // actor is who runs the command, as its events record it: the agent it
-// acts as ($LOOPX_AGENT names it, checked against the processes above the
-// command; else the one agent they run as: actAs), else "human". what
+// acts as ($LOOPX_AGENT names it, and the processes above the command
+// must run as it: a plain shell's variable alone is a human; else the one
+// agent they run as: actAs), else "human". what
 // names the command for a refusal's audit event and goal its goal ("" when
 // none). Errors: errs.No agent_mismatch (exit 1).
 func actor(ctx context.Context, e *engine.Engine, what, goal string) (string, error) {
-	ag, err := actAs(ctx, e, trust.ActRequest{Agent: os.Getenv("LOOPX_AGENT"), What: what, Goal: goal})
+	ag, err := actAs(ctx, e, trust.ActRequest{Agent: os.Getenv("LOOPX_AGENT"), FromEnv: true, What: what, Goal: goal})
 	if err != nil || ag == "" {
 		return "human", err
 	}
