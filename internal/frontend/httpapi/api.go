@@ -156,6 +156,11 @@ func (a *API) data(w http.ResponseWriter, r *http.Request) {
 		which = "run"
 	case "/v1/data/loopx/permission/decision":
 		which = "permission"
+	case "/v1/data/loopx/claim/decision", "/v1/data/loopx/gate/decision":
+		// Defined documents this API does not serve yet: never an empty
+		// (undefined) answer a client could read as "no objection".
+		writeJSON(w, http.StatusNotImplemented, apiError{Code: "not_implemented", Message: "this decision is not served over HTTP yet; use loopx decide claim / loopx decide gate-answer"})
+		return
 	default:
 		writeJSON(w, http.StatusOK, struct{}{}) // undefined document
 		return

@@ -45,6 +45,8 @@ func TestSecurity(t *testing.T) {
 		{"state refused", "POST", "/v1/data/loopx/run/decision", "127.0.0.1:1", "Bearer tok", `{"input":{"state":{}}}`, 400},
 		{"now refused", "POST", "/v1/data/loopx/permission/decision", "127.0.0.1:1", "Bearer tok", `{"input":{"now":1}}`, 400},
 		{"undefined document", "POST", "/v1/data/loopx/nothing", "127.0.0.1:1", "Bearer tok", `{"input":{}}`, 200},
+		{"a decision not served yet is never an empty answer", "POST", "/v1/data/loopx/claim/decision", "127.0.0.1:1", "Bearer tok", `{"input":{}}`, 501},
+		{"the gate decision likewise", "POST", "/v1/data/loopx/gate/decision", "127.0.0.1:1", "Bearer tok", `{"input":{}}`, 501},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
