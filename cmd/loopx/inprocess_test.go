@@ -50,10 +50,10 @@ func inProcessEnvSafe(k string) bool {
 	switch k {
 	case "LOOPX_NOW", "XDG_STATE_HOME", "PWD":
 		return true
-	case "HOME", "PATH", "TMPDIR", "SHELL", "TERM", "USER":
+	case "HOME", "PATH", "TMPDIR", "SHELL", "TERM", "USER", "GOGC", "GOMEMLIMIT", "GODEBUG", "GOMAXPROCS":
 		return false
 	}
-	for _, p := range []string{"LOOPX_", "XDG_", "GIT_", "CLAUDE_", "CODEX_", "SSH_", "GO"} {
+	for _, p := range []string{"LOOPX_", "XDG_", "GIT_", "CLAUDE_", "CODEX_", "SSH_"} {
 		if strings.HasPrefix(k, p) {
 			return false
 		}
