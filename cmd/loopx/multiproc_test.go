@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/internal/testproject"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -58,10 +59,9 @@ func mustLoopx(t testing.TB, dir string, args ...string) string {
 }
 
 // project makes a project whose spec declares agents p0..p(n-1) on goals
-// g1 and g2, and returns its root.
+// g1 and g2 (internal/testproject), and returns its root.
 func project(t testing.TB, agents int) string {
 	t.Helper()
-	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("project: name: \"procs\"\nagents: {\n")
 	for i := 0; i < agents; i++ {
@@ -69,13 +69,7 @@ func project(t testing.TB, agents int) string {
 	}
 	b.WriteString("}\ngoals: g1: {\n\tobjective: \"Many processes at once\"\n\tquota: {rounds: 100000, min_interval: \"0s\"}\n}\n")
 	b.WriteString("goals: g2: {\n\tobjective: \"A second goal in the same store\"\n\tquota: {rounds: 100000, min_interval: \"0s\"}\n}\n")
-	if err := os.MkdirAll(filepath.Join(dir, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "loopx", "loopx.cue"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return testproject.New(t, b.String()).Root
 }
 
 func jsonField(t testing.TB, s string, v any) {

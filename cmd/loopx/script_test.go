@@ -29,12 +29,16 @@ func TestMain(m *testing.M) {
 	// The suite may run inside Claude Code, Codex or a loopx round: the
 	// ancestry walk of the commands it starts stops at the test binary, so
 	// they see only the processes the tests start.
+	// loopx run inside the test process (cli.RunWith) starts its walk at
+	// the test binary's parent: it stops there, seeing no ancestor, as a
+	// command the test binary starts does.
 	stop := os.Getenv("LOOPX_TEST_ANCESTRY_STOP")
 	if stop == "" {
-		stop = strconv.Itoa(os.Getpid())
-		os.Setenv("LOOPX_TEST_ANCESTRY_STOP", stop)
+		os.Setenv("LOOPX_TEST_ANCESTRY_STOP", strconv.Itoa(os.Getpid()))
+		cli.Ancestry.StopAt = os.Getppid()
+	} else {
+		cli.Ancestry.StopAt, _ = strconv.Atoi(stop)
 	}
-	cli.Ancestry.StopAt, _ = strconv.Atoi(stop)
 	// The Go tests' projects get their anchor directories under a temporary
 	// XDG_STATE_HOME (scripts set their own in Setup); commands the tests
 	// start inherit it.
@@ -66,6 +70,12 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("LOOPX_AGENT", "")
 			env.Setenv("LOOPX_TEST_ANCESTRY_STOP", strconv.Itoa(os.Getpid()))
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			base := map[string]string{}
+			for _, kv := range env.Vars {
+				k, v, _ := strings.Cut(kv, "=")
+				base[k] = v
+			}
+			env.Values[baselineKey{}] = base
 			return nil
 		},
 		// [pty]: a pseudo-terminal can be opened (ttyin needs one; the human
@@ -108,7 +118,8 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 }
 
 // cmdExitcode runs a command and asserts its exact exit code:
-// exitcode N prog args...
+// exitcode N prog args... (loopx runs in the test process when it can:
+// inProcess).
 func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exitcode N prog args...")
@@ -118,7 +129,13 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("exitcode: %v", err)
 	}
 	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
+	inproc, why := inProcess(ts, args[2:])
+	if args[1] == "loopx" && !inproc {
+		ts.Logf("loopx runs as a process: %s", why)
+	}
+	if args[1] == "loopx" && inproc {
+		got = runInProcess(ts, args[2:])
+	} else if err := ts.Exec(args[1], args[2:]...); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			ts.Fatalf("exitcode: %v", err)

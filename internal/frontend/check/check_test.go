@@ -3,7 +3,6 @@ package check
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/testproject"
 )
 
 const goodSpec = `project: name: "ck"
@@ -32,27 +32,23 @@ goals: g1: {
 }
 `
 
-// project writes files (path → content) under a new root and opens its
-// engine on the files as they are (engine.Options.OnDisk), as check does.
+// project writes files (path → content) in a new project of the test's
+// own (internal/testproject) and opens its engine on the files as they
+// are (engine.Options.OnDisk), as check does.
 func project(t *testing.T, files map[string]string) *engine.Engine {
 	t.Helper()
-	root := t.TempDir()
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	p := testproject.New(t, "")
+	for path, body := range files {
+		p.Write(t, filepath.FromSlash(path), body)
 	}
-	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	e := engine.New(engine.Options{Root: root, Now: func() time.Time { return now }, OnDisk: true, Ancestry: trust.AncestryOptions{Off: true}})
+	p.Clock.Set(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	e := engine.New(engine.Options{Root: p.Root, StateHome: p.StateHome, Now: p.Clock.Now, OnDisk: true, Ancestry: trust.AncestryOptions{Off: true}})
 	t.Cleanup(func() { e.Close() })
 	return e
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
@@ -72,6 +68,7 @@ func TestRun(t *testing.T) {
 			o: Options{Scan: []string{"nope.md"}}, kind: errs.Usage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := project(t, tc.files)
 			rep, err := Run(context.Background(), e, tc.o)
 			if tc.kind != 0 {
@@ -103,6 +100,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRun_StrictMakesWarningsErrors(t *testing.T) {
+	t.Parallel()
 	// A credential read from an environment variable is a scan warning.
 	e := project(t, map[string]string{"loopx/loopx.cue": goodSpec, "run.sh": "password: $DB_PASSWORD\n"})
 	rep, err := Run(context.Background(), e, Options{Scan: []string{"run.sh"}})

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/testproject"
 )
 
 const testSpec = `project: name: "c01"
@@ -24,17 +23,12 @@ goals: g1: {
 }
 `
 
-// newProject writes a project with testSpec and returns its root.
+// newProject makes a project with testSpec (internal/testproject) and
+// returns its root; its anchor directory is under the package's
+// XDG_STATE_HOME (TestMain).
 func newProject(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(testSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return testproject.New(t, testSpec).Root
 }
 
 // eofReader closes eof when the wrapped reader reports io.EOF.
@@ -144,6 +138,7 @@ func wantPong(t *testing.T, v any, id any) {
 // -32700 parse error with id null, the valid request is answered, and the
 // server keeps serving (a tool call after both works).
 func TestTransport_MalformedLineThenValidRequest(t *testing.T) {
+	t.Parallel()
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.initialize("2025-06-18")
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"`) // truncated
@@ -166,6 +161,7 @@ func TestTransport_MalformedLineThenValidRequest(t *testing.T) {
 // answers a ping. A nil code means no answer at all (a notification): the
 // ping's answer must be the next line.
 func TestMCPFraming(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		frame string
@@ -220,6 +216,7 @@ func TestMCPFraming(t *testing.T) {
 // byte more is answered with -32600 naming both sizes, and the next line
 // is served.
 func TestMCPFraming_LineLimit(t *testing.T) {
+	t.Parallel()
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, MaxLineBytes: 300, Agent: "a1"})
 	w.initialize("2025-06-18")
 	ping := func(id string, size int) string {
@@ -241,6 +238,7 @@ func TestMCPFraming_LineLimit(t *testing.T) {
 // and each invalid member, none for a notification; a batch of only
 // notifications gets no answer.
 func TestMCPFraming_Batch2025_03_26(t *testing.T) {
+	t.Parallel()
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.initialize("2025-03-26")
 	w.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},` +
@@ -265,6 +263,7 @@ func TestMCPFraming_Batch2025_03_26(t *testing.T) {
 // TestMCPFraming_BatchBeforeInitialize: a batch before the handshake is
 // refused (initialize must not be batched; no revision is agreed yet).
 func TestMCPFraming_BatchBeforeInitialize(t *testing.T) {
+	t.Parallel()
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
 	wantError(t, w.recv(), -32600, 1.0, "before initialize")
@@ -286,6 +285,7 @@ func holdLock(t *testing.T, root string) (release func()) {
 // (here: waiting for the state lock a test holds) is finished and answered
 // before Serve returns nil; its change is applied exactly once.
 func TestMCPEOF_AnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	w := newWire(t, Options{Engine: engine.Options{Root: root, LockTimeout: 2 * time.Minute}, Tools: []string{"all"}, Agent: "a1"})
 	w.initialize("2025-06-18")
@@ -319,6 +319,7 @@ func TestMCPEOF_AnswersCallsInFlight(t *testing.T) {
 // an invalid request (-32600) saying initialize comes first, not an error
 // with code 0; a ping is answered, and after initialize the same call is.
 func TestMCPFraming_RequestBeforeInitialize(t *testing.T) {
+	t.Parallel()
 	w := newWire(t, Options{Engine: engine.Options{Root: newProject(t)}, Agent: "a1"})
 	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	wantError(t, w.recv(), -32600, 1.0, "initialize")

@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/testproject"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -43,8 +44,8 @@ const policyV1 = `package loopx.user.should_run
 deny contains {"code": "frozen", "message": "frozen"} if input.agent == "nobody-1"
 `
 
-// project is a temp project with a spec and a user policy under
-// loopx/policies/, and a settable clock.
+// project is a temp project (internal/testproject) with a spec and a user
+// policy under loopx/policies/, and the watcher's settable clock.
 type project struct {
 	root  string
 	clock *ManualClock
@@ -52,8 +53,7 @@ type project struct {
 
 func newProject(t *testing.T, specText string) *project {
 	t.Helper()
-	p := &project{root: t.TempDir(), clock: NewManualClock(t0)}
-	p.write(t, "loopx/loopx.cue", specText)
+	p := &project{root: testproject.New(t, specText).Root, clock: NewManualClock(t0)}
 	p.write(t, "loopx/policies/policy.rego", policyV1)
 	return p
 }

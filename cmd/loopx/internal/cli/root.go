@@ -173,6 +173,10 @@ type Options struct {
 	// Now is the clock; nil means the one clock (the system's, or in a
 	// test build the instant the test clock variable pins: clock.go).
 	Now func() time.Time
+	// Dir is the working directory the project is found from (walking
+	// up to its loopx/ directory) when neither --project nor
+	// $LOOPX_PROJECT names it; "" means the process's.
+	Dir string
 }
 
 // RunWith is Run with o in place of the environment it names.
@@ -334,6 +338,9 @@ func (a *app) root() (string, error) {
 	}
 	if p := os.Getenv("LOOPX_PROJECT"); p != "" {
 		return p, nil
+	}
+	if a.opts.Dir != "" {
+		return scaffold.FindRoot(a.opts.Dir)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
