@@ -55,6 +55,8 @@ var notContract = map[string]string{
 	"loopx mcp":                   "speaks MCP: TestContract_MCP",
 	"loopx demo":                  "runs loopx as child processes in a new project: demo.txtar",
 	"loopx watch":                 "runs until interrupted, one JSON line per change",
+	"loopx serve status":          "the server's record (pid, start, socket, addr), which exists only while a server runs: serve_lifecycle asserts its --json fields",
+	"loopx serve stop":            "stops a running server; prints no document",
 }
 
 // contractProject makes the contract's project (contractSpec) in a new
