@@ -2,15 +2,16 @@ package engine
 
 import (
 	"context"
-	"github.com/loopx-dev/loopx/specs"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // ClaimTodo takes a lease on a todo for an agent in ONE transaction: a
@@ -84,7 +85,7 @@ func (e *Engine) ClaimTodoContext(ctx context.Context, req lease.ClaimRequest) (
 			return err
 		}
 		if !cd.d.Allow {
-			return e.Refusal(cd.d)
+			return e.claimRefusal(cd.d, req.Agent)
 		}
 		if l := t.Lease; l.LiveAt(now) && l.Holder == req.Agent {
 			res = lease.Result{Todo: t, Lease: *l, Replayed: true}
@@ -223,9 +224,22 @@ func (e *Engine) decideLease(tx *kernel.Tx, t records.Todo, agent string, cf inp
 	cf.Todo = facts
 	cd, err := e.decideClaim(context.Background(), tx, t.Goal, agent, cf)
 	if err == nil && !cd.d.Allow {
-		err = e.Refusal(cd.d)
+		err = e.claimRefusal(cd.d, agent)
 	}
 	return cd, err
+}
+
+// claimRefusal is the error of the claim decision d that refused agent:
+// when the rule found the agent unknown to the rules in effect and loopx/
+// declares it in a change not adopted yet, the refusal says so and names
+// loopx adopt (the decision stays the rule's).
+func (e *Engine) claimRefusal(d decision.Decision, agent string) error {
+	if len(d.Reasons) > 0 && d.Reasons[0].Code == "unknown_agent" {
+		if pe := e.pendingAgent(agent); pe != nil {
+			return pe
+		}
+	}
+	return e.Refusal(d)
 }
 
 // putLease stores t with its changed lease and audits the change.
@@ -248,8 +262,17 @@ func (e *Engine) auditRefusal(goal, agent string, err error, mutation, todo stri
 // declares it in a change not adopted yet, it says so and names
 // `loopx adopt`.
 func (e *Engine) unknownAgent(agent string) error {
+	if pe := e.pendingAgent(agent); pe != nil {
+		return pe
+	}
+	return Usagef("unknown_agent", "unknown agent %s: declare it in the spec or run loopx agent register", agent)
+}
+
+// pendingAgent is the unknown_agent error for an agent that loopx/
+// declares in a change not adopted yet, else nil.
+func (e *Engine) pendingAgent(agent string) error {
 	if e.pendingDeclares(func(sp *specs.Spec) bool { _, ok := sp.Agents[agent]; return ok }) {
 		return Usagef("unknown_agent", "unknown agent %q: loopx/ declares it, but that change is not adopted yet; a human runs `loopx adopt` to adopt it", agent)
 	}
-	return Usagef("unknown_agent", "unknown agent %q (declare it in the spec or run loopx agent register)", agent)
+	return nil
 }

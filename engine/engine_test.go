@@ -410,9 +410,14 @@ func TestGate_BypassedHookStillCannotRecordProgress(t *testing.T) {
 	if d := decide(t, e, "a1"); d.Quota.Rounds.Used != 0 {
 		t.Fatalf("quota spent while gated: %d", d.Quota.Rounds.Used)
 	}
+	// The refused progress is a violation each time; the refused round
+	// start is a wait.
 	evs, err := e.Events(reportdata.EventFilter{Kind: "gate_violation"})
-	if err != nil || len(evs) != 3 {
+	if err != nil || len(evs) != 2 {
 		t.Fatalf("gate_violation events = %d %v", len(evs), err)
+	}
+	if evs, err := e.Events(reportdata.EventFilter{Kind: "gate.waited"}); err != nil || len(evs) != 1 {
+		t.Fatalf("gate.waited events = %d %v", len(evs), err)
 	}
 	// Finishing without progress is allowed (it frees the todo, charges nothing).
 	if rc, err := e.FinishRound(ctx, st.Round.ID, rounds.FinishRequest{Outcome: records.OutcomeNoChange}); err != nil || rc.Charged {
