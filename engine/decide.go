@@ -230,7 +230,11 @@ var evaluations atomic.Uint64
 // show that a hook evaluates once.
 func Evaluations() uint64 { return evaluations.Load() }
 
-var entropy = ulid.Monotonic(rand.Reader, 0)
+// entropy makes decision ids monotonic within a millisecond; locked, as
+// decisions are made from many goroutines at once (parallel tests, and a
+// long-lived process serving several clients): the bare monotonic reader
+// is not safe for concurrent use.
+var entropy = &ulid.LockedMonotonicReader{MonotonicReader: ulid.Monotonic(rand.Reader, 0)}
 
 // finishDecision adds what the engine owns: id, request, quota, revision.
 func (e *Engine) finishDecision(d *decision.Decision, req Request, in input.Input) {
