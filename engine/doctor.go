@@ -77,7 +77,11 @@ func RepairMessage(rep records.EventsRepair) string {
 	if !rep.Gap {
 		return fmt.Sprintf("cut %d bytes that were no record from %s (%s); no record was lost", rep.Bytes, kernel.EventsFile, rep.Reason)
 	}
-	return fmt.Sprintf("cut %s (%d bytes) from %s (%s); a gap record stands for them and the hash chain goes on past it", kernel.RecordSpan(rep.From, rep.Through), rep.Bytes, kernel.EventsFile, rep.Reason)
+	them := "them"
+	if rep.From == rep.Through {
+		them = "it"
+	}
+	return fmt.Sprintf("cut %s (%d bytes) from %s (%s); a gap record stands for %s and the hash chain goes on past it", kernel.RecordSpan(rep.From, rep.Through), rep.Bytes, kernel.EventsFile, rep.Reason, them)
 }
 
 // Doctor checks the project: the spec, the store (opened as it is, or
