@@ -206,17 +206,6 @@ acting_as := named if {
 	not env_unconfirmed
 }
 
-# env_unconfirmed: the agent named comes from $LOOPX_AGENT alone (the
-# actor of a command's events, input.answer.acting.from_env) and the
-# checked ancestry does not carry it: a plain shell's variable, so the
-# command acts as a human (""); an ancestry of another agent is refused
-# (agent_mismatch).
-env_unconfirmed if {
-	acting_req.from_env == true
-	request.chan.ancestry_checked == true
-	not named in acting_agents
-}
-
 acting_as := bound if {
 	named == ""
 	mode == "session"
@@ -226,4 +215,15 @@ acting_as := acting_agents[0] if {
 	named == ""
 	mode != "session"
 	count(acting_agents) == 1
+}
+
+# env_unconfirmed: the agent named comes from $LOOPX_AGENT alone (the
+# actor of a command's events, input.answer.acting.from_env) and the
+# checked ancestry does not carry it: a plain shell's variable, so the
+# command acts as a human (""); an ancestry of another agent is refused
+# (agent_mismatch).
+env_unconfirmed if {
+	acting_req.from_env == true
+	request.chan.ancestry_checked == true
+	not named in acting_agents
 }
