@@ -135,7 +135,7 @@ func (tx *Tx) RepairEvents(by string) (records.EventsRepair, error) {
 	}
 	// The prefix that verifies, and the first damage.
 	sc := &logScan{path: path, gaps: s.gaps}
-	var starts []logScan // the scan's state before each good line
+	var last logScan // the scan's state before the last good line
 	bad := -1
 	var damage error
 	for i, l := range lines {
@@ -144,7 +144,7 @@ func (tx *Tx) RepairEvents(by string) (records.EventsRepair, error) {
 			bad, damage = i, err
 			break
 		}
-		starts = append(starts, before)
+		last = before
 	}
 	if bad < 0 {
 		if err := checkEnds(path, sc.head, want); err != nil {
@@ -186,7 +186,7 @@ func (tx *Tx) RepairEvents(by string) (records.EventsRepair, error) {
 		if bad == 0 {
 			return rep, StoreError(path, damage)
 		}
-		start, pre = bad-1, starts[bad-1]
+		start, pre = bad-1, last
 	}
 	startOff, resumeOff := lines[start].off, lines[resume].off
 	rep.Bytes, rep.Reason = resumeOff-startOff, damage.Error()

@@ -121,16 +121,23 @@ func TestRepairEvents_BridgesDamageInTheMiddle(t *testing.T) {
 	}
 }
 
+// fourEvents is a store with four committed events, one a transaction,
+// and its log's lines.
+func fourEvents(t *testing.T) (*Store, [][]byte) {
+	t.Helper()
+	s := openT(t, t.TempDir())
+	for i := 0; i < 4; i++ {
+		addEvents(t, s, "g1", 1)
+	}
+	return s, logLines(t, s)
+}
+
 // TestRepairEvents_RefusesWhatItCannotBridge: a log cut short (its end is
 // not the committed head) is left to --accept-store, and one whose records
 // after the damage do not lead to the committed head is left to a backup.
 func TestRepairEvents_RefusesWhatItCannotBridge(t *testing.T) {
-	s := openT(t, t.TempDir())
+	s, lines := fourEvents(t)
 	defer s.Close()
-	for i := 0; i < 4; i++ {
-		addEvents(t, s, "g1", 1)
-	}
-	lines := logLines(t, s)
 	last := append([]byte(nil), lines[len(lines)-1]...)
 	lines[len(lines)-1][20] ^= 1
 	writeLines(t, s, lines)
@@ -150,12 +157,8 @@ func TestRepairEvents_RefusesWhatItCannotBridge(t *testing.T) {
 // someone wants gone, its head the cut record's hash — is damage, even
 // where a committed gap of the same shape would stand.
 func TestGap_OnlyACommittedGapStands(t *testing.T) {
-	s := openT(t, t.TempDir())
+	s, lines := fourEvents(t)
 	defer s.Close()
-	for i := 0; i < 4; i++ {
-		addEvents(t, s, "g1", 1)
-	}
-	lines := logLines(t, s)
 	cut, h, why := parseRecord(lines[1])
 	if why != "" {
 		t.Fatal(why)
