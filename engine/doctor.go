@@ -19,7 +19,12 @@ func (e *Engine) VerifyChain() (records.ChainReport, error) {
 	if e.sess.store != nil {
 		return e.sess.store.VerifyChain()
 	}
-	return kernel.VerifyChainAt(e.StateDir(), e.sess.Options())
+	var rep records.ChainReport
+	err := e.sess.OnFiles(false, func(o kernel.Options) (err error) {
+		rep, err = kernel.VerifyChainAt(e.StateDir(), o)
+		return err
+	})
+	return rep, err
 }
 
 // Salvage rebuilds the store from every transaction of its file that
@@ -46,7 +51,12 @@ func (e *Engine) Salvage() (records.SalvageReport, error) {
 	if err := e.Release(); err != nil {
 		return records.SalvageReport{}, err
 	}
-	return kernel.Salvage(e.StateDir(), e.sess.Options())
+	var rep records.SalvageReport
+	err := e.sess.OnFiles(true, func(o kernel.Options) (err error) {
+		rep, err = kernel.Salvage(e.StateDir(), o)
+		return err
+	})
+	return rep, err
 }
 
 // EventsSalvagedKind is the audit event of a repair of the event log

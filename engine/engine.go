@@ -48,6 +48,10 @@ type Options struct {
 	// MaxScanFiles caps the walk `loopx run` makes of a work tree outside
 	// git (0 = trust.MaxScanFiles); reaching it fails the round.
 	MaxScanFiles int
+	// Resident, when set, is the store a long-lived process keeps open
+	// for this project (OpenResident): the engine's sessions use it, one
+	// at a time, in place of opening the store and taking its lock.
+	Resident *Resident
 }
 
 // Engine is one project's decision engine: its options, the rules in
@@ -121,7 +125,7 @@ func New(o Options) *Engine {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.sess = newSession(e.root, e.StateDir(), e.home, e.now, e.lock)
+	e.sess = newSession(e.root, e.StateDir(), e.home, e.now, e.lock, o.Resident)
 	if e.scanCap <= 0 {
 		e.scanCap = trust.MaxScanFiles
 	}

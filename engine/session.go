@@ -49,14 +49,22 @@ type Session struct {
 	// log is the decision log, .loopx/decisions.jsonl with the inputs and
 	// bundles stored beside it (decisionlog.go).
 	log *decisionLog
+
+	// res, when set, is the store a long-lived process keeps open
+	// (Resident): Open takes its mutex in place of the state lock,
+	// Release lets it go without closing the store, and the read model
+	// file is neither read nor written.
+	res *Resident
 }
 
 // newSession is the session of the project at root whose state directory
 // is stateDir and whose anchor directory is under home (Options.StateHome;
 // "": the environment's), with clock now and lock bounding the wait for
-// the state lock (0: the kernel's default). It opens nothing.
-func newSession(root, stateDir, home string, now func() time.Time, lock time.Duration) *Session {
-	return &Session{root: root, stateDir: stateDir, home: home, now: now, lock: lock, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
+// the state lock (0: the kernel's default), over res when a long-lived
+// process keeps the store open (nil: the session opens it). It opens
+// nothing.
+func newSession(root, stateDir, home string, now func() time.Time, lock time.Duration, res *Resident) *Session {
+	return &Session{root: root, stateDir: stateDir, home: home, now: now, lock: lock, res: res, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
 }
 
 // Open opens the store (kernel.Open, taking the state lock;
@@ -65,6 +73,13 @@ func newSession(root, stateDir, home string, now func() time.Time, lock time.Dur
 func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
 	if s.store != nil {
 		return s.store, false, nil
+	}
+	if s.res != nil {
+		if st, err = s.res.acquire(accept); err != nil {
+			return nil, false, err
+		}
+		s.store = st
+		return st, true, nil
 	}
 	o := s.Options()
 	o.AcceptRollback = accept
@@ -76,13 +91,29 @@ func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
 	return st, true, nil
 }
 
+// OnFiles runs f, a kernel reader of the store's files that takes the
+// state lock itself (VerifyChainAt; Salvage, which rewrites them:
+// rewrite), with the options to call it with, while this session holds
+// no store. On a Resident it runs with the Resident's mutex held and the
+// lock it keeps (kernel.Options.Held); a rewrite closes the Resident's
+// store first. Errors: f's; closing the Resident's store.
+func (s *Session) OnFiles(rewrite bool, f func(kernel.Options) error) error {
+	if s.res != nil {
+		return s.res.exclusive(rewrite, f)
+	}
+	return f(s.Options())
+}
+
 // Held is the open store, nil while the session holds none.
 func (s *Session) Held() *kernel.Store { return s.store }
 
 // Options are the kernel options this session opens the store with
 // (without AcceptRollback), for the kernel's readers that take the state
-// lock themselves (VerifyChainAt, Salvage).
+// lock themselves (VerifyChainAt, Salvage: call them through OnFiles).
 func (s *Session) Options() kernel.Options {
+	if s.res != nil {
+		return s.res.opts
+	}
 	o := kernel.Options{Now: s.now, LockTimeout: s.lock}
 	if s.home != "" {
 		o.AnchorDir, _ = anchor.DirIn(s.home, s.root) // an unresolvable root fails the open
@@ -117,6 +148,13 @@ func (s *Session) Release(goals []string, usable bool) error {
 	if s.store == nil {
 		return nil
 	}
+	if s.res != nil {
+		_, _ = s.store.ShrinkIfGrown()
+		s.store, s.rmWant = nil, false
+		s.res.release()
+		_ = s.log.Flush()
+		return nil
+	}
 	_, _ = s.store.ShrinkIfGrown() // before the stamp: a shrink rewrites the file
 	rm := s.takeReadModel(goals, usable)
 	err := s.store.Close()
@@ -145,6 +183,9 @@ func (s *Session) readModelPath() string {
 // store, it describes the store's committed state (readmodel.Model.Describes); nil otherwise (the
 // caller reads the store, whose own checks refuse a store behind or off the anchor's chain).
 func (s *Session) loadReadModel(now time.Time) *readmodel.Model {
+	if s.res != nil {
+		return nil // a Resident's state is the store in memory
+	}
 	p := s.readModelPath()
 	if p == "" {
 		return nil

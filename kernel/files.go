@@ -102,11 +102,15 @@ func openDB(dir, name string) (db *buntdb.DB, size int64, err error) {
 
 // stateLock is the exclusive flock on state.lock, taken on the file opened
 // without following a link (a library that opens the lock by name would
-// create a file at a link's target).
+// create a file at a link's target). A borrowed one (f nil) stands for a
+// HeldLock its owner keeps: unlocking it does nothing.
 type stateLock struct{ f *os.File }
 
 // Unlock releases the lock and closes the file.
 func (l *stateLock) Unlock() error {
+	if l.f == nil {
+		return nil
+	}
 	err := lockFile(l.f, syscall.LOCK_UN)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
@@ -130,6 +134,14 @@ func lockFile(f *os.File, how int) error {
 // lock file cannot be opened or locked (wrapping *nofollow.LinkError for
 // a link at .loopx/ or state.lock).
 func lockDir(dir string, o Options) (*stateLock, error) {
+	if o.Held != nil {
+		// The caller keeps the lock for the store's life (HeldLock): an
+		// flock taken again on another descriptor would wait for it.
+		if filepath.Clean(dir) != o.Held.dir || o.Held.l.f == nil {
+			return nil, StoreError(filepath.Join(dir, LockFile), errors.New("the held state lock is another directory's, or released"))
+		}
+		return &stateLock{}, nil
+	}
 	if o.LockTimeout == 0 {
 		o.LockTimeout = 30 * time.Second
 	}
@@ -175,4 +187,36 @@ func lockDir(dir string, o Options) (*stateLock, error) {
 		}()
 		return nil, fmt.Errorf("%w %s (%s)", ErrLockTimeout, path, o.LockTimeout)
 	}
+}
+
+// HeldLock is the state lock of a project's .loopx/ kept by one long-lived
+// process (`loopx serve`) for its life: stores it opens with Options.Held
+// take no lock of their own and release none, so no other process opens
+// the store meanwhile, and the holder makes sure one store at a time is
+// used (a mutex: the lock serialises processes, not goroutines).
+type HeldLock struct {
+	dir string
+	l   *stateLock
+}
+
+// HoldLock takes dir's state lock (as Open does: waiting up to
+// o.LockTimeout, never following a link) and keeps it until Release.
+// Errors: lockDir's (ErrLockTimeout; a StoreError).
+func HoldLock(dir string, o Options) (*HeldLock, error) {
+	o.Held = nil
+	l, err := lockDir(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	return &HeldLock{dir: filepath.Clean(dir), l: l}, nil
+}
+
+// Release lets the lock go; stores opened with it must be closed first.
+func (h *HeldLock) Release() error {
+	if h.l.f == nil {
+		return nil
+	}
+	err := h.l.Unlock()
+	h.l.f = nil
+	return err
 }

@@ -77,6 +77,9 @@ type Options struct {
 	AcceptRollback bool
 	// AnchorDir is the anchor directory (default AnchorDirOf(dir)).
 	AnchorDir string
+	// Held is the state lock of dir its caller keeps (HoldLock): Open,
+	// VerifyChainAt and Salvage then take none and Close releases none.
+	Held *HeldLock
 }
 
 // ErrRolledBack is returned (wrapped in a StoreError) by Open when

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"errors"
+	"path/filepath"
+	"sync"
+
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// Resident is a project's store kept open by one long-lived process
+// (`loopx serve`): it holds the state lock from OpenResident to Close, so
+// no other process opens the store meanwhile, and keeps the store open
+// across the Engines given it (Options.Resident), which use it one
+// session at a time: where a command would take the state lock, a
+// session of such an Engine takes the Resident's mutex, and where it
+// would close the store, it lets the mutex go.
+//
+// While a Resident is open no decision reads the read model file
+// (readmodel.json in the anchor directory): the state comes from the
+// store in memory, so a forged or stale file changes nothing.
+type Resident struct {
+	mu   sync.Mutex
+	held *kernel.HeldLock
+	opts kernel.Options
+	dir  string
+	// store is open while the last open succeeded; nil before the first
+	// use and after a refused open (each session then tries again, as a
+	// command does, and the refusal is recorded the same way).
+	store  *kernel.Store
+	closed bool
+}
+
+// ErrResidentClosed is a session's error on a closed Resident.
+var ErrResidentClosed = errors.New("the server's store is closed")
+
+// OpenResident takes the state lock of the project at o.Root (waiting up
+// to o.LockTimeout, 0: the kernel's 30 s) and keeps it until Close. It
+// opens the store on first use, so that a store refused at the start is
+// refused to each caller (and repaired by `loopx doctor`) as without a
+// server. Errors: kernel.HoldLock's (kernel.ErrLockTimeout: another
+// process holds the store).
+func OpenResident(o Options) (*Resident, error) {
+	dir := filepath.Join(o.Root, scaffold.StateDirName)
+	ko := kernel.Options{Now: o.Now, LockTimeout: o.LockTimeout}
+	if o.StateHome != "" {
+		ko.AnchorDir, _ = anchor.DirIn(o.StateHome, o.Root)
+	}
+	held, err := kernel.HoldLock(dir, ko)
+	if err != nil {
+		return nil, err
+	}
+	ko.Held = held
+	return &Resident{held: held, opts: ko, dir: dir}, nil
+}
+
+// acquire takes the mutex and the open store (opening it when it is not:
+// accept as kernel.Options.AcceptRollback); on an error the mutex is let
+// go. opened says the store was opened by this call.
+func (r *Resident) acquire(accept bool) (*kernel.Store, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrResidentClosed
+	}
+	if r.store != nil {
+		return r.store, nil
+	}
+	o := r.opts
+	o.AcceptRollback = accept
+	st, err := kernel.Open(r.dir, o)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, err
+	}
+	r.store = st
+	return st, nil
+}
+
+// release lets the mutex go; the store stays open.
+func (r *Resident) release() { r.mu.Unlock() }
+
+// exclusive runs f with the mutex held and the kernel options of a store
+// whose lock is held (kernel.Options.Held), for the kernel's readers that
+// work on the files (VerifyChainAt, Salvage): when rewrite, the open store
+// is closed first, as the files change beneath it, and opened again by the
+// next session.
+func (r *Resident) exclusive(rewrite bool, f func(kernel.Options) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrResidentClosed
+	}
+	if rewrite && r.store != nil {
+		err := r.store.Close()
+		r.store = nil
+		if err != nil {
+			return err
+		}
+	}
+	return f(r.opts)
+}
+
+// Close waits for the session in progress, closes the store and releases
+// the state lock. Later sessions fail with ErrResidentClosed.
+func (r *Resident) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	var err error
+	if r.store != nil {
+		err = r.store.Close()
+		r.store = nil
+	}
+	if rerr := r.held.Release(); err == nil {
+		err = rerr
+	}
+	return err
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/kernel"
+)
+
+// residentEngine is an engine over r for the project e was built on.
+func residentEngine(e *Engine, r *Resident, now func() time.Time) *Engine {
+	return New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: now, Resident: r})
+}
+
+// TestResident_HoldsTheLockForItsLifeAndSharesTheStore: engines over one
+// Resident see each other's commits with the store kept open, while a
+// process without it cannot open the store until the Resident is closed.
+func TestResident_HoldsTheLockForItsLifeAndSharesTheStore(t *testing.T) {
+	t.Parallel()
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "before")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenResident(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now, LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+
+	a := residentEngine(e, r, c.Now)
+	addTodos(t, a, "through a")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b := residentEngine(e, r, c.Now)
+	// The chain is read from the files under the lock the Resident keeps
+	// (doctor through a server), not by waiting for it.
+	if rep, err := b.VerifyChain(); err != nil || rep.Problem != "" {
+		t.Fatalf("VerifyChain over a Resident: %+v %v", rep, err)
+	}
+	ts, err := b.Todos("g1", "")
+	if err != nil || len(ts) != 2 {
+		t.Fatalf("b sees %d todos (%v), want 2", len(ts), err)
+	}
+	st := b.sess.Held()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.store != st || st == nil {
+		t.Fatal("the store was not kept open across the engines' sessions")
+	}
+
+	outside := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now, LockTimeout: 50 * time.Millisecond})
+	if _, err := outside.Store(); !errors.Is(err, kernel.ErrLockTimeout) {
+		t.Fatalf("a process without the Resident opened the store: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := residentEngine(e, r, c.Now).Store(); !errors.Is(err, ErrResidentClosed) {
+		t.Fatalf("a closed Resident gave a store: %v", err)
+	}
+	ts, err = outside.Todos("g1", "")
+	if err != nil || len(ts) != 2 {
+		t.Fatalf("after Close: %d todos (%v)", len(ts), err)
+	}
+	outside.Close()
+}
+
+// TestResident_AForgedReadModelChangesNoDecision: a read model rewritten
+// with its checksums recomputed (the goal shown paused) is believed by a
+// process reading the file, and changes nothing while a Resident holds
+// the store: its decisions come from the store in memory.
+func TestResident_AForgedReadModelChangesNoDecision(t *testing.T) {
+	t.Parallel()
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "work")
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	path := e.sess.readModelPath()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, rest, _ := bytes.Cut(raw, []byte("\n"))
+	doc := core[:bytes.LastIndexByte(core, ' ')]
+	forged := bytes.Replace(doc, []byte(`"status":"active"`), []byte(`"status":"paused"`), 1)
+	if bytes.Equal(forged, doc) {
+		t.Fatalf("no active goal in the read model's first line: %s", doc)
+	}
+	h := sha256.Sum256(forged)
+	out := append(append(append(forged, ' '), hex.EncodeToString(h[:])...), '\n')
+	if err := os.WriteFile(path, append(out, rest...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if d := decide(t, New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now}), "a1"); d.Verdict != "skip" {
+		t.Fatalf("the forged read model was not believed without a Resident (%s %+v): the test forges nothing", d.Verdict, d.Reasons)
+	}
+	r, err := OpenResident(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f := residentEngine(e, r, c.Now)
+	defer f.Close()
+	if d := decide(t, f, "a1"); d.Verdict != "run" {
+		t.Fatalf("with a Resident: %s %+v, want run", d.Verdict, d.Reasons)
+	}
+}
