@@ -227,3 +227,27 @@ func BenchmarkRoundStartFinishTodos(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecideResident measures one should_run decision as a server
+// answers a forwarded `loopx decide`: a new engine over the store the
+// server keeps open (Resident), the decision, close.
+func BenchmarkDecideResident(b *testing.B) {
+	root := benchProject(b, 200, 5000)
+	New(Options{Root: root}).Close() // warm the spec cache
+	r, err := OpenResident(Options{Root: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	defer cpuPerOp(b)()
+	for i := 0; i < b.N; i++ {
+		e := New(Options{Root: root, Resident: r})
+		d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
+		if err != nil || d.Verdict != "run" {
+			b.Fatalf("%v %+v", err, d)
+		}
+		e.Close()
+	}
+}

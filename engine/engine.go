@@ -130,6 +130,9 @@ func New(o Options) *Engine {
 		e.scanCap = trust.MaxScanFiles
 	}
 	e.rules = e.resolveRules(context.Background(), e.loadDisk(newRules(e.root)))
+	if o.Resident != nil {
+		e.rules = o.Resident.share(e.rules)
+	}
 	return e
 }
 

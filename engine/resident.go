@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
@@ -31,6 +32,43 @@ type Resident struct {
 	// command does, and the refusal is recorded the same way).
 	store  *kernel.Store
 	closed bool
+
+	// rules keeps the prepared queries of the rules in effect last seen
+	// (share), so that an engine built for each request compiles nothing
+	// while loopx/ and the adopted revision stay the same.
+	rmu   sync.Mutex
+	rules *sharedRules
+}
+
+// sharedRules are the prepared queries (and the user policies' reads) of
+// the rules whose spec and policy hashes are key.
+type sharedRules struct {
+	key   string
+	prep  *rulebook.Prepared
+	reads *rulebook.ReadsCache
+}
+
+// share returns rules with the prepared queries kept for the same spec and
+// policies (their content hashes: the compiled queries depend on nothing
+// else), keeping rules' own for the next engine when none is kept; a
+// preparation that failed is never shared (a compile cut short by a
+// request's deadline must not fail the requests after it).
+func (r *Resident) share(rules *Rules) *Rules {
+	if rules.spec == nil {
+		return rules
+	}
+	if _, err := rules.UserModules(); err != nil {
+		return rules
+	}
+	spec, policy := rules.revisions()
+	key := spec + "\x00" + policy
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	if c := r.rules; c != nil && c.key == key && c.prep.Err() == nil {
+		return rules.with(func(n *Rules) { n.prep, n.reads = c.prep, c.reads })
+	}
+	r.rules = &sharedRules{key: key, prep: rules.prep, reads: rules.reads}
+	return rules
 }
 
 // ErrResidentClosed is a session's error on a closed Resident.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,44 @@ func TestResident_AForgedReadModelChangesNoDecision(t *testing.T) {
 	defer f.Close()
 	if d := decide(t, f, "a1"); d.Verdict != "run" {
 		t.Fatalf("with a Resident: %s %+v, want run", d.Verdict, d.Reasons)
+	}
+}
+
+// TestResident_EnginesShareThePreparedQueries: engines built over one
+// Resident compile the policy once while loopx/ is unchanged, and
+// prepare anew once it changes.
+func TestResident_EnginesShareThePreparedQueries(t *testing.T) {
+	t.Parallel()
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "work")
+	e.Close()
+	r, err := OpenResident(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	a := residentEngine(e, r, c.Now)
+	decide(t, a, "a1")
+	a.Close()
+	b := residentEngine(e, r, c.Now)
+	if b.rules.prep != a.rules.prep {
+		t.Fatal("a second engine over the Resident prepares its queries again")
+	}
+	b.Close()
+	// A tightening (fewer rounds) is adopted by the next command; the
+	// engine after it evaluates the new spec with queries of its own.
+	writeSpec(t, e.Root(), strings.Replace(testSpec, "rounds: 3", "rounds: 2", 1))
+	f := residentEngine(e, r, c.Now)
+	if err := f.AdoptTightening(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	g := residentEngine(e, r, c.Now)
+	defer g.Close()
+	if g.rules.prep == a.rules.prep {
+		t.Fatal("an engine over the adopted, edited spec uses the queries prepared for the old one")
+	}
+	if d := decide(t, g, "a1"); d.Quota == nil || d.Quota.Rounds.Limit == nil || *d.Quota.Rounds.Limit != 2 {
+		t.Fatalf("after the adoption: quota %+v", d.Quota)
 	}
 }
