@@ -186,3 +186,59 @@ func TestGap_OnlyACommittedGapStands(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRepairEvents_AfterAReopenOverALengthChange: records cut from (or a
+// line added to) the middle of the log of a closed store change its
+// length while its first and last records stay the committed ones: the
+// store opens (the damage said in its store.recovered event, decisions go
+// on), readers find the damage, and the repair bridges it against the
+// committed head; before, the open refused the store and only accepting
+// it (which keeps the records before the damage) repaired it.
+func TestRepairEvents_AfterAReopenOverALengthChange(t *testing.T) {
+	cases := map[string]func([][]byte) [][]byte{
+		"two records cut out": func(l [][]byte) [][]byte { return append(l[:2:2], l[4:]...) },
+		"a line added": func(l [][]byte) [][]byte {
+			return append(l[:3:3], append([][]byte{[]byte("not a record")}, l[3:]...)...)
+		},
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openT(t, dir)
+			for i := 0; i < 6; i++ {
+				addEvents(t, s, "g1", 1)
+			}
+			lines := damage(logLines(t, s))
+			closeNoShrink(s)
+			if err := os.WriteFile(s.EventsPath(), append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s = openT(t, dir)
+			if r := s.Recovered(); r == nil || !strings.Contains(r.EventsDamaged, "changed, added or cut") {
+				t.Fatalf("recovery = %+v", r)
+			}
+			if _, err := s.VerifyEvents(); err == nil {
+				t.Fatal("the damage was not found")
+			}
+			if _, err := repair(s); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.VerifyEvents(); err != nil {
+				t.Fatalf("after the repair: %v", err)
+			}
+			if k := eventKinds(t, s); k["store.recovered"] != 1 {
+				t.Fatalf("events %v, want the damage said once (store.recovered)", k)
+			}
+			addEvents(t, s, "g1", 1)
+			closeNoShrink(s)
+			s = openT(t, dir)
+			defer s.Close()
+			if _, err := s.VerifyEvents(); err != nil {
+				t.Fatalf("after a reopen: %v", err)
+			}
+			if k := eventKinds(t, s); k["store.recovered"] != 1 {
+				t.Fatalf("events after a reopen %v: the repaired log was found damaged again", k)
+			}
+		})
+	}
+}

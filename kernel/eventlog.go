@@ -392,6 +392,17 @@ func endsAt(f *os.File, head LogHead) bool {
 	return err == nil && h == head.Hash && startsWith(f, head)
 }
 
+// endsWith reports whether the log in f, size bytes long, ends with the
+// record whose hash is head.Hash and begins as head does (startsWith),
+// wherever that last record lies.
+func endsWith(f *os.File, size int64, head LogHead) bool {
+	if size == 0 {
+		return false
+	}
+	_, h, err := recordEndingAt(f, size)
+	return err == nil && h == head.Hash && startsWith(f, head)
+}
+
 // startsWith reports whether the log in f begins with the record whose
 // hash is head.First (true when head predates First), reading its first
 // line only.

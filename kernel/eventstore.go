@@ -178,6 +178,19 @@ func (s *Store) recoverLog(j *journal, accept bool) (*logRepair, error) {
 		s.head = want
 		return rep, nil
 	}
+	// The log begins with the committed first record and ends with the
+	// record the last commit wrote, at another length: records in the
+	// middle were changed, added or cut. As damage that keeps the length,
+	// it stays for the readers to find (`loopx events` names the first bad
+	// record) and for `loopx doctor --salvage` to repair (a gap record
+	// stands for the damaged span, checked against this head): the open
+	// goes on from the committed head, and says so.
+	if f != nil && want.Size > 0 && size != want.Size && endsWith(f, size, want) {
+		head := want
+		head.Size = size
+		s.head = head
+		return &logRepair{Damaged: fmt.Sprintf("%s is %d bytes, the store's last commit left it at %d: records before its last one were changed, added or cut", EventsFile, size, want.Size)}, nil
+	}
 	what := fmt.Sprintf("%s is %d bytes and does not end with the record the store's last commit wrote (byte %d, %d records)", EventsFile, size, want.Size, want.Records)
 	if f == nil {
 		what = fmt.Sprintf("%s is missing, but the store committed %d records (%d bytes) to it", EventsFile, want.Records, want.Size)
@@ -248,6 +261,9 @@ type logRepair struct {
 	Dropped int64
 	// Salvaged says what was wrong when a damaged log was accepted.
 	Salvaged string
+	// Damaged says how a log whose ends are the committed ones changed
+	// length: damage in the middle, left for the readers and the repair.
+	Damaged string
 }
 
 // errStopScan ends a scan early (fn returned false).

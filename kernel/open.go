@@ -367,6 +367,7 @@ func (op *opening) checkHead() error {
 	}
 	if r := op.repair; r != nil {
 		s.recovery.EventsCompleted, s.recovery.EventsDropped, s.recovery.EventsSalvaged = r.Completed, r.Dropped, r.Salvaged
+		s.recovery.EventsDamaged = r.Damaged
 	}
 	return nil
 }
@@ -458,6 +459,9 @@ func (op *opening) audit() error {
 		}
 		if r.EventsSalvaged != "" {
 			data["events_salvaged"] = r.EventsSalvaged
+		}
+		if r.EventsDamaged != "" {
+			data["events_damaged"] = r.EventsDamaged
 		}
 		events = append(events, records.Event{Kind: "store.recovered", Actor: "loopx", Message: recoveryMessage(r), Data: data})
 	}

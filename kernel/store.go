@@ -109,6 +109,9 @@ type Recovery struct {
 	EventsCompleted bool   `json:"events_completed,omitempty"`
 	EventsDropped   int64  `json:"events_dropped_bytes,omitempty"`
 	EventsSalvaged  string `json:"events_salvaged,omitempty"`
+	// EventsDamaged says how the log changed length between its committed
+	// ends (damage in the middle, repaired by `loopx doctor --salvage`).
+	EventsDamaged string `json:"events_damaged,omitempty"`
 	// At is when it was noticed.
 	At time.Time `json:"at"`
 }
@@ -571,10 +574,10 @@ func (r Recovery) Message() string { return recoveryMessage(r) }
 
 func recoveryMessage(r Recovery) string {
 	var parts []string
-	if r.AheadFrom > 0 && r.DroppedBytes == 0 && !r.Completed && !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" {
+	if r.AheadFrom > 0 && r.DroppedBytes == 0 && !r.Completed && !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" && r.EventsDamaged == "" {
 		return fmt.Sprintf("the store was ahead of its anchor (revision %d) on the same chain; the anchor advanced", r.AheadFrom)
 	}
-	if r.DroppedBytes > 0 || !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" {
+	if r.DroppedBytes > 0 || !r.EventsCompleted && r.EventsDropped == 0 && r.EventsSalvaged == "" && r.EventsDamaged == "" {
 		parts = append(parts, fmt.Sprintf("dropped a torn tail of %d bytes on open", r.DroppedBytes))
 	}
 	if r.Completed {
@@ -588,6 +591,9 @@ func recoveryMessage(r Recovery) string {
 		parts = append(parts, fmt.Sprintf("accepted %s as its verifiable records (%d bytes after them kept in %s): %s", EventsFile, r.EventsDropped, eventsTornFile, r.EventsSalvaged))
 	case r.EventsDropped > 0:
 		parts = append(parts, fmt.Sprintf("cut %d bytes no commit wrote from the end of %s (kept in %s)", r.EventsDropped, EventsFile, eventsTornFile))
+	}
+	if r.EventsDamaged != "" {
+		parts = append(parts, r.EventsDamaged+"; `loopx doctor --salvage` cuts the damaged records (a gap record stands for them)")
 	}
 	return strings.Join(parts, "; ")
 }
