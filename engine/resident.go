@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
@@ -20,8 +22,9 @@ import (
 // would close the store, it lets the mutex go.
 //
 // While a Resident is open no decision reads the read model file
-// (readmodel.json in the anchor directory): the state comes from the
-// store in memory, so a forged or stale file changes nothing.
+// (readmodel.json in the anchor directory): the Resident keeps the read
+// model in memory, rebuilt from the store whenever a session leaves the
+// store at another head, so a forged or stale file changes nothing.
 type Resident struct {
 	mu   sync.Mutex
 	held *kernel.HeldLock
@@ -32,6 +35,13 @@ type Resident struct {
 	// command does, and the refusal is recorded the same way).
 	store  *kernel.Store
 	closed bool
+
+	// model is the read model of the store as the last session left it
+	// (built from the store in memory, never read from a file), nil when
+	// none is current; modelMu guards the pointer, which sessions read
+	// without the mutex (a decision that opens nothing).
+	modelMu sync.Mutex
+	model   *readmodel.Model
 
 	// rules keeps the prepared queries of the rules in effect last seen
 	// (share), so that an engine built for each request compiles nothing
@@ -117,8 +127,48 @@ func (r *Resident) acquire(accept bool) (*kernel.Store, error) {
 	return st, nil
 }
 
-// release lets the mutex go; the store stays open.
-func (r *Resident) release() { r.mu.Unlock() }
+// release lets the mutex go; the store stays open. Before, with the
+// mutex held, it keeps the read model current: a model of another head
+// than the store's (a session committed) is rebuilt from the store for
+// goals when usable (the spec in effect loads), and dropped otherwise; a
+// current model lacking one of goals is rebuilt too.
+func (r *Resident) release(goals []string, usable bool) {
+	defer r.mu.Unlock()
+	if r.store == nil {
+		r.setModel(nil)
+		return
+	}
+	_, head := r.store.Head()
+	m := r.currentModel()
+	if m != nil && m.Head == head && m.Has(goals...) {
+		return
+	}
+	if !usable || len(goals) == 0 {
+		if m != nil && m.Head != head {
+			r.setModel(nil)
+		}
+		return
+	}
+	rm, _, err := readmodel.Build(r.store, goals, claimorder.Order())
+	if err != nil {
+		r.setModel(nil)
+		return
+	}
+	r.setModel(&rm)
+}
+
+// currentModel is the read model kept, nil when none.
+func (r *Resident) currentModel() *readmodel.Model {
+	r.modelMu.Lock()
+	defer r.modelMu.Unlock()
+	return r.model
+}
+
+func (r *Resident) setModel(m *readmodel.Model) {
+	r.modelMu.Lock()
+	r.model = m
+	r.modelMu.Unlock()
+}
 
 // exclusive runs f with the mutex held and the kernel options of a store
 // whose lock is held (kernel.Options.Held), for the kernel's readers that
@@ -132,6 +182,7 @@ func (r *Resident) exclusive(rewrite bool, f func(kernel.Options) error) error {
 		return ErrResidentClosed
 	}
 	if rewrite && r.store != nil {
+		r.setModel(nil)
 		err := r.store.Close()
 		r.store = nil
 		if err != nil {

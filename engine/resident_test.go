@@ -2,15 +2,20 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
+	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
 )
 
 // residentEngine is an engine over r for the project e was built on.
@@ -153,5 +158,95 @@ func TestResident_EnginesShareThePreparedQueries(t *testing.T) {
 	}
 	if d := decide(t, g, "a1"); d.Quota == nil || d.Quota.Rounds.Limit == nil || *d.Quota.Rounds.Limit != 2 {
 		t.Fatalf("after the adoption: quota %+v", d.Quota)
+	}
+}
+
+// TestResident_DecisionsFollowEveryCommit: a decision over a Resident
+// reads the read model it keeps in memory, never stale: a commit by
+// another engine (the goal paused, then resumed; a todo added) is in the
+// next decision, which opens nothing.
+func TestResident_DecisionsFollowEveryCommit(t *testing.T) {
+	t.Parallel()
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "work")
+	e.Close()
+	r, err := OpenResident(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ask := func(want string) {
+		t.Helper()
+		d := residentEngine(e, r, c.Now)
+		defer d.Close()
+		if got := decide(t, d, "a1"); got.Verdict != want {
+			t.Fatalf("verdict %s %+v, want %s", got.Verdict, got.Reasons, want)
+		}
+		if d.sess.store != nil {
+			t.Fatal("the decision opened the store: the Resident kept no read model")
+		}
+	}
+	w := residentEngine(e, r, c.Now)
+	if _, err := w.SetGoalStatus("g1", records.GoalPaused, "test", "human"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ask("skip")
+	w = residentEngine(e, r, c.Now)
+	if _, err := w.SetGoalStatus("g1", records.GoalActive, "test", "human"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ask("run")
+}
+
+// TestResident_ConcurrentSessions: engines over one Resident in several
+// goroutines (decisions and writes at once, as a server's requests run)
+// share it safely (run with -race).
+func TestResident_ConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	e, c := newEngine(t, testSpec)
+	addTodos(t, e, "work")
+	e.Close()
+	r, err := OpenResident(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var wg sync.WaitGroup
+	errc := make(chan error, 64)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 10; j++ {
+				d := residentEngine(e, r, c.Now)
+				if _, err := d.Decide(context.Background(), Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}); err != nil {
+					errc <- err
+				}
+				d.Close()
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for j := 0; j < 10; j++ {
+			w := residentEngine(e, r, c.Now)
+			if _, err := w.AddTodo(todos.Input{Goal: "g1", Title: "more", Priority: 2}); err != nil {
+				errc <- err
+			}
+			w.Close()
+		}
+	}()
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	f := residentEngine(e, r, c.Now)
+	defer f.Close()
+	if ts, err := f.Todos("g1", ""); err != nil || len(ts) != 11 {
+		t.Fatalf("%d todos (%v), want 11", len(ts), err)
 	}
 }

@@ -151,7 +151,7 @@ func (s *Session) Release(goals []string, usable bool) error {
 	if s.res != nil {
 		_, _ = s.store.ShrinkIfGrown()
 		s.store, s.rmWant = nil, false
-		s.res.release()
+		s.res.release(goals, usable)
 		_ = s.log.Flush()
 		return nil
 	}
@@ -184,7 +184,14 @@ func (s *Session) readModelPath() string {
 // caller reads the store, whose own checks refuse a store behind or off the anchor's chain).
 func (s *Session) loadReadModel(now time.Time) *readmodel.Model {
 	if s.res != nil {
-		return nil // a Resident's state is the store in memory
+		// The Resident's own model, built from the store in memory: the
+		// file is never read while a server holds the store.
+		rm := s.res.currentModel()
+		if rm == nil || (s.store != nil && !rm.Describes(s.store)) {
+			return nil
+		}
+		s.rmNewest = rm.Newest
+		return rm.At(now)
 	}
 	p := s.readModelPath()
 	if p == "" {

@@ -695,6 +695,15 @@ func (rm *Model) Describes(s *kernel.Store) bool {
 	return err == nil && rm.Head == head && rm.Rev == rev
 }
 
+// At returns a copy of a model Build returned, read with clock now (as
+// Load would give it): a process that keeps the model in memory hands
+// each reader its own copy; the records are shared and never changed.
+func (rm *Model) At(now time.Time) *Model {
+	c := *rm
+	c.now = now
+	return &c
+}
+
 // Now is the clock Load was given.
 func (rm *Model) Now() time.Time { return rm.now }
 
