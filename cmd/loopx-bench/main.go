@@ -6,6 +6,7 @@
 //	go run ./cmd/loopx-bench [all] [-n 10]   # the whole table (default)
 //	go run ./cmd/loopx-bench write [-n 10]   # 10 todos' round start+finish, concurrency, fsyncs
 //	go run ./cmd/loopx-bench watch [-runs 20] [-idle 60s]
+//	go run ./cmd/loopx-bench serve [-n 200]  # loopx serve: server side and through the socket
 //
 // all builds loopx into a temporary directory and four projects in
 // process, through the kernel, in a few transactions each:
@@ -105,9 +106,11 @@ func main() {
 	switch what {
 	case "watch":
 		os.Exit(watchMain(args)) // watch.go
+	case "serve":
+		os.Exit(serveMain(args)) // serve.go
 	case "all", "write":
 	default:
-		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, watch)\n", what)
+		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, watch, serve)\n", what)
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("all", flag.ExitOnError)
