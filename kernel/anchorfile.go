@@ -1,11 +1,14 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,11 +19,14 @@ import (
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
-// maxAnchorBytes and maxRefusalsBytes bound the anchor record and the
-// refusal log read whole; larger files are refused as unreadable.
+// maxAnchorBytes bounds the anchor record read whole (a larger file is
+// refused as unreadable); maxRefusalsBytes bounds the part of the refusal
+// log read (its newest bytes) and keepRefusalsBytes the file itself: past
+// it, a refusal logged keeps the newest maxRefusalsBytes (trimRefusals).
 const (
-	maxAnchorBytes   = 16 << 20
-	maxRefusalsBytes = 64 << 20
+	maxAnchorBytes    = 16 << 20
+	maxRefusalsBytes  = 1 << 20
+	keepRefusalsBytes = 4 << 20
 )
 
 // AnchorFile is the anchor record's name in the project's anchor directory
@@ -120,7 +126,7 @@ func logRefusal(anchorDir string, r Refusal) {
 	if anchorDir == "" {
 		return
 	}
-	if prev, err := ReadRefusals(anchorDir); err == nil && len(prev) > 0 {
+	if prev, _, err := ReadRefusals(anchorDir); err == nil && len(prev) > 0 {
 		last := prev[len(prev)-1]
 		if last.Code == r.Code && last.Message == r.Message {
 			return
@@ -133,6 +139,7 @@ func logRefusal(anchorDir string, r Refusal) {
 	// Never through a link placed in the anchor directory or above it.
 	base, rel := anchor.Below(anchorDir)
 	_ = nofollow.AppendFile(base, filepath.Join(rel, RefusalsFile), append(b, '\n'), 0o600)
+	trimRefusals(anchorDir, r.At)
 }
 
 // LogWhileRefused keeps r in the refusal log of the store in dir (its
@@ -179,21 +186,81 @@ func logLinkRefusal(dir string, o Options, err error) {
 }
 
 // ReadRefusals returns the refusal log's lines (none when there is no log;
-// malformed lines are skipped).
-func ReadRefusals(anchorDir string) ([]Refusal, error) {
-	b, err := regularfile.ReadFile(filepath.Join(anchorDir, RefusalsFile), maxRefusalsBytes)
+// malformed lines are skipped), the newest only when the file is longer
+// than maxRefusalsBytes: the log lies outside the store, and whoever pads
+// it must not hide the refusals written after the padding. skipped is the
+// number of older bytes not read. Errors: the file cannot be read.
+func ReadRefusals(anchorDir string) (rs []Refusal, skipped int64, err error) {
+	f, err := regularfile.Open(filepath.Join(anchorDir, RefusalsFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []Refusal
+	defer f.Close()
+	b, skipped, err := tail(f, maxRefusalsBytes)
+	if err != nil {
+		return nil, 0, err
+	}
 	for _, line := range strings.Split(string(b), "\n") {
 		var r Refusal
 		if line != "" && json.Unmarshal([]byte(line), &r) == nil {
-			out = append(out, r)
+			rs = append(rs, r)
 		}
 	}
-	return out, nil
+	return rs, skipped, nil
+}
+
+// tail reads the last limit bytes of f from the first line that starts
+// in them (all of f when shorter), and how many bytes before it it left.
+func tail(f *os.File, limit int64) ([]byte, int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	from := max(fi.Size()-limit, 0)
+	b := make([]byte, fi.Size()-from)
+	n, err := f.ReadAt(b, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	b = b[:n]
+	if from > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return nil, fi.Size(), nil
+		}
+		b, from = b[i+1:], from+int64(i)+1
+	}
+	return b, from, nil
+}
+
+// refusalsTrimmed is the code of the line trimRefusals writes first.
+const refusalsTrimmed = "refusals_trimmed"
+
+// trimRefusals keeps the newest half of maxRefusalsBytes of a refusal log grown
+// past keepRefusalsBytes, after a first line saying how many bytes were
+// dropped (a refusal the import turns into an event), by rename. Failures
+// keep the file as it is.
+func trimRefusals(anchorDir string, now time.Time) {
+	path := filepath.Join(anchorDir, RefusalsFile)
+	f, err := regularfile.Open(path)
+	if err != nil {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= keepRefusalsBytes {
+		f.Close()
+		return
+	}
+	b, dropped, err := tail(f, maxRefusalsBytes/2) // the note and the rest are read whole
+	f.Close()
+	if err != nil {
+		return
+	}
+	note, _ := json.Marshal(Refusal{At: now.UTC(), Code: refusalsTrimmed,
+		Message: fmt.Sprintf("the refusal log reached %d bytes; its oldest %d bytes were dropped (whoever can write the anchor directory can pad it: loopx cannot tell who did)", fi.Size(), dropped)})
+	base, rel := anchor.Below(anchorDir)
+	_ = nofollow.Replace(base, filepath.Join(rel, RefusalsFile), slices.Concat(note, []byte{'\n'}, b), 0o600)
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -43,7 +44,7 @@ func TestLogWhileRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs, err := ReadRefusals(adir)
+			rs, _, err := ReadRefusals(adir)
 			if err != nil || (len(rs) == 1) != tc.kept || (tc.kept && rs[0] != r) {
 				t.Fatalf("refusal log %+v, %v; kept %v", rs, err, tc.kept)
 			}
@@ -102,8 +103,57 @@ func TestRefusals_ImportedWhenHealthyAgainAndBounded(t *testing.T) {
 			if got[len(got)-2].Message != fmt.Sprintf("refusal %d", lines-1) {
 				t.Fatalf("newest refusal not kept: %+v", got[len(got)-2])
 			}
-			if rs, _ := ReadRefusals(adir); len(rs) != 0 {
+			if rs, _, _ := ReadRefusals(adir); len(rs) != 0 {
 				t.Fatalf("refusal log kept %d lines", len(rs))
+			}
+		})
+	}
+}
+
+// TestRefusals_PaddingHidesNoNewerRefusal: a refusal log padded by a
+// process outside a sandbox (2 MiB: longer than what is read; 5 MiB:
+// longer than what is kept) still yields the refusal logged after the
+// padding, and the import says the log was padded (bytes not read, or
+// dropped when it was trimmed); before, a log over the read limit was
+// not read at all, and every refusal in it was lost.
+func TestRefusals_PaddingHidesNoNewerRefusal(t *testing.T) {
+	for _, c := range []struct {
+		pad   int
+		found string
+	}{{2 << 20, "refusals_skipped"}, {5 << 20, "refusals_trimmed"}} {
+		t.Run(strconv.Itoa(c.pad), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), ".loopx")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			openT(t, dir).Close()
+			adir, err := AnchorDirOf(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := fmt.Sprintf(`{"at":"2026-11-29T10:00:00Z","code":"store_behind","message":"%s"}`+"\n", strings.Repeat("x", 200))
+			if err := os.WriteFile(filepath.Join(adir, RefusalsFile), bytes.Repeat([]byte(line), c.pad/len(line)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			logRefusal(adir, Refusal{At: t0, Code: "bad_channel", Message: "agent:a1 loopx doctor --accept-store: refused"})
+			if fi, err := os.Stat(filepath.Join(adir, RefusalsFile)); err != nil || fi.Size() > keepRefusalsBytes {
+				t.Fatalf("refusal log %v, %v: not kept within %d bytes", fi.Size(), err, keepRefusalsBytes)
+			}
+			s := openT(t, dir)
+			defer s.Close()
+			found := map[string]int{}
+			if err := s.View(func(tx *Tx) error {
+				return tx.Events(func(e records.Event) bool {
+					if e.Kind == "store.refused" {
+						found[fmt.Sprint(e.Data["found"])]++
+					}
+					return true
+				})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if found["bad_channel"] != 1 || found[c.found] != 1 {
+				t.Fatalf("store.refused events by what they found: %v", found)
 			}
 		})
 	}

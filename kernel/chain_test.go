@@ -128,7 +128,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 				t.Fatalf("err = %v (hint %+v), want %v naming the remedy %s", err, e.Hint, tc.want, tc.hint)
 			}
 			adir, _ := AnchorDirOf(dir)
-			rs, _ := ReadRefusals(adir)
+			rs, _, _ := ReadRefusals(adir)
 			if len(rs) != 1 || rs[0].Code != tc.found {
 				t.Fatalf("refusals = %+v, want one %s", rs, tc.found)
 			}
@@ -136,7 +136,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 			if _, err := openDir(dir, false); err == nil {
 				t.Fatal("accepted on the second open")
 			}
-			if rs, _ := ReadRefusals(adir); len(rs) != 1 {
+			if rs, _, _ := ReadRefusals(adir); len(rs) != 1 {
 				t.Fatalf("refusals after a repeat = %d", len(rs))
 			}
 			s, err = openDir(dir, true)
@@ -151,7 +151,7 @@ func TestOpen_AnchorMismatch(t *testing.T) {
 			if !strings.Contains(strings.Join(kinds, " "), "store.accepted") || !strings.Contains(strings.Join(kinds, " "), "store.refused") {
 				t.Fatalf("events after accepting: %v", kinds)
 			}
-			if rs, _ := ReadRefusals(adir); len(rs) != 0 {
+			if rs, _, _ := ReadRefusals(adir); len(rs) != 0 {
 				t.Fatalf("refusals kept after accepting: %+v", rs)
 			}
 		})

@@ -89,7 +89,7 @@ func TestStoreWriters_NeverFollowALink(t *testing.T) {
 				t.Fatalf("open with a linked %s: %v, want a StoreError of a link refused", name, err)
 			}
 			untouched(t, vdir, vfile)
-			rs, err := ReadRefusals(adir)
+			rs, _, err := ReadRefusals(adir)
 			if err != nil || len(rs) != 1 || rs[0].Code != "link_refused" {
 				t.Fatalf("refusal log: %+v, %v; want one link_refused line", rs, err)
 			}

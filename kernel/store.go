@@ -187,11 +187,26 @@ func Open(dir string, o Options) (*Store, error) {
 // At most the newest maxRefusalEvents lines are imported, and the number
 // left out is said in one more event: the file lies outside the store (a
 // process outside a sandbox can write it), so it cannot flood the event
-// log. total is the number of lines, first the instant of the oldest.
+// log; of a log longer than what is read (ReadRefusals) or trimmed
+// (trimRefusals) one more event says so. total is the number of lines
+// read, first the instant of the oldest.
 func (s *Store) refusalEvents() (out []records.Event, total int, first string) {
-	rs, _ := ReadRefusals(s.anchorDir)
+	rs, skipped, _ := ReadRefusals(s.anchorDir)
+	if skipped > 0 {
+		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx",
+			Message: fmt.Sprintf("the refusal log's oldest %d bytes were not read (only its newest %d are): a log this long was padded, by whoever can write the anchor directory", skipped, maxRefusalsBytes),
+			Data:    map[string]any{"found": "refusals_skipped", "skipped_bytes": skipped}})
+	}
 	if len(rs) == 0 {
-		return nil, 0, ""
+		return out, 0, ""
+	}
+	total, first = len(rs), rs[0].At.Format(time.RFC3339Nano)
+	if rs[0].Code == refusalsTrimmed {
+		// The trim's own note is always imported: it says the log was
+		// padded, however many lines follow it.
+		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx", Message: rs[0].Message,
+			Data: map[string]any{"found": rs[0].Code, "at": rs[0].At.Format(time.RFC3339Nano)}})
+		rs = rs[1:]
 	}
 	keep := rs
 	if n := len(rs) - maxRefusalEvents; n > 0 {
@@ -204,7 +219,7 @@ func (s *Store) refusalEvents() (out []records.Event, total int, first string) {
 		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx", Message: r.Message,
 			Data: map[string]any{"found": r.Code, "at": r.At.Format(time.RFC3339Nano)}})
 	}
-	return out, len(rs), rs[0].At.Format(time.RFC3339Nano)
+	return out, total, first
 }
 
 // maxRefusalEvents is how many refusal log lines one open imports.
