@@ -211,3 +211,21 @@ func (r *Resident) Close() error {
 	}
 	return err
 }
+
+// Root is the project root the Resident keeps the store of.
+func (r *Resident) Root() string { return filepath.Dir(r.dir) }
+
+// ErrOtherResident is a session's error on a Resident that keeps another
+// project's store than the engine's.
+var ErrOtherResident = errors.New("the server's store is another project's")
+
+// keeps reports whether stateDir (a project's .loopx) is the Resident's,
+// compared by real path.
+func (r *Resident) keeps(stateDir string) bool {
+	a, err1 := filepath.EvalSymlinks(stateDir)
+	b, err2 := filepath.EvalSymlinks(r.dir)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(stateDir) == filepath.Clean(r.dir)
+	}
+	return a == b
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -55,6 +56,8 @@ type Session struct {
 	// Release lets it go without closing the store, and the read model
 	// file is neither read nor written.
 	res *Resident
+	// resErr refuses every open when res keeps another project's store.
+	resErr error
 }
 
 // newSession is the session of the project at root whose state directory
@@ -64,7 +67,11 @@ type Session struct {
 // process keeps the store open (nil: the session opens it). It opens
 // nothing.
 func newSession(root, stateDir, home string, now func() time.Time, lock time.Duration, res *Resident) *Session {
-	return &Session{root: root, stateDir: stateDir, home: home, now: now, lock: lock, res: res, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
+	s := &Session{root: root, stateDir: stateDir, home: home, now: now, lock: lock, res: res, log: decisionlog.New(stateDir, Version, decision.ParseLegacyLine)}
+	if res != nil && !res.keeps(stateDir) {
+		s.resErr = fmt.Errorf("%w: it keeps %s, not %s", ErrOtherResident, res.Root(), root)
+	}
+	return s
 }
 
 // Open opens the store (kernel.Open, taking the state lock;
@@ -73,6 +80,9 @@ func newSession(root, stateDir, home string, now func() time.Time, lock time.Dur
 func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
 	if s.store != nil {
 		return s.store, false, nil
+	}
+	if s.resErr != nil {
+		return nil, false, s.resErr
 	}
 	if s.res != nil {
 		if st, err = s.res.acquire(accept); err != nil {
@@ -98,6 +108,9 @@ func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
 // lock it keeps (kernel.Options.Held); a rewrite closes the Resident's
 // store first. Errors: f's; closing the Resident's store.
 func (s *Session) OnFiles(rewrite bool, f func(kernel.Options) error) error {
+	if s.resErr != nil {
+		return s.resErr
+	}
 	if s.res != nil {
 		return s.res.exclusive(rewrite, f)
 	}

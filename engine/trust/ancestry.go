@@ -39,6 +39,12 @@ type AncestryOptions struct {
 	// IgnoreHosts stops treating known agent host programs (claude, codex,
 	// …) as agents; the environment and runner facts still count.
 	IgnoreHosts bool
+	// From is the caller's process id when the caller is another process
+	// (a client `loopx serve` runs a command for): the walk starts at its
+	// parent, not at this process's. 0 is this process. A caller whose
+	// process cannot be read is agent-like (Acting.Agentish says so): it
+	// is never taken for a human.
+	From int
 }
 
 // Process is one ancestor process of the caller as /proc showed it
@@ -168,6 +174,14 @@ func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 	}
 	boot := bootID()
 	pid := os.Getppid()
+	if o.From != 0 {
+		ppid, _, err := procStat(o.From)
+		if err != nil {
+			a.Agentish = fmt.Sprintf("the calling process %d cannot be read", o.From)
+			return a
+		}
+		pid = ppid
+	}
 	for depth := 0; pid > 1 && depth < 64 && pid != o.StopAt; depth++ {
 		ppid, start, err := procStat(pid)
 		if err != nil {

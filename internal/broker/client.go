@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
+	"time"
 )
 
 // Socket returns the broker socket a loopx command should be a client of,
@@ -42,32 +44,58 @@ func NewRequest(argv []string) (Request, error) {
 
 // Call sends req to the broker listening on socket, streams stdin to it
 // (nil: none) and copies the answer's frames to stdout and stderr; it
-// returns the command's exit code. Errors: the socket cannot be reached,
-// or the answer ended before its exit frame (the caller exits 3).
+// returns the command's exit code. A prompt is answered "no terminal".
+// Errors: the socket cannot be reached, or the answer ended before its
+// exit frame (the caller exits 3).
 func Call(socket string, req Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	conn, err := net.Dial("unix", socket)
 	if err != nil {
 		return 0, fmt.Errorf("loopx broker at %s: %w", socket, err)
 	}
 	defer conn.Close()
-	return CallConn(conn.(*net.UnixConn), socket, req, stdin, stdout, stderr)
+	return CallConn(conn.(*net.UnixConn), socket, req, stdin, stdout, stderr, nil)
 }
+
+// Asker answers a server's prompt: it shows text on the caller's
+// controlling terminal and returns the line typed; an error says why it
+// could not (no terminal).
+type Asker func(text string) (string, error)
 
 // CallConn is Call over conn, already connected to the server at socket
 // (named in errors): a caller that checks the server first (PeerOf) or
-// bounds the call (a deadline on conn) dials itself.
-func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	conn := uc
+// bounds the call (a deadline on conn) dials itself. ask answers the
+// server's prompts (nil: "no terminal"); while it waits for a person,
+// conn's deadline is lifted (a person types at their own pace), and set
+// again after, two minutes on.
+func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, stdout, stderr io.Writer, ask Asker) (int, error) {
+	var wmu sync.Mutex
+	send := func(kind byte, payload []byte) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		return WriteFrame(uc, kind, payload)
+	}
 	// A server that refuses the caller answers before reading the request:
 	// a failed write is not the end, the answer is read all the same.
-	werr := WriteRequest(conn, req)
+	werr := WriteRequest(uc, req)
 	go func() {
-		if stdin != nil && werr == nil {
-			_, _ = io.Copy(conn, stdin)
+		if werr != nil {
+			return
 		}
-		_ = uc.CloseWrite()
+		if stdin != nil {
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := stdin.Read(buf)
+				if n > 0 && send(FrameStdin, buf[:n]) != nil {
+					return
+				}
+				if err != nil {
+					break
+				}
+			}
+		}
+		_ = send(FrameStdinEnd, nil)
 	}()
-	r := bufio.NewReader(conn)
+	r := bufio.NewReader(uc)
 	for {
 		kind, payload, err := ReadFrame(r)
 		if err != nil {
@@ -84,12 +112,31 @@ func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, std
 			_, _ = stdout.Write(payload)
 		case FrameStderr:
 			_, _ = stderr.Write(payload)
+		case FramePrompt:
+			var p Prompt
+			_ = json.Unmarshal(payload, &p)
+			rep := Reply{Error: "no terminal to ask on"}
+			if ask != nil {
+				_ = uc.SetDeadline(time.Time{})
+				typed, err := ask(p.Text)
+				rep = Reply{Typed: typed}
+				if err != nil {
+					rep = Reply{Error: err.Error()}
+				}
+				_ = uc.SetDeadline(time.Now().Add(2 * time.Minute))
+			}
+			b, _ := json.Marshal(rep)
+			if err := send(FrameReply, b); err != nil {
+				return 0, fmt.Errorf("loopx broker at %s: %w", socket, err)
+			}
 		case FrameExit:
 			var x Exit
 			if err := json.Unmarshal(payload, &x); err != nil {
 				return 0, fmt.Errorf("loopx broker at %s: exit frame: %w", socket, err)
 			}
 			return x.Code, nil
+		default:
+			return 0, fmt.Errorf("loopx broker at %s: a frame of kind %q from the server", socket, kind)
 		}
 	}
 }

@@ -39,3 +39,12 @@ func parentOf(pid int) (int, error) {
 	}
 	return int(kp.Eproc.Ppid), nil
 }
+
+// peerHandle names no process here (-1): macOS has no pidfd.
+func peerHandle(*net.UnixConn, int) int { return -1 }
+
+// handleAlive is true: nothing to ask without a pidfd.
+func handleAlive(int) bool { return true }
+
+// closeHandle does nothing.
+func closeHandle(int) {}

@@ -46,3 +46,45 @@ func parentOf(pid int) (int, error) {
 	}
 	return strconv.Atoi(f[1])
 }
+
+// soPeerPidfd is SO_PEERPIDFD (Linux 6.5): a pidfd of the peer as it
+// connected, which a pid reused since cannot be mistaken for.
+const soPeerPidfd = 77
+
+// peerHandle is a pidfd naming the connecting process (SO_PEERPIDFD, else
+// pidfd_open of pid, racy only before the caller reads the peer's facts),
+// -1 when neither works.
+func peerHandle(conn *net.UnixConn, pid int) int {
+	fd := -1
+	if raw, err := conn.SyscallConn(); err == nil {
+		_ = raw.Control(func(s uintptr) {
+			if v, err := unix.GetsockoptInt(int(s), unix.SOL_SOCKET, soPeerPidfd); err == nil {
+				fd = v
+			}
+		})
+	}
+	if fd < 0 {
+		if v, err := unix.PidfdOpen(pid, 0); err == nil {
+			fd = v
+		}
+	}
+	return fd
+}
+
+// handleAlive reports whether the process a pidfd names still runs (a
+// pidfd turns readable when it exits); true for -1 (nothing to ask).
+func handleAlive(fd int) bool {
+	if fd < 0 {
+		return true
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n == 0
+}
+
+// closeHandle closes a pidfd (-1: none).
+func closeHandle(fd int) {
+	if fd >= 0 {
+		_ = unix.Close(fd)
+	}
+}

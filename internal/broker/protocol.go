@@ -20,7 +20,7 @@ import (
 
 // Version is the protocol version a request carries (Request.V); a server
 // answers another version with exit code 2 and says which it speaks.
-const Version = 1
+const Version = 2
 
 // SocketEnv is the environment variable naming the broker's socket inside a
 // confinement; DefaultSocket is where loopx run binds it there, which a
@@ -58,13 +58,37 @@ type Request struct {
 	DeadlineMS int64 `json:"deadline_ms,omitempty"`
 }
 
-// Frame kinds of an answer: standard output, standard error, and the
-// exit (the last frame; its payload is an Exit in JSON).
+// Frame kinds. From the server: standard output, standard error, a
+// prompt for the client's terminal (a Prompt in JSON), and the exit (the
+// last frame; an Exit in JSON). From the client, after the request's
+// header line: standard input, its end (empty), and the reply to a
+// prompt (a Reply in JSON). A connection that ends before its exit frame
+// (either side) ends the command: a server cancels the command of a
+// client that went away.
 const (
-	FrameStdout byte = 'o'
-	FrameStderr byte = 'e'
-	FrameExit   byte = 'x'
+	FrameStdout   byte = 'o'
+	FrameStderr   byte = 'e'
+	FramePrompt   byte = 'p'
+	FrameExit     byte = 'x'
+	FrameStdin    byte = 'i'
+	FrameStdinEnd byte = 'c'
+	FrameReply    byte = 'r'
 )
+
+// Prompt asks the client to show Text on its controlling terminal and
+// read one line back (a typed confirmation): the text is asserted by the
+// client, on the terminal the human sits at, as a command run in its own
+// process does.
+type Prompt struct {
+	Text string `json:"text"`
+}
+
+// Reply is the client's answer to a Prompt: the line typed (trimmed), or
+// Error saying why there was no terminal to ask on.
+type Reply struct {
+	Typed string `json:"typed,omitempty"`
+	Error string `json:"error,omitempty"`
+}
 
 // Exit is the last frame's payload: the command's exit code.
 type Exit struct {
@@ -176,7 +200,7 @@ func ReadFrame(r io.Reader) (kind byte, payload []byte, err error) {
 		return 0, nil, err
 	}
 	kind = hdr[0]
-	if kind != FrameStdout && kind != FrameStderr && kind != FrameExit {
+	if !strings.ContainsRune("oepxicr", rune(kind)) {
 		return 0, nil, fmt.Errorf("broker frame of unknown kind %q", kind)
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])

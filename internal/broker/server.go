@@ -31,11 +31,12 @@ type Server struct {
 	// error refuses the request (exit 1, the error on its stderr). Nil
 	// refuses every request.
 	Peer func(pid, uid int) error
-	// Run, when set, runs each request in place of a process of Exe:
-	// pid is the peer's (as Peer was given it), stdin the request's
-	// standard input; it returns the exit code. Dir and Env are then
-	// unused: Run takes what it needs from the peer.
-	Run func(ctx context.Context, pid int, req Request, stdin io.Reader, stdout, stderr io.Writer) int
+	// Run, when set, runs each request in place of a process of Exe (the
+	// session's request, its peer's pid as Peer was given it, its
+	// standard streams, and Ask for a prompt on the client's terminal); it
+	// returns the exit code. ctx is cancelled when the client goes away.
+	// Dir and Env are then unused: Run takes what it needs from the peer.
+	Run func(ctx context.Context, s *Session) int
 }
 
 // Serve answers connections on l until l is closed or ctx is done (then
@@ -85,6 +86,156 @@ func (f frames) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Session is one request a Server.Run runs.
+type Session struct {
+	// PID is the client's process id (SO_PEERCRED, in the server's pid
+	// namespace).
+	PID int
+	// Request is the request's header.
+	Request Request
+	// Stdin is the client's standard input; Stdout and Stderr go back to
+	// the client as frames.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	mu      *sync.Mutex // guards writes to conn
+	conn    *net.UnixConn
+	replies chan Reply
+	handle  int // a pidfd of the peer, -1 when none
+}
+
+// PeerAlive reports whether the client process that connected still runs
+// (on Linux through a pidfd taken when it connected, so a pid reused
+// since is not it). A Run reads the peer's facts from /proc by pid, then
+// asks PeerAlive: true means the facts were the client's.
+func (s *Session) PeerAlive() bool { return handleAlive(s.handle) }
+
+// ErrNoTerminal is Ask's error when the client has no terminal to ask on
+// (its reason wrapped) or went away.
+var ErrNoTerminal = errors.New("the client has no terminal")
+
+// Ask shows text on the client's controlling terminal and returns the
+// line typed there. Errors: ErrNoTerminal (wrapped), ctx's.
+func (s *Session) Ask(ctx context.Context, text string) (string, error) {
+	b, _ := json.Marshal(Prompt{Text: text})
+	s.mu.Lock()
+	err := WriteFrame(s.conn, FramePrompt, b)
+	s.mu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoTerminal, err)
+	}
+	select {
+	case r, ok := <-s.replies:
+		switch {
+		case !ok:
+			return "", fmt.Errorf("%w: the client went away", ErrNoTerminal)
+		case r.Error != "":
+			return "", fmt.Errorf("%w: %s", ErrNoTerminal, r.Error)
+		}
+		return r.Typed, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// demux reads the client's frames after the header: standard input into
+// in (kept until the command reads it, so a command that reads none never
+// stops the replies behind it), replies into s.replies. The connection's
+// end before the client said its input ended, or any frame the server
+// does not take, ends the session (cancel).
+func (s *Session) demux(r io.Reader, in *inbox, cancel context.CancelFunc) {
+	defer close(s.replies)
+	for {
+		kind, payload, err := ReadFrame(r)
+		if err != nil {
+			in.close(io.ErrUnexpectedEOF)
+			cancel()
+			return
+		}
+		switch kind {
+		case FrameStdin:
+			if !in.put(payload) {
+				in.close(fmt.Errorf("standard input over %d bytes", maxInbox))
+				cancel()
+				return
+			}
+		case FrameStdinEnd:
+			in.close(io.EOF)
+		case FrameReply:
+			var rep Reply
+			if json.Unmarshal(payload, &rep) != nil {
+				rep = Reply{Error: "a malformed reply"}
+			}
+			select {
+			case s.replies <- rep:
+			default: // no prompt waits for it
+			}
+		default:
+			in.close(io.ErrUnexpectedEOF)
+			cancel()
+			return
+		}
+	}
+}
+
+// maxInbox bounds the standard input a session keeps unread, in bytes.
+const maxInbox = 256 << 20
+
+// inbox is a session's standard input: what the client sent, kept until
+// the command reads it, then the end (io.EOF, or why it was cut).
+type inbox struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	buf  []byte
+	end  error
+}
+
+func newInbox() *inbox {
+	in := &inbox{}
+	in.cond = sync.NewCond(&in.mu)
+	return in
+}
+
+// put keeps p; false when the inbox would exceed maxInbox.
+func (in *inbox) put(p []byte) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.end != nil {
+		return true // input after its end: dropped
+	}
+	if len(in.buf)+len(p) > maxInbox {
+		return false
+	}
+	in.buf = append(in.buf, p...)
+	in.cond.Broadcast()
+	return true
+}
+
+// close ends the input with err (the first end wins).
+func (in *inbox) close(err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.end == nil {
+		in.end = err
+	}
+	in.cond.Broadcast()
+}
+
+// Read reads what the client sent, waiting for more until its end.
+func (in *inbox) Read(p []byte) (int, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for len(in.buf) == 0 && in.end == nil {
+		in.cond.Wait()
+	}
+	if len(in.buf) == 0 {
+		return 0, in.end
+	}
+	n := copy(p, in.buf)
+	in.buf = in.buf[n:]
+	return n, nil
+}
+
 func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	mu := &sync.Mutex{}
 	stderr := frames{mu, conn, FrameStderr}
@@ -119,8 +270,16 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.DeadlineMS)*time.Millisecond)
 		defer cancel()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in := newInbox()
+	defer in.close(io.ErrClosedPipe)
+	sess := &Session{PID: pid, Request: req, Stdin: in, Stdout: frames{mu, conn, FrameStdout}, Stderr: stderr,
+		mu: mu, conn: conn, replies: make(chan Reply, 1), handle: peerHandle(conn, pid)}
+	defer closeHandle(sess.handle)
+	go sess.demux(br, in, cancel)
 	if s.Run != nil {
-		exit(s.Run(ctx, pid, req, br, frames{mu, conn, FrameStdout}, stderr))
+		exit(s.Run(ctx, sess))
 		return
 	}
 	cmd := exec.CommandContext(ctx, s.Exe, req.Argv...)
@@ -131,7 +290,7 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	cmd.Env = s.env(req.Env)
 	cmd.Stdout, cmd.Stderr = frames{mu, conn, FrameStdout}, stderr
 	cmd.WaitDelay = 5 * time.Second
-	in, err := cmd.StdinPipe()
+	stdin, err := cmd.StdinPipe()
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -141,8 +300,8 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 		return
 	}
 	go func() {
-		_, _ = io.Copy(in, br)
-		in.Close()
+		_, _ = io.Copy(stdin, in)
+		stdin.Close()
 	}()
 	err = cmd.Wait()
 	code := 0

@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/caller"
 	"io"
 	"os"
 	"strings"
@@ -73,12 +74,15 @@ type Caller struct {
 	AncestryChecked bool
 }
 
-// Env is the Caller of this process: its environment, and whether stdin
-// (the command's standard input) is a terminal; ancestry is the options
-// the engine reads ancestor processes with.
-func Env(stdin io.Reader, ancestry trust.AncestryOptions) Caller {
-	c := Caller{Agent: os.Getenv("LOOPX_AGENT"), Round: os.Getenv("LOOPX_ROUND"), AncestryChecked: !ancestry.Off}
-	if f, ok := stdin.(*os.File); ok {
+// Env is the Caller of process p (nil: this process): its environment,
+// and whether its standard input is a terminal (this process's: stdin's,
+// the command's standard input; a server's client: as read from /proc);
+// ancestry is the options the engine reads ancestor processes with.
+func Env(p *caller.Process, stdin io.Reader, ancestry trust.AncestryOptions) Caller {
+	c := Caller{Agent: p.Getenv("LOOPX_AGENT"), Round: p.Getenv("LOOPX_ROUND"), AncestryChecked: !ancestry.Off}
+	if p.Remote() {
+		c.StdinTTY = p.StdinTTY
+	} else if f, ok := stdin.(*os.File); ok {
 		c.StdinTTY = term.IsTerminal(int(f.Fd()))
 	}
 	return c

@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/caller"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,6 +108,15 @@ type Options struct {
 	// (0 = the deadline plus BackstopMargin); a test sets it shorter than
 	// the deadline to see what the timer leaves.
 	Backstop time.Duration
+	// Caller is the process the hook runs for: nil is this one; a server
+	// (`loopx serve`) sets its client, whose environment and working
+	// directory the hook reads instead of its own (Process is then false).
+	Caller *caller.Process
+	// StateHome and Resident are engine.Options': where the anchor
+	// directories live ("" = the default) and the server's kept store
+	// (nil = none).
+	StateHome string
+	Resident  *engine.Resident
 }
 
 // Result is what one hook produced: the answer to print, or the error to
@@ -386,7 +396,7 @@ func answer(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, 
 		}
 		return e, preToolUse(ctx, e, goal, agent, ev, call, host, w)
 	case hosts.Stop, hosts.SubagentStop:
-		return e, stop(ctx, e, goal, agent, w)
+		return e, stop(ctx, e, goal, agent, o.Caller.Getenv("LOOPX_ROUND"), w)
 	default:
 		return e, sessionStart(ctx, e, goal, agent, w)
 	}
@@ -397,7 +407,7 @@ func answer(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, 
 // resolves the goal and the agent (checked against the processes above
 // the hook: engine.ActAs).
 func open(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs *backstop) (e *engine.Engine, goal, agent string, err error) {
-	start, _ := os.Getwd()
+	start, _ := o.Caller.Getwd()
 	root, err := o.Root()
 	if err != nil && ev.CWD != "" && !o.Named {
 		root, err = scaffold.FindRoot(ev.CWD)
@@ -406,7 +416,7 @@ func open(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs
 	if err != nil {
 		return nil, "", "", err
 	}
-	if inst, how := hookInstaller(host, start); inst != "" && !sameDir(inst, root) {
+	if inst, how := hookInstaller(host, start, o.Caller); inst != "" && !sameDir(inst, root) {
 		return nil, "", "", fmt.Errorf("the project found, %s, is not the one that installed this hook (%s, %s): a loopx/ below or beside that project never governs its hooks; start the host in the project root or re-install the hooks there", root, inst, how)
 	}
 	if _, err := os.Stat(root); err != nil {
@@ -420,12 +430,12 @@ func open(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs
 	// effect, the agent's check): should the timer stop the hook, its line
 	// names the goal and the agent as given (--goal, --agent or the
 	// environment; "" when the spec or the processes would say).
-	bs.record(filepath.Join(root, scaffold.StateDirName), firstOf(o.Goal, os.Getenv("LOOPX_GOAL")), firstOf(o.Agent, os.Getenv("LOOPX_AGENT")))
-	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: LockTimeout, Ancestry: o.Ancestry})
+	bs.record(filepath.Join(root, scaffold.StateDirName), firstOf(o.Goal, o.Caller.Getenv("LOOPX_GOAL")), firstOf(o.Agent, o.Caller.Getenv("LOOPX_AGENT")))
+	e = engine.New(engine.Options{Root: root, Now: now, LockTimeout: LockTimeout, Ancestry: o.Ancestry, StateHome: o.StateHome, Resident: o.Resident})
 	_ = e.AdoptTightening() // as every command does first
 	goal, agent = o.Goal, o.Agent
 	if goal == "" {
-		goal = os.Getenv("LOOPX_GOAL")
+		goal = o.Caller.Getenv("LOOPX_GOAL")
 	}
 	if goal == "" {
 		if ids := e.GoalIDs(); e.SpecErr() == nil && len(ids) == 1 {
@@ -437,7 +447,7 @@ func open(ctx context.Context, ev hosts.Event, o Options, host hosts.Adapter, bs
 		}
 	}
 	if agent == "" {
-		agent = os.Getenv("LOOPX_AGENT")
+		agent = o.Caller.Getenv("LOOPX_AGENT")
 	}
 	if ev.Name == hosts.PreToolUse {
 		// Its identity is decided with the tool call (preToolUse).
@@ -467,9 +477,9 @@ func actRequest(ev hosts.Event, goal, agent string) trust.ActRequest {
 // holds a `loopx hook` command. "" when neither is found (a hook run by
 // hand, or installed with --settings elsewhere): the project is then
 // found as usual.
-func hookInstaller(host hosts.Adapter, start string) (dir, how string) {
+func hookInstaller(host hosts.Adapter, start string, c *caller.Process) (dir, how string) {
 	if env := host.ProjectDirEnv(); env != "" {
-		if d := os.Getenv(env); d != "" {
+		if d := c.Getenv(env); d != "" {
 			return d, "$" + env
 		}
 	}
@@ -548,7 +558,7 @@ func reasonText(d decision.Decision) string {
 
 // stop answers Stop and SubagentStop: a block with the next instruction
 // while should-run says run, else nothing (the agent may stop).
-func stop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer) error {
+func stop(ctx context.Context, e *engine.Engine, goal, agent, round string, w io.Writer) error {
 	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: goal, Agent: agent})
 	if err != nil {
@@ -557,13 +567,14 @@ func stop(ctx context.Context, e *engine.Engine, goal, agent string, w io.Writer
 	if d.Verdict != "run" || d.Todo == nil {
 		return nil // no work, no quota, a gate: the agent may stop
 	}
-	return hosts.WriteStopBlock(w, stopReason(d))
+	return hosts.WriteStopBlock(w, stopReason(d, round))
 }
 
-// stopReason is the next instruction of an agent that still has work.
-func stopReason(d decision.Decision) string {
+// stopReason is the next instruction of an agent that still has work
+// (round: the round it runs in, $LOOPX_ROUND, "" when none).
+func stopReason(d decision.Decision, round string) string {
 	report := fmt.Sprintf("start a round with `loopx round start --goal %s --agent %s` (it claims the todo), do the work, then report it with `loopx round finish ROUND --outcome progress --done --evidence KIND:STATUS:TEXT --handoff TEXT`", d.Goal, d.Agent)
-	if r := os.Getenv("LOOPX_ROUND"); r != "" {
+	if r := round; r != "" {
 		report = fmt.Sprintf("when it is done, report it with `loopx round finish %s --outcome progress --done --evidence KIND:STATUS:TEXT --handoff TEXT`", r)
 	}
 	return fmt.Sprintf("loopx: goal %s still has work within its quota. Next todo %s: %q (%s). Work on it now; %s. If you are blocked, say so with `loopx gate raise --goal %s --question \"…?\"` instead of stopping silently.",

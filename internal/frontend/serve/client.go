@@ -37,8 +37,10 @@ func Lookup(dir string) (r Record, ok bool) {
 // the peer (SO_PEERCRED): the same uid as this process and pid r.PID,
 // else ErrNotServer. The whole call is bounded by timeout (0: none): a
 // server that does not answer in time is an error (os.ErrDeadlineExceeded
-// wrapped), so a caller never waits on a stuck server.
-func Call(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// wrapped), so a caller never waits on a stuck server (but for a person
+// typing at a prompt). ask answers the server's prompts on the caller's
+// terminal (nil: none; broker.CallConn).
+func Call(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask broker.Asker) (int, error) {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.Dial("unix", r.Socket)
 	if err != nil {
@@ -56,5 +58,5 @@ func Call(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, 
 	if timeout > 0 {
 		_ = uc.SetDeadline(time.Now().Add(timeout))
 	}
-	return broker.CallConn(uc, r.Socket, req, stdin, stdout, stderr)
+	return broker.CallConn(uc, r.Socket, req, stdin, stdout, stderr, ask)
 }

@@ -38,10 +38,10 @@ func start(t *testing.T, o Options) (Record, func() error) {
 	return Record{}, nil
 }
 
-func echo(_ context.Context, pid int, req broker.Request, stdin io.Reader, stdout, stderr io.Writer) int {
-	b, _ := io.ReadAll(stdin)
-	io.WriteString(stdout, strings.Join(req.Argv, " ")+":"+string(b))
-	io.WriteString(stderr, "err")
+func echo(_ context.Context, s *broker.Session) int {
+	b, _ := io.ReadAll(s.Stdin)
+	io.WriteString(s.Stdout, strings.Join(s.Request.Argv, " ")+":"+string(b))
+	io.WriteString(s.Stderr, "err")
 	return 7
 }
 
@@ -178,7 +178,8 @@ func TestCheckAddr(t *testing.T) {
 func TestStopFinishesInFlight(t *testing.T) {
 	dir := t.TempDir()
 	started := make(chan struct{})
-	slow := func(ctx context.Context, _ int, _ broker.Request, _ io.Reader, stdout, _ io.Writer) int {
+	slow := func(ctx context.Context, s *broker.Session) int {
+		stdout := s.Stdout
 		close(started)
 		select {
 		case <-time.After(200 * time.Millisecond):
@@ -216,12 +217,12 @@ func TestCallRefusesAnotherPeer(t *testing.T) {
 	rec, _ := start(t, Options{AnchorDir: dir, Run: echo})
 	forged := rec
 	forged.PID = rec.PID + 1 // the record names another pid than the socket's holder
-	_, err := Call(forged, broker.Request{V: broker.Version, Cwd: "/"}, time.Second, nil, io.Discard, io.Discard)
+	_, err := Call(forged, broker.Request{V: broker.Version, Cwd: "/"}, time.Second, nil, io.Discard, io.Discard, nil)
 	if !errors.Is(err, ErrNotServer) {
 		t.Fatalf("Call with another pid: %v", err)
 	}
 	var out bytes.Buffer
-	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"x"}, Cwd: "/"}, time.Second, nil, &out, io.Discard)
+	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"x"}, Cwd: "/"}, time.Second, nil, &out, io.Discard, nil)
 	if err != nil || code != 7 || out.String() != "x:" {
 		t.Fatalf("Call = %d, %v, %q", code, err, out.String())
 	}
@@ -255,7 +256,7 @@ func TestCallStuckServer(t *testing.T) {
 	if _, ok := Lookup(dir); !ok {
 		t.Fatal("Lookup missed the recorded server")
 	}
-	_, err = Call(rec, broker.Request{V: broker.Version, Cwd: "/"}, 200*time.Millisecond, nil, io.Discard, io.Discard)
+	_, err = Call(rec, broker.Request{V: broker.Version, Cwd: "/"}, 200*time.Millisecond, nil, io.Discard, io.Discard, nil)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Call to a stuck server: %v", err)
 	}
@@ -265,7 +266,7 @@ func TestCallStuckServer(t *testing.T) {
 func TestNoRunRunsNothing(t *testing.T) {
 	rec, _ := start(t, Options{AnchorDir: t.TempDir()})
 	var out, errb bytes.Buffer
-	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"version"}, Cwd: "/"}, time.Second, nil, &out, &errb)
+	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"version"}, Cwd: "/"}, time.Second, nil, &out, &errb, nil)
 	if err != nil || code != 3 || out.Len() != 0 || !strings.Contains(errb.String(), "does not run commands") {
 		t.Fatalf("Call = %d, %v, %q, %q", code, err, out.String(), errb.String())
 	}

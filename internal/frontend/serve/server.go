@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -33,12 +32,13 @@ type Options struct {
 	// Handler answers HTTP requests; nil is Health.
 	Handler http.Handler
 	// Run runs one command a client forwarded over the socket
-	// (broker.Server.Run); nil answers every request with exit 3. A Run
+	// (broker.Server.Run: the session's peer pid, request, streams and
+	// prompts); nil answers every request with exit 3. A Run
 	// must take who the caller is from the peer's pid (its ancestry, its
 	// terminal), never from the server's own process: a command run as a
 	// child of the server would see the server's ancestry (whoever
 	// started it) in place of the caller's.
-	Run func(ctx context.Context, pid int, req broker.Request, stdin io.Reader, stdout, stderr io.Writer) int
+	Run func(ctx context.Context, s *broker.Session) int
 	// Ready, when set, is called once the server listens and its record
 	// is written.
 	Ready func(Record)
@@ -172,8 +172,8 @@ func Serve(ctx context.Context, o Options) (err error) {
 	defer cancelRun()
 	run := o.Run
 	if run == nil {
-		run = func(_ context.Context, _ int, _ broker.Request, _ io.Reader, _, stderr io.Writer) int {
-			fmt.Fprintln(stderr, "loopx serve: this server does not run commands yet: run loopx without it")
+		run = func(_ context.Context, s *broker.Session) int {
+			fmt.Fprintln(s.Stderr, "loopx serve: this server does not run commands yet: run loopx without it")
 			return 3
 		}
 	}

@@ -27,7 +27,7 @@ func (a *app) runAdopt(ctx context.Context, o *adoptOptions) error {
 		return err
 	}
 	if o.restore {
-		paths, err := gateanswer.Restore(ctx, e, a.caller(), gateanswer.ControllingTerminal{})
+		paths, err := gateanswer.Restore(ctx, e, a.caller(), a.terminal())
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (a *app) runAdopt(ctx context.Context, o *adoptOptions) error {
 			}
 		})
 	}
-	res, err := gateanswer.Adopt(ctx, e, a.caller(), gateanswer.ControllingTerminal{})
+	res, err := gateanswer.Adopt(ctx, e, a.caller(), a.terminal())
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (a *app) checkBrokered(cmd *cobra.Command, args []string) error {
 	// which the broker sets), never in one the command named.
 	a.project = ""
 	if e, eerr := a.engine(); eerr == nil {
-		e.AuditRefusal("broker.refused", command, "agent:"+defaultAgent(), command, err)
+		e.AuditRefusal("broker.refused", command, "agent:"+a.defaultAgent(), command, err)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ var ignoredOnce sync.Once
 // them last for years. Errors: a usage error when a test build is given a
 // value that is not RFC 3339.
 func (a *app) pinnedClock() (time.Time, bool, error) {
-	v := os.Getenv(testClockEnv)
+	v := a.getenv(testClockEnv)
 	if v == "" {
 		return time.Time{}, false, nil
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"io"
-
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
@@ -18,13 +16,15 @@ var Ancestry trust.AncestryOptions
 
 // caller is who runs this command (gateanswer.Env): its environment, its
 // stdin, the ancestry options.
-func (a *app) caller() gateanswer.Caller { return gateanswer.Env(a.stdin, Ancestry) }
+func (a *app) caller() gateanswer.Caller {
+	return gateanswer.Env(a.opts.Caller, a.stdin, a.ancestry())
+}
 
 // answerChannel fills in.Actor's default and gathers the facts of the
 // channel an answer from a command with this stdin comes through
 // (gateanswer.Channel; the rules are the gate decision's).
-func answerChannel(e *engine.Engine, in *gates.Answer, stdin io.Reader) input.Channel {
-	return gateanswer.Channel(e, gateanswer.Env(stdin, Ancestry), &in.Actor)
+func (a *app) answerChannel(e *engine.Engine, in *gates.Answer) input.Channel {
+	return gateanswer.Channel(e, a.caller(), &in.Actor)
 }
 
 // agentAncestor describes the nearest ancestor process that runs in an
@@ -34,5 +34,5 @@ func (a *app) agentAncestor() string {
 	if e, err := a.engine(); err == nil {
 		return e.Acting().Agentish
 	}
-	return trust.ReadAncestry(Ancestry, nil).Agentish
+	return trust.ReadAncestry(a.ancestry(), nil).Agentish
 }

@@ -33,7 +33,7 @@ func (a *app) runDecideGateAnswer(ctx context.Context, o *decideGateAnswerOption
 		return err
 	}
 	in := gates.Answer{Gate: o.gate, Option: o.option, Actor: o.as}
-	in.Channel = answerChannel(e, &in, a.stdin)
+	in.Channel = a.answerChannel(e, &in)
 	d, derr := e.DecideAnswer(ctx, in)
 	return a.printPreview(e, d, derr, o.explain)
 }

@@ -40,7 +40,7 @@ func (a *app) runPermission(ctx context.Context, o *permissionOptions) error {
 	}
 	// Who asks (the identity rule): only the agent itself asking makes a
 	// denial its audited denied call; anyone else's is a question.
-	asker, err := actor(ctx, e, "decide permission", o.goal)
+	asker, err := a.actor(ctx, e, "decide permission", o.goal)
 	if err != nil {
 		return err
 	}

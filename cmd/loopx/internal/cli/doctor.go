@@ -41,7 +41,7 @@ func (a *app) runDoctor(ctx context.Context, o *doctorOptions) error {
 		// the store's revision: decided by the built-in rule
 		// data.loopx.repair.accept_store, confirmed by typing "accept"
 		// on the controlling terminal.
-		if err := gateanswer.AcceptStore(ctx, e, a.caller(), gateanswer.ControllingTerminal{}); err != nil {
+		if err := gateanswer.AcceptStore(ctx, e, a.caller(), a.terminal()); err != nil {
 			return err
 		}
 	}

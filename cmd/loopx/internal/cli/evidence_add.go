@@ -36,7 +36,7 @@ func (a *app) runEvidenceAdd(ctx context.Context, o *evidenceAddOptions) error {
 	}
 	ev := o.Evidence
 	e.Prepare(ctx, true, query.Claim) // before the identity check takes the lock
-	if ev.By, err = actor(ctx, e, "evidence add", ev.Goal); err != nil {
+	if ev.By, err = a.actor(ctx, e, "evidence add", ev.Goal); err != nil {
 		return err
 	}
 	saved, err := e.AddEvidence(ev)

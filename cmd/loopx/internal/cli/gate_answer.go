@@ -42,7 +42,7 @@ func (a *app) runGateAnswer(ctx context.Context, o *gateAnswerOptions) error {
 		}
 		return usagef("gate answer needs --option: one of %s (gate %s: %s)", strings.Join(g.Options, ", "), o.in.Gate, g.Question)
 	}
-	g, err := gateanswer.Answer(ctx, e, o.in, a.caller(), gateanswer.ControllingTerminal{})
+	g, err := gateanswer.Answer(ctx, e, o.in, a.caller(), a.terminal())
 	if err != nil {
 		return err
 	}

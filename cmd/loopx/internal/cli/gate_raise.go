@@ -36,7 +36,7 @@ func (a *app) runGateRaise(ctx context.Context, o *gateRaiseOptions) error {
 		return err
 	}
 	in := o.in
-	if in.By, err = actor(ctx, e, "gate raise", in.Goal); err != nil {
+	if in.By, err = a.actor(ctx, e, "gate raise", in.Goal); err != nil {
 		return err
 	}
 	g, err := e.RaiseGate(in)

@@ -28,7 +28,7 @@ func (a *app) runGoalStatus(ctx context.Context, o *goalStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	by, err := actor(ctx, e, "goal "+o.name, o.goal)
+	by, err := a.actor(ctx, e, "goal "+o.name, o.goal)
 	if err != nil {
 		return err
 	}

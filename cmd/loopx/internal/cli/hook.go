@@ -64,8 +64,9 @@ func (o *hookOptions) validate(args []string) error {
 func (a *app) runHook(ctx context.Context, o *hookOptions) error {
 	r := hook.Answer(ctx, a.stdin, hook.Options{
 		Host: o.host, Event: o.event, Goal: o.goal, Agent: o.agent,
-		Root: a.root, Named: a.project != "" || os.Getenv("LOOPX_PROJECT") != "", Clock: a.clock,
-		Ancestry: Ancestry, Deadline: hookDeadline, Process: hookProcess, Backstop: hookBackstop(),
+		Root: a.root, Named: a.project != "" || a.getenv("LOOPX_PROJECT") != "", Clock: a.clock,
+		Ancestry: a.ancestry(), Deadline: hookDeadline, Process: hookProcess && !a.opts.Caller.Remote(), Backstop: hookBackstop(),
+		Caller: a.opts.Caller, StateHome: a.opts.StateHome, Resident: a.opts.Resident,
 	})
 	if r.Engine != nil {
 		a.eng = r.Engine // closed by Run

@@ -32,7 +32,7 @@ func (a *app) runPolicyEval(ctx context.Context, o *policyEvalOptions) error {
 	if o.inputPath == "-" {
 		raw, err = io.ReadAll(a.stdin)
 	} else {
-		raw, err = os.ReadFile(o.inputPath)
+		raw, err = os.ReadFile(a.abs(o.inputPath))
 	}
 	if err != nil {
 		return usagef("--input: %v", err)

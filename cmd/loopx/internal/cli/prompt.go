@@ -62,7 +62,7 @@ Exit codes: 0 printed (whatever the verdict); 2 unknown goal; 3 internal.`,
 		},
 	}
 	c.Flags().StringVar(&o.Goal, "goal", "", "the goal (required)")
-	c.Flags().StringVar(&o.Agent, "agent", defaultAgent(), "the agent (required; default $LOOPX_AGENT)")
+	c.Flags().StringVar(&o.Agent, "agent", a.defaultAgent(), "the agent (required; default $LOOPX_AGENT)")
 	c.Flags().BoolVar(&o.Full, "full", false, "no length bound: every gate, the whole handoff, more evidence")
 	c.Flags().IntVar(&o.MaxChars, "max-chars", render.DefaultPromptChars, "the length bound in characters")
 	return c

@@ -39,7 +39,7 @@ func (a *app) runReview(ctx context.Context, o *reviewOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Actor, err = actor(ctx, e, "review", o.Goal); err != nil {
+	if o.Actor, err = a.actor(ctx, e, "review", o.Goal); err != nil {
 		return err
 	}
 	if o.Mark {

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/caller"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"io"
 	"math"
 	"os"
@@ -129,6 +131,11 @@ func Main() int {
 		// Inside an agent's confinement: loopx runs outside (brokered.go).
 		return brokerClient(sock, os.Args[1:])
 	}
+	if code, ok := forward(os.Args[1:]); ok {
+		// A server holds the project's store: it runs the command
+		// (served.go).
+		return code
+	}
 	hookProcess = true
 	warm := prewarm(os.Args[1:])
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
@@ -175,8 +182,20 @@ type Options struct {
 	Now func() time.Time
 	// Dir is the working directory the project is found from (walking
 	// up to its loopx/ directory) when neither --project nor
-	// $LOOPX_PROJECT names it; "" means the process's.
+	// $LOOPX_PROJECT names it; "" means the caller's.
 	Dir string
+	// Caller is the process the command runs for: nil is this process; a
+	// server (`loopx serve`) sets its client's, whose environment, working
+	// directory, terminal and ancestor processes then say who runs the
+	// command (internal/caller).
+	Caller *caller.Process
+	// Resident is the server's kept store (engine.Options.Resident): the
+	// command's engines use it in place of opening the store; nil opens
+	// it as a process does.
+	Resident *engine.Resident
+	// Terminal is where typed confirmations are asked (nil: the
+	// controlling terminal, or none for a remote Caller).
+	Terminal gateanswer.Terminal
 }
 
 // RunWith is Run with o in place of the environment it names.
@@ -334,15 +353,15 @@ func groupExamples(c *cobra.Command) {
 // root resolves the project root: --project, $LOOPX_PROJECT, or walking up.
 func (a *app) root() (string, error) {
 	if a.project != "" {
-		return a.project, nil
+		return a.abs(a.project), nil
 	}
-	if p := os.Getenv("LOOPX_PROJECT"); p != "" {
-		return p, nil
+	if p := a.getenv("LOOPX_PROJECT"); p != "" {
+		return a.abs(p), nil
 	}
 	if a.opts.Dir != "" {
 		return scaffold.FindRoot(a.opts.Dir)
 	}
-	wd, err := os.Getwd()
+	wd, err := a.opts.Caller.Getwd()
 	if err != nil {
 		return "", err
 	}
@@ -361,11 +380,14 @@ func (a *app) engine() (*engine.Engine, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("project %s: %w", root, os.ErrNotExist)
 	}
+	if err := a.checkResident(root); err != nil {
+		return nil, err
+	}
 	now, err := a.clock()
 	if err != nil {
 		return nil, err
 	}
-	a.eng = engine.New(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk, Ancestry: Ancestry})
+	a.eng = engine.New(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, LeaseTTL: a.leaseTTL, OnDisk: a.onDisk, Ancestry: a.ancestry(), Resident: a.opts.Resident})
 	// Every command adopts an edit that only tightens before it reads or
 	// writes anything (a store error is the command's own to report).
 	_ = a.eng.AdoptTightening()
@@ -432,8 +454,8 @@ func (a *app) specBanner() string {
 // agent they run as: actAs), else "human". what
 // names the command for a refusal's audit event and goal its goal ("" when
 // none). Errors: errs.No agent_mismatch (exit 1).
-func actor(ctx context.Context, e *engine.Engine, what, goal string) (string, error) {
-	ag, err := actAs(ctx, e, trust.ActRequest{Agent: os.Getenv("LOOPX_AGENT"), FromEnv: true, What: what, Goal: goal})
+func (a *app) actor(ctx context.Context, e *engine.Engine, what, goal string) (string, error) {
+	ag, err := actAs(ctx, e, trust.ActRequest{Agent: a.getenv("LOOPX_AGENT"), FromEnv: true, What: what, Goal: goal})
 	if err != nil || ag == "" {
 		return "human", err
 	}
@@ -443,7 +465,7 @@ func actor(ctx context.Context, e *engine.Engine, what, goal string) (string, er
 // defaultAgent is the default of an acting --agent flag: $LOOPX_AGENT, a
 // name only, checked like the flag against the processes above the
 // command (actAs).
-func defaultAgent() string { return os.Getenv("LOOPX_AGENT") }
+func (a *app) defaultAgent() string { return a.getenv("LOOPX_AGENT") }
 
 // actAs returns the agent this command acts as: in.Agent is the agent it
 // names (its --agent, by default $LOOPX_AGENT), checked against the
@@ -466,7 +488,7 @@ func actAs(ctx context.Context, e *engine.Engine, in trust.ActRequest) (string, 
 // (exit 1).
 func (a *app) humanOnly(ctx context.Context, e *engine.Engine, what string, prefix bool, kind, subject string) error {
 	in := gates.Answer{Actor: "human"}
-	ch := answerChannel(e, &in, a.stdin)
+	ch := a.answerChannel(e, &in)
 	err := e.RepairAllowed(ctx, ch)
 	if err == nil {
 		return nil

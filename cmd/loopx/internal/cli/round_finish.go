@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/deciding/query"
@@ -95,7 +94,7 @@ round or outcome.`,
   loopx round finish --outcome no_change --result-hash sha256:abc`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.round = os.Getenv("LOOPX_ROUND")
+			o.round = a.getenv("LOOPX_ROUND")
 			if len(args) == 1 {
 				o.round = args[0]
 			}
@@ -116,7 +115,7 @@ round or outcome.`,
 	f.StringVar(&o.Handoff, "handoff", "", "what the next round must know")
 	f.StringVar(&o.NextTodo, "next-todo", "", "add a successor todo with this title")
 	f.StringVar(&o.NextFor, "for", "", "the agent the successor todo is for")
-	f.StringVar(&o.Agent, "agent", os.Getenv("LOOPX_AGENT"), "the finishing agent (must be the round's; default $LOOPX_AGENT, else the agent the processes above run as)")
+	f.StringVar(&o.Agent, "agent", a.defaultAgent(), "the finishing agent (must be the round's; default $LOOPX_AGENT, else the agent the processes above run as)")
 	f.Uint64Var(&o.ExpectedVersion, "expected-version", 0, "the lease version the round holds (version_mismatch otherwise; 0 = not checked)")
 	return c
 }

@@ -99,7 +99,7 @@ agent_mismatch; 2 usage.`,
 		},
 	}
 	c.Flags().StringVar(&o.goal, "goal", "", "the goal (required)")
-	c.Flags().StringVar(&o.agent, "agent", defaultAgent(), "the agent (default $LOOPX_AGENT, else the agent the processes above run as)")
+	c.Flags().StringVar(&o.agent, "agent", a.defaultAgent(), "the agent (default $LOOPX_AGENT, else the agent the processes above run as)")
 	c.Flags().DurationVar(&o.leaseTTL, "lease-ttl", 0, "the lease the round takes on its todo (1s to 24h; default 45m)")
 	return c
 }

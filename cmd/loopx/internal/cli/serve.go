@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopx-dev/loopx/engine"
 	"io"
 	"os"
 	"os/exec"
@@ -66,9 +67,20 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if r, err := serve.Status(dir); err == nil {
+		return errs.Wrap(errs.Usage, "serve_running", &serve.RunningError{Record: r})
+	}
+	// The server holds the store's lock for its life: every command is
+	// its client (served.go). A command in flight when it starts has
+	// residentWait to finish.
+	res, err := engine.OpenResident(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, LockTimeout: residentWait, Ancestry: a.ancestry()})
+	if err != nil {
+		return err
+	}
+	defer res.Close()
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote,
-		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now,
+		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: a.serveRun(res),
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
 		},
@@ -79,6 +91,10 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	}
 	return err
 }
+
+// residentWait bounds how long `loopx serve` waits for the store's lock
+// at its start (a command in flight finishes first).
+const residentWait = 10 * time.Second
 
 // addrText is ", http://ADDR" for a server with an HTTP address.
 func addrText(addr string) string {

@@ -54,7 +54,7 @@ func (a *app) runTodoAdd(ctx context.Context, o *todoAddOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.By, err = actor(ctx, e, "todo add", o.Goal); err != nil {
+	if o.By, err = a.actor(ctx, e, "todo add", o.Goal); err != nil {
 		return err
 	}
 	t, err := e.AddTodo(o.Input)

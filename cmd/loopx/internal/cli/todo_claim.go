@@ -98,7 +98,7 @@ write scopes (two agents never hold todos whose --scope globs overlap).
 			return a.runTodoClaim(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Agent, "agent", defaultAgent(), "the claiming agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
+	c.Flags().StringVar(&o.Agent, "agent", a.defaultAgent(), "the claiming agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
 	c.Flags().StringVar(&o.ttl, "ttl", "", "lease time to live, 1s..24h (default 45m)")
 	c.Flags().StringVar(&o.IdempotencyKey, "idempotency-key", "", "a key that makes a retried claim return the same lease")
 	return c

@@ -72,7 +72,7 @@ func (a *app) leaseCmd(o *leaseOptions, use, short, long, example string, withTT
 			return a.runLease(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Agent, "agent", defaultAgent(), "the holding agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
+	c.Flags().StringVar(&o.Agent, "agent", a.defaultAgent(), "the holding agent (default $LOOPX_AGENT, else the agent the processes above run as); an agent acts only as itself")
 	c.Flags().Uint64Var(&o.ExpectedVersion, "expected-version", 0, "the lease version you hold (required)")
 	if withTTL {
 		c.Flags().StringVar(&o.ttl, "ttl", "", "new time to live, 1s..24h (default: the lease's own)")

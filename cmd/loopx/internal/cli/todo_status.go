@@ -30,8 +30,8 @@ func (a *app) runTodoStatus(ctx context.Context, o *todoStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	e.Prepare(ctx, defaultAgent() == "", query.Claim) // an agent changing a todo always decides claim
-	by, err := actor(ctx, e, "todo "+o.name, "")
+	e.Prepare(ctx, a.defaultAgent() == "", query.Claim) // an agent changing a todo always decides claim
+	by, err := a.actor(ctx, e, "todo "+o.name, "")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/hosts"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/caller"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
+	"github.com/loopx-dev/loopx/internal/frontend/hook"
+	"github.com/loopx-dev/loopx/internal/frontend/serve"
+)
+
+// notServed are the commands that never go through a server: they open
+// no project's store (help, version, completion, init, preset, schema,
+// demo) or manage the server itself (serve, dashboard).
+var notServed = map[string]bool{
+	"help": true, "version": true, "completion": true, "__complete": true, "__completeNoDesc": true,
+	"init": true, "preset": true, "schema": true, "demo": true, "serve": true, "dashboard": true,
+}
+
+// heldBack are the long-running commands that do not run through a server
+// yet: they refuse (exit 2) while one holds the project's store.
+var heldBack = map[string]bool{"run": true, "watch": true, "mcp": true}
+
+// forwardTimeout bounds a forwarded command (but for a person typing at
+// a prompt); a hook's is hookDeadline plus a margin under the host's 10 s.
+const forwardTimeout = 5 * time.Minute
+
+// testForwardTimeoutEnv names, in a test build only (testing.Testing), a
+// duration that replaces a forwarded command's timeout: a test sees a
+// stuck server's answer without waiting for the real one.
+const testForwardTimeoutEnv = "LOOPX_TEST_FORWARD_TIMEOUT"
+
+// testForwardTimeout is $LOOPX_TEST_FORWARD_TIMEOUT in a test build, else
+// 0 (none).
+func testForwardTimeout() time.Duration {
+	if !testing.Testing() {
+		return 0
+	}
+	d, _ := time.ParseDuration(os.Getenv(testForwardTimeoutEnv))
+	return max(d, 0)
+}
+
+// hookMargin is what a forwarded hook waits for the server past its own
+// deadline, before it answers by itself (blocked or a warning).
+const hookMargin = 700 * time.Millisecond
+
+// forwardArgs is what forwarding needs of the arguments before cobra
+// parses them: the command's name (the first argument that is not a
+// flag), --project's value, --event's (a hook's), and whether help is
+// asked.
+type forwardArgs struct {
+	command, project, event string
+	help                    bool
+}
+
+func scanArgs(args []string) forwardArgs {
+	var f forwardArgs
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return f
+		case a == "--project" || a == "--event":
+			if i+1 < len(args) {
+				if a == "--project" {
+					f.project = args[i+1]
+				} else {
+					f.event = args[i+1]
+				}
+				i++
+			}
+		case strings.HasPrefix(a, "--project="):
+			f.project = strings.TrimPrefix(a, "--project=")
+		case strings.HasPrefix(a, "--event="):
+			f.event = strings.TrimPrefix(a, "--event=")
+		case a == "-h" || a == "--help":
+			f.help = true
+		case !strings.HasPrefix(a, "-") && f.command == "":
+			f.command = a
+		}
+	}
+	return f
+}
+
+// serverFor is the record of the server running for the project the
+// arguments name (--project, $LOOPX_PROJECT, else found upwards from the
+// working directory); ok is false when none runs (or the project cannot
+// be found: the command then says so in process).
+func serverFor(f forwardArgs) (serve.Record, bool) {
+	root := f.project
+	if root == "" {
+		root = os.Getenv("LOOPX_PROJECT")
+	}
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return serve.Record{}, false
+		}
+		if root, err = scaffold.FindRoot(wd); err != nil {
+			return serve.Record{}, false
+		}
+	}
+	dir, err := anchor.Dir(root)
+	if err != nil {
+		return serve.Record{}, false
+	}
+	return serve.Lookup(dir)
+}
+
+// forward runs loopx's arguments through the project's server when one
+// runs (`loopx serve`): the server runs the command for this process, with
+// the same output and exit code; ok is false when the command runs in
+// process (no server, or a command that never goes through one).
+func forward(args []string) (code int, ok bool) {
+	f := scanArgs(args)
+	if f.help || f.command == "" || notServed[f.command] {
+		return 0, false
+	}
+	r, running := serverFor(f)
+	if !running {
+		return 0, false
+	}
+	if heldBack[f.command] {
+		fmt.Fprintf(os.Stderr, "loopx %s: a loopx server (pid %d) holds this project's store, and %s does not run through it yet: stop it with `loopx serve stop`, then run this again\n", f.command, r.PID, f.command)
+		return ExitUsage, true
+	}
+	req, err := broker.NewRequest(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loopx: %v\n", err)
+		return ExitInternal, true
+	}
+	var stdin io.Reader = os.Stdin
+	if caller.IsTerminal(os.Stdin) {
+		// A terminal is left to the prompts (typed confirmations): what a
+		// person types there is not sent ahead as standard input.
+		stdin = nil
+	}
+	timeout := forwardTimeout
+	if f.command == "hook" {
+		// The payload is read here, whole and bounded, so that the
+		// deadline covers the server's work only; an unreadable one is
+		// the server's to answer (as in process).
+		data, _ := io.ReadAll(io.LimitReader(os.Stdin, hosts.MaxPayload+1))
+		stdin = bytes.NewReader(data)
+		timeout = hookDeadline + hookMargin
+		if d := testForwardTimeout(); d > 0 {
+			timeout = d
+		}
+		req.DeadlineMS = int64(timeout / time.Millisecond)
+		code, err = serve.Call(r, req, timeout, stdin, os.Stdout, os.Stderr, nil)
+		if err == nil {
+			return code, true
+		}
+		if dialFailed(err) {
+			return 0, false
+		}
+		err = serverError(r, timeout, err)
+		event, blocks := hook.ArgsErrorBlocks(f.event, bytes.NewReader(data))
+		if blocks {
+			fmt.Fprintf(os.Stderr, "loopx hook: blocked: %v\n", err)
+			return ExitUsage, true
+		}
+		fmt.Fprintf(os.Stderr, "loopx hook: %v\n", err)
+		_ = hosts.WriteWarning(os.Stdout, fmt.Sprintf("loopx hook (%s): %v", event, err))
+		return ExitOK, true
+	}
+	if d := testForwardTimeout(); d > 0 {
+		timeout = d
+	}
+	code, err = serve.Call(r, req, timeout, stdin, os.Stdout, os.Stderr, gateanswer.ControllingTerminal{}.Ask)
+	if err == nil {
+		return code, true
+	}
+	if dialFailed(err) {
+		return 0, false
+	}
+	fmt.Fprintf(os.Stderr, "loopx: %v\n", serverError(r, timeout, err))
+	return ExitInternal, true
+}
+
+// serverError says what went wrong with the server r in words: it did
+// not answer within timeout, or err.
+func serverError(r serve.Record, timeout time.Duration, err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("the loopx server (pid %d) did not answer within %s; see `loopx serve status`, or stop it with `loopx serve stop`", r.PID, timeout)
+	}
+	return err
+}
+
+// dialFailed reports whether err is a connection that never started (a
+// server that just stopped): the command then runs in process, where the
+// store's lock says whether it may.
+func dialFailed(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
+}
+
+// serveRun is what the server runs for each forwarded command: the command
+// in this process over the Resident res, as the client: its environment,
+// working directory, terminal and ancestors (caller.FromPID), never the
+// server's. A client that cannot be read is refused (exit 3).
+func (a *app) serveRun(res *engine.Resident) func(ctx context.Context, s *broker.Session) int {
+	return func(ctx context.Context, s *broker.Session) int {
+		p, err := caller.FromPID(s.PID)
+		if err == nil && !s.PeerAlive() {
+			err = caller.ErrGone
+		}
+		if err != nil {
+			fmt.Fprintf(s.Stderr, "loopx serve: %v\n", err)
+			return ExitInternal
+		}
+		o := Options{StateHome: a.opts.StateHome, Now: a.opts.Now, Caller: p, Resident: res,
+			Terminal: sessionTerminal{ctx, s}}
+		return RunWith(ctx, o, s.Request.Argv, s.Stdin, s.Stdout, s.Stderr)
+	}
+}
+
+// sessionTerminal asks the client's terminal over the socket: the client
+// shows the prompt on its controlling terminal and sends back what was
+// typed there.
+type sessionTerminal struct {
+	ctx context.Context
+	s   *broker.Session
+}
+
+func (t sessionTerminal) Ask(prompt string) (string, error) { return t.s.Ask(t.ctx, prompt) }
+
+// checkResident refuses (usage) a command a server runs for another
+// project than its own.
+func (a *app) checkResident(root string) error {
+	res := a.opts.Resident
+	if res == nil {
+		return nil
+	}
+	want, err1 := anchor.RealRoot(res.Root())
+	got, err2 := anchor.RealRoot(root)
+	if err1 != nil || err2 != nil || filepath.Clean(want) != filepath.Clean(got) {
+		return usagef("this loopx server serves %s, not %s", res.Root(), root)
+	}
+	return nil
+}

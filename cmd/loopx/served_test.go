@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/testproject"
+)
+
+// servedSpec is the project the served tests run in.
+const servedSpec = `project: name: "served"
+agents: {
+	a1: {host: "shell"}
+	a2: {host: "shell"}
+}
+goals: g1: {
+	objective: "Work through a server"
+	agents: ["a1", "a2"]
+	quota: {rounds: 100, min_interval: "0s"}
+}
+`
+
+// servedProject is a project and how to run loopx in it as a process.
+type servedProject struct {
+	p   *testproject.Project
+	ids map[string]string // named values captured from outputs
+}
+
+func newServedProject(t *testing.T) *servedProject {
+	return &servedProject{p: testproject.New(t, servedSpec), ids: map[string]string{}}
+}
+
+// run runs loopx as its own process in the project, with stdin and extra
+// environment variables.
+func (sp *servedProject) run(t *testing.T, stdin string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command("loopx", args...)
+	cmd.Dir = sp.p.Root
+	cmd.Env = append(append(os.Environ(), sp.p.Env()...), "LOOPX_NOW="+testproject.EpochText)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("loopx %v: %v", args, err)
+	}
+	return r
+}
+
+// startServer starts `loopx serve --detach` in the project and stops it
+// when the test ends; it returns the server's pid.
+func (sp *servedProject) startServer(t *testing.T) int {
+	t.Helper()
+	r := sp.run(t, "", nil, "serve", "--detach", "--addr", "", "--json")
+	if r.code != 0 {
+		t.Fatalf("serve --detach: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var rec struct{ PID int }
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || rec.PID == 0 {
+		t.Fatalf("serve --detach --json: %v\n%s", err, r.stdout)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(rec.PID, syscall.SIGCONT)
+		if r := sp.run(t, "", nil, "serve", "stop"); r.code != 0 {
+			_ = syscall.Kill(rec.PID, syscall.SIGKILL)
+		}
+	})
+	return rec.PID
+}
+
+// servedStep is one command of the served sequence: its arguments (with
+// {name} replaced by a value captured earlier in the same project),
+// stdin, extra environment, and a value to capture from its --json
+// output (capture: the name, field: the top-level field).
+type servedStep struct {
+	args           []string
+	stdin          string
+	env            []string
+	capture, field string
+}
+
+var (
+	servedIDs  = regexp.MustCompile(`\b[a-z]{1,3}-[0-9a-f]{4,}\b`)
+	servedHex  = regexp.MustCompile(`[0-9a-f]{12,}`)
+	servedPIDs = regexp.MustCompile(`(pid|process) [0-9]+`)
+	servedULID = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+)
+
+// normalize makes two projects' outputs comparable: their roots and state
+// directories, the ids loopx draws at random and the hashes of chains
+// that hold them.
+func (sp *servedProject) normalize(s string) string {
+	s = strings.ReplaceAll(s, sp.p.Root, "ROOT")
+	s = strings.ReplaceAll(s, sp.p.StateHome, "STATE")
+	s = servedULID.ReplaceAllString(s, "ULID")
+	s = servedIDs.ReplaceAllString(s, "ID")
+	s = servedHex.ReplaceAllString(s, "HEX")
+	return servedPIDs.ReplaceAllString(s, "$1 N")
+}
+
+func (sp *servedProject) expand(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		for k, v := range sp.ids {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// TestServe_CommandsBehaveTheSameThroughAServer runs one sequence of
+// commands (every kind: views, decisions, mutations, a hook, a human
+// repair with no terminal) in two identical projects, one with `loopx
+// serve` running, each command as its own process: through the server
+// they print the same and exit the same (ids and hashes, drawn at random,
+// aside).
+func TestServe_CommandsBehaveTheSameThroughAServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf .loopx"}}`
+	steps := []servedStep{
+		{args: []string{"todo", "add", "--goal", "g1", "first task", "--json"}, capture: "t1", field: "id"},
+		{args: []string{"todo", "add", "--goal", "g1", "second task", "--priority", "high"}},
+		{args: []string{"todo", "add", "--goal", "g1", "third", "--priority", "urgent"}},
+		{args: []string{"todo", "list"}},
+		{args: []string{"todo", "show", "{t1}"}},
+		{args: []string{"status"}},
+		{args: []string{"status", "--json"}},
+		{args: []string{"goal", "list"}},
+		{args: []string{"goal", "show", "g1"}},
+		{args: []string{"decide", "should-run", "--goal", "g1", "--agent", "a1"}},
+		{args: []string{"decide", "permission", "--goal", "g1", "--agent", "a1", "--tool", "Bash", "--command", "rm -rf .loopx"}},
+		{args: []string{"round", "start", "--goal", "g1", "--agent", "a1", "--json"}, capture: "r1", field: "round"},
+		{args: []string{"round", "show", "{r1}"}},
+		{args: []string{"evidence", "add", "--goal", "g1", "--kind", "note", "--status", "pass", "--text", "checked it"}},
+		{args: []string{"evidence", "list", "--goal", "g1"}},
+		{args: []string{"round", "finish", "{r1}", "--agent", "a1", "--outcome", "progress", "--handoff", "next: the second task"}},
+		{args: []string{"handoff", "show", "--goal", "g1"}},
+		{args: []string{"todo", "claim", "{t1}", "--agent", "a2"}},
+		{args: []string{"todo", "release", "{t1}", "--agent", "a2"}},
+		{args: []string{"gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?", "--json"}, capture: "g", field: "id"},
+		{args: []string{"gate", "list"}},
+		{args: []string{"gate", "show", "{g}"}},
+		{args: []string{"gate", "answer", "{g}", "--option", "approve"}},
+		{args: []string{"decide", "should-run", "--goal", "g1", "--agent", "a1", "--json"}},
+		{args: []string{"hook", "claude-code", "--event", "PreToolUse", "--goal", "g1"}, stdin: pre, env: []string{"LOOPX_AGENT=a1"}},
+		{args: []string{"prompt", "--goal", "g1", "--agent", "a1"}},
+		{args: []string{"quota", "status", "--goal", "g1"}},
+		{args: []string{"agent", "list"}},
+		{args: []string{"events"}},
+		{args: []string{"review"}},
+		{args: []string{"review", "--mark"}},
+		{args: []string{"check"}},
+		{args: []string{"vet"}},
+		{args: []string{"log"}},
+		{args: []string{"doctor"}},
+		{args: []string{"no-such-command"}},
+		{args: []string{"todo", "show", "t-0000"}},
+	}
+	plain, served := newServedProject(t), newServedProject(t)
+	served.startServer(t)
+	for _, st := range steps {
+		var got [2]result
+		for i, sp := range []*servedProject{plain, served} {
+			args := sp.expand(st.args)
+			got[i] = sp.run(t, st.stdin, st.env, args...)
+			if st.capture != "" {
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(got[i].stdout), &doc); err != nil {
+					t.Fatalf("loopx %v: not JSON: %v\n%s%s", args, err, got[i].stdout, got[i].stderr)
+				}
+				v, _ := doc[st.field].(string)
+				if m, ok := doc[st.field].(map[string]any); ok {
+					v, _ = m["id"].(string)
+				}
+				if v == "" {
+					t.Fatalf("loopx %v: no %s in\n%s", args, st.field, got[i].stdout)
+				}
+				sp.ids[st.capture] = v
+			}
+			got[i].stdout, got[i].stderr = sp.normalize(got[i].stdout), sp.normalize(got[i].stderr)
+		}
+		name := strings.Join(st.args, " ")
+		if got[0] != got[1] {
+			t.Errorf("loopx %s: in process exit %d\n%s%s\nthrough the server exit %d\n%s%s", name,
+				got[0].code, got[0].stdout, got[0].stderr, got[1].code, got[1].stdout, got[1].stderr)
+		}
+	}
+}
+
+// TestServe_HeldBackAndStuck: while a server runs, run, watch and mcp
+// refuse (exit 2) naming it; a server that stops answering makes a
+// PreToolUse hook answer blocked (exit 2) and a Stop hook warn (exit 0)
+// within the hook's deadline, never wait for the host to let the call
+// through; another command exits 3.
+func TestServe_HeldBackAndStuck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	pid := sp.startServer(t)
+	for _, args := range [][]string{{"run", "--goal", "g1", "--agent", "a1", "--", "true"}, {"watch"}, {"mcp"}} {
+		r := sp.run(t, "", nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "does not run through it yet") {
+			t.Errorf("loopx %v with a server: exit %d, %q; want 2 naming the server", args, r.code, r.stderr)
+		}
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	fast := []string{"LOOPX_TEST_FORWARD_TIMEOUT=300ms"}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	r := sp.run(t, pre, fast, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 2 || !strings.Contains(r.stderr, "blocked: the loopx server") || r.stdout != "" {
+		t.Errorf("PreToolUse with a stuck server: exit %d, stdout %q, stderr %q; want exit 2, blocked", r.code, r.stdout, r.stderr)
+	}
+	r = sp.run(t, `{"hook_event_name":"Stop","session_id":"s"}`, fast, "hook", "claude-code", "--event", "Stop", "--goal", "g1")
+	if r.code != 0 || !strings.Contains(r.stdout, "systemMessage") {
+		t.Errorf("Stop with a stuck server: exit %d, stdout %q; want exit 0 with a warning", r.code, r.stdout)
+	}
+	start := time.Now()
+	r = sp.run(t, "", fast, "status")
+	if r.code != 3 || !strings.Contains(r.stderr, "did not answer within 300ms") {
+		t.Errorf("status with a stuck server: exit %d, %q; want 3", r.code, r.stderr)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("status waited %s on a stuck server", time.Since(start))
+	}
+}
+
+// TestServe_SocketNotTheServers: a record naming a socket another process
+// listens on is refused: the client never sends it a command (exit 3;
+// a PreToolUse hook is blocked).
+func TestServe_SocketNotTheServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	pid := sp.startServer(t)
+	// The server's record, rewritten to name the test's pid: the socket's
+	// peer (the real server) is then not the recorded one.
+	dir := anchorDirOf(t, sp)
+	b, err := os.ReadFile(dir + "/serve.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(b), `"pid": `+itoa(pid), `"pid": `+itoa(os.Getpid()), 1)
+	if err := os.WriteFile(dir+"/serve.json", []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(dir+"/serve.json", b, 0o600)
+	r := sp.run(t, "", nil, "status")
+	if r.code != 3 || !strings.Contains(r.stderr, "not the loopx server's") {
+		t.Errorf("status to a socket not the server's: exit %d, %q; want 3", r.code, r.stderr)
+	}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	r = sp.run(t, pre, nil, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 2 || r.stdout != "" {
+		t.Errorf("PreToolUse to a socket not the server's: exit %d, %q; want 2", r.code, r.stdout)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// anchorDirOf is the project's anchor directory.
+func anchorDirOf(t *testing.T, sp *servedProject) string {
+	t.Helper()
+	dir, err := anchor.DirIn(sp.p.StateHome, sp.p.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
