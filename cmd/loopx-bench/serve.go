@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -71,7 +72,51 @@ func benchServe(n int) error {
 	if err := serverSide(f.root, n); err != nil {
 		return err
 	}
-	return wholeProcesses(bin, f, max(n/10, 5))
+	if err := wholeProcesses(bin, f, max(n/10, 5)); err != nil {
+		return err
+	}
+	return claimsWithServer(bin, tmp, max(n/10, 5))
+}
+
+// claimsWithServer prints claims/s by 8 `todo claim` processes at once
+// (distinct todos, agents a1…a8), without and then with a server on the
+// project, 8·k claims each.
+func claimsWithServer(bin, tmp string, k int) error {
+	f := &fixture{name: "claims", todos: 200, spec: agentsSpec, root: filepath.Join(tmp, "claims")}
+	if err := makeProject(f); err != nil {
+		return err
+	}
+	m := 8 * k
+	if len(f.ids) < 2*m+1 {
+		return fmt.Errorf("claims: %d todos for %d claims", len(f.ids), 2*m)
+	}
+	if _, _, err := timeRun(bin, f.root, []string{"todo", "claim", f.ids[0], "--agent", "a1"}, ""); err != nil {
+		return err
+	}
+	rate := func(batch []string) (float64, int, error) {
+		var next atomic.Int64
+		d, no, err := atOnce(8, k, func(w int) (bool, error) {
+			id := batch[next.Add(1)-1]
+			_, said, err := timeRun(bin, f.root, []string{"todo", "claim", id, "--agent", fmt.Sprintf("a%d", w+1)}, "")
+			return said, err
+		})
+		return float64(len(batch)) / d.Seconds(), no, err
+	}
+	without, no1, err := rate(f.ids[1 : 1+m])
+	if err != nil {
+		return err
+	}
+	if _, err := output(bin, f.root, "serve", "--detach"); err != nil {
+		return fmt.Errorf("loopx serve --detach: %w", err)
+	}
+	defer output(bin, f.root, "serve", "stop")
+	with, no2, err := rate(f.ids[1+m : 1+2*m])
+	if err != nil {
+		return err
+	}
+	fmt.Printf("claims/s with 8 processes: %.1f without a server, %.1f through `loopx serve` (%.2f×; %d claims each, %d answered no)\n",
+		without, with, with/without, m, no1+no2)
+	return nil
 }
 
 // serverSide prints p50/p99 of the server's per-request work for 1, 2
