@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -289,4 +291,76 @@ func anchorDirOf(t *testing.T, sp *servedProject) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestServe_KillNineLosesNoAcknowledgedWrite kills the server with
+// SIGKILL while clients add todos through it, three times: every add
+// that exited 0 is in the store once, none is there twice, and the store
+// opens without repair afterwards.
+func TestServe_KillNineLosesNoAcknowledgedWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	sp := newServedProject(t)
+	acked := map[string]bool{}
+	var mu sync.Mutex
+	n := 0
+	for cycle := range 3 {
+		pid := sp.startServer(t)
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 6 {
+					title := fmt.Sprintf("c%d w%d n%d", cycle, w, i)
+					r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", title)
+					mu.Lock()
+					n++
+					if r.code == 0 {
+						acked[title] = true
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(time.Duration(150+100*cycle) * time.Millisecond)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+	}
+	r := sp.run(t, "", nil, "todo", "list", "--goal", "g1", "--json")
+	if r.code != 0 {
+		t.Fatalf("todo list after the kills: exit %d\n%s", r.code, r.stderr)
+	}
+	var todos []struct{ Title string }
+	if err := json.Unmarshal([]byte(r.stdout), &todos); err != nil {
+		var doc struct{ Todos []struct{ Title string } }
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("todo list --json: %v\n%s", err, r.stdout)
+		}
+		todos = doc.Todos
+	}
+	seen := map[string]int{}
+	for _, td := range todos {
+		seen[td.Title]++
+	}
+	lost, twice := 0, 0
+	for title := range acked {
+		if seen[title] == 0 {
+			lost++
+			t.Errorf("acknowledged %q is not in the store", title)
+		}
+	}
+	for title, k := range seen {
+		if k > 1 {
+			twice++
+			t.Errorf("%q is in the store %d times", title, k)
+		}
+	}
+	t.Logf("%d adds, %d acknowledged, %d in the store, %d acknowledged lost, %d applied twice", n, len(acked), len(seen), lost, twice)
+	if r := sp.run(t, "", nil, "doctor"); r.code != 0 {
+		t.Errorf("doctor after the kills: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
