@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/claimorder"
 	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
@@ -35,6 +38,8 @@ type Resident struct {
 	// command does, and the refusal is recorded the same way).
 	store  *kernel.Store
 	closed bool
+	// lastUse is when the last session let the mutex go (under mu).
+	lastUse time.Time
 
 	// model is the read model of the store as the last session left it
 	// (built from the store in memory, never read from a file), nil when
@@ -134,6 +139,7 @@ func (r *Resident) acquire(accept bool) (*kernel.Store, error) {
 // current model lacking one of goals is rebuilt too.
 func (r *Resident) release(goals []string, usable bool) {
 	defer r.mu.Unlock()
+	r.lastUse = time.Now()
 	if r.store == nil {
 		r.setModel(nil)
 		return
@@ -228,4 +234,40 @@ func (r *Resident) keeps(stateDir string) bool {
 		return filepath.Clean(stateDir) == filepath.Clean(r.dir)
 	}
 	return a == b
+}
+
+// ShrinkIfIdle shrinks the open store's file when it has grown
+// (kernel.Store.ShrinkIfGrown: state.db.bak first) and no session has
+// used it for idle: buntdb's own background shrink is off, and a store a
+// server keeps open is never closed, where a command's store shrinks.
+// tried is false when a session runs or ran within idle, or no store is
+// open; the report says whether the file was rewritten.
+func (r *Resident) ShrinkIfIdle(idle time.Duration) (rep records.ShrinkReport, tried bool, err error) {
+	if !r.mu.TryLock() {
+		return rep, false, nil
+	}
+	defer r.mu.Unlock()
+	if r.closed || r.store == nil || time.Since(r.lastUse) < idle {
+		return rep, false, nil
+	}
+	rep, err = r.store.ShrinkIfGrown()
+	return rep, true, err
+}
+
+// KeepShrunk calls ShrinkIfIdle(idle) every interval until ctx is done;
+// a shrink that fails is given to failed (nil: ignored), and the store
+// stays valid whatever happens (ShrinkIfGrown's promise).
+func (r *Resident) KeepShrunk(ctx context.Context, every, idle time.Duration, failed func(error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, _, err := r.ShrinkIfIdle(idle); err != nil && failed != nil {
+				failed(err)
+			}
+		}
+	}
 }

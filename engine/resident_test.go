@@ -250,3 +250,37 @@ func TestResident_ConcurrentSessions(t *testing.T) {
 		t.Fatalf("%d todos (%v), want 11", len(ts), err)
 	}
 }
+
+// TestResident_ShrinksOnlyWhenIdle: the kept store's file is looked at
+// for a shrink only when no session runs and none ran within the idle
+// time.
+func TestResident_ShrinksOnlyWhenIdle(t *testing.T) {
+	t.Parallel()
+	e, c := newEngine(t, testSpec)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenResident(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: c.Now, LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, tried, _ := r.ShrinkIfIdle(0); tried {
+		t.Errorf("tried with no store open")
+	}
+	a := residentEngine(e, r, c.Now)
+	addTodos(t, a, "one")
+	if _, tried, _ := r.ShrinkIfIdle(0); tried {
+		t.Errorf("tried while a session holds the store")
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, tried, _ := r.ShrinkIfIdle(time.Hour); tried {
+		t.Errorf("tried within the idle time")
+	}
+	rep, tried, err := r.ShrinkIfIdle(0)
+	if !tried || err != nil || rep.Before == 0 || rep.Shrunk {
+		t.Errorf("idle: tried %v, %+v, %v; want tried, a small file left as it is", tried, rep, err)
+	}
+}

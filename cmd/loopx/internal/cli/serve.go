@@ -78,6 +78,11 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer res.Close()
+	// The store is never closed while the server runs, where a command's
+	// shrinks its grown file: the server shrinks it when idle.
+	go res.KeepShrunk(ctx, time.Minute, 30*time.Second, func(err error) {
+		fmt.Fprintf(a.stderr, "loopx serve: shrinking the store (state.db.bak keeps the file before): %v\n", err)
+	})
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote,
 		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: a.serveRun(res),
