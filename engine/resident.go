@@ -110,19 +110,22 @@ func OpenResident(o Options) (*Resident, error) {
 }
 
 // acquire takes the mutex and the open store (opening it when it is not:
-// accept as kernel.Options.AcceptRollback); on an error the mutex is let
-// go. opened says the store was opened by this call.
-func (r *Resident) acquire(accept bool) (*kernel.Store, error) {
+// accept as kernel.Options.AcceptRollback), whose clock is now from here
+// on (the session's engine's: each command's own); on an error the mutex
+// is let go. opened says the store was opened by this call.
+func (r *Resident) acquire(accept bool, now func() time.Time) (*kernel.Store, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return nil, ErrResidentClosed
 	}
 	if r.store != nil {
+		r.store.SetClock(now)
 		return r.store, nil
 	}
 	o := r.opts
 	o.AcceptRollback = accept
+	o.Now = now
 	st, err := kernel.Open(r.dir, o)
 	if err != nil {
 		r.mu.Unlock()

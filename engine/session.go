@@ -85,7 +85,7 @@ func (s *Session) Open(accept bool) (st *kernel.Store, opened bool, err error) {
 		return nil, false, s.resErr
 	}
 	if s.res != nil {
-		if st, err = s.res.acquire(accept); err != nil {
+		if st, err = s.res.acquire(accept, s.now); err != nil {
 			return nil, false, err
 		}
 		s.store = st

@@ -412,6 +412,17 @@ func (s *Store) Path() string { return filepath.Join(s.dir, DBFile) }
 // Now is the store's clock, in UTC.
 func (s *Store) Now() time.Time { return s.now() }
 
+// SetClock makes now the store's clock from here on (nil: the system's).
+// A store one process keeps open for many commands (engine.Resident)
+// takes each command's clock while it holds the store; call it under
+// the store's use, never during a transaction.
+func (s *Store) SetClock(now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	s.now = now
+}
+
 // Recovered reports the torn tail dropped when this process opened the
 // store, or nil.
 func (s *Store) Recovered() *Recovery { return s.recovery }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/anchor/anchortest"
 	"github.com/loopx-dev/loopx/internal/buntdb"
@@ -69,6 +70,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("LOOPX_ROUND", "")
 			env.Setenv("LOOPX_AGENT", "")
 			env.Setenv("LOOPX_TEST_ANCESTRY_STOP", strconv.Itoa(os.Getpid()))
+			if v := os.Getenv("LOOPX_TEST_SERVED"); v != "" {
+				env.Setenv("LOOPX_TEST_SERVED", v) // the served pass: stopServed
+			}
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			base := map[string]string{}
 			for _, kv := range env.Vars {
@@ -84,6 +88,12 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		Condition: func(cond string) (bool, error) {
 			if cond == "bwrap" {
 				return bwrapCondition()
+			}
+			if cond == "served" {
+				// The served pass (LOOPX_TEST_SERVED): every command goes
+				// through a server. A script that edits the store's files
+				// with plain file commands while it runs skips itself.
+				return os.Getenv("LOOPX_TEST_SERVED") != "", nil
 			}
 			if cond != "pty" {
 				return false, fmt.Errorf("unknown condition %q", cond)
@@ -216,6 +226,7 @@ func cmdCmpNorm(ts *testscript.TestScript, neg bool, args []string) {
 // after the middle, with bytes no record format parses (a damaged disk, a
 // bad copy): corrupt FILE
 func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
+	stopServed(ts)
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: corrupt FILE")
 	}
@@ -235,6 +246,7 @@ func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdChop cuts the last N bytes off a file (a torn write): chop FILE N
 func cmdChop(ts *testscript.TestScript, neg bool, args []string) {
+	stopServed(ts)
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: chop FILE N")
 	}
@@ -296,6 +308,7 @@ func indentJSON(v any) string {
 // sets $GATE to its id: rawgate GOAL QUESTION (QUESTION is a Go string
 // literal body: \x1b is ESC).
 func cmdRawGate(ts *testscript.TestScript, neg bool, args []string) {
+	stopServed(ts)
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: rawgate GOAL QUESTION")
 	}
@@ -332,6 +345,7 @@ func asAgentBin(t *testing.T) string {
 // the test's process, as another process would, and releases it when the
 // script ends: holdlock FILE
 func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	stopServed(ts)
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: holdlock FILE")
 	}
@@ -362,6 +376,7 @@ func cmdDropLock(ts *testscript.TestScript, neg bool, args []string) {
 // back into state.db as a key event:<seq>, the journal loses its log
 // fields, the schema stamp is 1, and events.log is removed: oldstore
 func cmdOldStore(ts *testscript.TestScript, neg bool, args []string) {
+	stopServed(ts)
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: oldstore")
 	}
@@ -420,4 +435,20 @@ func cmdOldStore(ts *testscript.TestScript, neg bool, args []string) {
 	adir, err := anchor.DirIn(ts.Getenv("XDG_STATE_HOME"), ts.MkAbs("."))
 	ts.Check(err)
 	ts.Check(os.Remove(filepath.Join(adir, kernel.AnchorFile)))
+}
+
+// stopServed stops, in the served pass (LOOPX_TEST_SERVED), the server of
+// the script's project before a command edits the store's files behind
+// its back; the next loopx command starts another.
+func stopServed(ts *testscript.TestScript) {
+	if os.Getenv("LOOPX_TEST_SERVED") == "" {
+		return
+	}
+	root, err := scaffold.FindRoot(ts.MkAbs("."))
+	if err != nil {
+		return
+	}
+	if dir, err := anchor.DirIn(ts.Getenv("XDG_STATE_HOME"), root); err == nil {
+		cli.StopTestServer(dir)
+	}
 }

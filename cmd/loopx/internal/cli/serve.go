@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/watchdog"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,6 +74,17 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	if r, err := serve.Status(dir); err == nil {
 		return errs.Wrap(errs.Usage, "serve_running", &serve.RunningError{Record: r})
 	}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs // a relative --project: the Resident keeps an absolute root
+	}
+	// A command run in the server cannot be killed alone, as a command in
+	// its own process is at its hook's kernel timer or memory cap: a user
+	// policy building gigabytes ends the whole server here (the Go
+	// runtime's out-of-memory exit, status 2), and a request that overruns
+	// its deadline aborts it (guarded). Either way its
+	// clients answer as for a server gone (a PreToolUse blocked), the lock
+	// dies with it and the next command runs in its own process.
+	_ = watchdog.CapMemory(serverMemory)
 	// The server holds the store's lock for its life: every command is
 	// its client (served.go). A command in flight when it starts has
 	// residentWait to finish.
@@ -78,6 +93,8 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer res.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	// The store is never closed while the server runs, where a command's
 	// shrinks its grown file: the server shrinks it when idle.
 	go res.KeepShrunk(ctx, time.Minute, 30*time.Second, func(err error) {
@@ -85,7 +102,7 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	})
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote,
-		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: a.serveRun(res),
+		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
 		},
@@ -95,6 +112,40 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		return errs.Wrap(errs.Usage, "serve_running", err)
 	}
 	return err
+}
+
+// serverMemory caps the server's data segment (watchdog.CapMemory), in
+// bytes: a user policy that builds gigabytes ends the server, not the
+// machine.
+const serverMemory = 4 << 30
+
+// requestOverrun is how long past its deadline a request may run before
+// the server gives up on itself (guarded).
+const requestOverrun = 2 * time.Second
+
+// guarded watches each request that carries a deadline (a hook's): one
+// second past it, a request still running holds a policy step that never
+// returns (its context is long done), so the server removes its record
+// (recordPath: new commands run in their own process, and wait for the
+// store's lock) and says so on stderr (serve.log); requestOverrun past
+// it a kernel timer aborts the server (SIGABRT: the goroutines' stacks in
+// serve.log, exit status 2), which frees the lock. The client has long
+// answered by then (a PreToolUse blocked); a command that reached the
+// server in between fails (exit 3).
+func guarded(recordPath string, stderr io.Writer, run func(context.Context, *broker.Session) int) func(context.Context, *broker.Session) int {
+	return func(ctx context.Context, s *broker.Session) int {
+		if d := time.Duration(s.Request.DeadlineMS) * time.Millisecond; d > 0 {
+			if t, err := watchdog.Arm(d+requestOverrun, watchdog.Abort); err == nil {
+				defer t.Stop()
+			}
+			drain := time.AfterFunc(d+time.Second, func() {
+				_ = os.Remove(recordPath)
+				fmt.Fprintf(stderr, "loopx serve: a request (loopx %s) runs past its deadline: stopping (commands run in their own process)\n", strings.Join(s.Request.Argv, " "))
+			})
+			defer drain.Stop()
+		}
+		return run(ctx, s)
+	}
 }
 
 // residentWait bounds how long `loopx serve` waits for the store's lock

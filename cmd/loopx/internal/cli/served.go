@@ -101,7 +101,7 @@ func scanArgs(args []string) forwardArgs {
 // arguments name (--project, $LOOPX_PROJECT, else found upwards from the
 // working directory); ok is false when none runs (or the project cannot
 // be found: the command then says so in process).
-func serverFor(f forwardArgs) (serve.Record, bool) {
+func serverFor(f forwardArgs) (r serve.Record, dir string, ok bool) {
 	root := f.project
 	if root == "" {
 		root = os.Getenv("LOOPX_PROJECT")
@@ -109,17 +109,18 @@ func serverFor(f forwardArgs) (serve.Record, bool) {
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return serve.Record{}, false
+			return r, "", false
 		}
 		if root, err = scaffold.FindRoot(wd); err != nil {
-			return serve.Record{}, false
+			return r, "", false
 		}
 	}
 	dir, err := anchor.Dir(root)
 	if err != nil {
-		return serve.Record{}, false
+		return r, "", false
 	}
-	return serve.Lookup(dir)
+	r, ok = serve.Lookup(dir)
+	return r, dir, ok
 }
 
 // forward runs loopx's arguments through the project's server when one
@@ -131,7 +132,10 @@ func forward(args []string) (code int, ok bool) {
 	if f.help || f.command == "" || notServed[f.command] {
 		return 0, false
 	}
-	r, running := serverFor(f)
+	r, dir, running := serverFor(f)
+	if dir != "" && testServed() {
+		r, running = testServer(f, dir, r, running)
+	}
 	if !running {
 		return 0, false
 	}
