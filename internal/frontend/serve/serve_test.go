@@ -271,3 +271,38 @@ func TestNoRunRunsNothing(t *testing.T) {
 		t.Fatalf("Call = %d, %v, %q, %q", code, err, out.String(), errb.String())
 	}
 }
+
+// A request that ignores its cancellation does not keep a stopping
+// server: it returns once the grace period and the margin have passed.
+func TestStopDoesNotWaitForeverForAStuckRequest(t *testing.T) {
+	dir := t.TempDir()
+	started := make(chan struct{})
+	never := make(chan struct{})
+	defer close(never)
+	stuck := func(context.Context, *broker.Session) int {
+		close(started)
+		<-never
+		return 0
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan Record, 1)
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(ctx, Options{AnchorDir: dir, Run: stuck, Grace: 50 * time.Millisecond, StopMargin: 50 * time.Millisecond,
+			Ready: func(r Record) { ready <- r }})
+	}()
+	rec := <-ready
+	go func() {
+		_, _ = broker.Call(rec.Socket, broker.Request{V: broker.Version, Cwd: "/"}, nil, io.Discard, io.Discard)
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve still waits for a request that never ends")
+	}
+}

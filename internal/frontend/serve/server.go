@@ -45,6 +45,10 @@ type Options struct {
 	// Grace bounds how long requests in flight may finish after ctx is
 	// done (0: 30 s); then they are cancelled.
 	Grace time.Duration
+	// StopMargin is how long past Grace a stopping server waits for
+	// requests that ignore their cancellation before it returns anyway
+	// (0: 5 s).
+	StopMargin time.Duration
 	// Now is the clock of the record's start (nil: time.Now).
 	Now func() time.Time
 }
@@ -209,6 +213,10 @@ func Serve(ctx context.Context, o Options) (err error) {
 	if grace == 0 {
 		grace = 30 * time.Second
 	}
+	margin := o.StopMargin
+	if margin == 0 {
+		margin = 5 * time.Second
+	}
 	timer := time.AfterFunc(grace, cancelRun)
 	defer timer.Stop()
 	ul.Close() // no new request; broker.Serve waits for those in flight
@@ -218,7 +226,16 @@ func Serve(ctx context.Context, o Options) (err error) {
 		cancel()
 	}
 	if !ended {
-		err = <-done
+		// Requests are cancelled at the end of the grace period; one that
+		// never returns (a policy step that ignores cancellation) does not
+		// keep the server: it stops a little later all the same.
+		select {
+		case err = <-done:
+		case <-time.After(grace + margin):
+			err = nil
+		}
 	}
 	return err
 }
+
+

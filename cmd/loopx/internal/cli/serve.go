@@ -92,7 +92,17 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	defer res.Close()
+	defer func() {
+		// A request stuck in a policy step holds the store: closing it
+		// would wait forever. The process ends anyway, and the store's
+		// lock with it.
+		closed := make(chan struct{})
+		go func() { _ = res.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(residentWait):
+		}
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The store is never closed while the server runs, where a command's
