@@ -127,6 +127,13 @@ func (sp *servedProject) expand(args []string) []string {
 	return out
 }
 
+// mcpFrames is an MCP session: initialize, then two tool calls.
+const mcpFrames = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"served","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{"goal":"g1"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"todo_add","arguments":{"goal":"g1","title":"from MCP"}}}
+`
+
 // TestServe_CommandsBehaveTheSameThroughAServer runs one sequence of
 // commands (every kind: views, decisions, mutations, a hook, a human
 // repair with no terminal) in two identical projects, one with `loopx
@@ -174,6 +181,7 @@ func TestServe_CommandsBehaveTheSameThroughAServer(t *testing.T) {
 		{args: []string{"vet"}},
 		{args: []string{"log"}},
 		{args: []string{"doctor"}},
+		{args: []string{"mcp", "--agent", "a1", "--tools", "all"}, stdin: mcpFrames},
 		{args: []string{"no-such-command"}},
 		{args: []string{"todo", "show", "t-0000"}},
 	}
@@ -208,8 +216,8 @@ func TestServe_CommandsBehaveTheSameThroughAServer(t *testing.T) {
 	}
 }
 
-// TestServe_HeldBackAndStuck: while a server runs, run, watch and mcp
-// refuse (exit 2) naming it; a server that stops answering makes a
+// TestServe_HeldBackAndStuck: while a server runs, run and watch --exec
+// (which start the agent's processes) refuse (exit 2) naming it; a server that stops answering makes a
 // PreToolUse hook answer blocked (exit 2) and a Stop hook warn (exit 0)
 // within the hook's deadline, never wait for the host to let the call
 // through; another command exits 3.
@@ -219,7 +227,7 @@ func TestServe_HeldBackAndStuck(t *testing.T) {
 	}
 	sp := newServedProject(t)
 	pid := sp.startServer(t)
-	for _, args := range [][]string{{"run", "--goal", "g1", "--agent", "a1", "--", "true"}, {"watch"}, {"mcp"}} {
+	for _, args := range [][]string{{"run", "--goal", "g1", "--agent", "a1", "--", "true"}, {"watch", "--goal", "g1", "--agent", "a1", "--exec", "--", "true"}} {
 		r := sp.run(t, "", nil, args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "does not run through it yet") {
 			t.Errorf("loopx %v with a server: exit %d, %q; want 2 naming the server", args, r.code, r.stderr)

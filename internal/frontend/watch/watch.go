@@ -131,6 +131,11 @@ type Options struct {
 	Debounce time.Duration
 	// LockTimeout bounds waits for the state lock (0 = kernel default).
 	LockTimeout time.Duration
+	// StateHome and Resident are engine.Options': where the anchor
+	// directories live ("" = the default) and the store a server keeps
+	// open (nil = none: each decision opens it).
+	StateHome string
+	Resident  *engine.Resident
 	// Exec is the agent command run for each round while the verdict for
 	// (Goal, Agent) is run, as `loopx run` runs it (both must be set).
 	Exec []string
@@ -247,7 +252,7 @@ func New(o Options) (*Watcher, error) {
 }
 
 func (w *Watcher) newEngine() *engine.Engine {
-	e := engine.New(engine.Options{Root: w.root, Now: w.clock.Now, LockTimeout: w.o.LockTimeout})
+	e := engine.New(engine.Options{Root: w.root, Now: w.clock.Now, LockTimeout: w.o.LockTimeout, StateHome: w.o.StateHome, Resident: w.o.Resident})
 	_ = e.AdoptTightening() // an edit that only tightens takes effect at once
 	return e
 }

@@ -33,7 +33,7 @@ func (a *app) runMCP(ctx context.Context, o *mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	eo := engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, Ancestry: Ancestry}
+	eo := engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, Ancestry: a.ancestry(), Resident: a.opts.Resident}
 	bound, err := mcpserver.Bind(ctx, eo, o.agent)
 	if err != nil {
 		return err

@@ -32,9 +32,15 @@ var notServed = map[string]bool{
 	"init": true, "preset": true, "schema": true, "demo": true, "serve": true, "dashboard": true,
 }
 
-// heldBack are the long-running commands that do not run through a server
-// yet: they refuse (exit 2) while one holds the project's store.
-var heldBack = map[string]bool{"run": true, "watch": true, "mcp": true}
+// heldBack reports whether a command does not run through a server: it
+// refuses (exit 2) while one holds the project's store. `run` and `watch
+// --exec` start the agent's processes, which must be the caller's
+// children, not the server's.
+func heldBack(f forwardArgs) bool { return f.command == "run" || (f.command == "watch" && f.exec) }
+
+// streaming are the commands that run as long as their caller wants (an
+// MCP session, a watch): no timeout bounds them.
+var streaming = map[string]bool{"mcp": true, "watch": true}
 
 // forwardTimeout bounds a forwarded command (but for a person typing at
 // a prompt); a hook's is hookDeadline plus a margin under the host's 10 s.
@@ -65,7 +71,7 @@ const hookMargin = 700 * time.Millisecond
 // asked.
 type forwardArgs struct {
 	command, project, event string
-	help                    bool
+	help, exec              bool
 }
 
 func scanArgs(args []string) forwardArgs {
@@ -90,6 +96,8 @@ func scanArgs(args []string) forwardArgs {
 			f.event = strings.TrimPrefix(a, "--event=")
 		case a == "-h" || a == "--help":
 			f.help = true
+		case a == "--exec" || a == "--exec=true":
+			f.exec = true
 		case !strings.HasPrefix(a, "-") && f.command == "":
 			f.command = a
 		}
@@ -139,7 +147,7 @@ func forward(args []string) (code int, ok bool) {
 	if !running {
 		return 0, false
 	}
-	if heldBack[f.command] {
+	if heldBack(f) {
 		fmt.Fprintf(os.Stderr, "loopx %s: a loopx server (pid %d) holds this project's store, and %s does not run through it yet: stop it with `loopx serve stop`, then run this again\n", f.command, r.PID, f.command)
 		return ExitUsage, true
 	}
@@ -182,6 +190,9 @@ func forward(args []string) (code int, ok bool) {
 		fmt.Fprintf(os.Stderr, "loopx hook: %v\n", err)
 		_ = hosts.WriteWarning(os.Stdout, fmt.Sprintf("loopx hook (%s): %v", event, err))
 		return ExitOK, true
+	}
+	if streaming[f.command] {
+		timeout = 0
 	}
 	if d := testForwardTimeout(); d > 0 {
 		timeout = d

@@ -35,7 +35,7 @@ func testServed() bool { return testing.Testing() && os.Getenv(testServedEnv) !=
 // (r and running: what the client found in the anchor directory dir) and
 // returns what runs now.
 func testServer(f forwardArgs, dir string, r serve.Record, running bool) (serve.Record, bool) {
-	if heldBack[f.command] {
+	if heldBack(f) {
 		if running {
 			StopTestServer(dir)
 		}

@@ -49,6 +49,7 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 		return err
 	}
 	o.Root = root
+	o.StateHome, o.Resident = a.opts.StateHome, a.opts.Resident
 	if o.exec && o.Goal != "" && o.Agent != "" { // without them watch.New says what is missing
 		// The rounds it runs act as --agent: only a human or that
 		// agent itself may start them.
@@ -56,7 +57,7 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 		if err != nil {
 			return err
 		}
-		e := engine.New(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, Ancestry: Ancestry})
+		e := engine.New(engine.Options{Root: root, Now: now, StateHome: a.opts.StateHome, Ancestry: a.ancestry(), Resident: a.opts.Resident})
 		_ = e.AdoptTightening() // as every command does first
 		_, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "watch --exec", Goal: o.Goal})
 		e.Close()
