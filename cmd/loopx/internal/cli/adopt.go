@@ -50,12 +50,9 @@ func (a *app) runAdopt(ctx context.Context, o *adoptOptions) error {
 			fmt.Fprintln(w, "loopx/ already is the adopted revision")
 			return
 		}
-		for _, r := range res.Loosens {
-			fmt.Fprintln(w, gateanswer.ChangeLine(r))
-		}
-		for _, r := range res.Tightens {
-			fmt.Fprintln(w, gateanswer.ChangeLine(r))
-		}
+		// The changes, old → new, were shown once at the prompt the
+		// person confirmed on; saying them again here printed every
+		// "loosens" twice on the same terminal (--json keeps them).
 		for _, p := range res.Problems {
 			fmt.Fprintln(w, gateanswer.ProblemLine(p))
 		}
@@ -84,11 +81,13 @@ adopt makes the files in loopx/ the rules in effect. It is a human's decision,
 taken by the built-in rule data.loopx.adopt.confirm alone (no user policy takes
 part, so a broken one cannot lock the human out): refused (exit 1) as an agent
 (LOOPX_AGENT), from inside an agent round (LOOPX_ROUND) or from a process that
-descends from an agent. At the terminal it shows the revision and what it
-loosens, and the person confirms by typing "adopt" on the controlling terminal
-(read from /dev/tty, not stdin: no terminal, or anything else typed, adopts
-nothing, exit 1). There is no flag that skips the confirmation. If loopx/
-changes while the prompt waits, nothing is adopted (rules_changed, exit 1).
+descends from an agent. At the terminal it shows the revision and each change
+once (old → new, and whether it loosens), and the person confirms by typing
+"adopt" on the controlling terminal (read from /dev/tty, not stdin: no
+terminal, or anything else typed, adopts nothing, exit 1); the output then
+names the revision adopted (--json lists the changes). There is no flag that
+skips the confirmation. If loopx/ changes while the prompt waits, nothing is
+adopted (rules_changed, exit 1).
 A spec that does not load is not adopted (exit 2).
 
 --restore writes the adopted revision back into loopx/ (spec files and user
