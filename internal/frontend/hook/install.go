@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
@@ -17,6 +18,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // InstallOptions say which entries to install where.
@@ -229,8 +231,14 @@ func requireAgent(e *engine.Engine, host, goal, agent string) error {
 	for id, a := range sp.Spec.Agents {
 		hostOf[id] = a.Host
 	}
-	if err := hosts.CheckAgent(hostOf, host, agent); err != nil || goal == "" {
+	if err := hosts.CheckAgent(hostOf, host, agent); err != nil {
+		if errs.CodeOf(err) == "unknown_agent" && pendingDeclares(e, func(sp *specs.Spec) bool { _, ok := sp.Agents[agent]; return ok }) {
+			return hosts.AgentPending(agent)
+		}
 		return err
+	}
+	if goal == "" {
+		return nil
 	}
 	if err := e.RequireGoal(goal); err != nil {
 		return err
@@ -240,9 +248,23 @@ func requireAgent(e *engine.Engine, host, goal, agent string) error {
 		return err
 	}
 	if !on {
+		if pendingDeclares(e, func(sp *specs.Spec) bool { g, ok := sp.Goals[goal]; return ok && slices.Contains(g.Agents, agent) }) {
+			return hosts.OnGoalPending(agent, goal)
+		}
 		return hosts.NotOnGoal(agent, goal, sp.Spec.Goals[goal].Agents)
 	}
 	return nil
+}
+
+// pendingDeclares reports whether rule changes wait in loopx/ for a
+// human's adoption and the spec on disk satisfies has: what the hook needs
+// is written, and only `loopx adopt` stands between it and the hook.
+func pendingDeclares(e *engine.Engine, has func(*specs.Spec) bool) bool {
+	if e.Pending() == nil {
+		return false
+	}
+	disk, err := e.DiskSpec()
+	return err == nil && disk != nil && disk.Spec != nil && has(disk.Spec)
 }
 
 // settingsBase returns the directory a settings file is reached from
