@@ -65,11 +65,15 @@ func (sp *servedProject) run(t *testing.T, stdin string, env []string, args ...s
 	return r
 }
 
-// startServer starts `loopx serve --detach` in the project and stops it
-// when the test ends; it returns the server's pid.
-func (sp *servedProject) startServer(t *testing.T) int {
+// startServer starts `loopx serve --detach` in the project (flags: its
+// own, default --addr ”, no HTTP) and stops it when the test ends; it
+// returns the server's pid.
+func (sp *servedProject) startServer(t *testing.T, flags ...string) int {
 	t.Helper()
-	r := sp.run(t, "", nil, "serve", "--detach", "--addr", "", "--json")
+	if len(flags) == 0 {
+		flags = []string{"--addr", ""}
+	}
+	r := sp.run(t, "", nil, append([]string{"serve", "--detach", "--json"}, flags...)...)
 	if r.code != 0 {
 		t.Fatalf("serve --detach: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -41,7 +41,8 @@ type AncestryOptions struct {
 	IgnoreHosts bool
 	// From is the caller's process id when the caller is another process
 	// (a client `loopx serve` runs a command for): the walk starts at its
-	// parent, not at this process's. 0 is this process. A caller whose
+	// parent, not at this process's. 0 is this process; below 0 is a
+	// caller with no process (an HTTP client). A caller whose
 	// process cannot be read is agent-like (Acting.Agentish says so): it
 	// is never taken for a human.
 	From int
@@ -174,6 +175,12 @@ func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 	}
 	boot := bootID()
 	pid := os.Getppid()
+	if o.From < 0 {
+		// A caller with no process (an HTTP client of loopx serve): no
+		// ancestry to read, so never taken for a human at a terminal.
+		a.Agentish = "the caller has no process loopx can read (an HTTP client)"
+		return a
+	}
 	if o.From != 0 {
 		ppid, _, err := procStat(o.From)
 		if err != nil {

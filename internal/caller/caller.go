@@ -65,6 +65,13 @@ func FromPID(pid int) (*Process, error) {
 	return p, nil
 }
 
+// NoProcess is the caller of a request that comes with no process loopx
+// can read — an HTTP client of `loopx serve` — working in dir: no
+// environment, no terminal, and PID -1, whose ancestry is unreadable
+// (trust.AncestryOptions.From < 0), so such a caller is never taken for a
+// human at a terminal.
+func NoProcess(dir string) *Process { return &Process{PID: -1, Dir: dir} }
+
 // Remote reports whether p is another process (a server's client).
 func (p *Process) Remote() bool { return p != nil }
 

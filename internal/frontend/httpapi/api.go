@@ -1,14 +1,21 @@
 // Package httpapi is the HTTP way in that `loopx serve` mounts on its
-// loopback listener: OPA's Data API for the decisions
-// (POST /v1/data/loopx/<run|permission>/decision with {"input": {...}},
-// answered {"result": DECISION, "decision_id": ...}, where DECISION is the
-// document `loopx decide ... --json` prints) and GET /health in OPA's
-// shape.
+// loopback listener:
 //
-// The seam: the server calls EnsureToken(anchorDir) at start, then
-// New(Config{Open, Lock, ...}) and mounts the returned *API (an
-// http.Handler). Open returns the engine the server keeps warm; Lock, when
-// set, serialises every engine call with the server's other clients.
+//   - OPA's Data API for the four decisions:
+//     POST (or GET with ?input=) /v1/data/loopx/<run|permission|claim|gate>/decision
+//     with {"input": {...}}, answered {"result": DECISION, "decision_id": ID},
+//     where DECISION is the document `loopx decide … --json` prints;
+//   - the `--json` documents of the read commands under /v1/ (goals, todos,
+//     gates, evidence, rounds, quota, agents, decisions, events, status);
+//   - GET /v1/stream, server-sent events of state changes and changed
+//     decisions;
+//   - GET /health in OPA's shape.
+//
+// Every answer is the output of the loopx command the request names, run
+// by Config.Run inside the server (the same engine call, the same
+// document, the same decision log line as at a terminal): this package
+// only translates HTTP to a command line and the command's exit code to a
+// status.
 //
 // Every request is checked before routing: the Host header must name a
 // loopback address (DNS rebinding), bodies over 1 MiB are refused with 413,
@@ -23,16 +30,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-
-	"github.com/loopx-dev/loopx/engine"
-	"github.com/loopx-dev/loopx/engine/deciding/query"
-	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
+	"syscall"
 )
 
 // MaxBody is the largest request body accepted, in bytes (1 MiB); a larger
@@ -42,15 +46,23 @@ const MaxBody = 1 << 20
 // TokenFile is the token's file name in the anchor directory.
 const TokenFile = "serve.token"
 
+// RunFunc runs one loopx command line (argv without the program name, e.g.
+// ["decide", "should-run", "--goal", "g1", "--agent", "a1", "--json"])
+// with stdout and stderr, and returns its exit code (0 ok, 1 the decision
+// says no, 2 usage or input error, 3 internal error). It returns when the
+// command ends or ctx is done (a stream's client went away).
+type RunFunc func(ctx context.Context, argv []string, stdout, stderr io.Writer) int
+
 // Config is what the server hands the API.
 type Config struct {
-	// Open returns the engine decisions are asked of (the server's warm
-	// one); it is called once per request.
-	Open func() (*engine.Engine, error)
-	// Lock, when non-nil, is held around every engine call.
-	Lock sync.Locker
+	// Run runs the command a request names (the server's: over its kept
+	// store, as a caller with no terminal and no process loopx can read).
+	Run RunFunc
 	// Token is the bearer token (EnsureToken's result).
 	Token string
+	// StateDir is the project's .loopx directory: /v1/stream watches its
+	// change marker (state.rev).
+	StateDir string
 }
 
 // API is the HTTP handler; build it with New.
@@ -59,15 +71,21 @@ type API struct {
 	mux *http.ServeMux
 }
 
-// New checks cfg and builds the handler. It fails when Open or Token is
+// New checks cfg and builds the handler. It fails when Run or Token is
 // missing.
 func New(cfg Config) (*API, error) {
-	if cfg.Open == nil || cfg.Token == "" {
-		return nil, errors.New("httpapi: Config needs Open and Token")
+	if cfg.Run == nil || cfg.Token == "" {
+		return nil, errors.New("httpapi: Config needs Run and Token")
 	}
 	a := &API{cfg: cfg, mux: http.NewServeMux()}
 	a.mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, struct{}{}) })
 	a.mux.HandleFunc("/v1/data/", a.data)
+	a.mux.HandleFunc("/v1/data", a.data)
+	a.mux.HandleFunc("/v1/stream", a.stream)
+	for name := range documents {
+		a.mux.HandleFunc("/v1/"+name, a.document(name))
+		a.mux.HandleFunc("/v1/"+name+"/{id}", a.document(name))
+	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusNotFound, apiError{Code: "resource_not_found", Message: "unknown route"})
 	})
@@ -75,27 +93,44 @@ func New(cfg Config) (*API, error) {
 }
 
 // EnsureToken returns the token stored in <anchorDir>/serve.token, creating
-// it (32 random bytes, hex, mode 0600) when absent.
+// it (32 random bytes, hex, mode 0600) when absent. The file is read and
+// written without following a link. Errors: the file's.
 func EnsureToken(anchorDir string) (string, error) {
 	p := filepath.Join(anchorDir, TokenFile)
-	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return strings.TrimSpace(string(b)), nil
+	if f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0); err == nil {
+		b, rerr := io.ReadAll(io.LimitReader(f, 4096))
+		f.Close()
+		if tok := strings.TrimSpace(string(b)); rerr == nil && len(tok) >= 32 {
+			return tok, os.Chmod(p, 0o600)
+		}
 	}
 	buf := make([]byte, 32)
 	if _, err := rand.Read(buf); err != nil {
 		return "", err
 	}
 	tok := hex.EncodeToString(buf)
-	if err := os.WriteFile(p, []byte(tok+"\n"), 0o600); err != nil {
+	tmp := p + ".tmp"
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
 		return "", err
 	}
-	return tok, os.Chmod(p, 0o600)
+	if _, err := f.WriteString(tok + "\n"); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return tok, os.Rename(tmp, p)
 }
 
-// apiError is OPA's error shape (v1/server/types.ErrorV1).
+// apiError is OPA's error shape (v1/server/types.ErrorV1): code, message,
+// and, when the command gave them, its errors (code, message, location).
 type apiError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Errors  []json.RawMessage `json:"errors,omitempty"`
 }
 
 // ServeHTTP checks Host, size and token, then routes.
@@ -103,6 +138,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h.Set("Cache-Control", "no-store")
 	if !loopbackHost(r.Host) {
 		writeJSON(w, http.StatusForbidden, apiError{Code: "forbidden", Message: "host not allowed"})
 		return
@@ -132,88 +168,6 @@ func loopbackHost(host string) bool {
 		h = hh
 	}
 	return h == "127.0.0.1" || h == "localhost" || h == "::1" || h == "[::1]"
-}
-
-// decisionInput is the request fields of a decision; state, health and
-// now are built by the server and refused in a request.
-type decisionInput struct {
-	Goal    string   `json:"goal"`
-	Agent   string   `json:"agent"`
-	Tool    string   `json:"tool"`
-	Paths   []string `json:"paths"`
-	Command string   `json:"command"`
-	Action  string   `json:"action"`
-}
-
-func (a *API) data(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost && r.Method != http.MethodGet {
-		writeJSON(w, http.StatusMethodNotAllowed, apiError{Code: "method_not_allowed", Message: r.Method})
-		return
-	}
-	var which string
-	switch r.URL.Path {
-	case "/v1/data/loopx/run/decision":
-		which = "run"
-	case "/v1/data/loopx/permission/decision":
-		which = "permission"
-	case "/v1/data/loopx/claim/decision", "/v1/data/loopx/gate/decision":
-		// Defined documents this API does not serve yet: never an empty
-		// (undefined) answer a client could read as "no objection".
-		writeJSON(w, http.StatusNotImplemented, apiError{Code: "not_implemented", Message: "this decision is not served over HTTP yet; use loopx decide claim / loopx decide gate-answer"})
-		return
-	default:
-		writeJSON(w, http.StatusOK, struct{}{}) // undefined document
-		return
-	}
-	var body struct {
-		Input map[string]json.RawMessage `json:"input"`
-	}
-	if r.Method == http.MethodPost {
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			var mb *http.MaxBytesError
-			if errors.As(err, &mb) {
-				writeJSON(w, http.StatusRequestEntityTooLarge, apiError{Code: "request_too_large", Message: "body over 1 MiB"})
-				return
-			}
-			writeJSON(w, http.StatusBadRequest, apiError{Code: "invalid_parameter", Message: "body contains malformed input document: " + err.Error()})
-			return
-		}
-	}
-	for _, k := range []string{"state", "health", "now"} {
-		if _, ok := body.Input[k]; ok {
-			writeJSON(w, http.StatusBadRequest, apiError{Code: "invalid_parameter", Message: "input." + k + " is built by the server"})
-			return
-		}
-	}
-	raw, _ := json.Marshal(body.Input)
-	var in decisionInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		writeJSON(w, http.StatusBadRequest, apiError{Code: "invalid_parameter", Message: err.Error()})
-		return
-	}
-	if a.cfg.Lock != nil {
-		a.cfg.Lock.Lock()
-		defer a.cfg.Lock.Unlock()
-	}
-	e, err := a.cfg.Open()
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, apiError{Code: "internal_error", Message: err.Error()})
-		return
-	}
-	ctx := r.Context()
-	var res any
-	if which == "run" {
-		res, _ = e.Decide(ctx, engine.Request{Query: query.ShouldRun, Goal: in.Goal, Agent: in.Agent})
-	} else {
-		res, _ = e.Permission(ctx, in.Goal, in.Agent, toolcall.Call{Tool: in.Tool, Action: in.Action, Paths: in.Paths, Command: in.Command})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"result": res, "decision_id": decisionID(ctx)})
-}
-
-func decisionID(context.Context) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

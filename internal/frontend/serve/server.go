@@ -237,5 +237,3 @@ func Serve(ctx context.Context, o Options) (err error) {
 	}
 	return err
 }
-
-

@@ -11,8 +11,8 @@ import (
 // decideGateAnswerOptions are the flags and argument of `loopx decide
 // gate-answer`.
 type decideGateAnswerOptions struct {
-	gate, option, as string
-	explain          bool
+	gate, option, note, as string
+	explain                bool
 }
 
 // validate checks the flags alone (no project opened): --as is "human" or
@@ -32,7 +32,7 @@ func (a *app) runDecideGateAnswer(ctx context.Context, o *decideGateAnswerOption
 	if err != nil {
 		return err
 	}
-	in := gates.Answer{Gate: o.gate, Option: o.option, Actor: o.as}
+	in := gates.Answer{Gate: o.gate, Option: o.option, Note: o.note, Actor: o.as}
 	in.Channel = a.answerChannel(e, &in)
 	d, derr := e.DecideAnswer(ctx, in)
 	return a.printPreview(e, d, derr, o.explain)
@@ -69,6 +69,7 @@ spec or user policy (the decision is a deny); 3 the state store is unusable.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.option, "option", "", "the answer (required)")
+	f.StringVar(&o.note, "note", "", "the note the answer would carry (a user gate_answer policy may read it)")
 	f.StringVar(&o.as, "as", "", `answer as "human" or "agent:ID" (default human, or $LOOPX_AGENT inside a round)`)
 	f.BoolVar(&o.explain, "explain", false, "also show the rule and spec field behind each reason, and the revisions")
 	_ = c.MarkFlagRequired("option")

@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/broker"
 	"github.com/loopx-dev/loopx/internal/watchdog"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,9 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/caller"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/frontend/httpapi"
 	"github.com/loopx-dev/loopx/internal/frontend/serve"
 	"github.com/spf13/cobra"
 )
@@ -110,8 +113,14 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	go res.KeepShrunk(ctx, time.Minute, 30*time.Second, func(err error) {
 		fmt.Fprintf(a.stderr, "loopx serve: shrinking the store (state.db.bak keeps the file before): %v\n", err)
 	})
+	var handler http.Handler
+	if o.addr != "" {
+		if handler, err = a.httpAPI(dir, root, res, now); err != nil {
+			return err
+		}
+	}
 	err = serve.Serve(ctx, serve.Options{
-		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote,
+		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote, Handler: handler,
 		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
@@ -122,6 +131,26 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		return errs.Wrap(errs.Usage, "serve_running", err)
 	}
 	return err
+}
+
+// httpAPI is the HTTP handler of the server (httpapi): its token in the
+// anchor directory, and each request run as the command it names over the
+// kept store, by a caller with no process (caller.NoProcess: no
+// environment, no terminal, never taken for a human at a terminal), on
+// the server's clock now.
+func (a *app) httpAPI(dir, root string, res *engine.Resident, now func() time.Time) (http.Handler, error) {
+	tok, err := httpapi.EnsureToken(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the server's token (%s): %w", filepath.Join(dir, httpapi.TokenFile), err)
+	}
+	return httpapi.New(httpapi.Config{
+		Token:    tok,
+		StateDir: filepath.Join(root, ".loopx"),
+		Run: func(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+			o := Options{StateHome: a.opts.StateHome, Now: now, Caller: caller.NoProcess(root), Resident: res, Terminal: noTerminal{}}
+			return RunWith(ctx, o, append([]string{"--project", root}, argv...), strings.NewReader(""), stdout, stderr)
+		},
+	})
 }
 
 // serverMemory caps the server's data segment (watchdog.CapMemory), in
@@ -241,6 +270,9 @@ type serveStatus struct {
 	serve.Record
 	// UptimeSeconds is how long the server has run, in whole seconds.
 	UptimeSeconds int64 `json:"uptime_seconds"`
+	// TokenFile is the file holding the HTTP API's bearer token (in the
+	// anchor directory, mode 0600), when the server serves HTTP.
+	TokenFile string `json:"token_file,omitempty"`
 }
 
 // runServeStatus prints the running server's record and uptime (exit 0),
@@ -263,10 +295,13 @@ func (a *app) runServeStatus(_ context.Context) error {
 		return err
 	}
 	st := serveStatus{Record: r, UptimeSeconds: int64(now().Sub(r.Start) / time.Second)}
+	if r.Addr != "" {
+		st.TokenFile = filepath.Join(dir, httpapi.TokenFile)
+	}
 	return a.print(st, func(w io.Writer) {
 		fmt.Fprintf(w, "loopx serve: running (pid %d, since %s, up %s)\n  socket %s\n", r.PID, r.Start.Format(time.RFC3339), time.Duration(st.UptimeSeconds)*time.Second, r.Socket)
 		if r.Addr != "" {
-			fmt.Fprintf(w, "  http   http://%s\n", r.Addr)
+			fmt.Fprintf(w, "  http   http://%s\n  token  %s\n", r.Addr, st.TokenFile)
 		}
 	})
 }
@@ -301,13 +336,19 @@ project's anchor directory for its lifetime and records itself there
 naming the first. It listens on a unix socket in the anchor directory
 (serve.sock, mode 0600; a short private directory under $XDG_RUNTIME_DIR or
 the temporary directory when the path is too long for a socket) and on an
-HTTP address, 127.0.0.1 on a random port by default (--addr; GET /health).
-An address beyond this machine is refused unless --allow-remote with
---tls-cert and --tls-key.
+HTTP address, 127.0.0.1 on a random port by default (--addr; "" serves no
+HTTP): OPA's Data API for the four decisions
+(POST /v1/data/loopx/<run|permission|claim|gate>/decision), the --json
+documents under /v1/ (goals, todos, gates, evidence, rounds, quota, agents,
+decisions, events, status, review) and /v1/stream (server-sent events),
+behind a bearer token in the anchor directory: serve status --json gives
+addr and token_file. An address beyond this machine is refused unless
+--allow-remote with --tls-cert and --tls-key.
 
 SIGTERM or SIGINT (or loopx serve stop) lets requests in flight finish,
 then removes the record and the socket. --detach starts it in the
-background and returns once it is ready. See docs/serve.md.`,
+background and returns once it is ready. See docs/serve.md and
+docs/http.md.`,
 		Example: "  loopx serve\n  loopx serve --detach\n  loopx serve status --json\n  loopx serve stop",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

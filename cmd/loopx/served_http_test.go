@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// httpClient is a client of a served project's HTTP API: its address
+// and token, read as a script would (serve status --json, token_file).
+type httpClient struct {
+	base, token string
+}
+
+func newHTTPClient(t *testing.T, sp *servedProject) httpClient {
+	t.Helper()
+	r := sp.run(t, "", nil, "serve", "status", "--json")
+	var st struct {
+		Addr      string `json:"addr"`
+		TokenFile string `json:"token_file"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Addr == "" || st.TokenFile == "" {
+		t.Fatalf("serve status --json: %v\n%s", err, r.stdout)
+	}
+	fi, err := os.Stat(st.TokenFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %s: %v %v, want mode 0600", st.TokenFile, fi, err)
+	}
+	tok, err := os.ReadFile(st.TokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpClient{base: "http://" + st.Addr, token: strings.TrimSpace(string(tok))}
+}
+
+func (c httpClient) do(t *testing.T, method, path, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestServe_HTTP: with `loopx serve` on 127.0.0.1, OPA's Data API answers
+// each of the four decisions with the document `loopx decide … --json`
+// prints (logged like the CLI's), every /v1 document is the read
+// command's --json output byte for byte, and /v1/stream sends a state
+// event and the changed decision when a command commits.
+func TestServe_HTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	sp.startServer(t, "--addr", "127.0.0.1:0")
+	c := newHTTPClient(t, sp)
+
+	r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "first task", "--json")
+	var todo struct{ ID string }
+	_ = json.Unmarshal([]byte(r.stdout), &todo)
+	r = sp.run(t, "", nil, "gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?", "--json")
+	var gate struct{ ID string }
+	_ = json.Unmarshal([]byte(r.stdout), &gate)
+	if todo.ID == "" || gate.ID == "" {
+		t.Fatalf("setup: todo %q gate %q", todo.ID, gate.ID)
+	}
+
+	for _, d := range []struct {
+		path, input string
+		cli         []string
+	}{
+		{"run", `{"goal":"g1","agent":"a1"}`, []string{"decide", "should-run", "--goal", "g1", "--agent", "a1", "--json"}},
+		{"permission", `{"goal":"g1","agent":"a1","tool":"Bash","command":"rm -rf .loopx"}`, []string{"decide", "permission", "--goal", "g1", "--agent", "a1", "--tool", "Bash", "--command", "rm -rf .loopx", "--json"}},
+		{"claim", `{"agent":"a2","todo":"` + todo.ID + `"}`, []string{"decide", "claim", todo.ID, "--agent", "a2", "--json"}},
+		{"gate", `{"gate":"` + gate.ID + `","option":"approve","as":"agent:a1"}`, []string{"decide", "gate-answer", gate.ID, "--option", "approve", "--as", "agent:a1", "--json"}},
+	} {
+		code, body := c.do(t, "POST", "/v1/data/loopx/"+d.path+"/decision", `{"input":`+d.input+`}`)
+		var env struct {
+			Result     json.RawMessage `json:"result"`
+			DecisionID string          `json:"decision_id"`
+		}
+		if err := json.Unmarshal([]byte(body), &env); code != 200 || err != nil || env.DecisionID == "" {
+			t.Fatalf("%s decision: %d %s", d.path, code, body)
+		}
+		cli := sp.run(t, "", nil, d.cli...)
+		if got, want := sp.normalize(string(env.Result)), sp.normalize(compactJSON(t, cli.stdout)); got != want {
+			t.Errorf("%s decision over HTTP:\n%s\nloopx %s:\n%s", d.path, got, strings.Join(d.cli, " "), want)
+		}
+		_, logged := c.do(t, "GET", "/v1/decisions?limit=2", "")
+		if !strings.Contains(logged, env.DecisionID) {
+			t.Errorf("%s decision %s is not in the decision log:\n%s", d.path, env.DecisionID, logged)
+		}
+	}
+
+	for _, d := range []struct {
+		path string
+		cli  []string
+	}{
+		{"/v1/status", []string{"status", "--json"}},
+		{"/v1/goals", []string{"goal", "list", "--json"}},
+		{"/v1/goals/g1", []string{"goal", "show", "g1", "--json"}},
+		{"/v1/todos?goal=g1", []string{"todo", "list", "--goal", "g1", "--json"}},
+		{"/v1/todos/" + todo.ID, []string{"todo", "show", todo.ID, "--json"}},
+		{"/v1/gates", []string{"gate", "list", "--json"}},
+		{"/v1/gates/" + gate.ID, []string{"gate", "show", gate.ID, "--json"}},
+		{"/v1/evidence?goal=g1", []string{"evidence", "list", "--goal", "g1", "--json"}},
+		{"/v1/quota?goal=g1", []string{"quota", "status", "--goal", "g1", "--json"}},
+		{"/v1/agents", []string{"agent", "list", "--json"}},
+		{"/v1/events?limit=3", []string{"events", "--limit", "3", "--json"}},
+	} {
+		code, body := c.do(t, "GET", d.path, "")
+		cli := sp.run(t, "", nil, d.cli...)
+		if code != 200 || body != cli.stdout {
+			t.Errorf("GET %s: %d\n%s\nloopx %s (exit %d):\n%s", d.path, code, body, strings.Join(d.cli, " "), cli.code, cli.stdout)
+		}
+	}
+	if code, body := c.do(t, "GET", "/v1/todos/t-0000", ""); code != 404 || !strings.Contains(body, `"unknown_todo"`) {
+		t.Errorf("an unknown todo: %d %s, want 404 naming unknown_todo", code, body)
+	}
+
+	// The stream: a state event at once, then one per commit, and the
+	// decision that changed.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/stream?goal=g1&agent=a2", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if ev, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				events <- ev
+			}
+		}
+		close(events)
+	}()
+	// next waits for an event of each kind wanted, in any order (the
+	// watch may see a commit before the stream's poll of the marker does).
+	next := func(want ...string) {
+		t.Helper()
+		left := map[string]bool{}
+		for _, w := range want {
+			left[w] = true
+		}
+		for len(left) > 0 {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("the stream ended before events %v", left)
+				}
+				delete(left, ev)
+			case <-ctx.Done():
+				t.Fatalf("no events %v", left)
+			}
+		}
+	}
+	next("state", "decision") // the revision, and the pair's first decision (watch's "start")
+	sp.run(t, "", nil, "goal", "pause", "g1")
+	next("state", "decision")
+}
+
+// compactJSON is s as compact JSON (the CLI prints it indented).
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v json.RawMessage
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
