@@ -7,6 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -186,4 +189,92 @@ func compactJSON(t *testing.T, s string) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// opaClientEnv names a directory where the npm OPA client is installed
+// (cmd/loopx/testdata/opa's package-lock.json; .ci/run installs it).
+const opaClientEnv = "LOOPX_OPA_CLIENT"
+
+// TestServe_OPAClient asks a served project's four decisions with OPA's
+// own npm client (@open-policy-agent/opa 2.0.0): each result is the
+// decision document, an undefined document is undefined to the client,
+// and a wrong token is a 401 it reports.
+func TestServe_OPAClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	dir := os.Getenv(opaClientEnv)
+	node, err := exec.LookPath("node")
+	missing := ""
+	switch {
+	case err != nil:
+		missing = "node is not on PATH"
+	case dir == "":
+		missing = opaClientEnv + " is not set"
+	default:
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@open-policy-agent", "opa", "package.json")); err != nil {
+			missing = "no @open-policy-agent/opa under " + opaClientEnv + "=" + dir
+		}
+	}
+	if missing != "" {
+		const how = "install it with: d=$(mktemp -d); cp cmd/loopx/testdata/opa/package*.json $d; npm ci --prefix $d; export " + opaClientEnv + "=$d"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the OPA client test cannot run under CI: %s (%s)", missing, how)
+		}
+		t.Skipf("%s; %s", missing, how)
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "opa", "opaclient.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An ES module resolves its imports from where it lives.
+	scriptPath := filepath.Join(dir, "loopx-opaclient-"+strconv.Itoa(os.Getpid())+".mjs")
+	if err := os.WriteFile(scriptPath, script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(scriptPath)
+
+	sp := newServedProject(t)
+	sp.startServer(t, "--addr", "127.0.0.1:0")
+	c := newHTTPClient(t, sp)
+	r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "first task", "--json")
+	var todo struct{ ID string }
+	_ = json.Unmarshal([]byte(r.stdout), &todo)
+	sp.run(t, "", nil, "todo", "add", "--goal", "g1", "second task")
+	r = sp.run(t, "", nil, "gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?", "--blocks-todo", todo.ID, "--json")
+	var gate struct{ ID string }
+	_ = json.Unmarshal([]byte(r.stdout), &gate)
+
+	cmd := exec.Command(node, scriptPath, c.base, c.token, "g1", "a1", todo.ID, gate.ID)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s%s", err, out.String(), errb.String())
+	}
+	var got struct {
+		Run, Permission, Claim, Gate struct {
+			Query, Verdict string
+		}
+		Undefined  struct{ Undefined bool }
+		WrongToken struct{ Status int } `json:"wrong_token"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, d := range []struct{ name, query, verdict, gotQ, gotV string }{
+		{"run", "should_run", "run", got.Run.Query, got.Run.Verdict},
+		{"permission", "permission", "deny", got.Permission.Query, got.Permission.Verdict},
+		{"claim", "claim", "deny", got.Claim.Query, got.Claim.Verdict},
+		{"gate", "gate_answer", "deny", got.Gate.Query, got.Gate.Verdict},
+	} {
+		if d.gotQ != d.query || d.gotV != d.verdict {
+			t.Errorf("%s through the OPA client: %s %s, want %s %s\n%s", d.name, d.gotQ, d.gotV, d.query, d.verdict, out.String())
+		}
+	}
+	if !got.Undefined.Undefined {
+		t.Errorf("an undefined document: %+v, want the client's undefined result\n%s", got.Undefined, out.String())
+	}
+	if got.WrongToken.Status != 401 {
+		t.Errorf("a wrong token: %+v, want 401", got.WrongToken)
+	}
 }
