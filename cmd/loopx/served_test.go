@@ -376,3 +376,46 @@ func TestServe_KillNineLosesNoAcknowledgedWrite(t *testing.T) {
 		t.Errorf("doctor after the kills: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestServe_PeerClaimingAnotherAgent: a process an agent runs (a shell
+// started with LOOPX_AGENT=a1 above it) that asks for a round as a2, or
+// sends LOOPX_AGENT=a2 itself, is refused through the server as it is in
+// its own process: the server reads who the caller is from the caller's
+// ancestry, never from what the request says.
+func TestServe_PeerClaimingAnotherAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	plain, served := newServedProject(t), newServedProject(t)
+	served.startServer(t)
+	var got [2][]result
+	for i, sp := range []*servedProject{plain, served} {
+		sp.run(t, "", nil, "todo", "add", "--goal", "g1", "first task")
+		for _, line := range []string{
+			"loopx round start --goal g1 --agent a2",
+			"LOOPX_AGENT=a2 loopx round start --goal g1 --agent a2",
+			"LOOPX_AGENT=a2 loopx round start --goal g1",
+		} {
+			cmd := exec.Command("sh", "-c", line)
+			cmd.Dir = sp.p.Root
+			cmd.Env = append(append(os.Environ(), sp.p.Env()...), "LOOPX_NOW="+testproject.EpochText, "LOOPX_AGENT=a1")
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			res := result{stdout: sp.normalize(out.String()), stderr: sp.normalize(errb.String())}
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				res.code = ee.ExitCode()
+			}
+			if res.code != 1 || !strings.Contains(res.stderr, "may act only as a1") {
+				t.Errorf("%s from a1's shell (server %v): exit %d, want 1 (acts only as a1)\n%s%s", line, i == 1, res.code, res.stdout, res.stderr)
+			}
+			got[i] = append(got[i], res)
+		}
+	}
+	for j := range got[0] {
+		if got[0][j] != got[1][j] {
+			t.Errorf("step %d: in process exit %d %s; through the server exit %d %s", j, got[0][j].code, got[0][j].stderr, got[1][j].code, got[1][j].stderr)
+		}
+	}
+}
