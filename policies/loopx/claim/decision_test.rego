@@ -38,8 +38,10 @@ with_agent(patch) := object.union(base, {"state": {"agent": patch}})
 
 with_gates(gs) := object.union(base, {"state": {"gates": gs}})
 
+# decide decides with no user policy: the built-in rules' tests pass
+# beside any user policies (`opa test` over both).
 decide(inp) := d if {
-	d := claim.decision with input as inp
+	d := claim.decision with input as inp with data.loopx.user as {}
 }
 
 codes(d) := [r.code | some r in d.reasons]
@@ -85,7 +87,7 @@ test_human_todos_are_not_agent_work if {
 
 test_unknown_agent_and_agent_not_on_goal if {
 	codes(decide(with_agent({"known": false}))) == ["unknown_agent"]
-	d := claim.decision with input as base with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}}
+	d := claim.decision with input as base with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}} with data.loopx.user as {}
 	codes(d) == ["agent_not_on_goal"]
 	d.reasons[0].message == "agent codex is not in the agents of goal g1"
 	d.reasons[0].data == {"todo": "t-1", "agent": "codex", "role": "executor", "mode": "active"}
@@ -103,7 +105,7 @@ test_renew_needs_a_known_agent_on_the_goal if {
 	renew := {"claim": {"op": "renew", "todo": {"status": "claimed", "lease": lease("codex", true)}}}
 	decide(object.union(base, renew)).allow
 	codes(decide(object.union(with_agent({"known": false}), renew))) == ["unknown_agent"]
-	d := claim.decision with input as object.union(base, renew) with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}}
+	d := claim.decision with input as object.union(base, renew) with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}} with data.loopx.user as {}
 	codes(d) == ["agent_not_on_goal"]
 
 	# a renew is not a new claim: an open gate does not stop it
@@ -220,14 +222,16 @@ test_evidence_waits_for_its_action_gate if {
 }
 
 test_user_deny_wins_and_warnings_are_added if {
-	d := claim.decision with input as base with data.loopx.user.claim.deny as {{"code": "freeze", "message": "release freeze"}}
-		with data.loopx.user.claim.warn as {"two claims already"}
+	d := claim.decision with input as base with data.loopx.user as {"claim": {
+		"deny": {{"code": "freeze", "message": "release freeze"}},
+		"warn": {"two claims already"},
+	}}
 	d.verdict == "deny"
 	d.reasons == [
 		{"code": "freeze", "message": "release freeze", "rule": "data.loopx.user.claim.deny", "ref": ""},
 		{"code": "user_warning", "message": "two claims already", "rule": "data.loopx.user.claim.warn", "ref": ""},
 	]
-	w := claim.decision with input as base with data.loopx.user.claim.warn as {"heads up"}
+	w := claim.decision with input as base with data.loopx.user as {"claim": {"warn": {"heads up"}}}
 	w.allow
 	codes(w) == ["user_warning"]
 }

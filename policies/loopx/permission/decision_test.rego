@@ -39,8 +39,13 @@ opaque_bash(line, reasons) := object.union(bash(line), {"opaque": reasons})
 
 decide(inp) := decide_spec(inp, spec)
 
-decide_spec(inp, s) := d if {
-	d := permission.decision with input as inp with data.loopx.spec as s
+# decide_spec decides under spec s with no user policy: the built-in
+# rules' tests pass beside any user policies (`opa test` over both).
+decide_spec(inp, s) := decide_user(inp, s, {})
+
+# decide_user decides under spec s with user policies u (data.loopx.user).
+decide_user(inp, s, u) := d if {
+	d := permission.decision with input as inp with data.loopx.spec as s with data.loopx.user as u
 }
 
 codes(d) := [r.code | some r in d.reasons]
@@ -57,7 +62,7 @@ test_in_scope_write_without_a_grant_defers if {
 }
 
 test_empty_input_denies_and_is_defined if {
-	d := permission.decision with input as {}
+	d := permission.decision with input as {} with data.loopx.user as {}
 	d.verdict == "deny"
 	"bad_request" in codes(d)
 }
@@ -85,13 +90,13 @@ test_unknown_goal_agent_and_not_on_goal_deny if {
 }
 
 test_user_deny if {
-	d := decide(base) with data.loopx.user.permission.deny as {{"code": "freeze", "message": "release freeze"}, "no"}
+	d := decide_user(base, spec, {"permission": {"deny": {{"code": "freeze", "message": "release freeze"}, "no"}}})
 	codes(d) == ["user_policy", "freeze"]
 	d.reasons[0] == {"code": "user_policy", "message": "no", "rule": "data.loopx.user.permission.deny", "ref": ""}
 }
 
 test_user_warn_is_added_to_any_verdict if {
-	d := decide(base) with data.loopx.user.permission.warn as {"touching api/ needs a changelog entry"}
+	d := decide_user(base, spec, {"permission": {"warn": {"touching api/ needs a changelog entry"}}})
 	d.verdict == "defer"
 	codes(d) == ["no_grant", "user_warning"]
 }

@@ -87,7 +87,7 @@ test_a_grant_never_overrides_an_objection if {
 	codes(decide_spec(req({"paths": [path("secrets/k")]}), s)) == ["scope_denied", "outside_scope"]
 	inp := object.union(req(bash("npm publish")), {"state": {"gates": [gate]}})
 	codes(decide_spec(inp, s)) == ["gate_open"]
-	d := decide_spec(base, s) with data.loopx.user.permission.deny as {"frozen"}
+	d := decide_user(base, s, {"permission": {"deny": {"frozen"}}})
 	codes(d) == ["user_policy"]
 	s2 := {"goals": {"g1": {"scope": {"grant": {"commands": ["*"]}, "commands": {"allow": ["go *"]}}}}}
 	codes(decide_spec(req(bash("make")), s2)) == ["command_not_allowed"]

@@ -1,0 +1,7 @@
+# A user policy that objects to everything: the built-in bundle's tests
+# must pass beside it (they decide with no user policy).
+package loopx.user.claim
+
+deny contains {"code": "user_denies_everything", "message": "a user policy denies every claim"}
+
+warn contains "a user policy warns on every claim"
