@@ -262,14 +262,24 @@ func (e *Engine) RepairAllowed(ctx context.Context, ch input.Channel) error {
 // A terminal nobody was asked on yet (ch.Typed nil) denies with
 // confirmation_pending alone.
 func (e *Engine) DecideAcceptStore(ctx context.Context, ch input.Channel) decision.Decision {
-	const ref = "data.loopx.repair.accept_store"
+	return e.DecideTypedRepair(ctx, "accept_store", ch)
+}
+
+// DecideTypedRepair decides whether the human-only repair rule names
+// may go ahead through channel ch: the rule data.loopx.repair.<rule>
+// ("accept_store", "uninstall_hooks", "mark_reviewed": repair's channel
+// checks, and at a terminal the rule's word typed back), compiled with the
+// built-in bundle only. A terminal nobody was asked on yet (ch.Typed nil)
+// denies with confirmation_pending alone.
+func (e *Engine) DecideTypedRepair(ctx context.Context, rule string, ch input.Channel) decision.Decision {
+	ref := "data.loopx.repair." + rule
 	pq, err := e.rules.compileRef(ctx, ref, nil)
 	if err != nil {
 		return decision.Deny("policy_error", err.Error(), ref)
 	}
 	in := input.Input{Query: query.GateAnswer.Name, Now: records.RFC3339(e.Now()), Answer: &input.AnswerFacts{Actor: "human", Channel: ch}}
 	d := e.evalPrepared(ctx, pq, ref, query.GateAnswer, in)
-	d.Query = "accept_store"
+	d.Query = rule
 	return d
 }
 

@@ -18,15 +18,16 @@ import (
 )
 
 // RecordHooks records that hooks were installed for host in the settings
-// file at path, and with --sandbox (sbPath not "") the sandbox edits made
-// in the file at sbPath (hosts.Record; paths shown relative to the
-// project root when inside it).
-func (e *Engine) RecordHooks(host, path string, hooks []hosts.Hook, sbPath string, sb []hosts.SandboxEdit) error {
+// file at path, which held original before (nil when there was none), and
+// with --sandbox (sbPath not "") the sandbox edits made in the file at
+// sbPath (hosts.Record; paths shown relative to the project root when
+// inside it).
+func (e *Engine) RecordHooks(host, path string, original []byte, hooks []hosts.Hook, sbPath string, sb []hosts.SandboxEdit) error {
 	sbRel := ""
 	if sbPath != "" {
 		sbRel = e.displayPath(sbPath)
 	}
-	return hosts.Record(e.StateDir(), host, e.displayPath(path), hooks, sbRel, sb)
+	return hosts.Record(e.StateDir(), host, e.displayPath(path), hooks, sbRel, sb, original)
 }
 
 // HooksRecord returns the install record of the settings file at path

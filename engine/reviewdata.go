@@ -47,11 +47,20 @@ func (e *Engine) Review(o reportdata.ReviewOptions) (render.Review, error) {
 	if !o.Mark {
 		return rv, nil
 	}
+	return rv, e.MarkReviewed(o, rv)
+}
+
+// MarkReviewed records that the review rv of goal o.Goal was read (a
+// review.generated event by o.Actor, "human" when empty), so that the next
+// review starts where rv ended, and lets audit.retain prune what it
+// covered. `loopx review --mark` builds the review, has a human confirm,
+// then marks it. Errors: the store's.
+func (e *Engine) MarkReviewed(o reportdata.ReviewOptions, rv render.Review) error {
 	actor := o.Actor
 	if actor == "" {
 		actor = "human"
 	}
-	err = e.update(func(tx *kernel.Tx) error {
+	return e.update(func(tx *kernel.Tx) error {
 		if err := tx.AppendEvent(records.Event{Kind: reportdata.ReviewEventKind, Goal: o.Goal, Actor: actor, Subject: o.Goal,
 			Message: fmt.Sprintf("review of changes since %s", records.RFC3339(rv.Since)),
 			Data:    map[string]any{"since": records.RFC3339(rv.Since), "events": len(rv.Events), "refusals": len(rv.Refusals)}}); err != nil {
@@ -60,7 +69,6 @@ func (e *Engine) Review(o reportdata.ReviewOptions) (render.Review, error) {
 		// What the review covered may now be pruned (audit.retain, prune.go).
 		return e.retain(tx, true)
 	})
-	return rv, err
 }
 
 // Events returns audit events matching f, oldest first (the newest Limit

@@ -1,12 +1,14 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -39,6 +41,12 @@ type Installed struct {
 	// Sandbox are the edits it made there (the adapter's MergeSandbox),
 	// gathered over every install --sandbox since the first.
 	Sandbox []SandboxEdit `json:"sandbox,omitempty"`
+	// Original is the settings file as it was before the first install
+	// merged loopx's entries into it ("" when there was none): uninstall
+	// writes it back when what it leaves holds the same JSON, so the
+	// user's layout (inline arrays, other indentation) returns byte for
+	// byte (Restore).
+	Original string `json:"original,omitempty"`
 }
 
 // InstalledHook is one installed entry (Hook in JSON).
@@ -69,16 +77,21 @@ type Problem struct {
 // inside it, else absolute), replacing an earlier record of the same file
 // but keeping its sandbox edits: sbFile and sb are what install --sandbox
 // wrote now ("" and none without --sandbox), added to the earlier ones
-// (MergeEdits). The file is replaced atomically.
-func Record(stateDir, host, rel string, hooks []Hook, sbFile string, sb []SandboxEdit) error {
+// (MergeEdits). original is the settings file before this install: kept
+// as the record's Original unless an earlier record of the file has one.
+// The file is replaced atomically.
+func Record(stateDir, host, rel string, hooks []Hook, sbFile string, sb []SandboxEdit, original []byte) error {
 	recs, err := ReadInstalled(stateDir)
 	if err != nil {
 		return err
 	}
-	rec := Installed{Host: host, Settings: rel}
+	rec := Installed{Host: host, Settings: rel, Original: string(original)}
 	for _, r := range recs {
 		if r.Settings == rel && r.SandboxFile != "" && (sbFile == "" || sbFile == r.SandboxFile) {
 			rec.SandboxFile, rec.Sandbox = r.SandboxFile, r.Sandbox
+		}
+		if r.Settings == rel && r.Original != "" {
+			rec.Original = r.Original
 		}
 	}
 	if sbFile != "" {
@@ -240,4 +253,35 @@ func installHint(prog string) string {
 		pkg = prog
 	}
 	return "install " + pkg + " (Debian: apt-get install " + pkg + ")"
+}
+
+// Restore returns original in place of out when both hold the same JSON
+// value (objects compared by their members, numbers by their text): what
+// uninstall leaves is then the file as the user had it before the first
+// install, byte for byte, layout included. Otherwise (the user changed the
+// file since, or there is no original) it returns out.
+func Restore(out []byte, original string) []byte {
+	if original == "" {
+		return out
+	}
+	a, errA := decodeNumbers(out)
+	b, errB := decodeNumbers([]byte(original))
+	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+		return out
+	}
+	return []byte(original)
+}
+
+// decodeNumbers decodes one JSON document, numbers as json.Number.
+func decodeNumbers(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON document")
+	}
+	return v, nil
 }

@@ -37,7 +37,7 @@ func TestInstalled_RecordReadCheck(t *testing.T) {
 			} else if err := os.WriteFile(settings, tc.settings, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := Record(state, testClaudeCode, ".claude/settings.json", hooks, "", nil); err != nil {
+			if err := Record(state, testClaudeCode, ".claude/settings.json", hooks, "", nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			recs, err := ReadInstalled(state)
@@ -60,5 +60,29 @@ func TestInstalled_RecordReadCheck(t *testing.T) {
 	}
 	if recs, err := ReadInstalled(t.TempDir()); recs != nil || err != nil {
 		t.Fatalf("no record file: %+v, %v", recs, err)
+	}
+}
+
+// TestRestore_TheUsersBytesComeBack: what uninstall leaves is replaced by
+// the file as it was before the first install when both hold the same JSON
+// (inline arrays, other indentation and spacing come back), and kept when
+// the user changed a value since, or the original is not JSON.
+func TestRestore_TheUsersBytesComeBack(t *testing.T) {
+	original := "{\n    \"model\": \"opus\",\n    \"permissions\": {\"allow\": [\"Bash(ls:*)\", \"Read\"], \"deny\": []},\n    \"n\": 1.50\n}\n"
+	reencoded := "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls:*)\",\n      \"Read\"\n    ],\n    \"deny\": []\n  },\n  \"n\": 1.50\n}\n"
+	for _, tc := range []struct {
+		name, out, original, want string
+	}{
+		{"same JSON, the user's layout", reencoded, original, original},
+		{"a value changed since", strings.Replace(reencoded, "opus", "sonnet", 1), original, strings.Replace(reencoded, "opus", "sonnet", 1)},
+		{"a number written otherwise", strings.Replace(reencoded, "1.50", "1.5", 1), original, strings.Replace(reencoded, "1.50", "1.5", 1)},
+		{"no original", reencoded, "", reencoded},
+		{"an original that is not JSON", reencoded, "{", reencoded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(Restore([]byte(tc.out), tc.original)); got != tc.want {
+				t.Errorf("Restore = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -187,7 +187,7 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 	if res.Sandbox != nil {
 		sbEdits = res.Sandbox.Edits
 	}
-	if err := e.RecordHooks(o.Host, path, hooks, sbPath, sbEdits); err != nil {
+	if err := e.RecordHooks(o.Host, path, old, hooks, sbPath, sbEdits); err != nil {
 		return InstallResult{}, err
 	}
 	return res, nil

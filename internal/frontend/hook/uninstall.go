@@ -18,6 +18,10 @@ type UninstallOptions struct {
 	// Settings is the settings file ("" = the host's SettingsFile under
 	// the project root).
 	Settings string
+	// Confirm, when set, is called with what would go once it is known
+	// and before anything is written (never when nothing would change);
+	// an error from it writes nothing and is returned.
+	Confirm func(UninstallResult) error
 }
 
 // UninstallResult is `loopx hooks uninstall --json`'s document.
@@ -91,17 +95,25 @@ func Uninstall(e *engine.Engine, o UninstallOptions) (UninstallResult, error) {
 		}
 		if sbPath == path {
 			out = sbOut
-			res.Sandbox.Wrote = !bytes.Equal(sbOld, sbOut)
-		} else if !bytes.Equal(sbOld, sbOut) {
-			if err := writeSettings(e, e.Root(), sbNamed, sbPath, sbOut); err != nil {
-				return res, err
-			}
-			res.Sandbox.Wrote = true
 		}
+		res.Sandbox.Wrote = !bytes.Equal(sbOld, sbOut)
 	}
 	if len(removed) > 0 {
 		res.Removed = removed
 		res.Reinstall += hookArgs(removed[0].Command, o.Host)
+	}
+	// Nothing else changed since the first install: the user's own bytes
+	// come back (inline arrays, their indentation), not loopx's layout.
+	out = hosts.Restore(out, rec.Original)
+	if o.Confirm != nil && (len(removed) > 0 || !bytes.Equal(old, out) || res.Sandbox != nil && res.Sandbox.Wrote) {
+		if err := o.Confirm(res); err != nil {
+			return res, err
+		}
+	}
+	if res.Sandbox != nil && sbPath != path && res.Sandbox.Wrote {
+		if err := writeSettings(e, e.Root(), "", sbPath, sbOut); err != nil {
+			return res, err
+		}
 	}
 	if !bytes.Equal(old, out) {
 		// Written in place as install writes it: the file keeps its mode;

@@ -3,7 +3,8 @@
 # description: |
 #   Human-only repairs of loopx itself (doctor --accept-store and
 #   --salvage, agent register, hooks uninstall, review --mark, events
-#   --prune-before): a human at a terminal or on the dashboard, never
+#   --prune-before); the ones that lose or undo something ask for a word
+#   typed back at a terminal (accept_store, uninstall_hooks, mark_reviewed): a human at a terminal or on the dashboard, never
 #   from inside a round or an agent's process. Adopting the rules and
 #   restoring them (loopx.adopt) start with these checks. The engine
 #   evaluates these rules with the built-in bundle only: no user policy
@@ -80,6 +81,52 @@ else := {"verdict": "deny", "allow": false, "reasons": accept_store_deny}
 accept_store_deny := deny if count(deny) > 0
 
 else := [lib.reason(c[0], c[1], "data.loopx.repair.accept_store", ".loopx/") | request.kind == "terminal"; c := typed_back("accept", "accepting the store", "loopx doctor --accept-store", "nothing accepted")]
+
+# METADATA
+# description: |
+#   Uninstalling loopx's hooks (`loopx hooks uninstall`), after which the
+#   host no longer asks loopx about any tool call: the checks above, and at
+#   a terminal the person confirms by typing "uninstall" back on the
+#   controlling terminal after reading which entries go.
+# entrypoint: true
+default uninstall_hooks := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "uninstall-hooks produced no decision",
+		"rule": "data.loopx.repair.uninstall_hooks", "ref": "",
+	}],
+}
+
+uninstall_hooks := {"verdict": "allow", "allow": true, "reasons": []} if count(uninstall_hooks_deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": uninstall_hooks_deny}
+
+uninstall_hooks_deny := deny if count(deny) > 0
+
+else := [lib.reason(c[0], c[1], "data.loopx.repair.uninstall_hooks", "") | request.kind == "terminal"; c := typed_back("uninstall", "uninstalling the hooks", "loopx hooks uninstall", "nothing removed")]
+
+# METADATA
+# description: |
+#   Marking a goal reviewed (`loopx review --mark`), after which the next
+#   review starts past what this one shows: the checks above, and at a
+#   terminal the person confirms by typing "mark" back on the controlling
+#   terminal after reading what the next review leaves out.
+# entrypoint: true
+default mark_reviewed := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "mark-reviewed produced no decision",
+		"rule": "data.loopx.repair.mark_reviewed", "ref": "",
+	}],
+}
+
+mark_reviewed := {"verdict": "allow", "allow": true, "reasons": []} if count(mark_reviewed_deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": mark_reviewed_deny}
+
+mark_reviewed_deny := deny if count(deny) > 0
+
+else := [lib.reason(c[0], c[1], "data.loopx.repair.mark_reviewed", "") | request.kind == "terminal"; c := typed_back("mark", "marking the review", "loopx review --mark", "nothing marked")]
 
 # typed_back is what stands between a human at a terminal and a repair
 # that asks for word to be typed back (doing: what it is, cmd: the

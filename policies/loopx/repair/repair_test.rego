@@ -43,3 +43,22 @@ test_accept_store_needs_accept_typed_at_a_terminal if {
 	not accept({"kind": "agent"}).allow
 	accept({"kind": "dashboard", "session": true}).allow
 }
+
+typed_repair(rule, ch) := d if {
+	d := repair[rule] with input as {"answer": {"actor": "human", "channel": ch}}
+}
+
+test_uninstall_hooks_and_mark_reviewed_need_their_word_typed_at_a_terminal if {
+	every rule, word in {"uninstall_hooks": "uninstall", "mark_reviewed": "mark"} {
+		typed_repair(rule, terminal(word)).allow
+		codes(typed_repair(rule, terminal(null))) == ["confirmation_pending"]
+		codes(typed_repair(rule, terminal(""))) == ["confirmation_required"]
+		codes(typed_repair(rule, terminal("accept"))) == ["confirmation_mismatch"]
+		codes(typed_repair(rule, object.union(terminal(null), {"tty": false}))) == ["confirmation_required"]
+		codes(typed_repair(rule, object.union(terminal(word), {"in_round": true}))) == ["self_answer_forbidden"]
+		not typed_repair(rule, {"kind": "agent"}).allow
+		typed_repair(rule, {"kind": "dashboard", "session": true}).allow
+	}
+	typed_repair("uninstall_hooks", terminal("yes")).reasons[0].message == `typed "yes", not "uninstall": nothing removed`
+	typed_repair("mark_reviewed", object.union(terminal(null), {"tty": false})).reasons[0].message == "marking the review needs a terminal to confirm on (stdin is not one); run loopx review --mark in your own terminal"
+}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/loopx-dev/loopx/engine/hosts/registry"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/spf13/cobra"
 )
 
@@ -37,10 +40,17 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 			subject = host.SettingsFile()
 		}
 	}
-	if err := a.humanOnly(ctx, e, "hooks uninstall", true, "hooks.uninstall_refused", subject); err != nil {
+	// The channel is decided before anything is read (an agent's attempt
+	// is refused and audited even when nothing would go); a human at a
+	// terminal then reads which entries go and types "uninstall".
+	repair := gateanswer.Repair{Rule: "uninstall_hooks", Command: "hooks uninstall", Kind: "hooks.uninstall_refused", Subject: subject, Nothing: true}
+	if err := gateanswer.ConfirmRepair(ctx, e, a.caller(), a.terminal(), repair); err != nil {
 		return err
 	}
-	res, err := hook.Uninstall(e, hook.UninstallOptions{Host: o.host, Settings: o.settings})
+	res, err := hook.Uninstall(e, hook.UninstallOptions{Host: o.host, Settings: o.settings, Confirm: func(r hook.UninstallResult) error {
+		repair.Nothing, repair.Prompt = false, uninstallPrompt(r)
+		return gateanswer.ConfirmRepair(ctx, e, a.caller(), a.terminal(), repair)
+	}})
 	if err != nil {
 		return err
 	}
@@ -61,6 +71,27 @@ func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) e
 			fmt.Fprintf(w, "no loopx hook in %s: nothing removed\n", res.Settings)
 		}
 	})
+}
+
+// uninstallPrompt is what `loopx hooks uninstall` shows before the person
+// types "uninstall": every entry that goes, the sandbox settings taken out,
+// and what the host no longer does without them.
+func uninstallPrompt(r hook.UninstallResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loopx hooks uninstall: remove loopx's hooks from %s\n", r.Settings)
+	for _, e := range r.Removed {
+		if e.Matcher != "" {
+			fmt.Fprintf(&b, "  %s (%s): %s\n", e.Event, e.Matcher, e.Command)
+		} else {
+			fmt.Fprintf(&b, "  %s: %s\n", e.Event, e.Command)
+		}
+	}
+	if r.Sandbox != nil && r.Sandbox.Wrote {
+		fmt.Fprintf(&b, "and the sandbox settings hooks install --sandbox set in %s\n", r.Sandbox.File)
+	}
+	b.WriteString("without them the host no longer asks loopx: no tool call is checked against the rules, no open gate or used-up quota stops the agent at its hook\n")
+	b.WriteString(`type "uninstall" to confirm: `)
+	return inert.Text(b.String())
 }
 
 func (a *app) hooksUninstallCmd() *cobra.Command {
@@ -84,11 +115,17 @@ Human only: without its hooks loopx no longer governs the host's tool calls,
 so an agent must not remove them. Refused (exit 1, audited as
 hooks.uninstall_refused) inside an agent round (LOOPX_ROUND or LOOPX_AGENT
 set) and from a process that descends from an agent (a loopx run runner,
-an agent host). A removal is audited as hooks.uninstalled.
+an agent host). A human reads on the controlling terminal every entry that
+goes and confirms by typing "uninstall" there (read from /dev/tty, not
+stdin: no terminal, or anything else typed, removes nothing, exit 1,
+audited); there is no flag that skips it, so it does not run from a
+script. With nothing to remove nobody is asked. A removal is audited as
+hooks.uninstalled.
 
-Exit codes: 0 removed (or nothing to remove); 1 refused (an agent); 2 usage
-error, unknown host, or settings that are not a JSON object.`,
-		Example: `  loopx hooks uninstall --host claude-code
+Exit codes: 0 removed (or nothing to remove); 1 refused (an agent, no
+terminal, not confirmed); 2 usage error, unknown host, or settings that are
+not a JSON object.`,
+		Example: `  loopx hooks uninstall --host claude-code   # lists what goes; type uninstall to confirm
   loopx hooks uninstall --host codex --json
   loopx hooks uninstall --host claude-code --settings .claude/settings.local.json`,
 		Args: cobra.NoArgs,
