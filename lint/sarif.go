@@ -386,19 +386,12 @@ func ArtifactURI(p string) string {
 }
 
 // WriteText writes findings for people, one per line:
-// "file:row:col: rule: message" ("file:row: category: message" for scan
-// hits), "(warning)" after the rule of a warning, the ref when the
-// message does not name it.
+// "file:row:col: rule: message" (scan hits too: the column is where the
+// hit starts; "file:row" when a finding has no column), "(warning)" after
+// the rule of a warning, the ref when the message does not name it.
 func WriteText(w io.Writer, findings []Finding) {
-	scan := map[string]bool{}
-	for _, c := range ScanCategories() {
-		scan[c.ID] = true
-	}
 	for _, f := range findings {
 		loc := f.Location.String()
-		if l := f.Location; scan[f.Rule] && l != nil && l.Row > 0 {
-			loc = fmt.Sprintf("%s:%d", l.File, l.Row) // path:line: category
-		}
 		if loc == "" {
 			loc = f.Ref
 		}

@@ -199,12 +199,14 @@ func TestToSARIF_ColumnsInUTF16CodeUnits(t *testing.T) {
 	}
 }
 
-func TestWriteText_ScanHitsArePathLineCategory(t *testing.T) {
+// TestWriteText_EveryHitGivesItsColumn: every finding with a position is
+// file:line:col, a scan hit too (loopx check's help says so).
+func TestWriteText_EveryHitGivesItsColumn(t *testing.T) {
 	var b bytes.Buffer
 	WriteText(&b, sampleFindings())
 	want := `loopx/loopx.cue:3:2: goal-without-quota: goal g1 has no quota limit
 .loopx/state.db: expired-lease (warning): todo t-1 is marked claimed
-docs/my notes#1 [draft] 100% naïve.md:2: credential: GitHub token "ghp_…"
+docs/my notes#1 [draft] 100% naïve.md:2:16: credential: GitHub token "ghp_…"
 decision 01J: replay (warning): decision 01J: run → deny
 custom-rule: a rule nobody declared
 `

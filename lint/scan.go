@@ -225,6 +225,13 @@ type tokenPattern struct {
 var typeWords = map[string]bool{"string": true, "str": true, "int": true, "bool": true, "null": true, "nil": true,
 	"none": true, "true": true, "false": true, "undefined": true, "bytes": true, "secret": true, "password": true, "optional": true}
 
+// capsName matches a value that is a capitalised name of what belongs
+// there (TOKEN, API_KEY, YOUR_SECRET): letters and underscores only, no
+// digit or lower case as a real secret has, naming a secret's kind.
+var capsName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Z_]*(TOKEN|SECRET|PASSWORD|PASSWD|KEY|PASS)[A-Z_]*$`)
+})
+
 // placeholderWords mark a value as an obvious placeholder (a warning).
 var placeholderWords = []string{"xxx", "changeme", "change_me", "change-me", "example", "placeholder", "dummy",
 	"your_", "your-", "yourtoken", "redacted", "***", "...", "…", "replace_me", "replace-me", "todo", "fixme", "sample", "fake", "test123"}
@@ -390,6 +397,9 @@ func isEnvRef(v string) bool {
 }
 
 func isPlaceholder(v string) bool {
+	if capsName().MatchString(strings.TrimRight(v, "`'\".:)")) {
+		return true // TOKEN, API_KEY: a name standing for the value
+	}
 	l := strings.ToLower(v)
 	if strings.HasPrefix(l, "<") && strings.HasSuffix(l, ">") || strings.HasPrefix(l, "{{") {
 		return true

@@ -44,6 +44,8 @@ func TestScanText_Categories(t *testing.T) {
 		{"password getenv", `password := os.Getenv("PW")`, "credential warning", "environment variable"},
 		{"password ci secret", "password: ${{ secrets.PW }}", "credential warning", "environment variable"},
 		{"bearer env", `curl -H "Authorization: Bearer $TOKEN"`, "credential warning", "environment variable"},
+		{"bearer name in prose", "Every request carries it as `Authorization: Bearer TOKEN`.", "credential warning", "placeholder"},
+		{"password name", "password: YOUR_PASSWORD", "credential warning", "placeholder"},
 		{"password placeholder", "password: changeme", "credential warning", "placeholder"},
 		{"password angle placeholder", "password=<password>", "credential warning", "placeholder"},
 		{"token xxx", "token: ghp_" + strings.Repeat("x", 36), "credential warning", "placeholder"},

@@ -84,7 +84,7 @@ func (a *app) checkCmd() *cobra.Command {
      arguments), by default the files git tracks, or every file outside
      .loopx/ and .git/ outside a git repository — for credentials,
      private IPv4 addresses, private home paths and internal ticket ids
-     (--ticket-prefixes), each hit as path:line: category; references to
+     (--ticket-prefixes), each hit as path:line:col: category; references to
      environment variables and obvious placeholders are warnings;
   6. with --replay, re-decides every logged decision (since --since ago)
      under the current spec and policies, on the input it was decided on
