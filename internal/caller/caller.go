@@ -30,6 +30,9 @@ type Process struct {
 	Dir string
 	// StdinTTY is true when its standard input is a terminal.
 	StdinTTY bool
+	// StdoutTTY and StderrTTY are true when its standard output and
+	// error are terminals (what it prints may be coloured there).
+	StdoutTTY, StderrTTY bool
 }
 
 // ErrGone is FromPID's error when the process is not there (it exited)
@@ -58,11 +61,20 @@ func FromPID(pid int) (*Process, error) {
 			p.Env = append(p.Env, kv)
 		}
 	}
-	if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/0", pid), os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0); err == nil {
-		p.StdinTTY = term.IsTerminal(int(f.Fd()))
-		f.Close()
-	}
+	p.StdinTTY, p.StdoutTTY, p.StderrTTY = fdIsTerminal(pid, 0), fdIsTerminal(pid, 1), fdIsTerminal(pid, 2)
 	return p, nil
+}
+
+// fdIsTerminal reports whether process pid's descriptor fd is a terminal,
+// opened without becoming the reader's controlling terminal and without
+// waiting.
+func fdIsTerminal(pid, fd int) bool {
+	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/%d", pid, fd), os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // NoProcess is the caller of a request that comes with no process loopx

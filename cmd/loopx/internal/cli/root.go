@@ -95,6 +95,9 @@ type app struct {
 	onDisk bool
 	// opts are the caller's options (RunWith).
 	opts Options
+	// paintOut colours loopx's words on a terminal standard output
+	// (output.Painter); turned off for output meant for a program.
+	paintOut *output.Painter
 	// view is true for the read-only views (viewCommands): with spec
 	// files that do not load they show the state under the adopted rules,
 	// with a banner (specBanner).
@@ -200,10 +203,16 @@ type Options struct {
 
 // RunWith is Run with o in place of the environment it names.
 func RunWith(ctx context.Context, o Options, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out, errw := inert.NewWriter(stdout), inert.NewWriter(stderr)
+	// loopx's own words are coloured on a terminal (output.Painter, below
+	// the inert writer), unless NO_COLOR is set, TERM is dumb, or the
+	// command prints for a program (painted, machineOutput).
+	paintOut, paintErr := painter(o.Caller, stdout, 1), painter(o.Caller, stderr, 2)
+	defer paintOut.Flush()
+	defer paintErr.Flush()
+	out, errw := inert.NewWriter(paintOut), inert.NewWriter(paintErr)
 	defer out.Flush()
 	defer errw.Flush()
-	a := &app{stdout: out, stderr: errw, rawStdout: stdout, rawStderr: stderr, stdin: stdin, args: args, opts: o}
+	a := &app{stdout: out, stderr: errw, rawStdout: stdout, rawStderr: stderr, stdin: stdin, args: args, opts: o, paintOut: paintOut}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -294,6 +303,9 @@ watch --exec interrupted (the current round recorded first).`,
 	root.SetVersionTemplate("loopx {{.Version}}\n")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		a.view = viewCommands[cmd.CommandPath()]
+		if a.json || machineOutput(cmd) {
+			a.paintOut.Off = true // a JSON document, a script, SARIF: exact bytes
+		}
 		return a.checkBrokered(cmd, args)
 	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print exactly one JSON document on stdout")
@@ -567,4 +579,35 @@ func CommandPaths() []string {
 	}
 	walk((&app{}).rootCmd())
 	return out
+}
+
+// painter returns the output.Painter of one of the command's streams (fd
+// 1 or 2), on when output.ColourWanted for whoever runs the command: this
+// process, or a server's client (its descriptor and environment).
+func painter(p *caller.Process, w io.Writer, fd int) *output.Painter {
+	tty := false
+	if p.Remote() {
+		tty = fd == 1 && p.StdoutTTY || fd == 2 && p.StderrTTY
+	} else {
+		_, tty = output.Terminal(w)
+	}
+	pt := output.NewPainter(w)
+	pt.Off = !output.ColourWanted(tty, p.Getenv)
+	return pt
+}
+
+// machineOutput reports whether cmd prints for a program whatever --json
+// says: completion scripts and candidates, the schemas, the hooks' answers,
+// the MCP stream, check's --format json or sarif.
+func machineOutput(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd, "schema", "hook", "mcp":
+			return true
+		}
+	}
+	if f := cmd.Flags().Lookup("format"); f != nil && f.Value.String() != "" && f.Value.String() != "text" {
+		return true
+	}
+	return false
 }
