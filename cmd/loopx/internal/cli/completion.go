@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts/registry"
 	"github.com/loopx-dev/loopx/engine/mutating/evidence"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
@@ -62,6 +63,17 @@ func (a *app) registerFlagCompletions(root *cobra.Command) {
 		}
 	}
 	walk(root)
+	for key, gates := range stateArgs {
+		words := strings.Fields(key)
+		c, _, err := root.Find(words)
+		if err != nil || c.Name() != words[len(words)-1] {
+			continue // a renamed command: the completion test names it
+		}
+		c.ValidArgsFunction = a.stateCompletion(gates)
+	}
+	if c, _, err := root.Find([]string{"evidence", "add"}); err == nil && c.Flags().Lookup("todo") != nil {
+		_ = c.RegisterFlagCompletionFunc("todo", a.stateCompletion(false))
+	}
 	for key, values := range flagValues() {
 		path, flag, _ := strings.Cut(key, " --")
 		c, _, err := root.Find(strings.Fields(path))
@@ -69,6 +81,40 @@ func (a *app) registerFlagCompletions(root *cobra.Command) {
 			continue // a renamed command or flag: the completion test names it
 		}
 		_ = c.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// stateArgs are the commands whose first argument is a todo id (false)
+// or a gate id (true), which completion offers from the project's state.
+var stateArgs = map[string]bool{
+	"todo show": false, "todo claim": false, "todo done": false, "todo block": false, "todo cancel": false,
+	"todo reopen": false, "todo renew": false, "todo release": false, "todo transfer": false, "decide claim": false,
+	"gate show": true, "gate answer": true, "decide gate-answer": true,
+}
+
+// stateCompletion completes the first argument to the ids of the open
+// gates (gates) or of the todos not done or cancelled, read from the
+// project's read model alone (engine.OpenIDs: no store opened, no lock,
+// nothing written). No project, or no read model describing the store,
+// completes to nothing, quietly.
+func (a *app) stateCompletion(gates bool) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		root, err := a.root()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		now, err := a.clock()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		todos, open := engine.OpenIDs(root, a.opts.StateHome, now())
+		if gates {
+			return open, cobra.ShellCompDirectiveNoFileComp
+		}
+		return todos, cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
