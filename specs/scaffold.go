@@ -3,6 +3,7 @@ package specs
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,6 +43,41 @@ var AgentChannel = []string{
 	"loopx evidence add *",
 	"loopx todo claim *", "loopx todo renew *", "loopx todo release *",
 	"loopx gate raise *",
+}
+
+// AgentChannelFile is the spec file `loopx hooks install` writes the
+// agent-channel grant of goals into when their spec grants no command.
+const AgentChannelFile = "agent_channel.cue"
+
+// AgentChannelGrants returns the lines of AgentChannelFile that grant
+// AgentChannel to each of goals (one line each), after the file's own
+// comment when header: a visible grant a human removes to be asked again.
+func AgentChannelGrants(goals []string, header bool) string {
+	var b strings.Builder
+	if header {
+		b.WriteString("// loopx's own agent-channel commands (round start and finish, decide,\n" +
+			"// prompt, evidence add, todo claim/renew/release, gate raise) run without\n" +
+			"// the host's prompt for these goals: written by `loopx hooks install`.\n" +
+			"// Remove a goal's line, or this file, to be asked for each again.\n")
+	}
+	for _, g := range goals {
+		fmt.Fprintf(&b, "goals: %s: scope: grant: commands: %s\n", label(g), agentChannelGrant())
+	}
+	return b.String()
+}
+
+// GrantsAgentChannel reports whether commands (a goal's
+// scope.grant.commands) hold every AgentChannel pattern, or "*".
+func GrantsAgentChannel(commands []string) bool {
+	if slices.Contains(commands, "*") {
+		return true
+	}
+	for _, c := range AgentChannel {
+		if !slices.Contains(commands, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // agentChannelGrant is the scope.grant.commands line of AgentChannel.

@@ -286,7 +286,8 @@ func TestContract_JSON(t *testing.T) {
 
 	// Hooks.
 	run(0, "", "hooks", "install", "--host", "claude-code", "--goal", "g1", "--agent", "a2")
-	run(0, "", "hooks", "uninstall", "--host", "claude-code")
+	// Uninstalling asks for "uninstall" typed at a terminal: none here.
+	run(1, "no_terminal", "hooks", "uninstall", "--host", "claude-code")
 
 	// The error envelope: a usage error, an unknown record.
 	run(2, "usage", "todo", "add", "--goal", "g1")

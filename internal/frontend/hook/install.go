@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/internal/atomicfile"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 
 	"github.com/loopx-dev/loopx/engine"
@@ -59,6 +63,14 @@ type InstallResult struct {
 	// SandboxNote says, without --sandbox, which loopx calls need `loopx
 	// run` once the host's own sandbox is on (text output only).
 	SandboxNote string `json:"-"`
+	// Granted are the goals whose agent-channel grant install wrote into
+	// GrantFile (none when every goal granted it already).
+	Granted   []string `json:"granted,omitempty"`
+	GrantFile string   `json:"grant_file,omitempty"`
+	// GrantNotes say, for each goal that grants commands of its own but
+	// not loopx's agent-channel ones, what to add (install does not edit
+	// a list a human wrote).
+	GrantNotes []string `json:"grant_notes,omitempty"`
 }
 
 // SandboxResult is what `hooks install --sandbox` did to the host's own
@@ -190,7 +202,80 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 	if err := e.RecordHooks(o.Host, path, old, hooks, sbPath, sbEdits); err != nil {
 		return InstallResult{}, err
 	}
+	if err := grantAgentChannel(e, o.Goal, agent, &res); err != nil {
+		return InstallResult{}, err
+	}
 	return res, nil
+}
+
+// grantAgentChannel grants loopx's agent-channel commands
+// (specs.AgentChannel) to the goals the hooks decide for (goal, or every
+// goal of the spec on disk agent may work on) whose spec grants no command
+// at all, in loopx/agent_channel.cue (specs.AgentChannelFile), so that the
+// hook answers allow for the agent's round start and finish instead of
+// leaving each to the host's prompt. It is a grant in loopx/, which loosens
+// the rules: pending until a human runs `loopx adopt`, and removed by
+// deleting its line. A goal that grants commands of its own gets a note
+// saying what to add. The file is left as it was if the spec would not
+// load with it. Errors: the file system's.
+func grantAgentChannel(e *engine.Engine, goal, agent string, res *InstallResult) error {
+	disk, err := e.DiskSpec()
+	if err != nil || disk == nil || disk.Spec == nil {
+		return nil // the spec's own errors are reported elsewhere
+	}
+	var grant []string
+	for _, id := range slices.Sorted(maps.Keys(disk.Spec.Goals)) {
+		g := disk.Spec.Goals[id]
+		if goal != "" && id != goal || goal == "" && len(g.Agents) > 0 && !slices.Contains(g.Agents, agent) {
+			continue
+		}
+		switch cmds := g.Scope.Grant.Commands; {
+		case specs.GrantsAgentChannel(cmds):
+		case len(cmds) == 0:
+			grant = append(grant, id)
+		default:
+			res.GrantNotes = append(res.GrantNotes, fmt.Sprintf("goal %s grants commands of its own but not loopx's agent-channel ones, so the host asks you for each round start and finish: add %s to goals.%s.scope.grant.commands (a human then runs `loopx adopt`)",
+				id, strings.Join(quoted(specs.AgentChannel), ", "), id))
+		}
+	}
+	if len(grant) == 0 {
+		return nil
+	}
+	rel := filepath.Join(scaffold.SpecDirName, specs.AgentChannelFile)
+	path := filepath.Join(e.Root(), rel)
+	before, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	text := string(before)
+	if len(before) > 0 && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += specs.AgentChannelGrants(grant, len(before) == 0)
+	if err := atomicfile.WriteBelow(e.Root(), rel, []byte(text)); err != nil {
+		return err
+	}
+	if _, err := specs.Load(e.SpecDir()); err != nil {
+		// Written next to a spec it conflicts with: take it back.
+		if len(before) == 0 {
+			_ = os.Remove(path)
+		} else {
+			_ = atomicfile.WriteBelow(e.Root(), rel, before)
+		}
+		res.GrantNotes = append(res.GrantNotes, fmt.Sprintf("could not grant loopx's agent-channel commands to %s in %s: %v", strings.Join(grant, ", "), rel, err))
+		return nil
+	}
+	res.Granted, res.GrantFile = grant, rel
+	return nil
+}
+
+// quoted quotes each of ss as a CUE string.
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // checkHost returns the adapter of host for `hooks VERB`. Errors

@@ -78,6 +78,13 @@ func (a *app) runHooksInstall(_ context.Context, o *hooksInstallOptions) error {
 				}
 			}
 		}
+		if len(res.Granted) > 0 {
+			fmt.Fprintf(w, "granted loopx's agent-channel commands (round start and finish, decide, prompt, evidence add, todo claim/renew/release, gate raise) to goal %s in %s, so the hook answers allow for them instead of the host asking you each time; a grant loosens the rules: it takes effect once a human runs `loopx adopt` (remove its line to be asked for each)\n",
+				strings.Join(res.Granted, ", "), res.GrantFile)
+		}
+		for _, n := range res.GrantNotes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 		fmt.Fprintln(w, "to enable them:")
 		for _, s := range res.Enable {
 			fmt.Fprintf(w, "  - %s\n", s)
