@@ -14,9 +14,10 @@ import (
 // Options.StateHome), sorted. It reads the read model alone, and only while
 // it describes the store the anchor names: no store is opened, no lock
 // taken, nothing written; none when there is no such read model (a
-// project never used, or a store changed since).
-func OpenIDs(root, stateHome string, now time.Time) (todos, gates []string) {
-	s := newSession(root, filepath.Join(root, scaffold.StateDirName), stateHome, func() time.Time { return now }, 0, nil)
+// project never used, or a store changed since). With res (a server's
+// kept store) it reads res's model in memory instead.
+func OpenIDs(root, stateHome string, now time.Time, res *Resident) (todos, gates []string) {
+	s := newSession(root, filepath.Join(root, scaffold.StateDirName), stateHome, func() time.Time { return now }, 0, res)
 	rm := s.loadReadModel(now)
 	if rm == nil {
 		return nil, nil

@@ -110,7 +110,7 @@ func (a *app) stateCompletion(gates bool) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		todos, open := engine.OpenIDs(root, a.opts.StateHome, now())
+		todos, open := engine.OpenIDs(root, a.opts.StateHome, now(), a.opts.Resident)
 		if gates {
 			return open, cobra.ShellCompDirectiveNoFileComp
 		}

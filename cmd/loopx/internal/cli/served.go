@@ -28,9 +28,19 @@ import (
 // no project's store (help, version, completion, init, preset, schema,
 // demo) or manage the server itself (serve, dashboard).
 var notServed = map[string]bool{
-	"help": true, "version": true, "completion": true, "__complete": true, "__completeNoDesc": true,
+	"help": true, "version": true, "completion": true,
 	"init": true, "preset": true, "schema": true, "demo": true, "serve": true, "dashboard": true,
 }
+
+// completing are cobra's completion requests: they go through a server
+// (the todo and gate ids are in the server's kept read model, not in the
+// file while it runs) within completeTimeout, else they run in process
+// and offer what the spec files say: a shell waiting on completion never
+// hangs on a server.
+var completing = map[string]bool{"__complete": true, "__completeNoDesc": true}
+
+// completeTimeout bounds a completion request through a server.
+const completeTimeout = 2 * time.Second
 
 // heldBack reports whether a command does not run through a server: it
 // refuses (exit 2) while one holds the project's store. `run` and `watch
@@ -196,6 +206,14 @@ func forward(args []string) (code int, ok bool) {
 	}
 	if d := testForwardTimeout(); d > 0 {
 		timeout = d
+	}
+	if completing[f.command] {
+		var out bytes.Buffer
+		if code, err = serve.Call(r, req, completeTimeout, nil, &out, io.Discard, nil); err != nil {
+			return 0, false
+		}
+		_, _ = os.Stdout.Write(out.Bytes())
+		return code, true
 	}
 	code, err = serve.Call(r, req, timeout, stdin, os.Stdout, os.Stderr, gateanswer.ControllingTerminal{}.Ask)
 	if err == nil {
