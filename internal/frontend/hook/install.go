@@ -202,8 +202,12 @@ func Install(e *engine.Engine, o InstallOptions, hooks []hosts.Hook) (InstallRes
 	if err := e.RecordHooks(o.Host, path, old, hooks, sbPath, sbEdits); err != nil {
 		return InstallResult{}, err
 	}
-	if err := grantAgentChannel(e, o.Goal, agent, &res); err != nil {
-		return InstallResult{}, err
+	if ans, err := host.PermissionAnswer("allow", "", o.Goal, nil); err == nil && ans != nil {
+		// Only for a host that honours an allow (not Codex: a grant
+		// would change nothing it does).
+		if err := grantAgentChannel(e, o.Goal, agent, &res); err != nil {
+			return InstallResult{}, err
+		}
 	}
 	return res, nil
 }
