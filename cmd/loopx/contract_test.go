@@ -57,6 +57,7 @@ var notContract = map[string]string{
 	"loopx watch":                 "runs until interrupted, one JSON line per change",
 	"loopx serve status":          "the server's record (pid, start, socket, addr), which exists only while a server runs: serve_lifecycle asserts its --json fields",
 	"loopx serve stop":            "stops a running server; prints no document",
+	"loopx dashboard":             "starts a server and prints a single-use link: TestDashboard_Browser asserts its --json fields",
 }
 
 // contractProject makes the contract's project (contractSpec) in a new

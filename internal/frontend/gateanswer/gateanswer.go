@@ -72,6 +72,11 @@ type Caller struct {
 	// AncestryChecked is false when the engine does not read the
 	// ancestor processes (trust.AncestryOptions.Off).
 	AncestryChecked bool
+	// Dashboard is true when the command comes from the dashboard page of
+	// `loopx serve` with a verified session (its cookie, from a
+	// single-use code only a human's `loopx dashboard` mints): the
+	// channel is "dashboard" with its session, whoever started the server.
+	Dashboard bool
 }
 
 // Env is the Caller of process p (nil: this process): its environment,
@@ -109,6 +114,9 @@ func Channel(e *engine.Engine, c Caller, actor *string) input.Channel {
 	ch.AgentAncestor = acting.Agentish
 	if ch.Kind == "terminal" {
 		ch.TTY = c.StdinTTY
+	}
+	if c.Dashboard && ch.Kind == "terminal" {
+		ch.Kind, ch.Session = "dashboard", true
 	}
 	return ch
 }

@@ -63,6 +63,18 @@ type Config struct {
 	// StateDir is the project's .loopx directory: /v1/stream watches its
 	// change marker (state.rev).
 	StateDir string
+	// Session, when set, reports whether a request carries a live
+	// dashboard session (its cookie): such a request reads /v1 without
+	// the bearer token, as the page does.
+	Session func(*http.Request) bool
+	// Page, when set, serves the paths Owns claims (the dashboard); the
+	// Host and size checks apply to it too.
+	Page http.Handler
+	// Owns reports whether a path is Page's.
+	Owns func(path string) bool
+	// Stop, when set, is closed when the server stops: the streams of
+	// events end then (a request that never ends would hold the stop).
+	Stop <-chan struct{}
 }
 
 // API is the HTTP handler; build it with New.
@@ -148,6 +160,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	if a.cfg.Page != nil && a.cfg.Owns != nil && a.cfg.Owns(r.URL.Path) {
+		a.cfg.Page.ServeHTTP(w, r)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/v1/") && !a.authorized(r) {
 		writeJSON(w, http.StatusUnauthorized, apiError{Code: "unauthorized", Message: "unauthorized"})
 		return
@@ -155,9 +171,13 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mux.ServeHTTP(w, r)
 }
 
+// authorized reports whether r carries the bearer token or, for a read
+// (GET), a live dashboard session.
 func (a *API) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(a.cfg.Token)) == 1
+	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return subtle.ConstantTimeCompare([]byte(got), []byte(a.cfg.Token)) == 1
+	}
+	return r.Method == http.MethodGet && a.cfg.Session != nil && a.cfg.Session(r)
 }
 
 // loopbackHost accepts 127.0.0.1, localhost and [::1], with or without a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -195,5 +196,43 @@ func TestEnsureToken(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != strings.Repeat("a", 64) {
 		t.Fatalf("the link's target was written")
+	}
+}
+
+// TestSessionReadsOnly: a dashboard session (its cookie) reads the /v1
+// documents without the token, and nothing else: a decision (POST) still
+// needs the token; the page's own paths go to Page.
+func TestSessionReadsOnly(t *testing.T) {
+	f := &fakeRun{}
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(299) })
+	a, err := New(Config{Token: "tok", Run: f.run, StateDir: t.TempDir(),
+		Session: func(r *http.Request) bool { return r.Header.Get("Cookie") == "s=1" },
+		Page:    page, Owns: func(p string) bool { return p == "/" || p == "/ui/do" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(method, path, cookie, host string) int {
+		r := httptest.NewRequest(method, path, strings.NewReader(`{"input":{"goal":"g","agent":"a"}}`))
+		r.Host = host
+		if cookie != "" {
+			r.Header.Set("Cookie", cookie)
+		}
+		w := httptest.NewRecorder()
+		a.ServeHTTP(w, r)
+		return w.Code
+	}
+	for _, c := range []struct {
+		method, path, cookie, host string
+		want                       int
+	}{
+		{"GET", "/v1/todos", "s=1", "127.0.0.1", 200},
+		{"GET", "/v1/todos", "s=2", "127.0.0.1", 401},
+		{"POST", "/v1/data/loopx/run/decision", "s=1", "127.0.0.1", 401},
+		{"GET", "/", "", "127.0.0.1", 299},
+		{"POST", "/ui/do", "s=1", "evil.example", 403},
+	} {
+		if got := req(c.method, c.path, c.cookie, c.host); got != c.want {
+			t.Errorf("%s %s cookie %q host %s: %d, want %d", c.method, c.path, c.cookie, c.host, got, c.want)
+		}
 	}
 }

@@ -31,6 +31,7 @@ var documents = map[string]documentRoute{
 	"decisions": {list: []string{"log"}, show: []string{"explain"}, params: []string{"goal", "agent", "verdict", "since", "limit"}},
 	"events":    {list: []string{"events"}, params: []string{"goal", "kind", "since", "limit"}},
 	"review":    {list: []string{"review"}, params: []string{"goal", "since"}, required: []string{"goal"}},
+	"doctor":    {list: []string{"doctor"}},
 }
 
 // document answers GET /v1/{doc} and /v1/{doc}/{id} with the document the

@@ -80,8 +80,12 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	alive := time.NewTicker(streamKeepAlive)
 	defer alive.Stop()
+	stop := a.cfg.Stop
 	for {
 		select {
+		case <-stop:
+			cancel()
+			stop = nil
 		case <-ctx.Done():
 			<-watched
 			return

@@ -51,6 +51,10 @@ type Options struct {
 	StopMargin time.Duration
 	// Now is the clock of the record's start (nil: time.Now).
 	Now func() time.Time
+	// OnStop, when set, is called once as the server begins to stop,
+	// before it waits for HTTP requests in flight: a handler that would
+	// never end by itself (a stream of events) ends when told here.
+	OnStop func()
 }
 
 // ErrRemote is Serve's error for a non-loopback Addr without
@@ -143,6 +147,9 @@ func Serve(ctx context.Context, o Options) (err error) {
 			h = Health()
 		}
 		hs = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		if o.OnStop != nil {
+			hs.RegisterOnShutdown(o.OnStop)
+		}
 		if o.TLSCert != "" {
 			cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
 			if err != nil {

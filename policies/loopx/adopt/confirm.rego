@@ -11,9 +11,9 @@ import data.loopx.request
 # description: |
 #   Adopting the rules in loopx/ (`loopx adopt`): repair's checks (a human,
 #   at a terminal or on the dashboard, outside any round, not from an
-#   agent's process), and at a terminal the person confirms by typing
-#   "adopt" back on the controlling terminal (loopx reads /dev/tty, not
-#   stdin: an agent piping input cannot confirm).
+#   agent's process), and the person confirms by typing "adopt" back on
+#   the controlling terminal (loopx reads /dev/tty, not stdin: an agent
+#   piping input cannot confirm) or on the dashboard's page.
 # entrypoint: true
 default confirm := {
 	"verdict": "deny", "allow": false,
@@ -31,7 +31,7 @@ else := {"verdict": "deny", "allow": false, "reasons": confirm_deny}
 # channel is one a human may adopt through.
 confirm_deny := repair.deny if count(repair.deny) > 0
 
-else := [lib.reason(c[0], c[1], "data.loopx.adopt.confirm", "loopx/") | request.kind == "terminal"; c := typed_back("adopt", "adopting the rules", "loopx adopt", "nothing adopted")]
+else := [lib.reason(c[0], c[1], "data.loopx.adopt.confirm", "loopx/") | c := typed("adopt", "adopting the rules", "loopx adopt", "nothing adopted")]
 
 # METADATA
 # description: |
@@ -54,7 +54,13 @@ else := {"verdict": "deny", "allow": false, "reasons": restore_deny}
 
 restore_deny := repair.deny if count(repair.deny) > 0
 
-else := [lib.reason(c[0], c[1], "data.loopx.adopt.restore", "loopx/") | request.kind == "terminal"; c := typed_back("restore", "restoring loopx/", "loopx adopt --restore", "nothing restored")]
+else := [lib.reason(c[0], c[1], "data.loopx.adopt.restore", "loopx/") | c := typed("restore", "restoring loopx/", "loopx adopt --restore", "nothing restored")]
 
-# typed_back is repair.typed_back (the one wording of a typed confirmation).
-typed_back(word, doing, cmd, none) := repair.typed_back(word, doing, cmd, none)
+# typed is what stands between a human's channel and the change: word
+# typed back at the terminal (repair.typed_back) or on the dashboard's page
+# (repair.typed_on_page); undefined once typed.
+typed(word, doing, cmd, none) := repair.typed_back(word, doing, cmd, none) if {
+	request.kind == "terminal"
+} else := repair.typed_on_page(word, none) if {
+	request.kind == "dashboard"
+}

@@ -14,7 +14,9 @@ confirm(ch, actor) := d if {
 # the terminal.
 test_adopt_needs_a_human_who_types_adopt_at_the_terminal if {
 	confirm(terminal("adopt"), "human").allow
-	confirm({"kind": "dashboard", "session": true}, "human").allow
+	confirm({"kind": "dashboard", "session": true, "typed": "adopt"}, "human").allow
+	codes(confirm({"kind": "dashboard", "session": true, "typed": null}, "human")) == ["confirmation_pending"]
+	codes(confirm({"kind": "dashboard", "session": true, "typed": "restore"}, "human")) == ["confirmation_mismatch"]
 	codes(confirm(terminal(null), "human")) == ["confirmation_pending"]
 	codes(confirm(terminal(""), "human")) == ["confirmation_required"]
 	r := confirm(terminal("g-1"), "human").reasons
@@ -51,4 +53,6 @@ test_restore_needs_a_human_who_types_restore_at_the_terminal if {
 	restore({"kind": "terminal", "tty": false}, "human").reasons[0].message == "restoring loopx/ needs a terminal to confirm on (stdin is not one); run loopx adopt --restore in your own terminal"
 	codes(restore(terminal("restore"), "agent:a1")) == ["self_answer_forbidden"]
 	codes(restore(object.union(terminal("restore"), {"in_round": true}), "human")) == ["self_answer_forbidden"]
+	restore({"kind": "dashboard", "session": true, "typed": "restore"}, "human").allow
+	codes(restore({"kind": "dashboard", "session": true, "typed": ""}, "human")) == ["confirmation_required"]
 }

@@ -128,6 +128,17 @@ mark_reviewed_deny := deny if count(deny) > 0
 
 else := [lib.reason(c[0], c[1], "data.loopx.repair.mark_reviewed", "") | request.kind == "terminal"; c := typed_back("mark", "marking the review", "loopx review --mark", "nothing marked")]
 
+# typed_on_page is the same on the dashboard: the person types word into
+# the page's confirmation before the request is sent (the session stands
+# for the terminal); undefined once word was typed.
+typed_on_page(word, none) := ["confirmation_pending", $"type \"{word}\" on the page to confirm"] if {
+	not is_string(request.chan.typed)
+} else := ["confirmation_required", $"no confirmation typed: {none}"] if {
+	request.chan.typed == ""
+} else := ["confirmation_mismatch", $"typed \"{request.chan.typed}\", not \"{word}\": {none}"] if {
+	request.chan.typed != word
+}
+
 # typed_back is what stands between a human at a terminal and a repair
 # that asks for word to be typed back (doing: what it is, cmd: the
 # command to run again, none: what happens without it); undefined once

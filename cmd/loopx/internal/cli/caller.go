@@ -27,6 +27,12 @@ func (a *app) abs(p string) string {
 // command (trust.AncestryOptions.From).
 func (a *app) ancestry() trust.AncestryOptions {
 	o := Ancestry
+	if a.opts.Dashboard {
+		// The page's session stands for the person: the server's own
+		// ancestry is whoever started it, not who clicked.
+		o.Off = true
+		return o
+	}
 	if a.opts.Caller.Remote() {
 		o.From = a.opts.Caller.PID
 	}

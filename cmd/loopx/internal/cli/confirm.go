@@ -17,7 +17,9 @@ var Ancestry trust.AncestryOptions
 // caller is who runs this command (gateanswer.Env): its environment, its
 // stdin, the ancestry options.
 func (a *app) caller() gateanswer.Caller {
-	return gateanswer.Env(a.opts.Caller, a.stdin, a.ancestry())
+	c := gateanswer.Env(a.opts.Caller, a.stdin, a.ancestry())
+	c.Dashboard = a.opts.Dashboard
+	return c
 }
 
 // answerChannel fills in.Actor's default and gathers the facts of the

@@ -199,6 +199,11 @@ type Options struct {
 	// Terminal is where typed confirmations are asked (nil: the
 	// controlling terminal, or none for a remote Caller).
 	Terminal gateanswer.Terminal
+	// Dashboard is true for a command the dashboard page runs for a
+	// verified session: a human on the "dashboard" channel (no ancestor
+	// processes read: the server's are not the person's); Terminal is
+	// then what the person typed on the page.
+	Dashboard bool
 }
 
 // RunWith is Run with o in place of the environment it names.
@@ -313,7 +318,7 @@ watch --exec interrupted (the current round recorded first).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%v", err) })
 	root.AddCommand(a.initCmd(), a.vetCmd(), a.statusCmd(), a.goalCmd(), a.todoCmd(), a.evidenceCmd(),
 		a.gateCmd(), a.roundCmd(), a.runCmd(), a.decideCmd(), a.quotaCmd(), a.eventsCmd(), a.versionCmd(),
-		a.demoCmd(), a.agentCmd(), a.doctorCmd(), a.hookCmd(), a.hooksCmd())
+		a.demoCmd(), a.agentCmd(), a.doctorCmd(), a.hookCmd(), a.hooksCmd(), a.dashboardCmd())
 	root.AddCommand(a.mcpCmd()) // mcp.go
 	root.AddCommand(a.watchCmd(), a.logCmd(), a.explainCmd())
 	root.AddCommand(a.serveCmd())                                 // serve.go

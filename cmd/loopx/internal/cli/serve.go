@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/caller"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/frontend/dashboard"
 	"github.com/loopx-dev/loopx/internal/frontend/httpapi"
 	"github.com/loopx-dev/loopx/internal/frontend/serve"
 	"github.com/spf13/cobra"
@@ -114,13 +115,15 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		fmt.Fprintf(a.stderr, "loopx serve: shrinking the store (state.db.bak keeps the file before): %v\n", err)
 	})
 	var handler http.Handler
+	stopped := make(chan struct{})
 	if o.addr != "" {
-		if handler, err = a.httpAPI(dir, root, res, now); err != nil {
+		if handler, err = a.httpAPI(dir, root, res, now, stopped); err != nil {
 			return err
 		}
 	}
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote, Handler: handler,
+		OnStop:  func() { close(stopped) },
 		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
@@ -137,11 +140,24 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 // anchor directory, and each request run as the command it names over the
 // kept store, by a caller with no process (caller.NoProcess: no
 // environment, no terminal, never taken for a human at a terminal), on
-// the server's clock now.
-func (a *app) httpAPI(dir, root string, res *engine.Resident, now func() time.Time) (http.Handler, error) {
+// the server's clock now; its streams end when stopped is closed.
+func (a *app) httpAPI(dir, root string, res *engine.Resident, now func() time.Time, stopped <-chan struct{}) (http.Handler, error) {
 	tok, err := httpapi.EnsureToken(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the server's token (%s): %w", filepath.Join(dir, httpapi.TokenFile), err)
+	}
+	sessions := dashboard.NewSessions(tok, filepath.Base(root), root, now)
+	page, err := dashboard.New(dashboard.Config{
+		Sessions: sessions,
+		Project:  filepath.Base(root),
+		Run: func(ctx context.Context, argv []string, typed string, stdout, stderr io.Writer) int {
+			o := Options{StateHome: a.opts.StateHome, Now: now, Caller: caller.NoProcess(root), Resident: res,
+				Terminal: typedOnPage(typed), Dashboard: true}
+			return RunWith(ctx, o, append([]string{"--project", root}, argv...), strings.NewReader(""), stdout, stderr)
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	return httpapi.New(httpapi.Config{
 		Token:    tok,
@@ -150,8 +166,18 @@ func (a *app) httpAPI(dir, root string, res *engine.Resident, now func() time.Ti
 			o := Options{StateHome: a.opts.StateHome, Now: now, Caller: caller.NoProcess(root), Resident: res, Terminal: noTerminal{}}
 			return RunWith(ctx, o, append([]string{"--project", root}, argv...), strings.NewReader(""), stdout, stderr)
 		},
+		Session: sessions.Valid,
+		Page:    page,
+		Owns:    dashboard.Owns,
+		Stop:    stopped,
 	})
 }
+
+// typedOnPage is the Terminal of a dashboard write: what the person typed
+// into the page's confirmation before sending it.
+type typedOnPage string
+
+func (t typedOnPage) Ask(string) (string, error) { return string(t), nil }
 
 // serverMemory caps the server's data segment (watchdog.CapMemory), in
 // bytes: a user policy that builds gigabytes ends the server, not the
@@ -206,20 +232,34 @@ func (a *app) detachServe(dir string) error {
 	if r, err := serve.Status(dir); err == nil {
 		return errs.Wrap(errs.Usage, "serve_running", &serve.RunningError{Record: r})
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	var args []string
 	for _, s := range a.args {
 		if s != "--detach" {
 			args = append(args, s)
 		}
 	}
+	r, err := a.startServer(dir, args)
+	if err != nil {
+		return err
+	}
+	return a.print(r, func(w io.Writer) {
+		fmt.Fprintf(w, "loopx serve: running (pid %d, socket %s%s)\n", r.PID, r.Socket, addrText(r.Addr))
+	})
+}
+
+// startServer starts `loopx ARGS…` (a serve command line) in a session of
+// its own with no terminal, its output in the anchor's serve.log, and
+// waits until its record is written (its Record), or it exits (its error,
+// from serve.log, is shown; the error carries its exit code's kind).
+func (a *app) startServer(dir string, args []string) (serve.Record, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return serve.Record{}, err
+	}
 	logPath := dir + "/serve.log"
 	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return err
+		return serve.Record{}, err
 	}
 	defer log.Close()
 	cmd := exec.Command(exe, args...)
@@ -227,7 +267,7 @@ func (a *app) detachServe(dir string) error {
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return serve.Record{}, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -239,19 +279,17 @@ func (a *app) detachServe(dir string) error {
 			fmt.Fprintf(a.stderr, "%s", b)
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
-				return reported(kindOfExit(ee.ExitCode()))
+				return serve.Record{}, reported(kindOfExit(ee.ExitCode()))
 			}
-			return fmt.Errorf("loopx serve exited at once: %v", err)
+			return serve.Record{}, fmt.Errorf("loopx serve exited at once: %v", err)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if r, err := serve.Status(dir); err == nil && r.PID == cmd.Process.Pid {
-			return a.print(r, func(w io.Writer) {
-				fmt.Fprintf(w, "loopx serve: running (pid %d, socket %s%s)\n", r.PID, r.Socket, addrText(r.Addr))
-			})
+			return r, nil
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	return errs.Internalf("serve_start", "loopx serve did not become ready in 30s (see %s)", logPath)
+	return serve.Record{}, errs.Internalf("serve_start", "loopx serve did not become ready in 30s (see %s)", logPath)
 }
 
 // kindOfExit is the error kind of exit code c.

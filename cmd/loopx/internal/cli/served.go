@@ -26,10 +26,12 @@ import (
 
 // notServed are the commands that never go through a server: they open
 // no project's store (help, version, completion, init, preset, schema,
-// demo) or manage the server itself (serve, dashboard).
+// demo) or manage the server itself (serve). loopx dashboard goes through
+// a running server, which checks that a human asks (from the caller's
+// ancestry) before it mints a code.
 var notServed = map[string]bool{
 	"help": true, "version": true, "completion": true,
-	"init": true, "preset": true, "schema": true, "demo": true, "serve": true, "dashboard": true,
+	"init": true, "preset": true, "schema": true, "demo": true, "serve": true,
 }
 
 // completing are cobra's completion requests: they go through a server
