@@ -57,6 +57,9 @@ type page struct {
 
 func (p page) fail(what string, err error) {
 	p.t.Helper()
+	if buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)); err == nil {
+		_ = os.WriteFile(filepath.Join(p.dir, "dashboard-failed.png"), buf, 0o644)
+	}
 	rc, _ := chromedp.Run(p.ctx, chromedp.Text(chromedp.CSS(`#receipt`)))
 	p.t.Fatalf("%s: %v (the page's receipt: %q)", what, err, rc)
 }
@@ -119,8 +122,8 @@ func artefacts(t *testing.T) string {
 // dashboard prints, sees the gate an agent raised and the agent's lane
 // waiting on them, answers it on the page (previewed, confirmed, a
 // receipt), and watches the lane move while the agent's next decide says
-// run; then adopts a loosening rule change (typing "adopt" on the page)
-// and pauses the goal. Without the link the page shows nothing. Screenshots
+// run; then adopts a loosening rule change (typing "adopt" on the page),
+// pauses the goal and marks it reviewed. Without the link the page shows nothing. Screenshots
 // (wide and narrow, light and dark) are saved as artefacts.
 func TestDashboard_Browser(t *testing.T) {
 	if testing.Short() {
@@ -217,6 +220,10 @@ func TestDashboard_Browser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	b.poll(`document.getElementById('receipt').textContent.startsWith('Done: pause')`)
 	b.poll(`!!document.querySelector('[data-goal="g1"] [data-action="goal.resume"]')`)
+	b.do(chromedp.Click(chromedp.CSS(`[data-action="review.mark"]`)))
+	b.poll(`document.getElementById('confirm').open`)
+	b.do(chromedp.Click(chromedp.CSS(`#confirm-ok`)))
+	b.poll(`document.getElementById('receipt').textContent.startsWith('Done: mark')`)
 	b.shot("wide-light-after")
 	b.scheme("dark")
 	b.shot("wide-dark")
