@@ -100,7 +100,7 @@ func TestCookieAndPage(t *testing.T) {
 		t.Fatalf("login: %d %v %v", w.Code, w.Header(), cs)
 	}
 	c := cs[0]
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Name != CookieName("acme api", "/p/acme") || !strings.HasPrefix(c.Name, "loopx_acme_api_") {
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.MaxAge != 0 || !c.Expires.IsZero() || c.Name != CookieName("acme api", "/p/acme") || !strings.HasPrefix(c.Name, "loopx_acme_api_") {
 		t.Fatalf("cookie %+v", c)
 	}
 	if CookieName("acme api", "/p/acme") == CookieName("acme api", "/q/acme") {

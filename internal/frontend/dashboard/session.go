@@ -132,9 +132,11 @@ func (s *Sessions) gc(now time.Time) {
 	}
 }
 
-// Cookie is the session cookie for id: HttpOnly, SameSite=Strict, Path /.
+// Cookie is the session cookie for id: HttpOnly, SameSite=Strict, Path /,
+// and without an expiry, so that the browser keeps it in memory and not in
+// its profile on disk (the server ends it after SessionTTL unused).
 func (s *Sessions) Cookie(id string) *http.Cookie {
-	return &http.Cookie{Name: s.cookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: int(SessionTTL / time.Second)}
+	return &http.Cookie{Name: s.cookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode}
 }
 
 // Lookup returns the CSRF token of the request's session and true, or

@@ -70,11 +70,15 @@ home := [
 # secrets are the home directory's credential stores, relative to it: not
 # visible at all inside loopx run's sandbox (the network stays open for
 # the agent host's API, so what holds a token must not be readable there).
-# Directories are hidden whole.
+# Directories are hidden whole. The browsers' profiles are here too: they
+# hold the session cookies of every site, the dashboard's among them.
 secrets := [
 	".ssh", ".git-credentials", ".netrc", ".config/gh", ".config/git/credentials",
 	".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".npmrc", ".pypirc",
 	".gnupg", ".cargo/credentials", ".cargo/credentials.toml", ".password-store",
+	".config/chromium", ".config/google-chrome", ".config/google-chrome-beta",
+	".config/microsoft-edge", ".config/vivaldi", ".mozilla", ".librewolf",
+	"snap/chromium", "snap/firefox",
 ]
 
 # host_code are the agent hosts' home files, relative to the home

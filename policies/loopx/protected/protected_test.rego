@@ -62,6 +62,15 @@ test_secrets_hold_the_usual_credential_stores if {
 	".aws" in protected.secrets
 }
 
+# The browsers' profiles (every site's session cookies, the dashboard's
+# among them) are hidden too.
+test_secrets_hold_the_browsers_profiles if {
+	".config/chromium" in protected.secrets
+	".config/google-chrome" in protected.secrets
+	".mozilla" in protected.secrets
+	"snap/chromium" in protected.secrets
+}
+
 # What runs code or instructs the agent in the hosts' home directories is
 # in host_code, relative to the home directory.
 test_host_code_holds_hooks_commands_and_instructions if {
