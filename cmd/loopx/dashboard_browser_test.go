@@ -183,6 +183,9 @@ func TestDashboard_Browser(t *testing.T) {
 	b.do(chromedp.Navigate(link.URL), chromedp.WaitVisible(chromedp.CSS(gateSel)))
 	question := b.text(gateSel + " h4")
 	b.poll(`!!document.querySelector('[data-lane="needs you"] [data-goal="g1"] [data-agent="a1"][data-verdict="wait_human"]')`)
+	// Each verdict links to its explanation.
+	b.do(chromedp.Click(chromedp.CSS(`[data-goal="g1"] [data-agent="a1"] [data-explain]`)))
+	b.poll(`document.getElementById('explain-body').textContent.includes('rule data.loopx.run.gates')`)
 	b.shot("wide-light")
 	b.do(chromedp.Click(chromedp.CSS(gateSel+` button[data-option="approve"]`)), chromedp.WaitVisible(chromedp.CSS(`#confirm-ok`)))
 	preview := b.text(`#confirm-preview`)

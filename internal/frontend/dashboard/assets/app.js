@@ -4,7 +4,7 @@
 // the page as text (textContent), never as markup.
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
-const state = { status: null, gates: [], todos: [], agents: [], quota: [], events: [], reviews: {}, health: null, decisions: {} };
+const state = { status: null, gates: [], todos: [], agents: [], quota: [], events: [], reviews: {}, health: null, decisions: {}, no: [] };
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -92,6 +92,26 @@ async function act(body, what, opts = {}) {
   refresh();
 }
 
+// explain shows a decision's explanation (loopx explain): the rules and
+// spec fields behind each reason.
+async function explain(id) {
+  const box = $('explain');
+  box.hidden = false;
+  $('explain-body').textContent = 'reading…';
+  try {
+    const x = await get('/v1/decisions/' + encodeURIComponent(id));
+    const d = x.then || {};
+    const lines = [`${d.query} ${d.verdict} for ${d.agent || '-'} on ${d.goal || '-'} (${id})`];
+    (d.reasons || []).forEach((r) => lines.push(`• ${r.code}: ${r.message}\n  rule ${r.rule}${r.ref ? ', ' + r.ref : ''}`));
+    (x.changes || []).forEach((c) => lines.push(`since then: ${c}`));
+    if ((x.rule_trace || []).length) lines.push('', 'rules evaluated:', ...x.rule_trace.slice(0, 40));
+    $('explain-body').textContent = lines.join('\n');
+  } catch (err) {
+    $('explain-body').textContent = 'could not explain: ' + err.message;
+  }
+  box.scrollIntoView({ block: 'nearest' });
+}
+
 // ---- needs you ----
 
 function renderHealth() {
@@ -128,7 +148,7 @@ function gateCard(g) {
   const blocks = g.scope_kind === 'goal' ? `the whole goal ${g.goal}`
     : g.scope_kind === 'todo' ? `todos ${(g.scope_todos || []).join(', ')}`
     : g.scope_kind === 'agent' ? `agents ${(g.scope_agents || []).join(', ')}` : g.scope_kind;
-  const polls = (g.polls || []).map((p) => p.agent || p).filter(Boolean);
+  const polls = (g.polls || []).map((p) => `${p.agent} (${p.count}×, last ${when(p.last_at)})`);
   return el('article', { class: 'card gate', 'data-gate': g.id },
     el('h4', {}, g.question),
     el('p', { class: 'meta' }, `${g.id} · goal ${g.goal} · raised by ${g.raised_by} ${when(g.raised_at)}`),
@@ -177,7 +197,8 @@ function goalItem(g) {
   return el('div', { class: 'item', 'data-goal': g.id },
     el('strong', {}, g.id), ' ', el('span', { class: 'meta' }, g.status), el('br'), g.objective,
     ...ds.map((d) => el('div', { class: 'reason', 'data-agent': d.agent, 'data-verdict': d.verdict },
-      `${d.agent}: ${d.verdict}` + ((d.reasons || []).length ? ' — ' + d.reasons.map((r) => `${r.code}: ${r.message}`).join('; ') : ''))),
+      `${d.agent}: ${d.verdict}` + ((d.reasons || []).length ? ' — ' + d.reasons.map((r) => `${r.code}: ${r.message}`).join('; ') : ''), ' ',
+      el('button', { class: 'link', 'data-explain': d.decision_id, onclick: () => explain(d.decision_id) }, 'why?'))),
     el('div', { class: 'row' },
       paused ? el('button', { 'data-action': 'goal.resume', onclick: () => act({ action: 'goal.resume', goal: g.id }, `resume goal ${g.id}`) }, 'Resume')
         : g.status === 'active' && el('button', { 'data-action': 'goal.pause', onclick: () => act({ action: 'goal.pause', goal: g.id }, `pause goal ${g.id} (agents skip it until resumed)`) }, 'Pause')));
@@ -204,7 +225,17 @@ function todoCard(t) {
     lease && el('div', { class: 'meta' }, lease),
     (t.depends_on || []).length > 0 && el('div', { class: 'meta' }, 'after ' + t.depends_on.join(', ')),
     el('div', { class: 'row' }, open && btn('todo.done', 'done'), open && btn('todo.block', 'block'),
-      open && btn('todo.cancel', 'cancel'), !open && btn('todo.reopen', 'reopen')));
+      open && btn('todo.cancel', 'cancel'), !open && btn('todo.reopen', 'reopen')),
+    history(t.id));
+}
+
+// history is what the timeline holds about one todo (its rounds, claims,
+// evidence and status changes).
+function history(id) {
+  const es = state.events.filter((e) => e.subject === id || (e.data && e.data.todo === id));
+  if (!es.length) return null;
+  return el('details', {}, el('summary', {}, `history (${es.length})`),
+    el('ul', { class: 'history' }, ...es.slice().reverse().map((e) => el('li', {}, `${when(e.at)} ${e.kind} ${e.actor || ''} ${e.message || ''}`))));
 }
 
 function renderBoard() {
@@ -244,6 +275,15 @@ function renderQuota() {
   document.querySelectorAll('.chart > span[data-h]').forEach((s) => { s.style.height = s.dataset.h + '%'; });
 }
 
+function renderNo() {
+  fill('said-no', state.no.map((d) => el('li', {},
+    el('span', {}, when(d.timestamp || d.at)),
+    el('span', {}, `${d.query || (d.result && d.result.query) || ''} ${(d.result && d.result.verdict) || d.verdict || ''}`),
+    el('span', {}, `${(d.input && d.input.agent) || (d.result && d.result.agent) || ''}: ` +
+      (((d.result && d.result.reasons) || d.reasons || []).map((r) => `${r.code}: ${r.message}`).join('; ')))),
+  ), 'No decision said no lately.');
+}
+
 function renderTimeline() {
   fill('events', state.events.slice().reverse().map((e) =>
     el('li', { class: /denied|violation|refused/.test(e.kind) ? 'bad' : '' },
@@ -260,15 +300,16 @@ function renderAgents() {
 }
 
 function render() {
-  renderHealth(); renderRules(); renderGates(); renderAway(); renderLanes(); renderBoard(); renderQuota(); renderTimeline(); renderAgents();
+  renderHealth(); renderRules(); renderGates(); renderAway(); renderLanes(); renderBoard(); renderQuota(); renderTimeline(); renderNo(); renderAgents();
 }
 
 async function refresh() {
   try {
-    const [status, gates, todos, agents, events, health] = await Promise.all([
+    const [status, gates, todos, agents, events, health, decisions] = await Promise.all([
       get('/v1/status'), get('/v1/gates?status=open'), get('/v1/todos'), get('/v1/agents'),
-      get('/v1/events?limit=100'), get('/v1/doctor').catch(() => null)]);
-    Object.assign(state, { status, gates, todos, agents, events, health });
+      get('/v1/events?limit=200'), get('/v1/doctor').catch(() => null), get('/v1/decisions?limit=200').catch(() => [])]);
+    const no = (decisions || []).filter((d) => d.result && d.result.allow === false).slice(-30).reverse();
+    Object.assign(state, { status, gates, todos, agents, events, health, no });
     if (status.project) { $('project').textContent = status.project; document.title = 'loopx · ' + status.project; }
     const reviews = await Promise.all((status.goals || []).map((g) => get('/v1/review?goal=' + encodeURIComponent(g.id)).catch(() => null)));
     state.reviews = {};
