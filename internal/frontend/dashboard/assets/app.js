@@ -4,7 +4,7 @@
 // the page as text (textContent), never as markup.
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const $ = (id) => document.getElementById(id);
-const state = { status: null, gates: [], todos: [], agents: [], quota: [], events: [], reviews: {}, health: null, decisions: {}, no: [] };
+const state = { status: null, gates: [], todos: [], agents: [], quota: [], events: [], reviews: {}, health: null, decisions: {}, no: [], rounds7: [] };
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -261,14 +261,26 @@ function renderQuota() {
       return el('div', {}, el('span', { class: 'meta' }, `${k}: ${used} / ${limit === null ? '∞' : limit}`),
         el('div', { class: 'bar', role: 'img', 'aria-label': `${k} ${used} of ${limit === null ? 'unlimited' : limit}` }, el('span', { style: null, 'data-pct': String(pct) })));
     });
-    const days = [];
     const now = Date.now();
-    for (let i = 6; i >= 0; i--) days.push(state.events.filter((e) => e.goal === g.id && e.kind === 'round.finished' && now - Date.parse(e.at) >= i * 864e5 && now - Date.parse(e.at) < (i + 1) * 864e5).length);
-    const max = Math.max(1, ...days);
+    const perDay = (f) => {
+      const out = [];
+      for (let i = 6; i >= 0; i--) {
+        out.push(state.rounds7.filter((e) => e.goal === g.id && now - Date.parse(e.at) >= i * 864e5 && now - Date.parse(e.at) < (i + 1) * 864e5)
+          .reduce((n, e) => n + f(e), 0));
+      }
+      return out;
+    };
+    const chart = (label, days) => {
+      const max = Math.max(1e-9, ...days);
+      return el('div', {}, el('span', { class: 'meta' }, `${label} per day, last 7 days: ${days.map((n) => Math.round(n * 100) / 100).join(' · ')}`),
+        el('div', { class: 'chart', role: 'img', 'aria-label': `${label} per day, last 7 days: ${days.join(', ')}` },
+          ...days.map((n) => el('span', { 'data-h': String(Math.round((100 * n) / max)) }))));
+    };
     return el('div', {}, el('h4', {}, g.id), ...rows,
       q.resets_at && el('p', { class: 'meta' }, `resets ${when(q.resets_at)}`),
-      el('div', { class: 'chart', role: 'img', 'aria-label': `rounds finished per day, last 7 days: ${days.join(', ')}` },
-        ...days.map((n) => el('span', { 'data-h': String(Math.round((100 * n) / max)) }))));
+      chart('rounds', perDay(() => 1)),
+      chart('tokens', perDay((e) => (e.data && e.data.tokens) || 0)),
+      chart('cost (USD)', perDay((e) => (e.data && e.data.cost_usd) || 0)));
   }), 'No goals.');
   // Sizes are set from script (no inline style attributes under the CSP).
   document.querySelectorAll('.bar > span[data-pct]').forEach((s) => { s.style.width = s.dataset.pct + '%'; });
@@ -296,6 +308,8 @@ function renderAgents() {
     el('h4', {}, `${a.id} (${a.host}${a.role ? ', ' + a.role : ''})`),
     el('p', { class: 'meta' }, `last seen ${when(a.last_seen_at) || 'never'}` + (a.current_round ? ` · round ${a.current_round}` : '')),
     a.current_lease && el('p', { class: 'meta' }, `lease on ${a.current_lease.todo || ''} until ${when(a.current_lease.expires_at)}`),
+    ...state.gates.flatMap((g) => (g.polls || []).filter((p) => p.agent === a.id).map((p) =>
+      el('p', { class: 'meta reason' }, `waiting on gate ${g.id}: ${p.count} poll${p.count === 1 ? '' : 's'}, last ${when(p.last_at)}`))),
     el('p', { class: 'meta' }, `goals: ${(a.goals || []).join(', ')}`))), 'No agent has acted yet.');
 }
 
@@ -305,11 +319,12 @@ function render() {
 
 async function refresh() {
   try {
-    const [status, gates, todos, agents, events, health, decisions] = await Promise.all([
+    const [status, gates, todos, agents, events, health, decisions, rounds7] = await Promise.all([
       get('/v1/status'), get('/v1/gates?status=open'), get('/v1/todos'), get('/v1/agents'),
-      get('/v1/events?limit=200'), get('/v1/doctor').catch(() => null), get('/v1/decisions?limit=200').catch(() => [])]);
+      get('/v1/events?limit=200'), get('/v1/doctor').catch(() => null), get('/v1/decisions?limit=200').catch(() => []),
+      get('/v1/events?kind=round.finished&since=7d').catch(() => [])]);
     const no = (decisions || []).filter((d) => d.result && d.result.allow === false).slice(-30).reverse();
-    Object.assign(state, { status, gates, todos, agents, events, health, no });
+    Object.assign(state, { status, gates, todos, agents, events, health, no, rounds7 });
     if (status.project) { $('project').textContent = status.project; document.title = 'loopx · ' + status.project; }
     const reviews = await Promise.all((status.goals || []).map((g) => get('/v1/review?goal=' + encodeURIComponent(g.id)).catch(() => null)));
     state.reviews = {};
