@@ -419,3 +419,30 @@ func TestServe_PeerClaimingAnotherAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestServe_HookPastItsDeadlineLetsTheStoreGo: a hook that answers at its
+// deadline inside the server (blocked, exit 2) leaves its evaluation
+// running; when that work ends its engine is closed, so the kept store is
+// free again and the next command through the server answers at once.
+// (The store stayed held for ever: every later command waited until its
+// own timeout.)
+func TestServe_HookPastItsDeadlineLetsTheStoreGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	pid := sp.startServer(t)
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	r := sp.run(t, pre, []string{"LOOPX_AGENT=a1", "LOOPX_TEST_HOOK_DEADLINE=1ms"}, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 2 || strings.Contains(r.stdout, `"allow"`) {
+		t.Fatalf("a hook past its deadline: exit %d %q %q, want blocked (2)", r.code, r.stdout, r.stderr)
+	}
+	start := time.Now()
+	r = sp.run(t, "", []string{"LOOPX_TEST_FORWARD_TIMEOUT=15s"}, "todo", "add", "--goal", "g1", "after the hook")
+	if r.code != 0 {
+		t.Fatalf("the next command through the server: exit %d %s%s (after %s)", r.code, r.stdout, r.stderr, time.Since(start))
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the server is gone: %v", err)
+	}
+}

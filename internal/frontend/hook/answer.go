@@ -132,6 +132,12 @@ type Result struct {
 	// closes it once the process is done (a hook past its deadline may
 	// still be using it).
 	Engine *engine.Engine
+	// Abandoned, for a hook answered at its deadline inside a server
+	// (Options.Resident set), is closed when the work left running ends:
+	// its engine is closed then, which lets the server's kept store go.
+	// Until then the server must treat that work as running (its record
+	// and its backstop stay). Nil otherwise.
+	Abandoned <-chan struct{}
 }
 
 // Blocks reports whether r's error blocks the host's call: on a PreToolUse,
@@ -223,7 +229,21 @@ func Answer(ctx context.Context, stdin io.Reader, o Options) Result {
 		// The work goes on in its goroutine until the process exits; its
 		// engine is never used here. The backstop stays armed: if that
 		// work keeps the runtime from answering, the timer ends the process.
-		return Result{Event: event.Load().(string), Err: fmt.Errorf("no answer within the hook's deadline (%s, under the host's %d s timeout): %v", deadline, hosts.HookTimeout, context.Cause(ctx))}
+		res := Result{Event: event.Load().(string), Err: fmt.Errorf("no answer within the hook's deadline (%s, under the host's %d s timeout): %v", deadline, hosts.HookTimeout, context.Cause(ctx))}
+		if o.Resident != nil {
+			// In a server the process goes on: the work's engine holds the
+			// kept store until it is closed, which is done when the work
+			// ends (the server's guard ends the server if it never does).
+			left := make(chan struct{})
+			go func() {
+				if r := <-done; r.Engine != nil {
+					_ = r.Engine.Close()
+				}
+				close(left)
+			}()
+			res.Abandoned = left
+		}
+		return res
 	}
 }
 

@@ -35,6 +35,22 @@ func hookBackstop() time.Duration {
 	return max(d, 0)
 }
 
+// testHookDeadlineEnv names, in a test build only, a shorter deadline for
+// one hook (read from the caller's environment, so that a server's test
+// can shorten the hook it runs). A release build ignores it.
+const testHookDeadlineEnv = "LOOPX_TEST_HOOK_DEADLINE"
+
+// hookDeadlineNow is this hook's budget: hookDeadline, or in a test build
+// $LOOPX_TEST_HOOK_DEADLINE when it is shorter.
+func (a *app) hookDeadlineNow() time.Duration {
+	if testing.Testing() {
+		if d, err := time.ParseDuration(a.getenv(testHookDeadlineEnv)); err == nil && d > 0 && d < hookDeadline {
+			return d
+		}
+	}
+	return hookDeadline
+}
+
 // hookProcess is true when loopx runs as its own process (Main), not in
 // a test's process (Run): only then does a hook arm its kernel timer and
 // cap its memory (hook.Options.Process), which act on the whole process.
@@ -65,11 +81,14 @@ func (a *app) runHook(ctx context.Context, o *hookOptions) error {
 	r := hook.Answer(ctx, a.stdin, hook.Options{
 		Host: o.host, Event: o.event, Goal: o.goal, Agent: o.agent,
 		Root: a.root, Named: a.project != "" || a.getenv("LOOPX_PROJECT") != "", Clock: a.clock,
-		Ancestry: a.ancestry(), Deadline: hookDeadline, Process: hookProcess && !a.opts.Caller.Remote(), Backstop: hookBackstop(),
+		Ancestry: a.ancestry(), Deadline: a.hookDeadlineNow(), Process: hookProcess && !a.opts.Caller.Remote(), Backstop: hookBackstop(),
 		Caller: a.opts.Caller, StateHome: a.opts.StateHome, Resident: a.opts.Resident,
 	})
 	if r.Engine != nil {
 		a.eng = r.Engine // closed by Run
+	}
+	if r.Abandoned != nil && a.opts.Abandoned != nil {
+		a.opts.Abandoned(r.Abandoned)
 	}
 	switch {
 	case r.Err == nil:

@@ -199,6 +199,11 @@ type Options struct {
 	// Terminal is where typed confirmations are asked (nil: the
 	// controlling terminal, or none for a remote Caller).
 	Terminal gateanswer.Terminal
+	// Abandoned, when set (a server's), is told of work a command left
+	// running past its deadline (a hook's evaluation that cannot be
+	// cancelled): the channel closes when that work ends and lets the
+	// kept store go.
+	Abandoned func(<-chan struct{})
 	// Dashboard is true for a command the dashboard page runs for a
 	// verified session: a human on the "dashboard" channel (no ancestor
 	// processes read: the server's are not the person's); Terminal is

@@ -190,7 +190,9 @@ const requestOverrun = 2 * time.Second
 
 // guarded watches each request that carries a deadline (a hook's): one
 // second past it, a request still running holds a policy step that never
-// returns (its context is long done), so the server removes its record
+// returns (its context is long done), or left such work running when it
+// answered at its deadline (Options.Abandoned: the guard stays until that
+// work ends and lets the kept store go), so the server removes its record
 // (recordPath: new commands run in their own process, and wait for the
 // store's lock) and says so on stderr (serve.log); requestOverrun past
 // it a kernel timer aborts the server (SIGABRT: the goroutines' stacks in
@@ -199,18 +201,48 @@ const requestOverrun = 2 * time.Second
 // server in between fails (exit 3).
 func guarded(recordPath string, stderr io.Writer, run func(context.Context, *broker.Session) int) func(context.Context, *broker.Session) int {
 	return func(ctx context.Context, s *broker.Session) int {
-		if d := time.Duration(s.Request.DeadlineMS) * time.Millisecond; d > 0 {
-			if t, err := watchdog.Arm(d+requestOverrun, watchdog.Abort); err == nil {
-				defer t.Stop()
-			}
-			drain := time.AfterFunc(d+time.Second, func() {
-				_ = os.Remove(recordPath)
-				fmt.Fprintf(stderr, "loopx serve: a request (loopx %s) runs past its deadline: stopping (commands run in their own process)\n", strings.Join(s.Request.Argv, " "))
-			})
-			defer drain.Stop()
+		d := time.Duration(s.Request.DeadlineMS) * time.Millisecond
+		if d <= 0 {
+			return run(ctx, s)
 		}
-		return run(ctx, s)
+		var stops []func() bool
+		if t, err := watchdog.Arm(d+requestOverrun, watchdog.Abort); err == nil {
+			stops = append(stops, func() bool { t.Stop(); return true })
+		}
+		drain := time.AfterFunc(d+time.Second, func() {
+			_ = os.Remove(recordPath)
+			fmt.Fprintf(stderr, "loopx serve: a request (loopx %s) runs past its deadline: stopping (commands run in their own process)\n", strings.Join(s.Request.Argv, " "))
+		})
+		stops = append(stops, drain.Stop)
+		var left []<-chan struct{}
+		code := run(withAbandoned(ctx, func(c <-chan struct{}) { left = append(left, c) }), s)
+		// A command that answered at its deadline may leave work running
+		// (a hook's policy step, which cannot be cancelled) that holds the
+		// kept store: the guard stays until that work ends.
+		go func() {
+			for _, c := range left {
+				<-c
+			}
+			for _, stop := range stops {
+				stop()
+			}
+		}()
+		return code
 	}
+}
+
+// abandonedKey carries, in a request's context, where the command reports
+// work it left running (Options.Abandoned).
+type abandonedKey struct{}
+
+func withAbandoned(ctx context.Context, f func(<-chan struct{})) context.Context {
+	return context.WithValue(ctx, abandonedKey{}, f)
+}
+
+// abandonedFrom is the request's Options.Abandoned (nil outside guarded).
+func abandonedFrom(ctx context.Context) func(<-chan struct{}) {
+	f, _ := ctx.Value(abandonedKey{}).(func(<-chan struct{}))
+	return f
 }
 
 // residentWait bounds how long `loopx serve` waits for the store's lock

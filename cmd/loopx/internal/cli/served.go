@@ -259,7 +259,7 @@ func (a *app) serveRun(res *engine.Resident) func(ctx context.Context, s *broker
 			return ExitInternal
 		}
 		o := Options{StateHome: a.opts.StateHome, Now: a.opts.Now, Caller: p, Resident: res,
-			Terminal: sessionTerminal{ctx, s}}
+			Terminal: sessionTerminal{ctx, s}, Abandoned: abandonedFrom(ctx)}
 		return RunWith(ctx, o, s.Request.Argv, s.Stdin, s.Stdout, s.Stderr)
 	}
 }
