@@ -267,7 +267,7 @@ func (e *Engine) DecideAcceptStore(ctx context.Context, ch input.Channel) decisi
 
 // DecideTypedRepair decides whether the human-only repair rule names
 // may go ahead through channel ch: the rule data.loopx.repair.<rule>
-// ("accept_store", "uninstall_hooks", "mark_reviewed": repair's channel
+// ("accept_store", "uninstall_hooks", "mark_reviewed", "start_over": repair's channel
 // checks, and at a terminal the rule's word typed back), compiled with the
 // built-in bundle only. A terminal nobody was asked on yet (ch.Typed nil)
 // denies with confirmation_pending alone.

@@ -84,6 +84,31 @@ else := [lib.reason(c[0], c[1], "data.loopx.repair.accept_store", ".loopx/") | r
 
 # METADATA
 # description: |
+#   Starting over at a path whose anchor remembers an older chain (`loopx
+#   init` where .loopx/ is gone: the directory was deleted or the
+#   repository cloned again), which begins a new chain and leaves the old
+#   one's records behind: the checks above, and at a terminal the person
+#   confirms by typing "start over" back on the controlling terminal after
+#   reading what the old chain reached.
+# entrypoint: true
+default start_over := {
+	"verdict": "deny", "allow": false,
+	"reasons": [{
+		"code": "policy_undefined", "message": "start-over produced no decision",
+		"rule": "data.loopx.repair.start_over", "ref": "",
+	}],
+}
+
+start_over := {"verdict": "allow", "allow": true, "reasons": []} if count(start_over_deny) == 0
+
+else := {"verdict": "deny", "allow": false, "reasons": start_over_deny}
+
+start_over_deny := deny if count(deny) > 0
+
+else := [lib.reason(c[0], c[1], "data.loopx.repair.start_over", ".loopx/") | request.kind == "terminal"; c := typed_back("start over", "starting over", "loopx init", "nothing started")]
+
+# METADATA
+# description: |
 #   Uninstalling loopx's hooks (`loopx hooks uninstall`), after which the
 #   host no longer asks loopx about any tool call: the checks above, and at
 #   a terminal the person confirms by typing "uninstall" back on the

@@ -48,8 +48,8 @@ typed_repair(rule, ch) := d if {
 	d := repair[rule] with input as {"answer": {"actor": "human", "channel": ch}}
 }
 
-test_uninstall_hooks_and_mark_reviewed_need_their_word_typed_at_a_terminal if {
-	every rule, word in {"uninstall_hooks": "uninstall", "mark_reviewed": "mark"} {
+test_uninstall_hooks_mark_reviewed_and_start_over_need_their_word_typed_at_a_terminal if {
+	every rule, word in {"uninstall_hooks": "uninstall", "mark_reviewed": "mark", "start_over": "start over"} {
 		typed_repair(rule, terminal(word)).allow
 		codes(typed_repair(rule, terminal(null))) == ["confirmation_pending"]
 		codes(typed_repair(rule, terminal(""))) == ["confirmation_required"]

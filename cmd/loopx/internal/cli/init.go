@@ -10,6 +10,8 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/spf13/cobra"
 )
 
@@ -39,12 +41,21 @@ func (o *initOptions) validate(project string) error {
 }
 
 // runInit scaffolds the project and reports what it wrote.
-func (a *app) runInit(_ context.Context, o *initOptions) (err error) {
+func (a *app) runInit(ctx context.Context, o *initOptions) (err error) {
 	if o.Now, err = a.clock(); err != nil {
 		return err
 	}
 	o.StateHome = a.opts.StateHome
 	res, err := engine.Init(o.Options) // creates o.Dir once the options are valid
+	if storeGone(err) {
+		// The path held a project whose anchor remembers its chain, and its
+		// .loopx/ is gone (the directory deleted, the repository cloned
+		// again): a human may start a new chain here.
+		if err := a.startOver(ctx, o, err); err != nil {
+			return err
+		}
+		res, err = engine.Init(o.Options)
+	}
 	if err != nil {
 		return err
 	}
@@ -61,6 +72,50 @@ func (a *app) runInit(_ context.Context, o *initOptions) (err error) {
 	})
 }
 
+// storeGone reports whether err is the store's refusal of a project whose
+// state.db is missing while its anchor remembers a chain (found
+// store_missing).
+func storeGone(err error) bool {
+	e := errs.As(err)
+	if e == nil {
+		return false
+	}
+	data, _ := e.Data.(map[string]any)
+	found, _ := data["found"].(string)
+	return found == "store_missing"
+}
+
+// startOver asks a human to start a new chain at o.Dir, whose anchor
+// remembers the chain that err names: data.loopx.repair.start_over (a
+// human, not from an agent or a round; at a terminal "start over" typed
+// back after reading what the old chain reached), then opens the store
+// accepting that it is gone, which records the abandoned chain (revision,
+// head) in the new chain's first event (store.accepted). Errors: errs.No
+// refusals (exit 1, audited as store.start_over_refused), the store's.
+func (a *app) startOver(ctx context.Context, o *initOptions, gone error) error {
+	root, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return err
+	}
+	e := engine.New(engine.Options{Root: root, Now: o.Now, StateHome: a.opts.StateHome, Ancestry: a.ancestry(), Resident: a.opts.Resident})
+	defer e.Close()
+	prompt := "loopx init: " + root + " held a loopx project before, and its state (.loopx/) is gone — the directory was deleted or the repository cloned again:\n" +
+		"  " + errs.As(gone).Message + "\n" +
+		"starting over begins a new chain here; its first event records the old one (its revision and head), whose todos, rounds, evidence and gate answers are not recovered\n" +
+		"type \"start over\" to confirm: "
+	if err := gateanswer.ConfirmRepair(ctx, e, a.caller(), a.terminal(), gateanswer.Repair{Rule: "start_over", Command: "init",
+		Kind: "store.start_over_refused", Subject: ".loopx/", Prompt: prompt}); err != nil {
+		if re := errs.As(err); re != nil && re.Kind == errs.No {
+			re.Message += " (this path's old chain: " + errs.As(gone).Message + ")"
+		}
+		return err
+	}
+	if _, err := e.AcceptStore(); err != nil {
+		return err
+	}
+	return e.Close()
+}
+
 func (a *app) initCmd() *cobra.Command {
 	o := &initOptions{}
 	c := &cobra.Command{
@@ -73,6 +128,12 @@ local state directory .loopx/ with an empty store, and adds .loopx/ to
 The store adopts loopx/ as init leaves it (the rules in effect): an edit made
 after init that loosens them waits for a human's loopx adopt. A store that
 exists keeps its adopted rules (what --force writes is such an edit).
+
+A path whose state is gone while loopx still remembers its chain (the
+directory deleted, the repository cloned again) is a refusal: a human at a
+terminal reads what the old chain reached and starts a new chain by typing
+"start over" (its first event records the old one); without a terminal,
+from an agent or inside a round it is refused (exit 1), and audited.
 
 Presets: ` + strings.Join(scaffold.PresetNames(), ", ") + `.`,
 		Example: `  loopx init --goal g1 --objective "Ship the v2 API" --agent a1 --host shell

@@ -14,7 +14,7 @@ import "github.com/loopx-dev/loopx/internal/errs"
 var remedies = map[string]string{
 	"store_anchor":              "run `loopx doctor --accept-store` (human) to anchor the store as it is",
 	"store_moved":               "restore it, or run `loopx doctor --accept-store` (human) to anchor the store found",
-	"store_missing":             "restore .loopx/ from a backup, or run `loopx doctor --accept-store` (human) to start over from an empty store",
+	"store_missing":             "restore .loopx/ from a backup, or start a new chain here: run `loopx init` in your own terminal and type \"start over\" (the new chain records this one)",
 	"store_empty":               "restore it from state.db.bak or a backup, or run `loopx doctor --accept-store` (human) to start a new store",
 	"store_corrupt":             "run `loopx doctor` to find the first bad transaction and `loopx doctor --salvage` (human) to keep every verifiable one",
 	"store_no_records":          "restore .loopx/state.db, run `loopx doctor` to see what is left, or `loopx doctor --accept-store` (human) to start over from an empty store",
