@@ -10,10 +10,12 @@ import (
 	"github.com/loopx-dev/loopx/engine/reporting/reportdata"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
+	"github.com/loopx-dev/loopx/specs"
 )
 
-// AgentInfos lists the agents loopx has a record of (registered by a
-// human, or seen acting) with their heartbeat facts, by id.
+// AgentInfos lists the agents declared in the adopted spec and those
+// loopx has a record of (registered by a human, or seen acting), with
+// their heartbeat facts and what makes each known, by id.
 func (e *Engine) AgentInfos() ([]reportdata.AgentInfo, error) {
 	out := []reportdata.AgentInfo{}
 	err := e.view(func(tx *kernel.Tx) error {
@@ -25,7 +27,11 @@ func (e *Engine) AgentInfos() ([]reportdata.AgentInfo, error) {
 		if err != nil {
 			return err
 		}
-		out = reportdata.Agents(as, held)
+		var declared map[string]specs.Agent
+		if sp := e.rules.facts().Spec; sp != nil {
+			declared = sp.Agents
+		}
+		out = reportdata.Agents(as, declared, held)
 		return nil
 	})
 	return out, err

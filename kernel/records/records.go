@@ -279,7 +279,7 @@ type Agent struct {
 	// longer declares is unknown again.
 	Registered   bool      `json:"registered,omitempty"`
 	Goals        []string  `json:"goals,omitempty"`
-	RegisteredAt time.Time `json:"registered_at"`
+	RegisteredAt time.Time `json:"registered_at,omitzero"`
 	LastSeenAt   time.Time `json:"last_seen_at,omitzero"`
 	CurrentRound string    `json:"current_round,omitempty"`
 }

@@ -353,31 +353,71 @@ func Review(b inputstate.Builder, src ReviewSource, gs *specs.Goal, rv *render.R
 	return err
 }
 
-// AgentInfo is a registered agent with its heartbeat facts: when it was
-// last seen (any round start or finish, claim, renew, release or
-// transfer), its open round, and the live leases it holds (CurrentLease
-// is the one expiring last).
+// AgentInfo is an agent with its heartbeat facts: when it was last seen
+// (any round start or finish, claim, renew, release or transfer), its
+// open round, and the live leases it holds (CurrentLease is the one
+// expiring last). Known says what makes it known: AgentDeclared,
+// AgentRegistered or AgentHeartbeatOnly.
 type AgentInfo struct {
 	contract.Agent
+	Known        string             `json:"known"`
 	CurrentLease *render.HeldLease  `json:"current_lease"`
 	Leases       []render.HeldLease `json:"leases"`
 }
 
-// Agents is each agent of as (in order) with the live leases held holds
-// for it (`loopx agent list`).
-func Agents(as []records.Agent, held map[string][]render.HeldLease) []AgentInfo {
+// AgentDeclared, AgentRegistered and AgentHeartbeatOnly are the values of
+// AgentInfo.Known: declared in the adopted spec, registered by a human
+// (`loopx agent register`), or only a record loopx wrote when the agent
+// acted, which grants nothing (an agent the spec no longer declares).
+const (
+	AgentDeclared      = "declared"
+	AgentRegistered    = "registered"
+	AgentHeartbeatOnly = "heartbeat only"
+)
+
+// Agents is every agent of as and every agent declared (the adopted
+// spec's agents; nil when it is broken), by id, with the live leases held
+// holds for it (`loopx agent list`): a declared agent that never acted
+// has no record and shows with its spec's host, role and mode.
+func Agents(as []records.Agent, declared map[string]specs.Agent, held map[string][]render.HeldLease) []AgentInfo {
 	out := []AgentInfo{}
+	seen := map[string]bool{}
 	for _, a := range as {
-		info := AgentInfo{Agent: contract.AgentOf(a), Leases: held[a.ID]}
+		seen[a.ID] = true
+		info := AgentInfo{Agent: contract.AgentOf(a), Known: AgentHeartbeatOnly}
+		switch _, ok := declared[a.ID]; {
+		case ok:
+			info.Known = AgentDeclared
+		case a.Registered:
+			info.Known = AgentRegistered
+		}
+		out = append(out, info)
+	}
+	for id, sa := range declared {
+		if seen[id] {
+			continue
+		}
+		role, mode := sa.Role, sa.Mode
+		if role == "" {
+			role = "executor"
+		}
+		if mode == "" {
+			mode = "active"
+		}
+		out = append(out, AgentInfo{Agent: contract.Agent{ID: id, Host: sa.Host, Role: role, Mode: mode}, Known: AgentDeclared})
+	}
+	slices.SortStableFunc(out, func(a, b AgentInfo) int { return strings.Compare(a.ID, b.ID) })
+	for i := range out {
+		info := &out[i]
+		info.Leases = held[info.ID]
 		if info.Leases == nil {
 			info.Leases = []render.HeldLease{}
 		}
-		for i := range info.Leases {
-			if info.CurrentLease == nil || info.Leases[i].ExpiresAt > info.CurrentLease.ExpiresAt {
-				info.CurrentLease = &info.Leases[i]
+		for j := range info.Leases {
+			if info.CurrentLease == nil || info.Leases[j].ExpiresAt > info.CurrentLease.ExpiresAt {
+				info.CurrentLease = &info.Leases[j]
 			}
 		}
-		out = append(out, info)
 	}
 	return out
 }

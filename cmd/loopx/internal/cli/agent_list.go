@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -14,8 +15,9 @@ type agentListOptions struct{}
 // validate checks the flags alone (no project opened).
 func (o *agentListOptions) validate() error { return nil }
 
-// runAgentList lists the registered agents with their heartbeat facts
-// (engine.AgentInfos).
+// runAgentList lists the agents (declared, registered, or only seen
+// acting) with what makes each known, its registered goals and its
+// heartbeat facts (engine.AgentInfos).
 func (a *app) runAgentList(_ context.Context, _ *agentListOptions) error {
 	e, err := a.engine()
 	if err != nil {
@@ -39,16 +41,16 @@ func (a *app) runAgentList(_ context.Context, _ *agentListOptions) error {
 					lease += fmt.Sprintf(" (+%d)", n-1)
 				}
 			}
-			rows = append(rows, []string{x.ID, x.Host, x.Role, x.Mode, seen, x.CurrentRound, lease})
+			rows = append(rows, []string{x.ID, x.Host, x.Role, x.Mode, x.Known, strings.Join(x.Goals, ","), seen, x.CurrentRound, lease})
 		}
-		printTable(w, []string{"ID", "HOST", "ROLE", "MODE", "LAST SEEN", "ROUND", "LEASE"}, rows)
+		printTable(w, []string{"ID", "HOST", "ROLE", "MODE", "KNOWN", "GOALS", "LAST SEEN", "ROUND", "LEASE"}, rows)
 	})
 }
 
 func (a *app) agentListCmd() *cobra.Command {
 	o := &agentListOptions{}
 	return &cobra.Command{
-		Use: "list", Short: "List registered agents with heartbeat facts: last seen, open round, live lease", Args: cobra.NoArgs,
+		Use: "list", Short: "List agents: declared, registered or heartbeat only, registered goals, last seen, open round, live lease", Args: cobra.NoArgs,
 		Example: "  loopx agent list --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
