@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -84,7 +85,8 @@ func (e *Engine) StartRound(ctx context.Context, goal, agent string) (rounds.Sta
 // and failed, a zero entry otherwise) and, at the stall limit, the stall
 // gate. Errors: errs.Usage (unknown round, bad outcome, a NextTodo title
 // with a control character: bad_title), errs.No
-// (lease_lost, not_round_agent).
+// (lease_lost, not_round_agent, unknown_agent: the agent is no longer
+// known, and its round is then closed as abandoned, audited).
 func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.FinishRequest) (rounds.Receipt, error) {
 	var rc rounds.Receipt
 	if err := rounds.CheckFinish(req); err != nil {
@@ -105,12 +107,23 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 				} else if r.Todo != "" {
 					cf.Todo = &input.ClaimTodo{TodoFacts: input.TodoFacts{ID: r.Todo, DepsOpen: []string{}, Labels: []string{}}, Goal: r.Goal}
 				}
-				cd, err = e.checkProgress(ctx, tx, r.Goal, r.Agent, cf)
+				// Asked on every charged or done finish, gates or not:
+				// it also refuses an agent no longer known.
+				cd, err = e.checkSettle(ctx, tx, r.Goal, r.Agent, true, cf)
 				return err
 			}})
 		return err
 	})
 	e.logClaim(cd)
+	if re := errs.As(err); re != nil && re.Code == "unknown_agent" {
+		// The agent may no longer record progress: its round is closed
+		// as abandoned (audited), never left open on its todo.
+		if aerr := e.update(func(tx *kernel.Tx) error {
+			return rounds.Abandon(tx, roundID, re.Code, "abandoned: its agent may no longer record progress ("+re.Message+")")
+		}); aerr != nil {
+			return rc, aerr
+		}
+	}
 	if _, ok := decision.ViolatedGate(err); ok {
 		r, _ := e.Round(roundID)
 		e.recordViolation(r.Goal, r.Agent, err, map[string]any{"mutation": "round.finish", "round": roundID, "outcome": req.Outcome})

@@ -267,6 +267,33 @@ func SettleOpen(tx Tx, goal, agent string) error {
 	return nil
 }
 
+// Abandon closes the open round roundID as abandoned — not charged, its
+// todo's lease released when the round still holds it — and audits it
+// (round.abandoned, data reason = why, a refusal's code): a round whose
+// agent may no longer record progress never stays open. A round already
+// closed is left as it is. Errors: tx's.
+func Abandon(tx Tx, roundID, why, summary string) error {
+	r, err := tx.Round(roundID)
+	if err != nil || r.Status != records.RoundOpen {
+		return err
+	}
+	if r.Todo != "" {
+		if t, err := tx.Todo(r.Todo); err == nil && t.Lease != nil && !t.Lease.Released && t.Lease.Round == r.ID && t.Lease.Holder == r.Agent {
+			lease.Release(&t)
+			t.Status = records.TodoOpen
+			if err := tx.PutTodo(t); err != nil {
+				return err
+			}
+		}
+	}
+	r.Status, r.FinishedAt, r.Summary = records.RoundAbandoned, tx.Now(), summary
+	if err := tx.PutRound(r); err != nil {
+		return err
+	}
+	return tx.AppendEvent(records.Event{Kind: "round.abandoned", Goal: r.Goal, Actor: "loopx", Subject: r.ID,
+		Message: r.Summary, Data: map[string]any{"agent": r.Agent, "todo": r.Todo, "reason": why}})
+}
+
 // Settle is what a finish asks of its caller.
 type Settle struct {
 	// Spec is the adopted spec (agents for the heartbeat, goals' stall

@@ -10,7 +10,9 @@
 #     op "renew"        the holder extending its lease (it must still be a
 #                       known agent on the goal: one removed from the spec
 #                       cannot keep a todo by renewing)
-#     op "finish"       a charged or done round finish (gates only)
+#     op "finish"       a charged or done round finish (the agent must
+#                       still be known: one removed from the spec cannot
+#                       record progress; then gates)
 #     op "done"         marking a todo done (gates, and another agent's lease)
 #     op "settle"       an agent blocking, cancelling or reopening a todo
 #                       (another agent's lease only)
@@ -48,7 +50,7 @@ deny := [r | some rs in [health, bad_request, status, human_work, agent, monitor
 
 else := [r | some rs in [health, agent]; some r in rs] if op == "renew"
 
-else := [r | some rs in [health, gates]; some r in rs] if op == "finish"
+else := [r | some rs in [health, known, gates]; some r in rs] if op == "finish"
 
 else := [r | some rs in [health, leased_by_other, gates]; some r in rs] if op == "done"
 
@@ -132,6 +134,17 @@ agent := [lib.reason_data("unknown_agent", lib.unknown_agent_message(agent_id), 
 	not input.state.goal.in_spec == true
 } else := [lib.reason_data("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.claim.agent", $"goals.{goal_id}.agents", agent_data)] if {
 	not lib.agent_on_goal
+}
+
+# METADATA
+# description: |
+#   A round's finish records progress only for a known agent: one the
+#   spec stopped declaring (and no human registered) cannot finish its
+#   round as done or charged.
+default known := []
+
+known := [lib.reason_data("unknown_agent", lib.unknown_agent_message(agent_id), "data.loopx.claim.known", $"agents.{agent_id}", agent_data)] if {
+	not lib.agent_known
 }
 
 # METADATA

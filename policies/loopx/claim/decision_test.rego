@@ -213,6 +213,13 @@ test_progress_ops_check_gates_only if {
 	codes(decide(object.union(base, {"claim": {"op": "finish", "todo": null}, "state": {"gates": [gate("g-1", "goal", {})]}}))) == ["gate_violation"]
 }
 
+test_finish_by_an_agent_no_longer_known_is_refused if {
+	fin := object.union(base, {"claim": {"op": "finish", "round": "r-1", "outcome": "progress", "todo": {"status": "claimed"}}})
+	d := decide(object.union(fin, {"state": {"agent": {"known": false}}}))
+	codes(d) == ["unknown_agent"]
+	d.reasons[0].message == "unknown agent codex: declare it in the spec or run loopx agent register"
+}
+
 test_evidence_waits_for_its_action_gate if {
 	ev := object.union(base, {"claim": {"op": "evidence", "action": "git.push", "todo": null}})
 	decide(ev).allow
