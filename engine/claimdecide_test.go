@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/testproject"
 
 	"github.com/loopx-dev/loopx/engine/deciding/input"
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -20,8 +21,8 @@ deny contains {"code": "freeze", "message": "a2 holds nothing during the freeze"
 `
 
 // TestUserClaimDeny_StopsEveryClaimPath: a user claim policy's deny stops
-// loopx todo claim, a lease transfer and a round start's claim, and each
-// refusal changes nothing.
+// loopx todo claim and a lease transfer, and keeps should_run from
+// selecting the todo for a round start (skip); each changes nothing.
 func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -55,7 +56,14 @@ func TestUserClaimDeny_StopsEveryClaimPath(t *testing.T) {
 			writeUserPolicy(t, e, "freeze.rego", claimFreeze)
 			todo := addTodos(t, e, "Write the guide")[0]
 			err := c.run(e, todo.ID)
-			if errCode(err) != "freeze" || !strings.Contains(err.Error(), "a2 holds nothing during the freeze") {
+			if c.name == "round start" {
+				// should_run's selection asks the claim policy: the only
+				// todo is denied to a2, so nothing is selected (skip).
+				d, derr := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a2"})
+				if err != nil || derr != nil || d.Verdict != "skip" || !d.HasReason("no_todo") || !strings.Contains(d.Reasons[0].Message, "1 denied by a claim policy") {
+					t.Fatalf("round start: err = %v, should_run = %s %+v (%v), want a skip: no todo a2 may claim", err, d.Verdict, d.Reasons, derr)
+				}
+			} else if errCode(err) != "freeze" || !strings.Contains(err.Error(), "a2 holds nothing during the freeze") {
 				t.Fatalf("err = %v (%s), want the user's freeze", err, errCode(err))
 			}
 			after, err := e.Todo(todo.ID)

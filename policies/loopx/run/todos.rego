@@ -17,6 +17,31 @@ unclaimable["not_due"] := lib.not_due(todos)
 # regal ignore:prefer-set-or-object-rule
 unclaimable["gated"] := lib.gated(todos, open_gates)
 
+# A todo a user claim policy denies to this agent (its round start's claim
+# would be refused) is not selected: another claimable one is. Asked only
+# of the todos no other rule excludes (each is one evaluation of the
+# user's claim policies, on the input the round start's claim would see).
+# regal ignore:prefer-set-or-object-rule
+unclaimable["user_claim"] := {i |
+	excluded := union({ids | some why, ids in unfit}) | (lib.not_due(todos) | lib.gated(todos, open_gates))
+	some i, t in todos
+	not i in excluded
+	count(user_claim_deny(t)) > 0
+}
+
+# user_claim_deny(t) is what data.loopx.user.claim.deny says of this agent's
+# round start claiming t.
+user_claim_deny(t) := d if {
+	claim_input := object.union(input, {
+		"query": "claim",
+		"claim": {
+			"op": "round_start", "from": "", "round": "", "outcome": "", "action": "",
+			"todo": object.union({"goal": goal_id, "note": "", "conflict": null}, t),
+		},
+	})
+	d := data.loopx.user.claim.deny with input as claim_input
+}
+
 # unfit is lib.unfit over todos for the asking agent (every eligibility rule but gates and due monitors).
 unfit := lib.unfit(todos, asker)
 
@@ -26,6 +51,7 @@ why_order := [
 	["gated", "behind a todo gate"], ["for_other", "handed to other agents"],
 	["role", role_label], ["mode", "not monitors (this agent is monitor_only)"],
 	["blocked", "blocked"], ["human", "for humans (gate or action)"],
+	["user_claim", "denied by a claim policy"],
 ]
 
 # asker is the asking agent as lib's eligibility rules take it.

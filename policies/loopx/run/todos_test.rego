@@ -1,5 +1,7 @@
 package loopx.run_test
 
+import data.loopx.run
+
 monitor(id, due, next_due_at) := object.union(todo(id, 3, "2026-11-20T10:00:00Z"), {"kind": "monitor", "due": due, "next_due_at": next_due_at})
 
 picked(todos) := decide(state({"todos": todos})).todo.id
@@ -117,4 +119,19 @@ test_abandoned_todo_is_open_to_any_role if {
 	stale := object.union(todo("t-1", 2, "2026-11-28T00:00:00Z"), {"status": "claimed", "labels": ["review", "for:claude"], "lease": lease("claude", false, "2026-11-29T09:00:00Z")})
 	d := decide(state({"todos": [stale]}))
 	d.todo.id == "t-1"
+}
+
+# frozen_deny stands for the user claim policies: it denies a todo titled
+# "Frozen by the test".
+frozen_deny(t) := [{"code": "frozen", "message": "frozen"} | t.title == "Frozen by the test"]
+
+test_user_claim_deny_selects_another_todo if {
+	frozen := object.union(todo("t-1", 0, "2026-11-01T00:00:00Z"), {"title": "Frozen by the test"})
+	d := run.decision with input as state({"todos": [frozen, todo("t-2", 2, "2026-11-02T00:00:00Z")]})
+		with data.loopx.spec as spec with data.loopx.user as {} with run.user_claim_deny as frozen_deny
+	d.todo.id == "t-2"
+	none := run.decision with input as state({"todos": [frozen]})
+		with data.loopx.spec as spec with data.loopx.user as {} with run.user_claim_deny as frozen_deny
+	none.verdict == "skip"
+	none.reasons[0].message == "1 todo: 1 denied by a claim policy"
 }
