@@ -268,7 +268,8 @@ func SettleOpen(tx Tx, goal, agent string) error {
 }
 
 // Abandon closes the open round roundID as abandoned — not charged, its
-// todo's lease released when the round still holds it — and audits it
+// todo's lease released when the round still holds it, its agent's
+// current round cleared — and audits it
 // (round.abandoned, data reason = why, a refusal's code): a round whose
 // agent may no longer record progress never stays open. A round already
 // closed is left as it is. Errors: tx's.
@@ -289,6 +290,12 @@ func Abandon(tx Tx, roundID, why, summary string) error {
 	r.Status, r.FinishedAt, r.Summary = records.RoundAbandoned, tx.Now(), summary
 	if err := tx.PutRound(r); err != nil {
 		return err
+	}
+	if a, err := tx.Agent(r.Agent); err == nil && a.CurrentRound == r.ID {
+		a.CurrentRound = ""
+		if err := tx.PutAgent(a); err != nil {
+			return err
+		}
 	}
 	return tx.AppendEvent(records.Event{Kind: "round.abandoned", Goal: r.Goal, Actor: "loopx", Subject: r.ID,
 		Message: r.Summary, Data: map[string]any{"agent": r.Agent, "todo": r.Todo, "reason": why}})
