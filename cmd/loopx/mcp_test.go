@@ -21,26 +21,7 @@ const tsSDKEnv = "LOOPX_MCP_TS_SDK"
 // their schemas validate, a refusal as a tool error. Under CI=true it never
 // skips: node or the SDK missing is a failure.
 func TestMCP_TypeScriptSDKClient(t *testing.T) {
-	sdk := os.Getenv(tsSDKEnv)
-	node, err := exec.LookPath("node")
-	missing := ""
-	switch {
-	case err != nil:
-		missing = "node is not on PATH"
-	case sdk == "":
-		missing = tsSDKEnv + " is not set"
-	default:
-		if _, err := os.Stat(filepath.Join(sdk, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-			missing = "no @modelcontextprotocol/sdk under " + tsSDKEnv + "=" + sdk
-		}
-	}
-	if missing != "" {
-		const how = "install it with: d=$(mktemp -d); cp cmd/loopx/testdata/mcp/package*.json $d; npm ci --prefix $d; export " + tsSDKEnv + "=$d"
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the TypeScript SDK client test cannot run under CI: %s (%s)", missing, how)
-		}
-		t.Skipf("%s; %s", missing, how)
-	}
+	node, sdk := npmClient(t, tsSDKEnv, "@modelcontextprotocol/sdk", "mcp")
 
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "loopx"), 0o755); err != nil {

@@ -71,15 +71,8 @@ func TestServe_HTTP(t *testing.T) {
 	sp.startServer(t, "--addr", "127.0.0.1:0")
 	c := newHTTPClient(t, sp)
 
-	r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "first task", "--json")
-	var todo struct{ ID string }
-	_ = json.Unmarshal([]byte(r.stdout), &todo)
-	r = sp.run(t, "", nil, "gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?", "--json")
-	var gate struct{ ID string }
-	_ = json.Unmarshal([]byte(r.stdout), &gate)
-	if todo.ID == "" || gate.ID == "" {
-		t.Fatalf("setup: todo %q gate %q", todo.ID, gate.ID)
-	}
+	todo := sp.id(t, "todo", "add", "--goal", "g1", "first task")
+	gate := sp.id(t, "gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?")
 
 	for _, d := range []struct {
 		path, input string
@@ -87,8 +80,8 @@ func TestServe_HTTP(t *testing.T) {
 	}{
 		{"run", `{"goal":"g1","agent":"a1"}`, []string{"decide", "should-run", "--goal", "g1", "--agent", "a1", "--json"}},
 		{"permission", `{"goal":"g1","agent":"a1","tool":"Bash","command":"rm -rf .loopx"}`, []string{"decide", "permission", "--goal", "g1", "--agent", "a1", "--tool", "Bash", "--command", "rm -rf .loopx", "--json"}},
-		{"claim", `{"agent":"a2","todo":"` + todo.ID + `"}`, []string{"decide", "claim", todo.ID, "--agent", "a2", "--json"}},
-		{"gate", `{"gate":"` + gate.ID + `","option":"approve","as":"agent:a1"}`, []string{"decide", "gate-answer", gate.ID, "--option", "approve", "--as", "agent:a1", "--json"}},
+		{"claim", `{"agent":"a2","todo":"` + todo + `"}`, []string{"decide", "claim", todo, "--agent", "a2", "--json"}},
+		{"gate", `{"gate":"` + gate + `","option":"approve","as":"agent:a1"}`, []string{"decide", "gate-answer", gate, "--option", "approve", "--as", "agent:a1", "--json"}},
 	} {
 		code, body := c.do(t, "POST", "/v1/data/loopx/"+d.path+"/decision", `{"input":`+d.input+`}`)
 		var env struct {
@@ -116,9 +109,9 @@ func TestServe_HTTP(t *testing.T) {
 		{"/v1/goals", []string{"goal", "list", "--json"}},
 		{"/v1/goals/g1", []string{"goal", "show", "g1", "--json"}},
 		{"/v1/todos?goal=g1", []string{"todo", "list", "--goal", "g1", "--json"}},
-		{"/v1/todos/" + todo.ID, []string{"todo", "show", todo.ID, "--json"}},
+		{"/v1/todos/" + todo, []string{"todo", "show", todo, "--json"}},
 		{"/v1/gates", []string{"gate", "list", "--json"}},
-		{"/v1/gates/" + gate.ID, []string{"gate", "show", gate.ID, "--json"}},
+		{"/v1/gates/" + gate, []string{"gate", "show", gate, "--json"}},
 		{"/v1/evidence?goal=g1", []string{"evidence", "list", "--goal", "g1", "--json"}},
 		{"/v1/quota?goal=g1", []string{"quota", "status", "--goal", "g1", "--json"}},
 		{"/v1/agents", []string{"agent", "list", "--json"}},
@@ -180,6 +173,18 @@ func TestServe_HTTP(t *testing.T) {
 	next("state", "decision")
 }
 
+// id runs `loopx ARGS… --json` in the project and returns the id its
+// document names (a todo's, a gate's), failing the test without one.
+func (sp *servedProject) id(t *testing.T, args ...string) string {
+	t.Helper()
+	r := sp.run(t, "", nil, append(args, "--json")...)
+	var doc struct{ ID string }
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.ID == "" {
+		t.Fatalf("loopx %v: no id (exit %d): %v\n%s%s", args, r.code, err, r.stdout, r.stderr)
+	}
+	return doc.ID
+}
+
 // compactJSON is s as compact JSON (the CLI prints it indented).
 func compactJSON(t *testing.T, s string) string {
 	t.Helper()
@@ -203,26 +208,7 @@ func TestServe_OPAClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
-	dir := os.Getenv(opaClientEnv)
-	node, err := exec.LookPath("node")
-	missing := ""
-	switch {
-	case err != nil:
-		missing = "node is not on PATH"
-	case dir == "":
-		missing = opaClientEnv + " is not set"
-	default:
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@open-policy-agent", "opa", "package.json")); err != nil {
-			missing = "no @open-policy-agent/opa under " + opaClientEnv + "=" + dir
-		}
-	}
-	if missing != "" {
-		const how = "install it with: d=$(mktemp -d); cp cmd/loopx/testdata/opa/package*.json $d; npm ci --prefix $d; export " + opaClientEnv + "=$d"
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the OPA client test cannot run under CI: %s (%s)", missing, how)
-		}
-		t.Skipf("%s; %s", missing, how)
-	}
+	node, dir := npmClient(t, opaClientEnv, "@open-policy-agent/opa", "opa")
 	script, err := os.ReadFile(filepath.Join("testdata", "opa", "opaclient.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -237,15 +223,11 @@ func TestServe_OPAClient(t *testing.T) {
 	sp := newServedProject(t)
 	sp.startServer(t, "--addr", "127.0.0.1:0")
 	c := newHTTPClient(t, sp)
-	r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "first task", "--json")
-	var todo struct{ ID string }
-	_ = json.Unmarshal([]byte(r.stdout), &todo)
+	todo := sp.id(t, "todo", "add", "--goal", "g1", "first task")
 	sp.run(t, "", nil, "todo", "add", "--goal", "g1", "second task")
-	r = sp.run(t, "", nil, "gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?", "--blocks-todo", todo.ID, "--json")
-	var gate struct{ ID string }
-	_ = json.Unmarshal([]byte(r.stdout), &gate)
+	gate := sp.id(t, "gate", "raise", "--goal", "g1", "--question", "Should the release go out on Friday?", "--blocks-todo", todo)
 
-	cmd := exec.Command(node, scriptPath, c.base, c.token, "g1", "a1", todo.ID, gate.ID)
+	cmd := exec.Command(node, scriptPath, c.base, c.token, "g1", "a1", todo, gate)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
