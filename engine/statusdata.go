@@ -35,7 +35,7 @@ func (e *Engine) Status(goal string) (render.Status, error) {
 	now := e.Now()
 	st.Now = records.RFC3339(now)
 	fill := func(src reportdata.StatusSource) error {
-		st.State = src.Revision()
+		st.State = src.StateRevision()
 		for _, g := range goals {
 			gs, err := reportdata.GoalStatus(e.rules.facts(), src, g, now, claimorder.Next)
 			if err != nil {

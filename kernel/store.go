@@ -491,8 +491,20 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		if !tx.wrote {
 			return errCaptured
 		}
+		stateChanged := tx.changesState()
 		if err := tx.set(keyRev, strconv.FormatUint(tx.rev, 10)); err != nil {
 			return err
+		}
+		if stateChanged {
+			if err := tx.set(keyStateRev, strconv.FormatUint(tx.rev, 10)); err != nil {
+				return err
+			}
+		} else if _, err := tx.tx.Get(keyStateRev); errors.Is(err, buntdb.ErrNotFound) {
+			// A store from before the state revision: it stays at the
+			// revision this commit follows.
+			if err := tx.set(keyStateRev, strconv.FormatUint(tx.rev-1, 10)); err != nil {
+				return err
+			}
 		}
 		if newest, _ := tx.newest(); tx.now.After(newest) {
 			if err := tx.set(keyNewest, tx.now.Format(time.RFC3339Nano)); err != nil {

@@ -25,6 +25,10 @@ const (
 	// keyNewest is the newest instant any commit recorded (RFC 3339 with
 	// nanoseconds): the store's own memory of time (Store.NewestInstant).
 	keyNewest = "meta:newest_at"
+	// keyStateRev is the global revision of the last commit that changed a
+	// record decisions read (StateRevision): a commit that only counts
+	// polls, or only appends audit events, leaves it where it was.
+	keyStateRev = "meta:state_rev"
 )
 
 func keyGoal(g string) string               { return "goal:" + g }
@@ -76,6 +80,41 @@ func (tx *Tx) Revision() uint64 {
 	}
 	r, _ := tx.counter(keyRev)
 	return r
+}
+
+// StateRevision is the revision of the records decisions read: the global
+// revision of the last commit that changed one (revision.state of a
+// decision). A commit whose only writes are poll counts
+// (CountGatePoll), audit events or the store's clock leaves it as it was,
+// so that an agent polling under an open gate does not move it. In an
+// Update it is the transaction's revision once fn changed such a record.
+// A store written before the state revision was kept reads its global
+// revision.
+func (tx *Tx) StateRevision() uint64 {
+	if tx.writable && tx.changesState() {
+		return tx.rev
+	}
+	if v, err := tx.tx.Get(keyStateRev); err == nil {
+		if r, perr := strconv.ParseUint(payloadOf(keyStateRev, v), 10, 64); perr == nil {
+			return r
+		}
+	}
+	r, _ := tx.counter(keyRev)
+	return r
+}
+
+// changesState reports whether the writes of an Update so far change a
+// record decisions read: any key but poll counts and the store's own
+// bookkeeping (its revisions, its clock, its id sequence).
+func (tx *Tx) changesState() bool {
+	for k := range tx.changes {
+		switch {
+		case strings.HasPrefix(k, "poll:"), k == keyRev, k == keyNewest, k == keySeq, k == keyStateRev:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 func (tx *Tx) touch(goal string) {

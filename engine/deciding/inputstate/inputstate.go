@@ -25,7 +25,7 @@ import (
 // the same order.
 type Source interface {
 	Now() time.Time
-	Revision() uint64
+	StateRevision() uint64
 	Goal(id string) (records.GoalState, error)
 	Todos(goal string) ([]records.Todo, error)
 	Gates(goal string) ([]records.Gate, error)
@@ -188,7 +188,7 @@ func (b Builder) Of(src Source, goal, agent string, now time.Time, need Need) (i
 // OfWindow is Of, and reports whether input.state.todos is a partial
 // window of the goal's todos (need.Window). Errors: src's.
 func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Need) (s input.Snapshot, partial bool, err error) {
-	s.Revision = src.Revision()
+	s.Revision = src.StateRevision()
 	gs := b.GoalSpec(goal)
 	st, err := src.Goal(goal)
 	if err != nil {
@@ -328,7 +328,7 @@ func todoFact(t records.Todo, depsOpen []string, conflict string, now time.Time)
 // Gates is a snapshot with only the goal, the agent and the open gates
 // (what a claim query on finish, done or evidence reads). Errors: src's.
 func (b Builder) Gates(src Source, goal, agent string) (input.Snapshot, error) {
-	s := input.Snapshot{Revision: src.Revision(), Gates: []input.GateFacts{}, Todos: []input.TodoFacts{}}
+	s := input.Snapshot{Revision: src.StateRevision(), Gates: []input.GateFacts{}, Todos: []input.TodoFacts{}}
 	st, err := src.Goal(goal)
 	if err != nil {
 		return s, err

@@ -31,7 +31,7 @@ import (
 const maxModelBytes = 1 << 30
 
 // Version changes whenever the read model's shape does.
-const Version = 8
+const Version = 9
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -62,7 +62,10 @@ const Version = 8
 type Model struct {
 	Version int    `json:"version"`
 	Rev     uint64 `json:"rev"`
-	Stamp   Stamp  `json:"stamp"`
+	// StateRev is the store's state revision at Rev
+	// (kernel.Tx.StateRevision): what decisions give as revision.state.
+	StateRev uint64 `json:"state_rev"`
+	Stamp    Stamp  `json:"stamp"`
 	// Head is the store's chain head (kernel.Store.Head: the block hash
 	// of the last committed transaction) the model was built at: a model
 	// is used only while the anchor names this very head (Engine
@@ -333,7 +336,7 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 		todos: map[string][]records.Todo{}, later: map[string]func() ([]records.Todo, error){}}
 	_, rm.Head = s.Head()
 	err := s.View(func(tx *kernel.Tx) error {
-		rm.Rev = tx.Revision()
+		rm.Rev, rm.StateRev = tx.Revision(), tx.StateRevision()
 		for _, g := range goals {
 			var gm GoalModel
 			var err error
@@ -709,6 +712,10 @@ func (rm *Model) Now() time.Time { return rm.now }
 
 // Revision is the store's global revision the model was built at.
 func (rm *Model) Revision() uint64 { return rm.Rev }
+
+// StateRevision is the store's state revision the model was built at
+// (kernel.Tx.StateRevision).
+func (rm *Model) StateRevision() uint64 { return rm.StateRev }
 
 // Goal is goal id's state (an active goal with no records when the model
 // has none).
