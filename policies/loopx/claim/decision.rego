@@ -137,6 +137,7 @@ agent := [lib.reason_data("unknown_agent", lib.unknown_agent_message(agent_id), 
 }
 
 # METADATA
+# scope: document
 # description: |
 #   A round's finish records progress only for a known agent: one the
 #   spec stopped declaring (and no human registered) cannot finish its
