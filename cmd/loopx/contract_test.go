@@ -55,7 +55,7 @@ var notContract = map[string]string{
 	"loopx mcp":                   "speaks MCP: TestContract_MCP",
 	"loopx demo":                  "runs loopx as child processes in a new project: demo.txtar",
 	"loopx watch":                 "runs until interrupted, one JSON line per change",
-	"loopx serve status":          "the server's record (pid, start, socket, addr), which exists only while a server runs: serve_lifecycle asserts its --json fields",
+	"loopx serve status":          "the server's record (pid, start, socket, addr), which exists only while a server runs: serve_lifecycle and serve_status_human_only assert its --json fields",
 	"loopx serve stop":            "stops a running server; prints no document",
 	"loopx dashboard":             "starts a server and prints a single-use link: TestDashboard_Browser asserts its --json fields",
 }

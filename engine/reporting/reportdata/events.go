@@ -11,7 +11,7 @@ import (
 
 // EventFamilies are the first parts of audit event kinds ("gate" in
 // "gate.answered").
-var EventFamilies = []string{"agent", "broker", "events", "evidence", "fs", "gate", "gate_violation", "goal", "handoff", "hooks", "identity", "permission", "review", "round", "rules", "sandbox", "scope_violation", "store", "todo"}
+var EventFamilies = []string{"agent", "broker", "dashboard", "events", "evidence", "fs", "gate", "gate_violation", "goal", "handoff", "hooks", "identity", "permission", "review", "round", "rules", "sandbox", "scope_violation", "serve", "store", "todo"}
 
 // EventFilter selects audit events (`loopx events`); zero fields match
 // everything.

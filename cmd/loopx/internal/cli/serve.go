@@ -345,11 +345,22 @@ type serveStatus struct {
 	TokenFile string `json:"token_file,omitempty"`
 }
 
-// runServeStatus prints the running server's record and uptime (exit 0),
-// or says none runs (exit 1).
-func (a *app) runServeStatus(_ context.Context) error {
-	_, dir, err := a.anchorDir()
+// runServeStatus checks that a human asks (data.loopx.repair.decision,
+// refused with exit 1 and audited as serve.status_refused otherwise: the
+// status names the token's file), then prints the running server's record
+// and uptime (exit 0), or says none runs (exit 1). While a server runs it
+// runs inside it (the client is forwarded), which reads the caller from
+// the socket's peer.
+func (a *app) runServeStatus(ctx context.Context) error {
+	root, dir, err := a.anchorDir()
 	if err != nil {
+		return err
+	}
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	if err := a.humanOnly(ctx, e, "serve status", true, "serve.status_refused", root); err != nil {
 		return err
 	}
 	r, err := serve.Status(dir)
@@ -434,8 +445,14 @@ docs/http.md.`,
 	c.Flags().StringVar(&o.tlsKy, "tls-key", "", "TLS private key (PEM) for HTTP")
 	c.Flags().BoolVar(&o.detach, "detach", false, "start in the background and return once ready")
 	c.AddCommand(&cobra.Command{
-		Use:     "status",
-		Short:   "Show the project's running server (exit 1 when none runs)",
+		Use:   "status",
+		Short: "Show the project's running server (human only; exit 1 when none runs)",
+		Long: `Status shows the project's running server: its pid, start, uptime, socket,
+and HTTP address with the file holding its bearer token (--json: addr,
+socket, token_file, …). Exit 1 when none runs.
+
+It is for a human: from an agent's process or inside a round it is refused
+(exit 1) and audited (serve.status_refused).`,
 		Example: "  loopx serve status\n  loopx serve status --json",
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return a.runServeStatus(cmd.Context()) },

@@ -79,12 +79,17 @@ const hookMargin = 700 * time.Millisecond
 
 // forwardArgs is what forwarding needs of the arguments before cobra
 // parses them: the command's name (the first argument that is not a
-// flag), --project's value, --event's (a hook's), and whether help is
-// asked.
+// flag) and the next one (sub), --project's value, --event's (a hook's),
+// and whether help is asked.
 type forwardArgs struct {
-	command, project, event string
-	help, exec              bool
+	command, sub, project, event string
+	help, exec                   bool
 }
+
+// serveStatus reports whether the arguments are `loopx serve status`: it
+// goes through a running server (which checks that a human asks, on the
+// store only it may open), and never starts one.
+func (f forwardArgs) serveStatus() bool { return f.command == "serve" && f.sub == "status" }
 
 func scanArgs(args []string) forwardArgs {
 	var f forwardArgs
@@ -112,6 +117,8 @@ func scanArgs(args []string) forwardArgs {
 			f.exec = true
 		case !strings.HasPrefix(a, "-") && f.command == "":
 			f.command = a
+		case !strings.HasPrefix(a, "-") && f.sub == "":
+			f.sub = a
 		}
 	}
 	return f
@@ -149,11 +156,11 @@ func serverFor(f forwardArgs) (r serve.Record, dir string, ok bool) {
 // process (no server, or a command that never goes through one).
 func forward(args []string) (code int, ok bool) {
 	f := scanArgs(args)
-	if f.help || f.command == "" || notServed[f.command] {
+	if f.help || f.command == "" || (notServed[f.command] && !f.serveStatus()) {
 		return 0, false
 	}
 	r, dir, running := serverFor(f)
-	if dir != "" && testServed() {
+	if dir != "" && testServed() && !f.serveStatus() {
 		r, running = testServer(f, dir, r, running)
 	}
 	if !running {
