@@ -446,3 +446,35 @@ func TestServe_HookPastItsDeadlineLetsTheStoreGo(t *testing.T) {
 		t.Fatalf("the server is gone: %v", err)
 	}
 }
+
+// TestServe_LostAnswerIsNotAppliedTwice: a server that ends the
+// connection after a mutation committed, before its exit frame (as a
+// lost connection would), is asked again by the client with the same
+// idempotency key and answers with what it answered the first time: the
+// client prints it once and exits as the command did, and the todo exists
+// once, not twice. (Before keys, the client exited 3 and a second add
+// made a second todo.)
+func TestServe_LostAnswerIsNotAppliedTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	plain, served := newServedProject(t), newServedProject(t)
+	t.Setenv("LOOPX_TEST_DROP_ANSWER", "1")
+	served.startServer(t)
+	var got [2]result
+	for i, sp := range []*servedProject{plain, served} {
+		r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "only once")
+		got[i] = result{code: r.code, stdout: sp.normalize(r.stdout), stderr: sp.normalize(r.stderr)}
+	}
+	if got[0] != got[1] || got[1].code != 0 {
+		t.Fatalf("todo add through a server that lost its answer: exit %d\n%s%s\nin its own process: exit %d\n%s%s",
+			got[1].code, got[1].stdout, got[1].stderr, got[0].code, got[0].stdout, got[0].stderr)
+	}
+	r := served.run(t, "", nil, "todo", "list", "--goal", "g1", "--json")
+	if r.code != 0 {
+		t.Fatalf("todo list: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, `"only once"`); n != 1 {
+		t.Fatalf("the todo is in the store %d times, want once:\n%s", n, r.stdout)
+	}
+}

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -164,5 +166,83 @@ func TestDescendsFrom(t *testing.T) {
 	}
 	if DescendsFrom(os.Getppid(), os.Getpid()) {
 		t.Fatal("the parent descends from this process")
+	}
+}
+
+// TestAnswers_KeyRunsOnce: a keyed command whose connection ends after it
+// ran (before its exit frame) is not run again: the retry of the same
+// process with the same key gets the first answer; another command under
+// that key, or a key the server does not keep, is refused (exit 3), not
+// run.
+func TestAnswers_KeyRunsOnce(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	s := &Server{
+		Peer: func(pid, uid int) error { return nil },
+		Run: func(ctx context.Context, s *Session) int {
+			mu.Lock()
+			runs++
+			mu.Unlock()
+			fmt.Fprintf(s.Stdout, "ran %s\n", s.Request.Argv[0])
+			fmt.Fprintln(s.Stderr, "note")
+			return 4
+		},
+		Answers:    NewAnswers(),
+		DropAnswer: func(s *Session) bool { return !s.Request.Retry },
+	}
+	sock := serve(t, s)
+	req, err := NewRequest([]string{"add"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Key = strings.Repeat("ab", KeyLen/2)
+	var out, errb bytes.Buffer
+	if _, err := Call(sock, req, nil, &out, &errb); !errors.Is(err, ErrAnswerLost) {
+		t.Fatalf("first call: %v, want ErrAnswerLost", err)
+	}
+	req.Retry = true
+	out.Reset()
+	errb.Reset()
+	code, err := Call(sock, req, nil, &out, &errb)
+	if err != nil || code != 4 || out.String() != "ran add\n" || errb.String() != "note\n" {
+		t.Fatalf("retry = %d, %v, %q, %q; want the first answer (4, \"ran add\\n\", \"note\\n\")", code, err, out.String(), errb.String())
+	}
+	other := req
+	other.Argv = []string{"remove"}
+	unknown := req
+	unknown.Key = strings.Repeat("cd", KeyLen/2)
+	for _, r := range []Request{other, unknown} {
+		errb.Reset()
+		if code, err := Call(sock, r, nil, io.Discard, &errb); err != nil || code != 3 || !strings.Contains(errb.String(), "not run") {
+			t.Errorf("retry %v = %d, %v, %q; want refused (3, not run)", r.Argv, code, err, errb.String())
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if runs != 1 {
+		t.Fatalf("the command ran %d times, want once", runs)
+	}
+}
+
+// TestAnswers_Bounded: the answers kept stay within MaxAnswers; the
+// oldest is forgotten first.
+func TestAnswers_Bounded(t *testing.T) {
+	as := NewAnswers()
+	key := func(i int) string { return fmt.Sprintf("%0*x", KeyLen, i) }
+	for i := range MaxAnswers + 10 {
+		a, fresh := as.begin(Request{Key: key(i)}, proc{1, 1})
+		if !fresh {
+			t.Fatalf("key %d is not fresh", i)
+		}
+		as.finish(a, 0)
+	}
+	if len(as.byKey) != MaxAnswers || len(as.ended) != MaxAnswers {
+		t.Fatalf("%d answers kept, want %d", len(as.byKey), MaxAnswers)
+	}
+	if _, ok := as.byKey[key(0)]; ok {
+		t.Fatal("the oldest answer is still kept")
+	}
+	if a, _ := as.begin(Request{Key: key(0), Retry: true}, proc{1, 1}); a != nil {
+		t.Fatal("a forgotten key's retry got an answer")
 	}
 }

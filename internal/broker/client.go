@@ -56,6 +56,12 @@ func Call(socket string, req Request, stdin io.Reader, stdout, stderr io.Writer)
 	return CallConn(conn.(*net.UnixConn), socket, req, stdin, stdout, stderr, nil)
 }
 
+// ErrAnswerLost is wrapped in CallConn's error when the connection ended
+// after the whole request was sent and before the exit frame (not at a
+// deadline): the command may have run. A keyed request may then be sent
+// again (Request.Retry) for its answer.
+var ErrAnswerLost = errors.New("the connection ended before the command's exit")
+
 // Asker answers a server's prompt: it shows text on the caller's
 // controlling terminal and returns the line typed; an error says why it
 // could not (no terminal).
@@ -104,6 +110,9 @@ func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, std
 			}
 			if werr != nil {
 				err = werr
+			} else if !errors.Is(err, os.ErrDeadlineExceeded) {
+				// The whole request went: the command may have run.
+				err = fmt.Errorf("%w: %w", ErrAnswerLost, err)
 			}
 			return 0, fmt.Errorf("loopx broker at %s: the answer ended early: %w", socket, err)
 		}

@@ -88,3 +88,22 @@ func closeHandle(fd int) {
 		_ = unix.Close(fd)
 	}
 }
+
+// procStart is pid's start time (field 22 of /proc/PID/stat, in clock
+// ticks since boot), 0 when it cannot be read.
+func procStart(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}

@@ -56,7 +56,20 @@ type Request struct {
 	Cwd string `json:"cwd"`
 	// DeadlineMS bounds the command's run in milliseconds (0: none).
 	DeadlineMS int64 `json:"deadline_ms,omitempty"`
+	// Key is the idempotency key the client made for a command that may
+	// change state (32 lowercase hex digits, random): a server that keeps
+	// answers (Server.Answers) runs a key once, and answers it again with
+	// what it answered the first time.
+	Key string `json:"key,omitempty"`
+	// Retry marks a request sent again, with its first Key, after the
+	// connection of the first ended before its exit frame: a server never
+	// runs a retry; it answers with the recorded answer, or refuses (exit
+	// 3) when it keeps none for this client and key.
+	Retry bool `json:"retry,omitempty"`
 }
+
+// KeyLen is the length of an idempotency key (Request.Key), in hex digits.
+const KeyLen = 32
 
 // Frame kinds. From the server: standard output, standard error, a
 // prompt for the client's terminal (a Prompt in JSON), and the exit (the
@@ -153,7 +166,25 @@ func (req Request) Check() error {
 	if req.DeadlineMS < 0 {
 		return fmt.Errorf("%w: deadline_ms %d is negative", ErrBadRequest, req.DeadlineMS)
 	}
+	if req.Key != "" && !validKey(req.Key) {
+		return fmt.Errorf("%w: key is not %d lowercase hex digits", ErrBadRequest, KeyLen)
+	}
+	if req.Retry && req.Key == "" {
+		return fmt.Errorf("%w: a retry without a key", ErrBadRequest)
+	}
 	return nil
+}
+
+func validKey(k string) bool {
+	if len(k) != KeyLen {
+		return false
+	}
+	for _, c := range k {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func passed(k string) bool {

@@ -37,6 +37,16 @@ type Server struct {
 	// returns the exit code. ctx is cancelled when the client goes away.
 	// Dir and Env are then unused: Run takes what it needs from the peer.
 	Run func(ctx context.Context, s *Session) int
+	// Answers, when set, keeps the answers of keyed requests (Request.Key)
+	// a Run runs: a key is run once, a retry gets the first answer, and a
+	// keyed command goes on when its client goes away (its answer is kept
+	// for the retry). Nil runs every request, key or not, and refuses
+	// retries.
+	Answers *Answers
+	// DropAnswer, when set, is asked after a keyed command ran and its
+	// answer was kept: true ends the connection without the exit frame,
+	// as a connection lost at that instant would (tests only).
+	DropAnswer func(s *Session) bool
 }
 
 // Serve answers connections on l until l is closed or ctx is done (then
@@ -277,6 +287,41 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	sess := &Session{PID: pid, Request: req, Stdin: in, Stdout: frames{mu, conn, FrameStdout}, Stderr: stderr,
 		mu: mu, conn: conn, replies: make(chan Reply, 1), handle: peerHandle(conn, pid)}
 	defer closeHandle(sess.handle)
+	if s.Run != nil && req.Key != "" && s.Answers != nil {
+		owner := proc{pid, procStart(pid)}
+		a, fresh := s.Answers.begin(req, owner)
+		switch {
+		case a == nil:
+			fmt.Fprintf(stderr, "loopx server: no answer is kept for this command (key %s): it is not run again; see loopx events for what it did\n", req.Key)
+			exit(3)
+			return
+		case !fresh:
+			go sess.demux(br, in, cancel)
+			write := func(kind byte, p []byte) error {
+				_, err := frames{mu, conn, kind}.Write(p)
+				return err
+			}
+			exit(s.Answers.replay(ctx, a, owner, req, write, stderr))
+			return
+		}
+		// The command goes on when its client goes away: its answer is
+		// kept for the client's retry.
+		sess.Stdout = recording{s.Answers, a, frames{mu, conn, FrameStdout}, FrameStdout}
+		sess.Stderr = recording{s.Answers, a, stderr, FrameStderr}
+		go sess.demux(br, in, func() {})
+		code := s.Run(ctx, sess)
+		s.Answers.finish(a, code)
+		if s.DropAnswer != nil && s.DropAnswer(sess) {
+			return
+		}
+		exit(code)
+		return
+	}
+	if req.Retry {
+		fmt.Fprintf(stderr, "loopx server: this server keeps no answers: the command (key %s) is not run again\n", req.Key)
+		exit(3)
+		return
+	}
 	go sess.demux(br, in, cancel)
 	if s.Run != nil {
 		exit(s.Run(ctx, sess))

@@ -39,6 +39,10 @@ type Options struct {
 	// child of the server would see the server's ancestry (whoever
 	// started it) in place of the caller's.
 	Run func(ctx context.Context, s *broker.Session) int
+	// DropAnswer, when set, is asked after a keyed command ran: true
+	// ends its connection without the exit frame (broker.Server.DropAnswer;
+	// tests only).
+	DropAnswer func(s *broker.Session) bool
 	// Ready, when set, is called once the server listens and its record
 	// is written.
 	Ready func(Record)
@@ -197,6 +201,10 @@ func Serve(ctx context.Context, o Options) (err error) {
 			return nil
 		},
 		Run: run,
+		// Keyed commands run once: a client that lost an answer asks the
+		// same server again and gets it (kept in memory, bounded).
+		Answers:    broker.NewAnswers(),
+		DropAnswer: o.DropAnswer,
 	}
 	done := make(chan error, 2)
 	go func() { done <- bs.Serve(runCtx, ul) }()

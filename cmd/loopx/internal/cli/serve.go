@@ -124,7 +124,7 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote, Handler: handler,
 		OnStop:  func() { close(stopped) },
-		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
+		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, DropAnswer: testDropAnswer(), Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
 		},

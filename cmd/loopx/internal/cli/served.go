@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -224,15 +226,26 @@ func forward(args []string) (code int, ok bool) {
 		_, _ = os.Stdout.Write(out.Bytes())
 		return code, true
 	}
-	code, err = serve.Call(r, req, timeout, stdin, os.Stdout, os.Stderr, gateanswer.ControllingTerminal{}.Ask)
+	// A command that may change state is run once: its key lets a client
+	// whose connection ended before the exit ask the same server again.
+	req.Key = newKey()
+	code, err = serve.CallKeyed(dir, r, req, timeout, stdin, os.Stdout, os.Stderr, gateanswer.ControllingTerminal{}.Ask)
 	if err == nil {
 		return code, true
 	}
-	if dialFailed(err) {
+	if dialFailed(err) && !errors.Is(err, serve.ErrAnswerLost) {
 		return 0, false
 	}
 	fmt.Fprintf(os.Stderr, "loopx: %v\n", serverError(r, timeout, err))
 	return ExitInternal, true
+}
+
+// newKey is a fresh idempotency key (broker.Request.Key): 128 random
+// bits in hex.
+func newKey() string {
+	var b [broker.KeyLen / 2]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // serverError says what went wrong with the server r in words: it did

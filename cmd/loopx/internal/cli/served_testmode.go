@@ -149,3 +149,19 @@ func lockHeld(f forwardArgs, dir string) bool {
 	_ = syscall.Flock(int(fh.Fd()), syscall.LOCK_UN)
 	return false
 }
+
+// testDropAnswerEnv names, in a test build only (testing.Testing), a
+// variable that makes a server end the connection of every keyed
+// command's first attempt after the command ran and before its exit
+// frame, as a lost connection would: what the client's retry does is
+// tested. A release build ignores it.
+const testDropAnswerEnv = "LOOPX_TEST_DROP_ANSWER"
+
+// testDropAnswer is the server's serve.Options.DropAnswer in a test build
+// with $LOOPX_TEST_DROP_ANSWER set, else nil.
+func testDropAnswer() func(*broker.Session) bool {
+	if !testing.Testing() || os.Getenv(testDropAnswerEnv) == "" {
+		return nil
+	}
+	return func(s *broker.Session) bool { return !s.Request.Retry }
+}
