@@ -102,32 +102,31 @@ func (e *Engine) acting(fast bool) trust.Acting {
 	return trust.ReadAncestry(e.ancestry, e.runnerAgents(fast))
 }
 
-// runnerAgents maps the runner ids recorded on rounds to their agent,
-// read from the store; with fast, from the read model while it matches the
-// store and the store is not open (a hook, on its latency budget: see
-// ActInput.Fast). An unreadable store yields none (the caller's decision
-// then fails closed on the store's health anyway).
-func (e *Engine) runnerAgents(fast bool) map[string]string {
-	out := map[string]string{}
-	add := func(rounds []records.Round) {
-		for _, r := range rounds {
-			if r.Runner != "" {
-				out[r.Runner] = r.Agent
-			}
-		}
-	}
+// runnerAgents looks up the agent of a runner id recorded on rounds ("" for
+// none), in the store's round index; with fast, in the read model while it
+// matches the store and the store is not open (a hook, on its latency
+// budget: see ActInput.Fast). An unreadable store yields none (the
+// caller's decision then fails closed on the store's health anyway).
+func (e *Engine) runnerAgents(fast bool) func(id string) string {
 	if fast && e.sess.store == nil {
 		if rm := e.sess.loadReadModel(e.Now()); rm != nil {
-			for _, g := range rm.Goals {
-				add(g.Rounds)
+			return func(id string) string {
+				for _, g := range rm.Goals {
+					if a := g.Runners[id]; a != "" {
+						return a
+					}
+				}
+				return ""
 			}
-			return out
 		}
 	}
-	_ = e.view(func(tx *kernel.Tx) error {
-		rounds, err := tx.Rounds("")
-		add(rounds)
-		return err
-	})
-	return out
+	return func(id string) string {
+		var agent string
+		_ = e.view(func(tx *kernel.Tx) error {
+			var err error
+			agent, _, err = tx.RunnerAgent(id)
+			return err
+		})
+		return agent
+	}
 }

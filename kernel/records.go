@@ -277,6 +277,9 @@ func (tx *Tx) AddRound(r records.Round) (records.Round, error) {
 	if err := tx.putJSON(keyRound(r.Goal, id), r); err != nil {
 		return r, err
 	}
+	if err := tx.indexRound(nil, r); err != nil {
+		return r, err
+	}
 	tx.touch(r.Goal)
 	return r, tx.AppendEvent(records.Event{Kind: "round.started", Goal: r.Goal, Actor: r.Agent, Subject: id,
 		Data: map[string]any{"todo": r.Todo, "decision_id": r.DecisionID}})
@@ -289,14 +292,27 @@ func (tx *Tx) Round(id string) (records.Round, error) {
 	if err != nil {
 		return r, err
 	}
+	roundsDecoded.Add(1)
 	_, err = tx.getJSON(k, &r)
 	return r, err
 }
 
-// PutRound stores a changed round (no audit; the caller appends the event).
+// PutRound stores a changed round (no audit; the caller appends the
+// event) and keeps the round index.
 func (tx *Tx) PutRound(r records.Round) error {
 	tx.touch(r.Goal)
-	return tx.putJSON(keyRound(r.Goal, r.ID), r)
+	var old records.Round
+	had, err := tx.getJSON(keyRound(r.Goal, r.ID), &old)
+	if err != nil {
+		return err
+	}
+	if err := tx.putJSON(keyRound(r.Goal, r.ID), r); err != nil {
+		return err
+	}
+	if !had {
+		return tx.indexRound(nil, r)
+	}
+	return tx.indexRound(&old, r)
 }
 
 // Rounds returns every round of the goal ("" = all goals), oldest first.
@@ -307,6 +323,7 @@ func (tx *Tx) Rounds(goal string) ([]records.Round, error) {
 		prefix += goal + ":"
 	}
 	err := scan(tx, prefix, func(r records.Round) bool { out = append(out, r); return true })
+	roundsDecoded.Add(uint64(len(out)))
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].StartedAt.Equal(out[j].StartedAt) {
 			return out[i].StartedAt.Before(out[j].StartedAt)

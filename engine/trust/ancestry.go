@@ -160,15 +160,16 @@ func hostOf(args []string) string {
 
 // ReadAncestry walks the caller's ancestors (parent first, at most 64)
 // and says who acts: the agents their start environments carry
-// (LOOPX_AGENT), the rounds they run in, which of them runners maps as a
-// round runner (runner id → its round's agent; nil knows none), and which
+// (LOOPX_AGENT), the rounds they run in, which of them runners names as a
+// round runner (runner id → its round's agent, "" for none; nil knows
+// none; asked once per ancestor), and which
 // is an agent host. It only gathers facts (the gate decision judges
 // them). Linux only (/proc); elsewhere the ancestry is empty. The caller's
 // own environment is not read: a process chooses its own environment,
 // not its parents'. A process that detaches itself (double fork, setsid)
 // or rewrites its environment in memory escapes it (docs/trust.md "Trust
 // model").
-func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
+func ReadAncestry(o AncestryOptions, runners func(id string) string) Acting {
 	a := Acting{Ancestry: []Process{}, Agents: []string{}}
 	if o.Off {
 		return a
@@ -210,7 +211,9 @@ func ReadAncestry(o AncestryOptions, runners map[string]string) Acting {
 				}
 			}
 		}
-		p.Runner = runners[fmt.Sprintf("%s:%d:%d", boot, pid, start)]
+		if runners != nil {
+			p.Runner = runners(fmt.Sprintf("%s:%d:%d", boot, pid, start))
+		}
 		if !o.IgnoreHosts {
 			p.Host = hostOf(args)
 		}

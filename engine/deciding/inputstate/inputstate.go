@@ -230,7 +230,7 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 		return s, partial, nil
 	}
 
-	rounds, err := src.Rounds(goal)
+	rounds, err := HotRoundsOf(src, goal)
 	if err != nil {
 		return s, false, err
 	}
@@ -254,6 +254,23 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 	}
 	s.Progress = b.progressFacts(src, goal, agent, rounds, monitors, st, now)
 	return s, partial, nil
+}
+
+// HotRounder is a Source that reads only the rounds a decision needs
+// (kernel.Tx.HotRounds: the facts computed from them are those of every
+// round).
+type HotRounder interface {
+	HotRounds(goal string) ([]records.Round, error)
+}
+
+// HotRoundsOf are the rounds of goal a decision reads from src: its hot
+// rounds when src keeps an index of them, else every round it has (the
+// read model keeps only those).
+func HotRoundsOf(src Source, goal string) ([]records.Round, error) {
+	if h, ok := src.(HotRounder); ok {
+		return h.HotRounds(goal)
+	}
+	return src.Rounds(goal)
 }
 
 // window is src's todo window for goal when need asks for one and src

@@ -31,7 +31,7 @@ import (
 const maxModelBytes = 1 << 30
 
 // Version changes whenever the read model's shape does.
-const Version = 9
+const Version = 10
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -112,10 +112,15 @@ type GoalModel struct {
 	LastHandoff *records.Handoff  `json:"last_handoff"`
 	State       records.GoalState `json:"state"`
 	Gates       []records.Gate    `json:"gates"`
-	// Rounds are the goal's HotRounds: what decisions and status read of
-	// its rounds, not its whole history.
-	Rounds []records.Round       `json:"rounds"`
-	Ledger []records.LedgerEntry `json:"ledger"`
+	// Rounds are the goal's HotRounds (from a store with the round index,
+	// without the rounds kept only for their runner: Runners says who
+	// they act as): what decisions and status read of its rounds, not its
+	// whole history.
+	Rounds []records.Round `json:"rounds"`
+	// Runners maps each runner id recorded on the goal's rounds to the
+	// agent of its last round: who a round runner process acts as.
+	Runners map[string]string     `json:"runners"`
+	Ledger  []records.LedgerEntry `json:"ledger"`
 	// Hot is what a decision reads of the goal's todos (nil when the
 	// claim order could not be computed: decisions read every todo).
 	Hot *Hot `json:"hot"`
@@ -347,11 +352,9 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 			if gm.Gates, err = tx.Gates(g); err != nil {
 				return err
 			}
-			rounds, err := tx.Rounds(g)
-			if err != nil {
+			if gm.Rounds, gm.Runners, err = storeHotRounds(tx, g); err != nil {
 				return err
 			}
-			gm.Rounds = HotRounds(rounds)
 			if gm.Ledger, err = tx.Ledger(g); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package readmodel
 import (
 	"slices"
 
+	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -71,4 +72,27 @@ func HotRounds(rounds []records.Round) []records.Round {
 		}
 	}
 	return slices.Clip(out)
+}
+
+// storeHotRounds are HotRounds of goal's rounds in the store tx, without
+// the rounds kept only for their runner, and who each runner recorded on
+// goal's rounds acts as (runner id → its last round's agent): read from
+// the round index, or from every round of a store written before it.
+func storeHotRounds(tx *kernel.Tx, goal string) ([]records.Round, map[string]string, error) {
+	if !tx.RoundsIndexed() {
+		all, err := tx.Rounds(goal)
+		runners := map[string]string{}
+		for _, r := range all {
+			if r.Runner != "" {
+				runners[r.Runner] = r.Agent
+			}
+		}
+		return HotRounds(all), runners, err
+	}
+	hot, err := tx.HotRounds(goal)
+	if err != nil {
+		return nil, nil, err
+	}
+	runners, err := tx.Runners(goal)
+	return slices.Clip(hot), runners, err
 }

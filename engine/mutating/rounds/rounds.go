@@ -36,6 +36,8 @@ type Tx interface {
 	AddRound(r records.Round) (records.Round, error)
 	Round(id string) (records.Round, error)
 	Rounds(goal string) ([]records.Round, error)
+	HotRounds(goal string) ([]records.Round, error)
+	OpenRounds(goal, agent string) ([]records.Round, error)
 	PutRound(r records.Round) error
 	Todo(id string) (records.Todo, error)
 	Todos(goal string) ([]records.Todo, error)
@@ -207,7 +209,9 @@ func MaybeStall(tx Tx, goal string, gs *specs.Goal) (*records.Gate, error) {
 	if gs == nil || gs.Stall.MaxNoProgress <= 0 {
 		return nil, nil
 	}
-	rounds, err := tx.Rounds(goal)
+	// The finished rounds since the last that made progress are among
+	// the hot rounds: what the count reads.
+	rounds, err := tx.HotRounds(goal)
 	if err != nil {
 		return nil, err
 	}
@@ -240,15 +244,12 @@ func MaybeStall(tx Tx, goal string, gs *specs.Goal) (*records.Gate, error) {
 // taken) is closed as abandoned — not charged — so it never stays open
 // forever.
 func SettleOpen(tx Tx, goal, agent string) error {
-	rounds, err := tx.Rounds(goal)
+	rounds, err := tx.OpenRounds(goal, agent)
 	if err != nil {
 		return err
 	}
 	now := tx.Now()
 	for _, r := range rounds {
-		if r.Status != records.RoundOpen || r.Agent != agent {
-			continue
-		}
 		if r.Todo != "" {
 			if t, err := tx.Todo(r.Todo); err == nil && t.Lease.LiveAt(now) && t.Lease.Round == r.ID && t.Lease.Holder == agent {
 				return refused("round_open", fmt.Sprintf("agent %s already has round %s open on todo %s (lease until %s): finish it first (loopx round finish %s --outcome …)",

@@ -60,6 +60,19 @@ func (f *fakeTx) Rounds(goal string) ([]records.Round, error) {
 	return out, nil
 }
 
+// HotRounds are every round of goal: a superset of the hot ones.
+func (f *fakeTx) HotRounds(goal string) ([]records.Round, error) { return f.Rounds(goal) }
+
+func (f *fakeTx) OpenRounds(goal, agent string) ([]records.Round, error) {
+	var out []records.Round
+	for _, r := range f.rounds {
+		if r.Goal == goal && r.Status == records.RoundOpen && (agent == "" || r.Agent == agent) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 func (f *fakeTx) PutRound(r records.Round) error {
 	for i := range f.rounds {
 		if f.rounds[i].ID == r.ID {

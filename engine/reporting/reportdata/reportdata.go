@@ -163,7 +163,7 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 	for _, t := range you[:min(len(you), maxNext)] {
 		out.ForYou = append(out.ForYou, parts.TodoRef{ID: t.ID, Title: t.Title, Kind: t.Kind})
 	}
-	rounds, err := src.Rounds(goal)
+	rounds, err := inputstate.HotRoundsOf(src, goal)
 	if err != nil {
 		return out, err
 	}
@@ -201,7 +201,7 @@ func Answered(src inputstate.Source, goal, agent string) ([]records.Gate, error)
 	if err != nil {
 		return nil, err
 	}
-	rounds, err := src.Rounds(goal)
+	rounds, err := inputstate.HotRoundsOf(src, goal)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
+	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/kernel/records"
+)
+
+// addFinishedRounds adds n finished rounds of agent a1 to goal g1 of the
+// project at root, each with its ledger charge, spread over the 30 days
+// before the present (ten rounds a commit, the clock a few minutes further
+// at each): a project's history of rounds.
+func addFinishedRounds(tb testing.TB, root string, n int) {
+	tb.Helper()
+	at := time.Now().Add(-30 * 24 * time.Hour)
+	step := 30 * 24 * time.Hour / time.Duration(max(n/10, 1)+1)
+	s, err := kernel.Open(filepath.Join(root, scaffold.StateDirName), kernel.Options{Now: func() time.Time { return at }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	for done := 0; done < n; done += 10 {
+		at = at.Add(step)
+		err := s.Update(func(tx *kernel.Tx) error {
+			for i := done; i < min(done+10, n); i++ {
+				r, err := tx.AddRound(records.Round{Goal: "g1", Agent: "a1", Runner: fmt.Sprintf("boot:%d:1", 1000+i)})
+				if err != nil {
+					return err
+				}
+				r.Status, r.FinishedAt, r.Outcome, r.Charged = records.RoundFinished, tx.Now(), records.OutcomeProgress, true
+				if err := tx.PutRound(r); err != nil {
+					return err
+				}
+				if _, err := tx.AppendLedger(records.LedgerEntry{Goal: "g1", Round: r.ID, Agent: "a1", Rounds: 1, Reason: "progress"}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRoundStartFinishRounds measures a round start and its finish
+// as two processes make them (BenchmarkRoundStartFinishCold) in a project
+// with 17 and with 4,000 finished rounds (200 todos): what of a write
+// still grows with the history of rounds. Compare the two cpu-ms/op
+// figures as a ratio.
+func BenchmarkRoundStartFinishRounds(b *testing.B) {
+	for _, n := range []int{17, 4000} {
+		root := benchProject(b, 200, 0)
+		addFinishedRounds(b, root, n)
+		New(Options{Root: root}).Close()
+		ctx := context.Background()
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				e := New(Options{Root: root})
+				res, err := e.StartRound(ctx, "g1", "a1")
+				if err != nil || res.Round == nil {
+					b.Fatalf("%v %+v", err, res.Decision)
+				}
+				e.Close()
+				e = New(Options{Root: root})
+				if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
+					b.Fatal(err)
+				}
+				e.Close()
+			}
+		})
+	}
+}
+
+// TestRoundStartFinish_ReadsBoundedRounds: a round start and its finish
+// in a project with 1,000 finished rounds decode a few rounds from the
+// store (the round index), not its whole history.
+func TestRoundStartFinish_ReadsBoundedRounds(t *testing.T) {
+	root := benchProject(t, 20, 0)
+	addFinishedRounds(t, root, 1000)
+	ctx := context.Background()
+	New(Options{Root: root}).Close()
+	before := kernel.RoundsDecoded()
+	e := New(Options{Root: root})
+	res, err := e.StartRound(ctx, "g1", "a1")
+	if err != nil || res.Round == nil {
+		t.Fatalf("%v %+v", err, res.Decision)
+	}
+	e.Close()
+	e = New(Options{Root: root})
+	if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if n := kernel.RoundsDecoded() - before; n > 100 {
+		t.Errorf("a round start and finish decoded %d rounds of 1,001", n)
+	}
+}
