@@ -344,7 +344,7 @@ func TestServe_KillNineLosesNoAcknowledgedWrite(t *testing.T) {
 	}
 	r := sp.run(t, "", nil, "todo", "list", "--goal", "g1", "--json")
 	if r.code != 0 {
-		t.Fatalf("todo list after the kills: exit %d\n%s", r.code, r.stderr)
+		t.Fatalf("todo list after the kills: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	var todos []struct{ Title string }
 	if err := json.Unmarshal([]byte(r.stdout), &todos); err != nil {
