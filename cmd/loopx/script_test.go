@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +45,27 @@ func TestMain(m *testing.M) {
 	// The Go tests' projects get their anchor directories under a temporary
 	// XDG_STATE_HOME (scripts set their own in Setup); commands the tests
 	// start inherit it.
-	testscript.Main(anchortest.M{M: m}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }, "unixconnect": unixConnect, "drive": drive})
+	testscript.Main(scriptsParallel{anchortest.M{M: m}}, map[string]func(){"loopx": func() { os.Exit(cli.Main()) }, "unixconnect": unixConnect, "drive": drive})
+}
+
+// scriptsParallel runs the package's tests with more parallel tests than
+// processors unless -test.parallel is given: most of a script's time is
+// spent waiting on the loopx processes it starts, their locks and timers,
+// not on this process's CPU, so GOMAXPROCS scripts at a time leave the
+// processors idle.
+type scriptsParallel struct{ anchortest.M }
+
+// scriptsPerProcessor is how many parallel tests run per processor.
+const scriptsPerProcessor = 2
+
+func (m scriptsParallel) Run() int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(scriptsPerProcessor*runtime.GOMAXPROCS(0)))
+	}
+	return m.M.Run()
 }
 
 // TestScripts runs the CLI scripts in testdata/script. Set
