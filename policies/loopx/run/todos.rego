@@ -39,6 +39,7 @@ user_claim_deny(t) := d if {
 			"todo": object.union({"goal": goal_id, "note": "", "conflict": null}, t),
 		},
 	})
+
 	# The user's claim policy decides the claim this round start would
 	# make: its input is that claim's, built here, not a test's mock.
 	# regal ignore:with-outside-test-context
