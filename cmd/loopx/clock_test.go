@@ -59,6 +59,7 @@ func TestClock_OnlyOneReader(t *testing.T) {
 // build keeps the system clock (skip, quota_exhausted) and says on stderr
 // that LOOPX_NOW is ignored.
 func TestClock_ReleaseBuildIgnoresLOOPX_NOW(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("builds the loopx binary")
 	}

@@ -126,6 +126,7 @@ func artefacts(t *testing.T) string {
 // pauses the goal and marks it reviewed. Without the link the page shows nothing. Screenshots
 // (wide and narrow, light and dark) are saved as artefacts.
 func TestDashboard_Browser(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts a server and a browser")
 	}

@@ -18,6 +18,7 @@ import (
 // that failed is, and doctor finds the chain and the event log whole. The
 // count is in the test's output.
 func TestFullDisk_RefusedWritesAreNeverAppliedLater(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a tmpfs in a mount namespace needs root (CI runs as root)")
 	}

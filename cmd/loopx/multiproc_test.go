@@ -106,12 +106,13 @@ type errorsOut struct {
 }
 
 // TestClaim_EightProcessesClaimOneTodo: 8 processes claim the
-// same todo at the same instant, 20 times over, the winner releasing it
+// same todo at the same instant, 10 times over, the winner releasing it
 // between rounds. Exactly one wins each time; the others are refused
 // already_claimed with the holder and the expiry; no update is lost (the
 // version counts every claim and release) and the store opens cleanly.
 func TestClaim_EightProcessesClaimOneTodo(t *testing.T) {
-	const procs, rounds = 8, 20
+	t.Parallel() // its own project; it waits on the processes it starts
+	const procs, rounds = 8, 10
 	dir := project(t, procs)
 	var todo struct{ ID string }
 	jsonField(t, mustLoopx(t, dir, "todo", "add", "--goal", "g1", "--json", "The contended todo"), &todo)
@@ -199,6 +200,7 @@ func TestClaim_EightProcessesClaimOneTodo(t *testing.T) {
 // processes: 50 concurrent CLI updates to goal g2 leave goal g1's records
 // byte-identical, and every update lands.
 func TestUpdate_ConcurrentUpdatesLeaveOtherGoalUntouched(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	dir := project(t, 2)
 	mustLoopx(t, dir, "todo", "add", "--goal", "g1", "Goal one's todo")
 	mustLoopx(t, dir, "evidence", "add", "--goal", "g1", "goal one's evidence")
@@ -243,6 +245,7 @@ func TestUpdate_ConcurrentUpdatesLeaveOtherGoalUntouched(t *testing.T) {
 // list. Afterwards every acknowledged write is in the store: no lost
 // write, no internal error, and the store opens cleanly.
 func TestHammer_SixteenProcessesMixedCommands(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	const workers, shared = 16, 4
 	d := 10 * time.Second
 	if testing.Short() {

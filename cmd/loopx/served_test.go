@@ -145,6 +145,7 @@ const mcpFrames = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"prot
 // they print the same and exit the same (ids and hashes, drawn at random,
 // aside).
 func TestServe_CommandsBehaveTheSameThroughAServer(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
