@@ -45,6 +45,12 @@ func TestStateRevision(t *testing.T) {
 		{"another poll", poll, false},
 		{"a todo", addTodo, true},
 		{"a poll after the todo", poll, false},
+		{"the denial spool imported", func(tx *Tx) error {
+			if err := tx.SetSpoolImported(map[string]string{"denials.jsonl": "10"}); err != nil {
+				return err
+			}
+			return tx.AppendEvent(records.Event{Kind: "permission.denied", Goal: "g", Actor: "unverified"})
+		}, false},
 	} {
 		gBefore, sBefore := revs()
 		var inTx uint64

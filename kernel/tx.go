@@ -105,16 +105,25 @@ func (tx *Tx) StateRevision() uint64 {
 
 // changesState reports whether the writes of an Update so far change a
 // record decisions read: any key but poll counts and the store's own
-// bookkeeping (its revisions, its clock, its id sequence).
+// bookkeeping (bookkeeping).
 func (tx *Tx) changesState() bool {
 	for k := range tx.changes {
-		switch {
-		case strings.HasPrefix(k, "poll:"), k == keyRev, k == keyNewest, k == keySeq, k == keyStateRev:
-		default:
+		if !strings.HasPrefix(k, "poll:") && !bookkeeping[k] {
 			return true
 		}
 	}
 	return false
+}
+
+// bookkeeping are the store's records about itself that no decision
+// reads: its revisions, its clock, its id sequence, how far the denial
+// spool was imported, the event log's retention and gaps, the last
+// recovery and shrink. A commit that writes only these (and audit events)
+// leaves the state revision where it was.
+var bookkeeping = map[string]bool{
+	keyRev: true, keyStateRev: true, keyNewest: true, keySeq: true,
+	keySpoolImported: true, keyRetentionAt: true, keyGaps: true,
+	keyRecovery: true, keyShrinkBase: true,
 }
 
 func (tx *Tx) touch(goal string) {

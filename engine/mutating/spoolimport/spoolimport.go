@@ -374,7 +374,8 @@ func importLine(tx Tx, name string, lineno int, line []byte, n int64, torn bool)
 		if len(text) > 2048 {
 			text = text[:2048] + "…"
 		}
-		return tx.AppendEvent(records.Event{Kind: "permission.denied", Actor: "loopx", Subject: name + ":" + strconv.Itoa(lineno),
+		// Whoever wrote the line is not known: never loopx, never a human.
+		return tx.AppendEvent(records.Event{Kind: "permission.denied", Actor: UnverifiedActor, Subject: name + ":" + strconv.Itoa(lineno),
 			Message: "denial spool: " + what + " kept as written",
 			Data:    map[string]any{"raw": text, "spool": name, "line": lineno}})
 	}
