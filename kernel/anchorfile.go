@@ -186,30 +186,69 @@ func logLinkRefusal(dir string, o Options, err error) {
 }
 
 // ReadRefusals returns the refusal log's lines (none when there is no log;
-// malformed lines are skipped), the newest only when the file is longer
-// than maxRefusalsBytes: the log lies outside the store, and whoever pads
-// it must not hide the refusals written after the padding. skipped is the
-// number of older bytes not read. Errors: the file cannot be read.
+// lines that are no refusal loopx writes are skipped), the newest only when
+// the file is longer than maxRefusalsBytes: the log lies outside the
+// store, and whoever pads it must not hide the refusals written after the
+// padding. skipped is the number of older bytes not read. Errors: the
+// file cannot be read.
 func ReadRefusals(anchorDir string) (rs []Refusal, skipped int64, err error) {
+	l, err := readRefusalLog(anchorDir)
+	return l.lines, l.skipped, err
+}
+
+// maxRefusalMessage bounds the message of a refusal line imported into
+// the event log (loopx's own are far shorter), and maxRefusalCode its
+// code: a longer message is cut, a longer code makes the line no refusal.
+const (
+	maxRefusalMessage = 2 << 10
+	maxRefusalCode    = 64
+)
+
+// refusalLog is what readRefusalLog read: the refusal lines (messages cut
+// to maxRefusalMessage), the older bytes not read, and what in the part
+// read is no refusal loopx writes — lines that do not decode, or lack an
+// instant or a code (malformed, their bytes), and messages cut (cut) —
+// which only padding puts there.
+type refusalLog struct {
+	lines          []Refusal
+	skipped        int64
+	malformed      int
+	malformedBytes int64
+	cut            int
+}
+
+// readRefusalLog reads the refusal log of anchorDir (ReadRefusals).
+func readRefusalLog(anchorDir string) (l refusalLog, err error) {
 	f, err := regularfile.Open(filepath.Join(anchorDir, RefusalsFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil
+		return l, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return l, err
 	}
 	defer f.Close()
 	b, skipped, err := tail(f, maxRefusalsBytes)
 	if err != nil {
-		return nil, 0, err
+		return l, err
 	}
+	l.skipped = skipped
 	for _, line := range strings.Split(string(b), "\n") {
-		var r Refusal
-		if line != "" && json.Unmarshal([]byte(line), &r) == nil {
-			rs = append(rs, r)
+		if line == "" {
+			continue
 		}
+		var r Refusal
+		if json.Unmarshal([]byte(line), &r) != nil || r.At.IsZero() || r.Code == "" || len(r.Code) > maxRefusalCode {
+			l.malformed++
+			l.malformedBytes += int64(len(line)) + 1
+			continue
+		}
+		if len(r.Message) > maxRefusalMessage {
+			r.Message = strings.ToValidUTF8(r.Message[:maxRefusalMessage], "") + "…"
+			l.cut++
+		}
+		l.lines = append(l.lines, r)
 	}
-	return rs, skipped, nil
+	return l, nil
 }
 
 // tail reads the last limit bytes of f from the first line that starts

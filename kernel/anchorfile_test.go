@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,5 +158,96 @@ func TestRefusals_PaddingHidesNoNewerRefusal(t *testing.T) {
 				t.Fatalf("store.refused events by what they found: %v", found)
 			}
 		})
+	}
+}
+
+// TestRefusals_PaddingWithinTheReadLimitIsAudited: a refusal log padded,
+// while the store is refused, with lines that are no refusal loopx writes
+// (not JSON, no code, a code longer than any loopx writes) and with
+// refusals carrying huge messages — all within the part that is read —
+// is imported, when a human accepts the store, with one event saying how
+// many lines were not imported and one saying how many messages were cut,
+// and no event carries a message longer than maxRefusalMessage (and a
+// little). Before, such lines were passed over without a word and a
+// padded message went into the event log whole.
+func TestRefusals_PaddingWithinTheReadLimitIsAudited(t *testing.T) {
+	dir := chainStore(t, 2)
+	copyTo(t, filepath.Join(dir, DBFile), filepath.Join(dir, "old.db"))
+	s, err := openDir(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(func(tx *Tx) error { _, err := tx.AddTodo(records.Todo{Goal: "g1", Title: "later"}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	closeNoShrink(s)
+	copyTo(t, filepath.Join(dir, "old.db"), filepath.Join(dir, DBFile))
+	if _, err := openDir(dir, false); !errors.Is(err, ErrRolledBack) {
+		t.Fatalf("a store put back: %v, want refused", err)
+	}
+	adir, err := AnchorDirOf(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pad bytes.Buffer
+	const garbage, noCode, longCode, huge = 300, 20, 5, 3
+	for i := 0; i < garbage; i++ {
+		fmt.Fprintf(&pad, "padding %d %s\n", i, strings.Repeat("z", 100))
+	}
+	for i := 0; i < noCode; i++ {
+		fmt.Fprintf(&pad, `{"at":"2026-11-29T10:00:00Z","message":"no code %d"}`+"\n", i)
+	}
+	for i := 0; i < longCode; i++ {
+		fmt.Fprintf(&pad, `{"at":"2026-11-29T10:00:00Z","code":"%s","message":"long code"}`+"\n", strings.Repeat("c", maxRefusalCode+1))
+	}
+	for i := 0; i < huge; i++ {
+		fmt.Fprintf(&pad, `{"at":"2026-11-29T10:00:00Z","code":"store_behind","message":"%s"}`+"\n", strings.Repeat("m", 100<<10))
+	}
+	f, err := os.OpenFile(filepath.Join(adir, RefusalsFile), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(pad.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if pad.Len() >= maxRefusalsBytes {
+		t.Fatalf("padding of %d bytes: not within the part read", pad.Len())
+	}
+	logRefusal(adir, Refusal{At: t0, Code: "bad_channel", Message: "agent:a1 loopx doctor --accept-store: refused"})
+	s, err = openDir(dir, true)
+	if err != nil {
+		t.Fatalf("accepting the store: %v", err)
+	}
+	defer closeNoShrink(s)
+	found := map[string]records.Event{}
+	longest := 0
+	if err := s.View(func(tx *Tx) error {
+		return tx.Events(func(e records.Event) bool {
+			if e.Kind == "store.refused" {
+				found[fmt.Sprint(e.Data["found"])] = e
+				longest = max(longest, len(e.Message))
+			}
+			return true
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	kinds := slices.Sorted(maps.Keys(found))
+	m, ok := found["refusals_malformed"]
+	if !ok || fmt.Sprint(m.Data["lines"]) != fmt.Sprint(garbage+noCode+longCode) {
+		t.Fatalf("no event counts the %d lines that are no refusal (store.refused events found: %.300q)", garbage+noCode+longCode, kinds)
+	}
+	if c, ok := found["refusals_cut"]; !ok || fmt.Sprint(c.Data["lines"]) != fmt.Sprint(huge) {
+		t.Fatalf("no event counts the %d messages cut (store.refused events found: %.300q)", huge, kinds)
+	}
+	if _, ok := found["bad_channel"]; !ok {
+		t.Fatalf("the refusal logged after the padding was not imported (found: %.300q)", kinds)
+	}
+	if longest > maxRefusalMessage+16 {
+		t.Fatalf("a store.refused event of %d bytes: padding reached the event log whole", longest)
+	}
+	if rs, _, _ := ReadRefusals(adir); len(rs) != 0 {
+		t.Fatalf("refusal log kept %d lines after the import", len(rs))
 	}
 }

@@ -188,14 +188,26 @@ func Open(dir string, o Options) (*Store, error) {
 // left out is said in one more event: the file lies outside the store (a
 // process outside a sandbox can write it), so it cannot flood the event
 // log; of a log longer than what is read (ReadRefusals) or trimmed
-// (trimRefusals) one more event says so. total is the number of lines
-// read, first the instant of the oldest.
+// (trimRefusals), of lines that are no refusal loopx writes, and of
+// messages cut to maxRefusalMessage, one more event each says so. total
+// is the number of lines read, first the instant of the oldest.
 func (s *Store) refusalEvents() (out []records.Event, total int, first string) {
-	rs, skipped, _ := ReadRefusals(s.anchorDir)
+	l, _ := readRefusalLog(s.anchorDir)
+	rs, skipped := l.lines, l.skipped
 	if skipped > 0 {
 		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx",
 			Message: fmt.Sprintf("the refusal log's oldest %d bytes were not read (only its newest %d are): a log this long was padded, by whoever can write the anchor directory", skipped, maxRefusalsBytes),
 			Data:    map[string]any{"found": "refusals_skipped", "skipped_bytes": skipped}})
+	}
+	if l.malformed > 0 {
+		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx",
+			Message: fmt.Sprintf("%d line(s) of the refusal log (%d bytes) are no refusal loopx writes and were not imported: it was padded, by whoever can write the anchor directory", l.malformed, l.malformedBytes),
+			Data:    map[string]any{"found": "refusals_malformed", "lines": l.malformed, "bytes": l.malformedBytes}})
+	}
+	if l.cut > 0 {
+		out = append(out, records.Event{Kind: "store.refused", Actor: "loopx",
+			Message: fmt.Sprintf("%d line(s) of the refusal log carry a message longer than loopx writes (over %d bytes), imported cut: it was padded, by whoever can write the anchor directory", l.cut, maxRefusalMessage),
+			Data:    map[string]any{"found": "refusals_cut", "lines": l.cut}})
 	}
 	if len(rs) == 0 {
 		return out, 0, ""
