@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,9 @@ import (
 // crashRunsEnv sets how many kill -9 runs TestCrash_Kill9AtRandomInstants
 // makes: a few in go test, 100 in the CI step that sets it.
 const crashRunsEnv = "LOOPX_CRASH_RUNS"
+
+// jsonCode finds the first code in a --json answer.
+var jsonCode = regexp.MustCompile(`"code": "[a-z_]+"`)
 
 // crashOp is one mutation a crash worker ran as one loopx process, and
 // what became of it: acknowledged (exit 0), refused (exited non-zero by
@@ -82,7 +86,12 @@ func (r *crashRun) loopx(op crashOp, args ...string) (crashOp, string, bool) {
 	case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled():
 		op.outcome = "unknown"
 	case errors.As(err, &ee):
-		op.outcome, op.code, op.stderr = "refused", ee.ExitCode(), errb.String()
+		// Under --json the refusal is on stdout: its first code says it.
+		why := errb.String()
+		if m := jsonCode.FindString(out.String()); why == "" && m != "" {
+			why = m
+		}
+		op.outcome, op.code, op.stderr = "refused", ee.ExitCode(), why
 	default:
 		op.outcome, op.stderr = "unknown", err.Error()
 	}
@@ -184,7 +193,7 @@ func (r *crashRun) work(t *testing.T, run, w, offset int, agent, openRound strin
 			if round == "" {
 				continue
 			}
-			op, _, ok := r.loopx(crashOp{kind: "finish", agent: agent, key: round}, "round", "finish", round, "--outcome", "no_change", "--agent", agent)
+			op, _, ok := r.loopx(crashOp{kind: "finish", agent: agent, key: round}, "round", "finish", round, "--outcome", "progress", "--done", "--agent", agent)
 			if !ok {
 				return
 			}
