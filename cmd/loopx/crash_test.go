@@ -230,6 +230,7 @@ func (r *crashRun) work(t *testing.T, run, w, offset int, agent, openRound strin
 // Six runs in go test; LOOPX_CRASH_RUNS=100 in the CI step;
 // LOOPX_CRASH_SEED repeats the kill instants of the seed the output names.
 func TestCrash_Kill9AtRandomInstants(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("kills processes over many runs")
 	}

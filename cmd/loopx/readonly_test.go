@@ -23,6 +23,7 @@ import (
 // is unusable), and doctor finds the store, its chain and the event log
 // whole. The counts are in the test's output.
 func TestFault_ReadOnlyStoreAndAnchorDirectory(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if os.Geteuid() != 0 {
 		t.Skip("mounting in a mount namespace needs root (CI runs as root)")
 	}
