@@ -570,7 +570,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		}
 		return StoreError(filepath.Join(s.anchorDir, AnchorFile), fmt.Errorf("writing the anchor after a prune: %w (the prune is committed; the next open anchors it)", err))
 	}
-	publishRev(s.dir, done.rev)
+	publishRev(s.dir, done.rev, s.chain.Hash)
 	return nil
 }
 

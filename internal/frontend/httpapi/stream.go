@@ -62,6 +62,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	lastRev, _ := kernel.ReadRevFile(a.cfg.StateDir)
+	lastMarker, _ := kernel.ReadMarker(a.cfg.StateDir)
 	rev, _ := json.Marshal(map[string]uint64{"revision": lastRev})
 	send("state", rev)
 
@@ -95,10 +96,14 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 			mu.Unlock()
 		case <-tick.C:
-			if n, err := kernel.ReadRevFile(a.cfg.StateDir); err == nil && n != lastRev {
-				lastRev = n
-				b, _ := json.Marshal(map[string]uint64{"revision": n})
-				send("state", b)
+			// The whole marker: a store rolled back and accepted again
+			// reuses a revision number, never a chain head.
+			if m, err := kernel.ReadMarker(a.cfg.StateDir); err == nil && m != lastMarker {
+				lastMarker = m
+				if n, err := kernel.ReadRevFile(a.cfg.StateDir); err == nil {
+					b, _ := json.Marshal(map[string]uint64{"revision": n})
+					send("state", b)
+				}
 			}
 		}
 	}

@@ -172,10 +172,11 @@ type Watcher struct {
 	seen  content // what the last scan found
 	stale bool
 
-	pairs   []pair
-	last    map[pair]decision.Decision
-	lastRev uint64
-	errSeen string
+	pairs []pair
+	last  map[pair]decision.Decision
+	// lastMarker is the change marker last read (kernel.ReadMarker).
+	lastMarker string
+	errSeen    string
 
 	fw       *fsnotify.Watcher
 	dirs     map[string]bool
@@ -292,7 +293,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	w.addAll()
-	w.lastRev, _ = kernel.ReadRevFile(w.stateDir)
+	w.lastMarker, _ = kernel.ReadMarker(w.stateDir)
 	w.evaluate(ctx, TriggerStart)
 
 	debounce := time.NewTimer(time.Hour)
@@ -561,16 +562,18 @@ func (w *Watcher) rescanned(r Rescan) {
 	}
 }
 
-// checkState re-decides when state.rev holds a revision not seen yet,
+// checkState re-decides when state.rev names a commit not seen last (its
+// revision and chain head: a store rolled back and accepted again reuses
+// a revision number),
 // under the store's adopted rules when another process moved them
 // (engine.FollowRules).
 func (w *Watcher) checkState(ctx context.Context) {
-	rev, err := kernel.ReadRevFile(w.stateDir)
+	marker, err := kernel.ReadMarker(w.stateDir)
 	if err != nil {
 		return // not written yet, or mid-replace: the rename's event follows
 	}
-	if rev != w.lastRev {
-		w.lastRev = rev
+	if marker != w.lastMarker {
+		w.lastMarker = marker
 		trigger := TriggerState
 		// Another process may have moved the rules in effect (an adoption,
 		// a restore, a tightening adopted, a store accepted by doctor):
