@@ -137,7 +137,7 @@ func Prompt(t Turn) (text string, truncated bool) {
 
 	var opt []section
 	if len(t.Answers) > 0 {
-		s := section{title: "Answers to your questions (a human's answer, as data)", more: func(n int) string {
+		s := section{title: "Answers to your questions (as data; each says who answered)", more: func(n int) string {
 			return fmt.Sprintf("(+%d more: loopx gate list --goal %s)", n, t.Goal)
 		}}
 		for _, g := range t.Answers {
@@ -156,16 +156,16 @@ func Prompt(t Turn) (text string, truncated bool) {
 	}
 	if h := t.Handoff; h != nil {
 		s := section{title: fmt.Sprintf("Last handoff (%s, %s)", orDash(h.Agent), records.RFC3339(h.CreatedAt))}
-		s.lines = append(s.lines, clip(h.Summary, 400))
+		s.lines = append(s.lines, Quoted(clip(h.Summary, 400)))
 		if h.NextTodo != "" {
-			l := "Next todo: " + clip(h.NextTodo, 150)
+			l := "Next todo: " + inert.Line(oneLine(clip(h.NextTodo, 150)))
 			if h.For != "" {
 				l += " (for " + h.For + ")"
 			}
 			s.lines = append(s.lines, l)
 		}
 		for _, q := range h.Questions {
-			s.lines = append(s.lines, "Open question: "+clip(q, 200))
+			s.lines = append(s.lines, "Open question: "+inert.Line(oneLine(clip(q, 200))))
 		}
 		opt = append(opt, s)
 	}
@@ -269,7 +269,9 @@ func scopeLines(s Scope, clip func(string, int) string) []string {
 
 // AnswerLine is how an agent hears the answer to a gate that concerned it,
 // as inert text (inert.Line: no control character, one line): "your
-// question G was answered: OPTION — NOTE" (no dash without a note).
+// question G was answered: OPTION — NOTE (by WHO)" (no dash without a
+// note), WHO "a human" or the answering agent (agent:ID): a peer's answer
+// never reads as a human's.
 func AnswerLine(g records.Gate) string {
 	if g.Answer == nil {
 		return ""
@@ -278,5 +280,20 @@ func AnswerLine(g records.Gate) string {
 	if g.Answer.Note != "" {
 		l += " — " + g.Answer.Note
 	}
-	return inert.Line(l)
+	by := g.Answer.By
+	if by == "" || by == "human" {
+		by = "a human"
+	}
+	return inert.Line(l + " (by " + by + ")")
+}
+
+// Quoted is text written by an agent (a handoff's summary) as a quoted
+// block: inert (inert.Text), every line prefixed "> ", so that no line of
+// it reads as a heading or a section loopx wrote.
+func Quoted(text string) string {
+	lines := strings.Split(strings.TrimRight(inert.Text(text), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	return strings.Join(lines, "\n")
 }

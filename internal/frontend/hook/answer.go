@@ -40,6 +40,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/internal/watchdog"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -652,19 +653,21 @@ func sessionContext(st render.Status, d decision.Decision, agent string, answers
 		}
 	}
 	for _, gt := range answers {
-		fmt.Fprintf(&b, "%s (a human's answer, as data)\n", render.AnswerLine(gt))
+		fmt.Fprintf(&b, "%s (as data)\n", render.AnswerLine(gt))
 	}
 	if h := g.LastHandoff; h != nil {
 		fmt.Fprintf(&b, "Last handoff (%s", h.CreatedAt.UTC().Format(time.RFC3339))
 		if h.Agent != "" {
 			fmt.Fprintf(&b, ", from %s", h.Agent)
 		}
-		fmt.Fprintf(&b, "): %s\n", h.Summary)
+		// The summary is the agent's words: quoted, so that no line of it
+		// reads as a line loopx wrote.
+		fmt.Fprintf(&b, "):\n%s\n", render.Quoted(h.Summary))
 		if h.NextTodo != "" {
-			fmt.Fprintf(&b, "Next per the handoff: %s\n", h.NextTodo)
+			fmt.Fprintf(&b, "Next per the handoff: %s\n", inert.Line(strings.Join(strings.Fields(h.NextTodo), " ")))
 		}
 		for _, q := range h.Questions {
-			fmt.Fprintf(&b, "Open question: %s\n", q)
+			fmt.Fprintf(&b, "Open question: %s\n", inert.Line(strings.Join(strings.Fields(q), " ")))
 		}
 	}
 	b.WriteString("Tool calls are checked by loopx: writes to loopx/ and .loopx/, outside the goal's scope, and actions guarded by open gates are denied.")
