@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -222,11 +223,13 @@ func (r *crashRun) work(t *testing.T, run, w, offset int, agent, openRound strin
 // processes at once — four workers, each adding todos, claiming and
 // releasing them, starting and finishing rounds and raising gates, each
 // its own loopx process — and kills every loopx process running at a
-// random instant with SIGKILL, run after run on the same project. After
-// each kill: doctor exits 0 (it may report the recovery it made), the
-// event log verifies, every write a process acknowledged (exit 0) is in
-// the store with its audit event, and no write a process refused (a
-// non-zero exit of its own) is there. The counts are in the test's output.
+// random instant with SIGKILL (every other run: as the store's files or
+// the anchor take a random nth write, which lands inside commits), run
+// after run on the same project. After each kill: doctor exits 0 (it may
+// report the recovery it made), the event log verifies, every write a
+// process acknowledged (exit 0) is in the store with its audit event, and
+// no write a process refused (a non-zero exit of its own) is there. The
+// counts are in the test's output.
 // Six runs in go test; LOOPX_CRASH_RUNS=100 in the CI step;
 // LOOPX_CRASH_SEED repeats the kill instants of the seed the output names.
 func TestCrash_Kill9AtRandomInstants(t *testing.T) {
@@ -250,9 +253,13 @@ func TestCrash_Kill9AtRandomInstants(t *testing.T) {
 	const workers = 4
 	dir := project(t, workers)
 	mustLoopx(t, dir, "todo", "add", "--goal", "g1", "seed")
+	adir, err := kernel.AnchorDirOf(filepath.Join(dir, ".loopx"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var (
 		total, refusals                     = map[string]int{}, map[string]int{}
-		recovered                           int
+		recovered, onWrite                  int
 		lost, unaudited, late, doctorFailed int
 		firstFailure                        string
 	)
@@ -262,8 +269,8 @@ func TestCrash_Kill9AtRandomInstants(t *testing.T) {
 		}
 	}
 	defer func() {
-		t.Logf("kill -9 at random instants (seed %d): %d runs, %d mutations acknowledged, %d refused, %d killed before they answered; acknowledged writes lost %d, acknowledged without their audit event %d, refused writes applied later %d; %d recoveries on open (store.recovered), doctor failed after %d runs",
-			seed, runs, total["acked"], total["refused"], total["unknown"], lost, unaudited, late, recovered, doctorFailed)
+		t.Logf("kill -9 at random instants (seed %d): %d runs (%d killed at a write), %d mutations acknowledged, %d refused, %d killed before they answered; acknowledged writes lost %d, acknowledged without their audit event %d, refused writes applied later %d; %d recoveries on open (store.recovered), doctor failed after %d runs",
+			seed, runs, onWrite, total["acked"], total["refused"], total["unknown"], lost, unaudited, late, recovered, doctorFailed)
 		for what, n := range refusals {
 			t.Logf("refused %d time(s): %s", n, what)
 		}
@@ -282,9 +289,23 @@ func TestCrash_Kill9AtRandomInstants(t *testing.T) {
 			}()
 		}
 		// A random instant: most processes are killed somewhere inside
-		// their open, decision, commit or close.
-		time.Sleep(time.Duration(200+rng.IntN(2800)) * time.Millisecond)
+		// their open, decision or close. Every other run the kill comes
+		// instead as the store's files or the anchor take their nth write
+		// (n random): inside a commit, or between it and the anchor.
+		instant := time.NewTimer(time.Duration(200+rng.IntN(2800)) * time.Millisecond)
+		var write <-chan struct{}
+		stop := func() {}
+		if run%2 == 1 {
+			write, stop = nthWrite(t, 1+rng.IntN(24), filepath.Join(dir, ".loopx"), adir)
+		}
+		select {
+		case <-instant.C:
+		case <-write:
+			onWrite++
+		}
 		r.kill()
+		instant.Stop()
+		stop()
 		wg.Wait()
 		for _, op := range r.ops {
 			total[op.outcome]++
@@ -309,6 +330,44 @@ func TestCrash_Kill9AtRandomInstants(t *testing.T) {
 	if total["unknown"] == 0 {
 		t.Fatalf("no run killed a process mid-command")
 	}
+}
+
+// nthWrite returns a channel closed when the files in dirs have taken
+// their nth write or creation since the call (fsnotify), and a function
+// that stops watching.
+func nthWrite(t *testing.T, n int, dirs ...string) (<-chan struct{}, func()) {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if err := w.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := make(chan struct{})
+	go func() {
+		seen := 0
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+					if seen++; seen == n {
+						close(ch)
+					}
+				}
+			case _, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+			}
+		}
+	}()
+	return ch, func() { _ = w.Close() }
 }
 
 // openRounds are the rounds a killed run left open, by agent.
