@@ -175,5 +175,6 @@ func (e *Engine) VerifyReadModel() (bool, error) {
 	if _, err := e.Store(); err != nil {
 		return false, err
 	}
+	e.sess.ledgerWindow = e.widestQuotaWindow()
 	return e.sess.verifyReadModel(e.GoalIDs())
 }

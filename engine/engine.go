@@ -199,7 +199,20 @@ func (e *Engine) auditCacheLink(s *kernel.Store) {
 // written after the unlock.
 func (e *Engine) Release() error {
 	usable := e.rules.spec != nil && e.rules.spec.Spec != nil
+	e.sess.ledgerWindow = e.widestQuotaWindow()
 	return e.sess.Release(e.GoalIDs(), usable)
+}
+
+// widestQuotaWindow is the widest quota window of the spec decisions read
+// (0 when it is broken): how much of the ledger the read model keeps.
+func (e *Engine) widestQuotaWindow() time.Duration {
+	var w int64
+	if sp := e.rules.facts().Spec; sp != nil {
+		for _, g := range sp.Goals {
+			w = max(w, g.Quota.WindowSeconds)
+		}
+	}
+	return time.Duration(w) * time.Second
 }
 
 // Session is the store session this engine uses.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/kernel"
@@ -81,26 +82,59 @@ func BenchmarkRoundStartFinishRounds(b *testing.B) {
 }
 
 // TestRoundStartFinish_ReadsBoundedRounds: a round start and its finish
-// in a project with 1,000 finished rounds decode a few rounds from the
-// store (the round index), not its whole history.
+// in a project with 1,000 finished rounds (and a read model, as after
+// any round) decode a few rounds from the store (the round index), not
+// its whole history.
 func TestRoundStartFinish_ReadsBoundedRounds(t *testing.T) {
 	root := benchProject(t, 20, 0)
 	addFinishedRounds(t, root, 1000)
 	ctx := context.Background()
-	New(Options{Root: root}).Close()
-	before := kernel.RoundsDecoded()
-	e := New(Options{Root: root})
-	res, err := e.StartRound(ctx, "g1", "a1")
-	if err != nil || res.Round == nil {
-		t.Fatalf("%v %+v", err, res.Decision)
+	pair := func() {
+		t.Helper()
+		e := New(Options{Root: root})
+		res, err := e.StartRound(ctx, "g1", "a1")
+		if err != nil || res.Round == nil {
+			t.Fatalf("%v %+v", err, res.Decision)
+		}
+		e.Close()
+		e = New(Options{Root: root})
+		if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
 	}
-	e.Close()
-	e = New(Options{Root: root})
-	if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
+	pair() // the read model is written: the next round start decides under it
+	before := kernel.RoundsDecoded()
+	pair()
+	if n := kernel.RoundsDecoded() - before; n > 100 {
+		t.Errorf("a round start and finish decoded %d rounds of 1,002", n)
+	}
+}
+
+// TestDecideUnderTheLock_ReadsItsWindow: should_run decided while the
+// store is held (a round start's) over a goal of 2,000 todos reads the
+// read model's window of the claim order, checked against the store's
+// records of those todos and its index of leased todos and monitors,
+// not every todo.
+func TestDecideUnderTheLock_ReadsItsWindow(t *testing.T) {
+	root := benchProject(t, 2000, 0)
+	ctx := context.Background()
+	e := New(Options{Root: root})
+	if _, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}); err != nil {
 		t.Fatal(err)
 	}
-	e.Close()
-	if n := kernel.RoundsDecoded() - before; n > 100 {
-		t.Errorf("a round start and finish decoded %d rounds of 1,001", n)
+	e.Close() // writes the read model
+	e = New(Options{Root: root})
+	defer e.Close()
+	if _, err := e.Store(); err != nil {
+		t.Fatal(err)
+	}
+	before := kernel.TodosDecoded()
+	d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
+	if err != nil || d.Verdict != "run" {
+		t.Fatalf("%v %+v", err, d)
+	}
+	if n := kernel.TodosDecoded() - before; n > 200 {
+		t.Errorf("should_run under the lock decoded %d todos of 2,000", n)
 	}
 }

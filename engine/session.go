@@ -46,6 +46,10 @@ type Session struct {
 	// last read (readmodel.Model.Newest): ClockBehind's answer while the store
 	// stays closed.
 	rmNewest time.Time
+	// ledgerWindow is the widest quota window of the spec in effect, set
+	// by the engine before a refresh: the ledger the read model keeps
+	// (readmodel.Order.LedgerWindow).
+	ledgerWindow time.Duration
 
 	// log is the decision log, .loopx/decisions.jsonl with the inputs and
 	// bundles stored beside it (decisionlog.go).
@@ -229,9 +233,17 @@ func (s *Session) takeReadModel(goals []string, usable bool) readmodel.Refresh {
 	}
 	s.rmWant = false
 	if d, err := s.ensureAnchorDir(); err == nil {
-		return readmodel.Take(s.store, filepath.Join(d, ReadModelName), goals, s.rmStamp, claimorder.Order())
+		return readmodel.Take(s.store, filepath.Join(d, ReadModelName), goals, s.rmStamp, s.order())
 	}
 	return readmodel.Refresh{}
+}
+
+// order is the claim order a read model is built with, keeping the
+// ledger of ledgerWindow.
+func (s *Session) order() readmodel.Order {
+	o := claimorder.Order()
+	o.LedgerWindow = s.ledgerWindow
+	return o
 }
 
 // verifyReadModel is readmodel.Verify of the read model file against the
@@ -241,5 +253,5 @@ func (s *Session) verifyReadModel(goals []string) (bool, error) {
 	if p == "" {
 		return true, nil
 	}
-	return readmodel.Verify(p, s.store, goals, claimorder.Order())
+	return readmodel.Verify(p, s.store, goals, s.order())
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/loopx-dev/loopx/internal/buntdb"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -66,6 +67,9 @@ func (tx *Tx) AddTodo(t records.Todo) (records.Todo, error) {
 	if err := tx.putJSON(keyTodo(t.Goal, id), t); err != nil {
 		return t, err
 	}
+	if err := tx.indexTodo(nil, t); err != nil {
+		return t, err
+	}
 	tx.touch(t.Goal)
 	return t, tx.AppendEvent(records.Event{Kind: "todo.added", Goal: t.Goal, Actor: t.CreatedBy, Subject: id, Message: t.Title})
 }
@@ -77,6 +81,7 @@ func (tx *Tx) Todo(id string) (records.Todo, error) {
 	if err != nil {
 		return t, err
 	}
+	todosDecoded.Add(1)
 	_, err = tx.getJSON(k, &t)
 	return t, err
 }
@@ -86,7 +91,20 @@ func (tx *Tx) Todo(id string) (records.Todo, error) {
 func (tx *Tx) PutTodo(t records.Todo) error {
 	t.UpdatedAt = tx.now
 	tx.touch(t.Goal)
-	return tx.putJSON(keyTodo(t.Goal, t.ID), t)
+	var old *records.Todo
+	if raw, err := tx.get(keyTodo(t.Goal, t.ID)); err == nil {
+		var was records.Todo
+		if err := decodeTodo(raw, &was); err != nil {
+			return fmt.Errorf("decoding %s: %w", keyTodo(t.Goal, t.ID), err)
+		}
+		old = &was
+	} else if !errors.Is(err, buntdb.ErrNotFound) {
+		return err
+	}
+	if err := tx.putJSON(keyTodo(t.Goal, t.ID), t); err != nil {
+		return err
+	}
+	return tx.indexTodo(old, t)
 }
 
 // Todos returns the goal's todos ordered by priority, then age, then
@@ -131,6 +149,7 @@ func (tx *Tx) TodosLater(goal string) func() ([]records.Todo, error) {
 // by encoding/json and checked by the chain; TestDecodeTodo_AsEncodingJSON
 // holds the two decoders to the same result.
 func decodeTodo(payload string, t *records.Todo) error {
+	todosDecoded.Add(1)
 	return gojson.Unmarshal([]byte(payload), t)
 }
 
@@ -341,7 +360,10 @@ func (tx *Tx) AppendLedger(e records.LedgerEntry) (records.LedgerEntry, error) {
 	}
 	e.Seq, e.At = seq, tx.now
 	tx.touch(e.Goal)
-	return e, tx.putJSON(keyLedger(e.Goal, seq), e)
+	if err := tx.putJSON(keyLedger(e.Goal, seq), e); err != nil {
+		return e, err
+	}
+	return e, tx.indexLedger(e)
 }
 
 // Ledger returns the goal's whole ledger in order (never a window: every

@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/loopx-bench [all] [-n 10]   # the whole table (default)
 //	go run ./cmd/loopx-bench write [-n 10]   # 10 todos' round start+finish, concurrency, fsyncs
+//	go run ./cmd/loopx-bench life [-n 10]    # the long-life project against the 10-todo one
 //	go run ./cmd/loopx-bench watch [-runs 20] [-idle 60s]
 //	go run ./cmd/loopx-bench serve [-n 200]  # loopx serve: server side and through the socket
 //
@@ -13,14 +14,18 @@
 //
 //	10 todos; 200 todos and 5,000 evidence records; 2,000 todos;
 //	10,000 todos; history: 1,000 todos, 50,000 evidence records,
-//	100,000 audit events.
+//	100,000 audit events; long life: 50,000 todos, 20,000 finished
+//	rounds (one every 10 minutes, each charged, the last ones in the
+//	quota window) and 200,000 audit events.
 //
 // It then times, as processes: `decide should-run`; a PreToolUse hook
 // (`loopx hook claude-code` fed a recorded Claude Code PreToolUse payload of a
 // Bash "git push", its cwd set to the project); `round start` followed by `round finish` (one pair);
 // `status`. Each is run twice to warm the caches, then -n times, the runs
 // of all commands interleaved with `loopx version` runs so drift hits both.
-// Below the table it prints the write path under contention
+// Below the table it prints each command on the long-life project as a
+// ratio to the same command on the 10-todo project (the budget: 1.5×).
+// Below that it prints the write path under contention
 // (concurrency.go): four agents' rounds at once against one agent's in a
 // row, and claims/s with 1 and 8 processes. Last it counts fsyncs per transaction with strace (-f -c, fsync and
 // fdatasync calls of one round start+finish, divided by the store's
@@ -74,7 +79,10 @@ goals: g1: {
 type fixture struct {
 	name                    string
 	todos, evidence, events int
-	root                    string
+	// rounds are finished rounds of agent a1, one every 10 minutes up
+	// to now, each with its charge.
+	rounds int
+	root   string
 	// spec is the project's spec (the package's spec when empty).
 	spec string
 	// ids are the todos' ids, in the order they were added.
@@ -108,9 +116,9 @@ func main() {
 		os.Exit(watchMain(args)) // watch.go
 	case "serve":
 		os.Exit(serveMain(args)) // serve.go
-	case "all", "write":
+	case "all", "write", "life":
 	default:
-		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, watch, serve)\n", what)
+		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, life, watch, serve)\n", what)
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("all", flag.ExitOnError)
@@ -120,16 +128,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "loopx-bench: -n must be at least 1")
 		os.Exit(2)
 	}
-	if err := benchAll(*n, what == "write"); err != nil {
+	if err := benchAll(*n, what); err != nil {
 		fmt.Fprintln(os.Stderr, "loopx-bench:", err)
 		os.Exit(1)
 	}
 }
 
-// benchAll runs the table, the concurrency figures and the fsync count;
-// write keeps only the 10-todo project and the round start+finish pair (a
-// quick run for the write path).
-func benchAll(n int, write bool) error {
+// benchAll runs the table, the long-life ratios, the concurrency figures
+// and the fsync count (what "all"); "write" keeps only the 10-todo project
+// and the round start+finish pair (a quick run for the write path), "life"
+// only the 10-todo and long-life projects and their ratios.
+func benchAll(n int, what string) error {
 	tmp, err := os.MkdirTemp("", "loopx-bench-")
 	if err != nil {
 		return err
@@ -156,10 +165,14 @@ func benchAll(n int, write bool) error {
 		{name: "2,000 todos", todos: 2000},
 		{name: "10,000 todos", todos: 10000},
 		{name: "history", todos: 1000, evidence: 50000, events: 100000},
+		{name: "long life", todos: 50000, rounds: 20000, events: 200000 - 20000},
 	}
 	commands := commands
-	if write {
+	switch what {
+	case "write":
 		fixtures, commands = fixtures[:1], commands[2:3]
+	case "life":
+		fixtures = []*fixture{fixtures[0], fixtures[len(fixtures)-1]}
 	}
 	for i, f := range fixtures {
 		f.root = filepath.Join(tmp, fmt.Sprintf("p%d", i))
@@ -168,8 +181,8 @@ func benchAll(n int, write bool) error {
 			return fmt.Errorf("project %s: %w", f.name, err)
 		}
 		fi, _ := os.Stat(filepath.Join(f.root, ".loopx", kernel.DBFile))
-		fmt.Printf("project %-13s %6d todos %6d evidence %7d events  state.db %5.1f MB  built in %.1f s\n",
-			f.name+":", f.todos, f.evidence, f.events, float64(fi.Size())/1e6, time.Since(t).Seconds())
+		fmt.Printf("project %-13s %6d todos %6d evidence %6d rounds %7d events  state.db %5.1f MB  built in %.1f s\n",
+			f.name+":", f.todos, f.evidence, f.rounds, f.events+f.rounds, float64(fi.Size())/1e6, time.Since(t).Seconds())
 	}
 	version := func() (time.Duration, error) {
 		d, _, err := timeRun(bin, "", []string{"version"}, "")
@@ -230,6 +243,16 @@ func benchAll(n int, write bool) error {
 	}
 	if footnote {
 		fmt.Println("* some timed runs were answered no (exit 1: no round opened, e.g. the policy passed its deadline); their time is counted")
+	}
+	if what != "write" {
+		life, small := fixtures[len(fixtures)-1], fixtures[0]
+		fmt.Printf("\n%s against %s (the command's median there / its median here; budget 1.5×)\n", life.name, small.name)
+		for _, c := range commands {
+			fmt.Printf("%-20s%12.2f×\n", c.name, float64(median(times[life.name+"\x00"+c.name]))/float64(median(times[small.name+"\x00"+c.name])))
+		}
+	}
+	if what == "life" {
+		return nil
 	}
 	fmt.Println()
 	if err := concurrency(bin, tmp, n, v); err != nil {
@@ -445,5 +468,41 @@ func makeProject(f *fixture) error {
 			return err
 		}
 	}
+	if err := addRounds(s, f.rounds); err != nil {
+		return err
+	}
 	return s.Shrink()
+}
+
+// addRounds adds n finished rounds of agent a1 to goal g1 of the store s,
+// one every 10 minutes up to now, each with its charge: a project's
+// history of rounds (a month of them is some 4,000).
+func addRounds(s *kernel.Store, n int) error {
+	const every, batch = 10 * time.Minute, 100
+	at := time.Now().Add(-time.Duration(n) * every)
+	s.SetClock(func() time.Time { return at })
+	defer s.SetClock(time.Now)
+	for done := 0; done < n; done += batch {
+		err := s.Update(func(tx *kernel.Tx) error {
+			for range min(batch, n-done) {
+				r, err := tx.AddRound(records.Round{Goal: "g1", Agent: "a1"})
+				if err != nil {
+					return err
+				}
+				r.Status, r.FinishedAt, r.Outcome, r.Charged = records.RoundFinished, tx.Now(), records.OutcomeProgress, true
+				if err := tx.PutRound(r); err != nil {
+					return err
+				}
+				if _, err := tx.AppendLedger(records.LedgerEntry{Goal: "g1", Round: r.ID, Agent: "a1", Rounds: 1, Reason: "progress"}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		at = at.Add(batch * every)
+	}
+	return nil
 }

@@ -234,7 +234,7 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 	if err != nil {
 		return s, false, err
 	}
-	ledger, err := src.Ledger(goal)
+	ledger, err := WindowLedger(src, goal, gs, now)
 	if err != nil {
 		return s, false, err
 	}
@@ -254,6 +254,27 @@ func (b Builder) OfWindow(src Source, goal, agent string, now time.Time, need Ne
 	}
 	s.Progress = b.progressFacts(src, goal, agent, rounds, monitors, st, now)
 	return s, partial, nil
+}
+
+// LedgerSincer is a Source that reads the ledger entries of one quota
+// window (kernel.Tx.LedgerSince; the read model, which fails when it does
+// not keep them all: the caller then reads the store).
+type LedgerSincer interface {
+	LedgerSince(goal string, start time.Time) ([]records.LedgerEntry, error)
+}
+
+// WindowLedger is goal's ledger entries in src that the quota window of
+// gs at now sums (QuotaFacts reads no other): the window's alone when src
+// reads windows, else every entry src has; none when gs is nil (no
+// quota). Errors: src's.
+func WindowLedger(src Source, goal string, gs *specs.Goal, now time.Time) ([]records.LedgerEntry, error) {
+	if gs == nil {
+		return nil, nil
+	}
+	if l, ok := src.(LedgerSincer); ok {
+		return l.LedgerSince(goal, now.Add(-time.Duration(gs.Quota.WindowSeconds)*time.Second))
+	}
+	return src.Ledger(goal)
 }
 
 // HotRounder is a Source that reads only the rounds a decision needs
@@ -593,8 +614,19 @@ func conflict(tx ClaimSource, goals []string, t records.Todo, agent string) (*in
 		goals = append(slices.Clip(goals), t.Goal)
 	}
 	now := tx.Now()
+	ix, indexed := tx.(TodoIndexer)
 	for _, g := range goals {
-		todos, err := tx.Todos(g)
+		// Only a todo with a lease can conflict: the store's index lists
+		// them (every todo is read without one).
+		var todos []records.Todo
+		ok := false
+		var err error
+		if indexed {
+			todos, ok, err = ix.LeasedTodos(g)
+		}
+		if err == nil && !ok {
+			todos, err = tx.Todos(g)
+		}
 		if err != nil {
 			return nil, err
 		}

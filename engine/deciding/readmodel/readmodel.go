@@ -31,7 +31,7 @@ import (
 const maxModelBytes = 1 << 30
 
 // Version changes whenever the read model's shape does.
-const Version = 10
+const Version = 11
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -82,6 +82,15 @@ type Model struct {
 	// that a decision read from here reports a clock moved back as one
 	// read from the store does (Engine.ClockBehind).
 	Newest time.Time `json:"newest"`
+	// LedgerWindow is the widest quota window the model was built for
+	// (Order.LedgerWindow; 0: every ledger entry is kept) and LedgerFrom
+	// the instant from which it keeps the ledger (Newest less twice that
+	// window, so that a clock moved back by less than a window still
+	// reads the model; zero: from the first entry). A decision whose
+	// window starts before it (a wider window adopted since, or the clock
+	// moved back further) reads the store (LedgerSince fails).
+	LedgerWindow time.Duration `json:"ledger_window"`
+	LedgerFrom   time.Time     `json:"ledger_from,omitzero"`
 	// Bundle names the claim order the Hot todos were ordered by (the
 	// built-in policy bundle's hash, Order.Bundle): a model written by a
 	// loopx build with other policies is not used.
@@ -288,8 +297,12 @@ func Write(path string, b []byte) error {
 // store orders them, to the claim order's input (OrderInput); Bundle
 // names the policies it evaluates (Model.Bundle).
 type Order struct {
-	Bundle string
-	Input  func(todos []records.Todo) (OrderInput, error)
+	// LedgerWindow is the widest quota window of the adopted spec: the
+	// model keeps the ledger entries of twice that window before the
+	// store's newest instant (0: every entry).
+	LedgerWindow time.Duration
+	Bundle       string
+	Input        func(todos []records.Todo) (OrderInput, error)
 }
 
 // OrderInput is the claim order's input for one goal's todos.
@@ -325,7 +338,7 @@ const KeptOrders = 2
 // order.Input is nil or fails: decisions then read every todo), evaluated
 // afresh. Errors: the store's.
 func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) {
-	rm, err := read(s, goals)
+	rm, err := read(s, goals, order.LedgerWindow)
 	if err != nil {
 		return rm, nil, err
 	}
@@ -336,11 +349,18 @@ func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) 
 // read reads the records of the read model of goals from the open store
 // s, with state.db's stamp (the part of Build that needs the store; the
 // todos' records are decoded by encode).
-func read(s *kernel.Store, goals []string) (Model, error) {
+func read(s *kernel.Store, goals []string, ledgerWindow time.Duration) (Model, error) {
 	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]records.Agent{},
 		todos: map[string][]records.Todo{}, later: map[string]func() ([]records.Todo, error){}}
 	_, rm.Head = s.Head()
-	err := s.View(func(tx *kernel.Tx) error {
+	var err error
+	if rm.Newest, err = s.NewestInstant(); err != nil {
+		return rm, err
+	}
+	if ledgerWindow > 0 && !rm.Newest.IsZero() {
+		rm.LedgerWindow, rm.LedgerFrom = ledgerWindow, rm.Newest.Add(-2*ledgerWindow)
+	}
+	err = s.View(func(tx *kernel.Tx) error {
 		rm.Rev, rm.StateRev = tx.Revision(), tx.StateRevision()
 		for _, g := range goals {
 			var gm GoalModel
@@ -355,7 +375,12 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 			if gm.Rounds, gm.Runners, err = storeHotRounds(tx, g); err != nil {
 				return err
 			}
-			if gm.Ledger, err = tx.Ledger(g); err != nil {
+			if rm.LedgerFrom.IsZero() {
+				gm.Ledger, err = tx.Ledger(g)
+			} else {
+				gm.Ledger, err = tx.LedgerSince(g, rm.LedgerFrom)
+			}
+			if err != nil {
 				return err
 			}
 			if gm.Evidence, err = tx.EvidenceCount(g); err != nil {
@@ -380,9 +405,6 @@ func read(s *kernel.Store, goals []string) (Model, error) {
 		return err
 	})
 	if err != nil {
-		return rm, err
-	}
-	if rm.Newest, err = s.NewestInstant(); err != nil {
 		return rm, err
 	}
 	rm.Stamp, err = StampOf(s.Path())
@@ -578,7 +600,7 @@ func Take(s *kernel.Store, path string, goals []string, last Stamp, order Order)
 	if st, err := StampOf(s.Path()); err == nil && st == last {
 		return Refresh{}
 	}
-	rm, err := read(s, goals)
+	rm, err := read(s, goals, order.LedgerWindow)
 	if err != nil {
 		return Refresh{}
 	}
@@ -630,6 +652,7 @@ func Verify(path string, s *kernel.Store, goals []string, order Order) (bool, er
 		_ = remove(path)
 		return true, nil // unreadable: never used by decisions
 	}
+	order.LedgerWindow = claimed.LedgerWindow // the window it was built for
 	_, fresh, err := Build(s, goals, order)
 	if err != nil {
 		return false, err
@@ -812,9 +835,31 @@ func (rm *Model) Rounds(goal string) ([]records.Round, error) {
 	return rm.goal(goal).Rounds, nil
 }
 
-// Ledger is goal's ledger, as the store orders it.
+// Ledger is goal's ledger the model keeps (from LedgerFrom on), as the
+// store orders it.
 func (rm *Model) Ledger(goal string) ([]records.LedgerEntry, error) {
 	return rm.goal(goal).Ledger, nil
+}
+
+// ErrLedgerNotKept is LedgerSince's error for a window that starts before
+// the ledger the model keeps.
+var ErrLedgerNotKept = errors.New("the read model does not keep the ledger of this window")
+
+// LedgerSince is goal's ledger entries with instants after start, in
+// order; errors: ErrLedgerNotKept when the model keeps no entry from
+// before LedgerFrom and start is earlier (a wider window than it was built
+// for, or a clock moved back behind the store's newest instant).
+func (rm *Model) LedgerSince(goal string, start time.Time) ([]records.LedgerEntry, error) {
+	if start.Before(rm.LedgerFrom) {
+		return nil, ErrLedgerNotKept
+	}
+	var out []records.LedgerEntry
+	for _, e := range rm.goal(goal).Ledger {
+		if e.At.After(start) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // Agent is agent id; errors: kernel.NotFound when the model has none.

@@ -171,7 +171,7 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 		r := contract.RoundOf(rounds[len(rounds)-1])
 		out.LastRound = &r
 	}
-	ledger, err := src.Ledger(goal)
+	ledger, err := inputstate.WindowLedger(src, goal, spec, now)
 	if err != nil {
 		return out, err
 	}
@@ -341,7 +341,7 @@ func Review(b inputstate.Builder, src ReviewSource, gs *specs.Goal, rv *render.R
 		}
 		rv.Evidence = append(rv.Evidence, render.ReviewEvidence{Evidence: ev, Stale: Stale(ev.CreatedAt, now, after)})
 	}
-	ledger, err := src.Ledger(rv.Goal)
+	ledger, err := inputstate.WindowLedger(src, rv.Goal, gs, now)
 	if err != nil {
 		return err
 	}
