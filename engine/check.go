@@ -64,8 +64,12 @@ func (e *Engine) Replay(ctx context.Context, since time.Time, againstNow bool) (
 	entries, skipped, err := e.ReadLog(decision.LogFilter{Since: since})
 	if !againstNow {
 		return decision.Replay(ctx, since, entries, skipped, err, func(le decision.LogEntry) (decision.Decision, error) {
-			in, ok := e.storedInput(le)
-			if !ok {
+			in, state := e.storedInput(le)
+			switch state {
+			case "stored":
+			case "altered":
+				return decision.Decision{}, decision.ErrInputAltered
+			default:
 				return decision.Decision{}, decision.ErrNotReplayable
 			}
 			return e.evaluate(ctx, logRequest(le), in), nil
@@ -90,18 +94,22 @@ func (e *Engine) Replay(ctx context.Context, since time.Time, againstNow bool) (
 }
 
 // storedInput is the input le's decision evaluated, read from its stored
-// file when that is there unaltered (decision.StoredInput) and parses;
-// false otherwise.
-func (e *Engine) storedInput(le decision.LogEntry) (input.Input, bool) {
+// file, with the file's state (decision.StoredInput): "stored" when it is
+// there unaltered and parses, "altered" when its SHA-256 is not the one
+// the log line names, else why there is none ("none", "pruned", …).
+func (e *Engine) storedInput(le decision.LogEntry) (input.Input, string) {
 	var in input.Input
 	if _, state := decision.StoredInput(le, e.StateDir(), scaffold.StateDirName); state != "stored" {
-		return in, false
+		return in, state
 	}
 	b, err := os.ReadFile(le.InputPath(e.StateDir()))
-	if err != nil || json.Unmarshal(b, &in) != nil {
-		return in, false
+	if err != nil {
+		return in, "pruned"
 	}
-	return in, true
+	if json.Unmarshal(b, &in) != nil {
+		return in, "altered"
+	}
+	return in, "stored"
 }
 
 // EvalInput evaluates query on a hand-written input (`loopx policy eval`)

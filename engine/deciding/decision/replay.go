@@ -11,6 +11,13 @@ import (
 // pruned, altered, or never stored): counted, never re-decided otherwise.
 var ErrNotReplayable = errors.New("decision: not replayable (input pruned)")
 
+// ErrInputAltered is what a replay's redecide returns for a logged
+// decision whose stored input is there but is not what was logged (its
+// SHA-256 is not the one the log line names): not re-decided, counted in
+// NotReplayable and named in Altered, because someone changed what the
+// decision was made on.
+var ErrInputAltered = errors.New("decision: not replayable (input altered)")
+
 // ReplayChange is a logged decision that is decided differently now.
 type ReplayChange struct {
 	DecisionID string    `json:"decision_id"`
@@ -39,6 +46,9 @@ type ReplayReport struct {
 	// NotReplayable counts logged decisions whose stored input is gone
 	// (pruned, altered, or from before inputs were stored): not re-decided.
 	NotReplayable int `json:"not_replayable"`
+	// Altered lists the decision ids, among NotReplayable, whose stored
+	// input was altered since it was logged (ErrInputAltered).
+	Altered []string `json:"altered"`
 	// Changed lists the decisions whose verdict differs now, oldest first.
 	Changed []ReplayChange `json:"changed"`
 }
@@ -50,7 +60,7 @@ type ReplayReport struct {
 // answers ErrNotReplayable for is counted in NotReplayable. It stops at ctx's end, at
 // readErr (returned with the report so far) and at redecide's error.
 func Replay(ctx context.Context, since time.Time, entries []LogEntry, skipped int, readErr error, redecide func(le LogEntry) (Decision, error)) (ReplayReport, error) {
-	rep := ReplayReport{Changed: []ReplayChange{}, Skipped: skipped}
+	rep := ReplayReport{Changed: []ReplayChange{}, Altered: []string{}, Skipped: skipped}
 	if !since.IsZero() {
 		s := since.UTC()
 		rep.Since = &s
@@ -63,7 +73,10 @@ func Replay(ctx context.Context, since time.Time, entries []LogEntry, skipped in
 			return rep, err
 		}
 		d, err := redecide(le)
-		if errors.Is(err, ErrNotReplayable) {
+		if errors.Is(err, ErrInputAltered) {
+			rep.Altered = append(rep.Altered, le.DecisionID)
+		}
+		if errors.Is(err, ErrNotReplayable) || errors.Is(err, ErrInputAltered) {
 			rep.NotReplayable++
 			continue
 		}

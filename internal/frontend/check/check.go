@@ -328,6 +328,15 @@ func replayFindings(rep decision.ReplayReport) []Finding {
 		f.Location = &lint.Location{File: scaffold.StateDirName + "/" + decisionlog.FileName}
 		out = append(out, f)
 	}
+	// An input changed after its decision was logged is not a rule
+	// change but tampering with the record: an error, so check fails.
+	for _, id := range rep.Altered {
+		f := lint.CheckRule(lint.RuleReplay, fmt.Sprintf("decision %s: its stored input was altered since it was logged (its SHA-256 is not the one the log names); not replayed", id))
+		f.Severity = lint.SeverityError
+		f.Ref = "decision " + id
+		f.Location = &lint.Location{File: scaffold.StateDirName + "/" + decisionlog.FileName}
+		out = append(out, f)
+	}
 	return out
 }
 
@@ -361,8 +370,11 @@ func WriteText(w io.Writer, rep Report) {
 	}
 	if r := rep.Replay; r != nil {
 		p := fmt.Sprintf("%d %s replayed, %d changed", r.Decisions, plural(r.Decisions, "decision", "decisions"), len(r.Changed))
-		if r.NotReplayable > 0 {
-			p += fmt.Sprintf(", %d not replayable (input pruned)", r.NotReplayable)
+		if n := r.NotReplayable - len(r.Altered); n > 0 {
+			p += fmt.Sprintf(", %d not replayable (input pruned)", n)
+		}
+		if n := len(r.Altered); n > 0 {
+			p += fmt.Sprintf(", %d not replayable (input altered since it was logged: %s)", n, strings.Join(r.Altered, ", "))
 		}
 		parts = append(parts, p)
 	}

@@ -91,7 +91,8 @@ func (a *app) checkCmd() *cobra.Command {
      (stored in .loopx/inputs/: what was known then), without logging,
      and lists each changed verdict (rule replay, a warning): decision
      id, old → new, and the rule that decides it now; a decision whose
-     stored input was pruned is counted "not replayable (input pruned)";
+     stored input was pruned is counted "not replayable (input pruned)",
+     one whose stored input was altered since it was logged is an error;
      --against-now re-decides over the current state instead;
   7. with --audit, verifies the state store's whole hash chain (as loopx
      doctor does): every transaction's block and link, its records in the
