@@ -34,7 +34,13 @@ func (e *Engine) Run(ctx context.Context, o runround.Options) (runround.Result, 
 	// The rounds started here record this process as their runner: its
 	// descendants act as the round's agent whatever environment or
 	// executable they use (ancestry.go).
-	e.runner = trust.RunnerID(os.Getpid())
+	runner := os.Getpid()
+	if o.Caller.PID > 0 {
+		// A server runs the loop for its client: the client and its
+		// children (the agent command) are the round's processes.
+		runner = o.Caller.PID
+	}
+	e.runner = trust.RunnerID(runner)
 	defer func() { e.runner = "" }()
 	wall, err := e.wall(o)
 	if err != nil {
@@ -51,7 +57,7 @@ func (e *Engine) Run(ctx context.Context, o runround.Options) (runround.Result, 
 		Audit:         func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) },
 		ProtectedSeen: e.protectedSeen, SawProtected: e.sawProtected, RecordBetweenRounds: e.recordBetweenRounds,
 	}, o, agentloop.Options{Cmd: o.Cmd, Dir: e.root, PromptDir: filepath.Join(e.StateDir(), "rounds"), MaxRounds: o.MaxRounds,
-		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr, Wall: wall})
+		LeaseTTL: rounds.DefaultLeaseTTL, Stdout: o.Stdout, Stderr: o.Stderr, Wall: wall, Env: o.Caller.Env, Spawn: o.Caller.Spawn})
 }
 
 func (e *Engine) goalRev(goal string) (uint64, error) {
@@ -106,5 +112,5 @@ func (e *Engine) wall(o runround.Options) (agentloop.Wall, error) {
 		sb = e.rules.spec.Spec.Project.Sandbox
 	}
 	audit := func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) }
-	return confined.ForRun(sb, confined.Options{Root: e.root, Audit: func(ev records.Event) { _ = audit(ev) }}, o.Goal, o.Agent, o.Stderr, audit)
+	return confined.ForRun(sb, confined.Options{Root: e.root, Audit: func(ev records.Event) { _ = audit(ev) }, Env: o.Caller.Env, Run: o.Caller.Broker}, o.Goal, o.Agent, o.Stderr, audit)
 }

@@ -221,23 +221,16 @@ func TestServe_CommandsBehaveTheSameThroughAServer(t *testing.T) {
 	}
 }
 
-// TestServe_HeldBackAndStuck: while a server runs, run and watch --exec
-// (which start the agent's processes) refuse (exit 2) naming it; a server that stops answering makes a
+// TestServe_Stuck: a server that stops answering makes a
 // PreToolUse hook answer blocked (exit 2) and a Stop hook warn (exit 0)
 // within the hook's deadline, never wait for the host to let the call
 // through; another command exits 3.
-func TestServe_HeldBackAndStuck(t *testing.T) {
+func TestServe_Stuck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
 	sp := newServedProject(t)
 	pid := sp.startServer(t)
-	for _, args := range [][]string{{"run", "--goal", "g1", "--agent", "a1", "--", "true"}, {"watch", "--goal", "g1", "--agent", "a1", "--exec", "--", "true"}} {
-		r := sp.run(t, "", nil, args...)
-		if r.code != 2 || !strings.Contains(r.stderr, "does not run through it yet") {
-			t.Errorf("loopx %v with a server: exit %d, %q; want 2 naming the server", args, r.code, r.stderr)
-		}
-	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -477,5 +470,44 @@ func TestServe_LostAnswerIsNotAppliedTwice(t *testing.T) {
 	}
 	if n := strings.Count(r.stdout, `"only once"`); n != 1 {
 		t.Fatalf("the todo is in the store %d times, want once:\n%s", n, r.stdout)
+	}
+}
+
+// TestServe_RunThroughTheServer: loopx run while a server runs goes
+// through it (it refused, exit 2, before): the server runs the rounds,
+// the agent command is the client's child, confined or not, and its own
+// loopx calls act as the round's agent and nothing else — another
+// agent's round is refused, whatever its environment claims.
+func TestServe_RunThroughTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	const agent = `loopx todo add --goal g1 "added inside" || exit 11
+loopx round start --goal g1 --agent a2 >/dev/null 2>&1 && exit 12
+LOOPX_AGENT=a2 loopx round start --goal g1 --agent a2 >/dev/null 2>&1 && exit 13
+loopx adopt </dev/null >/dev/null 2>&1 && exit 14
+echo work >> work.txt
+echo agent done`
+	for _, mode := range []string{"auto", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			sp := &servedProject{p: testproject.New(t, servedSpec+"project: sandbox: mode: \""+mode+"\"\n"), ids: map[string]string{}}
+			pid := sp.startServer(t)
+			sp.run(t, "", nil, "todo", "add", "--goal", "g1", "first task")
+			r := sp.run(t, "", nil, "run", "--goal", "g1", "--agent", "a1", "--max-rounds", "1", "--", "sh", "-c", agent)
+			if r.code != 0 || !strings.Contains(r.stderr, "agent done") || !strings.Contains(r.stderr, "finished: progress") {
+				t.Fatalf("run through the server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if syscall.Kill(pid, 0) != nil {
+				t.Fatal("the server is gone")
+			}
+			r = sp.run(t, "", nil, "events", "--kind", "todo.added")
+			if !regexp.MustCompile(`todo\.added +g1 +a1 .*added inside`).MatchString(r.stdout) {
+				t.Fatalf("the agent's todo was not added as a1:\n%s", r.stdout)
+			}
+			r = sp.run(t, "", nil, "events", "--kind", "round.started")
+			if strings.Count(r.stdout, "round.started") != 1 || strings.Contains(r.stdout, "a2") {
+				t.Fatalf("rounds started, want one of a1's:\n%s", r.stdout)
+			}
+		})
 	}
 }

@@ -74,6 +74,20 @@ type Asker func(text string) (string, error)
 // conn's deadline is lifted (a person types at their own pace), and set
 // again after, two minutes on.
 func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, stdout, stderr io.Writer, ask Asker) (int, error) {
+	return CallConnWith(uc, socket, req, stdin, stdout, stderr, ask, nil, nil)
+}
+
+// Starter starts a command a server asks its client to start (FrameSpawn):
+// as this process's child, in a process group of its own. It returns the
+// child's process id, wait (its exit code, -1 when a signal ended it) and
+// stop (SIGTERM to its group, then SIGKILL), or why it did not start.
+type Starter func(sp Spawn) (pid int, wait func() (int, error), stop func(), err error)
+
+// CallConnWith is CallConn for a client that also starts commands for the
+// server (req.Spawn, start: nil refuses them) and tells it when the
+// person asks it to stop (interrupt closed: FrameInterrupt, once; nil:
+// never).
+func CallConnWith(uc *net.UnixConn, socket string, req Request, stdin io.Reader, stdout, stderr io.Writer, ask Asker, start Starter, interrupt <-chan struct{}) (int, error) {
 	var wmu sync.Mutex
 	send := func(kind byte, payload []byte) error {
 		wmu.Lock()
@@ -100,6 +114,22 @@ func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, std
 			}
 		}
 		_ = send(FrameStdinEnd, nil)
+	}()
+	if interrupt != nil {
+		go func() {
+			<-interrupt
+			_ = send(FrameInterrupt, nil)
+		}()
+	}
+	var stopMu sync.Mutex
+	stop := func() {}
+	// A command still running when the session ends (the server gone)
+	// is stopped: the agent's processes never outlive their loop.
+	defer func() {
+		stopMu.Lock()
+		st := stop
+		stopMu.Unlock()
+		st()
 	}()
 	r := bufio.NewReader(uc)
 	for {
@@ -138,6 +168,53 @@ func CallConn(uc *net.UnixConn, socket string, req Request, stdin io.Reader, std
 			if err := send(FrameReply, b); err != nil {
 				return 0, fmt.Errorf("loopx broker at %s: %w", socket, err)
 			}
+		case FrameSpawn:
+			var sp Spawn
+			var ans Spawned
+			if err := json.Unmarshal(payload, &sp); err != nil || len(sp.Argv) == 0 {
+				ans.Error = "a malformed spawn frame"
+			} else if start == nil {
+				ans.Error = "this client starts no command"
+			}
+			var wait func() (int, error)
+			if ans.Error == "" {
+				pid, w, st, err := start(sp)
+				if err != nil {
+					ans.Error = err.Error()
+				} else {
+					ans.PID, wait = pid, w
+					stopMu.Lock()
+					stop = st
+					stopMu.Unlock()
+				}
+			}
+			b, _ := json.Marshal(ans)
+			if err := send(FrameSpawned, b); err != nil {
+				if wait != nil {
+					stop()
+				}
+				return 0, fmt.Errorf("loopx broker at %s: %w", socket, err)
+			}
+			if wait != nil {
+				// Its end is said after it started (FrameSpawned first).
+				go func() {
+					code, err := wait()
+					stopMu.Lock()
+					stop = func() {}
+					stopMu.Unlock()
+					d := Done{Code: code}
+					if err != nil {
+						d.Error = err.Error()
+					}
+					b, _ := json.Marshal(d)
+					_ = send(FrameDone, b)
+				}()
+			}
+		case FrameKill:
+			stopMu.Lock()
+			st := stop
+			stopMu.Unlock()
+			go st()
 		case FrameExit:
 			var x Exit
 			if err := json.Unmarshal(payload, &x); err != nil {

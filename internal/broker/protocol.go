@@ -66,6 +66,10 @@ type Request struct {
 	// runs a retry; it answers with the recorded answer, or refuses (exit
 	// 3) when it keeps none for this client and key.
 	Retry bool `json:"retry,omitempty"`
+	// Spawn says the client starts the agent's processes for the server
+	// (FrameSpawn): loopx run and watch --exec, whose agent processes are
+	// the caller's children, never the server's.
+	Spawn bool `json:"spawn,omitempty"`
 }
 
 // KeyLen is the length of an idempotency key (Request.Key), in hex digits.
@@ -87,6 +91,44 @@ const (
 	FrameStdinEnd byte = 'c'
 	FrameReply    byte = 'r'
 )
+
+// Frames of a session whose client starts the agent's processes for the
+// server (Request.Spawn: loopx run and watch --exec through loopx serve,
+// whose agent processes must be the caller's children). From the server:
+// start a command (s, a Spawn in JSON) and stop it (k, empty: its process
+// group gets SIGTERM, then SIGKILL). From the client: the command started
+// (w, a Spawned in JSON), it ended (d, a Done in JSON), and the person
+// asked the client to stop (q, empty: the server cancels the command, and
+// the session goes on until its exit frame).
+const (
+	FrameSpawn     byte = 's'
+	FrameKill      byte = 'k'
+	FrameSpawned   byte = 'w'
+	FrameDone      byte = 'd'
+	FrameInterrupt byte = 'q'
+)
+
+// Spawn asks the client to start Argv in Dir with Env, in a process group
+// of its own, its output the client's standard error.
+type Spawn struct {
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+}
+
+// Spawned is the client's answer to a Spawn: the process id it got (in
+// the client's pid namespace), or Error saying why it did not start.
+type Spawned struct {
+	PID   int    `json:"pid,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Done says the spawned command ended: its exit code (-1 when a signal
+// ended it), or Error saying why it could not be waited for.
+type Done struct {
+	Code  int    `json:"code"`
+	Error string `json:"error,omitempty"`
+}
 
 // Prompt asks the client to show Text on its controlling terminal and
 // read one line back (a typed confirmation): the text is asserted by the
@@ -231,7 +273,7 @@ func ReadFrame(r io.Reader) (kind byte, payload []byte, err error) {
 		return 0, nil, err
 	}
 	kind = hdr[0]
-	if !strings.ContainsRune("oepxicr", rune(kind)) {
+	if !strings.ContainsRune("oepxicrskwdq", rune(kind)) {
 		return 0, nil, fmt.Errorf("broker frame of unknown kind %q", kind)
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])

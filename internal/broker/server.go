@@ -111,7 +111,67 @@ type Session struct {
 	mu      *sync.Mutex // guards writes to conn
 	conn    *net.UnixConn
 	replies chan Reply
+	spawned chan Spawned
+	done    chan Done
 	handle  int // a pidfd of the peer, -1 when none
+}
+
+// ErrNoSpawn is Spawn's error when the client does not start processes
+// (its request did not say Spawn) or went away.
+var ErrNoSpawn = errors.New("the client does not start the command")
+
+// Spawn has the client start argv in dir with env (FrameSpawn): a
+// process of the client's, in a process group of its own, its output the
+// client's standard error. It returns the process id the client names
+// (in its pid namespace: the server's, for a client outside any
+// sandbox) and wait, which returns the command's exit code (-1 for a
+// signal) once the client says it ended; when ctx is done first, wait
+// has the client stop it (FrameKill: SIGTERM to its group, then SIGKILL)
+// and still waits for its end. Errors: ErrNoSpawn (wrapped), the
+// client's reason it did not start.
+func (s *Session) Spawn(ctx context.Context, argv, env []string, dir string) (pid int, wait func() (int, error), err error) {
+	if !s.Request.Spawn {
+		return 0, nil, ErrNoSpawn
+	}
+	b, _ := json.Marshal(Spawn{Argv: argv, Env: env, Dir: dir})
+	s.mu.Lock()
+	err = WriteFrame(s.conn, FrameSpawn, b)
+	s.mu.Unlock()
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: %v", ErrNoSpawn, err)
+	}
+	sp, ok := <-s.spawned
+	switch {
+	case !ok:
+		return 0, nil, fmt.Errorf("%w: the client went away", ErrNoSpawn)
+	case sp.Error != "":
+		return 0, nil, errors.New(sp.Error)
+	case sp.PID <= 0:
+		return 0, nil, fmt.Errorf("%w: the client named no process", ErrNoSpawn)
+	}
+	wait = func() (int, error) {
+		select {
+		case d, ok := <-s.done:
+			return doneOf(d, ok)
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		_ = WriteFrame(s.conn, FrameKill, nil)
+		s.mu.Unlock()
+		d, ok := <-s.done
+		return doneOf(d, ok)
+	}
+	return sp.PID, wait, nil
+}
+
+func doneOf(d Done, ok bool) (int, error) {
+	switch {
+	case !ok:
+		return -1, fmt.Errorf("%w: the client went away", ErrNoSpawn)
+	case d.Error != "":
+		return -1, errors.New(d.Error)
+	}
+	return d.Code, nil
 }
 
 // PeerAlive reports whether the client process that connected still runs
@@ -155,6 +215,8 @@ func (s *Session) Ask(ctx context.Context, text string) (string, error) {
 // does not take, ends the session (cancel).
 func (s *Session) demux(r io.Reader, in *inbox, cancel context.CancelFunc) {
 	defer close(s.replies)
+	defer close(s.spawned)
+	defer close(s.done)
 	for {
 		kind, payload, err := ReadFrame(r)
 		if err != nil {
@@ -171,6 +233,26 @@ func (s *Session) demux(r io.Reader, in *inbox, cancel context.CancelFunc) {
 			}
 		case FrameStdinEnd:
 			in.close(io.EOF)
+		case FrameSpawned:
+			var sp Spawned
+			if json.Unmarshal(payload, &sp) != nil {
+				sp = Spawned{Error: "a malformed spawned frame"}
+			}
+			select {
+			case s.spawned <- sp:
+			default: // no spawn waits for it
+			}
+		case FrameDone:
+			var d Done
+			if json.Unmarshal(payload, &d) != nil {
+				d = Done{Code: -1, Error: "a malformed done frame"}
+			}
+			select {
+			case s.done <- d:
+			default:
+			}
+		case FrameInterrupt:
+			cancel()
 		case FrameReply:
 			var rep Reply
 			if json.Unmarshal(payload, &rep) != nil {
@@ -285,7 +367,7 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	in := newInbox()
 	defer in.close(io.ErrClosedPipe)
 	sess := &Session{PID: pid, Request: req, Stdin: in, Stdout: frames{mu, conn, FrameStdout}, Stderr: stderr,
-		mu: mu, conn: conn, replies: make(chan Reply, 1), handle: peerHandle(conn, pid)}
+		mu: mu, conn: conn, replies: make(chan Reply, 1), spawned: make(chan Spawned, 1), done: make(chan Done, 1), handle: peerHandle(conn, pid)}
 	defer closeHandle(sess.handle)
 	if s.Run != nil && req.Key != "" && s.Answers != nil {
 		owner := proc{pid, procStart(pid)}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,12 +119,27 @@ type Options struct {
 	LeaseTTL time.Duration
 	// Wall confines each round's command (nil: it runs unconfined).
 	Wall Wall
+	// Env is the environment the command starts from (nil: this
+	// process's), the round's variables added.
+	Env []string
+	// Spawn, when set, starts the command instead of this process: as the
+	// child of the process that asked for the rounds (a loopx serve
+	// client running loopx run), never of this one.
+	Spawn Spawner
 	// Stdout and Stderr receive the command's output (commandOutput: a
 	// terminal directly, anything else through a copy that drops the
 	// output once a write fails, so a closed pipe never reaches the
 	// command).
 	Stdout, Stderr io.Writer
 }
+
+// Spawner starts argv in dir with env as another process's child, in a
+// process group of its own, its output that process's standard error
+// (broker.Session.Spawn). It returns the child's process id and wait: its
+// exit code (-1 when a signal ended it) once it ended; when ctx is done
+// first, wait stops it (SIGTERM to its group, then SIGKILL) and returns
+// then. Errors: it did not start.
+type Spawner func(ctx context.Context, argv, env []string, dir string) (pid int, wait func() (int, error), err error)
 
 // Wall is the operating system's confinement of the agent command.
 type Wall interface {
@@ -195,13 +211,17 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 		return err
 	}
 	argv := o.Cmd
-	env := append(os.Environ(), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
+	base := o.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	env := append(slices.Clone(base), "LOOPX_ROUND="+r.ID, "LOOPX_GOAL="+r.Goal, "LOOPX_AGENT="+r.Agent,
 		"LOOPX_TODO="+r.Todo, "LOOPX_PROMPT_FILE="+prompt, "LOOPX_PROJECT="+o.Dir)
 	started, leave := func(int) {}, func() {}
 	if o.Wall != nil {
 		// Inside the sandbox a missing command would be the sandbox's exit
 		// 1 (failed, charged): it is looked up first, as exec would.
-		if err := findCommand(o.Dir, argv[0]); err != nil {
+		if err := findCommand(o.Dir, argv[0], pathOf(base)); err != nil {
 			return notStarted(ctx, eng, r, err)
 		}
 		in, err := o.Wall.Enter(ctx, r, argv, env)
@@ -234,6 +254,9 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 	if err := eng.Release(); err != nil {
 		return err
 	}
+	if o.Spawn != nil {
+		return spawnedRound(ctx, eng, o, st, argv, env, started, revBefore, before)
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	// The agent command gets its own process group, and stopping loopx stops
 	// the whole group (SIGTERM, then SIGKILL after WaitDelay): an agent's
@@ -260,7 +283,46 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 		killGroup(cmd)
 	}
 	revKept, changedMeanwhile := keep()
+	var ran ranCommand
+	var exitErr *exec.ExitError
+	switch {
+	case runErr != nil && !errors.As(runErr, &exitErr):
+		ran.startErr = runErr
+	case runErr != nil:
+		ran.code = exitErr.ExitCode()
+	}
+	return afterCommand(ctx, eng, st, before, revKept, changedMeanwhile, ran)
+}
 
+// ranCommand is how a round's command ended: it did not start
+// (startErr), could not be waited for (waitErr), or exited with code.
+type ranCommand struct {
+	startErr, waitErr error
+	code              int
+}
+
+// spawnedRound runs round st's command through o.Spawn (another
+// process's child), keeping the round's lease meanwhile, then settles it
+// as afterCommand does.
+func spawnedRound(ctx context.Context, eng Engine, o Options, st *Started, argv, env []string, started func(int), revBefore uint64, before Scan) error {
+	r := st.Round
+	keep := keepLease(eng, r, leaseTTL(st.Todo, o.LeaseTTL), revBefore) // lease.go
+	var ran ranCommand
+	pid, wait, err := o.Spawn(ctx, argv, env, o.Dir)
+	if err != nil {
+		ran.startErr = err
+	} else {
+		started(pid)
+		ran.code, ran.waitErr = wait()
+	}
+	revKept, changedMeanwhile := keep()
+	return afterCommand(ctx, eng, st, before, revKept, changedMeanwhile, ran)
+}
+
+// afterCommand settles round st once its command ended (ran): the scan
+// after it, what it wrote, and its finish.
+func afterCommand(ctx context.Context, eng Engine, st *Started, before Scan, revKept uint64, changedMeanwhile bool, ran ranCommand) error {
+	r := st.Round
 	// What the command changed is checked whether or not it reported its
 	// own round: a self-reported finish does not hide a protected write.
 	after := eng.Scan()
@@ -285,14 +347,15 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 		return eng.Reported(context.WithoutCancel(ctx), r, written)
 	}
 	var out Outcome
-	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		out.Outcome, out.Summary = records.OutcomeFailed, "interrupted: "+ctx.Err().Error()
-	case runErr != nil && !errors.As(runErr, &exitErr):
-		out.Outcome, out.Summary = records.OutcomePreflightFailed, "agent command did not start: "+runErr.Error()
-	case runErr != nil:
-		out.Outcome, out.Summary = records.OutcomeFailed, fmt.Sprintf("agent command exited %d", exitErr.ExitCode())
+	case ran.startErr != nil:
+		out.Outcome, out.Summary = records.OutcomePreflightFailed, "agent command did not start: "+ran.startErr.Error()
+	case ran.waitErr != nil:
+		out.Outcome, out.Summary = records.OutcomeFailed, "agent command: "+ran.waitErr.Error()
+	case ran.code != 0:
+		out.Outcome, out.Summary = records.OutcomeFailed, fmt.Sprintf("agent command exited %d", ran.code)
 	default:
 		revAfter, err := eng.GoalRev(r.Goal)
 		if err != nil {
@@ -323,10 +386,17 @@ func runRound(ctx context.Context, eng Engine, o Options, st *Started) error {
 // findCommand looks up the command name as exec would run it from dir: a
 // name with a slash relative to dir, any other in PATH. Errors: it is not
 // there or not executable.
-func findCommand(dir, name string) error {
+func findCommand(dir, name, path string) error {
 	if !strings.Contains(name, "/") {
-		_, err := exec.LookPath(name)
-		return err
+		for _, d := range filepath.SplitList(path) {
+			if d == "" || !filepath.IsAbs(d) {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(d, name)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				return nil
+			}
+		}
+		return &exec.Error{Name: name, Err: exec.ErrNotFound}
 	}
 	p := name
 	if !filepath.IsAbs(p) {
@@ -340,6 +410,16 @@ func findCommand(dir, name string) error {
 		return &exec.Error{Name: name, Err: fs.ErrPermission}
 	}
 	return nil
+}
+
+// pathOf is PATH in env (the first one, as os.Getenv reads it).
+func pathOf(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // notStarted finishes round r preflight_failed (not charged) because its

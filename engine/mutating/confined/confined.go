@@ -7,6 +7,7 @@ package confined
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -55,6 +56,29 @@ type Options struct {
 	Writable []string
 	// Audit records an audit event (a refused broker caller).
 	Audit func(records.Event)
+	// Env is the environment of the process that asked for the rounds,
+	// whose PATH, HOME and SSH_AUTH_SOCK the layout reads (nil: this
+	// process's).
+	Env []string
+	// Run, when set, runs each brokered loopx call in this process (a
+	// loopx serve running loopx run for its client) instead of a loopx
+	// process: the session, its caller the peer inside the sandbox (as
+	// the kernel names it), and env, the round's environment with
+	// BrokeredEnv, which is who the caller is. It returns the exit code.
+	Run func(ctx context.Context, s *broker.Session, env []string) int
+}
+
+// getenv is key in o.Env (the first one), else this process's.
+func (o Options) getenv(key string) string {
+	if o.Env == nil {
+		return os.Getenv(key)
+	}
+	for _, kv := range o.Env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // Wall confines rounds' commands (agentloop.Wall).
@@ -77,6 +101,11 @@ func New(o Options) (*Wall, error) {
 		return nil, err
 	}
 	home, err := os.UserHomeDir()
+	if o.Env != nil {
+		if home = o.getenv("HOME"); home == "" {
+			err = errors.New("$HOME is not defined")
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("confinement: no home directory: %w", err)
 	}
@@ -100,12 +129,12 @@ func New(o Options) (*Wall, error) {
 	l := confine.Layout{Root: root, Home: home, HomeWritable: HomeWritable, Writable: expand(o.Writable, home, root),
 		ProjectProtected: set.Project(), HomeProtected: homeProtected,
 		Hidden:  hidden(filepath.Join(stateBase, "loopx"), home, set),
-		Visible: append(filepath.SplitList(os.Getenv("PATH")), filepath.Dir(exe)),
+		Visible: append(filepath.SplitList(o.getenv("PATH")), filepath.Dir(exe)),
 	}
 	for i, v := range l.Visible {
 		l.Visible[i] = filepath.Clean(v)
 	}
-	if s := os.Getenv("SSH_AUTH_SOCK"); filepath.IsAbs(s) {
+	if s := o.getenv("SSH_AUTH_SOCK"); filepath.IsAbs(s) {
 		l.Sockets = append(l.Sockets, s)
 	}
 	l.GitDir, l.HooksPath = gitPaths(root)
@@ -195,6 +224,10 @@ func (w *Wall) Enter(ctx context.Context, r *records.Round, argv, env []string) 
 			}
 			return err
 		}}
+	if w.o.Run != nil {
+		env := srv.Env
+		srv.Run = func(ctx context.Context, s *broker.Session) int { return w.o.Run(ctx, s, env) }
+	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -19,6 +19,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/broker"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -37,6 +38,26 @@ type Options struct {
 	// finish the loop settles (not those the command reported itself).
 	OnDecision func(decision.Decision)
 	OnReceipt  func(rounds.Receipt)
+	// Caller is the process that asked for the rounds when it is not
+	// this one (a loopx serve client running loopx run; zero: this
+	// process): the rounds record it as their runner, the agent command
+	// is its child (Spawn) and starts from its environment (Env).
+	Caller Caller
+}
+
+// Caller is the process a server runs loopx run for.
+type Caller struct {
+	// PID is its process id (in this process's pid namespace, from the
+	// socket's peer), 0 when this process asks for the rounds itself.
+	PID int
+	// Env is its environment (the agent command's, and the sandbox
+	// layout's PATH and HOME).
+	Env []string
+	// Spawn starts the agent command as its child.
+	Spawn agentloop.Spawner
+	// Broker runs a confined agent's loopx call in this process, as the
+	// round's agent (confined.Options.Run).
+	Broker func(ctx context.Context, s *broker.Session, env []string) int
 }
 
 // Result sums up a Run.

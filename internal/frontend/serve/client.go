@@ -42,6 +42,13 @@ func Lookup(dir string) (r Record, ok bool) {
 // typing at a prompt). ask answers the server's prompts on the caller's
 // terminal (nil: none; broker.CallConn).
 func Call(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask broker.Asker) (int, error) {
+	return CallSpawning(r, req, timeout, stdin, stdout, stderr, ask, nil, nil)
+}
+
+// CallSpawning is Call for a client that starts the agent's processes for
+// the server (req.Spawn; broker.CallConnWith: start, and interrupt closed
+// when the person asks it to stop).
+func CallSpawning(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask broker.Asker, start broker.Starter, interrupt <-chan struct{}) (int, error) {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.Dial("unix", r.Socket)
 	if err != nil {
@@ -59,7 +66,7 @@ func Call(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, 
 	if timeout > 0 {
 		_ = uc.SetDeadline(time.Now().Add(timeout))
 	}
-	return broker.CallConn(uc, r.Socket, req, stdin, stdout, stderr, ask)
+	return broker.CallConnWith(uc, r.Socket, req, stdin, stdout, stderr, ask, start, interrupt)
 }
 
 // ErrAnswerLost is CallKeyed's error when the answer of a keyed command

@@ -141,6 +141,9 @@ type Options struct {
 	Exec []string
 	// ExecStdout and ExecStderr receive the command's output (nil = discard).
 	ExecStdout, ExecStderr io.Writer
+	// ExecCaller is the process the rounds are run for when a server runs
+	// watch for its client (zero: this process; runround.Options.Caller).
+	ExecCaller runround.Caller
 
 	// OnChange receives every changed decision.
 	OnChange func(Change)
@@ -787,7 +790,7 @@ func (w *Watcher) startRound(ctx context.Context) {
 	w.running = true
 	eng := w.eng
 	o := runround.Options{Goal: w.o.Goal, Agent: w.o.Agent, Cmd: w.o.Exec, MaxRounds: 1,
-		Stdout: orDiscard(w.o.ExecStdout), Stderr: orDiscard(w.o.ExecStderr)}
+		Stdout: orDiscard(w.o.ExecStdout), Stderr: orDiscard(w.o.ExecStderr), Caller: w.o.ExecCaller}
 	w.status()
 	go func() {
 		res, err := eng.Run(ctx, o)

@@ -32,7 +32,7 @@ func brokerClient(socket string, args []string) int {
 // names another project, or whose file arguments lie outside the work
 // tree (confined.BrokerAllows); nil outside a broker.
 func (a *app) checkBrokered(cmd *cobra.Command, args []string) error {
-	if !confined.Brokered() {
+	if a.getenv(confined.BrokeredEnv) == "" {
 		return nil
 	}
 	command := cmd.CommandPath()

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/internal/caller"
 	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"io"
@@ -209,6 +210,10 @@ type Options struct {
 	// processes read: the server's are not the person's); Terminal is
 	// then what the person typed on the page.
 	Dashboard bool
+	// Spawn, when set (a server's, for a client of loopx run or watch
+	// --exec), starts the agent command as the client's child
+	// (broker.Session.Spawn).
+	Spawn agentloop.Spawner
 }
 
 // RunWith is Run with o in place of the environment it names.

@@ -76,7 +76,12 @@ func (a *app) runRun(ctx context.Context, o *runOptions) error {
 	// (piped into head) must not kill loopx mid-round with SIGPIPE: a
 	// write there fails instead (Go then reports EPIPE), and the agent's
 	// output is dropped without reaching it (agentloop's commandOutput).
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	if !a.opts.Caller.Remote() {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	}
+	if o.Caller, err = a.roundCaller("run"); err != nil {
+		return err
+	}
 	o.Stdout, o.Stderr = a.rawStderr, a.rawStderr
 	o.OnDecision = func(d decision.Decision) { renderDecision(a.stderr, d, false) }
 	o.OnReceipt = func(rc rounds.Receipt) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -46,15 +47,9 @@ var completing = map[string]bool{"__complete": true, "__completeNoDesc": true}
 // completeTimeout bounds a completion request through a server.
 const completeTimeout = 2 * time.Second
 
-// heldBack reports whether a command does not run through a server: it
-// refuses (exit 2) while one holds the project's store. `run` and `watch
-// --exec` start the agent's processes, which must be the caller's
-// children, not the server's.
-func heldBack(f forwardArgs) bool { return f.command == "run" || (f.command == "watch" && f.exec) }
-
 // streaming are the commands that run as long as their caller wants (an
 // MCP session, a watch): no timeout bounds them.
-var streaming = map[string]bool{"mcp": true, "watch": true}
+var streaming = map[string]bool{"mcp": true, "watch": true, "run": true}
 
 // forwardTimeout bounds a forwarded command (but for a person typing at
 // a prompt); a hook's is hookDeadline plus a margin under the host's 10 s.
@@ -168,10 +163,6 @@ func forward(args []string) (code int, ok bool) {
 	if !running {
 		return 0, false
 	}
-	if heldBack(f) {
-		fmt.Fprintf(os.Stderr, "loopx %s: a loopx server (pid %d) holds this project's store, and %s does not run through it yet: stop it with `loopx serve stop`, then run this again\n", f.command, r.PID, f.command)
-		return ExitUsage, true
-	}
 	req, err := broker.NewRequest(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loopx: %v\n", err)
@@ -217,6 +208,31 @@ func forward(args []string) (code int, ok bool) {
 	}
 	if d := testForwardTimeout(); d > 0 {
 		timeout = d
+	}
+	if spawning(f) {
+		// The server runs the loop; this process starts the agent's
+		// processes (its children) and tells the server when the person
+		// asks it to stop.
+		req.Spawn = true
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		interrupt := make(chan struct{})
+		go func() {
+			if _, ok := <-sigs; ok {
+				close(interrupt)
+			}
+		}()
+		code, err = serve.CallSpawning(r, req, timeout, stdin, os.Stdout, os.Stderr, gateanswer.ControllingTerminal{}.Ask, startAgent, interrupt)
+		if err == nil {
+			return code, true
+		}
+		if dialFailed(err) {
+			return 0, false
+		}
+		fmt.Fprintf(os.Stderr, "loopx: %v\n", serverError(r, timeout, err))
+		return ExitInternal, true
 	}
 	if completing[f.command] {
 		var out bytes.Buffer
@@ -280,6 +296,9 @@ func (a *app) serveRun(res *engine.Resident) func(ctx context.Context, s *broker
 		}
 		o := Options{StateHome: a.opts.StateHome, Now: a.opts.Now, Caller: p, Resident: res,
 			Terminal: sessionTerminal{ctx, s}, Abandoned: abandonedFrom(ctx)}
+		if s.Request.Spawn {
+			o.Spawn = s.Spawn
+		}
 		return RunWith(ctx, o, s.Request.Argv, s.Stdin, s.Stdout, s.Stderr)
 	}
 }

@@ -19,8 +19,7 @@ import (
 // $LOOPX_TEST_SERVED set, every command of a project that a server would
 // run first starts one (`loopx serve --detach --addr ”`) when none runs,
 // so the whole suite runs again with every command going through a
-// server; run, watch and mcp, which refuse while a server runs, stop it
-// first. Such a server ends by itself once no command came for
+// server. Such a server ends by itself once no command came for
 // $LOOPX_TEST_SERVE_IDLE (the script's directory is gone by then). A
 // release build ignores both variables.
 const (
@@ -35,12 +34,6 @@ func testServed() bool { return testing.Testing() && os.Getenv(testServedEnv) !=
 // (r and running: what the client found in the anchor directory dir) and
 // returns what runs now.
 func testServer(f forwardArgs, dir string, r serve.Record, running bool) (serve.Record, bool) {
-	if heldBack(f) {
-		if running {
-			StopTestServer(dir)
-		}
-		return r, false
-	}
 	if running {
 		return r, true
 	}

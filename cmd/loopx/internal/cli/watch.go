@@ -73,6 +73,11 @@ func (a *app) runWatch(ctx context.Context, o *watchOptions) error {
 	// The agent's output goes to stderr, as under `loopx run`: stdout
 	// carries only watch's own decision lines, which scripts read.
 	o.ExecStdout, o.ExecStderr = a.rawStderr, a.rawStderr
+	if o.exec {
+		if o.ExecCaller, err = a.roundCaller("watch --exec"); err != nil {
+			return err
+		}
+	}
 	st := newStatusLine(a.rawStderr)
 	o.OnChange = func(ch watch.Change) {
 		st.clear()
