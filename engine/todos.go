@@ -8,6 +8,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
+	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
@@ -88,6 +89,9 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, er
 		}
 		if err != nil {
 			return err
+		}
+		if actor != "human" && t.Kind == records.KindMonitor && status != records.TodoOpen {
+			return rounds.MonitorRecurs(t)
 		}
 		if status == records.TodoDone {
 			// Done is progress: an open gate that stops the work refuses it,

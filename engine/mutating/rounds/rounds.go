@@ -387,7 +387,7 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 		return rc, refused("version_mismatch", fmt.Sprintf("todo %s: expected lease version %d, actual %d: nothing recorded", t.ID, req.ExpectedVersion, t.Lease.Version), map[string]any{"todo": t.ID, "expected": req.ExpectedVersion, "actual": t.Lease.Version})
 	}
 	if t != nil && req.Done && t.Kind == records.KindMonitor {
-		return rc, monitorNotDone(*t)
+		return rc, MonitorRecurs(*t)
 	}
 	charged := Charged(outcome)
 	if charged || req.Done {
@@ -470,11 +470,12 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	return rc, err
 }
 
-// monitorNotDone is the monitor_recurs refusal of finishing a round on
-// the monitor t as done: a round never completes a monitor (it is due
+// MonitorRecurs is the monitor_recurs refusal (errs.No) of an agent
+// ending the monitor t: finishing a round on it as done, or marking it
+// done, cancelled or blocked. A round never completes a monitor (it is due
 // again at the round's finish + its cadence); a human ends one with
 // `loopx todo done` at a terminal or `loopx todo cancel`.
-func monitorNotDone(t records.Todo) *errs.Error {
+func MonitorRecurs(t records.Todo) *errs.Error {
 	every := time.Duration(t.EverySeconds) * time.Second
 	return refused("monitor_recurs", fmt.Sprintf("todo %s is a monitor: a round never completes it (it is due again %s after each round); a human ends it with `loopx todo done %s` at a terminal, or `loopx todo cancel %s`", t.ID, every, t.ID, t.ID),
 		map[string]any{"todo": t.ID, "every_seconds": t.EverySeconds})
