@@ -46,15 +46,21 @@ func (a *app) runInit(ctx context.Context, o *initOptions) (err error) {
 		return err
 	}
 	o.StateHome = a.opts.StateHome
+	stateBefore := exists(filepath.Join(o.Dir, scaffold.StateDirName))
 	res, err := engine.Init(o.Options) // creates o.Dir once the options are valid
 	if storeGone(err) {
 		// The path held a project whose anchor remembers its chain, and its
 		// .loopx/ is gone (the directory deleted, the repository cloned
 		// again): a human may start a new chain here.
 		if err := a.startOver(ctx, o, err); err != nil {
+			// Refused: leave the path as it was, so that the same init,
+			// run again by a human at a terminal, does what it says.
+			undoInit(res, o.Dir, stateBefore)
 			return err
 		}
+		created := res.Created
 		res, err = engine.Init(o.Options)
+		res.Created = res.Created || created // this init wrote it, before starting over
 	}
 	if err != nil {
 		return err
@@ -70,6 +76,25 @@ func (a *app) runInit(ctx context.Context, o *initOptions) (err error) {
 			fmt.Fprintln(w, "added .loopx/ to .gitignore")
 		}
 	})
+}
+
+// exists reports whether path names something (a link included).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// undoInit takes back what an init refused before its store opened wrote
+// at dir: the spec it created (res.Created) and loopx/ when that is left
+// empty, and .loopx/ when it was not there before (stateBefore false).
+func undoInit(res scaffold.Result, dir string, stateBefore bool) {
+	if res.Created && res.Spec != "" {
+		_ = os.Remove(res.Spec)
+		_ = os.Remove(filepath.Dir(res.Spec)) // only when empty
+	}
+	if !stateBefore {
+		_ = os.RemoveAll(filepath.Join(dir, scaffold.StateDirName))
+	}
 }
 
 // storeGone reports whether err is the store's refusal of a project whose
