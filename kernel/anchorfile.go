@@ -22,12 +22,18 @@ import (
 // maxAnchorBytes bounds the anchor record read whole (a larger file is
 // refused as unreadable); maxRefusalsBytes bounds the part of the refusal
 // log read (its newest bytes) and keepRefusalsBytes the file itself: past
-// it, a refusal logged keeps the newest maxRefusalsBytes (trimRefusals).
+// it, a refusal logged keeps the newest half of maxRefusalsBytes
+// (trimRefusals).
 const (
 	maxAnchorBytes    = 16 << 20
 	maxRefusalsBytes  = 1 << 20
 	keepRefusalsBytes = 4 << 20
 )
+
+// maxRefusalLines bounds the lines of the refusal log: past it, a refusal
+// logged keeps the newest half (trimRefusals). Ten times what one open
+// imports (maxRefusalEvents).
+const maxRefusalLines = 1000
 
 // AnchorFile is the anchor record's name in the project's anchor directory
 // (internal/anchor): the chain head this project last committed, the
@@ -278,10 +284,12 @@ func tail(f *os.File, limit int64) ([]byte, int64, error) {
 // refusalsTrimmed is the code of the line trimRefusals writes first.
 const refusalsTrimmed = "refusals_trimmed"
 
-// trimRefusals keeps the newest half of maxRefusalsBytes of a refusal log grown
-// past keepRefusalsBytes, after a first line saying how many bytes were
-// dropped (a refusal the import turns into an event), by rename. Failures
-// keep the file as it is.
+// trimRefusals keeps the newest half of maxRefusalsBytes of a refusal log
+// grown past keepRefusalsBytes, and of those (or of a smaller file, read
+// whole) the newest half of maxRefusalLines lines when there are more than
+// maxRefusalLines, after a first line saying what was dropped (a refusal
+// the import turns into an event), by rename. Failures keep the file as
+// it is.
 func trimRefusals(anchorDir string, now time.Time) {
 	path := filepath.Join(anchorDir, RefusalsFile)
 	f, err := regularfile.Open(path)
@@ -289,17 +297,34 @@ func trimRefusals(anchorDir string, now time.Time) {
 		return
 	}
 	fi, err := f.Stat()
-	if err != nil || fi.Size() <= keepRefusalsBytes {
+	if err != nil {
 		f.Close()
 		return
 	}
-	b, dropped, err := tail(f, maxRefusalsBytes/2) // the note and the rest are read whole
+	limit, what := int64(keepRefusalsBytes), fmt.Sprintf("the refusal log reached %d bytes", fi.Size())
+	if fi.Size() > keepRefusalsBytes {
+		limit = maxRefusalsBytes / 2 // the note and the rest are read whole
+	}
+	b, dropped, err := tail(f, limit)
 	f.Close()
 	if err != nil {
 		return
 	}
+	if n := bytes.Count(b, []byte{'\n'}); n > maxRefusalLines {
+		cut := 0
+		for range n - maxRefusalLines/2 {
+			cut += bytes.IndexByte(b[cut:], '\n') + 1
+		}
+		if dropped == 0 {
+			what = fmt.Sprintf("the refusal log reached %d lines", n)
+		}
+		b, dropped = b[cut:], dropped+int64(cut)
+	}
+	if dropped == 0 {
+		return
+	}
 	note, _ := json.Marshal(Refusal{At: now.UTC(), Code: refusalsTrimmed,
-		Message: fmt.Sprintf("the refusal log reached %d bytes; its oldest %d bytes were dropped (whoever can write the anchor directory can pad it: loopx cannot tell who did)", fi.Size(), dropped)})
+		Message: fmt.Sprintf("%s; its oldest %d bytes were dropped (whoever can write the anchor directory can pad it: loopx cannot tell who did)", what, dropped)})
 	base, rel := anchor.Below(anchorDir)
 	_ = nofollow.Replace(base, filepath.Join(rel, RefusalsFile), slices.Concat(note, []byte{'\n'}, b), 0o600)
 }

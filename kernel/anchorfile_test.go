@@ -113,16 +113,18 @@ func TestRefusals_ImportedWhenHealthyAgainAndBounded(t *testing.T) {
 }
 
 // TestRefusals_PaddingHidesNoNewerRefusal: a refusal log padded by a
-// process outside a sandbox (2 MiB: longer than what is read; 5 MiB:
-// longer than what is kept) still yields the refusal logged after the
-// padding, and the import says the log was padded (bytes not read, or
-// dropped when it was trimmed); before, a log over the read limit was
-// not read at all, and every refusal in it was lost.
+// process outside a sandbox (1.5 MiB of long lines: longer than what is
+// read; 5 MiB: longer than what is kept; 300 KiB of short lines: more
+// lines than are kept) still yields the refusal logged after the padding,
+// and the import says the log was padded (bytes not read, or dropped when
+// it was trimmed); before, a log over the read limit was not read at all,
+// and every refusal in it was lost, and a log of many lines within the
+// size limit was kept whole.
 func TestRefusals_PaddingHidesNoNewerRefusal(t *testing.T) {
 	for _, c := range []struct {
-		pad   int
-		found string
-	}{{2 << 20, "refusals_skipped"}, {5 << 20, "refusals_trimmed"}} {
+		pad, message int
+		found        string
+	}{{3 << 19, 1900, "refusals_skipped"}, {5 << 20, 200, "refusals_trimmed"}, {300 << 10, 200, "refusals_trimmed"}} {
 		t.Run(strconv.Itoa(c.pad), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), ".loopx")
 			if err := os.Mkdir(dir, 0o700); err != nil {
@@ -133,13 +135,16 @@ func TestRefusals_PaddingHidesNoNewerRefusal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			line := fmt.Sprintf(`{"at":"2026-11-29T10:00:00Z","code":"store_behind","message":"%s"}`+"\n", strings.Repeat("x", 200))
+			line := fmt.Sprintf(`{"at":"2026-11-29T10:00:00Z","code":"store_behind","message":"%s"}`+"\n", strings.Repeat("x", c.message))
 			if err := os.WriteFile(filepath.Join(adir, RefusalsFile), bytes.Repeat([]byte(line), c.pad/len(line)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			logRefusal(adir, Refusal{At: t0, Code: "bad_channel", Message: "agent:a1 loopx doctor --accept-store: refused"})
 			if fi, err := os.Stat(filepath.Join(adir, RefusalsFile)); err != nil || fi.Size() > keepRefusalsBytes {
 				t.Fatalf("refusal log %v, %v: not kept within %d bytes", fi.Size(), err, keepRefusalsBytes)
+			}
+			if b, err := os.ReadFile(filepath.Join(adir, RefusalsFile)); err != nil || bytes.Count(b, []byte{'\n'}) > maxRefusalLines+1 {
+				t.Fatalf("refusal log of %d lines (%v): not kept within %d", bytes.Count(b, []byte{'\n'}), err, maxRefusalLines)
 			}
 			s := openT(t, dir)
 			defer s.Close()
