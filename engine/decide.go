@@ -134,7 +134,7 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 	if err == nil {
 		err = s.View(func(tx *kernel.Tx) error {
 			var err error
-			in.State, partial, err = e.rules.facts().OfWindow(inputstate.Under(tx, rm), req.Goal, req.Agent, now, need)
+			in.State, partial, err = e.rules.facts().OfWindow(inputstate.Under(tx, e.storeWindows(tx, rm, req.Goal, need)), req.Goal, req.Agent, now, need)
 			return err
 		})
 		if err != nil {
@@ -148,6 +148,44 @@ func (e *Engine) inputFrom(rm *readmodel.Model, req Request, now time.Time, wind
 		in.State, partial = input.Snapshot{Gates: []input.GateFacts{}, Todos: []input.TodoFacts{}}, false
 	}
 	return in, partial, err
+}
+
+// bigGoal is the number of open todos from which a decision over the
+// store without a usable read model decides over windows of the claim
+// order computed from the store (storeWindows), not every todo.
+const bigGoal = readmodel.HeadSize
+
+// storeWindows is the read model whose windows a decision reading the
+// store tx uses: rm when given (it describes the store), else, for a
+// goal of more than bigGoal open todos whose decision lists todos, one
+// with goal's claim order computed from tx's todos (kept for the other
+// windows of the same decision; readmodel.WindowsOf); nil otherwise (every
+// todo is read).
+func (e *Engine) storeWindows(tx *kernel.Tx, rm *readmodel.Model, goal string, need inputstate.Need) *readmodel.Model {
+	if rm != nil || !need.Todos || need.Window <= 0 {
+		return rm
+	}
+	rev := tx.StateRevision()
+	if c := e.windows; c != nil && c.goal == goal && c.rev == rev {
+		return c.rm
+	}
+	if n, ok, err := tx.OpenTodoCount(goal); err != nil || !ok || n <= bigGoal {
+		return nil
+	}
+	todos, err := tx.Todos(goal)
+	if err != nil {
+		return nil
+	}
+	e.windows = &storeWindowCache{goal: goal, rev: rev, rm: readmodel.WindowsOf(goal, todos, claimorder.Order())}
+	return e.windows.rm
+}
+
+// storeWindowCache is the claim order storeWindows computed last, for
+// goal at state revision rev.
+type storeWindowCache struct {
+	goal string
+	rev  uint64
+	rm   *readmodel.Model
 }
 
 // userReads reports whether an adopted user policy may read the todos

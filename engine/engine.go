@@ -80,6 +80,9 @@ type Engine struct {
 	leaseTTL time.Duration
 	ancestry trust.AncestryOptions
 	scanCap  int
+	// windows is the claim order a decision over the store computed last
+	// (storeWindows).
+	windows *storeWindowCache
 	// runner is set while Run runs rounds: trust.RunnerID of this process,
 	// recorded on the rounds it starts (records.Round.Runner).
 	runner string

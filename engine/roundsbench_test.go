@@ -138,3 +138,33 @@ func TestDecideUnderTheLock_ReadsItsWindow(t *testing.T) {
 		t.Errorf("should_run under the lock decoded %d todos of 2,000", n)
 	}
 }
+
+// TestDecideWithoutReadModel_DecidesOverAWindow: with no read model (none
+// written yet, or removed), should_run over a goal of 1,000 todos reads
+// a window of the claim order computed from the store, not every todo,
+// and selects the todo it selects with a read model.
+func TestDecideWithoutReadModel_DecidesOverAWindow(t *testing.T) {
+	root := benchProject(t, 1000, 0)
+	e := New(Options{Root: root})
+	defer e.Close()
+	now := e.Now()
+	req := Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"}
+	in, partial, err := e.inputFrom(nil, req, now, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(in.State.Todos); n >= 1000 || !partial {
+		t.Fatalf("without a read model, should_run's input lists %d todos of 1,000 (partial %v)", n, partial)
+	}
+	d, err := e.Decide(context.Background(), req)
+	if err != nil || d.Verdict != "run" || d.Todo == nil {
+		t.Fatalf("%v %+v", err, d)
+	}
+	e.Close() // writes the read model
+	f := New(Options{Root: root})
+	defer f.Close()
+	d2, err := f.Decide(context.Background(), req)
+	if err != nil || f.sess.store != nil || d2.Todo == nil || d2.Todo.ID != d.Todo.ID {
+		t.Fatalf("with the read model: %v %+v (store opened: %v), without: %s", err, d2, f.sess.store != nil, d.Todo.ID)
+	}
+}

@@ -827,6 +827,19 @@ func (rm *Model) TodoWindow(goal string, least int) (Window, bool) {
 	return w, true
 }
 
+// WindowsOf is a model that keeps only goal's claim order, computed from
+// todos (all of goal's, as the store orders them) in order's: the windows
+// a decision over a store without a usable read model reads
+// (inputstate.Under checks them against the store). Nil when the claim
+// order cannot be computed.
+func WindowsOf(goal string, todos []records.Todo, order Order) *Model {
+	h := HotOf(todos, order)
+	if h == nil {
+		return nil
+	}
+	return &Model{Goals: map[string]*GoalModel{goal: {Hot: h}}}
+}
+
 // Gates are goal's gates, as the store orders them.
 func (rm *Model) Gates(goal string) ([]records.Gate, error) { return rm.goal(goal).Gates, nil }
 
