@@ -486,6 +486,7 @@ func TestServe_RunThroughTheServer(t *testing.T) {
 loopx round start --goal g1 --agent a2 >/dev/null 2>&1 && exit 12
 LOOPX_AGENT=a2 loopx round start --goal g1 --agent a2 >/dev/null 2>&1 && exit 13
 loopx adopt </dev/null >/dev/null 2>&1 && exit 14
+echo '{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}' | loopx hook claude-code --event PreToolUse --goal g1 || exit 15
 echo work >> work.txt
 echo agent done`
 	for _, mode := range []string{"auto", "off"} {

@@ -17,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/broker"
 	"github.com/loopx-dev/loopx/internal/caller"
 	"github.com/loopx-dev/loopx/internal/confine"
+	"github.com/loopx-dev/loopx/internal/frontend/serve"
 )
 
 // spawning are the commands whose client starts the agent's processes for
@@ -99,9 +100,21 @@ func (a *app) brokerRun(ctx context.Context, s *broker.Session, env []string) in
 		fmt.Fprintf(s.Stderr, "loopx broker: %v\n", caller.ErrGone)
 		return ExitInternal
 	}
-	o := Options{StateHome: a.opts.StateHome, Now: a.opts.Now, Caller: &caller.Process{PID: s.PID, Env: e, Dir: dir},
-		Resident: res, Terminal: noTerminal{}}
-	return RunWith(ctx, o, s.Request.Argv, s.Stdin, s.Stdout, s.Stderr)
+	run := func(ctx context.Context, s *broker.Session) int {
+		o := Options{StateHome: a.opts.StateHome, Now: a.opts.Now, Caller: &caller.Process{PID: s.PID, Env: e, Dir: dir},
+			Resident: res, Terminal: noTerminal{}, Abandoned: abandonedFrom(ctx)}
+		return RunWith(ctx, o, s.Request.Argv, s.Stdin, s.Stdout, s.Stderr)
+	}
+	// A hook is bounded as a forwarded one is (its own process would be
+	// ended by a kernel timer): past its deadline the server lets go of
+	// the store, or stops (guarded).
+	if scanArgs(s.Request.Argv).command == "hook" && s.Request.DeadlineMS == 0 {
+		s.Request.DeadlineMS = int64((hookDeadline + hookMargin) / time.Millisecond)
+	}
+	if _, adir, err := a.anchorDir(); err == nil {
+		return guarded(filepath.Join(adir, serve.RecordName), s.Stderr, run)(ctx, s)
+	}
+	return run(ctx, s)
 }
 
 // startAgent is the client's side of a server's Spawn: it starts the agent
