@@ -115,7 +115,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 		return err
 	})
 	e.logClaim(cd)
-	if re := errs.As(err); re != nil && re.Code == "unknown_agent" {
+	if re := errs.As(err); re != nil && (re.Code == "unknown_agent" || re.Code == "agent_not_on_goal") {
 		// The agent may no longer record progress: its round is closed
 		// as abandoned (audited), never left open on its todo.
 		if aerr := e.update(func(tx *kernel.Tx) error {

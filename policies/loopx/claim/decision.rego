@@ -139,13 +139,15 @@ agent := [lib.reason_data("unknown_agent", lib.unknown_agent_message(agent_id), 
 # METADATA
 # scope: document
 # description: |
-#   A round's finish records progress only for a known agent: one the
-#   spec stopped declaring (and no human registered) cannot finish its
-#   round as done or charged.
+#   A round's finish records progress only for a known agent on the goal:
+#   one the spec stopped declaring (and no human registered), or took off
+#   the goal's agents, cannot finish its round as done or charged.
 default known := []
 
 known := [lib.reason_data("unknown_agent", lib.unknown_agent_message(agent_id), "data.loopx.claim.known", $"agents.{agent_id}", agent_data)] if {
 	not lib.agent_known
+} else := [lib.reason_data("agent_not_on_goal", $"agent {agent_id} is not in the agents of goal {goal_id}", "data.loopx.claim.known", $"goals.{goal_id}.agents", agent_data)] if {
+	not lib.agent_on_goal
 }
 
 # METADATA

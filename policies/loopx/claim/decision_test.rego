@@ -220,6 +220,15 @@ test_finish_by_an_agent_no_longer_known_is_refused if {
 	d.reasons[0].message == "unknown agent codex: declare it in the spec or run loopx agent register"
 }
 
+test_finish_by_an_agent_taken_off_the_goal_is_refused if {
+	fin := object.union(base, {"claim": {"op": "finish", "round": "r-1", "outcome": "progress", "todo": {"status": "claimed"}}})
+	d := claim.decision with input as fin with data.loopx.spec as {"goals": {"g1": {"agents": ["claude"]}}} with data.loopx.user as {}
+	codes(d) == ["agent_not_on_goal"]
+	d.reasons[0].rule == "data.loopx.claim.known"
+	on := claim.decision with input as fin with data.loopx.spec as {"goals": {"g1": {"agents": ["codex"]}}} with data.loopx.user as {}
+	on.allow
+}
+
 test_evidence_waits_for_its_action_gate if {
 	ev := object.union(base, {"claim": {"op": "evidence", "action": "git.push", "todo": null}})
 	decide(ev).allow
