@@ -372,6 +372,20 @@ func ConcreteQuestion(q string) bool {
 	return ev.def("#Question").Unify(ev.ctx.Encode(q)).Validate(cue.Concrete(true)) == nil
 }
 
+// ValidAnswerer reports whether a is a well-formed gate answerer: whether
+// it satisfies the schema's #Answerer ("human" or "agent:<id>"), the rule
+// every gate's answerers obey, in the spec or raised at runtime. Whether
+// the agent is known is the caller's to check.
+func ValidAnswerer(a string) bool {
+	evalMu.Lock()
+	defer evalMu.Unlock()
+	ev, err := currentEvaluator()
+	if err != nil {
+		return false // fail closed: no schema, no answerer passes
+	}
+	return ev.def("#Answerer").Unify(ev.ctx.Encode(a)).Validate(cue.Concrete(true)) == nil
+}
+
 // isDuration reports whether s satisfies the schema's #Duration.
 func (l *loader) isDuration(s string) bool {
 	return l.ev.def("#Duration").Unify(l.ev.ctx.Encode(s)).Validate(cue.Concrete(true)) == nil

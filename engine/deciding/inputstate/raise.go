@@ -2,6 +2,7 @@ package inputstate
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -12,12 +13,18 @@ import (
 
 // RaisedGate is the gate record in (validated) raises in tx, not stored
 // yet: a goal gate, or scoped to its guards (an action gate), its todo or
-// its agent (known says whether an agent id is known), expiring
+// its agent (known says whether an agent id is known; an agent:<id>
+// answerer must be known too), expiring
 // in.ExpiresAfter from tx's now. Errors: errs.Usage unknown_todo (not a
 // todo of in.Goal), unknown_agent; the store's.
 func RaisedGate(tx *kernel.Tx, in gates.Input, known func(agent string) bool) (records.Gate, error) {
 	g := records.Gate{Goal: in.Goal, Question: in.Question, Options: in.Options, Answerers: in.Answerers,
 		ScopeKind: "goal", RaisedBy: in.By, OnExpiry: in.OnExpiry}
+	for _, a := range in.Answerers {
+		if id, ok := strings.CutPrefix(a, "agent:"); ok && !known(id) {
+			return g, errs.Usagef("unknown_agent", "--answerers %q: unknown agent %q (declare it in the spec's agents or register it: loopx agent register ID --host H)", a, id)
+		}
+	}
 	switch {
 	case len(in.Guards) > 0:
 		g.ScopeKind, g.Guards = "action", in.Guards

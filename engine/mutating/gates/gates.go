@@ -1,7 +1,7 @@
 // Package gates checks a runtime gate request (`loopx gate raise`)
 // before it is stored: a concrete question without control
 // characters, distinct options, an expiry with its on_expiry option, at
-// most one scope; and fills its defaults (options approve/reject,
+// most one scope, well-formed answerers; and fills its defaults (options approve/reject,
 // answerer human); and it is the shape of an answer to a gate. The top
 // engine package resolves the scope's todo or agent and stores the gate.
 package gates
@@ -43,7 +43,7 @@ type Input struct {
 
 // Validate checks in and fills its default options and answerers.
 // Errors: errs.Usage empty_question, control_character, vague_question,
-// bad_options, bad_expiry, bad_on_expiry or bad_scope.
+// bad_options, bad_answerer, bad_expiry, bad_on_expiry or bad_scope.
 func (in *Input) Validate() error {
 	if strings.TrimSpace(in.Question) == "" {
 		return errs.Usagef("empty_question", "a gate needs a question")
@@ -65,6 +65,11 @@ func (in *Input) Validate() error {
 			return errs.Usagef("bad_options", "gate options must be distinct and non-empty: %v", in.Options)
 		}
 		seen[o] = true
+	}
+	for _, a := range in.Answerers {
+		if !specs.ValidAnswerer(a) {
+			return errs.Usagef("bad_answerer", "--answerers %q: an answerer is \"human\" or \"agent:<id>\" (an id of letters, digits, '.', '_' or '-')", a)
+		}
 	}
 	if in.ExpiresAfter < 0 {
 		return errs.Usagef("bad_expiry", "--expires-after must be positive")

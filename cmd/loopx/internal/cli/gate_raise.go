@@ -73,7 +73,7 @@ terminal.`,
 	f.StringVar(&o.in.Goal, "goal", "", "the goal (required)")
 	f.StringVar(&o.in.Question, "question", "", "the concrete question (required)")
 	f.StringSliceVar(&o.in.Options, "options", nil, "the answers (default approve,reject)")
-	f.StringSliceVar(&o.in.Answerers, "answerers", nil, `who may answer: human or agent:ID (default human)`)
+	f.StringSliceVar(&o.in.Answerers, "answerers", nil, `who may answer: human or agent:ID, a declared or registered agent (default human)`)
 	f.StringVar(&o.in.BlocksTodo, "blocks-todo", "", "block only this todo")
 	f.StringVar(&o.in.BlocksAgent, "blocks-agent", "", "block only this agent")
 	f.StringSliceVar(&o.in.Guards, "guards", nil, "block only these actions (e.g. git.push,git.merge)")
