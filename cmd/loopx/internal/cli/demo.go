@@ -15,10 +15,14 @@ type demoOptions struct {
 	dir string
 }
 
-// validate checks the flags alone: --dir, when given, is new or empty.
+// validate checks the flags alone: --dir, when given, is new or empty,
+// and a directory (or can be made one).
 func (o *demoOptions) validate() error {
 	if o.dir == "" {
 		return nil
+	}
+	if err := checkDirPath("--dir", o.dir); err != nil {
+		return err
 	}
 	if entries, err := os.ReadDir(o.dir); err == nil && len(entries) > 0 {
 		return usagef("demo --dir %s: the directory is not empty; the demo only runs in a new or empty directory", o.dir)

@@ -32,6 +32,13 @@ func (o *initOptions) validate(project string) error {
 	} else if project != "" {
 		o.Dir = project
 	}
+	name := "init DIR"
+	if o.dirArg == "" {
+		name = "--project"
+	}
+	if err := checkDirPath(name, o.Dir); err != nil {
+		return err
+	}
 	if spec := filepath.Join(o.Dir, scaffold.SpecDirName, "loopx.cue"); (o.Goal != "" || o.Agent != "") && !o.Force {
 		if _, err := os.Stat(spec); err == nil {
 			return usagef("%s already exists: --goal, --agent and --preset would change it; edit it, or use --force to overwrite it", spec)
@@ -79,6 +86,30 @@ func (a *app) runInit(ctx context.Context, o *initOptions) (err error) {
 }
 
 // exists reports whether path names something (a link included).
+// checkDirPath is the usage error (exit 2, naming the argument or flag
+// name) for a directory path that cannot be a directory: the path, or
+// the nearest of its parents that exists, is not a directory (a file).
+// A path that does not exist yet under a directory passes: it is made.
+func checkDirPath(name, dir string) error {
+	for p := filepath.Clean(dir); ; {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if fi.IsDir() {
+				return nil
+			}
+			if p == filepath.Clean(dir) {
+				return usagef("%s %s: not a directory (it is a file)", name, dir)
+			}
+			return usagef("%s %s: %s is a file, not a directory", name, dir, p)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
+}
+
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
