@@ -59,6 +59,9 @@ func (e *Engine) AnswerGate(in gates.Answer) (g records.Gate, err error) {
 // AnswerGateContext is AnswerGate with a context bounding the decision.
 func (e *Engine) AnswerGateContext(ctx context.Context, in gates.Answer) (g records.Gate, err error) {
 	defer func() { e.AuditAnswerRefusal(in.Gate, in.Actor, err) }()
+	if err := inert.CheckLen("the answer note (--note)", in.Note, true); err != nil {
+		return g, Usagef("too_long", "%v", err)
+	}
 	if err := inert.Check("the answer note", in.Note, true); err != nil {
 		return g, Usagef("control_character", "%v", err)
 	}

@@ -155,3 +155,25 @@ func (w *Writer) Flush() error {
 	_, err := io.WriteString(w.w, s)
 	return err
 }
+
+// MaxLine is the most characters a one-line text from outside may hold (a
+// gate question or option, a todo title); MaxText the most a text of
+// several lines may hold (a gate answer's note).
+const (
+	MaxLine = 1000
+	MaxText = 10000
+)
+
+// CheckLen returns an error naming what when s is longer than MaxLine
+// characters (MaxText when multiline), nil otherwise: the one bound on
+// the length of text that came from outside.
+func CheckLen(what, s string, multiline bool) error {
+	limit := MaxLine
+	if multiline {
+		limit = MaxText
+	}
+	if n := utf8.RuneCountInString(s); n > limit {
+		return fmt.Errorf("%s is %d characters long: at most %d", what, n, limit)
+	}
+	return nil
+}

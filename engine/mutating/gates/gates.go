@@ -42,16 +42,22 @@ type Input struct {
 }
 
 // Validate checks in and fills its default options and answerers.
-// Errors: errs.Usage empty_question, control_character, vague_question,
+// Errors: errs.Usage empty_question, too_long, control_character, vague_question,
 // bad_options, bad_answerer, bad_expiry, bad_on_expiry or bad_scope.
 func (in *Input) Validate() error {
 	if strings.TrimSpace(in.Question) == "" {
 		return errs.Usagef("empty_question", "a gate needs a question")
 	}
+	if err := inert.CheckLen("the gate question (--question)", in.Question, false); err != nil {
+		return errs.Usagef("too_long", "%v", err)
+	}
 	if err := inert.Check("the gate question", in.Question, false); err != nil {
 		return errs.Usagef("control_character", "%v", err)
 	}
 	for _, o := range in.Options {
+		if err := inert.CheckLen("a gate option (--options)", o, false); err != nil {
+			return errs.Usagef("too_long", "%v", err)
+		}
 		if err := inert.Check(fmt.Sprintf("gate option %q", o), o, false); err != nil {
 			return errs.Usagef("control_character", "%v", err)
 		}

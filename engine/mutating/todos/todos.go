@@ -80,8 +80,12 @@ func (in *Input) Validate() error {
 // CheckTitle is the one check of a todo title from outside (`todo
 // add`, `round finish --next-todo`, MCP's todo_add and round_finish):
 // errs.Usage bad_title when it holds a character a terminal would act on
-// (inert.Check; a title is one line of text).
+// (inert.Check; a title is one line of text) or is longer than
+// inert.MaxLine characters (inert.CheckLen).
 func CheckTitle(title string) error {
+	if err := inert.CheckLen("the todo title", title, false); err != nil {
+		return errs.Usagef("bad_title", "%v", err)
+	}
 	if err := inert.Check("the todo title", title, false); err != nil {
 		return errs.Usagef("bad_title", "%v (a todo title is one line of text)", err)
 	}

@@ -14,9 +14,14 @@ type evidenceListOptions struct {
 	limit int
 }
 
-// validate checks the flags alone (no project opened); the engine checks
-// --goal and --limit.
-func (o *evidenceListOptions) validate() error { return nil }
+// validate checks the flags alone (no project opened): --limit is not
+// negative; the engine checks --goal.
+func (o *evidenceListOptions) validate() error {
+	if o.limit < 0 {
+		return usagef("--limit %d must not be negative", o.limit)
+	}
+	return nil
+}
 
 // runEvidenceList lists the goal's evidence, newest first.
 func (a *app) runEvidenceList(_ context.Context, o *evidenceListOptions) error {

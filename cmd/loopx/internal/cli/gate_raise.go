@@ -55,7 +55,8 @@ func (a *app) gateRaiseCmd() *cobra.Command {
 (should-run answers wait_human for every agent); --blocks-todo blocks only one
 todo (other todos keep running) and --blocks-agent only one agent.
 
-The question and the options are one line of text each: a control
+The question and the options are one line of text each, at most 1,000
+characters (exit 2 over that): a control
 character, an escape sequence or a bidirectional override in them is
 refused (exit 2), so that no question can act on the answering human's
 terminal.`,

@@ -23,6 +23,8 @@ func (a *app) roundCmd() *cobra.Command {
 type roundStartOptions struct {
 	goal, agent string
 	leaseTTL    time.Duration
+	// leaseTTLSet says --lease-ttl was given (then 0s is out of range).
+	leaseTTLSet bool
 }
 
 // validate checks the flags alone (no project opened): --goal is
@@ -32,7 +34,7 @@ func (o *roundStartOptions) validate() error {
 	if o.goal == "" {
 		return usagef("round start needs --goal and --agent")
 	}
-	return lease.CheckFlag(o.leaseTTL)
+	return checkLeaseTTLFlag(o.leaseTTL, o.leaseTTLSet)
 }
 
 // runRoundStart decides should_run and, on run, claims the todo and opens
@@ -92,6 +94,7 @@ agent_mismatch; 2 usage.`,
   loopx gate show g-4f9a    # after refused starts: "polled 5× by a1 from … to …"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.leaseTTLSet = cmd.Flags().Changed("lease-ttl")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -102,4 +105,15 @@ agent_mismatch; 2 usage.`,
 	c.Flags().StringVar(&o.agent, "agent", a.defaultAgent(), "the agent (default $LOOPX_AGENT, else the agent the processes above run as)")
 	c.Flags().DurationVar(&o.leaseTTL, "lease-ttl", 0, "the lease the round takes on its todo (1s to 24h; default 45m)")
 	return c
+}
+
+// checkLeaseTTLFlag checks --lease-ttl alone, before any decision: given
+// (set) or not 0, it is within lease.MinTTL..lease.MaxTTL (1s..24h); not
+// given, the lease takes its default. Errors: errs.Usage bad_ttl naming
+// the flag.
+func checkLeaseTTLFlag(ttl time.Duration, set bool) error {
+	if (set || ttl != 0) && (ttl < lease.MinTTL || ttl > lease.MaxTTL) {
+		return errs.New(errs.Usage, "bad_ttl", fmt.Sprintf("--lease-ttl %s is out of range: from 1s to 24h", ttl))
+	}
+	return nil
 }

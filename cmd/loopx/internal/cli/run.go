@@ -15,7 +15,6 @@ import (
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/query"
-	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/trust"
@@ -27,6 +26,8 @@ import (
 type runOptions struct {
 	runround.Options
 	leaseTTL time.Duration
+	// leaseTTLSet says --lease-ttl was given (then 0s is out of range).
+	leaseTTLSet bool
 	// dash is where "--" stood among the arguments (-1: none), args the
 	// arguments.
 	dash int
@@ -43,7 +44,7 @@ func (o *runOptions) validate() error {
 	if o.Goal == "" {
 		return usagef("run needs --goal and --agent")
 	}
-	if err := lease.CheckFlag(o.leaseTTL); err != nil {
+	if err := checkLeaseTTLFlag(o.leaseTTL, o.leaseTTLSet); err != nil {
 		return err
 	}
 	if o.MaxRounds < 0 {
@@ -145,6 +146,7 @@ see everything, or the processes above run as another agent (agent_mismatch);
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.dash, o.args = cmd.ArgsLenAtDash(), args
+			o.leaseTTLSet = cmd.Flags().Changed("lease-ttl")
 			if err := o.validate(); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
@@ -31,7 +32,7 @@ type todoAddOptions struct {
 }
 
 // validate checks the flags alone (no project opened): --priority P0..P4
-// and --every a duration.
+// and --every a positive duration (at least 1s).
 func (o *todoAddOptions) validate() error {
 	p, err := todos.ParsePriority(o.prio)
 	if err != nil {
@@ -42,6 +43,9 @@ func (o *todoAddOptions) validate() error {
 		d, err := engine.ParseDuration(o.every)
 		if err != nil {
 			return usagef("--every %q: %v", o.every, err)
+		}
+		if d < time.Second {
+			return usagef("--every %q must be positive: a monitor's cadence is at least 1s (e.g. 15m)", o.every)
 		}
 		o.EverySeconds = int64(d.Seconds())
 	}
