@@ -24,5 +24,6 @@ var entryModules = map[string][]string{
 	"data.loopx.repair.mark_reviewed":   {"loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.repair.start_over":      {"loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
 	"data.loopx.repair.uninstall_hooks": {"loopx/lib/lib.rego", "loopx/repair/repair.rego", "loopx/request/request.rego"},
-	"data.loopx.run.decision":           {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/run/decision.rego", "loopx/run/gates.rego", "loopx/run/preflight.rego", "loopx/run/quota.rego", "loopx/run/todos.rego", "loopx/run/user.rego"},
+	"data.loopx.run.decision":           {"loopx/lib/agents.rego", "loopx/lib/gates.rego", "loopx/lib/lib.rego", "loopx/lib/todos.rego", "loopx/lib/userclaim.rego", "loopx/run/decision.rego", "loopx/run/gates.rego", "loopx/run/preflight.rego", "loopx/run/quota.rego", "loopx/run/todos.rego", "loopx/run/user.rego"},
+	"data.loopx.status.denied":          {"loopx/lib/userclaim.rego", "loopx/status/status.rego"},
 }

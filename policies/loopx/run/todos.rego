@@ -30,21 +30,8 @@ unclaimable["user_claim"] := {i |
 }
 
 # user_claim_deny(t) is what data.loopx.user.claim.deny says of this agent's
-# round start claiming t.
-user_claim_deny(t) := d if {
-	claim_input := object.union(input, {
-		"query": "claim",
-		"claim": {
-			"op": "round_start", "from": "", "round": "", "outcome": "", "action": "",
-			"todo": object.union({"goal": goal_id, "note": "", "conflict": null}, t),
-		},
-	})
-
-	# The user's claim policy decides the claim this round start would
-	# make: its input is that claim's, built here, not a test's mock.
-	# regal ignore:with-outside-test-context
-	d := data.loopx.user.claim.deny with input as claim_input
-}
+# round start claiming t (lib.user_claim_deny).
+user_claim_deny(t) := lib.user_claim_deny(t)
 
 # unfit is lib.unfit over todos for the asking agent (every eligibility rule but gates and due monitors).
 unfit := lib.unfit(todos, asker)
