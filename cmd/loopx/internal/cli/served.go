@@ -242,9 +242,7 @@ func forward(args []string) (code int, ok bool) {
 		_, _ = os.Stdout.Write(out.Bytes())
 		return code, true
 	}
-	// A command that may change state is run once: its key lets a client
-	// whose connection ended before the exit ask the same server again.
-	req.Key = newKey()
+	req.Key = keyFor(f)
 	code, err = serve.CallKeyed(dir, r, req, timeout, stdin, os.Stdout, os.Stderr, gateanswer.ControllingTerminal{}.Ask)
 	if err == nil {
 		return code, true
@@ -254,6 +252,19 @@ func forward(args []string) (code int, ok bool) {
 	}
 	fmt.Fprintf(os.Stderr, "loopx: %v\n", serverError(r, timeout, err))
 	return ExitInternal, true
+}
+
+// keyFor is the idempotency key a forwarded command carries: a fresh one
+// (newKey) for a command that may change state, so it is run once and a
+// client whose connection ended before the exit asks the same server
+// again; none ("") for a long session (mcp, watch), which must end with
+// its client (a keyed command goes on when its client goes away), nor
+// for a hook or a completion (they do not reach the keyed call).
+func keyFor(f forwardArgs) string {
+	if streaming[f.command] || completing[f.command] || f.command == "hook" {
+		return ""
+	}
+	return newKey()
 }
 
 // newKey is a fresh idempotency key (broker.Request.Key): 128 random
