@@ -79,7 +79,7 @@ func (a *app) checkCmd() *cobra.Command {
      spec and a read-only snapshot of the state: vague-gate-question,
      goal-without-quota, scope-writes-loopx, unknown-agent, unknown-preset,
      stale-evidence, expired-lease, broken-dependency,
-     min-interval-exceeds-window;
+     min-interval-exceeds-window, goal-left-spec;
   5. scans the files to be published — the paths given with --scan (or as
      arguments), by default the files git tracks, or every file outside
      .loopx/ and .git/ outside a git repository — for credentials,
