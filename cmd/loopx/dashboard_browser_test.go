@@ -88,6 +88,16 @@ func (p page) poll(js string) {
 	}
 }
 
+// click clicks the element sel names once it is there (up to 20 s),
+// finding and clicking it in one evaluation: the page re-renders its
+// lanes and cards as the stream reports changes, so a node one call finds
+// can be gone by the next.
+func (p page) click(sel string) {
+	p.t.Helper()
+	q, _ := json.Marshal(sel)
+	p.poll(`(() => { const el = document.querySelector(` + string(q) + `); if (!el) return false; el.click(); return true })()`)
+}
+
 // shot saves a full-page screenshot as dashboard-NAME.png.
 func (p page) shot(name string) {
 	p.t.Helper()
@@ -185,10 +195,11 @@ func TestDashboard_Browser(t *testing.T) {
 	question := b.text(gateSel + " h4")
 	b.poll(`!!document.querySelector('[data-lane="needs you"] [data-goal="g1"] [data-agent="a1"][data-verdict="wait_human"]')`)
 	// Each verdict links to its explanation.
-	b.do(chromedp.Click(chromedp.CSS(`[data-goal="g1"] [data-agent="a1"] [data-explain]`)))
+	b.click(`[data-goal="g1"] [data-agent="a1"] [data-explain]`)
 	b.poll(`document.getElementById('explain-body').textContent.includes('rule data.loopx.run.gates')`)
 	b.shot("wide-light")
-	b.do(chromedp.Click(chromedp.CSS(gateSel+` button[data-option="approve"]`)), chromedp.WaitVisible(chromedp.CSS(`#confirm-ok`)))
+	b.click(gateSel + ` button[data-option="approve"]`)
+	b.do(chromedp.WaitVisible(chromedp.CSS(`#confirm-ok`)))
 	preview := b.text(`#confirm-preview`)
 	b.do(chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	b.poll(`document.getElementById('receipt').textContent.startsWith('Done')`)
@@ -216,15 +227,16 @@ func TestDashboard_Browser(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.poll(`!!document.getElementById('rules-pending')`)
-	b.do(chromedp.Click(chromedp.CSS(`[data-action="adopt"]`)), chromedp.WaitVisible(chromedp.CSS(`#confirm-typed`)),
+	b.click(`[data-action="adopt"]`)
+	b.do(chromedp.WaitVisible(chromedp.CSS(`#confirm-typed`)),
 		chromedp.SendKeys(chromedp.CSS(`#confirm-typed`), "adopt"), chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	b.poll(`document.getElementById('receipt').textContent.startsWith('Done: adopt')`)
 	b.poll(`!document.getElementById('rules-pending')`)
-	b.do(chromedp.Click(chromedp.CSS(`[data-goal="g1"] [data-action="goal.pause"]`)), chromedp.WaitVisible(chromedp.CSS(`#confirm-ok`)),
-		chromedp.Click(chromedp.CSS(`#confirm-ok`)))
+	b.click(`[data-goal="g1"] [data-action="goal.pause"]`)
+	b.do(chromedp.WaitVisible(chromedp.CSS(`#confirm-ok`)), chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	b.poll(`document.getElementById('receipt').textContent.startsWith('Done: pause')`)
 	b.poll(`!!document.querySelector('[data-goal="g1"] [data-action="goal.resume"]')`)
-	b.do(chromedp.Click(chromedp.CSS(`[data-action="review.mark"]`)))
+	b.click(`[data-action="review.mark"]`)
 	b.poll(`document.getElementById('confirm').open`)
 	b.do(chromedp.Click(chromedp.CSS(`#confirm-ok`)))
 	b.poll(`document.getElementById('receipt').textContent.startsWith('Done: mark')`)
