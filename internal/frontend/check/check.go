@@ -322,8 +322,12 @@ func scan(root string, o Options) ([]Finding, int, error) {
 func replayFindings(rep decision.ReplayReport) []Finding {
 	out := make([]Finding, 0, len(rep.Changed))
 	for _, c := range rep.Changed {
-		f := lint.CheckRule(lint.RuleReplay, fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, now by %s: %s", c.DecisionID, c.Query, c.Goal, c.Agent,
-			c.Timestamp.Format(time.RFC3339), c.Old, c.New, c.Rule, c.Message))
+		why := fmt.Sprintf("now by %s: %s", c.Rule, c.Message)
+		if c.Rule == "" {
+			why = "no rule objects now" // an allow with no reason against it
+		}
+		f := lint.CheckRule(lint.RuleReplay, fmt.Sprintf("decision %s (%s %s/%s at %s): %s → %s, %s", c.DecisionID, c.Query, c.Goal, c.Agent,
+			c.Timestamp.Format(time.RFC3339), c.Old, c.New, why))
 		f.Ref = "decision " + c.DecisionID
 		f.Location = &lint.Location{File: scaffold.StateDirName + "/" + decisionlog.FileName}
 		out = append(out, f)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine"
+	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/trust"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/testproject"
@@ -113,5 +114,26 @@ func TestRun_StrictMakesWarningsErrors(t *testing.T) {
 	rep, err = Run(context.Background(), e, Options{Scan: []string{"run.sh"}, Strict: true})
 	if err != nil || rep.OK || rep.Summary.Warnings != 0 || rep.Summary.Errors == 0 {
 		t.Fatalf("strict: %+v %v", rep.Summary, err)
+	}
+}
+
+// TestReplayFindings_SayWhatDecidesNow: a changed decision names the rule
+// of its new first reason, and one that no rule objects to now says so
+// (never "now by : ").
+func TestReplayFindings_SayWhatDecidesNow(t *testing.T) {
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		change decision.ReplayChange
+		want   string
+	}{
+		{decision.ReplayChange{DecisionID: "D1", Timestamp: at, Query: "claim", Goal: "g1", Agent: "a1", Old: "allow", New: "deny", Rule: "data.loopx.claim.gates", Message: "gate g-1 is open"},
+			"decision D1 (claim g1/a1 at 2026-11-29T10:00:00Z): allow → deny, now by data.loopx.claim.gates: gate g-1 is open"},
+		{decision.ReplayChange{DecisionID: "D2", Timestamp: at, Query: "claim", Goal: "g1", Agent: "a1", Old: "deny", New: "allow"},
+			"decision D2 (claim g1/a1 at 2026-11-29T10:00:00Z): deny → allow, no rule objects now"},
+	} {
+		got := replayFindings(decision.ReplayReport{Changed: []decision.ReplayChange{tc.change}})
+		if len(got) != 1 || got[0].Message != tc.want {
+			t.Errorf("%s: got %+v, want message %q", tc.change.DecisionID, got, tc.want)
+		}
 	}
 }
