@@ -209,22 +209,7 @@ func BenchmarkRoundStartFinishTodos(b *testing.B) {
 		root := benchProject(b, n, 0)
 		New(Options{Root: root}).Close()
 		ctx := context.Background()
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			defer reportCPU(b)()
-			for b.Loop() {
-				e := New(Options{Root: root})
-				res, err := e.StartRound(ctx, "g1", "a1")
-				if err != nil || res.Round == nil {
-					b.Fatalf("%v %+v", err, res.Decision)
-				}
-				e.Close()
-				e = New(Options{Root: root})
-				if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
-					b.Fatal(err)
-				}
-				e.Close()
-			}
-		})
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchRoundPair(b, ctx, root) })
 	}
 }
 
@@ -247,6 +232,26 @@ func BenchmarkDecideResident(b *testing.B) {
 		d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
 		if err != nil || d.Verdict != "run" {
 			b.Fatalf("%v %+v", err, d)
+		}
+		e.Close()
+	}
+}
+
+// benchRoundPair measures a round start and its finish in root by agent
+// a1 on goal g1, each by a new engine (as two commands would), with the
+// CPU time per pair.
+func benchRoundPair(b *testing.B, ctx context.Context, root string) {
+	defer reportCPU(b)()
+	for b.Loop() {
+		e := New(Options{Root: root})
+		res, err := e.StartRound(ctx, "g1", "a1")
+		if err != nil || res.Round == nil {
+			b.Fatalf("%v %+v", err, res.Decision)
+		}
+		e.Close()
+		e = New(Options{Root: root})
+		if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
+			b.Fatal(err)
 		}
 		e.Close()
 	}

@@ -62,22 +62,7 @@ func BenchmarkRoundStartFinishRounds(b *testing.B) {
 		addFinishedRounds(b, root, n)
 		New(Options{Root: root}).Close()
 		ctx := context.Background()
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			defer reportCPU(b)()
-			for b.Loop() {
-				e := New(Options{Root: root})
-				res, err := e.StartRound(ctx, "g1", "a1")
-				if err != nil || res.Round == nil {
-					b.Fatalf("%v %+v", err, res.Decision)
-				}
-				e.Close()
-				e = New(Options{Root: root})
-				if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
-					b.Fatal(err)
-				}
-				e.Close()
-			}
-		})
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchRoundPair(b, ctx, root) })
 	}
 }
 
