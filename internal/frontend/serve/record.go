@@ -50,6 +50,9 @@ var ErrNotRunning = errors.New("no loopx server is running for this project")
 type RunningError struct{ Record Record }
 
 func (e *RunningError) Error() string {
+	if e.Record.PID == 0 {
+		return "a loopx server is starting for this project (its lock is held, its record not written yet)"
+	}
 	return fmt.Sprintf("a loopx server already runs for this project (pid %d, socket %s)", e.Record.PID, e.Record.Socket)
 }
 
@@ -96,6 +99,35 @@ func lock(dir string) (f *os.File, held bool, err error) {
 		return nil, false, err
 	}
 	return f, false, nil
+}
+
+// probeGrace is how long a starting server retries the lock while it is
+// held with no record written: every Status probes the lock by taking it
+// for an instant, so a command asking whether a server runs (or
+// `serve --detach` waiting for its child) can hold it at the very moment
+// the server takes it.
+const probeGrace = 2 * time.Second
+
+// acquire takes dir's server lock for a starting server. A lock held by a
+// server whose record is written is that server (*RunningError at once);
+// a lock held with no record is a probe or a server still starting, so it
+// is retried for probeGrace before *RunningError (with an empty record).
+func acquire(dir string) (*os.File, error) {
+	deadline := time.Now().Add(probeGrace)
+	for {
+		f, held, err := lock(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !held {
+			return f, nil
+		}
+		r, rerr := readRecord(dir)
+		if (rerr == nil && r.PID != 0) || time.Now().After(deadline) {
+			return nil, &RunningError{Record: r}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // Status is the record of the project's running server, whose anchor

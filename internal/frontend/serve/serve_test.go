@@ -306,3 +306,23 @@ func TestStopDoesNotWaitForeverForAStuckRequest(t *testing.T) {
 		t.Fatal("Serve still waits for a request that never ends")
 	}
 }
+
+// Commands probe the lock (Status takes it for an instant when no server
+// runs): a server starting at that instant waits the probe out instead of
+// refusing as if another server ran; a second server beside a running one
+// still names it at once.
+func TestStartsWhileProbed(t *testing.T) {
+	dir := t.TempDir()
+	f, held, err := lock(dir) // the probe, caught holding the lock
+	if err != nil || held {
+		t.Fatalf("lock: %v %v", held, err)
+	}
+	go func() { time.Sleep(50 * time.Millisecond); f.Close() }()
+	rec, _ := start(t, Options{AnchorDir: dir})
+	began := time.Now()
+	err = Serve(context.Background(), Options{AnchorDir: dir})
+	var re *RunningError
+	if !errors.As(err, &re) || re.Record.PID != rec.PID || time.Since(began) > probeGrace/2 {
+		t.Fatalf("second Serve: %v after %s", err, time.Since(began))
+	}
+}

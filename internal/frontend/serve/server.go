@@ -109,13 +109,9 @@ func Serve(ctx context.Context, o Options) (err error) {
 	if err := CheckAddr(o.Addr, o.AllowRemote, o.TLSCert, o.TLSKey); err != nil {
 		return err
 	}
-	lk, held, err := lock(o.AnchorDir)
+	lk, err := acquire(o.AnchorDir)
 	if err != nil {
 		return err
-	}
-	if held {
-		r, _ := readRecord(o.AnchorDir)
-		return &RunningError{Record: r}
 	}
 	defer lk.Close() // closing the file releases the lock, last
 	defer os.Remove(filepath.Join(o.AnchorDir, RecordName))
