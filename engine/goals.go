@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
@@ -51,10 +52,15 @@ func (e *Engine) GoalIDs() []string {
 }
 
 // SetGoalStatus pauses, resumes (active), finishes (done) or archives a goal.
+// Errors: the unknown goal's; errs.Usage too_long (a reason over
+// inert.MaxText characters); the store's.
 func (e *Engine) SetGoalStatus(goal, status, reason, actor string) (records.GoalState, error) {
 	var st records.GoalState
 	if err := e.RequireGoal(goal); err != nil {
 		return st, err
+	}
+	if err := inert.CheckLen("the reason (--reason)", reason, true); err != nil {
+		return st, Usagef("too_long", "%v", err)
 	}
 	err := e.update(func(tx *kernel.Tx) error {
 		if err := tx.SetGoalStatus(goal, status, reason, actor); err != nil {

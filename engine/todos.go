@@ -11,6 +11,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -73,11 +74,15 @@ func (e *Engine) Todos(goal, status string) ([]records.Todo, error) {
 }
 
 // SetTodoStatus marks a todo done, blocked, cancelled or open again, with a
-// note, releasing any lease. Errors: errs.Usage unknown_todo / bad_status.
+// note, releasing any lease. Errors: errs.Usage unknown_todo / bad_status /
+// too_long (a note over inert.MaxText characters).
 func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, error) {
 	var t records.Todo
 	if !slices.Contains([]string{records.TodoDone, records.TodoBlocked, records.TodoCancelled, records.TodoOpen}, status) {
 		return t, Usagef("bad_status", "status %q is not done, blocked, cancelled or open", status)
+	}
+	if err := inert.CheckLen("the note (--note)", note, true); err != nil {
+		return t, Usagef("too_long", "%v", err)
 	}
 	var cd claimDecision
 	err := e.updatePrepared(context.Background(), query.Claim, func(tx *kernel.Tx) error {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
 
@@ -28,6 +29,12 @@ var (
 func Check(ev records.Evidence, root string) (records.Evidence, error) {
 	if strings.TrimSpace(ev.Summary) == "" {
 		return ev, errs.Usagef("empty_summary", "evidence needs a summary")
+	}
+	if err := inert.CheckLen("the evidence summary", ev.Summary, true); err != nil {
+		return ev, errs.Usagef("too_long", "%v", err)
+	}
+	if err := inert.CheckLen("the evidence reference (--ref)", ev.Ref, false); err != nil {
+		return ev, errs.Usagef("too_long", "%v", err)
 	}
 	if ev.Kind == "" {
 		ev.Kind = "note"

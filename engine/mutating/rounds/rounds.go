@@ -21,6 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
@@ -316,9 +317,16 @@ type Settle struct {
 	Revisions func() (spec, policy string)
 }
 
-// CheckFinish checks a finish request alone (no state read): a successor
-// todo's title (errs.Usage bad_title …).
+// CheckFinish checks a finish request alone (no state read): the summary
+// and the handoff at most inert.MaxText characters (errs.Usage too_long),
+// a successor todo's title (errs.Usage bad_title …).
 func CheckFinish(req FinishRequest) error {
+	if err := inert.CheckLen("the round's summary (--summary)", req.Summary, true); err != nil {
+		return errs.Usagef("too_long", "%v", err)
+	}
+	if err := inert.CheckLen("the handoff (--handoff)", req.Handoff, true); err != nil {
+		return errs.Usagef("too_long", "%v", err)
+	}
 	if req.NextTodo != "" {
 		return todos.CheckTitle(req.NextTodo)
 	}
