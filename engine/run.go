@@ -12,6 +12,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/loopx-dev/loopx/specs"
@@ -46,7 +47,7 @@ func (e *Engine) Run(ctx context.Context, o runround.Options) (runround.Result, 
 	if err != nil {
 		return runround.Result{}, err
 	}
-	return runround.Run(ctx, runround.Engine{StateDirName: scaffold.StateDirName, Start: e.StartRound, Finish: e.FinishRound,
+	return runround.Run(ctx, runround.Engine{StateDirName: scaffold.StateDirName, Start: e.StartRound, Finish: e.finishRun,
 		Prompt: func(st rounds.StartResult) (string, error) {
 			p, err := e.buildPrompt(promptInput{goal: st.Round.Goal, agent: st.Round.Agent, decision: st.Decision, todo: st.Todo, round: st.Round})
 			return p.Text, err
@@ -113,4 +114,14 @@ func (e *Engine) wall(o runround.Options) (agentloop.Wall, error) {
 	}
 	audit := func(ev records.Event) error { return e.update(func(tx *kernel.Tx) error { return tx.AppendEvent(ev) }) }
 	return confined.ForRun(sb, confined.Options{Root: e.root, Audit: func(ev records.Event) { _ = audit(ev) }, Env: o.Caller.Env, Run: o.Caller.Broker}, o.Goal, o.Agent, o.Stderr, audit)
+}
+
+// finishRun is FinishRound for `loopx run`: the summary loopx writes of an
+// agent command's round (its exit, the paths it wrote outside its scope,
+// an error) is clipped to what a round's summary may hold
+// (inert.MaxText) rather than refused, so a round with ten thousand
+// denied paths still ends.
+func (e *Engine) finishRun(ctx context.Context, id string, req rounds.FinishRequest) (rounds.Receipt, error) {
+	req.Summary = inert.Clip(req.Summary, true)
+	return e.FinishRound(ctx, id, req)
 }

@@ -164,6 +164,24 @@ const (
 	MaxText = 10000
 )
 
+// Clip is s cut to MaxLine characters (MaxText when multiline), its end
+// replaced by "… (N more characters)" when it was longer: for text loopx
+// writes itself from what it cannot bound (a list of paths an agent
+// wrote), where CheckLen would refuse what must be recorded.
+func Clip(s string, multiline bool) string {
+	limit := MaxLine
+	if multiline {
+		limit = MaxText
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= limit {
+		return s
+	}
+	r := []rune(s)
+	tail := fmt.Sprintf("… (%d more characters)", n-(limit-40))
+	return string(r[:limit-40]) + tail
+}
+
 // CheckLen returns an error naming what when s is longer than MaxLine
 // characters (MaxText when multiline), nil otherwise: the one bound on
 // the length of text that came from outside.

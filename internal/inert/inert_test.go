@@ -3,6 +3,7 @@ package inert
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -102,4 +103,27 @@ func FuzzWriter(f *testing.F) {
 			t.Fatalf("split at %d: %q, want %q", cut, b.String(), Text(s))
 		}
 	})
+}
+
+func TestClip_KeepsWithinTheBound(t *testing.T) {
+	for _, tc := range []struct {
+		n         int
+		multiline bool
+	}{{0, false}, {MaxLine, false}, {MaxLine + 1, false}, {MaxText, true}, {MaxText + 1, true}, {5 * MaxText, true}} {
+		s := strings.Repeat("é", tc.n)
+		got := Clip(s, tc.multiline)
+		limit := MaxLine
+		if tc.multiline {
+			limit = MaxText
+		}
+		if err := CheckLen("clipped", got, tc.multiline); err != nil {
+			t.Errorf("Clip(%d runes): %v", tc.n, err)
+		}
+		if tc.n <= limit && got != s {
+			t.Errorf("Clip(%d runes) changed a text within the bound", tc.n)
+		}
+		if tc.n > limit && !strings.HasSuffix(got, fmt.Sprintf("… (%d more characters)", tc.n-(limit-40))) {
+			t.Errorf("Clip(%d runes) ends %q", tc.n, got[len(got)-40:])
+		}
+	}
 }
