@@ -234,39 +234,32 @@ func (s *Session) demux(r io.Reader, in *inbox, cancel context.CancelFunc) {
 		case FrameStdinEnd:
 			in.close(io.EOF)
 		case FrameSpawned:
-			var sp Spawned
-			if json.Unmarshal(payload, &sp) != nil {
-				sp = Spawned{Error: "a malformed spawned frame"}
-			}
-			select {
-			case s.spawned <- sp:
-			default: // no spawn waits for it
-			}
+			deliver(s.spawned, payload, Spawned{Error: "a malformed spawned frame"})
 		case FrameDone:
-			var d Done
-			if json.Unmarshal(payload, &d) != nil {
-				d = Done{Code: -1, Error: "a malformed done frame"}
-			}
-			select {
-			case s.done <- d:
-			default:
-			}
+			deliver(s.done, payload, Done{Code: -1, Error: "a malformed done frame"})
 		case FrameInterrupt:
 			cancel()
 		case FrameReply:
-			var rep Reply
-			if json.Unmarshal(payload, &rep) != nil {
-				rep = Reply{Error: "a malformed reply"}
-			}
-			select {
-			case s.replies <- rep:
-			default: // no prompt waits for it
-			}
+			deliver(s.replies, payload, Reply{Error: "a malformed reply"})
 		default:
 			in.close(io.ErrUnexpectedEOF)
 			cancel()
 			return
 		}
+	}
+}
+
+// deliver decodes a client's answer frame (spawned, done, reply) into a T,
+// bad when it does not decode, and hands it to the one waiting for it on
+// ch; with nobody waiting it is dropped (an answer nobody asked for).
+func deliver[T any](ch chan T, payload []byte, bad T) {
+	var v T
+	if json.Unmarshal(payload, &v) != nil {
+		v = bad
+	}
+	select {
+	case ch <- v:
+	default:
 	}
 }
 
