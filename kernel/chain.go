@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/loopx-dev/loopx/internal/buntdb"
 )
 
 // The chain: state is tamper-evident. Every committed
@@ -42,14 +45,18 @@ func keyInState(key string) bool { return key != keyJournal && key != keyShrinkB
 
 // recordSum is SHA-256(key NUL payload).
 func recordSum(key, payload string) [32]byte {
-	h := sha256.New()
-	h.Write([]byte(key))
-	h.Write([]byte{0})
-	h.Write([]byte(payload))
-	var s [32]byte
-	h.Sum(s[:0])
+	// Hashed from a reused buffer: opening the store sums every record,
+	// and a hash.Hash and two byte copies of each was most of the check.
+	bp := sumBufs.Get().(*[]byte)
+	b := append(append(append((*bp)[:0], key...), 0), payload...)
+	s := sha256.Sum256(b)
+	*bp = b
+	sumBufs.Put(bp)
 	return s
 }
+
+// sumBufs are recordSum's buffers.
+var sumBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // wrap returns the stored form of payload under key.
 func wrap(key, payload string) string {
@@ -164,6 +171,30 @@ func stateOf(records map[string]string) (digest, error) {
 		d.add(s)
 	}
 	return d, nil
+}
+
+// stateIn is the digest of every record in tx, read in key order (the
+// order stateOf names the first bad record in) without copying them, with
+// the stored value of the revision record (keyRev; hasRev false when there
+// is none); or the first record whose checksum fails.
+func stateIn(tx *buntdb.Tx) (d digest, rev string, hasRev bool, err error) {
+	if aerr := tx.Ascend("", func(k, v string) bool {
+		if k == keyRev {
+			rev, hasRev = v, true
+		}
+		if !keyInState(k) {
+			return true
+		}
+		var s [32]byte
+		if _, s, err = unwrap(k, v); err != nil {
+			return false
+		}
+		d.add(s)
+		return true
+	}); aerr != nil {
+		return d, "", false, aerr
+	}
+	return d, rev, hasRev, err
 }
 
 // hashBlock computes b's hash from its durable fields: Rev, Prev, Kind,

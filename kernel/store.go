@@ -287,14 +287,7 @@ func (s *Store) create() error {
 // rev: no previous block, no change set, the event log's head log, the
 // digest of every record.
 func putGenesis(tx *buntdb.Tx, rev uint64, log LogHead) error {
-	records := map[string]string{}
-	if err := tx.Ascend("", func(k, v string) bool {
-		records[k] = v
-		return true
-	}); err != nil {
-		return err
-	}
-	d, err := stateOf(records)
+	d, _, _, err := stateIn(tx)
 	if err != nil {
 		return err
 	}
@@ -320,22 +313,20 @@ func (s *Store) checkHead() error {
 	if !ok {
 		return errors.New("the store has no chain head")
 	}
-	records := map[string]string{}
+	var d digest
+	var revRaw string
+	var hasRev bool
 	if err := s.db.View(func(tx *buntdb.Tx) error {
-		return tx.Ascend("", func(k, v string) bool {
-			records[k] = v
-			return true
-		})
+		var err error
+		d, revRaw, hasRev, err = stateIn(tx)
+		return err
 	}); err != nil {
 		return err
 	}
-	d, err := stateOf(records)
-	if err != nil {
-		return err
-	}
 	rev := uint64(0)
-	if v, ok := records[keyRev]; ok {
-		if rev, err = strconv.ParseUint(payloadOf(keyRev, v), 10, 64); err != nil {
+	if hasRev {
+		var err error
+		if rev, err = strconv.ParseUint(payloadOf(keyRev, revRaw), 10, 64); err != nil {
 			return fmt.Errorf("record %s: %v", keyRev, err)
 		}
 	}

@@ -23,7 +23,6 @@
 package buntdb
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +33,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/loopx-dev/loopx/internal/fsync"
 	"github.com/tidwall/btree"
@@ -95,6 +95,7 @@ type DB struct {
 	file      *os.File          // the underlying file
 	buf       []byte            // a buffer to write to
 	keys      *btree.BTree      // a tree of all item ordered by key
+	keysHint  btree.PathHint    // loopx: where the last key went in keys (a file's keys come sorted)
 	exps      *btree.BTree      // a tree of items ordered by expiration
 	idxs      map[string]*index // the index trees.
 	insIdxs   []*index          // a reuse buffer for gathering indexes
@@ -496,7 +497,7 @@ func (db *DB) insertIntoDatabase(item *dbItem) *dbItem {
 			idxs = append(idxs, idx)
 		}
 	}
-	prev := db.keys.Set(item)
+	prev := db.keys.SetHint(item, &db.keysHint)
 	if prev != nil {
 		// A previous item was removed from the keys tree. Let's
 		// fully delete this item from all indexes.
@@ -832,116 +833,133 @@ func panicErr(err error) error {
 // the current time.Now().
 // Returns the number of bytes of the last command read and the error if any.
 func (db *DB) readLoad(rd io.Reader, modTime time.Time) (n int64, err error) {
-	defer func() {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	// loopx: the whole file is read into one buffer and every key and
+	// value is a substring of it (one allocation, not three per command:
+	// opening a store of a few hundred thousand records spent most of its
+	// time allocating them). The buffer is never written again, so the
+	// strings made over it without a copy are immutable.
+	var all []byte
+	if f, ok := rd.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			all = make([]byte, 0, fi.Size()+1)
 		}
-	}()
-	totalSize := int64(0)
-	data := make([]byte, 4096)
-	parts := make([]string, 0, 8)
-	r := bufio.NewReader(rd)
+	}
+	if all, err = readAll(all, rd); err != nil {
+		return 0, err
+	}
+	if len(all) == 0 {
+		return 0, nil
+	}
+	return db.loadCommands(unsafe.String(&all[0], len(all)), modTime)
+}
+
+// readAll appends what rd reads to buf until EOF.
+func readAll(buf []byte, rd io.Reader) ([]byte, error) {
 	for {
-		// peek at the first byte. If it's a 'nul' control character then
-		// ignore it and move to the next byte.
-		c, err := r.ReadByte()
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		k, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			return buf, nil
+		}
 		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return totalSize, err
+			return buf, err
 		}
-		if c == 0 {
-			// ignore nul control characters
-			n += 1
-			continue
-		}
-		if err := r.UnreadByte(); err != nil {
-			return totalSize, err
-		}
+	}
+}
 
-		// read a single command.
-		// first we should read the number of parts that the of the command
-		cmdByteSize := int64(0)
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return totalSize, err
+// loadCommands applies the commands in data (an append only file's
+// content) and returns the size of the complete commands read: with
+// io.ErrUnexpectedEOF when data ends inside a command, ErrInvalid when a
+// command is malformed.
+func (db *DB) loadCommands(data string, modTime time.Time) (totalSize int64, err error) {
+	pos := 0
+	// line returns the line at pos, with its CRLF, and moves past it.
+	line := func() (string, error) {
+		i := strings.IndexByte(data[pos:], '\n')
+		if i < 0 {
+			return "", io.ErrUnexpectedEOF
 		}
-		if line[0] != '*' {
-			return totalSize, ErrInvalid
-		}
-		cmdByteSize += int64(len(line))
-
-		// convert the string number to and int
+		l := data[pos : pos+i+1]
+		pos += i + 1
+		return l, nil
+	}
+	// number reads the count of a "*N\r\n" or "$N\r\n" line.
+	number := func(line string) (int, error) {
 		var n int
 		if len(line) == 4 && line[len(line)-2] == '\r' {
 			if line[1] < '0' || line[1] > '9' {
-				return totalSize, ErrInvalid
+				return 0, ErrInvalid
 			}
-			n = int(line[1] - '0')
-		} else {
-			if len(line) < 5 || line[len(line)-2] != '\r' {
-				return totalSize, ErrInvalid
+			return int(line[1] - '0'), nil
+		}
+		if len(line) < 5 || line[len(line)-2] != '\r' || len(line) > 20 {
+			return 0, ErrInvalid
+		}
+		for i := 1; i < len(line)-2; i++ {
+			if line[i] < '0' || line[i] > '9' {
+				return 0, ErrInvalid
 			}
-			for i := 1; i < len(line)-2; i++ {
-				if line[i] < '0' || line[i] > '9' {
-					return totalSize, ErrInvalid
-				}
-				n = n*10 + int(line[i]-'0')
-			}
+			n = n*10 + int(line[i]-'0')
+		}
+		return n, nil
+	}
+	parts := make([]string, 0, 8)
+	for {
+		// a 'nul' control character is skipped (as upstream, not counted
+		// in the size).
+		for pos < len(data) && data[pos] == 0 {
+			pos++
+		}
+		if pos == len(data) {
+			return totalSize, nil
+		}
+		cmdStart := pos
+		// read a single command: the number of its parts first.
+		l, err := line()
+		if err != nil {
+			return totalSize, err
+		}
+		if l[0] != '*' {
+			return totalSize, ErrInvalid
+		}
+		n, err := number(l)
+		if err != nil {
+			return totalSize, err
 		}
 		// read each part of the command.
 		parts = parts[:0]
 		for i := 0; i < n; i++ {
-			// read the number of bytes of the part.
-			line, err := r.ReadBytes('\n')
+			l, err := line()
 			if err != nil {
 				return totalSize, err
 			}
-			if line[0] != '$' {
+			if l[0] != '$' {
 				return totalSize, ErrInvalid
 			}
-			cmdByteSize += int64(len(line))
-			// convert the string number to and int
-			var n int
-			if len(line) == 4 && line[len(line)-2] == '\r' {
-				if line[1] < '0' || line[1] > '9' {
-					return totalSize, ErrInvalid
-				}
-				n = int(line[1] - '0')
-			} else {
-				if len(line) < 5 || line[len(line)-2] != '\r' {
-					return totalSize, ErrInvalid
-				}
-				for i := 1; i < len(line)-2; i++ {
-					if line[i] < '0' || line[i] > '9' {
-						return totalSize, ErrInvalid
-					}
-					n = n*10 + int(line[i]-'0')
-				}
-			}
-			// resize the read buffer
-			if len(data) < n+2 {
-				dataln := len(data)
-				for dataln < n+2 {
-					dataln *= 2
-				}
-				data = make([]byte, dataln)
-			}
-			if _, err = io.ReadFull(r, data[:n+2]); err != nil {
+			size, err := number(l)
+			if err != nil {
 				return totalSize, err
 			}
-			if data[n] != '\r' || data[n+1] != '\n' {
+			if len(data)-pos < size+2 {
+				return totalSize, io.ErrUnexpectedEOF
+			}
+			if data[pos+size] != '\r' || data[pos+size+1] != '\n' {
 				return totalSize, ErrInvalid
 			}
-			// copy string
-			parts = append(parts, string(data[:n]))
-			cmdByteSize += int64(n + 2)
+			parts = append(parts, data[pos:pos+size])
+			pos += size + 2
 		}
 		// finished reading the command
+		cmdByteSize := int64(pos - cmdStart)
 
 		if len(parts) == 0 {
 			continue
+		}
+		if len(parts[0]) < 3 {
+			return totalSize, ErrInvalid
 		}
 		if (parts[0][0] == 's' || parts[0][0] == 'S') &&
 			(parts[0][1] == 'e' || parts[0][1] == 'E') &&
