@@ -82,8 +82,8 @@ func (e *Engine) statusNext(ctx context.Context, goal string) reportdata.NextFun
 	if err == nil && !slices.ContainsFunc(user, func(m rulebook.Module) bool { return m.Package == "loopx.user.claim" && !m.Test }) {
 		return claimorder.Next
 	}
-	return func(todos []records.Todo, gates []records.Gate, now time.Time) ([]records.Todo, []records.Todo, error) {
-		next, forYou, err := claimorder.Next(todos, gates, now)
+	return func(todos []records.Todo, depsOpen [][]string, gates []records.Gate, now time.Time) ([]records.Todo, []records.Todo, error) {
+		next, forYou, err := claimorder.Next(todos, depsOpen, gates, now)
 		if err != nil || len(next) == 0 {
 			return next, forYou, err
 		}

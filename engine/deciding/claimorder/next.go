@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/deciding/rulebook"
 	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -22,17 +24,26 @@ var nextQuery = sync.OnceValues(func() (*rego.PreparedEvalQuery, error) {
 })
 
 // Next is what loopx status lists of a goal's todos (todos: all of them,
-// as the store orders them) with its open gates at now, as the built-in
-// rule data.loopx.lib.next_todos says: next, the todos should_run would
-// select for an agent holding none, in its order; forYou, the workable
-// todos for humans (gate and action). Errors: the policy's evaluation, or
-// a result of another shape.
-func Next(todos []records.Todo, gates []records.Gate, now time.Time) (next, forYou []records.Todo, err error) {
+// as the store orders them, depsOpen nil; or a window of them, not done
+// or cancelled, in the store's order, with each one's open dependencies
+// in depsOpen: readmodel.Model.StatusWindow) with its open gates at now,
+// as the built-in rule data.loopx.lib.next_todos says: next, the todos
+// should_run would select for an agent holding none, in its order;
+// forYou, the workable todos for humans (gate and action). Over a window
+// holding a prefix of the claim order, next is the part of the whole
+// list's next that falls in that prefix. Errors: the policy's
+// evaluation, or a result of another shape.
+func Next(todos []records.Todo, depsOpen [][]string, gates []records.Gate, now time.Time) (next, forYou []records.Todo, err error) {
 	pq, err := nextQuery()
 	if err != nil {
 		return nil, nil, err
 	}
-	facts := inputstate.TodoFacts(todos, "", now)
+	var facts []input.TodoFacts
+	if depsOpen == nil {
+		facts = inputstate.TodoFacts(todos, "", now)
+	} else {
+		facts = inputstate.WindowFacts(readmodel.Window{Todos: todos, DepsOpen: depsOpen}, "", now)
+	}
 	byID := make(map[string]records.Todo, len(todos))
 	for _, t := range todos {
 		byID[t.ID] = t

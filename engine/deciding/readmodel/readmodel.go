@@ -31,7 +31,7 @@ import (
 const maxModelBytes = 1 << 30
 
 // Version changes whenever the read model's shape does.
-const Version = 11
+const Version = 12
 
 // Model is the part of the kernel that should_run decisions read —
 // goals, todos, gates, rounds, the ledger, agents; never evidence or events,
@@ -137,6 +137,56 @@ type GoalModel struct {
 	// any status: whether the spec's todos are all stored is known
 	// without reading every todo.
 	Seeded []records.Todo `json:"seeded"`
+	// Summary is what status shows of all the goal's todos (their counts
+	// and the newest open one) and the todos it lists for humans from,
+	// so that status reads no todo beyond a window of the claim order.
+	Summary *Summary `json:"summary"`
+}
+
+// Summary is what loopx status reads of all of a goal's todos besides a
+// window of the claim order (Summarize).
+type Summary struct {
+	// Counts are the todos by status.
+	Counts map[string]int `json:"counts"`
+	// Newest is the newest open or claimed todo (by created_at, then
+	// seq), nil when none.
+	Newest *records.Todo `json:"newest"`
+	// Humans are the first HeadSize of the todos status may list for
+	// humans: those not done or cancelled that are not task or monitor
+	// todos (a superset: the rule data.loopx.lib.next_todos picks from
+	// them), in the store's order, each with its index among the open
+	// todos and its open dependencies; MoreHumans says there are more.
+	Humans     []HotTodo `json:"humans"`
+	MoreHumans bool      `json:"more_humans"`
+}
+
+// Summarize is the Summary of todos (all of a goal's, as the store orders
+// them); depsOpen are the open dependencies of each of them not done or
+// cancelled, in order (OrderInput.DepsOpen), or nil when not known (the
+// Humans are then left out).
+func Summarize(todos []records.Todo, depsOpen [][]string) Summary {
+	sum := Summary{Counts: map[string]int{}, Humans: []HotTodo{}}
+	open := 0
+	for i, t := range todos {
+		sum.Counts[t.Status]++
+		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
+			if n := sum.Newest; n == nil || t.CreatedAt.After(n.CreatedAt) || (t.CreatedAt.Equal(n.CreatedAt) && t.Seq > n.Seq) {
+				sum.Newest = &todos[i]
+			}
+		}
+		if t.Status == records.TodoDone || t.Status == records.TodoCancelled {
+			continue
+		}
+		if depsOpen != nil && t.Kind != records.KindTask && t.Kind != records.KindMonitor && open < len(depsOpen) {
+			if len(sum.Humans) == HeadSize {
+				sum.MoreHumans = true
+			} else {
+				sum.Humans = append(sum.Humans, HotTodo{Todo: t, Index: open, DepsOpen: depsOpen[open]})
+			}
+		}
+		open++
+	}
+	return sum
 }
 
 // HeadSize is how many todos of the claim order Hot.Head keeps.
@@ -427,8 +477,12 @@ func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 	rm.kept = map[string][]Kept{}
 	for g, gm := range rm.Goals {
 		var cur Kept
-		gm.Hot, cur = hotOf(rm.todos[g], order, kept[g])
+		var deps [][]string
+		gm.Hot, cur, deps = hotOf(rm.todos[g], order, kept[g])
+		gm.Summary = nil
 		if gm.Hot != nil {
+			sum := Summarize(rm.todos[g], deps)
+			gm.Summary = &sum
 			ks := []Kept{cur}
 			for _, k := range kept[g] {
 				if len(ks) < KeptOrders && k.Input != cur.Input {
@@ -523,15 +577,16 @@ func checked(line []byte) (doc []byte, ok bool) {
 // them) in order's claim order, evaluated afresh; nil when the claim
 // order cannot be computed (decisions then read every todo).
 func HotOf(todos []records.Todo, order Order) *Hot {
-	h, _ := hotOf(todos, order, nil)
+	h, _, _ := hotOf(todos, order, nil)
 	return h
 }
 
 // hotOf is HotOf with the claim order taken from kept when one of them is
-// for the same input (OrderInput.Key), and the claim order it used.
-func hotOf(todos []records.Todo, order Order, kept []Kept) (*Hot, Kept) {
+// for the same input (OrderInput.Key), the claim order it used and the
+// open dependencies of the open todos (OrderInput.DepsOpen).
+func hotOf(todos []records.Todo, order Order, kept []Kept) (*Hot, Kept, [][]string) {
 	if order.Input == nil {
-		return nil, Kept{}
+		return nil, Kept{}, nil
 	}
 	open := make([]int, 0, len(todos)) // indexes in todos: no record is copied
 	h := &Hot{Head: []HotTodo{}, Leased: []records.Todo{}, Monitors: []records.Todo{}}
@@ -548,7 +603,7 @@ func hotOf(todos []records.Todo, order Order, kept []Kept) (*Hot, Kept) {
 	}
 	in, err := order.Input(todos)
 	if err != nil || len(in.DepsOpen) != len(open) {
-		return nil, Kept{}
+		return nil, Kept{}, nil
 	}
 	cur, found := Kept{Input: in.Key}, false
 	for _, k := range kept {
@@ -559,14 +614,14 @@ func hotOf(todos []records.Todo, order Order, kept []Kept) (*Hot, Kept) {
 	}
 	if !found {
 		if cur.Order, err = in.Eval(); err != nil {
-			return nil, Kept{}
+			return nil, Kept{}, nil
 		}
 	}
 	h.Open, h.Order = len(open), len(cur.Order)
 	seen := make([]bool, len(open))
 	for pos, i := range cur.Order {
 		if i < 0 || i >= len(open) || seen[i] {
-			return nil, Kept{}
+			return nil, Kept{}, nil
 		}
 		seen[i] = true
 		if t := &todos[open[i]]; t.Lease != nil && !t.Lease.Released {
@@ -576,7 +631,7 @@ func hotOf(todos []records.Todo, order Order, kept []Kept) (*Hot, Kept) {
 			h.Head = append(h.Head, HotTodo{Todo: todos[open[i]], Index: i, DepsOpen: in.DepsOpen[i]})
 		}
 	}
-	return h, cur
+	return h, cur, in.DepsOpen
 }
 
 // Refresh is a read model read under the store's lock (Take), to be
@@ -825,6 +880,52 @@ func (rm *Model) TodoWindow(goal string, least int) (Window, bool) {
 		w.Todos[i], w.DepsOpen[i] = t.Todo, t.DepsOpen
 	}
 	return w, true
+}
+
+// TodoSummary is goal's Summary; false when the model keeps none (read
+// Todos then).
+func (rm *Model) TodoSummary(goal string) (Summary, bool) {
+	g, ok := rm.Goals[goal]
+	if !ok || g.Summary == nil {
+		return Summary{}, false
+	}
+	return *g.Summary, true
+}
+
+// StatusWindow is what status lists a goal's next todos and its todos for
+// humans from without reading every todo: TodoWindow's window of at
+// least least todos of the claim order, and the Summary's Humans, merged
+// in the store's order. Its Partial says the claim order goes on past the
+// window (a next list shorter than wanted may miss todos);
+// humansPartial that the goal has more todos for humans than it holds.
+// False when the goal has no Hot or Summary, or TodoWindow gives no
+// window that long (read Todos then).
+func (rm *Model) StatusWindow(goal string, least int) (w Window, humansPartial bool, ok bool) {
+	g, ok := rm.Goals[goal]
+	if !ok || g.Hot == nil || g.Summary == nil {
+		return Window{}, false, false
+	}
+	h := g.Hot
+	var head []HotTodo
+	if h.Order > 0 {
+		n := min(max(least, h.Cover), h.Order)
+		if n > len(h.Head) {
+			return Window{}, false, false
+		}
+		head = slices.Clone(h.Head[:n])
+		w.Partial = n < h.Order
+	}
+	head = append(head, g.Summary.Humans...)
+	slices.SortFunc(head, func(a, b HotTodo) int { return a.Index - b.Index })
+	w.Leased, w.Monitors = h.Leased, h.Monitors
+	w.Todos, w.DepsOpen = make([]records.Todo, 0, len(head)), make([][]string, 0, len(head))
+	for i, t := range head {
+		if i > 0 && head[i-1].Index == t.Index {
+			continue // a todo in both (never: humans are not in the claim order)
+		}
+		w.Todos, w.DepsOpen = append(w.Todos, t.Todo), append(w.DepsOpen, t.DepsOpen)
+	}
+	return w, g.Summary.MoreHumans, true
 }
 
 // WindowsOf is a model that keeps only goal's claim order, computed from

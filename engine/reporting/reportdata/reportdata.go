@@ -9,6 +9,7 @@
 package reportdata
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/decision/parts"
 	"github.com/loopx-dev/loopx/engine/deciding/input"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
+	"github.com/loopx-dev/loopx/engine/deciding/readmodel"
 	"github.com/loopx-dev/loopx/engine/reporting/contract"
 	"github.com/loopx-dev/loopx/engine/reporting/render"
 	"github.com/loopx-dev/loopx/specs"
@@ -109,10 +111,53 @@ func QuotaSummary(gs *specs.Goal, q input.QuotaFacts) *parts.QuotaSummary {
 }
 
 // NextFunc is what loopx status lists of a goal's todos (all of them, as
-// the store orders them) with its open gates at now: next, the todos
-// should_run would select, in its order; forYou, the todos for humans
-// (claimorder.Next: data.loopx.lib.next_todos).
-type NextFunc func(todos []records.Todo, gates []records.Gate, now time.Time) (next, forYou []records.Todo, err error)
+// the store orders them, depsOpen nil; or a window of them with their
+// open dependencies: readmodel.Model.StatusWindow) with its open gates at
+// now: next, the todos should_run would select, in its order; forYou,
+// the todos for humans (claimorder.Next: data.loopx.lib.next_todos).
+type NextFunc func(todos []records.Todo, depsOpen [][]string, gates []records.Gate, now time.Time) (next, forYou []records.Todo, err error)
+
+// summarized is a StatusSource that keeps a summary of each goal's todos
+// and windows of them (the read model), so that status reads no todo
+// beyond a window.
+type summarized interface {
+	TodoSummary(goal string) (readmodel.Summary, bool)
+	StatusWindow(goal string, least int) (w readmodel.Window, humansPartial bool, ok bool)
+}
+
+// statusWindows are the windows of the claim order status tries before it
+// reads every todo (after the first: when too few of the window's todos
+// are next, the todos a user claim policy denies left out).
+var statusWindows = []int{2 * maxNext, readmodel.HeadSize}
+
+// nextTodos is next over src's windows of goal's todos while a window
+// holds as many next todos and todos for humans as status lists, else over
+// todos (all of goal's; read from src when nil). Errors: src's, next's.
+func nextTodos(src StatusSource, goal string, todos []records.Todo, gates []records.Gate, now time.Time, next NextFunc) (nx, you []records.Todo, err error) {
+	if ws, ok := src.(summarized); ok && todos == nil {
+		for _, least := range statusWindows {
+			w, morehumans, ok := ws.StatusWindow(goal, least)
+			if !ok {
+				break
+			}
+			if nx, you, err = next(w.Todos, w.DepsOpen, gates, now); err != nil {
+				return nil, nil, err
+			}
+			if len(you) < maxNext && morehumans {
+				break // the todos for humans: only all todos hold them all
+			}
+			if len(nx) >= maxNext || !w.Partial {
+				return nx, you, nil
+			}
+		}
+	}
+	if todos == nil {
+		if todos, err = src.Todos(goal); err != nil {
+			return nil, nil, err
+		}
+	}
+	return next(todos, nil, gates, now)
+}
 
 // maxNext is how many todos status lists as next, and as for you.
 const maxNext = 5
@@ -130,21 +175,25 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 		return out, err
 	}
 	out.Status, out.Reason = gst.Status, gst.Reason
-	todos, err := src.Todos(goal)
-	if err != nil {
-		return out, err
+	// The counts and the newest todo from the summary the read model
+	// keeps, or from every todo.
+	var todos []records.Todo
+	sum, ok := readmodel.Summary{}, false
+	if ss, is := src.(summarized); is {
+		sum, ok = ss.TodoSummary(goal)
 	}
-	var newest *records.Todo
-	for i, t := range todos {
-		out.Todos[t.Status]++
-		if t.Status == records.TodoOpen || t.Status == records.TodoClaimed {
-			if newest == nil || t.CreatedAt.After(newest.CreatedAt) || (t.CreatedAt.Equal(newest.CreatedAt) && t.Seq > newest.Seq) {
-				newest = &todos[i]
-			}
+	if !ok {
+		if todos, err = src.Todos(goal); err != nil {
+			return out, err
 		}
+		if todos == nil {
+			todos = []records.Todo{}
+		}
+		sum = readmodel.Summarize(todos, nil)
 	}
-	if newest != nil {
-		out.NewestTodo = &parts.TodoRef{ID: newest.ID, Title: newest.Title, Kind: newest.Kind}
+	maps.Copy(out.Todos, sum.Counts)
+	if n := sum.Newest; n != nil {
+		out.NewestTodo = &parts.TodoRef{ID: n.ID, Title: n.Title, Kind: n.Kind}
 	}
 	open, err := b.OpenGates(src, goal)
 	if err != nil {
@@ -153,7 +202,7 @@ func GoalStatus(b inputstate.Builder, src StatusSource, goal string, now time.Ti
 	if len(open) > 0 {
 		out.OpenGates = contract.Gates(open)
 	}
-	nx, you, err := next(todos, open, now)
+	nx, you, err := nextTodos(src, goal, todos, open, now, next)
 	if err != nil {
 		return out, err
 	}
