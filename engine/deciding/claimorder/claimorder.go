@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/decision"
 	"github.com/loopx-dev/loopx/engine/deciding/inputstate"
@@ -60,6 +59,42 @@ type fact struct {
 	DepsOpen     []string
 }
 
+// factsOf is the facts of the open todos among todos (all of a goal's, as
+// the store orders them): the fields of inputstate.TodoFacts the rule
+// reads, taken from each record as TodoFacts takes them
+// (TestFactsOf_AsTodoFacts) without the rest (a todo's lease, labels,
+// scope conflicts), which every write's refresh would compute for every
+// todo.
+func factsOf(todos []records.Todo) []fact {
+	done := map[string]bool{}
+	open := 0
+	for _, t := range todos {
+		switch t.Status {
+		case records.TodoDone:
+			done[t.ID] = true
+		case records.TodoCancelled:
+		default:
+			open++
+		}
+	}
+	out := make([]fact, 0, open)
+	var buf []byte
+	for _, t := range todos {
+		if t.Status == records.TodoDone || t.Status == records.TodoCancelled {
+			continue
+		}
+		deps := []string{}
+		for _, d := range t.DependsOn {
+			if !done[d] {
+				deps = append(deps, d)
+			}
+		}
+		buf = t.CreatedAt.UTC().AppendFormat(buf[:0], inputstate.CreatedAtLayout)
+		out = append(out, fact{Kind: t.Kind, Status: t.Status, Priority: t.Priority, CreatedAt: string(buf), DepsOpen: deps})
+	}
+	return out
+}
+
 // value is f as OPA's value, with input.state.todos' field names.
 func (f fact) value() *ast.Term {
 	deps := make([]*ast.Term, len(f.DepsOpen))
@@ -84,11 +119,9 @@ func (f fact) value() *ast.Term {
 // facts are taken for no agent at the zero instant. Errors: the hash's
 // writer's (none in practice).
 func Input(todos []records.Todo) (readmodel.OrderInput, error) {
-	all := inputstate.TodoFacts(todos, "", time.Time{})
-	facts := make([]fact, len(all))
-	in := readmodel.OrderInput{DepsOpen: make([][]string, len(all))}
-	for i, f := range all {
-		facts[i] = fact{Kind: f.Kind, Status: f.Status, Priority: f.Priority, CreatedAt: f.CreatedAt, DepsOpen: f.DepsOpen}
+	facts := factsOf(todos)
+	in := readmodel.OrderInput{DepsOpen: make([][]string, len(facts))}
+	for i, f := range facts {
 		in.DepsOpen[i] = f.DepsOpen
 	}
 	h := sha256.New()

@@ -226,3 +226,25 @@ func sha(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
+
+// TestFactsOf_AsTodoFacts: over many random goals, the facts Input reads of
+// each todo are those inputstate.TodoFacts lists (for any agent at any
+// instant), in the same order.
+func TestFactsOf_AsTodoFacts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 7))
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	for c := range 300 {
+		todos := randomTodos(rng, now)
+		got := factsOf(todos)
+		all := inputstate.TodoFacts(todos, "a1", now)
+		want := make([]fact, len(all))
+		for i, f := range all {
+			want[i] = fact{Kind: f.Kind, Status: f.Status, Priority: f.Priority, CreatedAt: f.CreatedAt, DepsOpen: f.DepsOpen}
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Fatalf("case %d: factsOf %s, TodoFacts %s", c, g, w)
+		}
+	}
+}
