@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/engine/deciding/query"
+	"github.com/loopx-dev/loopx/engine/deciding/toolcall"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
 	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -213,10 +214,11 @@ func BenchmarkRoundStartFinishTodos(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideResident measures one should_run decision as a server
-// answers a forwarded `loopx decide`: a new engine over the store the
-// server keeps open (Resident), the decision, close.
-func BenchmarkDecideResident(b *testing.B) {
+// BenchmarkResident measures one decision as a server answers a forwarded
+// command: a new engine over the store the server keeps open (Resident),
+// the decision, close — should_run (`loopx decide`) and a permission (a
+// PreToolUse hook for a Bash "go test ./...").
+func BenchmarkResident(b *testing.B) {
 	root := benchProject(b, 200, 5000)
 	New(Options{Root: root}).Close() // warm the spec cache
 	r, err := OpenResident(Options{Root: root})
@@ -225,15 +227,31 @@ func BenchmarkDecideResident(b *testing.B) {
 	}
 	defer r.Close()
 	ctx := context.Background()
-	b.ResetTimer()
-	defer cpuPerOp(b)()
-	for i := 0; i < b.N; i++ {
-		e := New(Options{Root: root, Resident: r})
-		d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
-		if err != nil || d.Verdict != "run" {
-			b.Fatalf("%v %+v", err, d)
-		}
-		e.Close()
+	for _, q := range []struct {
+		name string
+		ask  func(e *Engine) (string, error)
+		want string
+	}{
+		{"should_run", func(e *Engine) (string, error) {
+			d, err := e.Decide(ctx, Request{Query: query.ShouldRun, Goal: "g1", Agent: "a1"})
+			return d.Verdict, err
+		}, "run"},
+		{"permission", func(e *Engine) (string, error) {
+			d, err := e.Permission(ctx, "g1", "a1", toolcall.Call{Tool: "Bash", Command: "go test ./..."})
+			return d.Verdict, err
+		}, ""},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			defer cpuPerOp(b)()
+			for b.Loop() {
+				e := New(Options{Root: root, Resident: r})
+				v, err := q.ask(e)
+				if err != nil || (q.want != "" && v != q.want) {
+					b.Fatalf("%v %s", err, v)
+				}
+				e.Close()
+			}
+		})
 	}
 }
 
