@@ -116,6 +116,18 @@ func (tx *Tx) Todos(goal string) ([]records.Todo, error) { return tx.TodosLater(
 // that holds the state lock only to read the records (the read model's
 // refresh) decodes them after letting go of it.
 func (tx *Tx) TodosLater(goal string) func() ([]records.Todo, error) {
+	later := tx.TodoRecordsLater(goal)
+	return func() ([]records.Todo, error) {
+		todos, _, err := later()
+		return todos, err
+	}
+}
+
+// TodoRecordsLater is TodosLater, and the function it returns gives each
+// todo's record as stored (its JSON, which the chain checked when the
+// store was opened) beside it, in the same order: the read model writes
+// the records as they are instead of encoding every todo again.
+func (tx *Tx) TodoRecordsLater(goal string) func() ([]records.Todo, []string, error) {
 	prefix := "todo:" + goal + ":"
 	var raw [][2]string
 	err := tx.tx.AscendGreaterOrEqual("", prefix, func(k, v string) bool {
@@ -125,20 +137,51 @@ func (tx *Tx) TodosLater(goal string) func() ([]records.Todo, error) {
 		raw = append(raw, [2]string{k, v})
 		return true
 	})
-	return func() ([]records.Todo, error) {
+	return func() ([]records.Todo, []string, error) {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out := make([]records.Todo, 0, len(raw))
-		for _, kv := range raw {
-			var t records.Todo
-			if err := decodeTodo(payloadOf(kv[0], kv[1]), &t); err != nil {
-				return out, fmt.Errorf("decoding %s: %w", kv[0], err)
+		// Decoded in place (a todo decoded apart escapes to the heap
+		// and is copied once more).
+		out := make([]records.Todo, len(raw))
+		payloads := make([]string, len(raw))
+		for i, kv := range raw {
+			payloads[i] = payloadOf(kv[0], kv[1])
+			if err := decodeTodo(payloads[i], &out[i]); err != nil {
+				return out[:i], nil, fmt.Errorf("decoding %s: %w", kv[0], err)
 			}
-			out = append(out, t)
 		}
-		sortTodos(out)
-		return out, nil
+		sortTodosWith(out, payloads)
+		return out, payloads, nil
+	}
+}
+
+// sortTodosWith sorts todos as sortTodos does, and payloads (one per
+// todo) with them: the places of the todos are sorted, then both are
+// permuted in place, each record moved once.
+func sortTodosWith(todos []records.Todo, payloads []string) {
+	perm := make([]int, len(todos))
+	for i := range perm {
+		perm[i] = i
+	}
+	sort.Slice(perm, func(i, j int) bool { return todoLess(&todos[perm[i]], &todos[perm[j]]) })
+	// perm[i] is the place of the todo that goes to i: follow each cycle.
+	for start := range perm {
+		if perm[start] == start {
+			continue
+		}
+		t, p := todos[start], payloads[start]
+		j := start
+		for {
+			k := perm[j]
+			perm[j] = j
+			if k == start {
+				todos[j], payloads[j] = t, p
+				break
+			}
+			todos[j], payloads[j] = todos[k], payloads[k]
+			j = k
+		}
 	}
 }
 
@@ -158,19 +201,22 @@ func decodeTodo(payload string, t *records.Todo) error {
 func sortTodos(out []records.Todo) {
 	// The order is total (ids are unique): an unstable sort gives the
 	// same result, and comparing in place copies no record.
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if a.Priority != b.Priority {
-			return a.Priority < b.Priority
-		}
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
-		}
-		if a.Seq != b.Seq {
-			return a.Seq < b.Seq
-		}
-		return a.ID < b.ID
-	})
+	sort.Slice(out, func(i, j int) bool { return todoLess(&out[i], &out[j]) })
+}
+
+// todoLess orders todos as Todos returns them: priority, creation
+// instant, sequence, id.
+func todoLess(a, b *records.Todo) bool {
+	if a.Priority != b.Priority {
+		return a.Priority < b.Priority
+	}
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.Before(b.CreatedAt)
+	}
+	if a.Seq != b.Seq {
+		return a.Seq < b.Seq
+	}
+	return a.ID < b.ID
 }
 
 // AddGate stores a new gate instance. An empty ID gets "g-xxxx"; a spec

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -106,8 +107,11 @@ type Model struct {
 	path  string
 	core  []byte
 	// later decodes each goal's todos read under the lock (read), once
-	// encode needs them (after the unlock: kernel.Tx.TodosLater).
-	later map[string]func() ([]records.Todo, error)
+	// encode needs them (after the unlock: kernel.Tx.TodoRecordsLater),
+	// and gives their records as stored, which encode writes as they are
+	// (raw).
+	later map[string]func() ([]records.Todo, []string, error)
+	raw   map[string][]string
 	// kept is each goal's claim orders kept for reuse (the file's second
 	// line, Kept), the one of the model's own todos first.
 	kept map[string][]Kept
@@ -401,7 +405,7 @@ func Build(s *kernel.Store, goals []string, order Order) (Model, []byte, error) 
 // todos' records are decoded by encode).
 func read(s *kernel.Store, goals []string, ledgerWindow time.Duration) (Model, error) {
 	rm := Model{Version: Version, Goals: map[string]*GoalModel{}, Agents: map[string]records.Agent{},
-		todos: map[string][]records.Todo{}, later: map[string]func() ([]records.Todo, error){}}
+		todos: map[string][]records.Todo{}, later: map[string]func() ([]records.Todo, []string, error){}}
 	_, rm.Head = s.Head()
 	var err error
 	if rm.Newest, err = s.NewestInstant(); err != nil {
@@ -418,7 +422,7 @@ func read(s *kernel.Store, goals []string, ledgerWindow time.Duration) (Model, e
 			if gm.State, err = tx.Goal(g); err != nil {
 				return err
 			}
-			rm.later[g] = tx.TodosLater(g)
+			rm.later[g] = tx.TodoRecordsLater(g)
 			if gm.Gates, err = tx.Gates(g); err != nil {
 				return err
 			}
@@ -468,9 +472,14 @@ func read(s *kernel.Store, goals []string, ledgerWindow time.Duration) (Model, e
 func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 	for g, todos := range rm.later {
 		var err error
-		if rm.todos[g], err = todos(); err != nil {
+		var raw []string
+		if rm.todos[g], raw, err = todos(); err != nil {
 			return nil, err
 		}
+		if rm.raw == nil {
+			rm.raw = map[string][]string{}
+		}
+		rm.raw[g] = raw
 	}
 	rm.later = nil
 	rm.Bundle = order.Bundle
@@ -498,7 +507,8 @@ func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 			}
 		}
 	}
-	full, err := marshalTodos(rm.todos)
+	full, err := marshalTodos(rm.todos, rm.raw)
+	rm.raw = nil
 	if err != nil {
 		return nil, err
 	}
@@ -514,11 +524,53 @@ func (rm *Model) encode(order Order, kept map[string][]Kept) ([]byte, error) {
 	return slices.Concat(core, []byte(" "+sum(core)+"\n"), orders, []byte(" "+sum(orders)+"\n"), full), nil
 }
 
-// marshalTodos is the file's last line, every goal's todos: the JSON
-// encoding/json writes (TestMarshalTodos_AsEncodingJSON), by goccy/go-json,
-// twice as fast on these records (every write encodes every todo).
-func marshalTodos(todos map[string][]records.Todo) ([]byte, error) {
-	return gojson.Marshal(todos)
+// marshalTodos is the file's last line, every goal's todos: a JSON object
+// from goal to the list of its todos. A goal's todos whose records as
+// stored raw gives (kernel.Tx.TodoRecordsLater, one per todo, in the same
+// order) are written as those records are, without encoding every todo
+// again at every write: the line then decodes to the very todos the store
+// decodes (TestLoad_DecodesAsEncodingJSON); others are encoded, as
+// encoding/json writes them (TestMarshalTodos_AsEncodingJSON), by
+// goccy/go-json. Errors: the encoder's.
+func marshalTodos(todos map[string][]records.Todo, raw map[string][]string) ([]byte, error) {
+	goals := slices.Sorted(maps.Keys(todos))
+	size := 2
+	for _, g := range goals {
+		size += len(g) + 8
+		for _, r := range raw[g] {
+			size += len(r) + 1
+		}
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, g := range goals {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := gojson.Marshal(g)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, k...), ':')
+		rs, ts := raw[g], todos[g]
+		if rs == nil || len(rs) != len(ts) {
+			v, err := gojson.Marshal(ts)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, v...)
+			continue
+		}
+		b = append(b, '[')
+		for j, r := range rs {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, r...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
 }
 
 // keptIn returns the claim orders kept in the read model file at path

@@ -309,7 +309,7 @@ func TestMarshalTodos_AsEncodingJSON(t *testing.T) {
 		}
 		todos["g2"] = append(todos["g2"], td)
 	}
-	got, err := marshalTodos(todos)
+	got, err := marshalTodos(todos, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,8 @@ func TestMarshalTodos_AsEncodingJSON(t *testing.T) {
 // goccy/go-json; over a store with every kind of record the first line
 // holds (agents, rules, todos with odd texts and leases, seeded todos,
 // monitors, gates with answers, rounds, ledger, evidence, handoffs), the
-// model it loads is exactly the one encoding/json decodes.
+// model it loads is exactly the one encoding/json decodes, and the todos
+// line (the records as stored) decodes to the todos the store gives.
 func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.FixedZone("X", 3600))
@@ -424,6 +425,22 @@ func TestLoad_DecodesAsEncodingJSON(t *testing.T) {
 	if got == nil {
 		t.Fatal("the model did not load")
 	}
+	// The todos line holds the records as stored: it decodes to the very
+	// todos the store gives.
+	for _, g := range goals {
+		todos, err := got.Todos(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored []records.Todo
+		if err := s.View(func(tx *kernel.Tx) error { stored, err = tx.Todos(g); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if len(todos) != len(stored) || (len(stored) > 0 && !reflect.DeepEqual(todos, stored)) {
+			t.Fatalf("goal %s: the read model's todos\n%v\nthe store's\n%v", g, todos, stored)
+		}
+	}
+	got.todos = nil
 	core, _, _ := bytes.Cut(b, []byte{'\n'})
 	doc, ok := checked(core)
 	var want Model
