@@ -92,6 +92,7 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 	if err := rounds.CheckFinish(req); err != nil {
 		return rc, err
 	}
+	e.Prepare(ctx, !FinishDecidesClaim(req), query.Claim) // a no-op once the store is open
 	var cd claimDecision
 	err := e.updatePrepared(ctx, query.Claim, func(tx *kernel.Tx) error {
 		cd = claimDecision{}
@@ -129,6 +130,16 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 		e.recordViolation(r.Goal, r.Agent, err, map[string]any{"mutation": "round.finish", "round": roundID, "outcome": req.Outcome})
 	}
 	return rc, err
+}
+
+// FinishDecidesClaim reports whether finishing a round with req decides
+// the claim query whatever the gates: a charged outcome or --done (it
+// also refuses an agent no longer known); other finishes decide it only
+// under an open gate. A caller that opens the store before FinishRound
+// (its identity check) prepares the query first when this is true
+// (Prepare, not gated).
+func FinishDecidesClaim(req rounds.FinishRequest) bool {
+	return rounds.Charged(req.Outcome) || req.Done
 }
 
 // roundLeaseTTL is the lease a round takes: Options.LeaseTTL or

@@ -179,8 +179,17 @@ func Open(dir string, o Options) (*Store, error) {
 		return nil, err
 	}
 	s.lock = lk
+	opens.Add(1)
 	return s, nil
 }
+
+// opens counts the stores this process opened (Opens).
+var opens atomic.Uint64
+
+// Opens is how many times this process has opened a store (each open
+// replays and checks the whole file): what tests read to show that a
+// command opens it once.
+func Opens() uint64 { return opens.Load() }
 
 // refusalEvents are the refusal log's lines as store.refused events (for
 // a store a human repaired, or found healthy again: review lists them).

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/loopx-dev/loopx/engine"
 	"io"
 	"strings"
 
@@ -45,7 +46,11 @@ func (a *app) runRoundFinish(ctx context.Context, o *roundFinishOptions) error {
 	if err != nil {
 		return err
 	}
-	e.Prepare(ctx, true, query.Claim) // before the identity check takes the lock
+	// Before the identity check takes the lock: a charged or done finish
+	// decides claim whatever the gates (an agent no longer known is
+	// refused), others only under an open gate. Not prepared by then, the
+	// finish would let the store go, compile and open it again.
+	e.Prepare(ctx, !engine.FinishDecidesClaim(o.FinishRequest), query.Claim)
 	if o.Agent, err = actAs(ctx, e, trust.ActRequest{Agent: o.Agent, What: "round finish", Round: o.round}); err != nil {
 		return err
 	}
