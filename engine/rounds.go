@@ -98,9 +98,9 @@ func (e *Engine) FinishRound(ctx context.Context, roundID string, req rounds.Fin
 		cd = claimDecision{}
 		var err error
 		rc, err = rounds.Finish(tx, roundID, req, rounds.Settle{Spec: e.rules.facts().Spec, Revisions: e.rules.revisions,
-			Progress: func(r records.Round, t *records.Todo, outcome string) error {
+			Progress: func(r records.Round, t *records.Todo, outcome string, done bool) error {
 				var err error
-				cf := input.ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome}
+				cf := input.ClaimFacts{Op: "finish", Round: r.ID, Outcome: outcome, Done: done}
 				if t != nil {
 					if cf.Todo, err = e.claimTodoFacts(tx, *t, r.Agent); err != nil {
 						return err

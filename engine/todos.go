@@ -8,7 +8,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/deciding/query"
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/lease"
-	"github.com/loopx-dev/loopx/engine/mutating/rounds"
 	"github.com/loopx-dev/loopx/engine/mutating/todos"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
@@ -95,9 +94,6 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, er
 		if err != nil {
 			return err
 		}
-		if actor != "human" && t.Kind == records.KindMonitor && status != records.TodoOpen {
-			return rounds.MonitorRecurs(t)
-		}
 		if status == records.TodoDone {
 			// Done is progress: an open gate that stops the work refuses it,
 			// whoever asks — an agent without LOOPX_AGENT looks like a human,
@@ -113,7 +109,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, er
 			if err != nil {
 				return err
 			}
-			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, who, actor != "human", input.ClaimFacts{Op: "done", Todo: facts}); err != nil {
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, who, actor != "human", input.ClaimFacts{Op: "done", Human: actor == "human", Todo: facts}); err != nil {
 				return err
 			}
 		} else if actor != "human" {
@@ -123,7 +119,7 @@ func (e *Engine) SetTodoStatus(id, status, note, actor string) (records.Todo, er
 			if err != nil {
 				return err
 			}
-			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, actor, true, input.ClaimFacts{Op: "settle", Todo: facts}); err != nil {
+			if cd, err = e.checkSettle(context.Background(), tx, t.Goal, actor, true, input.ClaimFacts{Op: "settle", Status: status, Todo: facts}); err != nil {
 				return err
 			}
 		}

@@ -378,9 +378,17 @@ type ClaimFacts struct {
 	Op string `json:"op"`
 	// From is a transfer's current holder ("" otherwise).
 	From string `json:"from"`
-	// Round and Outcome name a finish ("" otherwise).
+	// Round and Outcome name a finish ("" otherwise); Done is a finish that
+	// would complete its todo (--done).
 	Round   string `json:"round"`
 	Outcome string `json:"outcome"`
+	Done    bool   `json:"done,omitempty"`
+	// Status is the status a settle asks for: blocked, cancelled or open
+	// ("" for other ops).
+	Status string `json:"status,omitempty"`
+	// Human is a done asked by a human (whose request names the todo's
+	// live holder as input.agent, for its gates).
+	Human bool `json:"human,omitempty"`
 	// Action is the guarded action of an evidence record ("" otherwise).
 	Action string `json:"action"`
 	// Todo is the todo asked about; nil for a round without a todo and for
@@ -397,6 +405,8 @@ type ClaimTodo struct {
 	Goal string `json:"goal"`
 	// Note is the note set with its status ("blocked: waiting for legal").
 	Note string `json:"note"`
+	// EverySeconds is a monitor's cadence in seconds (0 for other kinds).
+	EverySeconds int64 `json:"every_seconds,omitempty"`
 	// Conflict is the first todo of any goal held by a live lease of another
 	// agent whose write scope overlaps this todo's; nil when none.
 	Conflict *ConflictFacts `json:"conflict"`

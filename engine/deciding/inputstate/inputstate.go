@@ -593,6 +593,7 @@ func ClaimTodo(tx ClaimSource, goals []string, t records.Todo, agent string) (*i
 	if t.Kind == records.KindMonitor {
 		f.Due = !now.Before(t.NextDueAt)
 		f.NextDueAt = records.RFC3339(t.NextDueAt)
+		f.EverySeconds = t.EverySeconds
 	}
 	c, err := conflict(tx, goals, t, agent)
 	if err != nil {

@@ -78,8 +78,9 @@ type FinishRequest struct {
 	// Tokens and CostUSD are what the round used (charged with the round).
 	Tokens  int64
 	CostUSD float64
-	// Done marks the round's todo done; on a monitor it is refused
-	// (monitor_recurs, errs.No): a round never completes a monitor.
+	// Done marks the round's todo done; on a monitor the claim decision
+	// refuses it (data.loopx.claim.monitor_recurs, errs.No): a round never
+	// completes a monitor.
 	Done bool
 	// ResultHash is a monitor poll's result hash.
 	ResultHash string
@@ -308,10 +309,11 @@ type Settle struct {
 	// Spec is the adopted spec (agents for the heartbeat, goals' stall
 	// limits); nil when it is broken.
 	Spec *specs.Spec
-	// Progress applies the claim decision's gate rules to a charged or
-	// done finish of round r with outcome, t the round's todo while the
-	// round still holds it (nil otherwise): a deny is its refusal.
-	Progress func(r records.Round, t *records.Todo, outcome string) error
+	// Progress asks the claim decision about a charged or done (done
+	// true) finish of round r with outcome — the agent still known, a
+	// monitor never done, the gates — t the round's todo while the round
+	// still holds it (nil otherwise): a deny is its refusal.
+	Progress func(r records.Round, t *records.Todo, outcome string, done bool) error
 	// Revisions are the spec's and the policies' revisions in effect,
 	// recorded on the round.
 	Revisions func() (spec, policy string)
@@ -394,12 +396,9 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	if t != nil && req.ExpectedVersion != 0 && t.Lease.Version != req.ExpectedVersion {
 		return rc, refused("version_mismatch", fmt.Sprintf("todo %s: expected lease version %d, actual %d: nothing recorded", t.ID, req.ExpectedVersion, t.Lease.Version), map[string]any{"todo": t.ID, "expected": req.ExpectedVersion, "actual": t.Lease.Version})
 	}
-	if t != nil && req.Done && t.Kind == records.KindMonitor {
-		return rc, MonitorRecurs(*t)
-	}
 	charged := Charged(outcome)
 	if charged || req.Done {
-		if err := s.Progress(r, t, outcome); err != nil {
+		if err := s.Progress(r, t, outcome, req.Done); err != nil {
 			return rc, err
 		}
 	}
@@ -476,17 +475,6 @@ func Finish(tx Tx, roundID string, req FinishRequest, s Settle) (Receipt, error)
 	rc.Round, rc.Charged = r, charged
 	rc.Gate, err = MaybeStall(tx, r.Goal, inputstate.Builder{Spec: s.Spec}.GoalSpec(r.Goal))
 	return rc, err
-}
-
-// MonitorRecurs is the monitor_recurs refusal (errs.No) of an agent
-// ending the monitor t: finishing a round on it as done, or marking it
-// done, cancelled or blocked. A round never completes a monitor (it is due
-// again at the round's finish + its cadence); a human ends one with
-// `loopx todo done` at a terminal or `loopx todo cancel`.
-func MonitorRecurs(t records.Todo) *errs.Error {
-	every := time.Duration(t.EverySeconds) * time.Second
-	return refused("monitor_recurs", fmt.Sprintf("todo %s is a monitor: a round never completes it (it is due again %s after each round); a human ends it with `loopx todo done %s` at a terminal, or `loopx todo cancel %s`", t.ID, every, t.ID, t.ID),
-		map[string]any{"todo": t.ID, "every_seconds": t.EverySeconds})
 }
 
 // leaseLost is the lease_lost refusal of finishing round r whose todo t

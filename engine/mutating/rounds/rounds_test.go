@@ -202,7 +202,7 @@ func started(t *testing.T) (*fakeTx, records.Round) {
 
 func settle(progress error) Settle {
 	return Settle{Spec: spec, Revisions: func() (string, string) { return "s1", "p1" },
-		Progress: func(records.Round, *records.Todo, string) error { return progress }}
+		Progress: func(records.Round, *records.Todo, string, bool) error { return progress }}
 }
 
 func TestOpen(t *testing.T) {

@@ -12,10 +12,11 @@
 #                       cannot keep a todo by renewing)
 #     op "finish"       a charged or done round finish (the agent must
 #                       still be known: one removed from the spec cannot
-#                       record progress; then gates)
-#     op "done"         marking a todo done (gates, and another agent's lease)
+#                       record progress; a monitor is never done; then gates)
+#     op "done"         marking a todo done (an agent never ends a monitor;
+#                       gates, and another agent's lease)
 #     op "settle"       an agent blocking, cancelling or reopening a todo
-#                       (another agent's lease only)
+#                       (it never ends a monitor; another agent's lease)
 #     op "evidence"     evidence for a guarded action (action gates only)
 #   The verdict is allow or deny; the first reason of a deny is the refusal
 #   the caller sees. Version, epoch, TTL and idempotency are the engine's
@@ -50,11 +51,11 @@ deny := [r | some rs in [health, bad_request, status, human_work, agent, monitor
 
 else := [r | some rs in [health, agent]; some r in rs] if op == "renew"
 
-else := [r | some rs in [health, known, gates]; some r in rs] if op == "finish"
+else := [r | some rs in [health, known, monitor_recurs, gates]; some r in rs] if op == "finish"
 
-else := [r | some rs in [health, leased_by_other, gates]; some r in rs] if op == "done"
+else := [r | some rs in [health, monitor_recurs, leased_by_other, gates]; some r in rs] if op == "done"
 
-else := [r | some rs in [health, leased_by_other]; some r in rs] if op == "settle"
+else := [r | some rs in [health, monitor_recurs, leased_by_other]; some r in rs] if op == "settle"
 
 else := [r | some rs in [health, action_gates]; some r in rs] if op == "evidence"
 
@@ -199,6 +200,36 @@ leased_by_other := [lib.reason_data("leased_by_other", msg, "data.loopx.claim.le
 	msg := $"todo {todo_id} is leased by {l.holder} until {l.expires_at} (lease version {l.version}): agent {agent_id} may not change it"
 	facts := {"todo": todo_id, "agent": agent_id, "holder": l.holder, "expires_at": l.expires_at, "version": l.version}
 ]
+
+# METADATA
+# description: |
+#   A monitor recurs: a round never completes it (it is due again at the
+#   round's finish plus its cadence), and an agent never ends it with a
+#   human's commands (done, cancel, block); a human ends it at a terminal.
+monitor_recurs := [lib.reason_data("monitor_recurs", msg, "data.loopx.claim.monitor_recurs", $"todo {todo_id}", {"todo": todo_id, "every_seconds": cadence}) |
+	todo.kind == "monitor"
+	ends_monitor
+	cadence := object.get(todo, "every_seconds", 0)
+	msg := sprintf("todo %s is a monitor: a round never completes it (it is due again %s after each round); a human ends it with `loopx todo done %s` at a terminal, or `loopx todo cancel %s`", [todo_id, lib.duration_text(cadence), todo_id, todo_id])
+]
+
+# ends_monitor: the request would end the todo — a round finished as done,
+# an agent marking it done (a human's done asks this query too, under an
+# open gate: input.claim.human), an agent blocking or cancelling it.
+ends_monitor if {
+	op == "finish"
+	input.claim.done == true
+}
+
+ends_monitor if {
+	op == "done"
+	not input.claim.human == true
+}
+
+ends_monitor if {
+	op == "settle"
+	not input.claim.status == "open"
+}
 
 transfer_from_holder if {
 	op == "transfer"

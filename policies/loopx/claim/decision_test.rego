@@ -266,3 +266,31 @@ test_an_agent_does_not_settle_a_todo_another_agent_leases if {
 		decide(object.union(base, {"claim": {"op": op, "todo": {"status": "claimed", "lease": lease("claude", false)}}})).allow
 	}
 }
+
+test_a_monitor_is_never_ended_by_an_agent if {
+	mon := {"kind": "monitor", "status": "claimed", "lease": lease("codex", true), "every_seconds": 900}
+	want := "todo t-1 is a monitor: a round never completes it (it is due again 15m0s after each round); a human ends it with `loopx todo done t-1` at a terminal, or `loopx todo cancel t-1`"
+	every req in [
+		{"op": "finish", "round": "r-1", "outcome": "progress", "done": true},
+		{"op": "finish", "round": "r-1", "outcome": "no_change", "done": true},
+		{"op": "done"},
+		{"op": "settle", "status": "blocked"},
+		{"op": "settle", "status": "cancelled"},
+	] {
+		d := decide(object.union(base, {"claim": object.union(req, {"todo": mon})}))
+		codes(d) == ["monitor_recurs"]
+		d.reasons[0].message == want
+		d.reasons[0].data == {"todo": "t-1", "every_seconds": 900}
+	}
+
+	# a progress round on it, reopening it, a human's done (asked under an
+	# open gate), and a task done by its holder are not refused
+	every req in [
+		{"op": "finish", "round": "r-1", "outcome": "progress", "done": false},
+		{"op": "settle", "status": "open"},
+		{"op": "done", "human": true},
+	] {
+		decide(object.union(base, {"claim": object.union(req, {"todo": mon})})).allow
+	}
+	decide(object.union(base, {"claim": {"op": "done", "todo": {"status": "claimed", "lease": lease("codex", true)}}})).allow
+}

@@ -6,6 +6,18 @@ package loopx.lib
 # reason is one entry of a decision's reasons (engine.Reason).
 reason(code, message, rule, ref) := {"code": code, "message": message, "rule": rule, "ref": ref}
 
+# duration_text is a whole number of seconds as Go writes a duration:
+# 30 is "30s", 900 "15m0s", 5400 "1h30m0s"; not a number: "0s".
+duration_text(s) := sprintf("%dh%dm%ds", [floor(s / 3600), floor((s % 3600) / 60), s % 60]) if {
+	is_number(s)
+	s >= 3600
+} else := sprintf("%dm%ds", [floor(s / 60), s % 60]) if {
+	is_number(s)
+	s >= 60
+} else := sprintf("%ds", [s]) if {
+	is_number(s)
+} else := "0s"
+
 # earliest is the earliest RFC 3339 instant among ts, or null when none is one.
 earliest(ts) := min(pairs)[1] if {
 	pairs := [[time.parse_rfc3339_ns(s), s] | some s in ts; is_string(s); regex.match(rfc3339, s)]

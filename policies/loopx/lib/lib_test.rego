@@ -18,3 +18,14 @@ test_counted if {
 	lib.counted(1, "todo") == "1 todo"
 	lib.counted(3, "todo") == "3 todos"
 }
+
+test_duration_text_as_go_writes_it if {
+	lib.duration_text(30) == "30s"
+	lib.duration_text(60) == "1m0s"
+	lib.duration_text(900) == "15m0s"
+	lib.duration_text(3600) == "1h0m0s"
+	lib.duration_text(5430) == "1h30m30s"
+	lib.duration_text(90000) == "25h0m0s"
+	lib.duration_text(0) == "0s"
+	lib.duration_text("x") == "0s"
+}
