@@ -116,9 +116,11 @@ func main() {
 		os.Exit(watchMain(args)) // watch.go
 	case "serve":
 		os.Exit(serveMain(args)) // serve.go
+	case "claims":
+		os.Exit(claimsMain(args)) // serve.go
 	case "all", "write", "life":
 	default:
-		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, life, watch, serve)\n", what)
+		fmt.Fprintf(os.Stderr, "loopx-bench: unknown benchmark %q (all, write, life, watch, serve, claims)\n", what)
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("all", flag.ExitOnError)

@@ -45,20 +45,54 @@ func serveMain(args []string) int {
 	return 0
 }
 
-func benchServe(n int) error {
-	tmp, err := os.MkdirTemp("", "loopx-bench-serve-")
+// claimsMain is `loopx-bench claims`: only the last figure of `serve`,
+// claims/s by 8 processes with and without a server (a quick run).
+func claimsMain(args []string) int {
+	fs := flag.NewFlagSet("claims", flag.ExitOnError)
+	n := fs.Int("n", 10, "claims per process each way")
+	_ = fs.Parse(args)
+	if *n < 1 {
+		fmt.Fprintln(os.Stderr, "loopx-bench: -n must be at least 1")
+		return 2
+	}
+	tmp, bin, err := serveTemp()
+	if err == nil {
+		defer os.RemoveAll(tmp)
+		err = claimsWithServer(bin, tmp, *n)
+	}
 	if err != nil {
-		return err
+		fmt.Fprintln(os.Stderr, "loopx-bench:", err)
+		return 1
 	}
-	defer os.RemoveAll(tmp)
+	return 0
+}
+
+// serveTemp makes the benchmark's temporary directory (the projects'
+// state home too) and builds loopx into it.
+func serveTemp() (tmp, bin string, err error) {
+	tmp, err = os.MkdirTemp("", "loopx-bench-serve-")
+	if err != nil {
+		return "", "", err
+	}
 	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
-		return err
+		return tmp, "", err
 	}
-	bin := filepath.Join(tmp, "loopx")
+	bin = filepath.Join(tmp, "loopx")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/loopx")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("building loopx (run from the repository root): %w", err)
+		return tmp, "", fmt.Errorf("building loopx (run from the repository root): %w", err)
+	}
+	return tmp, bin, nil
+}
+
+func benchServe(n int) error {
+	tmp, bin, err := serveTemp()
+	if tmp != "" {
+		defer os.RemoveAll(tmp)
+	}
+	if err != nil {
+		return err
 	}
 	f := &fixture{name: "200 todos", todos: 200, evidence: 5000, root: filepath.Join(tmp, "p200"), spec: agentsSpec}
 	if err := makeProject(f); err != nil {

@@ -4,6 +4,10 @@ package main
 import (
 	"os"
 
+	// A command the project's running server can run is forwarded to it
+	// from early's init, before the heavy packages below are initialised.
+	_ "github.com/loopx-dev/loopx/cmd/loopx/internal/early"
+
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
 )
 

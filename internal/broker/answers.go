@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"io"
 	"slices"
 	"sync"
@@ -16,7 +17,7 @@ const (
 	MaxAnswers      = 512
 	MaxAnswerBytes  = 32 << 20
 	AnswerTTL       = 10 * time.Minute
-	MaxAnswerOutput = 1 << 20
+	MaxAnswerOutput = wire.MaxAnswerOutput
 )
 
 // Answers keeps what a Server answered to keyed requests (Request.Key),

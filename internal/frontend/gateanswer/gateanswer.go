@@ -14,7 +14,6 @@
 package gateanswer
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"github.com/loopx-dev/loopx/internal/caller"
@@ -31,6 +30,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -48,18 +48,10 @@ type Terminal interface {
 // never stdin, so that an agent piping input cannot confirm for a human.
 type ControllingTerminal struct{}
 
-// Ask writes prompt to /dev/tty and reads one line back. Errors: the
-// terminal cannot be opened (no controlling terminal).
-func (ControllingTerminal) Ask(prompt string) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return "", err
-	}
-	defer tty.Close()
-	fmt.Fprint(tty, prompt)
-	line, _ := bufio.NewReader(tty).ReadString('\n')
-	return strings.TrimSpace(line), nil
-}
+// Ask writes prompt to /dev/tty and reads one line back
+// (wire.AskTerminal). Errors: the terminal cannot be opened (no
+// controlling terminal).
+func (ControllingTerminal) Ask(prompt string) (string, error) { return wire.AskTerminal(prompt) }
 
 // Caller is what a command knows of who runs it.
 type Caller struct {

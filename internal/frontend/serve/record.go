@@ -17,31 +17,20 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/atomicfile"
+	"github.com/loopx-dev/loopx/internal/serveclient"
 )
 
 // File names in the anchor directory: the record (JSON, 0600), the lock a
 // running server holds, and the socket when its path fits sun_path.
 const (
-	RecordName = "serve.json"
+	RecordName = serveclient.RecordName
 	LockName   = "serve.lock"
 	SocketName = "serve.sock"
 )
 
 // Record is what a running server writes in the anchor directory
-// (RecordName) and removes on exit.
-type Record struct {
-	// PID is the server's process id; clients check it against the
-	// socket's peer (SO_PEERCRED).
-	PID int `json:"pid"`
-	// Start is when the server started (RFC 3339).
-	Start time.Time `json:"start"`
-	// Socket is the unix socket's absolute path.
-	Socket string `json:"socket"`
-	// Addr is the HTTP address (host:port) it listens on, "" when none.
-	Addr string `json:"addr,omitempty"`
-	// Root is the project's root directory.
-	Root string `json:"root"`
-}
+// (RecordName) and removes on exit (serveclient.Record).
+type Record = serveclient.Record
 
 // ErrNotRunning is Status's error when no server of the project is alive.
 var ErrNotRunning = errors.New("no loopx server is running for this project")
@@ -65,17 +54,8 @@ func writeRecord(dir string, r Record) error {
 	return atomicfile.Write(filepath.Join(dir, RecordName), append(b, '\n'))
 }
 
-// readRecord reads dir/RecordName. Errors: os.ErrNotExist when absent,
-// a decoding error when malformed.
-func readRecord(dir string) (Record, error) {
-	var r Record
-	b, err := os.ReadFile(filepath.Join(dir, RecordName))
-	if err != nil {
-		return r, err
-	}
-	err = json.Unmarshal(b, &r)
-	return r, err
-}
+// readRecord reads dir/RecordName (serveclient.ReadRecord).
+func readRecord(dir string) (Record, error) { return serveclient.ReadRecord(dir) }
 
 // lock opens dir/LockName (0600) and tries its exclusive flock without
 // waiting; held is true when another process holds it (f is then nil).

@@ -11,11 +11,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/early"
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
@@ -25,40 +25,20 @@ import (
 	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/loopx-dev/loopx/internal/frontend/serve"
+	"github.com/loopx-dev/loopx/internal/serveclient"
 )
-
-// notServed are the commands that never go through a server: they open
-// no project's store (help, version, completion, init, preset, schema,
-// demo) or manage the server itself (serve). loopx dashboard goes through
-// a running server, which checks that a human asks (from the caller's
-// ancestry) before it mints a code.
-var notServed = map[string]bool{
-	"help": true, "version": true, "completion": true,
-	"init": true, "preset": true, "schema": true, "demo": true, "serve": true,
-}
-
-// completing are cobra's completion requests: they go through a server
-// (the todo and gate ids are in the server's kept read model, not in the
-// file while it runs) within completeTimeout, else they run in process
-// and offer what the spec files say: a shell waiting on completion never
-// hangs on a server.
-var completing = map[string]bool{"__complete": true, "__completeNoDesc": true}
 
 // completeTimeout bounds a completion request through a server.
 const completeTimeout = 2 * time.Second
 
-// streaming are the commands that run as long as their caller wants (an
-// MCP session, a watch): no timeout bounds them.
-var streaming = map[string]bool{"mcp": true, "watch": true, "run": true}
-
 // forwardTimeout bounds a forwarded command (but for a person typing at
 // a prompt); a hook's is hookDeadline plus a margin under the host's 10 s.
-const forwardTimeout = 5 * time.Minute
+const forwardTimeout = early.ForwardTimeout
 
 // testForwardTimeoutEnv names, in a test build only (testing.Testing), a
 // duration that replaces a forwarded command's timeout: a test sees a
 // stuck server's answer without waiting for the real one.
-const testForwardTimeoutEnv = "LOOPX_TEST_FORWARD_TIMEOUT"
+const testForwardTimeoutEnv = early.TestForwardTimeoutEnv
 
 // testForwardTimeout is $LOOPX_TEST_FORWARD_TIMEOUT in a test build, else
 // 0 (none).
@@ -75,58 +55,27 @@ func testForwardTimeout() time.Duration {
 const hookMargin = 700 * time.Millisecond
 
 // forwardArgs is what forwarding needs of the arguments before cobra
-// parses them: the command's name (the first argument that is not a
-// flag) and the next one (sub), --project's value, --event's (a hook's),
-// and whether help is asked.
-type forwardArgs struct {
-	command, sub, project, event string
-	help, exec                   bool
-}
+// parses them (early.Args).
+type forwardArgs = early.Args
 
-// serveStatus reports whether the arguments are `loopx serve status`: it
-// goes through a running server (which checks that a human asks, on the
-// store only it may open), and never starts one.
-func (f forwardArgs) serveStatus() bool { return f.command == "serve" && f.sub == "status" }
+// scanArgs reads forwardArgs from loopx's arguments (early.Scan).
+func scanArgs(args []string) forwardArgs { return early.Scan(args) }
 
-func scanArgs(args []string) forwardArgs {
-	var f forwardArgs
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return f
-		case a == "--project" || a == "--event":
-			if i+1 < len(args) {
-				if a == "--project" {
-					f.project = args[i+1]
-				} else {
-					f.event = args[i+1]
-				}
-				i++
-			}
-		case strings.HasPrefix(a, "--project="):
-			f.project = strings.TrimPrefix(a, "--project=")
-		case strings.HasPrefix(a, "--event="):
-			f.event = strings.TrimPrefix(a, "--event=")
-		case a == "-h" || a == "--help":
-			f.help = true
-		case a == "--exec" || a == "--exec=true":
-			f.exec = true
-		case !strings.HasPrefix(a, "-") && f.command == "":
-			f.command = a
-		case !strings.HasPrefix(a, "-") && f.sub == "":
-			f.sub = a
-		}
-	}
-	return f
-}
+// notServed, completing and streaming are early's: commands that never go
+// through a server, cobra's completion requests, and the commands that
+// run as long as their caller wants.
+var (
+	notServed  = early.NotServed
+	completing = early.Completing
+	streaming  = early.Streaming
+)
 
 // serverFor is the record of the server running for the project the
 // arguments name (--project, $LOOPX_PROJECT, else found upwards from the
 // working directory); ok is false when none runs (or the project cannot
 // be found: the command then says so in process).
 func serverFor(f forwardArgs) (r serve.Record, dir string, ok bool) {
-	root := f.project
+	root := f.Project
 	if root == "" {
 		root = os.Getenv("LOOPX_PROJECT")
 	}
@@ -153,11 +102,11 @@ func serverFor(f forwardArgs) (r serve.Record, dir string, ok bool) {
 // process (no server, or a command that never goes through one).
 func forward(args []string) (code int, ok bool) {
 	f := scanArgs(args)
-	if f.help || f.command == "" || (notServed[f.command] && !f.serveStatus()) {
+	if f.Help || f.Command == "" || (notServed[f.Command] && !f.ServeStatus()) {
 		return 0, false
 	}
 	r, dir, running := serverFor(f)
-	if dir != "" && testServed() && !f.serveStatus() {
+	if dir != "" && testServed() && !f.ServeStatus() {
 		r, running = testServer(f, dir, r, running)
 	}
 	if !running {
@@ -175,7 +124,7 @@ func forward(args []string) (code int, ok bool) {
 		stdin = nil
 	}
 	timeout := forwardTimeout
-	if f.command == "hook" {
+	if f.Command == "hook" {
 		// The payload is read here, whole and bounded, so that the
 		// deadline covers the server's work only; an unreadable one is
 		// the server's to answer (as in process).
@@ -194,7 +143,7 @@ func forward(args []string) (code int, ok bool) {
 			return 0, false
 		}
 		err = serverError(r, timeout, err)
-		event, blocks := hook.ArgsErrorBlocks(f.event, bytes.NewReader(data))
+		event, blocks := hook.ArgsErrorBlocks(f.Event, bytes.NewReader(data))
 		if blocks {
 			fmt.Fprintf(os.Stderr, "loopx hook: blocked: %v\n", err)
 			return ExitUsage, true
@@ -203,7 +152,7 @@ func forward(args []string) (code int, ok bool) {
 		_ = hosts.WriteWarning(os.Stdout, fmt.Sprintf("loopx hook (%s): %v", event, err))
 		return ExitOK, true
 	}
-	if streaming[f.command] {
+	if streaming[f.Command] {
 		timeout = 0
 	}
 	if d := testForwardTimeout(); d > 0 {
@@ -234,7 +183,7 @@ func forward(args []string) (code int, ok bool) {
 		fmt.Fprintf(os.Stderr, "loopx: %v\n", serverError(r, timeout, err))
 		return ExitInternal, true
 	}
-	if completing[f.command] {
+	if completing[f.Command] {
 		var out bytes.Buffer
 		if code, err = serve.Call(r, req, completeTimeout, nil, &out, io.Discard, nil); err != nil {
 			return 0, false
@@ -261,7 +210,7 @@ func forward(args []string) (code int, ok bool) {
 // its client (a keyed command goes on when its client goes away), nor
 // for a hook or a completion (they do not reach the keyed call).
 func keyFor(f forwardArgs) string {
-	if streaming[f.command] || completing[f.command] || f.command == "hook" {
+	if !f.Keyed() {
 		return ""
 	}
 	return newKey()
@@ -278,18 +227,13 @@ func newKey() string {
 // serverError says what went wrong with the server r in words: it did
 // not answer within timeout, or err.
 func serverError(r serve.Record, timeout time.Duration, err error) error {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return fmt.Errorf("the loopx server (pid %d) did not answer within %s; see `loopx serve status`, or stop it with `loopx serve stop`", r.PID, timeout)
-	}
-	return err
+	return serveclient.ServerError(r, timeout, err)
 }
 
 // dialFailed reports whether err is a connection that never started (a
 // server that just stopped): the command then runs in process, where the
 // store's lock says whether it may.
-func dialFailed(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
-}
+func dialFailed(err error) bool { return serveclient.DialFailed(err) }
 
 // serveRun is what the server runs for each forwarded command: the command
 // in this process over the Resident res, as the client: its environment,

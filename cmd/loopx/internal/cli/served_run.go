@@ -23,7 +23,7 @@ import (
 // spawning are the commands whose client starts the agent's processes for
 // the server (loopx run, watch --exec): those processes are the caller's
 // children, never the server's.
-func spawning(f forwardArgs) bool { return f.command == "run" || (f.command == "watch" && f.exec) }
+func spawning(f forwardArgs) bool { return f.Spawning() }
 
 // roundCaller is the process loopx run (or watch --exec) runs rounds for:
 // zero in its own process; through a server, the client (the socket's
@@ -108,7 +108,7 @@ func (a *app) brokerRun(ctx context.Context, s *broker.Session, env []string) in
 	// A hook is bounded as a forwarded one is (its own process would be
 	// ended by a kernel timer): past its deadline the server lets go of
 	// the store, or stops (guarded).
-	if scanArgs(s.Request.Argv).command == "hook" && s.Request.DeadlineMS == 0 {
+	if scanArgs(s.Request.Argv).Command == "hook" && s.Request.DeadlineMS == 0 {
 		s.Request.DeadlineMS = int64((hookDeadline + hookMargin) / time.Millisecond)
 	}
 	if _, adir, err := a.anchorDir(); err == nil {

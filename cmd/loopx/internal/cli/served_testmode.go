@@ -45,8 +45,8 @@ func testServer(f forwardArgs, dir string, r serve.Record, running bool) (serve.
 		return r, false
 	}
 	cmd := exec.Command(exe, "serve", "--detach", "--addr", "")
-	if f.project != "" {
-		cmd.Args = append(cmd.Args, "--project", f.project)
+	if f.Project != "" {
+		cmd.Args = append(cmd.Args, "--project", f.Project)
 	}
 	cmd.Args[0] = os.Args[0]
 	cmd.Env = append(os.Environ(), testServeIdleEnv+"=3s")
@@ -123,7 +123,7 @@ func idleStop(ctx context.Context, cancel context.CancelFunc, run func(context.C
 // lock (.loopx/state.lock below the root the record or the arguments
 // name): a server started now would wait for it.
 func lockHeld(f forwardArgs, dir string) bool {
-	root := f.project
+	root := f.Project
 	if root == "" {
 		root = os.Getenv("LOOPX_PROJECT")
 	}

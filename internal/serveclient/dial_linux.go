@@ -1,0 +1,58 @@
+package serveclient
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/loopx-dev/loopx/internal/broker/wire"
+)
+
+// ErrNotSent wraps Call's error when nothing reached the server (the
+// socket could not be dialled, or its peer is not the server): the
+// command may be run another way.
+var ErrNotSent = errors.New("nothing was sent")
+
+// Call is internal/frontend/serve.Call with plain system calls in place
+// of package net: it dials r.Socket (a non-blocking connect that does not
+// wait for a full backlog), checks the peer (SO_PEERCRED: this uid and
+// r.PID, else ErrNotServer), bounds the whole call by timeout (0: none)
+// and relays the answer (wire.CallConn). Errors before the request went
+// wrap ErrNotSent.
+func Call(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
+	f, err := dial(r)
+	if err != nil {
+		return 0, fmt.Errorf("%w: loopx server at %s: %w", ErrNotSent, r.Socket, err)
+	}
+	defer f.Close()
+	if timeout > 0 {
+		_ = f.SetDeadline(time.Now().Add(timeout))
+	}
+	return wire.CallConn(f, r.Socket, req, stdin, stdout, stderr, ask)
+}
+
+// dial connects to r.Socket and checks its peer; the file it returns
+// uses the runtime's poller (deadlines work).
+func dial(r Record) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: r.Socket}); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("connect", err)
+	}
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	if err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("SO_PEERCRED: %w", err)
+	}
+	if int(cred.Uid) != os.Getuid() || int(cred.Pid) != r.PID {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("%w: %s is held by pid %d (uid %d), the server is pid %d (uid %d)", ErrNotServer, r.Socket, cred.Pid, cred.Uid, r.PID, os.Getuid())
+	}
+	return os.NewFile(uintptr(fd), "unix "+r.Socket), nil
+}
