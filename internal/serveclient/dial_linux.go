@@ -23,10 +23,27 @@ var ErrNotSent = errors.New("nothing was sent")
 // and relays the answer (wire.CallConn). Errors before the request went
 // wrap ErrNotSent.
 func Call(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
+	f, err := Dial(r)
+	if err != nil {
+		return 0, err
+	}
+	return CallOn(f, r, req, timeout, stdin, stdout, stderr, ask)
+}
+
+// Dial connects to r.Socket and checks that its peer is the server
+// (Call's first half). Errors wrap ErrNotSent.
+func Dial(r Record) (*os.File, error) {
 	f, err := dial(r)
 	if err != nil {
-		return 0, fmt.Errorf("%w: loopx server at %s: %w", ErrNotSent, r.Socket, err)
+		return nil, fmt.Errorf("%w: loopx server at %s: %w", ErrNotSent, r.Socket, err)
 	}
+	return f, nil
+}
+
+// CallOn is Call's second half over f, which Dial connected to the server
+// r: the call is bounded by timeout from now (0: none); f is closed when
+// it returns.
+func CallOn(f *os.File, r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
 	defer f.Close()
 	if timeout > 0 {
 		_ = f.SetDeadline(time.Now().Add(timeout))

@@ -52,7 +52,7 @@ func testForwardTimeout() time.Duration {
 
 // hookMargin is what a forwarded hook waits for the server past its own
 // deadline, before it answers by itself (blocked or a warning).
-const hookMargin = 700 * time.Millisecond
+const hookMargin = early.HookMargin
 
 // forwardArgs is what forwarding needs of the arguments before cobra
 // parses them (early.Args).
@@ -102,6 +102,10 @@ func serverFor(f forwardArgs) (r serve.Record, dir string, ok bool) {
 // process (no server, or a command that never goes through one).
 func forward(args []string) (code int, ok bool) {
 	f := scanArgs(args)
+	if h := early.Hook; h != nil {
+		// early sent this hook to the server, which did not answer.
+		return hookUnanswered(f, h.Record, h.Timeout, h.Err, h.Payload), true
+	}
 	if f.Help || f.Command == "" || (notServed[f.Command] && !f.ServeStatus()) {
 		return 0, false
 	}
@@ -142,15 +146,7 @@ func forward(args []string) (code int, ok bool) {
 		if dialFailed(err) {
 			return 0, false
 		}
-		err = serverError(r, timeout, err)
-		event, blocks := hook.ArgsErrorBlocks(f.Event, bytes.NewReader(data))
-		if blocks {
-			fmt.Fprintf(os.Stderr, "loopx hook: blocked: %v\n", err)
-			return ExitUsage, true
-		}
-		fmt.Fprintf(os.Stderr, "loopx hook: %v\n", err)
-		_ = hosts.WriteWarning(os.Stdout, fmt.Sprintf("loopx hook (%s): %v", event, err))
-		return ExitOK, true
+		return hookUnanswered(f, r, timeout, err, data), true
 	}
 	if streaming[f.Command] {
 		timeout = 0
@@ -201,6 +197,21 @@ func forward(args []string) (code int, ok bool) {
 	}
 	fmt.Fprintf(os.Stderr, "loopx: %v\n", serverError(r, timeout, err))
 	return ExitInternal, true
+}
+
+// hookUnanswered answers a hook the server r got (its payload data) and
+// did not answer within timeout (err says why): blocked (exit 2) when the
+// event blocks on an error, else a warning to the host (exit 0).
+func hookUnanswered(f forwardArgs, r serve.Record, timeout time.Duration, err error, data []byte) int {
+	err = serverError(r, timeout, err)
+	event, blocks := hook.ArgsErrorBlocks(f.Event, bytes.NewReader(data))
+	if blocks {
+		fmt.Fprintf(os.Stderr, "loopx hook: blocked: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(os.Stderr, "loopx hook: %v\n", err)
+	_ = hosts.WriteWarning(os.Stdout, fmt.Sprintf("loopx hook (%s): %v", event, err))
+	return ExitOK
 }
 
 // keyFor is the idempotency key a forwarded command carries: a fresh one

@@ -1,6 +1,7 @@
 package early
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/loopx-dev/loopx/internal/broker/wire"
@@ -37,7 +39,7 @@ func forward(args []string) (code int, ok bool) {
 		return 0, false
 	}
 	f := Scan(args)
-	if f.Help || f.Command == "" || (NotServed[f.Command] && !f.ServeStatus()) || f.Spawning() || !f.Keyed() {
+	if f.Help || f.Command == "" || (NotServed[f.Command] && !f.ServeStatus()) || f.Spawning() || (!f.Keyed() && f.Command != "hook") {
 		return 0, false
 	}
 	dir, ok := anchorDir(f.Project)
@@ -50,6 +52,25 @@ func forward(args []string) (code int, ok bool) {
 	}
 	req, err := wire.NewRequest(args)
 	if err != nil {
+		return 0, false
+	}
+	if f.Command == "hook" {
+		// The payload is read here, whole and bounded, so that the
+		// deadline covers the server's work only.
+		// Dialled first: a server that cannot be reached leaves the
+		// payload unread, to the program.
+		conn, err := serveclient.Dial(r)
+		if err != nil {
+			return 0, false
+		}
+		data, _ := io.ReadAll(io.LimitReader(os.Stdin, MaxPayload+1))
+		timeout := HookDeadline + HookMargin
+		req.DeadlineMS = int64(timeout / time.Millisecond)
+		code, err := serveclient.CallOn(conn, r, req, timeout, bytes.NewReader(data), os.Stdout, os.Stderr, nil)
+		if err == nil {
+			return code, true
+		}
+		Hook = &HookCall{Payload: data, Record: r, Timeout: timeout, Err: err}
 		return 0, false
 	}
 	if req.Key, ok = newKey(); !ok {

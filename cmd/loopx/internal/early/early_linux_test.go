@@ -5,14 +5,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopx-dev/loopx/engine/hosts"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
+	"github.com/loopx-dev/loopx/internal/frontend/hook"
 	"github.com/loopx-dev/loopx/specs"
 )
 
-func TestChildCommand(t *testing.T) {
+// TestConstants holds early's copies to the constants of the packages
+// it may not import.
+func TestConstants(t *testing.T) {
 	if ChildCommand != specs.ChildCommand {
-		t.Fatalf("ChildCommand %q, specs says %q", ChildCommand, specs.ChildCommand)
+		t.Errorf("ChildCommand %q, specs says %q", ChildCommand, specs.ChildCommand)
+	}
+	if HookDeadline != hook.Deadline {
+		t.Errorf("HookDeadline %s, hook says %s", HookDeadline, hook.Deadline)
+	}
+	if MaxPayload != hosts.MaxPayload {
+		t.Errorf("MaxPayload %d, hosts says %d", MaxPayload, hosts.MaxPayload)
 	}
 }
 
