@@ -207,15 +207,17 @@ func TestSpool_ConcurrentAppendersLoseNothing(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, testSpec)
 	const writers, lines = 6, 40
+	spool := e.spoolDir()
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A separate engine per appender: its own files and locks.
-			a := New(Options{Root: e.Root(), StateHome: stateHome(e.Root()), Now: e.now})
+			// Each line opens the spool and its lock anew, as a hook
+			// process does (an engine per appender would only wait out
+			// the importer's state lock: 30 s, then read nothing).
 			for i := range lines {
-				if err := hosts.AppendDenial(a.spoolDir(), hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("w%d-%d", w, i), Verdict: "deny", Codes: []string{}}); err != nil {
+				if err := hosts.AppendDenial(spool, hosts.Denial{Goal: "g1", Agent: "a1", DecisionID: fmt.Sprintf("w%d-%d", w, i), Verdict: "deny", Codes: []string{}}); err != nil {
 					t.Error(err)
 				}
 			}

@@ -565,6 +565,7 @@ func precision(classify classifier) []string {
 // say something, and every pure tightening is adopted. (Kept small for
 // go test; FuzzAdoptProperty runs more.)
 func TestAdoptProperty(t *testing.T) {
+	t.Parallel() // its own rig: a store and queries of its own
 	r := newPropertyRig(t)
 	classify := r.real(t)
 	why, adopted := r.soundness(t, classify, 23, 120, 30)
@@ -585,6 +586,7 @@ func TestAdoptProperty(t *testing.T) {
 // loosens") widens some sample, and adopting nothing ("everything
 // loosens") misses every pure tightening.
 func TestAdoptProperty_FailsForBrokenClassifiers(t *testing.T) {
+	t.Parallel() // its own rig: a store and queries of its own
 	r := newPropertyRig(t)
 	adoptAll := func(_, _ map[string]any) bool { return true }
 	adoptNone := func(_, _ map[string]any) bool { return false }

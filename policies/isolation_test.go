@@ -20,6 +20,7 @@ import (
 // with no user policy (data.loopx.user replaced), so neither set changes
 // their result; before, a user policy in the same run failed 132 of them.
 func TestRego_BesideUserPolicies(t *testing.T) {
+	t.Parallel() // reads only; compiles its own modules
 	examples := docsRego(t, filepath.Join("..", "docs", "policies.md"))
 	if len(examples) != 4 {
 		t.Fatalf("docs/policies.md: %d rego blocks, want the 3 example policies and their test file", len(examples))

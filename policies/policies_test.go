@@ -20,6 +20,7 @@ import (
 // would, with built-in errors raised) and requires each policy file to have
 // at least one test in its _test.rego beside it.
 func TestRego(t *testing.T) {
+	t.Parallel() // reads only; compiles its own modules
 	n := regotest.Run(t, Modules(), TestModules())
 	t.Logf("%d Rego tests", n)
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/testproject"
 )
 
 // TestClock_OnlyOneReader scans every non-test Go source of the module:
@@ -68,14 +70,7 @@ func TestClock_ReleaseBuildIgnoresLOOPX_NOW(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := "project: name: \"clock\"\nagents: a1: {host: \"shell\"}\ngoals: g1: {\n\tobjective: \"Ship the v2 API\"\n\tquota: {window: \"24h\", rounds: 1, min_interval: \"0s\"}\n}\n"
-	if err := os.WriteFile(filepath.Join(dir, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := testproject.New(t, "project: name: \"clock\"\nagents: a1: {host: \"shell\"}\ngoals: g1: {\n\tobjective: \"Ship the v2 API\"\n\tquota: {window: \"24h\", rounds: 1, min_interval: \"0s\"}\n}\n").Root
 	run := func(env string, args ...string) (stdout, stderr string, code int) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir

@@ -23,8 +23,10 @@ import (
 // wherever bubblewrap confines, as root and as an unprivileged user
 // (.ci/run runs them as both); under CI they never skip.
 func TestConfine(t *testing.T) {
+	t.Parallel() // each script its own work directory and state directory
 	for _, driver := range []string{"run", "watch"} {
 		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
 			p := scriptParams(t, "testdata/confine")
 			setup := p.Setup
 			p.Setup = func(env *testscript.Env) error {

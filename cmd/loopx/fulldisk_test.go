@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,12 +18,6 @@ import (
 // count is in the test's output.
 func TestFullDisk_RefusedWritesAreNeverAppliedLater(t *testing.T) {
 	t.Parallel() // its own project; it waits on the processes it starts
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs in a mount namespace needs root (CI runs as root)")
-	}
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("needs unshare (util-linux)")
-	}
 	dir := project(t, 1)
 	if err := os.Mkdir(filepath.Join(dir, ".loopx"), 0o755); err != nil {
 		t.Fatal(err)
@@ -46,16 +39,7 @@ loopx doctor >/dev/null 2>&1; echo "doctor $?"
 echo "list $(loopx todo list --goal g1 --json | tr -d '\n')"
 echo "refusal $(head -c 300 .loopx-err | tr -d '\n')"
 `, adds)
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LOOPX_PROJECT="+dir, "LOOPX_AGENT=", "LOOPX_ROUND=", "LOOPX_NOW=")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 97 && os.Getenv("CI") == "" {
-			t.Skipf("no tmpfs in a mount namespace here: %s", out)
-		}
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out := inMountNamespace(t, dir, script)
 	acked, refused := map[string]bool{}, map[string]bool{}
 	var doctor, refusal string
 	var list []struct{ Title string }

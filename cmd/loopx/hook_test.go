@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
+	"github.com/loopx-dev/loopx/internal/testproject"
 )
 
 // The real hook payload shapes (copied from the shared fixtures; CI cannot
@@ -106,13 +107,7 @@ func TestHook_Golden(t *testing.T) {
 // with the reason on stderr and nothing on stdout; on Stop it is a warning
 // (exit 0).
 func TestHook_FailClosed(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(hookSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := testproject.New(t, hookSpec).Root
 	t.Setenv("LOOPX_NOW", "2026-11-29T10:00:00Z")
 	t.Setenv("LOOPX_PROJECT", root)
 	t.Setenv("LOOPX_GOAL", "")
@@ -150,14 +145,7 @@ func TestHook_FailClosed(t *testing.T) {
 }
 
 func brokenProject(t *testing.T) string {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte("goals: g1: {objective: 12}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return testproject.New(t, "goals: g1: {objective: 12}\n").Root
 }
 
 // TestHook_BrokenPayloadsByEvent: a payload loopx cannot
@@ -169,13 +157,7 @@ func brokenProject(t *testing.T) string {
 // on stdout. The event comes from --event (written by hooks install), also
 // when the payload names none.
 func TestHook_BrokenPayloadsByEvent(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "loopx", "loopx.cue"), []byte(hookSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := testproject.New(t, hookSpec).Root
 	t.Setenv("LOOPX_NOW", "2026-11-29T10:00:00Z")
 	t.Setenv("LOOPX_PROJECT", root)
 	t.Setenv("LOOPX_GOAL", "ship-v2")

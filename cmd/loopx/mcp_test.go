@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/loopx-dev/loopx/internal/testproject"
 )
 
 // tsSDKEnv names the directory where `npm ci` of testdata/mcp/package.json
@@ -23,21 +25,14 @@ const tsSDKEnv = "LOOPX_MCP_TS_SDK"
 func TestMCP_TypeScriptSDKClient(t *testing.T) {
 	node, sdk := npmClient(t, tsSDKEnv, "@modelcontextprotocol/sdk", "mcp")
 
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "loopx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spec := `project: name: "ts"
+	dir := testproject.New(t, `project: name: "ts"
 agents: a1: {host: "shell"}
 goals: g1: {
 	objective: "Ship the v2 API"
 	agents: ["a1"]
 	quota: {window: "24h", rounds: 3, min_interval: "5m"}
 }
-`
-	if err := os.WriteFile(filepath.Join(dir, "loopx", "loopx.cue"), []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`).Root
 	if r := runLoopx(t, dir, "todo", "add", "--goal", "g1", "Write the migration guide"); r.code != 0 {
 		t.Fatalf("todo add: %d %s", r.code, r.stderr)
 	}

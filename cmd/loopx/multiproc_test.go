@@ -31,9 +31,19 @@ type result struct {
 // runLoopx runs `loopx args…` in the project dir with a clean environment.
 func runLoopx(t testing.TB, dir string, args ...string) result {
 	t.Helper()
+	return loopxProcess(t, dir, []string{"LOOPX_PROJECT=" + dir, "LOOPX_AGENT=", "LOOPX_ROUND=", "LOOPX_NOW="}, "", args...)
+}
+
+// loopxProcess runs `loopx args…` as its own process in dir, as an agent
+// host does, with env on top of the test's environment and stdin, and
+// returns its output and exit code; it fails the test when the process
+// cannot be run at all.
+func loopxProcess(t testing.TB, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command("loopx", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LOOPX_PROJECT="+dir, "LOOPX_AGENT=", "LOOPX_ROUND=", "LOOPX_NOW=")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

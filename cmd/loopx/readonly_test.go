@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,12 +23,6 @@ import (
 // whole. The counts are in the test's output.
 func TestFault_ReadOnlyStoreAndAnchorDirectory(t *testing.T) {
 	t.Parallel() // its own project; it waits on the processes it starts
-	if os.Geteuid() != 0 {
-		t.Skip("mounting in a mount namespace needs root (CI runs as root)")
-	}
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("needs unshare (util-linux)")
-	}
 	dir := project(t, 1)
 	mustLoopx(t, dir, "todo", "add", "--goal", "g1", "seed")
 	adir, err := kernel.AnchorDirOf(filepath.Join(dir, ".loopx"))
@@ -65,16 +58,7 @@ adds writable-at-last
 loopx doctor >.loopx-doctor 2>&1; echo "doctor $? $(tr '\n' ' ' <.loopx-doctor)"
 echo "list $(loopx todo list --goal g1 --json | tr -d '\n')"
 `, adir)
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LOOPX_PROJECT="+dir, "LOOPX_AGENT=", "LOOPX_ROUND=", "LOOPX_NOW=")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 97 && os.Getenv("CI") == "" {
-			t.Skipf("no bind mount or tmpfs in a mount namespace here: %s", out)
-		}
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out := inMountNamespace(t, dir, script)
 	acked, refused := map[string]bool{}, map[string]string{}
 	var doctor string
 	var list []struct{ Title string }

@@ -72,6 +72,7 @@ func (m scriptsParallel) Run() int {
 // LOOPX_UPDATE_GOLDEN=1 to rewrite cmp goldens inside the scripts (review
 // the diff).
 func TestScripts(t *testing.T) {
+	t.Parallel() // each script its own work directory and state directory; beside the multi-process tests
 	testscript.Run(t, scriptParams(t, "testdata/script"))
 }
 

@@ -64,6 +64,7 @@ func (c httpClient) do(t *testing.T, method, path, body string) (int, string) {
 // command's --json output byte for byte, and /v1/stream sends a state
 // event and the changed decision when a command commits.
 func TestServe_HTTP(t *testing.T) {
+	t.Parallel() // its own project; it waits on the server it starts
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
@@ -205,6 +206,7 @@ const opaClientEnv = "LOOPX_OPA_CLIENT"
 // decision document, an undefined document is undefined to the client,
 // and a wrong token is a 401 it reports.
 func TestServe_OPAClient(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts a server")
 	}

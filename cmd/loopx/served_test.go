@@ -46,23 +46,8 @@ func newServedProject(t *testing.T) *servedProject {
 // environment variables.
 func (sp *servedProject) run(t *testing.T, stdin string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command("loopx", args...)
-	cmd.Dir = sp.p.Root
-	cmd.Env = append(append(os.Environ(), sp.p.Env()...), "LOOPX_NOW="+testproject.EpochText)
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("loopx %v: %v", args, err)
-	}
-	return r
+	env = append(append(sp.p.Env(), "LOOPX_NOW="+testproject.EpochText), env...)
+	return loopxProcess(t, sp.p.Root, env, stdin, args...)
 }
 
 // startServer starts `loopx serve --detach` in the project (flags: its
@@ -264,6 +249,7 @@ func TestServe_Stuck(t *testing.T) {
 // listens on is refused: the client never sends it a command (exit 3;
 // a PreToolUse hook is blocked).
 func TestServe_SocketNotTheServers(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
@@ -309,6 +295,7 @@ func anchorDirOf(t *testing.T, sp *servedProject) string {
 // that exited 0 is in the store once, none is there twice, and the store
 // opens without repair afterwards.
 func TestServe_KillNineLosesNoAcknowledgedWrite(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
@@ -382,6 +369,7 @@ func TestServe_KillNineLosesNoAcknowledgedWrite(t *testing.T) {
 // its own process: the server reads who the caller is from the caller's
 // ancestry, never from what the request says.
 func TestServe_PeerClaimingAnotherAgent(t *testing.T) {
+	t.Parallel() // its own projects; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
@@ -484,6 +472,7 @@ func TestServe_LostAnswerIsNotAppliedTwice(t *testing.T) {
 // loopx calls act as the round's agent and nothing else — another
 // agent's round is refused, whatever its environment claims.
 func TestServe_RunThroughTheServer(t *testing.T) {
+	t.Parallel() // its own projects; it waits on the processes it starts
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
