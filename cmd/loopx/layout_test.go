@@ -291,14 +291,15 @@ func TestImportsFlowOneWay(t *testing.T) {
 // commandMayImport reports whether the command layer
 // (cmd/loopx/internal/cli) may import the module or third-party package
 // imp: the engine side (engine/..., internal/..., cmd/loopx/internal/output),
-// the records it renders (kernel/records), the spec schema and its
+// the forwarding that runs before it (cmd/loopx/internal/early, whose
+// argument scan and constants it shares), the records it renders (kernel/records), the spec schema and its
 // evaluator child (specs), and cobra with its flags package (pflag) —
 // never the kernel (the store),
 // policies, presets or lint, which it reaches through the engine.
 func commandMayImport(imp string) bool {
 	const mod = "github.com/loopx-dev/loopx/"
 	for _, a := range []string{mod + "engine", mod + "internal", mod + "cmd/loopx/internal/output",
-		mod + "kernel/records", mod + "specs", "github.com/spf13/cobra", "github.com/spf13/pflag"} {
+		mod + "cmd/loopx/internal/early", mod + "kernel/records", mod + "specs", "github.com/spf13/cobra", "github.com/spf13/pflag"} {
 		if imp == a || strings.HasPrefix(imp, a+"/") {
 			return true
 		}
@@ -331,7 +332,7 @@ func TestCommandLayerImportsNoStore(t *testing.T) {
 			continue // the standard library
 		}
 		if !commandMayImport(imp) {
-			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, kernel/records, specs, cobra, pflag and the standard library)", cli, imp)
+			t.Errorf("%s imports %s (the command layer imports only engine/..., internal/..., cmd/loopx/internal/output, cmd/loopx/internal/early, kernel/records, specs, cobra, pflag and the standard library)", cli, imp)
 		}
 	}
 }
