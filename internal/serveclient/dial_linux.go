@@ -48,8 +48,48 @@ func CallOn(f *os.File, r Record, req wire.Request, timeout time.Duration, stdin
 	if timeout > 0 {
 		_ = f.SetDeadline(time.Now().Add(timeout))
 	}
-	return wire.CallConn(f, r.Socket, req, stdin, stdout, stderr, ask)
+	return wire.CallConn(sockFile{f, r.Socket}, r.Socket, req, stdin, stdout, stderr, ask)
 }
+
+// sockFile is a connected socket's file whose read and write errors say
+// what package net's would (net.OpError's text: "read unix @->SOCKET:
+// read: connection reset by peer"), wrapping the same error, so that a
+// call says the same whichever way it dialled.
+type sockFile struct {
+	*os.File
+	socket string
+}
+
+func (s sockFile) Read(p []byte) (int, error) {
+	n, err := s.File.Read(p)
+	return n, s.wrap("read", err)
+}
+
+func (s sockFile) Write(p []byte) (int, error) {
+	n, err := s.File.Write(p)
+	return n, s.wrap("write", err)
+}
+
+func (s sockFile) wrap(op string, err error) error {
+	var pe *os.PathError
+	if err == nil || !errors.As(err, &pe) {
+		return err // io.EOF among them
+	}
+	text := pe.Err.Error()
+	if _, ok := pe.Err.(syscall.Errno); ok {
+		text = op + ": " + text
+	}
+	return &connError{text: op + " unix @->" + s.socket + ": " + text, err: pe.Err}
+}
+
+// connError is a socket's read or write error as package net words it.
+type connError struct {
+	text string
+	err  error
+}
+
+func (e *connError) Error() string { return e.text }
+func (e *connError) Unwrap() error { return e.err }
 
 // dial connects to r.Socket and checks its peer; the file it returns
 // uses the runtime's poller (deadlines work).
@@ -71,5 +111,5 @@ func dial(r Record) (*os.File, error) {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("%w: %s is held by pid %d (uid %d), the server is pid %d (uid %d)", ErrNotServer, r.Socket, cred.Pid, cred.Uid, r.PID, os.Getuid())
 	}
-	return os.NewFile(uintptr(fd), "unix "+r.Socket), nil
+	return os.NewFile(uintptr(fd), r.Socket), nil
 }
