@@ -164,6 +164,29 @@ const (
 	MaxText = 10000
 )
 
+// MaxItems is the most entries a list from outside may hold (a todo's
+// labels, scope globs and dependencies, a gate's options and guards, the
+// evidence of one round finish).
+const MaxItems = 100
+
+// CheckList returns an error naming what when items holds more than
+// MaxItems entries, or an entry longer than MaxLine characters or holding
+// a character a terminal would act on (Check); nil otherwise.
+func CheckList(what string, items []string) error {
+	if len(items) > MaxItems {
+		return fmt.Errorf("%s: %d entries, at most %d", what, len(items), MaxItems)
+	}
+	for _, s := range items {
+		if err := CheckLen("an entry of "+what, s, false); err != nil {
+			return err
+		}
+		if err := Check("an entry of "+what, s, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Clip is s cut to MaxLine characters (MaxText when multiline), its end
 // replaced by "… (N more characters)" when it was longer: for text loopx
 // writes itself from what it cannot bound (a list of paths an agent

@@ -36,6 +36,9 @@ func Check(ev records.Evidence, root string) (records.Evidence, error) {
 	if err := inert.CheckLen("the evidence reference (--ref)", ev.Ref, false); err != nil {
 		return ev, errs.Usagef("too_long", "%v", err)
 	}
+	if err := inert.CheckList("the guarded action (--action)", []string{ev.Action}); err != nil {
+		return ev, errs.Usagef("too_long", "%v", err)
+	}
 	if ev.Kind == "" {
 		ev.Kind = "note"
 	}

@@ -54,6 +54,12 @@ func (in *Input) Validate() error {
 	if err := inert.Check("the gate question", in.Question, false); err != nil {
 		return errs.Usagef("control_character", "%v", err)
 	}
+	if err := inert.CheckList("the guarded actions (--guards)", in.Guards); err != nil {
+		return errs.Usagef("too_long", "%v", err)
+	}
+	if len(in.Options) > inert.MaxItems {
+		return errs.Usagef("too_long", "the gate options (--options): %d entries, at most %d", len(in.Options), inert.MaxItems)
+	}
 	for _, o := range in.Options {
 		if err := inert.CheckLen("a gate option (--options)", o, false); err != nil {
 			return errs.Usagef("too_long", "%v", err)

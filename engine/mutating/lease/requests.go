@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
+	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
 )
@@ -60,6 +61,9 @@ func (r ClaimRequest) Check() (time.Duration, error) {
 	}
 	if r.Agent == "" {
 		return 0, errs.Usagef("missing_agent", "which agent? give --agent")
+	}
+	if err := inert.CheckList("the idempotency key (--idempotency-key)", []string{r.IdempotencyKey}); err != nil {
+		return 0, errs.Usagef("too_long", "%v", err)
 	}
 	return ttl, nil
 }

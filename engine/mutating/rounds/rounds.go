@@ -320,7 +320,10 @@ type Settle struct {
 }
 
 // CheckFinish checks a finish request alone (no state read): the summary
-// and the handoff at most inert.MaxText characters (errs.Usage too_long),
+// and the handoff at most inert.MaxText characters, the result hash and
+// the successor's agent at most inert.MaxLine, at most inert.MaxItems
+// evidence records each bounded as `evidence add` bounds one (errs.Usage
+// too_long),
 // a successor todo's title (errs.Usage bad_title …).
 func CheckFinish(req FinishRequest) error {
 	if err := inert.CheckLen("the round's summary (--summary)", req.Summary, true); err != nil {
@@ -328,6 +331,22 @@ func CheckFinish(req FinishRequest) error {
 	}
 	if err := inert.CheckLen("the handoff (--handoff)", req.Handoff, true); err != nil {
 		return errs.Usagef("too_long", "%v", err)
+	}
+	for _, f := range []struct{ what, s string }{{"the result hash (--result-hash)", req.ResultHash}, {"the successor's agent (--for)", req.NextFor}} {
+		if err := inert.CheckLen(f.what, f.s, false); err != nil {
+			return errs.Usagef("too_long", "%v", err)
+		}
+	}
+	if len(req.Evidence) > inert.MaxItems {
+		return errs.Usagef("too_long", "the evidence of one finish: %d records, at most %d", len(req.Evidence), inert.MaxItems)
+	}
+	for _, ev := range req.Evidence {
+		if err := inert.CheckLen("the evidence summary", ev.Summary, true); err != nil {
+			return errs.Usagef("too_long", "%v", err)
+		}
+		if err := inert.CheckLen("the evidence reference (--ref)", ev.Ref, false); err != nil {
+			return errs.Usagef("too_long", "%v", err)
+		}
 	}
 	if req.NextTodo != "" {
 		return todos.CheckTitle(req.NextTodo)

@@ -48,7 +48,8 @@ var Kinds = []string{records.KindTask, records.KindMonitor, records.KindGate, re
 
 // Validate checks in and fills its default kind (task). Errors:
 // errs.Usage empty_title, bad_kind, bad_priority, bad_every, bad_title,
-// missing_every or bad_scope.
+// missing_every, too_long (labels, scope or dependencies beyond
+// inert.CheckList) or bad_scope.
 func (in *Input) Validate() error {
 	if strings.TrimSpace(in.Title) == "" {
 		return errs.Usagef("empty_title", "a todo needs a title")
@@ -70,6 +71,14 @@ func (in *Input) Validate() error {
 	}
 	if in.Kind == records.KindMonitor && in.EverySeconds <= 0 {
 		return errs.Usagef("missing_every", "a monitor todo needs --every (e.g. --every 15m)")
+	}
+	for _, l := range []struct {
+		what  string
+		items []string
+	}{{"the labels (--label)", in.Labels}, {"the scope (--scope)", in.Scope}, {"the dependencies (--depends-on)", in.DependsOn}} {
+		if err := inert.CheckList(l.what, l.items); err != nil {
+			return errs.Usagef("too_long", "%v", err)
+		}
 	}
 	if err := glob.Validate(in.Scope); err != nil {
 		return errs.Usagef("bad_scope", "%v", err)
