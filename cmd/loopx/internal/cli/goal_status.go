@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/loopx-dev/loopx/engine/reporting/contract"
+	"github.com/loopx-dev/loopx/kernel/records"
 	"github.com/spf13/cobra"
 )
 
@@ -22,11 +23,20 @@ type goalStatusOptions struct {
 func (o *goalStatusOptions) validate() error { return nil }
 
 // runGoalStatus sets the goal's status as the acting agent or human
-// (engine.SetGoalStatus).
+// (engine.SetGoalStatus). Pausing only narrows, and an agent may do it;
+// resuming, finishing or archiving a goal is a human's (the built-in
+// channel rule, data.loopx.repair.decision): an agent resuming a goal a
+// human paused, or closing one (its monitors with it), is refused, exit 1,
+// audited as goal.status_refused.
 func (a *app) runGoalStatus(ctx context.Context, o *goalStatusOptions) error {
 	e, err := a.engine()
 	if err != nil {
 		return err
+	}
+	if o.status != records.GoalPaused {
+		if err := a.humanOnly(ctx, e, "goal "+o.name, true, "goal.status_refused", o.goal); err != nil {
+			return err
+		}
 	}
 	by, err := a.actor(ctx, e, "goal "+o.name, o.goal)
 	if err != nil {
