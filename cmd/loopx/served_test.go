@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -504,5 +505,53 @@ echo agent done`
 				t.Fatalf("rounds started, want one of a1's:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestServe_TwoDetachesAtOnce: two `serve --detach` started together: one
+// runs the server, the other names it (exit 2), and the loser's output
+// never lands in the running server's serve.log.
+func TestServe_TwoDetachesAtOnce(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	sp := newServedProject(t)
+	var wg sync.WaitGroup
+	res := make([]result, 2)
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i] = sp.run(t, "", nil, "serve", "--detach", "--json", "--addr", "")
+		}()
+	}
+	wg.Wait()
+	won, lost := res[0], res[1]
+	if won.code != 0 {
+		won, lost = lost, won
+	}
+	var rec struct{ PID int }
+	if err := json.Unmarshal([]byte(won.stdout), &rec); won.code != 0 || err != nil || rec.PID == 0 {
+		t.Fatalf("no detach won: %+v", res)
+	}
+	t.Cleanup(func() {
+		if r := sp.run(t, "", nil, "serve", "stop"); r.code != 0 {
+			_ = syscall.Kill(rec.PID, syscall.SIGKILL)
+		}
+	})
+	if lost.code != 2 || !strings.Contains(lost.stderr, fmt.Sprintf("already runs for this project (pid %d,", rec.PID)) {
+		t.Errorf("the second detach: exit %d, stderr %q; want 2 naming pid %d", lost.code, lost.stderr, rec.PID)
+	}
+	dir := anchorDirOf(t, sp)
+	b, err := os.ReadFile(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := string(b); !strings.HasPrefix(log, "loopx: serving ") || strings.Contains(log, "already runs") {
+		t.Errorf("serve.log:\n%s", log)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "serve.log.starting-*")); len(left) != 0 {
+		t.Errorf("start logs left: %v", left)
 	}
 }

@@ -88,11 +88,18 @@ func lock(dir string) (f *os.File, held bool, err error) {
 // the server takes it.
 const probeGrace = 2 * time.Second
 
-// acquire takes dir's server lock for a starting server. A lock held by a
+// Lock is a project's server lock, held until Close.
+type Lock struct{ f *os.File }
+
+// Close releases the lock.
+func (l *Lock) Close() error { return l.f.Close() }
+
+// Acquire takes dir's server lock for a starting server. A lock held by a
 // server whose record is written is that server (*RunningError at once);
 // a lock held with no record is a probe or a server still starting, so it
-// is retried for probeGrace before *RunningError (with an empty record).
-func acquire(dir string) (*os.File, error) {
+// is retried for probeGrace before *RunningError (with an empty record:
+// "a server is starting").
+func Acquire(dir string) (*Lock, error) {
 	deadline := time.Now().Add(probeGrace)
 	for {
 		f, held, err := lock(dir)
@@ -100,7 +107,7 @@ func acquire(dir string) (*os.File, error) {
 			return nil, err
 		}
 		if !held {
-			return f, nil
+			return &Lock{f: f}, nil
 		}
 		r, rerr := readRecord(dir)
 		if (rerr == nil && r.PID != 0) || time.Now().After(deadline) {

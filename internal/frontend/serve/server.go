@@ -20,6 +20,11 @@ type Options struct {
 	// AnchorDir is the project's anchor directory (existing, 0700): the
 	// record, the lock and (when its path fits) the socket live there.
 	AnchorDir string
+	// Lock is the project's server lock when the caller took it first
+	// (Acquire: before it opened the store, so that a second server
+	// started at the same moment is told at once); Serve releases it on
+	// return. nil: Serve takes it.
+	Lock *Lock
 	// Root is the project's root directory (recorded).
 	Root string
 	// Addr is the HTTP listen address (host:port; port 0 picks one);
@@ -109,9 +114,11 @@ func Serve(ctx context.Context, o Options) (err error) {
 	if err := CheckAddr(o.Addr, o.AllowRemote, o.TLSCert, o.TLSKey); err != nil {
 		return err
 	}
-	lk, err := acquire(o.AnchorDir)
-	if err != nil {
-		return err
+	lk := o.Lock
+	if lk == nil {
+		if lk, err = Acquire(o.AnchorDir); err != nil {
+			return err
+		}
 	}
 	defer lk.Close() // closing the file releases the lock, last
 	defer os.Remove(filepath.Join(o.AnchorDir, RecordName))

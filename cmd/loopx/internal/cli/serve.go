@@ -75,9 +75,23 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if r, err := serve.Status(dir); err == nil {
-		return errs.Wrap(errs.Usage, "serve_running", &serve.RunningError{Record: r})
+	// The server's lock first, before the store's: a second server started
+	// at the same moment is told at once that one runs (or is starting),
+	// instead of waiting for the store this one is about to hold.
+	lk, err := serve.Acquire(dir)
+	if err != nil {
+		var re *serve.RunningError
+		if errors.As(err, &re) {
+			return errs.Wrap(errs.Usage, "serve_running", err)
+		}
+		return err
 	}
+	handed := false
+	defer func() {
+		if !handed {
+			lk.Close()
+		}
+	}()
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs // a relative --project: the Resident keeps an absolute root
 	}
@@ -121,8 +135,9 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
+	handed = true
 	err = serve.Serve(ctx, serve.Options{
-		AnchorDir: dir, Root: root, Addr: o.addr, AllowRemote: o.allowRemote, Handler: handler,
+		AnchorDir: dir, Lock: lk, Root: root, Addr: o.addr, AllowRemote: o.allowRemote, Handler: handler,
 		OnStop:  func() { close(stopped) },
 		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, DropAnswer: testDropAnswer(), Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
 		Ready: func(r serve.Record) {
@@ -288,12 +303,16 @@ func (a *app) startServer(dir string, args []string) (serve.Record, error) {
 	if err != nil {
 		return serve.Record{}, err
 	}
+	// The child writes to a file of its own until it is the server: a
+	// second --detach that loses the race must not truncate the running
+	// server's serve.log. Ready, its file becomes serve.log.
 	logPath := dir + "/serve.log"
-	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	log, err := os.CreateTemp(dir, "serve.log.starting-*")
 	if err != nil {
 		return serve.Record{}, err
 	}
 	defer log.Close()
+	startLog := log.Name()
 	cmd := exec.Command(exe, args...)
 	cmd.Args[0] = os.Args[0] // the name it was run by (a test binary's commands go by it)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -307,7 +326,8 @@ func (a *app) startServer(dir string, args []string) (serve.Record, error) {
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
-			b, _ := os.ReadFile(logPath)
+			b, _ := os.ReadFile(startLog)
+			_ = os.Remove(startLog)
 			fmt.Fprintf(a.stderr, "%s", b)
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
@@ -317,10 +337,12 @@ func (a *app) startServer(dir string, args []string) (serve.Record, error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 		if r, err := serve.Status(dir); err == nil && r.PID == cmd.Process.Pid {
+			_ = os.Rename(startLog, logPath) // else its log keeps the name it started with
 			return r, nil
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = os.Rename(startLog, logPath)
 	return serve.Record{}, errs.Internalf("serve_start", "loopx serve did not become ready in 30s (see %s)", logPath)
 }
 
