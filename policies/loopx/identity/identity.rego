@@ -142,6 +142,17 @@ refusals contains ["self_answer_forbidden", msg] if {
 	msg := $"{request.actor} acts only from a process descending from `loopx run --agent {named}` or from an agent host started with LOOPX_AGENT={named}; no process above this command is one"
 }
 
+# A command below a process that runs in a round, with no agent above it,
+# would act as a human: an agent's process that left its runner and
+# dropped LOOPX_AGENT still carries LOOPX_ROUND. Refused: inside a round a
+# command acts as the round's agent or not at all.
+refusals contains ["agent_mismatch", msg] if {
+	mode == "act"
+	acting_as == ""
+	p := round_ancestors[0]
+	msg := $"{subject} descends from process {p.pid} ({p.cmd}), which runs in round {p.round}, and no process above it runs as an agent: inside a round a command acts as the round's agent (under `loopx run`, or an agent host started with LOOPX_AGENT), never as a human; run it from your own terminal"
+}
+
 # A session acts as the agent bound at its start, never as one a call names.
 refusals contains ["unbound_session", msg] if {
 	mode == "session"
@@ -197,6 +208,15 @@ acting_bad_msgs contains $"the acting agent {request.actor} is not \"agent:ID\""
 	request.actor != ""
 	named == ""
 }
+
+# round_ancestors are the processes above the command that run in a round
+# (LOOPX_ROUND in the environment they started with), nearest first.
+round_ancestors := [p |
+	some p in request.chan.ancestry
+	is_object(p)
+	is_string(p.round)
+	p.round != ""
+]
 
 # acting_as is the agent an allowed act acts as.
 default acting_as := ""

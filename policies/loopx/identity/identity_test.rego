@@ -83,3 +83,25 @@ test_acting_odd_inputs_deny_and_stay_defined if {
 	d := identity.acting with input as {"answer": {"actor": "", "acting": {"mode": "sudo"}}}
 	d.reasons[0].message == "input.answer.acting.mode sudo is not act, bind or session"
 }
+
+# A process in a round with no agent above: a command below it never acts
+# as a human (an agent's process that left its runner and dropped
+# LOOPX_AGENT still carries LOOPX_ROUND).
+test_below_a_round_without_an_agent_is_never_a_human if {
+	ch := object.union(acting([]), {"ancestry": [
+		{"pid": 40, "start": 1, "cmd": "sh -c loopx todo cancel t-1", "round": "r-0000"},
+		{"pid": 30, "start": 1, "cmd": "bash"},
+	]})
+	d := identity.acting with input as {"answer": {"actor": "", "channel": ch, "acting": {"mode": "act"}}}
+	d.verdict == "deny"
+	d.reasons[0].code == "agent_mismatch"
+	d.reasons[0].message == "this command descends from process 40 (sh -c loopx todo cancel t-1), which runs in round r-0000, and no process above it runs as an agent: inside a round a command acts as the round's agent (under `loopx run`, or an agent host started with LOOPX_AGENT), never as a human; run it from your own terminal"
+	env := identity.acting with input as {"answer": {"actor": "agent:a1", "channel": ch, "acting": {"mode": "act", "from_env": true}}}
+	env.reasons[0].code == "agent_mismatch"
+
+	# an agent above it, or an agent named for it: as before
+	below := identity.acting with input as {"answer": {"actor": "", "channel": object.union(ch, {"acting_agents": ["a1"]}), "acting": {"mode": "act"}}}
+	below.agent == "a1"
+	named := identity.acting with input as {"answer": {"actor": "agent:a1", "channel": ch, "acting": {"mode": "act"}}}
+	named.agent == "a1"
+}
