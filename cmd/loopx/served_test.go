@@ -540,8 +540,10 @@ func TestServe_TwoDetachesAtOnce(t *testing.T) {
 			_ = syscall.Kill(rec.PID, syscall.SIGKILL)
 		}
 	})
-	if lost.code != 2 || !strings.Contains(lost.stderr, fmt.Sprintf("already runs for this project (pid %d,", rec.PID)) {
-		t.Errorf("the second detach: exit %d, stderr %q; want 2 naming pid %d", lost.code, lost.stderr, rec.PID)
+	// --json: the error is on stdout when this process saw the server, on
+	// stderr when its child found it (the child's log, shown).
+	if said := lost.stdout + lost.stderr; lost.code != 2 || !strings.Contains(said, fmt.Sprintf("already runs for this project (pid %d,", rec.PID)) {
+		t.Errorf("the second detach: exit %d, %q; want 2 naming pid %d", lost.code, said, rec.PID)
 	}
 	dir := anchorDirOf(t, sp)
 	b, err := os.ReadFile(filepath.Join(dir, "serve.log"))
