@@ -10,13 +10,11 @@
 package anchor
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/loopx-dev/loopx/internal/anchorname"
 	"github.com/loopx-dev/loopx/internal/nofollow"
 )
 
@@ -47,9 +45,7 @@ func DirIn(stateHome, root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base := stateHome
-	sum := sha256.Sum256([]byte(real))
-	return filepath.Join(base, "loopx", "projects", safeName(filepath.Base(real))+"-"+hex.EncodeToString(sum[:8])), nil
+	return filepath.Join(stateHome, "loopx", "projects", anchorname.For(real)), nil
 }
 
 // Ensure returns Dir(root) after creating it and its missing parents with
@@ -127,21 +123,4 @@ func stateHome() (string, error) {
 		return "", errors.New("no state directory: set XDG_STATE_HOME or HOME")
 	}
 	return filepath.Join(home, ".local", "state"), nil
-}
-
-// safeName keeps [A-Za-z0-9._-] of s and replaces anything else with '_'.
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "root"
-	}
-	return b.String()
 }

@@ -2,7 +2,6 @@ package early
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/loopx-dev/loopx/internal/anchorname"
 	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/serveclient"
 )
@@ -124,8 +124,7 @@ func anchorDir(project string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	sum := sha256.Sum256([]byte(real))
-	return path.Join(home, "loopx", "projects", safeName(path.Base(real))+"-"+hex.EncodeToString(sum[:8])), true
+	return path.Join(home, "loopx", "projects", anchorname.For(real)), true
 }
 
 // abs is filepath.Abs on a Unix system (the working directory as os.Getwd
@@ -183,23 +182,6 @@ func hasCue(dir string) bool {
 		}
 	}
 	return false
-}
-
-// safeName is anchor's: [A-Za-z0-9._-] of s kept, anything else '_'.
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		return "root"
-	}
-	return b.String()
 }
 
 // newKey is a fresh idempotency key (wire.KeyLen hex digits) from the
