@@ -126,7 +126,7 @@ func (s *specSource) evalInChild(b *Budget) (*Loaded, error) {
 	switch {
 	case ctx.Err() != nil:
 		return nil, s.budgetErr(CodeBudget, fmt.Sprintf("evaluating the spec took longer than its time budget (%s); a comprehension over a large range, or a very large spec? (%s)", b.Timeout, s.fileList()))
-	case runErr != nil && strings.Contains(stderr.String(), "out of memory"):
+	case runErr != nil && b.Memory > 0 && outOfAddressSpace(stderr.String()):
 		return nil, s.budgetErr(CodeBudget, fmt.Sprintf("evaluating the spec needed more than its memory budget (%d MiB); a comprehension over a large range? (%s)", b.Memory>>20, s.fileList()))
 	case runErr != nil:
 		return nil, s.budgetErr(CodeBudget, fmt.Sprintf("evaluating the spec failed in its budgeted child process (%v; %s): %s", runErr, s.fileList(), firstLine(stderr.String())))
@@ -176,6 +176,20 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		l.b.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+// outOfAddressSpace reports whether a budgeted child's crash (its stderr)
+// is its address-space limit running out: the Go runtime says "out of
+// memory" when an allocation fails, but an allocation that fails inside
+// the runtime elsewhere (a stack, a signal stack) crashes it with SIGSEGV
+// or SIGBUS instead. The evaluator does not crash otherwise.
+func outOfAddressSpace(stderr string) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "SIGSEGV", "SIGBUS"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // ServeChild is the child side of a budgeted evaluation (`loopx

@@ -55,3 +55,24 @@ func TestBudgetFromEnv_OnlyLowers(t *testing.T) {
 		}
 	}
 }
+
+// A budgeted child that crashed on its address-space limit: the runtime
+// says "out of memory", or dies of SIGSEGV/SIGBUS when the allocation that
+// failed was its own (a stack); any other failure is not the budget.
+func TestOutOfAddressSpace(t *testing.T) {
+	for _, c := range []struct {
+		stderr string
+		want   bool
+	}{
+		{"fatal error: runtime: out of memory", true},
+		{"runtime: mmap: cannot allocate memory", true},
+		{"SIGSEGV: segmentation violation\nPC=0x0 m=3 sigcode=1", true},
+		{"unexpected signal during runtime execution\n[signal SIGBUS: bus error", true},
+		{"loopx __spec-eval: a request on stdin: EOF", false},
+		{"", false},
+	} {
+		if got := outOfAddressSpace(c.stderr); got != c.want {
+			t.Errorf("outOfAddressSpace(%q) = %v, want %v", c.stderr, got, c.want)
+		}
+	}
+}
