@@ -168,22 +168,7 @@ func BenchmarkClaimCold(b *testing.B) {
 func BenchmarkRoundStartFinishCold(b *testing.B) {
 	root := benchProject(b, 200, 5000)
 	New(Options{Root: root}).Close()
-	ctx := context.Background()
-	defer reportCPU(b)()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		e := New(Options{Root: root})
-		res, err := e.StartRound(ctx, "g1", "a1")
-		if err != nil || res.Round == nil {
-			b.Fatalf("%v %+v", err, res.Decision)
-		}
-		e.Close()
-		e = New(Options{Root: root})
-		if _, err := e.FinishRound(ctx, res.Round.ID, rounds.FinishRequest{Outcome: "progress"}); err != nil {
-			b.Fatal(err)
-		}
-		e.Close()
-	}
+	benchRoundPair(b, context.Background(), root)
 }
 
 // reportCPU reports the process's CPU time (user + system) per operation
