@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -49,8 +50,10 @@ type Server struct {
 	DropAnswer func(s *Session) bool
 }
 
-// Serve answers connections on l until l is closed or ctx is done (then
-// the commands still running are killed); it returns nil then.
+// Serve answers connections on l until l is closed, its deadline passes
+// (l.SetDeadline: the connections queued before it are still answered)
+// or ctx is done (then the commands still running are killed); it
+// returns nil then, once the requests in flight have ended.
 func (s *Server) Serve(ctx context.Context, l *net.UnixListener) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -61,7 +64,10 @@ func (s *Server) Serve(ctx context.Context, l *net.UnixListener) error {
 	for {
 		conn, err := l.AcceptUnix()
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+			// A deadline set on l is its owner's way to stop taking
+			// connections once the queued ones are taken (a stopping
+			// server drains its queue: closing l would reset them).
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
 				return nil
 			}
 			return err

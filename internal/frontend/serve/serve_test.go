@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/serveclient"
 )
 
 // start runs Serve on dir in the background and returns its record and a
@@ -324,5 +326,51 @@ func TestStartsWhileProbed(t *testing.T) {
 	var re *RunningError
 	if !errors.As(err, &re) || re.Record.PID != rec.PID || time.Since(began) > probeGrace/2 {
 		t.Fatalf("second Serve: %v after %s", err, time.Since(began))
+	}
+}
+
+// TestStopAnswersEveryConnection: clients that connect while the server
+// stops are answered, or find no server (a dial failure: they run in
+// their own process) — never a connection reset after they connected,
+// which a command reported as a lost answer (exit 3).
+func TestStopAnswersEveryConnection(t *testing.T) {
+	dir := t.TempDir()
+	brief := func(_ context.Context, s *broker.Session) int {
+		time.Sleep(time.Millisecond)
+		io.WriteString(s.Stdout, "ok")
+		return 0
+	}
+	rec, stop := start(t, Options{AnchorDir: dir, Run: brief})
+	const clients = 16
+	errc := make(chan error, clients)
+	var answered [clients]int
+	for i := range clients {
+		go func() {
+			for {
+				var out bytes.Buffer
+				code, err := Call(rec, broker.Request{V: broker.Version, Cwd: "/"}, 5*time.Second, nil, &out, io.Discard, nil)
+				switch {
+				case err != nil && serveclient.DialFailed(err):
+					errc <- nil
+					return
+				case err != nil:
+					errc <- fmt.Errorf("client %d after %d answers: %v", i, answered[i], err)
+					return
+				case code != 0 || out.String() != "ok":
+					errc <- fmt.Errorf("client %d: exit %d %q", i, code, out.String())
+					return
+				}
+				answered[i]++
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for range clients {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -22,8 +22,11 @@ type Options struct {
 	AnchorDir string
 	// Lock is the project's server lock when the caller took it first
 	// (Acquire: before it opened the store, so that a second server
-	// started at the same moment is told at once); Serve releases it on
-	// return. nil: Serve takes it.
+	// started at the same moment is told at once); it stays the caller's
+	// to release, after whatever the server left running has ended (`loopx
+	// serve stop` returns when the lock is free, so the process must do
+	// nothing more once it lets it go). nil: Serve takes it and releases
+	// it on return.
 	Lock *Lock
 	// Root is the project's root directory (recorded).
 	Root string
@@ -114,13 +117,13 @@ func Serve(ctx context.Context, o Options) (err error) {
 	if err := CheckAddr(o.Addr, o.AllowRemote, o.TLSCert, o.TLSKey); err != nil {
 		return err
 	}
-	lk := o.Lock
-	if lk == nil {
-		if lk, err = Acquire(o.AnchorDir); err != nil {
+	if o.Lock == nil {
+		lk, err := Acquire(o.AnchorDir)
+		if err != nil {
 			return err
 		}
+		defer lk.Close() // closing the file releases the lock, last
 	}
-	defer lk.Close() // closing the file releases the lock, last
 	defer os.Remove(filepath.Join(o.AnchorDir, RecordName))
 
 	sock, shortDir, err := socketPath(o.AnchorDir)
@@ -237,7 +240,13 @@ func Serve(ctx context.Context, o Options) (err error) {
 	}
 	timer := time.AfterFunc(grace, cancelRun)
 	defer timer.Stop()
-	ul.Close() // no new request; broker.Serve waits for those in flight
+	// No new request: the socket's name goes first, so a client that
+	// comes now finds no server and runs in its own process; the
+	// connections already queued are still taken and answered (closing
+	// the listener at once resets them: a command that had connected
+	// failed, exit 3), and broker.Serve waits for those in flight.
+	_ = os.Remove(sock)
+	_ = ul.SetDeadline(time.Now().Add(drainQueued))
 	if hs != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), grace)
 		_ = hs.Shutdown(sctx)
@@ -249,9 +258,14 @@ func Serve(ctx context.Context, o Options) (err error) {
 		// keep the server: it stops a little later all the same.
 		select {
 		case err = <-done:
-		case <-time.After(grace + margin):
+		case <-time.After(drainQueued + grace + margin):
 			err = nil
 		}
 	}
+	ul.Close()
 	return err
 }
+
+// drainQueued is how long a stopping server still accepts connections
+// already queued on its socket (its name removed, no new one can come).
+const drainQueued = 50 * time.Millisecond

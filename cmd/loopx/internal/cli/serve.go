@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -86,12 +87,10 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 		}
 		return err
 	}
-	handed := false
-	defer func() {
-		if !handed {
-			lk.Close()
-		}
-	}()
+	// Released last, once everything below has ended: `loopx serve stop`
+	// returns when this lock is free, and a test or a script that removes
+	// the project then must find no process still writing to it.
+	defer lk.Close()
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs // a relative --project: the Resident keeps an absolute root
 	}
@@ -110,12 +109,15 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// Work a request left running past its deadline (a hook's policy step)
+	// ends, and writes its decision's log line, before the store closes.
+	var left sync.WaitGroup
 	defer func() {
 		// A request stuck in a policy step holds the store: closing it
 		// would wait forever. The process ends anyway, and the store's
 		// lock with it.
 		closed := make(chan struct{})
-		go func() { _ = res.Close(); close(closed) }()
+		go func() { left.Wait(); _ = res.Close(); close(closed) }()
 		select {
 		case <-closed:
 		case <-time.After(residentWait):
@@ -135,11 +137,10 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
-	handed = true
 	err = serve.Serve(ctx, serve.Options{
 		AnchorDir: dir, Lock: lk, Root: root, Addr: o.addr, AllowRemote: o.allowRemote, Handler: handler,
 		OnStop:  func() { close(stopped) },
-		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, DropAnswer: testDropAnswer(), Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, a.serveRun(res))),
+		TLSCert: o.tlsCert, TLSKey: o.tlsKy, Now: now, DropAnswer: testDropAnswer(), Run: idleStop(ctx, cancel, guarded(filepath.Join(dir, serve.RecordName), a.stderr, &left, a.serveRun(res))),
 		Ready: func(r serve.Record) {
 			fmt.Fprintf(a.stderr, "loopx: serving %s (pid %d, socket %s%s) (Ctrl-C to stop)\n", root, r.PID, r.Socket, addrText(r.Addr))
 		},
@@ -207,14 +208,15 @@ const requestOverrun = 2 * time.Second
 // second past it, a request still running holds a policy step that never
 // returns (its context is long done), or left such work running when it
 // answered at its deadline (Options.Abandoned: the guard stays until that
-// work ends and lets the kept store go), so the server removes its record
+// work ends and lets the kept store go; left, when not nil, counts such
+// work, which the server waits for before it closes the store), so the server removes its record
 // (recordPath: new commands run in their own process, and wait for the
 // store's lock) and says so on stderr (serve.log); requestOverrun past
 // it a kernel timer aborts the server (SIGABRT: the goroutines' stacks in
 // serve.log, exit status 2), which frees the lock. The client has long
 // answered by then (a PreToolUse blocked); a command that reached the
 // server in between fails (exit 3).
-func guarded(recordPath string, stderr io.Writer, run func(context.Context, *broker.Session) int) func(context.Context, *broker.Session) int {
+func guarded(recordPath string, stderr io.Writer, left *sync.WaitGroup, run func(context.Context, *broker.Session) int) func(context.Context, *broker.Session) int {
 	return func(ctx context.Context, s *broker.Session) int {
 		d := time.Duration(s.Request.DeadlineMS) * time.Millisecond
 		if d <= 0 {
@@ -229,13 +231,20 @@ func guarded(recordPath string, stderr io.Writer, run func(context.Context, *bro
 			fmt.Fprintf(stderr, "loopx serve: a request (loopx %s) runs past its deadline: stopping (commands run in their own process)\n", strings.Join(s.Request.Argv, " "))
 		})
 		stops = append(stops, drain.Stop)
-		var left []<-chan struct{}
-		code := run(withAbandoned(ctx, func(c <-chan struct{}) { left = append(left, c) }), s)
+		var work []<-chan struct{}
+		code := run(withAbandoned(ctx, func(c <-chan struct{}) { work = append(work, c) }), s)
 		// A command that answered at its deadline may leave work running
 		// (a hook's policy step, which cannot be cancelled) that holds the
-		// kept store: the guard stays until that work ends.
+		// kept store: the guard stays until that work ends, and so does
+		// the server (left).
+		if left != nil {
+			left.Add(1)
+		}
 		go func() {
-			for _, c := range left {
+			if left != nil {
+				defer left.Done()
+			}
+			for _, c := range work {
 				<-c
 			}
 			for _, stop := range stops {

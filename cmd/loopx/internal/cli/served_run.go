@@ -112,7 +112,7 @@ func (a *app) brokerRun(ctx context.Context, s *broker.Session, env []string) in
 		s.Request.DeadlineMS = int64((hookDeadline + hookMargin) / time.Millisecond)
 	}
 	if _, adir, err := a.anchorDir(); err == nil {
-		return guarded(filepath.Join(adir, serve.RecordName), s.Stderr, run)(ctx, s)
+		return guarded(filepath.Join(adir, serve.RecordName), s.Stderr, nil, run)(ctx, s)
 	}
 	return run(ctx, s)
 }
