@@ -116,11 +116,13 @@ func benchServe(n int) error {
 // (distinct todos, agents a1…a8), without and then with a server on the
 // project, 8·k claims each.
 func claimsWithServer(bin, tmp string, k int) error {
-	f := &fixture{name: "claims", todos: 200, spec: agentsSpec, root: filepath.Join(tmp, "claims")}
+	m := 8 * k
+	// Two batches of distinct todos and the one claimed first (at least
+	// 200: the claim order reads them all).
+	f := &fixture{name: "claims", todos: max(200, 2*m+1), spec: agentsSpec, root: filepath.Join(tmp, "claims")}
 	if err := makeProject(f); err != nil {
 		return err
 	}
-	m := 8 * k
 	if len(f.ids) < 2*m+1 {
 		return fmt.Errorf("claims: %d todos for %d claims", len(f.ids), 2*m)
 	}
