@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"github.com/loopx-dev/loopx/kernel/records"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
+	"github.com/loopx-dev/loopx/specs"
 )
 
 // Resident is a project's store kept open by one long-lived process
@@ -53,6 +57,14 @@ type Resident struct {
 	// while loopx/ and the adopted revision stay the same.
 	rmu   sync.Mutex
 	rules *sharedRules
+
+	// spec keeps the spec loaded last (specs.Memo): a request's engine
+	// reads and hashes loopx/ and decodes nothing while it is unchanged.
+	spec specs.Memo
+
+	// slots admits decisions evaluated over the kept read model, at most
+	// one per processor at a time, in the order they ask (admit).
+	slots chan struct{}
 }
 
 // sharedRules are the prepared queries (and the user policies' reads) of
@@ -106,7 +118,22 @@ func OpenResident(o Options) (*Resident, error) {
 		return nil, err
 	}
 	ko.Held = held
-	return &Resident{held: held, opts: ko, dir: dir}, nil
+	return &Resident{held: held, opts: ko, dir: dir, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}, nil
+}
+
+// Admit waits for a slot to answer a short request in (a hook's or a
+// decision's: one that never waits on a person or runs for long) and
+// returns its release: at most one such request per processor runs at a
+// time, the others wait in the order they came (a channel's senders are
+// woken first come, first served). Without it a server answering more
+// clients than it has processors answered most at once and a few after
+// tens of milliseconds (the scheduler lets a goroutine that does not block
+// go on to its next request). A slot holder may wait for the store's
+// mutex; a session holding the store is never made to wait for a slot
+// (nothing in the engine takes one), so the two never wait on each other.
+func (r *Resident) Admit() func() {
+	r.slots <- struct{}{}
+	return func() { <-r.slots }
 }
 
 // acquire takes the mutex and the open store (opening it when it is not:
@@ -274,3 +301,22 @@ func (r *Resident) KeepShrunk(ctx context.Context, every, idle time.Duration, fa
 		}
 	}
 }
+
+// ServeGC sets the garbage collection of a process that keeps a Resident
+// and answers requests for hours (`loopx serve`), unless GOGC or
+// GOMEMLIMIT chose otherwise: a collection when the heap has grown to five
+// times what was live (GOGC=400; the default 100 collects four times as
+// often, and a request that meets a collection waits for its marking),
+// and more often only near serveHeapSoft.
+func ServeGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(serveHeapSoft)
+}
+
+// serveHeapSoft is the server's soft memory limit, in bytes: the heap it
+// may grow to before collecting more often than GOGC says (a hard cap is
+// set apart, watchdog.CapMemory).
+const serveHeapSoft = 1 << 30

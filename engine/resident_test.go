@@ -284,3 +284,24 @@ func TestResident_ShrinksOnlyWhenIdle(t *testing.T) {
 		t.Errorf("idle: tried %v, %+v, %v; want tried, a small file left as it is", tried, rep, err)
 	}
 }
+
+// Admit lets as many requests in at once as it has slots (one per
+// processor) and the next one in when one is released.
+func TestResidentAdmit(t *testing.T) {
+	r := &Resident{slots: make(chan struct{}, 2)}
+	first, second := r.Admit(), r.Admit()
+	third := make(chan func(), 1)
+	go func() { third <- r.Admit() }()
+	select {
+	case <-third:
+		t.Fatal("a third request was admitted while two slots were taken")
+	case <-time.After(50 * time.Millisecond):
+	}
+	first()
+	release := <-third // admitted once a slot is free
+	second()
+	release()
+	if len(r.slots) != 0 {
+		t.Fatalf("%d slots still taken after every release", len(r.slots))
+	}
+}

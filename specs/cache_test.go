@@ -193,3 +193,41 @@ func BenchmarkLoadCached(b *testing.B) {
 		}
 	}
 }
+
+// A Memo returns the spec it kept while the files are the same (the cache
+// file is not read again: removing it changes nothing), and loads again
+// when a file changes, even to the same size.
+func TestMemo_KeepsUntilTheFilesChange(t *testing.T) {
+	specDir := writeSpec(t, map[string]string{"loopx.cue": minimal})
+	cacheDir := filepath.Join(t.TempDir(), ".loopx", "cache")
+	var m Memo
+	first, err := m.LoadCached(specDir, cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(cacheDir); err != nil {
+		t.Fatal(err)
+	}
+	before := evaluations.Load()
+	again, err := m.LoadCached(specDir, cacheDir)
+	if err != nil || again != first || evaluations.Load() != before {
+		t.Fatalf("unchanged files: %p %v (evaluated %v), want the kept %p", again, err, evaluations.Load() != before, first)
+	}
+	edited := strings.Replace(minimal, "green", "grEen", 1)
+	if edited == minimal {
+		t.Fatal("the edit changes nothing")
+	}
+	if err := os.WriteFile(filepath.Join(specDir, "loopx.cue"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := m.LoadCached(specDir, cacheDir)
+	if err != nil || changed == first || changed.Hash == first.Hash {
+		t.Fatalf("edited file: %v, hash %s (was %s)", err, changed.Hash, first.Hash)
+	}
+	if err := os.WriteFile(filepath.Join(specDir, "loopx.cue"), []byte("not cue {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.LoadCached(specDir, cacheDir); err == nil {
+		t.Fatal("a broken spec loaded through the Memo")
+	}
+}

@@ -20,8 +20,10 @@ import (
 // serveMain is `loopx-bench serve`: what `loopx serve` costs and saves.
 //
 //   - server side: the work the server does per request, in process —
-//     an engine over the store it keeps open (engine.Resident), one
-//     decision, close — for should_run and for a permission (a Bash
+//     admitted as the server admits a hook or a decision (Resident.Admit:
+//     one per processor at a time, first come first served), an engine
+//     over the store it keeps open (engine.Resident), one decision,
+//     close, with the server's garbage collection (engine.ServeGC) — for should_run and for a permission (a Bash
 //     "go test ./..."), by 1, 2 and 8 clients at once, as p50 and p99 of
 //     each request's latency (the budgets: permission p99 ≤ 1 ms, should_run
 //     p99 ≤ 2 ms at 200 todos);
@@ -163,6 +165,7 @@ func serverSide(root string, n int) error {
 		return err
 	}
 	defer r.Close()
+	engine.ServeGC() // as the server does
 	ctx := context.Background()
 	asks := []struct {
 		name string
@@ -189,9 +192,11 @@ func serverSide(root string, n int) error {
 					defer wg.Done()
 					for range n {
 						t := time.Now()
+						release := r.Admit() // as the server admits a hook or a decision
 						e := engine.New(engine.Options{Root: root, Resident: r})
 						err := a.do(e)
 						e.Close()
+						release()
 						if err != nil {
 							errc <- err
 							return

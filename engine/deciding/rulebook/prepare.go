@@ -84,7 +84,10 @@ func (s *Schemas) PrepareAll(ctx context.Context, refs []string, specJSON []byte
 			return nil, err
 		}
 	}
-	store := inmem.NewFromObject(map[string]any{"loopx": map[string]any{"spec": spec}})
+	// The spec is converted to AST values once, here, instead of on every
+	// read of data.loopx.spec by every evaluation (the store's default,
+	// which was most of a served permission's evaluation).
+	store := inmem.NewFromObjectWithOpts(map[string]any{"loopx": map[string]any{"spec": spec}}, inmem.OptReturnASTValuesOnRead(true))
 	opts := []func(*rego.Rego){
 		rego.Compiler(compiler),
 		rego.Query(refs[0]),

@@ -71,7 +71,7 @@ func (a *app) runServe(ctx context.Context, o *serveOptions) error {
 	if o.detach {
 		return a.detachServe(dir)
 	}
-	longRunning()
+	engine.ServeGC()
 	now, err := a.clock()
 	if err != nil {
 		return err

@@ -252,6 +252,12 @@ func dialFailed(err error) bool { return serveclient.DialFailed(err) }
 // server's. A client that cannot be read is refused (exit 3).
 func (a *app) serveRun(res *engine.Resident) func(ctx context.Context, s *broker.Session) int {
 	return func(ctx context.Context, s *broker.Session) int {
+		// A hook and a decision are answered one per processor at a
+		// time, first come first served (Resident.Admit); other commands
+		// may wait on a person or run for long, and are not held back.
+		if c := scanArgs(s.Request.Argv).Command; c == "hook" || c == "decide" {
+			defer res.Admit()()
+		}
 		p, err := caller.FromPID(s.PID)
 		if err == nil && !s.PeerAlive() {
 			err = caller.ErrGone
