@@ -3,11 +3,12 @@ package broker
 import (
 	"context"
 	"fmt"
-	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"io"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 )
 
 // Bounds of the answers a Server keeps (Answers): how many, how much
@@ -68,7 +69,7 @@ type recordedFrame struct {
 // begin registers req's key for owner: fresh is true when the key is new
 // and the command is to run now (its answer recorded); otherwise a is the
 // answer to give again. a is nil for a retry of a key not kept.
-func (as *Answers) begin(req Request, owner proc) (a *answer, fresh bool) {
+func (as *Answers) begin(req wire.Request, owner proc) (a *answer, fresh bool) {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	as.evict()
@@ -124,7 +125,7 @@ func (as *Answers) evict() {
 // has ended (or ctx is done: exit 3): its output frames through write
 // and its exit code, returned. A caller other than the process that sent
 // the key first, or other arguments, is refused (exit 3).
-func (as *Answers) replay(ctx context.Context, a *answer, owner proc, req Request, write func(kind byte, p []byte) error, stderr io.Writer) int {
+func (as *Answers) replay(ctx context.Context, a *answer, owner proc, req wire.Request, write func(kind byte, p []byte) error, stderr io.Writer) int {
 	if a.owner != owner || !slices.Equal(a.argv, req.Argv) {
 		fmt.Fprintf(stderr, "loopx server: key %s belongs to another command: not run\n", req.Key)
 		return 3

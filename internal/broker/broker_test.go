@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 )
 
 func TestReadRequest(t *testing.T) {
@@ -50,7 +52,7 @@ func TestReadRequest(t *testing.T) {
 }
 
 func TestReadRequest_LongHeaderIsRefused(t *testing.T) {
-	line := `{"v":1,"argv":["` + strings.Repeat("a", MaxHeader) + `"],"cwd":"/"}` + "\n"
+	line := `{"v":1,"argv":["` + strings.Repeat("a", wire.MaxHeader) + `"],"cwd":"/"}` + "\n"
 	_, err := ReadRequest(bufio.NewReader(strings.NewReader(line)))
 	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "longer than") {
 		t.Fatalf("ReadRequest = %v, want the header refused as too long", err)
@@ -71,7 +73,7 @@ func FuzzReadRequest(f *testing.F) {
 			t.Fatalf("accepted a request Check refuses: %+v", req)
 		}
 		var buf bytes.Buffer
-		if err := WriteRequest(&buf, req); err != nil {
+		if err := wire.WriteRequest(&buf, req); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := ReadRequest(bufio.NewReader(&buf)); err != nil {
@@ -82,18 +84,18 @@ func FuzzReadRequest(f *testing.F) {
 
 func FuzzReadFrame(f *testing.F) {
 	var buf bytes.Buffer
-	_ = WriteFrame(&buf, FrameStdout, []byte("hello"))
-	_ = WriteFrame(&buf, FrameExit, []byte(`{"code":1}`))
+	_ = wire.WriteFrame(&buf, wire.FrameStdout, []byte("hello"))
+	_ = wire.WriteFrame(&buf, wire.FrameExit, []byte(`{"code":1}`))
 	f.Add(buf.Bytes())
 	f.Add([]byte{'x', 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := bytes.NewReader(b)
 		for {
-			kind, payload, err := ReadFrame(r)
+			kind, payload, err := wire.ReadFrame(r)
 			if err != nil {
 				return
 			}
-			if len(payload) > MaxFrame || !strings.ContainsRune("oepxicrskwdq", rune(kind)) {
+			if len(payload) > wire.MaxFrame || !strings.ContainsRune("oepxicrskwdq", rune(kind)) {
 				t.Fatalf("accepted frame %q of %d bytes", kind, len(payload))
 			}
 		}
@@ -131,7 +133,7 @@ func TestCall_IdentityComesFromTheServer(t *testing.T) {
 			return nil
 		}}
 	sock := serve(t, s)
-	req := Request{V: Version, Argv: []string{"-c", `echo "$LOOPX_AGENT $NO_COLOR $PWD"; cat; echo err >&2; exit 7`}, Cwd: "/",
+	req := wire.Request{V: wire.Version, Argv: []string{"-c", `echo "$LOOPX_AGENT $NO_COLOR $PWD"; cat; echo err >&2; exit 7`}, Cwd: "/",
 		Env: map[string]string{"NO_COLOR": "client"}}
 	var out, errb bytes.Buffer
 	code, err := Call(sock, req, strings.NewReader("from stdin\n"), &out, &errb)
@@ -149,7 +151,7 @@ func TestCall_RefusedPeerGetsExit1(t *testing.T) {
 	sock := serve(t, &Server{Exe: "/bin/true", Dir: t.TempDir(), Peer: func(pid, uid int) error {
 		return errors.New("not this round's sandbox")
 	}})
-	req, err := NewRequest([]string{"status"})
+	req, err := wire.NewRequest([]string{"status"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,13 +193,13 @@ func TestAnswers_KeyRunsOnce(t *testing.T) {
 		DropAnswer: func(s *Session) bool { return !s.Request.Retry },
 	}
 	sock := serve(t, s)
-	req, err := NewRequest([]string{"add"})
+	req, err := wire.NewRequest([]string{"add"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Key = strings.Repeat("ab", KeyLen/2)
+	req.Key = strings.Repeat("ab", wire.KeyLen/2)
 	var out, errb bytes.Buffer
-	if _, err := Call(sock, req, nil, &out, &errb); !errors.Is(err, ErrAnswerLost) {
+	if _, err := Call(sock, req, nil, &out, &errb); !errors.Is(err, wire.ErrAnswerLost) {
 		t.Fatalf("first call: %v, want ErrAnswerLost", err)
 	}
 	req.Retry = true
@@ -210,8 +212,8 @@ func TestAnswers_KeyRunsOnce(t *testing.T) {
 	other := req
 	other.Argv = []string{"remove"}
 	unknown := req
-	unknown.Key = strings.Repeat("cd", KeyLen/2)
-	for _, r := range []Request{other, unknown} {
+	unknown.Key = strings.Repeat("cd", wire.KeyLen/2)
+	for _, r := range []wire.Request{other, unknown} {
 		errb.Reset()
 		if code, err := Call(sock, r, nil, io.Discard, &errb); err != nil || code != 3 || !strings.Contains(errb.String(), "not run") {
 			t.Errorf("retry %v = %d, %v, %q; want refused (3, not run)", r.Argv, code, err, errb.String())
@@ -228,9 +230,9 @@ func TestAnswers_KeyRunsOnce(t *testing.T) {
 // oldest is forgotten first.
 func TestAnswers_Bounded(t *testing.T) {
 	as := NewAnswers()
-	key := func(i int) string { return fmt.Sprintf("%0*x", KeyLen, i) }
+	key := func(i int) string { return fmt.Sprintf("%0*x", wire.KeyLen, i) }
 	for i := range MaxAnswers + 10 {
-		a, fresh := as.begin(Request{Key: key(i)}, proc{1, 1})
+		a, fresh := as.begin(wire.Request{Key: key(i)}, proc{1, 1})
 		if !fresh {
 			t.Fatalf("key %d is not fresh", i)
 		}
@@ -242,7 +244,7 @@ func TestAnswers_Bounded(t *testing.T) {
 	if _, ok := as.byKey[key(0)]; ok {
 		t.Fatal("the oldest answer is still kept")
 	}
-	if a, _ := as.begin(Request{Key: key(0), Retry: true}, proc{1, 1}); a != nil {
+	if a, _ := as.begin(wire.Request{Key: key(0), Retry: true}, proc{1, 1}); a != nil {
 		t.Fatal("a forgotten key's retry got an answer")
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 )
 
 // ErrBadRequest wraps every reason ReadRequest refuses a request for.
@@ -25,19 +27,19 @@ var ErrBadRequest = errors.New("bad broker request")
 // most 4,096 arguments, Env only of PassedEnv, Cwd absolute and clean, a
 // deadline not negative. Errors wrap ErrBadRequest (a version mismatch
 // says which version this side speaks); io.EOF when r ended first.
-func ReadRequest(r *bufio.Reader) (Request, error) {
+func ReadRequest(r *bufio.Reader) (wire.Request, error) {
 	var line []byte
 	for {
 		chunk, more, err := r.ReadLine()
 		line = append(line, chunk...)
-		if len(line) > MaxHeader {
-			return Request{}, fmt.Errorf("%w: the header is longer than %d bytes", ErrBadRequest, MaxHeader)
+		if len(line) > wire.MaxHeader {
+			return wire.Request{}, fmt.Errorf("%w: the header is longer than %d bytes", ErrBadRequest, wire.MaxHeader)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && len(line) == 0 {
-				return Request{}, io.EOF
+				return wire.Request{}, io.EOF
 			}
-			return Request{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return wire.Request{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 		}
 		if !more {
 			break
@@ -45,28 +47,28 @@ func ReadRequest(r *bufio.Reader) (Request, error) {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(line)))
 	dec.DisallowUnknownFields()
-	var req Request
+	var req wire.Request
 	if err := dec.Decode(&req); err != nil {
-		return Request{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return wire.Request{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	if dec.More() {
-		return Request{}, fmt.Errorf("%w: more than one JSON value on the header line", ErrBadRequest)
+		return wire.Request{}, fmt.Errorf("%w: more than one JSON value on the header line", ErrBadRequest)
 	}
 	return req, Check(req)
 }
 
 // Check validates a decoded request req (ReadRequest's rules). Errors wrap
 // ErrBadRequest.
-func Check(req Request) error {
-	if req.V != Version {
-		return fmt.Errorf("%w: protocol version %d, this loopx speaks %d", ErrBadRequest, req.V, Version)
+func Check(req wire.Request) error {
+	if req.V != wire.Version {
+		return fmt.Errorf("%w: protocol version %d, this loopx speaks %d", ErrBadRequest, req.V, wire.Version)
 	}
 	if len(req.Argv) > 4096 {
 		return fmt.Errorf("%w: %d arguments (at most 4096)", ErrBadRequest, len(req.Argv))
 	}
 	for k := range req.Env {
 		if !passed(k) {
-			return fmt.Errorf("%w: environment variable %q is not passed (only %s)", ErrBadRequest, k, strings.Join(PassedEnv, ", "))
+			return fmt.Errorf("%w: environment variable %q is not passed (only %s)", ErrBadRequest, k, strings.Join(wire.PassedEnv, ", "))
 		}
 	}
 	if !filepath.IsAbs(req.Cwd) || filepath.Clean(req.Cwd) != req.Cwd {
@@ -76,7 +78,7 @@ func Check(req Request) error {
 		return fmt.Errorf("%w: deadline_ms %d is negative", ErrBadRequest, req.DeadlineMS)
 	}
 	if req.Key != "" && !validKey(req.Key) {
-		return fmt.Errorf("%w: key is not %d lowercase hex digits", ErrBadRequest, KeyLen)
+		return fmt.Errorf("%w: key is not %d lowercase hex digits", ErrBadRequest, wire.KeyLen)
 	}
 	if req.Retry && req.Key == "" {
 		return fmt.Errorf("%w: a retry without a key", ErrBadRequest)
@@ -85,7 +87,7 @@ func Check(req Request) error {
 }
 
 func validKey(k string) bool {
-	if len(k) != KeyLen {
+	if len(k) != wire.KeyLen {
 		return false
 	}
 	for _, c := range k {
@@ -97,7 +99,7 @@ func validKey(k string) bool {
 }
 
 func passed(k string) bool {
-	for _, p := range PassedEnv {
+	for _, p := range wire.PassedEnv {
 		if k == p {
 			return true
 		}

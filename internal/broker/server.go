@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 )
 
 // Server runs the requests of one confinement's loopx commands as loopx
@@ -93,8 +95,8 @@ func (f frames) Write(p []byte) (int, error) {
 	defer f.mu.Unlock()
 	n := 0
 	for len(p) > 0 {
-		c := min(len(p), MaxFrame)
-		if err := WriteFrame(f.w, f.kind, p[:c]); err != nil {
+		c := min(len(p), wire.MaxFrame)
+		if err := wire.WriteFrame(f.w, f.kind, p[:c]); err != nil {
 			return n, err
 		}
 		n, p = n+c, p[c:]
@@ -108,7 +110,7 @@ type Session struct {
 	// namespace).
 	PID int
 	// Request is the request's header.
-	Request Request
+	Request wire.Request
 	// Stdin is the client's standard input; Stdout and Stderr go back to
 	// the client as frames.
 	Stdin          io.Reader
@@ -116,9 +118,9 @@ type Session struct {
 
 	mu      *sync.Mutex // guards writes to conn
 	conn    *net.UnixConn
-	replies chan Reply
-	spawned chan Spawned
-	done    chan Done
+	replies chan wire.Reply
+	spawned chan wire.Spawned
+	done    chan wire.Done
 	handle  int // a pidfd of the peer, -1 when none
 }
 
@@ -139,9 +141,9 @@ func (s *Session) Spawn(ctx context.Context, argv, env []string, dir string) (pi
 	if !s.Request.Spawn {
 		return 0, nil, ErrNoSpawn
 	}
-	b, _ := json.Marshal(Spawn{Argv: argv, Env: env, Dir: dir})
+	b, _ := json.Marshal(wire.Spawn{Argv: argv, Env: env, Dir: dir})
 	s.mu.Lock()
-	err = WriteFrame(s.conn, FrameSpawn, b)
+	err = wire.WriteFrame(s.conn, wire.FrameSpawn, b)
 	s.mu.Unlock()
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w: %v", ErrNoSpawn, err)
@@ -162,7 +164,7 @@ func (s *Session) Spawn(ctx context.Context, argv, env []string, dir string) (pi
 		case <-ctx.Done():
 		}
 		s.mu.Lock()
-		_ = WriteFrame(s.conn, FrameKill, nil)
+		_ = wire.WriteFrame(s.conn, wire.FrameKill, nil)
 		s.mu.Unlock()
 		d, ok := <-s.done
 		return doneOf(d, ok)
@@ -170,7 +172,7 @@ func (s *Session) Spawn(ctx context.Context, argv, env []string, dir string) (pi
 	return sp.PID, wait, nil
 }
 
-func doneOf(d Done, ok bool) (int, error) {
+func doneOf(d wire.Done, ok bool) (int, error) {
 	switch {
 	case !ok:
 		return -1, fmt.Errorf("%w: the client went away", ErrNoSpawn)
@@ -193,9 +195,9 @@ var ErrNoTerminal = errors.New("the client has no terminal")
 // Ask shows text on the client's controlling terminal and returns the
 // line typed there. Errors: ErrNoTerminal (wrapped), ctx's.
 func (s *Session) Ask(ctx context.Context, text string) (string, error) {
-	b, _ := json.Marshal(Prompt{Text: text})
+	b, _ := json.Marshal(wire.Prompt{Text: text})
 	s.mu.Lock()
-	err := WriteFrame(s.conn, FramePrompt, b)
+	err := wire.WriteFrame(s.conn, wire.FramePrompt, b)
 	s.mu.Unlock()
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNoTerminal, err)
@@ -224,29 +226,29 @@ func (s *Session) demux(r io.Reader, in *inbox, cancel context.CancelFunc) {
 	defer close(s.spawned)
 	defer close(s.done)
 	for {
-		kind, payload, err := ReadFrame(r)
+		kind, payload, err := wire.ReadFrame(r)
 		if err != nil {
 			in.close(io.ErrUnexpectedEOF)
 			cancel()
 			return
 		}
 		switch kind {
-		case FrameStdin:
+		case wire.FrameStdin:
 			if !in.put(payload) {
 				in.close(fmt.Errorf("standard input over %d bytes", maxInbox))
 				cancel()
 				return
 			}
-		case FrameStdinEnd:
+		case wire.FrameStdinEnd:
 			in.close(io.EOF)
-		case FrameSpawned:
-			deliver(s.spawned, payload, Spawned{Error: "a malformed spawned frame"})
-		case FrameDone:
-			deliver(s.done, payload, Done{Code: -1, Error: "a malformed done frame"})
-		case FrameInterrupt:
+		case wire.FrameSpawned:
+			deliver(s.spawned, payload, wire.Spawned{Error: "a malformed spawned frame"})
+		case wire.FrameDone:
+			deliver(s.done, payload, wire.Done{Code: -1, Error: "a malformed done frame"})
+		case wire.FrameInterrupt:
 			cancel()
-		case FrameReply:
-			deliver(s.replies, payload, Reply{Error: "a malformed reply"})
+		case wire.FrameReply:
+			deliver(s.replies, payload, wire.Reply{Error: "a malformed reply"})
 		default:
 			in.close(io.ErrUnexpectedEOF)
 			cancel()
@@ -329,12 +331,12 @@ func (in *inbox) Read(p []byte) (int, error) {
 
 func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	mu := &sync.Mutex{}
-	stderr := frames{mu, conn, FrameStderr}
+	stderr := frames{mu, conn, wire.FrameStderr}
 	exit := func(code int) {
-		b, _ := json.Marshal(Exit{Code: code})
+		b, _ := json.Marshal(wire.Exit{Code: code})
 		mu.Lock()
 		defer mu.Unlock()
-		_ = WriteFrame(conn, FrameExit, b)
+		_ = wire.WriteFrame(conn, wire.FrameExit, b)
 	}
 	pid, uid, err := peer(conn)
 	if err == nil {
@@ -365,8 +367,8 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	defer cancel()
 	in := newInbox()
 	defer in.close(io.ErrClosedPipe)
-	sess := &Session{PID: pid, Request: req, Stdin: in, Stdout: frames{mu, conn, FrameStdout}, Stderr: stderr,
-		mu: mu, conn: conn, replies: make(chan Reply, 1), spawned: make(chan Spawned, 1), done: make(chan Done, 1), handle: peerHandle(conn, pid)}
+	sess := &Session{PID: pid, Request: req, Stdin: in, Stdout: frames{mu, conn, wire.FrameStdout}, Stderr: stderr,
+		mu: mu, conn: conn, replies: make(chan wire.Reply, 1), spawned: make(chan wire.Spawned, 1), done: make(chan wire.Done, 1), handle: peerHandle(conn, pid)}
 	defer closeHandle(sess.handle)
 	if s.Run != nil && req.Key != "" && s.Answers != nil {
 		owner := proc{pid, procStart(pid)}
@@ -387,8 +389,8 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 		}
 		// The command goes on when its client goes away: its answer is
 		// kept for the client's retry.
-		sess.Stdout = recording{s.Answers, a, frames{mu, conn, FrameStdout}, FrameStdout}
-		sess.Stderr = recording{s.Answers, a, stderr, FrameStderr}
+		sess.Stdout = recording{s.Answers, a, frames{mu, conn, wire.FrameStdout}, wire.FrameStdout}
+		sess.Stderr = recording{s.Answers, a, stderr, wire.FrameStderr}
 		go sess.demux(br, in, func() {})
 		code := s.Run(ctx, sess)
 		s.Answers.finish(a, code)
@@ -414,7 +416,7 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 		cmd.Dir = req.Cwd
 	}
 	cmd.Env = s.env(req.Env)
-	cmd.Stdout, cmd.Stderr = frames{mu, conn, FrameStdout}, stderr
+	cmd.Stdout, cmd.Stderr = frames{mu, conn, wire.FrameStdout}, stderr
 	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
@@ -451,7 +453,7 @@ func (s *Server) env(passed map[string]string) []string {
 			env = append(env, kv)
 		}
 	}
-	for _, k := range PassedEnv {
+	for _, k := range wire.PassedEnv {
 		if v, ok := passed[k]; ok {
 			env = append(env, k+"="+v)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/agentloop"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/confine"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/safegit"
@@ -237,7 +238,7 @@ func (w *Wall) Enter(ctx context.Context, r *records.Round, argv, env []string) 
 	}()
 	return agentloop.Entered{
 		Argv:    sb.Command(argv),
-		Env:     sb.Env(env, broker.SocketEnv),
+		Env:     sb.Env(env, wire.SocketEnv),
 		Started: func(pid int) { sandbox.Store(int64(pid)) },
 		Leave: func() {
 			cancel()
@@ -259,7 +260,7 @@ func (w *Wall) Enter(ctx context.Context, r *records.Round, argv, env []string) 
 func withoutBroker(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, broker.SocketEnv+"=") {
+		if !strings.HasPrefix(kv, wire.SocketEnv+"=") {
 			out = append(out, kv)
 		}
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"io"
 	"net"
 	"os"
@@ -27,15 +28,15 @@ func Lookup(dir string) (r Record, ok bool) { return serveclient.Lookup(dir) }
 // server that does not answer in time is an error (os.ErrDeadlineExceeded
 // wrapped), so a caller never waits on a stuck server (but for a person
 // typing at a prompt). ask answers the server's prompts on the caller's
-// terminal (nil: none; broker.CallConn).
-func Call(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask broker.Asker) (int, error) {
+// terminal (nil: none; wire.CallConn).
+func Call(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
 	return CallSpawning(r, req, timeout, stdin, stdout, stderr, ask, nil, nil)
 }
 
 // CallSpawning is Call for a client that starts the agent's processes for
-// the server (req.Spawn; broker.CallConnWith: start, and interrupt closed
+// the server (req.Spawn; wire.CallConnWith: start, and interrupt closed
 // when the person asks it to stop).
-func CallSpawning(r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask broker.Asker, start broker.Starter, interrupt <-chan struct{}) (int, error) {
+func CallSpawning(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker, start wire.Starter, interrupt <-chan struct{}) (int, error) {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.Dial("unix", r.Socket)
 	if err != nil {
@@ -53,7 +54,7 @@ func CallSpawning(r Record, req broker.Request, timeout time.Duration, stdin io.
 	if timeout > 0 {
 		_ = uc.SetDeadline(time.Now().Add(timeout))
 	}
-	return broker.CallConnWith(uc, r.Socket, req, stdin, stdout, stderr, ask, start, interrupt)
+	return wire.CallConnWith(uc, r.Socket, req, stdin, stdout, stderr, ask, start, interrupt)
 }
 
 // ErrAnswerLost is CallKeyed's error when the answer of a keyed command
@@ -65,6 +66,6 @@ var ErrAnswerLost = serveclient.ErrAnswerLost
 // (req.Key): serveclient.CallKeyed over Call (when the connection ends
 // after the request was sent and before the exit frame, it asks the same
 // server again once, with the same key; a lost answer is ErrAnswerLost).
-func CallKeyed(dir string, r Record, req broker.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask broker.Asker) (int, error) {
+func CallKeyed(dir string, r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
 	return serveclient.CallKeyed(dir, r, req, timeout, stdin, stdout, stderr, ask, Call)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/serveclient"
 )
 
@@ -72,7 +73,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	// The socket runs a forwarded command.
 	var out, errb bytes.Buffer
-	code, err := broker.Call(rec.Socket, broker.Request{V: broker.Version, Argv: []string{"a", "b"}, Cwd: "/"}, strings.NewReader("in"), &out, &errb)
+	code, err := broker.Call(rec.Socket, wire.Request{V: wire.Version, Argv: []string{"a", "b"}, Cwd: "/"}, strings.NewReader("in"), &out, &errb)
 	if err != nil || code != 7 || out.String() != "a b:in" || errb.String() != "err" {
 		t.Fatalf("Call = %d, %v, %q, %q", code, err, out.String(), errb.String())
 	}
@@ -145,7 +146,7 @@ func TestLongAnchorSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := broker.Call(rec.Socket, broker.Request{V: broker.Version, Cwd: "/"}, nil, &out, &out); err != nil {
+	if _, err := broker.Call(rec.Socket, wire.Request{V: wire.Version, Cwd: "/"}, nil, &out, &out); err != nil {
 		t.Fatalf("Call: %v", err)
 	}
 	if err := stop(); err != nil {
@@ -200,7 +201,7 @@ func TestStopFinishesInFlight(t *testing.T) {
 	got := make(chan res, 1)
 	go func() {
 		var out bytes.Buffer
-		code, err := broker.Call(rec.Socket, broker.Request{V: broker.Version, Cwd: "/"}, nil, &out, io.Discard)
+		code, err := broker.Call(rec.Socket, wire.Request{V: wire.Version, Cwd: "/"}, nil, &out, io.Discard)
 		got <- res{code, out.String(), err}
 	}()
 	<-started
@@ -219,12 +220,12 @@ func TestCallRefusesAnotherPeer(t *testing.T) {
 	rec, _ := start(t, Options{AnchorDir: dir, Run: echo})
 	forged := rec
 	forged.PID = rec.PID + 1 // the record names another pid than the socket's holder
-	_, err := Call(forged, broker.Request{V: broker.Version, Cwd: "/"}, time.Second, nil, io.Discard, io.Discard, nil)
+	_, err := Call(forged, wire.Request{V: wire.Version, Cwd: "/"}, time.Second, nil, io.Discard, io.Discard, nil)
 	if !errors.Is(err, ErrNotServer) {
 		t.Fatalf("Call with another pid: %v", err)
 	}
 	var out bytes.Buffer
-	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"x"}, Cwd: "/"}, time.Second, nil, &out, io.Discard, nil)
+	code, err := Call(rec, wire.Request{V: wire.Version, Argv: []string{"x"}, Cwd: "/"}, time.Second, nil, &out, io.Discard, nil)
 	if err != nil || code != 7 || out.String() != "x:" {
 		t.Fatalf("Call = %d, %v, %q", code, err, out.String())
 	}
@@ -258,7 +259,7 @@ func TestCallStuckServer(t *testing.T) {
 	if _, ok := Lookup(dir); !ok {
 		t.Fatal("Lookup missed the recorded server")
 	}
-	_, err = Call(rec, broker.Request{V: broker.Version, Cwd: "/"}, 200*time.Millisecond, nil, io.Discard, io.Discard, nil)
+	_, err = Call(rec, wire.Request{V: wire.Version, Cwd: "/"}, 200*time.Millisecond, nil, io.Discard, io.Discard, nil)
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Call to a stuck server: %v", err)
 	}
@@ -268,7 +269,7 @@ func TestCallStuckServer(t *testing.T) {
 func TestNoRunRunsNothing(t *testing.T) {
 	rec, _ := start(t, Options{AnchorDir: t.TempDir()})
 	var out, errb bytes.Buffer
-	code, err := Call(rec, broker.Request{V: broker.Version, Argv: []string{"version"}, Cwd: "/"}, time.Second, nil, &out, &errb, nil)
+	code, err := Call(rec, wire.Request{V: wire.Version, Argv: []string{"version"}, Cwd: "/"}, time.Second, nil, &out, &errb, nil)
 	if err != nil || code != 3 || out.Len() != 0 || !strings.Contains(errb.String(), "does not run commands") {
 		t.Fatalf("Call = %d, %v, %q, %q", code, err, out.String(), errb.String())
 	}
@@ -295,7 +296,7 @@ func TestStopDoesNotWaitForeverForAStuckRequest(t *testing.T) {
 	}()
 	rec := <-ready
 	go func() {
-		_, _ = broker.Call(rec.Socket, broker.Request{V: broker.Version, Cwd: "/"}, nil, io.Discard, io.Discard)
+		_, _ = broker.Call(rec.Socket, wire.Request{V: wire.Version, Cwd: "/"}, nil, io.Discard, io.Discard)
 	}()
 	<-started
 	cancel()
@@ -348,7 +349,7 @@ func TestStopAnswersEveryConnection(t *testing.T) {
 		go func() {
 			for {
 				var out bytes.Buffer
-				code, err := Call(rec, broker.Request{V: broker.Version, Cwd: "/"}, 5*time.Second, nil, &out, io.Discard, nil)
+				code, err := Call(rec, wire.Request{V: wire.Version, Cwd: "/"}, 5*time.Second, nil, &out, io.Discard, nil)
 				switch {
 				case err != nil && serveclient.DialFailed(err):
 					errc <- nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/confined"
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -15,7 +16,7 @@ import (
 // the command runs outside as the round's agent, with the same output
 // and exit code; exit 3 when the broker cannot be reached.
 func brokerClient(socket string, args []string) int {
-	req, err := broker.NewRequest(args)
+	req, err := wire.NewRequest(args)
 	if err == nil {
 		var code int
 		code, err = broker.Call(socket, req, os.Stdin, os.Stdout, os.Stderr)

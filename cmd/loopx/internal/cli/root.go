@@ -28,7 +28,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/gates"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
-	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/specs"
@@ -131,7 +131,7 @@ func Main() int {
 		// command this binary runs itself as, for a spec not in the cache.
 		return specs.ServeChild(os.Stdin, os.Stdout, os.Stderr)
 	}
-	if sock := broker.Socket(); sock != "" {
+	if sock := wire.Socket(); sock != "" {
 		// Inside an agent's confinement: loopx runs outside (brokered.go).
 		return brokerClient(sock, os.Args[1:])
 	}

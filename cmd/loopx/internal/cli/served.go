@@ -21,6 +21,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/caller"
 	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
 	"github.com/loopx-dev/loopx/internal/frontend/hook"
@@ -116,7 +117,7 @@ func forward(args []string) (code int, ok bool) {
 	if !running {
 		return 0, false
 	}
-	req, err := broker.NewRequest(args)
+	req, err := wire.NewRequest(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loopx: %v\n", err)
 		return ExitInternal, true
@@ -227,10 +228,10 @@ func keyFor(f forwardArgs) string {
 	return newKey()
 }
 
-// newKey is a fresh idempotency key (broker.Request.Key): 128 random
+// newKey is a fresh idempotency key (wire.Request.Key): 128 random
 // bits in hex.
 func newKey() string {
-	var b [broker.KeyLen / 2]byte
+	var b [wire.KeyLen / 2]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }

@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 )
 
 // TestKeyFor_LongSessionsCarryNone: a keyed command goes on in the server
@@ -23,7 +23,7 @@ func TestKeyFor_LongSessionsCarryNone(t *testing.T) {
 		}
 	}
 	a, b := keyFor(scanArgs([]string{"todo", "add", "x"})), keyFor(scanArgs([]string{"todo", "add", "x"}))
-	if len(a) != broker.KeyLen || a == b {
-		t.Errorf("todo add keys %q, %q: want two fresh keys of %d digits", a, b, broker.KeyLen)
+	if len(a) != wire.KeyLen || a == b {
+		t.Errorf("todo add keys %q, %q: want two fresh keys of %d digits", a, b, wire.KeyLen)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopx-dev/loopx/engine/mutating/runround"
 	"github.com/loopx-dev/loopx/internal/broker"
+	"github.com/loopx-dev/loopx/internal/broker/wire"
 	"github.com/loopx-dev/loopx/internal/caller"
 	"github.com/loopx-dev/loopx/internal/confine"
 	"github.com/loopx-dev/loopx/internal/frontend/serve"
@@ -91,7 +92,7 @@ func (a *app) brokerRun(ctx context.Context, s *broker.Session, env []string) in
 			e = append(e, kv)
 		}
 	}
-	for _, k := range broker.PassedEnv {
+	for _, k := range wire.PassedEnv {
 		if v, ok := s.Request.Env[k]; ok {
 			e = append(e, k+"="+v)
 		}
@@ -124,7 +125,7 @@ func (a *app) brokerRun(ctx context.Context, s *broker.Session, env []string) in
 // run in its own process does), after marking every inherited descriptor
 // close-on-exec (none reaches the sandbox). stop sends SIGTERM to the
 // group, then SIGKILL ten seconds on.
-func startAgent(sp broker.Spawn) (int, func() (int, error), func(), error) {
+func startAgent(sp wire.Spawn) (int, func() (int, error), func(), error) {
 	if err := confine.CloseInherited(); err != nil {
 		return 0, nil, nil, err
 	}
