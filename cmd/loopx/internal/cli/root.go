@@ -281,13 +281,20 @@ func isFlagError(err error) bool {
 // printError prints err once: the JSON error envelope on stdout under
 // --json (errs.Envelope), else its lines on stderr (errs.Lines) and, for
 // a command-line mistake, where to find the usage.
+//
+// A message is cut to inert.MaxText characters (inert.Clip): it may quote
+// what the caller gave (a 120,000-character --agent was echoed whole).
 func (a *app) printError(err error) {
 	if a.json {
-		_ = output.Errors(a.stdout, errs.Envelope(err))
+		entries := errs.Envelope(err)
+		for i := range entries {
+			entries[i].Message = inert.Clip(entries[i].Message, true)
+		}
+		_ = output.Errors(a.stdout, entries)
 		return
 	}
 	for _, line := range errs.Lines(err) {
-		fmt.Fprintln(a.stderr, line)
+		fmt.Fprintln(a.stderr, inert.Clip(line, true))
 	}
 	var list errs.List
 	if isFlagError(err) && !errors.As(err, &list) {
@@ -320,6 +327,9 @@ watch --exec interrupted (the current round recorded first).`,
 		a.view = viewCommands[cmd.CommandPath()]
 		if a.json || machineOutput(cmd) {
 			a.paintOut.Off = true // a JSON document, a script, SARIF: exact bytes
+		}
+		if err := checkNames(cmd, a.getenv); err != nil {
+			return err
 		}
 		return a.checkBrokered(cmd, args)
 	}
@@ -625,4 +635,32 @@ func machineOutput(cmd *cobra.Command) bool {
 		return true
 	}
 	return false
+}
+
+// nameFlags are the flags whose value names an agent or a goal.
+var nameFlags = []string{"agent", "goal", "as"}
+
+// checkNames refuses (usage) a name longer than inert.MaxLine characters
+// given as --agent, --goal or --as, or in $LOOPX_AGENT or $LOOPX_GOAL:
+// no agent or goal has such a name, and every refusal and decision would
+// quote it whole (a 120,000-character --agent made a 120 KB answer).
+// A hook is left to answer its errors the way its event requires (a Stop
+// hook's usage error must not keep the agent running).
+func checkNames(cmd *cobra.Command, getenv func(string) string) error {
+	if cmd.Name() == "hook" {
+		return nil
+	}
+	for _, name := range nameFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			if err := inert.CheckLen("--"+name, f.Value.String(), false); err != nil {
+				return usagef("%v", err)
+			}
+		}
+	}
+	for _, env := range []string{"LOOPX_AGENT", "LOOPX_GOAL"} {
+		if err := inert.CheckLen("$"+env, getenv(env), false); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	return nil
 }
