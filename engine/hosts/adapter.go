@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/loopx-dev/loopx/internal/inert"
 )
 
 // Adapter is one agent host: the name an agent's host has in the spec
@@ -230,8 +232,10 @@ func PermissionReplyLine(decision, reason string) ([]byte, error) {
 }
 
 // CheckVerdict returns an error unless verdict is one of the permission
-// verdicts (allow, defer, ask, deny), and the reason to give: reason, or
-// "loopx VERDICT" when it is blank.
+// verdicts (allow, defer, ask, deny), and the reason to give: reason cut
+// to inert.MaxText characters (it may quote what the agent sent: a
+// 120,000-character agent name made a 120 KB answer), or "loopx VERDICT"
+// when it is blank.
 func CheckVerdict(verdict, reason string) (string, error) {
 	switch verdict {
 	case "allow", "defer", "ask", "deny":
@@ -241,5 +245,5 @@ func CheckVerdict(verdict, reason string) (string, error) {
 	if strings.TrimSpace(reason) == "" {
 		reason = "loopx " + verdict
 	}
-	return reason, nil
+	return inert.Clip(reason, true), nil
 }

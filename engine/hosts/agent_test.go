@@ -41,3 +41,29 @@ func TestCheckRegistration(t *testing.T) {
 		}
 	}
 }
+
+// CheckVerdict gives a blank reason its default and cuts a reason longer
+// than inert.MaxText (a reason may quote the agent's own input).
+func TestCheckVerdict(t *testing.T) {
+	long := strings.Repeat("a", 120000)
+	for _, tc := range []struct {
+		verdict, reason string
+		wantLen         int
+		wantPrefix      string
+		err             bool
+	}{
+		{verdict: "deny", reason: "", wantPrefix: "loopx deny"},
+		{verdict: "ask", reason: "a human decides", wantPrefix: "a human decides"},
+		{verdict: "deny", reason: "unknown agent " + long, wantLen: 10000, wantPrefix: "unknown agent aaa"},
+		{verdict: "run", err: true},
+	} {
+		got, err := CheckVerdict(tc.verdict, tc.reason)
+		if (err != nil) != tc.err {
+			t.Errorf("%s: err %v, want error %v", tc.verdict, err, tc.err)
+			continue
+		}
+		if !strings.HasPrefix(got, tc.wantPrefix) || (tc.wantLen > 0 && (len([]rune(got)) > tc.wantLen || !strings.HasSuffix(got, "more characters)"))) {
+			t.Errorf("%s %.20q: got %.40q (%d characters)", tc.verdict, tc.reason, got, len([]rune(got)))
+		}
+	}
+}
