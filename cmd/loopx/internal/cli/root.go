@@ -33,6 +33,7 @@ import (
 	"github.com/loopx-dev/loopx/internal/inert"
 	"github.com/loopx-dev/loopx/specs"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes: errs.Exit maps every error to one.
@@ -365,8 +366,62 @@ watch --exec interrupted (the current round recorded first).`,
 	}
 	groupExamples(root)
 	groupUnknown(root)
+	listsWithoutBreaks(root)
 	a.registerFlagCompletions(root) // completion.go
 	return root
+}
+
+// listsWithoutBreaks makes every comma-separated list flag of c and its
+// subcommands refuse a value holding a line break (usage, exit 2): the
+// list is read as one CSV record, so `--label "a<newline>b"` kept "a" and
+// dropped the rest without a word.
+func listsWithoutBreaks(c *cobra.Command) {
+	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if l, ok := f.Value.(listValue); ok && f.Value.Type() == "stringSlice" {
+			f.Value = noBreaks{l}
+		}
+	})
+	for _, sub := range c.Commands() {
+		listsWithoutBreaks(sub)
+	}
+}
+
+// listValue is a list flag's value: a pflag.Value that is a
+// pflag.SliceValue too (what reads a flag's entries one by one, such as
+// the confinement's path arguments, asks for the slice).
+type listValue interface {
+	pflag.Value
+	pflag.SliceValue
+}
+
+// noBreaks is a list flag's value that refuses a line break; it is still
+// a pflag.SliceValue.
+type noBreaks struct{ listValue }
+
+// errBreak is noBreaks' refusal.
+var errBreak = errors.New("a line break is not allowed in a list (separate entries with commas, or repeat the flag)")
+
+func (v noBreaks) Set(s string) error {
+	if strings.ContainsAny(s, "\r\n") {
+		return errBreak
+	}
+	return v.listValue.Set(s)
+}
+
+func (v noBreaks) Append(s string) error {
+	if strings.ContainsAny(s, "\r\n") {
+		return errBreak
+	}
+	return v.listValue.Append(s)
+}
+
+func (v noBreaks) Replace(ss []string) error {
+	for _, s := range ss {
+		if strings.ContainsAny(s, "\r\n") {
+			return errBreak
+		}
+	}
+	return v.listValue.Replace(ss)
 }
 
 // groupExamples gives every command group without examples of its own the
