@@ -36,7 +36,7 @@ func (e *Engine) AddTodo(in todos.Input) (records.Todo, error) {
 		}
 		var err error
 		out, err = tx.AddTodo(records.Todo{Goal: in.Goal, Title: in.Title, Kind: in.Kind, Priority: in.Priority,
-			DependsOn: in.DependsOn, Labels: in.Labels, Scope: in.Scope, EverySeconds: in.EverySeconds, CreatedBy: in.By})
+			DependsOn: once(in.DependsOn), Labels: once(in.Labels), Scope: once(in.Scope), EverySeconds: in.EverySeconds, CreatedBy: in.By})
 		return err
 	})
 	return out, err
@@ -149,4 +149,19 @@ func todoEventKind(status string) string {
 		return "todo.reopened"
 	}
 	return "todo." + status
+}
+
+// once is xs with each entry kept at its first place only (a dependency
+// or a label given twice is one).
+func once(xs []string) []string {
+	if len(xs) < 2 {
+		return xs
+	}
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
