@@ -122,10 +122,10 @@ func Prompt(t Turn) (text string, truncated bool) {
 	tail.WriteString("\n## Report back\n")
 	switch {
 	case t.Round != "":
-		fmt.Fprintf(&tail, "loopx round finish %s --outcome progress|no_change|failed [--done] --summary TEXT [--evidence KIND:STATUS:TEXT] [--handoff TEXT] [--next-todo TITLE --for AGENT]\n", t.Round)
+		fmt.Fprintf(&tail, "loopx round finish %s --outcome progress|no_change|failed%s --summary TEXT [--evidence KIND:STATUS:TEXT] [--handoff TEXT] [--next-todo TITLE --for AGENT]\n", t.Round, doneFlag(t.Todo))
 	case t.Todo != nil:
 		fmt.Fprintf(&tail, "loopx round start --goal %s --agent %s --json   (claims the todo, opens a round)\n", t.Goal, t.Agent)
-		tail.WriteString("loopx round finish ROUND --outcome progress|no_change|failed [--done] --summary TEXT [--evidence KIND:STATUS:TEXT] [--handoff TEXT]\n")
+		fmt.Fprintf(&tail, "loopx round finish ROUND --outcome progress|no_change|failed%s --summary TEXT [--evidence KIND:STATUS:TEXT] [--handoff TEXT]\n", doneFlag(t.Todo))
 	default:
 		next := ""
 		if t.NextCheckAt != nil {
@@ -296,4 +296,14 @@ func Quoted(text string) string {
 		lines[i] = "> " + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// doneFlag is " [--done]" in how to report back, "" for a monitor: a
+// round never completes one (the claim policy refuses --done,
+// monitor_recurs).
+func doneFlag(td *records.Todo) string {
+	if td != nil && td.Kind == records.KindMonitor {
+		return ""
+	}
+	return " [--done]"
 }

@@ -205,12 +205,12 @@ leased_by_other := [lib.reason_data("leased_by_other", msg, "data.loopx.claim.le
 # description: |
 #   A monitor recurs: a round never completes it (it is due again at the
 #   round's finish plus its cadence), and an agent never ends it with a
-#   human's commands (done, cancel, block); a human ends it at a terminal.
+#   human's commands (done, cancel, block); a human ends it.
 monitor_recurs := [lib.reason_data("monitor_recurs", msg, "data.loopx.claim.monitor_recurs", $"todo {todo_id}", {"todo": todo_id, "every_seconds": cadence}) |
 	todo.kind == "monitor"
 	ends_monitor
 	cadence := object.get(todo, "every_seconds", 0)
-	msg := sprintf("todo %s is a monitor: a round never completes it (it is due again %s after each round); a human ends it with `loopx todo done %s` at a terminal, or `loopx todo cancel %s`", [todo_id, lib.duration_text(cadence), todo_id, todo_id])
+	msg := sprintf("todo %s is a monitor: a round never completes it (it is due again %s after each round); a human ends it with `loopx todo done %s` or `loopx todo cancel %s`", [todo_id, lib.duration_text(cadence), todo_id, todo_id])
 ]
 
 # ends_monitor: the request would end the todo — a round finished as done,

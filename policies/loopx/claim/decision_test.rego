@@ -269,7 +269,7 @@ test_an_agent_does_not_settle_a_todo_another_agent_leases if {
 
 test_a_monitor_is_never_ended_by_an_agent if {
 	mon := {"kind": "monitor", "status": "claimed", "lease": lease("codex", true), "every_seconds": 900}
-	want := "todo t-1 is a monitor: a round never completes it (it is due again 15m0s after each round); a human ends it with `loopx todo done t-1` at a terminal, or `loopx todo cancel t-1`"
+	want := "todo t-1 is a monitor: a round never completes it (it is due again 15m0s after each round); a human ends it with `loopx todo done t-1` or `loopx todo cancel t-1`"
 	every req in [
 		{"op": "finish", "round": "r-1", "outcome": "progress", "done": true},
 		{"op": "finish", "round": "r-1", "outcome": "no_change", "done": true},
