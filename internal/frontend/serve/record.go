@@ -35,6 +35,13 @@ type Record = serveclient.Record
 // ErrNotRunning is Status's error when no server of the project is alive.
 var ErrNotRunning = errors.New("no loopx server is running for this project")
 
+// ErrStartingOrStopping is Status's error when the server lock is held
+// and no record is written: a server starting (before it is ready) or
+// stopping (after its socket and record are gone, until the lock is
+// released last). It is an ErrNotRunning too (errors.Is): nothing answers
+// on the socket.
+var ErrStartingOrStopping = fmt.Errorf("a loopx server is starting or stopping for this project (its lock is held, it answers nothing): %w", ErrNotRunning)
+
 // RunningError is Serve's error when another server holds the project.
 type RunningError struct{ Record Record }
 
@@ -119,8 +126,8 @@ func Acquire(dir string) (*Lock, error) {
 
 // Status is the record of the project's running server, whose anchor
 // directory is dir. A record without a live holder of the lock (a killed
-// server's) is removed and ErrNotRunning returned; a held lock whose
-// record is not written yet is ErrNotRunning too (the server is starting).
+// server's) is removed and ErrNotRunning returned; a held lock with no
+// record is ErrStartingOrStopping (an ErrNotRunning).
 func Status(dir string) (Record, error) {
 	f, held, err := lock(dir)
 	if err != nil {
@@ -137,7 +144,7 @@ func Status(dir string) (Record, error) {
 	}
 	r, err := readRecord(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return Record{}, ErrNotRunning
+		return Record{}, ErrStartingOrStopping
 	}
 	return r, err
 }

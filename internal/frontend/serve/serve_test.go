@@ -375,3 +375,22 @@ func TestStopAnswersEveryConnection(t *testing.T) {
 		}
 	}
 }
+
+// A held server lock with no record is a server starting or stopping:
+// Status says so, and it is still "not running" to every caller that
+// only asks that.
+func TestStatusStartingOrStopping(t *testing.T) {
+	dir := t.TempDir()
+	lk, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Status(dir)
+	if !errors.Is(err, ErrStartingOrStopping) || !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Status with the lock held and no record: %v", err)
+	}
+	lk.Close()
+	if _, err := Status(dir); !errors.Is(err, ErrNotRunning) || errors.Is(err, ErrStartingOrStopping) {
+		t.Fatalf("Status with the lock free: %v", err)
+	}
+}

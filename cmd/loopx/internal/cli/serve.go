@@ -395,6 +395,12 @@ func (a *app) runServeStatus(ctx context.Context) error {
 		return err
 	}
 	r, err := serve.Status(dir)
+	if errors.Is(err, serve.ErrStartingOrStopping) {
+		_ = a.print(map[string]any{"running": false, "starting_or_stopping": true}, func(w io.Writer) {
+			fmt.Fprintln(w, "loopx serve: starting or stopping (its lock is held; it answers nothing yet, or any more)")
+		})
+		return reported(errs.No)
+	}
 	if errors.Is(err, serve.ErrNotRunning) {
 		_ = a.print(map[string]any{"running": false}, func(w io.Writer) { fmt.Fprintln(w, "loopx serve: not running") })
 		return reported(errs.No)
@@ -426,6 +432,10 @@ func (a *app) runServeStop(_ context.Context) error {
 		return err
 	}
 	r, err := serve.Stop(dir, 60*time.Second)
+	if errors.Is(err, serve.ErrStartingOrStopping) {
+		fmt.Fprintln(a.stderr, "loopx serve: starting or stopping (its lock is held; it answers nothing yet, or any more)")
+		return reported(errs.No)
+	}
 	if errors.Is(err, serve.ErrNotRunning) {
 		fmt.Fprintln(a.stderr, "loopx serve: not running")
 		return reported(errs.No)
