@@ -60,6 +60,7 @@ func SetBudget(b *Budget) {
 	budgetMu.Lock()
 	defer budgetMu.Unlock()
 	budget = b
+	evaluated.forget()
 }
 
 func currentBudget() *Budget {

@@ -26,6 +26,7 @@ import (
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/regularfile"
 	"github.com/loopx-dev/loopx/presets"
 )
@@ -160,16 +161,41 @@ func readSpec(specDir string) (*specSource, Errors) {
 	if len(src.files) == 0 {
 		return nil, noSpec("no .cue files in %s/ (run `loopx init`)", base)
 	}
-	sort.Slice(src.files, func(i, j int) bool { return src.files[i].name < src.files[j].name })
+	src.sortAndHash()
+	return src, nil
+}
 
+// sortAndHash sorts s's files by name and computes its hash.
+func (s *specSource) sortAndHash() {
+	sort.Slice(s.files, func(i, j int) bool { return s.files[i].name < s.files[j].name })
 	h := sha256.New()
 	h.Write(staticDigest())
-	for _, f := range src.files {
+	for _, f := range s.files {
 		fmt.Fprintf(h, "file %d %s\n%d\n", len(f.name), f.name, len(f.data))
 		h.Write(f.data)
 	}
-	src.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
-	return src, nil
+	s.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// LoadFiles is Load of specDir as though it held exactly files (names in
+// specDir, contents; none is read from disk): how a spec is vetted before
+// it is written (`loopx init`). Its Hash is the one Load gives once they
+// are written, so the process does not evaluate them again then.
+func LoadFiles(specDir string, files map[string][]byte) (*Loaded, error) {
+	abs, err := filepath.Abs(specDir)
+	if err != nil {
+		abs = filepath.Clean(specDir)
+	}
+	base := filepath.Base(abs)
+	if len(files) == 0 {
+		return nil, Errors{newError(base, 0, 0, "", CodeNoSpec, fmt.Sprintf("no .cue files in %s/ (run `loopx init`)", base))}
+	}
+	src := &specSource{dir: specDir}
+	for name, data := range files {
+		src.files = append(src.files, srcFile{name: base + "/" + name, data: data})
+	}
+	src.sortAndHash()
+	return src.load()
 }
 
 func (s *specSource) names() []string {
@@ -252,12 +278,98 @@ func (ev *evaluator) preset(name string) (cue.Value, bool, error) {
 func presetFile(name string) string { return "presets/" + name + ".cue" }
 
 // load evaluates s: in a child process under the budget set with
-// SetBudget, else in-process.
+// SetBudget, else in-process; a spec this process evaluated already (the
+// same files at the same place: evaluated) is not evaluated again.
 func (s *specSource) load() (*Loaded, error) {
-	if b := currentBudget(); b != nil {
-		return s.evalInChild(b)
+	key := s.evalKey()
+	if l := evaluated.get(key, s); l != nil {
+		return l, nil
 	}
-	return s.loadInProcess()
+	var l *Loaded
+	var err error
+	if b := currentBudget(); b != nil {
+		l, err = s.evalInChild(b)
+	} else {
+		l, err = s.loadInProcess()
+	}
+	if err == nil {
+		evaluated.put(key, l)
+	}
+	return l, err
+}
+
+// evaluatedKeep is how many evaluated specs a process keeps (evaluated).
+const evaluatedKeep = 8
+
+// evaluated keeps the specs this process evaluated successfully, newest
+// last: one command often evaluates the same files more than once (`loopx
+// init` vets its scaffold, loads what it wrote and adopts it), and each
+// evaluation of a process under a budget is a child process of its own.
+// Unlike the cache file (LoadCached), nobody but this process can write
+// it, so a result from it is as trustworthy as an evaluation. SetBudget
+// empties it: a budget can turn a success into a failure.
+var evaluated evalMemo
+
+// evalMemo is a small list of evaluated specs by evalKey.
+type evalMemo struct {
+	mu      sync.Mutex
+	entries []evalEntry
+}
+
+type evalEntry struct {
+	key  string
+	json []byte // the exported spec (Loaded.JSON)
+}
+
+// evalKey is what an evaluation of s depends on: its hash (the schema,
+// the presets, the files' names and contents) and what the sandbox check
+// reads besides (checkSandbox: the project root, the home and state
+// directories).
+func (s *specSource) evalKey() string {
+	abs, err := filepath.Abs(s.dir)
+	if err != nil {
+		abs = s.dir
+	}
+	home, _ := os.UserHomeDir()
+	state, _ := anchor.StateDir()
+	return strings.Join([]string{s.hash, abs, home, state}, "\x00")
+}
+
+// get returns a result for key, decoded afresh (a caller may change its
+// Spec), or nil.
+func (m *evalMemo) get(key string, s *specSource) *Loaded {
+	m.mu.Lock()
+	var js []byte
+	for _, e := range m.entries {
+		if e.key == key {
+			js = e.json
+		}
+	}
+	m.mu.Unlock()
+	if js == nil {
+		return nil
+	}
+	var spec Spec
+	if json.Unmarshal(js, &spec) != nil {
+		return nil
+	}
+	return &Loaded{Spec: &spec, JSON: js, Hash: s.hash, Files: s.names()}
+}
+
+func (m *evalMemo) put(key string, l *Loaded) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries = slices.DeleteFunc(m.entries, func(e evalEntry) bool { return e.key == key })
+	if len(m.entries) >= evaluatedKeep {
+		m.entries = m.entries[1:]
+	}
+	m.entries = append(m.entries, evalEntry{key: key, json: l.JSON})
+}
+
+func (m *evalMemo) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries = nil
 }
 
 // loadInProcess evaluates s with the current evaluator (creating one if

@@ -111,7 +111,11 @@ func Init(o Options, adopt Adopt) (Result, error) {
 		}
 		src := specs.Scaffold(specs.ScaffoldOptions{Project: filepath.Base(root), Goal: o.Goal, Objective: o.Objective,
 			Agent: o.Agent, Host: o.Host, Preset: o.Preset})
-		if err := vetScaffold(src); err != nil { // never leave a spec that does not vet
+		// Never leave a spec that does not vet: bad flags (an id with
+		// spaces, an unknown host) are reported before anything is
+		// written. Evaluated as the file it will be, the load below does
+		// not evaluate it again.
+		if _, err := specs.LoadFiles(filepath.Dir(specPath), map[string][]byte{"loopx.cue": src}); err != nil {
 			return res, err
 		}
 		if err := atomicfile.WriteBelow(root, filepath.Join(SpecDirName, "loopx.cue"), src); err != nil {
@@ -236,24 +240,4 @@ func linkRefused(err error) error {
 		return err
 	}
 	return errs.New(errs.No, "link_refused", "loopx init: "+le.Error()+"; remove the link and run loopx init again")
-}
-
-// vetScaffold loads a scaffolded spec from a scratch directory, so that bad
-// flags (an id with spaces, an unknown host) are reported before anything
-// is written.
-func vetScaffold(src []byte) error {
-	tmp, err := os.MkdirTemp("", "loopx-init-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, SpecDirName)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "loopx.cue"), src, 0o644); err != nil {
-		return err
-	}
-	_, err = specs.Load(dir)
-	return err
 }
