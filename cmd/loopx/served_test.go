@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -555,5 +556,52 @@ func TestServe_TwoDetachesAtOnce(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "serve.log.starting-*")); len(left) != 0 {
 		t.Errorf("start logs left: %v", left)
+	}
+}
+
+// TestServe_AForgedRecordIsNotBelieved: a process that is not loopx
+// writes its own pid and socket into the server record and answers every
+// request with "allow": a PreToolUse hook (git push --force, which the
+// spec denies) and a command never take its answer — the client checks
+// that the socket's peer runs this loopx program, and fails closed
+// (blocked, exit 2; exit 3) instead. (The record was believed: the hook
+// answered allow.)
+func TestServe_AForgedRecordIsNotBelieved(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
+	if testing.Short() {
+		t.Skip("builds and starts a process")
+	}
+	sp := newServedProject(t)
+	sp.p.WriteSpec(t, strings.Replace(servedSpec, `quota: {rounds: 100, min_interval: "0s"}`,
+		`quota: {rounds: 100, min_interval: "0s"}
+	scope: commands: deny: ["git push --force*"]`, 1))
+	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "adopt the spec"); r.code != 0 {
+		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
+	}
+	bin := filepath.Join(t.TempDir(), "fakeserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/fakeserver").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake server: %v\n%s", err, out)
+	}
+	dir := anchorDirOf(t, sp)
+	fake := exec.Command(bin, dir, filepath.Join(dir, "fake.sock"))
+	out, err := fake.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fake.Process.Kill(); _ = fake.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the fake server did not start: %q", line)
+	}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
+	r := sp.run(t, pre, []string{"LOOPX_AGENT=a1"}, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 2 || strings.Contains(r.stdout, `"allow"`) || !strings.Contains(r.stderr, "not the loopx server") {
+		t.Fatalf("a hook with a forged server record: exit %d\n%s%s\nwant blocked (2), the peer refused", r.code, r.stdout, r.stderr)
+	}
+	r = sp.run(t, "", nil, "decide", "should-run", "--goal", "g1", "--agent", "a1")
+	if r.code != 3 || strings.Contains(r.stdout, "allow") || !strings.Contains(r.stderr, "not the loopx server") {
+		t.Fatalf("decide with a forged server record: exit %d\n%s%s\nwant exit 3, the peer refused", r.code, r.stdout, r.stderr)
 	}
 }

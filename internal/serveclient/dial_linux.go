@@ -19,7 +19,7 @@ var ErrNotSent = errors.New("nothing was sent")
 // Call is internal/frontend/serve.Call with plain system calls in place
 // of package net: it dials r.Socket (a non-blocking connect that does not
 // wait for a full backlog), checks the peer (SO_PEERCRED: this uid and
-// r.PID, else ErrNotServer), bounds the whole call by timeout (0: none)
+// r.PID running this program, SameProgram; else ErrNotServer), bounds the whole call by timeout (0: none)
 // and relays the answer (wire.CallConn). Errors before the request went
 // wrap ErrNotSent.
 func Call(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
@@ -110,6 +110,10 @@ func dial(r Record) (*os.File, error) {
 	if int(cred.Uid) != os.Getuid() || int(cred.Pid) != r.PID {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("%w: %s is held by pid %d (uid %d), the server is pid %d (uid %d)", ErrNotServer, r.Socket, cred.Pid, cred.Uid, r.PID, os.Getuid())
+	}
+	if err := SameProgram(r.PID); err != nil {
+		syscall.Close(fd)
+		return nil, err
 	}
 	return os.NewFile(uintptr(fd), r.Socket), nil
 }

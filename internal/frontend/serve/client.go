@@ -24,7 +24,8 @@ func Lookup(dir string) (r Record, ok bool) { return serveclient.Lookup(dir) }
 // Call forwards req to the server r over its socket and relays its answer
 // to stdout and stderr, returning the command's exit code. It first checks
 // the peer (SO_PEERCRED): the same uid as this process and pid r.PID,
-// else ErrNotServer. The whole call is bounded by timeout (0: none): a
+// running this program's file (serveclient.SameProgram), else
+// ErrNotServer. The whole call is bounded by timeout (0: none): a
 // server that does not answer in time is an error (os.ErrDeadlineExceeded
 // wrapped), so a caller never waits on a stuck server (but for a person
 // typing at a prompt). ask answers the server's prompts on the caller's
@@ -50,6 +51,9 @@ func CallSpawning(r Record, req wire.Request, timeout time.Duration, stdin io.Re
 	}
 	if uid != os.Getuid() || pid != r.PID {
 		return 0, fmt.Errorf("%w: %s is held by pid %d (uid %d), the server is pid %d (uid %d)", ErrNotServer, r.Socket, pid, uid, r.PID, os.Getuid())
+	}
+	if err := serveclient.SameProgram(pid); err != nil {
+		return 0, fmt.Errorf("loopx server at %s: %w", r.Socket, err)
 	}
 	if timeout > 0 {
 		_ = uc.SetDeadline(time.Now().Add(timeout))
