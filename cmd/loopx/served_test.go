@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -603,5 +604,54 @@ func TestServe_AForgedRecordIsNotBelieved(t *testing.T) {
 	r = sp.run(t, "", nil, "decide", "should-run", "--goal", "g1", "--agent", "a1")
 	if r.code != 3 || strings.Contains(r.stdout, "allow") || !strings.Contains(r.stderr, "not the loopx server") {
 		t.Fatalf("decide with a forged server record: exit %d\n%s%s\nwant exit 3, the peer refused", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestServe_HookOfAGoneServerIsAnsweredInProcess: a server record whose
+// pid is alive (reused by another process, or a killed server not reaped
+// yet) and whose socket no one listens on any more: a hook reads its
+// payload to forward it, finds no server, and is answered in process on
+// that payload. (It was answered "payload is empty": the payload had been
+// read, and a PreToolUse was blocked, a Stop hook stopped governing.)
+func TestServe_HookOfAGoneServerIsAnsweredInProcess(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	sp := newServedProject(t)
+	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "a todo"); r.code != 0 {
+		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
+	}
+	dir := anchorDirOf(t, sp)
+	short, err := os.MkdirTemp("", "lx") // a socket's path must fit sun_path
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(short) })
+	sock := filepath.Join(short, "gone.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close() // the socket's file stays; a connect is refused
+	alive := exec.Command("sleep", "60")
+	if err := alive.Start(); err != nil {
+		t.Skip("no sleep:", err)
+	}
+	t.Cleanup(func() { _ = alive.Process.Kill(); _ = alive.Wait() })
+	rec, _ := json.Marshal(map[string]any{"pid": alive.Process.Pid, "start": time.Now().UTC().Truncate(time.Second), "socket": sock, "root": sp.p.Root})
+	if err := os.WriteFile(filepath.Join(dir, "serve.json"), rec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	r := sp.run(t, pre, []string{"LOOPX_AGENT=a1"}, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 0 || strings.Contains(r.stderr, "empty") {
+		t.Fatalf("a PreToolUse hook with a gone server: exit %d\n%s%s\nwant it answered in process (exit 0)", r.code, r.stdout, r.stderr)
+	}
+	stop := `{"hook_event_name":"Stop","session_id":"s"}`
+	r = sp.run(t, stop, []string{"LOOPX_AGENT=a1"}, "hook", "claude-code", "--event", "Stop", "--goal", "g1")
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "empty") {
+		t.Fatalf("a Stop hook with a gone server: exit %d\n%s%s\nwant it answered in process", r.code, r.stdout, r.stderr)
 	}
 }

@@ -8,6 +8,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -166,7 +167,13 @@ func Main() int {
 	specs.SetBudget(specs.BudgetFromEnv())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	var stdin io.Reader = os.Stdin
+	if forwardedStdin != nil {
+		// A hook whose payload forward read for a server that was gone
+		// by the time it dialled: the command runs here on that payload.
+		stdin = io.MultiReader(bytes.NewReader(forwardedStdin), os.Stdin)
+	}
+	return Run(ctx, os.Args[1:], stdin, os.Stdout, os.Stderr)
 }
 
 // Run runs loopx with args and returns the exit code; tests drive it.

@@ -97,6 +97,11 @@ func serverFor(f forwardArgs) (r serve.Record, dir string, ok bool) {
 	return r, dir, ok
 }
 
+// forwardedStdin is standard input forward read for a server it then
+// could not reach (a hook's payload), nil when it read none: Main runs the
+// command in process on it.
+var forwardedStdin []byte
+
 // forward runs loopx's arguments through the project's server when one
 // runs (`loopx serve`): the server runs the command for this process, with
 // the same output and exit code; ok is false when the command runs in
@@ -145,6 +150,7 @@ func forward(args []string) (code int, ok bool) {
 			return code, true
 		}
 		if dialFailed(err) {
+			forwardedStdin = data // the payload is read: Main answers it in process
 			return 0, false
 		}
 		return hookUnanswered(f, r, timeout, err, data), true
