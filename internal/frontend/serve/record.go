@@ -8,6 +8,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -150,9 +151,10 @@ func Status(dir string) (Record, error) {
 }
 
 // Stop sends SIGTERM to the project's running server (Status) and waits
-// up to wait for its lock to be free. Errors: ErrNotRunning; the signal's;
-// a server still running after wait.
-func Stop(dir string, wait time.Duration) (Record, error) {
+// up to wait for its lock to be free, or until ctx is done. Errors:
+// ErrNotRunning; the signal's; a server still running after wait; ctx's
+// (the server was asked to stop and may still be stopping).
+func Stop(ctx context.Context, dir string, wait time.Duration) (Record, error) {
 	r, err := Status(dir)
 	if err != nil {
 		return r, err
@@ -173,6 +175,10 @@ func Stop(dir string, wait time.Duration) (Record, error) {
 		if time.Now().After(deadline) {
 			return r, fmt.Errorf("the server (pid %d) is still running after %s", r.PID, wait)
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return r, fmt.Errorf("the server (pid %d) was asked to stop; not waiting for it any more: %w", r.PID, context.Cause(ctx))
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }

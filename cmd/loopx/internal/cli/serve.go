@@ -426,12 +426,12 @@ func (a *app) runServeStatus(ctx context.Context) error {
 
 // runServeStop stops the running server (SIGTERM; requests in flight
 // finish) and waits for it; exit 1 when none runs.
-func (a *app) runServeStop(_ context.Context) error {
+func (a *app) runServeStop(ctx context.Context) error {
 	_, dir, err := a.anchorDir()
 	if err != nil {
 		return err
 	}
-	r, err := serve.Stop(dir, 60*time.Second)
+	r, err := serve.Stop(ctx, dir, 60*time.Second)
 	if errors.Is(err, serve.ErrStartingOrStopping) {
 		fmt.Fprintln(a.stderr, "loopx serve: starting or stopping (its lock is held; it answers nothing yet, or any more)")
 		return reported(errs.No)
