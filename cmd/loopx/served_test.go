@@ -579,23 +579,8 @@ func TestServe_AForgedRecordIsNotBelieved(t *testing.T) {
 	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "adopt the spec"); r.code != 0 {
 		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
 	}
-	bin := filepath.Join(t.TempDir(), "fakeserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/fakeserver").CombinedOutput(); err != nil {
-		t.Fatalf("building the fake server: %v\n%s", err, out)
-	}
 	dir := anchorDirOf(t, sp)
-	fake := exec.Command(bin, dir, filepath.Join(dir, "fake.sock"))
-	out, err := fake.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fake.Process.Kill(); _ = fake.Wait() })
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("the fake server did not start: %q", line)
-	}
+	startFakeServer(t, dir, filepath.Join(dir, "fake.sock"))
 	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
 	r := sp.run(t, pre, []string{"LOOPX_AGENT=a1"}, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
 	if r.code != 2 || strings.Contains(r.stdout, `"allow"`) || !strings.Contains(r.stderr, "not the loopx server") {
@@ -653,5 +638,60 @@ func TestServe_HookOfAGoneServerIsAnsweredInProcess(t *testing.T) {
 	r = sp.run(t, stop, []string{"LOOPX_AGENT=a1"}, "hook", "claude-code", "--event", "Stop", "--goal", "g1")
 	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "empty") {
 		t.Fatalf("a Stop hook with a gone server: exit %d\n%s%s\nwant it answered in process", r.code, r.stdout, r.stderr)
+	}
+}
+
+// startFakeServer builds testdata/fakeserver and runs it until the test
+// ends: it listens on sock, writes itself into recordDir's serve.json and
+// answers every request "allow".
+func startFakeServer(t *testing.T, recordDir, sock string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fakeserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/fakeserver").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake server: %v\n%s", err, out)
+	}
+	fake := exec.Command(bin, recordDir, sock)
+	out, err := fake.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fake.Process.Kill(); _ = fake.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the fake server did not start: %q", line)
+	}
+}
+
+// TestBroker_ASocketBesideIsNotBelieved: $LOOPX_BROKER (or a
+// /run/loopx/broker.sock) naming a socket a process beside this one
+// listens on, outside any confinement: loopx ignores it, says so, and
+// answers as it does without a broker — a PreToolUse hook for git push
+// --force is denied by the spec, not allowed by that process. (Every
+// command, hooks included, went to the socket unchecked.)
+func TestBroker_ASocketBesideIsNotBelieved(t *testing.T) {
+	t.Parallel() // its own project; it waits on the processes it starts
+	if testing.Short() {
+		t.Skip("builds and starts a process")
+	}
+	sp := newServedProject(t)
+	sp.p.WriteSpec(t, strings.Replace(servedSpec, `quota: {rounds: 100, min_interval: "0s"}`,
+		`quota: {rounds: 100, min_interval: "0s"}
+	scope: commands: deny: ["git push --force*"]`, 1))
+	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "adopt the spec"); r.code != 0 {
+		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
+	}
+	short, err := os.MkdirTemp("", "lx") // a socket's path must fit sun_path
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(short) })
+	sock := filepath.Join(short, "broker.sock")
+	startFakeServer(t, short, sock)
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
+	r := sp.run(t, pre, []string{"LOOPX_AGENT=a1", "LOOPX_BROKER=" + sock}, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 0 || !strings.Contains(r.stdout, `"deny"`) || !strings.Contains(r.stderr, "not a confinement's loopx broker") {
+		t.Fatalf("a hook with a broker socket beside it: exit %d\n%s%s\nwant the spec's deny, the socket ignored", r.code, r.stdout, r.stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -14,18 +15,25 @@ import (
 // brokerClient runs loopx's arguments args through the broker at socket
 // (inside an agent's confinement, where loopx's state cannot be written):
 // the command runs outside as the round's agent, with the same output
-// and exit code; exit 3 when the broker cannot be reached.
-func brokerClient(socket string, args []string) int {
+// and exit code; exit 3 when the broker cannot be reached. ok is false
+// when the socket is not a confinement's broker's (broker.CallOutside:
+// its peer is a process this one can see, so this process runs in no
+// confinement): nothing was sent, and loopx runs as it does without a
+// broker, after a warning on stderr.
+func brokerClient(socket string, args []string) (code int, ok bool) {
 	req, err := wire.NewRequest(args)
 	if err == nil {
-		var code int
-		code, err = broker.Call(socket, req, os.Stdin, os.Stdout, os.Stderr)
+		code, err = broker.CallOutside(socket, req, os.Stdin, os.Stdout, os.Stderr)
 		if err == nil {
-			return code
+			return code, true
+		}
+		if errors.Is(err, broker.ErrNotBroker) {
+			fmt.Fprintf(os.Stderr, "loopx: ignored: %v\n", err)
+			return 0, false
 		}
 	}
 	fmt.Fprintf(os.Stderr, "loopx: %v\n", err)
-	return ExitInternal
+	return ExitInternal, true
 }
 
 // checkBrokered refuses, audited (broker.refused), a command the broker

@@ -135,7 +135,9 @@ func Main() int {
 	}
 	if sock := wire.Socket(); sock != "" {
 		// Inside an agent's confinement: loopx runs outside (brokered.go).
-		return brokerClient(sock, os.Args[1:])
+		if code, ok := brokerClient(sock, os.Args[1:]); ok {
+			return code
+		}
 	}
 	if code, ok := forward(os.Args[1:]); ok {
 		// A server holds the project's store: it runs the command
