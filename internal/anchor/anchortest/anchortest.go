@@ -6,13 +6,17 @@ package anchortest
 import (
 	"os"
 	"testing"
+
+	"github.com/loopx-dev/loopx/internal/testpace"
 )
 
 // Main sets XDG_STATE_HOME to a fresh temporary directory, runs m and
-// removes the directory; it returns m.Run's exit code. Use it as
+// removes the directory; it returns m.Run's exit code. It also paces the
+// garbage collector as test binaries do (testpace.Set). Use it as
 // `func TestMain(m *testing.M) { os.Exit(anchortest.Main(m)) }`. A test
 // that needs its own state directory still sets one with t.Setenv.
 func Main(m *testing.M) int {
+	testpace.Set()
 	if dir := os.Getenv(inherited); dir != "" {
 		// A child process a test started (the crash tests): the parent's.
 		os.Setenv("XDG_STATE_HOME", dir)
