@@ -138,7 +138,7 @@ func (e *Engine) EvalInput(ctx context.Context, name string, raw []byte, goal, a
 			return decision.Decision{}, input.Input{}, err
 		}
 		if call != nil {
-			pr = toolcall.Read(e.root, *call)
+			pr = toolcall.Read(e.root, e.loopxStateDir(), *call)
 		}
 		in.Permission = pr
 	}

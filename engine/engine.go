@@ -15,6 +15,7 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/audit"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/engine/trust"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/kernel"
 	"github.com/loopx-dev/loopx/kernel/records"
@@ -141,6 +142,20 @@ func New(o Options) *Engine {
 
 // Root is the project root.
 func (e *Engine) Root() string { return e.root }
+
+// loopxStateDir is loopx's state directory, where every project's anchor
+// is ($XDG_STATE_HOME/loopx, or Options.StateHome's), "" when none is
+// known: the permission policy protects it (input path fact loopx_state).
+func (e *Engine) loopxStateDir() string {
+	if e.home != "" {
+		return filepath.Join(e.home, "loopx")
+	}
+	d, err := anchor.StateDir()
+	if err != nil {
+		return ""
+	}
+	return d
+}
 
 // SpecDir is <root>/loopx.
 func (e *Engine) SpecDir() string { return filepath.Join(e.root, scaffold.SpecDirName) }

@@ -39,7 +39,7 @@ func (e *Engine) HookPermission(ctx context.Context, act trust.ActRequest, fallb
 	if agent == "" {
 		agent = fallback
 	}
-	pr := toolcall.Read(e.root, call)
+	pr := toolcall.Read(e.root, e.loopxStateDir(), call)
 	e.SeedSpecTodos(act.Goal)
 	d, acting, err := e.decide(ctx, Request{Query: query.Permission, Goal: act.Goal, Agent: agent, Permission: pr, acting: facts})
 	var as string

@@ -23,7 +23,7 @@ import (
 // The returned error is Decide's: non-nil only for an unusable store or
 // decision log, and the decision is then a valid deny.
 func (e *Engine) Permission(ctx context.Context, goal, agent string, req toolcall.Call) (decision.Decision, error) {
-	pr := toolcall.Read(e.root, req)
+	pr := toolcall.Read(e.root, e.loopxStateDir(), req)
 	e.SeedSpecTodos(goal)
 	d, err := e.Decide(ctx, Request{Query: query.Permission, Goal: goal, Agent: agent, Permission: pr})
 	e.auditPermission(goal, agent, pr, req, d, err)

@@ -124,19 +124,19 @@ func TestPermission_GlobOverStateDirDenies(t *testing.T) {
 func TestPermission_InputFacts(t *testing.T) {
 	t.Parallel()
 	e, _ := newEngine(t, permSpec)
-	pr := toolcall.Read(e.root, toolcall.Call{Tool: "mcp__github__merge_pull_request"})
+	pr := toolcall.Read(e.root, e.loopxStateDir(), toolcall.Call{Tool: "mcp__github__merge_pull_request"})
 	if pr.Action != "git.merge" || !reflect.DeepEqual(pr.Actions, []string{"mcp.github.merge_pull_request", "git.merge"}) {
 		t.Errorf("mcp actions = %q %q", pr.Action, pr.Actions)
 	}
-	pr = toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
+	pr = toolcall.Read(e.root, e.loopxStateDir(), toolcall.Call{Tool: "Bash", Command: "git add . && git commit -m x && git push"})
 	if pr.Action != "git.push" || !reflect.DeepEqual(pr.Actions, []string{"shell.exec", "git.commit", "git.push"}) {
 		t.Errorf("bash actions = %q %q", pr.Action, pr.Actions)
 	}
-	pr = toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Action: "deploy", Command: "git push"})
+	pr = toolcall.Read(e.root, e.loopxStateDir(), toolcall.Call{Tool: "Bash", Action: "deploy", Command: "git push"})
 	if pr.Action != "deploy" || !reflect.DeepEqual(pr.Actions, []string{"deploy", "shell.exec", "git.push"}) {
 		t.Errorf("explicit action = %q %q", pr.Action, pr.Actions)
 	}
-	if pr := toolcall.Read(e.root, toolcall.Call{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
+	if pr := toolcall.Read(e.root, e.loopxStateDir(), toolcall.Call{}); pr.Paths == nil || pr.Commands == nil || pr.Actions == nil {
 		t.Errorf("lists must be [] not null: %+v", pr)
 	}
 }

@@ -97,7 +97,7 @@ goals: g1: quota: rounds: 5
 	if len(should.State.Todos) < 3 || len(should.State.Gates) < 2 || !slices.ContainsFunc(should.State.Todos, func(t input.TodoFacts) bool { return t.Lease != nil }) {
 		t.Fatalf("the should_run input lacks what it should exercise: %d todos, %d gates", len(should.State.Todos), len(should.State.Gates))
 	}
-	pr := toolcall.Read(e.root, toolcall.Call{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
+	pr := toolcall.Read(e.root, e.loopxStateDir(), toolcall.Call{Tool: "Bash", Command: "git add api/v2.go && git commit -m v2 && git push > docs/push.log"})
 	perm, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude", Permission: pr}, e.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ goals: g1: quota: rounds: 5
 		t.Fatalf("the permission input lacks what it should exercise: %+v", perm.Permission)
 	}
 	edit, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude",
-		Permission: toolcall.Read(e.root, toolcall.Call{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
+		Permission: toolcall.Read(e.root, e.loopxStateDir(), toolcall.Call{Tool: "Edit", Paths: []string{"api/v2.go", "../outside.txt"}})}, e.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

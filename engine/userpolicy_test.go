@@ -111,7 +111,7 @@ func TestUserPolicy_PermissionTodosOnlyWhenRead(t *testing.T) {
 			}
 			e = reopen(t, e, c)
 			req := toolcall.Call{Tool: "Bash", Command: "ls"}
-			in, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude", Permission: toolcall.Read(e.root, req)}, e.Now())
+			in, err := e.buildInput(Request{Query: query.Permission, Goal: "g1", Agent: "claude", Permission: toolcall.Read(e.root, e.loopxStateDir(), req)}, e.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

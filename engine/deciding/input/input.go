@@ -471,4 +471,9 @@ type PathFacts struct {
 	// directory (its parent, "/"): writing or removing it reaches the
 	// user-level host settings.
 	ContainsHome bool `json:"contains_home,omitempty"`
+	// LoopxState is true for a path in loopx's own state directory outside
+	// the project ($XDG_STATE_HOME/loopx: each project's anchor — the
+	// chain head, the read model, a server's record, socket and token),
+	// as written or with its symlinks resolved, or one that contains it.
+	LoopxState bool `json:"loopx_state,omitempty"`
 }

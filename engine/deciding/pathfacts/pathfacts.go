@@ -82,6 +82,26 @@ func Home(homes [2]string, dir, p string, f *input.PathFacts) {
 	}
 }
 
+// State sets f.LoopxState for p (absolute, or relative to dir) when p,
+// as written or with its symlinks resolved, lies in loopx's state
+// directory (its roots, Roots of $XDG_STATE_HOME/loopx) or contains it.
+func State(states [2]string, dir, p string, f *input.PathFacts) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	for _, q := range []string{p, resolvedOr(p)} {
+		if _, ok := Rel(states, q); ok {
+			f.LoopxState = true
+		}
+		for _, s := range states {
+			if rel, err := filepath.Rel(q, s); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				f.LoopxState = true
+			}
+		}
+	}
+}
+
 // resolvedOr is p with its symlinks resolved, or p when it cannot be.
 func resolvedOr(p string) string {
 	if real, ok := resolve(p); ok {

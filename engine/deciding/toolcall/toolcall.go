@@ -57,7 +57,8 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 	"create_or_update_file": "git.push", "delete_file": "git.push"}
 
 // Read reads call into input.permission for the project at root (a
-// permission decision's normalised request):
+// permission decision's normalised request), with loopx's state
+// directory stateDir ($XDG_STATE_HOME/loopx; "" for none known):
 //
 //   - each path is made relative to the project root (filepath.Clean;
 //     relative ones in call.Dir, else in root), with ".." escapes and
@@ -69,6 +70,8 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     removed; git aliases resolved from the git configuration, read
 //     without running git), the files it writes (following cd), and
 //     opaque reasons;
+//   - a path in stateDir, or containing it, is marked loopx_state
+//     (pathfacts.State);
 //   - the hooks directories and included files the git configuration
 //     names (trust.ReadGitConfig) become git_config_paths;
 //     an opaque line's path-like tokens become paths with mentioned set;
@@ -81,7 +84,7 @@ var mcpAliases = map[string]string{"merge_pull_request": "git.merge", "push_file
 //     merge → git.merge, git commit →
 //     git.commit, git tag → git.tag, npm publish → npm.publish, loopx gate
 //     answer → loopx.gate.answer); Action is the most specific of them.
-func Read(root string, req Call) *input.PermissionRequest {
+func Read(root, stateDir string, req Call) *input.PermissionRequest {
 	dir := req.Dir
 	if dir == "" {
 		dir = root
@@ -103,10 +106,17 @@ func Read(root string, req Call) *input.PermissionRequest {
 	homes, hasHome := pathfacts.HomeRoots()
 	gc := trust.ReadGitConfig(root)
 	pr.GitConfigPaths = gitConfigPaths(roots, gc)
+	var states [2]string
+	if stateDir != "" {
+		states = pathfacts.Roots(stateDir)
+	}
 	facts := func(p string) input.PathFacts {
 		f := pathfacts.Of(roots, dir, p)
 		if hasHome {
 			pathfacts.Home(homes, dir, p, &f)
+		}
+		if stateDir != "" {
+			pathfacts.State(states, dir, p, &f)
 		}
 		return f
 	}

@@ -31,7 +31,7 @@ func TestRead_ActionsAndPaths(t *testing.T) {
 		{"redirection in dir", Call{Tool: "Bash", Command: "echo x > out.txt", Dir: root + "/docs"}, []string{"shell.exec"}, "shell.exec", []string{"docs/out.txt"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pr := Read(root, tc.call)
+			pr := Read(root, "", tc.call)
 			var paths []string
 			for _, p := range pr.Paths {
 				paths = append(paths, p.Path)
@@ -94,7 +94,7 @@ func TestRead_GitConfigPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\thooksPath = ~/hooks\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pr := Read(root, Call{Tool: "Write", Paths: []string{"x"}})
+	pr := Read(root, "", Call{Tool: "Write", Paths: []string{"x"}})
 	want := []string{strings.ToLower(filepath.ToSlash(filepath.Join(home, "hooks"))) + "/**", ".husky/**", "local.cfg", strings.ToLower(filepath.ToSlash(filepath.Join(home, "more.cfg")))}
 	if !slices.Equal(pr.GitConfigPaths, want) {
 		t.Fatalf("git_config_paths %q, want %q", pr.GitConfigPaths, want)

@@ -14,7 +14,9 @@ import data.loopx.lib
 #   the files a human's tools run on their own (.envrc, .vscode/tasks.json);
 #   the user's files in the home directory that load agent hooks or run the
 #   human's next command (~/.claude.json, ~/.gitconfig, ~/.bashrc, …; Go
-#   gives each path's home-relative names as p.home); and any directory
+#   gives each path's home-relative names as p.home); loopx's state
+#   directory outside the project ($XDG_STATE_HOME/loopx, the anchors: Go
+#   marks a path in it or containing it p.loopx_state); and any directory
 #   containing one of them (.claude, .git, ~/.codex, the home itself, a directory containing
 #   the project or the home: removing or moving it removes them). An opaque
 #   command that names one of them (a mentioned path) denies too; one that
@@ -33,6 +35,12 @@ protected_message(p) := msg if {
 	hits := [h | some h in strs(object.get(p, "home", [])); home_setting(h); not all_home_named(p, h)]
 	count(hits) > 0
 	msg := named_message(p, $"{p.path} ({home_name(hits[0])})", home_kind, covers_verb(home_settings, lower(hits[0])))
+} else := $"{p.path} is in, or contains, loopx's state directory outside the project (each project's anchor: the chain head, the read model, a server's record, socket and token): agents may not write it" if {
+	p.loopx_state == true
+	not mentioned(p)
+} else := $"`{command}` cannot be read and names {p.path}, loopx's state directory outside the project" if {
+	p.loopx_state == true
+	mentioned(p)
 } else := $"{p.path} contains the project and loopx's own loopx/ and .loopx/" if {
 	p.contains_project == true
 	not mentioned(p)

@@ -79,6 +79,19 @@ test_host_settings_in_the_home_and_through_commands_are_protected if {
 	d.reasons[0].message == "docs/h.json (-> .codex/hooks.json) is an agent host's hook or tool settings (.claude/settings*.json, .codex/hooks.json, .codex/config.toml, .mcp.json): agents may not write it"
 }
 
+test_loopx_state_directory_is_protected if {
+	anchor := object.union(path("/home/dev/.local/state/loopx/projects/p-1/serve.json"), {"outside_project": true, "via_command": true, "loopx_state": true})
+	d := decide(req({"tool": "Bash", "paths": [anchor]}))
+	codes(d) == ["protected_path"]
+	d.reasons[0].message == "/home/dev/.local/state/loopx/projects/p-1/serve.json is in, or contains, loopx's state directory outside the project (each project's anchor: the chain head, the read model, a server's record, socket and token): agents may not write it"
+	up := object.union(path("/home/dev/.local"), {"outside_project": true, "via_command": true, "loopx_state": true})
+	codes(decide(req({"tool": "Bash", "paths": [up]}))) == ["protected_path"]
+	named := object.union(path("/home/dev/.local/state/loopx"), {"outside_project": true, "via_command": true, "mentioned": true, "loopx_state": true})
+	codes(decide(req(object.union(bash("python3 -c 'open(\"/home/dev/.local/state/loopx/x\",\"w\")'"), {"paths": [named]})))) == ["protected_path"]
+	outside := object.union(path("/tmp/out.txt"), {"outside_project": true, "via_command": true})
+	codes(decide(req({"tool": "Bash", "paths": [outside]}))) != ["protected_path"]
+}
+
 test_git_hooks_and_config_are_protected if {
 	s := {"goals": {"g1": {"scope": {"write": ["**"]}}}}
 	every p in [
