@@ -7,6 +7,7 @@ import (
 	"io/ioutil"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,32 @@ func testReOpenDelay(t testing.TB, db *DB, dur time.Duration) *DB {
 func testClose(db *DB) {
 	_ = db.Close()
 	_ = os.RemoveAll("data.db")
+}
+
+// testOpenOwn opens a database in a directory of the test's own, for a
+// test that runs in parallel with the others (they share ./data.db): the
+// tests that wait out TTLs and timers do, so that the package's run is not
+// the sum of their waits. It returns the database and its path.
+func testOpenOwn(t testing.TB) (*DB, string) {
+	path := filepath.Join(t.TempDir(), "data.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, path
+}
+
+// testReOpenOwn closes db and opens path again after dur.
+func testReOpenOwn(t testing.TB, db *DB, path string, dur time.Duration) *DB {
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(dur)
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 func TestBackgroudOperations(t *testing.T) {
@@ -1297,8 +1324,9 @@ func TestNoExpiringItem(t *testing.T) {
 	}
 }
 func TestAutoShrink(t *testing.T) {
-	db := testOpen(t)
-	defer testClose(db)
+	t.Parallel() // a file of its own (testOpenOwn); it waits on timers
+	db, path := testOpenOwn(t)
+	defer func() { _ = db.Close() }()
 	for i := 0; i < 1000; i++ {
 		err := db.Update(func(tx *Tx) error {
 			for i := 0; i < 20; i++ {
@@ -1312,8 +1340,7 @@ func TestAutoShrink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db = testReOpen(t, db)
-	defer testClose(db)
+	db = testReOpenOwn(t, db, path, 0)
 	db.config.AutoShrinkMinSize = 64 * 1024 // 64K
 	for i := 0; i < 2000; i++ {
 		err := db.Update(func(tx *Tx) error {
@@ -1329,8 +1356,7 @@ func TestAutoShrink(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second * 3)
-	db = testReOpen(t, db)
-	defer testClose(db)
+	db = testReOpenOwn(t, db, path, 0)
 	err := db.View(func(tx *Tx) error {
 		n, err := tx.Len()
 		if err != nil {
@@ -2153,8 +2179,9 @@ func TestRectStrings(t *testing.T) {
 // then waiting the TTL before reopening. The key should not be accessible.
 func TestTTLReOpen(t *testing.T) {
 	ttl := time.Second * 3
-	db := testOpen(t)
-	defer testClose(db)
+	t.Parallel() // a file of its own (testOpenOwn); it waits on timers
+	db, path := testOpenOwn(t)
+	defer func() { _ = db.Close() }()
 	err := db.Update(func(tx *Tx) error {
 		if _, _, err := tx.Set("key1", "val1", &SetOptions{Expires: true, TTL: ttl}); err != nil {
 			return err
@@ -2164,7 +2191,7 @@ func TestTTLReOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db = testReOpenDelay(t, db, ttl/4)
+	db = testReOpenOwn(t, db, path, ttl/4)
 	err = db.View(func(tx *Tx) error {
 		val, err := tx.Get("key1")
 		if err != nil {
@@ -2178,8 +2205,7 @@ func TestTTLReOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db = testReOpenDelay(t, db, ttl-ttl/4)
-	defer testClose(db)
+	db = testReOpenOwn(t, db, path, ttl-ttl/4)
 	err = db.View(func(tx *Tx) error {
 		val, err := tx.Get("key1")
 		if err == nil || err != ErrNotFound || val != "" {
@@ -2658,8 +2684,9 @@ func TestJSONIndex(t *testing.T) {
 }
 
 func TestOnExpiredSync(t *testing.T) {
-	db := testOpen(t)
-	defer testClose(db)
+	t.Parallel() // a file of its own (testOpenOwn); it waits on timers
+	db, _ := testOpenOwn(t)
+	defer func() { _ = db.Close() }()
 
 	var config Config
 	if err := db.ReadConfig(&config); err != nil {
@@ -2834,14 +2861,14 @@ func TestTransactionLeak(t *testing.T) {
 }
 
 func TestReloadNotInvalid(t *testing.T) {
+	t.Parallel() // a file of its own; it runs for 5 s
 	rand.Seed(time.Now().UnixNano())
-	os.RemoveAll("data.db")
-	defer os.RemoveAll("data.db")
+	path := filepath.Join(t.TempDir(), "data.db")
 	start := time.Now()
 	ii := 0
 	for time.Since(start) < time.Second*5 {
 		func() {
-			db, err := Open("data.db")
+			db, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -2850,7 +2877,7 @@ func TestReloadNotInvalid(t *testing.T) {
 					panic(err)
 				}
 				// truncate at a random point in the file
-				f, err := os.OpenFile("data.db", os.O_RDWR, 0666)
+				f, err := os.OpenFile(path, os.O_RDWR, 0666)
 				if err != nil {
 					panic(err)
 				}
