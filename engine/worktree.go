@@ -19,7 +19,7 @@ import (
 func (e *Engine) scanner() trust.Scanner {
 	set := policies.Protected()
 	project, home := set.Compared()
-	return trust.Scanner{Root: e.root, SpecDir: scaffold.SpecDirName, StateDir: scaffold.StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites,
+	return trust.Scanner{Root: e.root, SpecDir: scaffold.SpecDirName, StateDir: scaffold.StateDirName, Cap: e.scanCap, Own: scaffold.LoopxWrites, LoopxState: e.loopxStateDir(),
 		Protected: trust.Protected{Project: project, Home: home}, Home: trust.HomeDir(), HostParts: set.ComparedParts()}
 }
 

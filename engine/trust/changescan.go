@@ -71,6 +71,11 @@ type Scanner struct {
 	// Home is the user's home directory (absolute; "" = none): the
 	// protected set's home globs are hashed under it.
 	Home string
+	// LoopxState is loopx's state directory ($XDG_STATE_HOME/loopx,
+	// absolute; "" = none). When it lies inside Root, its files are left
+	// out as .loopx/'s are: loopx itself writes its anchors while a round
+	// runs, and the store's chain governs them.
+	LoopxState string
 	// HostParts are the host state files (relative to Home) the change
 	// check compares only in part, and their parts: key paths into the
 	// file's JSON object ("*" any one key; the protected set's
@@ -411,8 +416,10 @@ func (sc Scanner) gitChanges(s *Scan) {
 		s.incomplete = err.Error()
 		return
 	}
+	lr := sc.loopxStateRel()
 	skip := func(rel string) bool {
-		return rel == "" || rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/")
+		return rel == "" || rel == sc.StateDir || strings.HasPrefix(rel, sc.StateDir+"/") || strings.HasPrefix(rel, sc.SpecDir+"/") ||
+			lr != "" && (rel == lr || strings.HasPrefix(rel, lr+"/"))
 	}
 	add := func(rel, stage string) {
 		if skip(rel) {
@@ -537,7 +544,8 @@ func (sc Scanner) walkChanges(s *Scan) {
 			return nil
 		}
 		if d.IsDir() {
-			if p != sc.Root && (p == sc.specPath() || p == sc.statePath() || d.Name() == ".git" && filepath.Dir(p) == sc.Root) {
+			if p != sc.Root && (p == sc.specPath() || p == sc.statePath() || d.Name() == ".git" && filepath.Dir(p) == sc.Root ||
+				sc.LoopxState != "" && p == filepath.Clean(sc.LoopxState)) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -603,6 +611,19 @@ func ChangedProtected(before, after Scan) []string {
 // Incomplete says why the scan could not see every change ("" when it
 // could): the walk reached the cap, git failed.
 func (s Scan) Incomplete() string { return s.incomplete }
+
+// loopxStateRel is LoopxState relative to Root (slash), "" when it is not
+// inside Root.
+func (sc Scanner) loopxStateRel() string {
+	if sc.LoopxState == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(sc.Root, sc.LoopxState)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
 
 func (sc Scanner) specPath() string  { return filepath.Join(sc.Root, sc.SpecDir) }
 func (sc Scanner) statePath() string { return filepath.Join(sc.Root, sc.StateDir) }
