@@ -163,8 +163,6 @@ func (e *Engine) resolveRules(ctx context.Context, r *Rules) *Rules {
 func (e *Engine) loadDisk(r *Rules) *Rules {
 	if e.onDisk {
 		r.disk, r.diskErr = specs.Load(e.SpecDir())
-	} else if res := e.sess.res; res != nil {
-		r.disk, r.diskErr = res.spec.LoadCached(e.SpecDir(), e.cacheDir())
 	} else {
 		r.disk, r.diskErr = specs.LoadCached(e.SpecDir(), e.cacheDir())
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
 	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/kernel"
-	"github.com/loopx-dev/loopx/specs"
 )
 
 // Resident is a project's store kept open by one long-lived process
@@ -57,10 +56,6 @@ type Resident struct {
 	// while loopx/ and the adopted revision stay the same.
 	rmu   sync.Mutex
 	rules *sharedRules
-
-	// spec keeps the spec loaded last (specs.Memo): a request's engine
-	// reads and hashes loopx/ and decodes nothing while it is unchanged.
-	spec specs.Memo
 
 	// slots admits decisions evaluated over the kept read model, at most
 	// one per processor at a time, in the order they ask (admit).

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/loopx-dev/loopx/internal/errs"
@@ -42,39 +41,6 @@ func LoadCached(specDir, cacheDir string) (*Loaded, error) {
 		return nil, errs
 	}
 	return loadCachedFrom(src, cacheDir)
-}
-
-// Memo keeps the spec its LoadCached returned last, for a process that
-// loads the same spec directory for every request (`loopx serve`): the
-// files are read and hashed each time, as LoadCached does, and while their
-// hash is the same the kept result is returned (the cache file is not read
-// and decoded again). The result is shared: callers never change it. The
-// zero Memo is ready to use; it is safe for concurrent use.
-type Memo struct {
-	mu   sync.Mutex
-	last *Loaded
-}
-
-// LoadCached is LoadCached(specDir, cacheDir) through m (one spec
-// directory per Memo): the kept result when the files' hash is its Hash.
-func (m *Memo) LoadCached(specDir, cacheDir string) (*Loaded, error) {
-	src, errs := readSpec(specDir)
-	if errs != nil {
-		return nil, errs
-	}
-	m.mu.Lock()
-	last := m.last
-	m.mu.Unlock()
-	if last != nil && last.Hash == src.hash {
-		return last, nil
-	}
-	l, err := loadCachedFrom(src, cacheDir)
-	if err == nil {
-		m.mu.Lock()
-		m.last = l
-		m.mu.Unlock()
-	}
-	return l, err
 }
 
 // loadCachedFrom is LoadCached for the spec files src read.
