@@ -697,3 +697,33 @@ func TestBroker_ASocketBesideIsNotBelieved(t *testing.T) {
 		t.Fatalf("a hook with a broker socket beside it: exit %d\n%s%s\nwant the spec's deny, the socket ignored", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestServe_ACommandLeavesTheInputItDoesNotRead: a shell loop reads its
+// lines and runs a command for each through the server: every line is a
+// todo, as without a server — a command that reads no standard input
+// leaves it to the next (the client sends its input only when the server
+// asks for it). (The first command sent the whole rest of the loop's
+// input to the server: one todo of three, exit 0.)
+func TestServe_ACommandLeavesTheInputItDoesNotRead(t *testing.T) {
+	t.Parallel() // its own projects; it waits on the processes it starts
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	plain, served := newServedProject(t), newServedProject(t)
+	served.startServer(t)
+	for _, sp := range []*servedProject{plain, served} {
+		loop := exec.Command("sh", "-c", `while read -r t; do loopx todo add --goal g1 "$t" || exit 9; done`)
+		loop.Dir = sp.p.Root
+		loop.Env = append(append(os.Environ(), sp.p.Env()...), "LOOPX_NOW="+testproject.EpochText)
+		loop.Stdin = strings.NewReader("four\nfive\nsix\n")
+		if out, err := loop.CombinedOutput(); err != nil {
+			t.Fatalf("the loop: %v\n%s", err, out)
+		}
+		r := sp.run(t, "", nil, "todo", "list", "--goal", "g1", "--json")
+		for _, title := range []string{"four", "five", "six"} {
+			if !strings.Contains(r.stdout, `"`+title+`"`) {
+				t.Errorf("todo %q missing:\n%s", title, r.stdout)
+			}
+		}
+	}
+}

@@ -21,16 +21,16 @@ func TestReadRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name, line, err string
 	}{
-		{"ok", `{"v":2,"argv":["todo","add"],"env":{"NO_COLOR":"1"},"cwd":"/w","deadline_ms":5}`, ""},
-		{"other version", `{"v":1,"argv":[],"cwd":"/w"}`, "protocol version 1, this loopx speaks 2"},
-		{"identity in env", `{"v":2,"argv":[],"env":{"LOOPX_AGENT":"other"},"cwd":"/w"}`, `"LOOPX_AGENT" is not passed`},
-		{"unknown field", `{"v":2,"argv":[],"cwd":"/w","agent":"human"}`, `unknown field "agent"`},
-		{"relative cwd", `{"v":2,"argv":[],"cwd":"w"}`, "not an absolute, clean path"},
-		{"unclean cwd", `{"v":2,"argv":[],"cwd":"/w/../x"}`, "not an absolute, clean path"},
-		{"negative deadline", `{"v":2,"argv":[],"cwd":"/w","deadline_ms":-1}`, "negative"},
-		{"two values", `{"v":2,"argv":[],"cwd":"/w"} {}`, "more than one JSON value"},
+		{"ok", `{"v":3,"argv":["todo","add"],"env":{"NO_COLOR":"1"},"cwd":"/w","deadline_ms":5}`, ""},
+		{"other version", `{"v":2,"argv":[],"cwd":"/w"}`, "protocol version 2, this loopx speaks 3"},
+		{"identity in env", `{"v":3,"argv":[],"env":{"LOOPX_AGENT":"other"},"cwd":"/w"}`, `"LOOPX_AGENT" is not passed`},
+		{"unknown field", `{"v":3,"argv":[],"cwd":"/w","agent":"human"}`, `unknown field "agent"`},
+		{"relative cwd", `{"v":3,"argv":[],"cwd":"w"}`, "not an absolute, clean path"},
+		{"unclean cwd", `{"v":3,"argv":[],"cwd":"/w/../x"}`, "not an absolute, clean path"},
+		{"negative deadline", `{"v":3,"argv":[],"cwd":"/w","deadline_ms":-1}`, "negative"},
+		{"two values", `{"v":3,"argv":[],"cwd":"/w"} {}`, "more than one JSON value"},
 		{"not JSON", `argv`, "invalid character"},
-		{"no newline", `{"v":2,"argv":[],"cwd":"/w"`, "unexpected EOF"},
+		{"no newline", `{"v":3,"argv":[],"cwd":"/w"`, "unexpected EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			line := tc.line
@@ -95,7 +95,7 @@ func FuzzReadFrame(f *testing.F) {
 			if err != nil {
 				return
 			}
-			if len(payload) > wire.MaxFrame || !strings.ContainsRune("oepxicrskwdq", rune(kind)) {
+			if len(payload) > wire.MaxFrame || !strings.ContainsRune("oepxicrskwdqn", rune(kind)) {
 				t.Fatalf("accepted frame %q of %d bytes", kind, len(payload))
 			}
 		}

@@ -281,10 +281,14 @@ type inbox struct {
 	cond *sync.Cond
 	buf  []byte
 	end  error
+	// want asks the client for its input (wire.FrameStdinWant), once,
+	// at the first Read: a client sends none before.
+	want     func()
+	wantOnce sync.Once
 }
 
-func newInbox() *inbox {
-	in := &inbox{}
+func newInbox(want func()) *inbox {
+	in := &inbox{want: want}
 	in.cond = sync.NewCond(&in.mu)
 	return in
 }
@@ -314,8 +318,12 @@ func (in *inbox) close(err error) {
 	in.cond.Broadcast()
 }
 
-// Read reads what the client sent, waiting for more until its end.
+// Read reads what the client sent, waiting for more until its end; the
+// first Read asks the client for it.
 func (in *inbox) Read(p []byte) (int, error) {
+	if in.want != nil {
+		in.wantOnce.Do(in.want)
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for len(in.buf) == 0 && in.end == nil {
@@ -365,7 +373,11 @@ func (s *Server) handle(ctx context.Context, conn *net.UnixConn) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	in := newInbox()
+	in := newInbox(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = wire.WriteFrame(conn, wire.FrameStdinWant, nil)
+	})
 	defer in.close(io.ErrClosedPipe)
 	sess := &Session{PID: pid, Request: req, Stdin: in, Stdout: frames{mu, conn, wire.FrameStdout}, Stderr: stderr,
 		mu: mu, conn: conn, replies: make(chan wire.Reply, 1), spawned: make(chan wire.Spawned, 1), done: make(chan wire.Done, 1), handle: peerHandle(conn, pid)}

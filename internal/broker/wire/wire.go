@@ -22,7 +22,7 @@ import (
 
 // Version is the protocol version a request carries (Request.V); a server
 // answers another version with exit code 2 and says which it speaks.
-const Version = 2
+const Version = 3
 
 // SocketEnv is the environment variable naming the broker's socket inside a
 // confinement; DefaultSocket is where loopx run binds it there, which a
@@ -97,6 +97,11 @@ const (
 	FrameStdin    byte = 'i'
 	FrameStdinEnd byte = 'c'
 	FrameReply    byte = 'r'
+	// FrameStdinWant (from the server, empty) asks for the client's
+	// standard input: the command began to read it. A client sends none
+	// before (a command that reads none leaves it to the caller's next
+	// command, as it does in its own process).
+	FrameStdinWant byte = 'n'
 )
 
 // Frames of a session whose client starts the agent's processes for the
@@ -192,7 +197,7 @@ func ReadFrame(r io.Reader) (kind byte, payload []byte, err error) {
 		return 0, nil, err
 	}
 	kind = hdr[0]
-	if !strings.ContainsRune("oepxicrskwdq", rune(kind)) {
+	if !strings.ContainsRune("oepxicrskwdqn", rune(kind)) {
 		return 0, nil, fmt.Errorf("broker frame of unknown kind %q", kind)
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])
@@ -287,24 +292,30 @@ func CallConnWith(uc Conn, socket string, req Request, stdin io.Reader, stdout, 
 	// A server that refuses the caller answers before reading the request:
 	// a failed write is not the end, the answer is read all the same.
 	werr := WriteRequest(uc, req)
-	go func() {
-		if werr != nil {
-			return
-		}
-		if stdin != nil {
-			buf := make([]byte, 32<<10)
-			for {
-				n, err := stdin.Read(buf)
-				if n > 0 && send(FrameStdin, buf[:n]) != nil {
-					return
-				}
-				if err != nil {
-					break
+	// Standard input goes when the server asks for it (FrameStdinWant),
+	// once: a command that never reads it must not consume it (a shell
+	// loop reading its lines would lose them to the first command).
+	var pumpOnce sync.Once
+	pump := func() {
+		go func() {
+			if werr != nil {
+				return
+			}
+			if stdin != nil {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := stdin.Read(buf)
+					if n > 0 && send(FrameStdin, buf[:n]) != nil {
+						return
+					}
+					if err != nil {
+						break
+					}
 				}
 			}
-		}
-		_ = send(FrameStdinEnd, nil)
-	}()
+			_ = send(FrameStdinEnd, nil)
+		}()
+	}
 	if interrupt != nil {
 		go func() {
 			<-interrupt
@@ -337,6 +348,8 @@ func CallConnWith(uc Conn, socket string, req Request, stdin io.Reader, stdout, 
 			return 0, fmt.Errorf("loopx broker at %s: the answer ended early: %w", socket, err)
 		}
 		switch kind {
+		case FrameStdinWant:
+			pumpOnce.Do(pump)
 		case FrameStdout:
 			_, _ = stdout.Write(payload)
 		case FrameStderr:
