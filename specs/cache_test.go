@@ -196,3 +196,69 @@ func BenchmarkLoadCached(b *testing.B) {
 		}
 	}
 }
+
+// A process evaluates the same spec files at the same place once: Load
+// again returns what the first evaluation exported, decoded afresh; the
+// same files in another project (the sandbox check reads the project's
+// root) are evaluated, and so is anything after SetBudget, and failures
+// are never kept.
+func TestLoad_EvaluatesTheSameFilesOncePerProcess(t *testing.T) {
+	evaluated.forget()
+	specDir := writeSpec(t, map[string]string{"loopx.cue": minimal})
+	load := func(dir string) (*Loaded, error, bool) {
+		t.Helper()
+		before := evaluations.Load()
+		l, err := Load(dir)
+		return l, err, evaluations.Load() != before
+	}
+	first, err, ev := load(specDir)
+	if err != nil || !ev {
+		t.Fatalf("first load: %v, evaluated %v", err, ev)
+	}
+	again, err, ev := load(specDir)
+	if err != nil || ev || again.Spec == first.Spec || !bytes.Equal(again.JSON, first.JSON) || again.Hash != first.Hash || again.Cached {
+		t.Fatalf("second load: %v, evaluated %v, same Spec %v", err, ev, again.Spec == first.Spec)
+	}
+	if _, err, ev := load(writeSpec(t, map[string]string{"loopx.cue": minimal})); err != nil || !ev {
+		t.Fatalf("the same files in another project: %v, evaluated %v", err, ev)
+	}
+	SetBudget(nil)
+	if _, err, ev := load(specDir); err != nil || !ev {
+		t.Fatalf("after SetBudget: %v, evaluated %v", err, ev)
+	}
+	bad := writeSpec(t, map[string]string{"loopx.cue": "goals: g1: {}\n"})
+	for range 2 {
+		if _, err, ev := load(bad); err == nil || !ev {
+			t.Fatalf("a spec that fails: %v, evaluated %v", err, ev)
+		}
+	}
+}
+
+// LoadFiles evaluates files as the spec directory will hold them: once
+// they are written there, Load finds the same hash and does not evaluate
+// them again.
+func TestLoadFiles_AsLoadOnceWritten(t *testing.T) {
+	evaluated.forget()
+	dir := filepath.Join(t.TempDir(), "loopx")
+	vetted, err := LoadFiles(dir, map[string][]byte{"loopx.cue": []byte(minimal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "loopx.cue"), []byte(minimal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := evaluations.Load()
+	l, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Hash != vetted.Hash || !bytes.Equal(l.JSON, vetted.JSON) || evaluations.Load() != before {
+		t.Fatalf("load of the written files: hash %s (vetted %s), evaluated %v", l.Hash, vetted.Hash, evaluations.Load() != before)
+	}
+	if _, err := LoadFiles(dir, map[string][]byte{"loopx.cue": []byte("goals: g1: {}\n")}); err == nil {
+		t.Fatal("a spec that does not vet loaded")
+	}
+}
