@@ -574,13 +574,7 @@ func TestServe_AForgedRecordIsNotBelieved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a process")
 	}
-	sp := newServedProject(t)
-	sp.p.WriteSpec(t, strings.Replace(servedSpec, `quota: {rounds: 100, min_interval: "0s"}`,
-		`quota: {rounds: 100, min_interval: "0s"}
-	scope: commands: deny: ["git push --force*"]`, 1))
-	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "adopt the spec"); r.code != 0 {
-		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
-	}
+	sp := noForcePushProject(t)
 	dir := anchorDirOf(t, sp)
 	startFakeServer(t, dir, filepath.Join(dir, "fake.sock"))
 	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
@@ -643,6 +637,20 @@ func TestServe_HookOfAGoneServerIsAnsweredInProcess(t *testing.T) {
 	}
 }
 
+// noForcePushProject is a served project whose spec denies git push
+// --force, adopted (by a first command).
+func noForcePushProject(t *testing.T) *servedProject {
+	t.Helper()
+	sp := newServedProject(t)
+	sp.p.WriteSpec(t, strings.Replace(servedSpec, `quota: {rounds: 100, min_interval: "0s"}`,
+		`quota: {rounds: 100, min_interval: "0s"}
+	scope: commands: deny: ["git push --force*"]`, 1))
+	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "adopt the spec"); r.code != 0 {
+		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
+	}
+	return sp
+}
+
 // startFakeServer builds testdata/fakeserver and runs it until the test
 // ends: it listens on sock, writes itself into recordDir's serve.json and
 // answers every request "allow".
@@ -677,13 +685,7 @@ func TestBroker_ASocketBesideIsNotBelieved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a process")
 	}
-	sp := newServedProject(t)
-	sp.p.WriteSpec(t, strings.Replace(servedSpec, `quota: {rounds: 100, min_interval: "0s"}`,
-		`quota: {rounds: 100, min_interval: "0s"}
-	scope: commands: deny: ["git push --force*"]`, 1))
-	if r := sp.run(t, "", nil, "todo", "add", "--goal", "g1", "adopt the spec"); r.code != 0 {
-		t.Fatalf("todo add: exit %d %s", r.code, r.stderr)
-	}
+	sp := noForcePushProject(t)
 	short, err := os.MkdirTemp("", "lx") // a socket's path must fit sun_path
 	if err != nil {
 		t.Fatal(err)
