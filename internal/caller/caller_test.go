@@ -1,10 +1,12 @@
 package caller
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestNilIsThisProcess(t *testing.T) {
@@ -33,6 +35,15 @@ func TestFromPID(t *testing.T) {
 		t.Skip(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	// Start returns once the child is forked: its /proc shows this
+	// process's environment until it has exec'd sleep.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid))
+		if filepath.Base(exe) == "sleep" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	p, err := FromPID(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
