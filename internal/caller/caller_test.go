@@ -36,10 +36,13 @@ func TestFromPID(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	// Start returns once the child is forked: its /proc shows this
-	// process's environment until it has exec'd sleep.
+	// process's environment until it has exec'd sleep, and none for a
+	// moment after its program is sleep's (the kernel sets the new
+	// environment's place last).
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid))
-		if filepath.Base(exe) == "sleep" || time.Now().After(deadline) {
+		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+		if filepath.Base(exe) == "sleep" && len(env) > 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Millisecond)
