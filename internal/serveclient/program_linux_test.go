@@ -2,6 +2,7 @@ package serveclient
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -71,4 +72,25 @@ func TestSleepHelper(t *testing.T) {
 	}
 	os.Stdout.WriteString("sleeping\n")
 	time.Sleep(time.Minute)
+}
+
+// sameBytes compares to the end, across its 1 MiB reads.
+func TestSameBytes(t *testing.T) {
+	big := bytes.Repeat([]byte("loopx"), 500_000) // 2.5 MB: three reads
+	other := bytes.Clone(big)
+	other[len(other)-1] = 'X'
+	for _, tc := range []struct {
+		name string
+		a, b []byte
+		want bool
+	}{
+		{"same", big, bytes.Clone(big), true},
+		{"last byte differs", big, other, false},
+		{"shorter", big, big[:len(big)-1], false},
+		{"empty", nil, nil, true},
+	} {
+		if got := sameBytes(bytes.NewReader(tc.a), bytes.NewReader(tc.b)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
