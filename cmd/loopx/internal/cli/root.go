@@ -128,6 +128,9 @@ func reported(kind errs.Kind) error { return errs.Reported(kind) }
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
+	// early held collection while the packages initialised
+	// (early.HoldCollection): the default pace until the command's own.
+	defaultGC()
 	if len(os.Args) == 2 && os.Args[1] == specs.ChildCommand {
 		// The budgeted spec evaluator (specs.ServeChild): a hidden
 		// command this binary runs itself as, for a spec not in the cache.
@@ -642,7 +645,11 @@ const shortLivedHeap = 256 << 20
 // longRunning restores the default garbage collection for commands that
 // run for hours (run, watch, mcp), unless GOGC or GOMEMLIMIT chose
 // otherwise.
-func longRunning() {
+func longRunning() { defaultGC() }
+
+// defaultGC sets the runtime's default garbage collection (GOGC 100, no
+// memory limit) unless GOGC or GOMEMLIMIT chose otherwise.
+func defaultGC() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)

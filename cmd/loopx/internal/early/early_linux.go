@@ -27,6 +27,7 @@ func init() {
 	if code, ok := forward(os.Args[1:]); ok {
 		os.Exit(code)
 	}
+	HoldCollection()
 }
 
 // forward runs the arguments through the project's server when one runs
