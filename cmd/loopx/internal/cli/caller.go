@@ -12,14 +12,24 @@ import (
 // process's, or the client's a server runs the command for).
 func (a *app) getenv(key string) string { return a.opts.Caller.Getenv(key) }
 
-// abs is path p as the caller means it: a relative path is joined to the
-// client's working directory when a server runs the command (the
-// server's own is another), else left to the process to resolve.
+// abs is path p as the caller means it, absolute: a relative path is
+// joined to the caller's working directory — the client's when a server
+// runs the command (the server's own is another), else Options.Dir or
+// this process's. The same command then names the same project root in
+// what it prints whether a server runs it or not. Left as it is when the
+// working directory cannot be read.
 func (a *app) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) || !a.opts.Caller.Remote() {
+	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(a.opts.Caller.Dir, p)
+	if !a.opts.Caller.Remote() && a.opts.Dir != "" {
+		return filepath.Join(a.opts.Dir, p)
+	}
+	wd, err := a.opts.Caller.Getwd()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(wd, p)
 }
 
 // ancestry is how the engine reads the caller's ancestor processes:
