@@ -729,3 +729,40 @@ func TestServe_ACommandLeavesTheInputItDoesNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestServe_StoppedServer: a server stopped by a signal (Ctrl-Z in its
+// terminal) fails a waiting command in seconds, saying so and how to
+// resume it, instead of after the command's five-minute timeout; a
+// PreToolUse hook is blocked. Once resumed it answers again.
+func TestServe_StoppedServer(t *testing.T) {
+	t.Parallel() // its own project and server; it waits on the processes it starts
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	pid := sp.startServer(t)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	start := time.Now()
+	r := sp.run(t, "", nil, "status")
+	want := "loopx: the loopx server is stopped (pid " + itoa(pid) + ": Ctrl-Z in its terminal, or a stop signal) and did not answer: resume it (`kill -CONT " + itoa(pid) + "`"
+	if r.code != 3 || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("status with a stopped server: exit %d, stderr %q; want exit 3, %q…", r.code, r.stderr, want)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("status waited %s on a stopped server", d)
+	}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	r = sp.run(t, pre, nil, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
+	if r.code != 2 || !strings.Contains(r.stderr, "blocked: the loopx server") || r.stdout != "" {
+		t.Errorf("PreToolUse with a stopped server: exit %d, stdout %q, stderr %q; want exit 2, blocked", r.code, r.stdout, r.stderr)
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if r := sp.run(t, "", nil, "status"); r.code != 0 {
+		t.Errorf("status after the server resumed: exit %d, %s", r.code, r.stderr)
+	}
+}

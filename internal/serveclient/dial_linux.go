@@ -41,14 +41,21 @@ func Dial(r Record) (*os.File, error) {
 }
 
 // CallOn is Call's second half over f, which Dial connected to the server
-// r: the call is bounded by timeout from now (0: none); f is closed when
-// it returns.
+// r: the call is bounded by timeout from now (0: none), and a call with a
+// timeout ends sooner, with ErrServerStopped, when the server stays
+// stopped (WatchStopped); f is closed when it returns.
 func CallOn(f *os.File, r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
 	defer f.Close()
-	if timeout > 0 {
-		_ = f.SetDeadline(time.Now().Add(timeout))
+	if timeout <= 0 {
+		return wire.CallConn(sockFile{f, r.Socket}, r.Socket, req, stdin, stdout, stderr, ask)
 	}
-	return wire.CallConn(sockFile{f, r.Socket}, r.Socket, req, stdin, stdout, stderr, ask)
+	_ = f.SetDeadline(time.Now().Add(timeout))
+	watched := WatchStopped(r.PID, f.SetDeadline)
+	code, err := wire.CallConn(sockFile{f, r.Socket}, r.Socket, req, stdin, stdout, stderr, ask)
+	if watched() && err != nil {
+		return code, Stopped(r.PID)
+	}
+	return code, err
 }
 
 // sockFile is a connected socket's file whose read and write errors say

@@ -93,7 +93,8 @@ type CallFunc func(r Record, req wire.Request, timeout time.Duration, stdin io.R
 func CallKeyed(dir string, r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker, call CallFunc) (int, error) {
 	out, errw := &delivered{w: stdout}, &delivered{w: stderr}
 	code, err := call(r, req, timeout, stdin, out, errw, ask)
-	if err == nil || req.Key == "" || !errors.Is(err, wire.ErrAnswerLost) {
+	if err == nil || req.Key == "" || !errors.Is(err, wire.ErrAnswerLost) || errors.Is(err, ErrServerStopped) {
+		// (A stopped server would not answer a second time either.)
 		return code, err
 	}
 	lost := fmt.Errorf("%w (pid %d) after the command was sent (%v): it may have run, and was not run again; see loopx events", ErrAnswerLost, r.PID, err.Error())

@@ -28,7 +28,8 @@ func Lookup(dir string) (r Record, ok bool) { return serveclient.Lookup(dir) }
 // ErrNotServer. The whole call is bounded by timeout (0: none): a
 // server that does not answer in time is an error (os.ErrDeadlineExceeded
 // wrapped), so a caller never waits on a stuck server (but for a person
-// typing at a prompt). ask answers the server's prompts on the caller's
+// typing at a prompt); one that stays stopped by a signal ends the call
+// sooner (serveclient.WatchStopped, serveclient.ErrServerStopped). ask answers the server's prompts on the caller's
 // terminal (nil: none; wire.CallConn).
 func Call(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
 	return CallSpawning(r, req, timeout, stdin, stdout, stderr, ask, nil, nil)
@@ -55,10 +56,18 @@ func CallSpawning(r Record, req wire.Request, timeout time.Duration, stdin io.Re
 	if err := serveclient.SameProgram(pid); err != nil {
 		return 0, fmt.Errorf("loopx server at %s: %w", r.Socket, err)
 	}
-	if timeout > 0 {
-		_ = uc.SetDeadline(time.Now().Add(timeout))
+	if timeout <= 0 {
+		// A session (mcp, watch, run) waits for a stopped server to
+		// resume, as its person may (Ctrl-Z, then bg).
+		return wire.CallConnWith(uc, r.Socket, req, stdin, stdout, stderr, ask, start, interrupt)
 	}
-	return wire.CallConnWith(uc, r.Socket, req, stdin, stdout, stderr, ask, start, interrupt)
+	_ = uc.SetDeadline(time.Now().Add(timeout))
+	watched := serveclient.WatchStopped(r.PID, uc.SetDeadline)
+	code, err := wire.CallConnWith(uc, r.Socket, req, stdin, stdout, stderr, ask, start, interrupt)
+	if watched() && err != nil {
+		return code, serveclient.Stopped(r.PID)
+	}
+	return code, err
 }
 
 // ErrAnswerLost is CallKeyed's error when the answer of a keyed command
