@@ -29,8 +29,9 @@ func Lookup(dir string) (r Record, ok bool) { return serveclient.Lookup(dir) }
 // server that does not answer in time is an error (os.ErrDeadlineExceeded
 // wrapped), so a caller never waits on a stuck server (but for a person
 // typing at a prompt); one that stays stopped by a signal ends the call
-// sooner (serveclient.WatchStopped, serveclient.ErrServerStopped). ask answers the server's prompts on the caller's
-// terminal (nil: none; wire.CallConn).
+// sooner (serveclient.WatchStopped, serveclient.ErrServerStopped). ask
+// answers the server's prompts on the caller's terminal (nil: none;
+// wire.CallConn).
 func Call(r Record, req wire.Request, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer, ask wire.Asker) (int, error) {
 	return CallSpawning(r, req, timeout, stdin, stdout, stderr, ask, nil, nil)
 }
