@@ -214,6 +214,20 @@ func TestServe_CommandsBehaveTheSameThroughAServer(t *testing.T) {
 	}
 }
 
+// stoppedServer starts a server in a project of its own and stops it
+// (SIGSTOP, as Ctrl-Z in its terminal would); it is resumed when the
+// test ends, before startServer stops it.
+func stoppedServer(t *testing.T) (*servedProject, int) {
+	t.Helper()
+	sp := newServedProject(t)
+	pid := sp.startServer(t)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	return sp, pid
+}
+
 // TestServe_Stuck: a server that stops answering makes a
 // PreToolUse hook answer blocked (exit 2) and a Stop hook warn (exit 0)
 // within the hook's deadline, never wait for the host to let the call
@@ -222,12 +236,7 @@ func TestServe_Stuck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
-	sp := newServedProject(t)
-	pid := sp.startServer(t)
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Kill(pid, syscall.SIGCONT)
+	sp, _ := stoppedServer(t)
 	fast := []string{"LOOPX_TEST_FORWARD_TIMEOUT=300ms"}
 	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
 	r := sp.run(t, pre, fast, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1")
@@ -739,12 +748,7 @@ func TestServe_StoppedServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
-	sp := newServedProject(t)
-	pid := sp.startServer(t)
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Kill(pid, syscall.SIGCONT)
+	sp, pid := stoppedServer(t)
 	start := time.Now()
 	r := sp.run(t, "", nil, "status")
 	want := "loopx: the loopx server is stopped (pid " + itoa(pid) + ": Ctrl-Z in its terminal, or a stop signal) and did not answer: resume it (`kill -CONT " + itoa(pid) + "`"
