@@ -55,10 +55,20 @@ else := [lib.reason("human_only", "`loopx gate answer` is for a gate's answerers
 
 # argv_verbs are the simple commands that run a human-only verb.
 argv_verbs contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only a human may run" if {
+	some v in named_verbs
 	some a in run_argvs
-	some v in human_verbs
 	carries(a, v)
 	not exempt(a, v)
+}
+
+# named_verbs are the human verbs whose first word some simple command
+# holds (carries needs it): most lines name none.
+named_verbs := [v | some v in human_verbs; v.words[0] in run_words]
+
+# run_words are the words of every simple command.
+run_words contains w if {
+	some a in run_argvs
+	some w in a
 }
 
 # human_verbs are the verbs (words, plus a flag when the flag makes it human-only).
