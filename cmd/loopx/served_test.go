@@ -770,3 +770,44 @@ func TestServe_StoppedServer(t *testing.T) {
 		t.Errorf("status after the server resumed: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestServe_HookFromARemovedDirectory: a hook whose working directory was
+// removed cannot send the server its request (no directory to name); it
+// is answered as any hook's error there: a PreToolUse blocked (exit 2,
+// never exit 3, which the host lets through), a Stop warned.
+func TestServe_HookFromARemovedDirectory(t *testing.T) {
+	t.Parallel() // its own project and server
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	sp.startServer(t)
+	gone := filepath.Join(t.TempDir(), "gone")
+	hook := func(payload, event string) result {
+		t.Helper()
+		// The shell enters the directory and removes it: loopx starts there.
+		cmd := exec.Command("sh", "-c", `mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec loopx "$@"`,
+			"sh", gone, "hook", "claude-code", "--event", event, "--goal", "g1")
+		cmd.Env = append(append(os.Environ(), sp.p.Env()...), "LOOPX_PROJECT="+sp.p.Root)
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		r := result{stdout: out.String(), stderr: errb.String()}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			r.code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := hook(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`, "PreToolUse")
+	if r.code != 2 || !strings.Contains(r.stderr, "loopx hook: blocked: ") || r.stdout != "" {
+		t.Errorf("PreToolUse from a removed directory: exit %d, stdout %q, stderr %q; want exit 2, blocked", r.code, r.stdout, r.stderr)
+	}
+	r = hook(`{"hook_event_name":"Stop","session_id":"s"}`, "Stop")
+	if r.code != 0 || !strings.Contains(r.stdout, "systemMessage") {
+		t.Errorf("Stop from a removed directory: exit %d, stdout %q, stderr %q; want exit 0 with a warning", r.code, r.stdout, r.stderr)
+	}
+}

@@ -123,6 +123,13 @@ func forward(args []string) (code int, ok bool) {
 		return 0, false
 	}
 	req, err := wire.NewRequest(args)
+	if err != nil && f.Command == "hook" {
+		// No request to send (a working directory removed): answered as
+		// any hook's error, a PreToolUse blocked, never exit 3 (which
+		// the host lets through).
+		data, _ := io.ReadAll(io.LimitReader(os.Stdin, hosts.MaxPayload+1))
+		return hookUnanswered(f, r, 0, err, data), true
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loopx: %v\n", err)
 		return ExitInternal, true
