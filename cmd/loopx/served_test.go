@@ -811,3 +811,22 @@ func TestServe_HookFromARemovedDirectory(t *testing.T) {
 		t.Errorf("Stop from a removed directory: exit %d, stdout %q, stderr %q; want exit 0 with a warning", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestServe_StopAStoppedServer: serve stop stops a server stopped by a
+// signal (Ctrl-Z in its terminal) at once, as one that runs; it waited
+// out its minute and failed.
+func TestServe_StopAStoppedServer(t *testing.T) {
+	t.Parallel() // its own project and server
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp, pid := stoppedServer(t)
+	start := time.Now()
+	r := sp.run(t, "", nil, "serve", "stop")
+	if want := "loopx serve: stopped (pid " + itoa(pid) + ")\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("serve stop of a stopped server: exit %d, stdout %q, stderr %q; want exit 0, %q", r.code, r.stdout, r.stderr, want)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("serve stop waited %s on a stopped server", d)
+	}
+}

@@ -150,10 +150,11 @@ func Status(dir string) (Record, error) {
 	return r, err
 }
 
-// Stop sends SIGTERM to the project's running server (Status) and waits
-// up to wait for its lock to be free, or until ctx is done. Errors:
-// ErrNotRunning; the signal's; a server still running after wait; ctx's
-// (the server was asked to stop and may still be stopping).
+// Stop sends SIGTERM to the project's running server (Status), then
+// SIGCONT (a server stopped by a signal stops too), and waits up to wait
+// for its lock to be free, or until ctx is done. Errors: ErrNotRunning;
+// the signal's; a server still running after wait; ctx's (the server was
+// asked to stop and may still be stopping).
 func Stop(ctx context.Context, dir string, wait time.Duration) (Record, error) {
 	r, err := Status(dir)
 	if err != nil {
@@ -162,6 +163,9 @@ func Stop(ctx context.Context, dir string, wait time.Duration) (Record, error) {
 	if err := syscall.Kill(r.PID, syscall.SIGTERM); err != nil {
 		return r, fmt.Errorf("stopping the server (pid %d): %w", r.PID, err)
 	}
+	// A server stopped by a signal (Ctrl-Z in its terminal) handles the
+	// SIGTERM only once it runs again: it is resumed to stop.
+	_ = syscall.Kill(r.PID, syscall.SIGCONT)
 	deadline := time.Now().Add(wait)
 	for {
 		f, held, err := lock(dir)
