@@ -26,9 +26,11 @@ granted := [tool_grant] if {
 	not opaque
 	not named_only_ungranted
 	grantable_kind
-	count(parts_grant) > 0
 	command_granted
 	paths_granted
+
+	# Last: its messages are built only for a call the grant covers.
+	count(parts_grant) > 0
 }
 
 default grant := {}

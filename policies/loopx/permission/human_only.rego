@@ -53,17 +53,16 @@ else := [lib.reason("human_only", "`loopx gate answer` is for a gate's answerers
 	not peer_answer
 }
 
-# argv_verbs are the simple commands that run a human-only verb.
+# argv_verbs are the simple commands that run a human-only verb (each
+# verb looked up by a word of the line: carries needs its first word
+# there, and most lines hold none).
 argv_verbs contains $"`{concat(" ", a)}` runs `loopx {v.name}`, which only a human may run" if {
-	some v in named_verbs
+	some w in run_words
+	v := human_verbs[w]
 	some a in run_argvs
 	carries(a, v)
 	not exempt(a, v)
 }
-
-# named_verbs are the human verbs whose first word some simple command
-# holds (carries needs it): most lines name none.
-named_verbs := [v | some v in human_verbs; v.words[0] in run_words]
 
 # run_words are the words of every simple command.
 run_words contains w if {
@@ -71,16 +70,17 @@ run_words contains w if {
 	some w in a
 }
 
-# human_verbs are the verbs (words, plus a flag when the flag makes it human-only).
-human_verbs := [
-	{"name": "gate answer", "words": ["gate", "answer"], "flag": ""},
-	{"name": "adopt", "words": ["adopt"], "flag": ""},
-	{"name": "doctor --accept-store", "words": ["doctor"], "flag": "--accept-store"},
-	{"name": "events --prune-before", "words": ["events"], "flag": "--prune-before"},
-	{"name": "hooks uninstall", "words": ["hooks", "uninstall"], "flag": ""},
-	{"name": "agent register", "words": ["agent", "register"], "flag": ""},
-	{"name": "dashboard", "words": ["dashboard"], "flag": ""},
-]
+# human_verbs are the verbs by their first word (words, plus a flag when
+# the flag makes it human-only).
+human_verbs := {
+	"gate": {"name": "gate answer", "words": ["gate", "answer"], "flag": ""},
+	"adopt": {"name": "adopt", "words": ["adopt"], "flag": ""},
+	"doctor": {"name": "doctor --accept-store", "words": ["doctor"], "flag": "--accept-store"},
+	"events": {"name": "events --prune-before", "words": ["events"], "flag": "--prune-before"},
+	"hooks": {"name": "hooks uninstall", "words": ["hooks", "uninstall"], "flag": ""},
+	"agent": {"name": "agent register", "words": ["agent", "register"], "flag": ""},
+	"dashboard": {"name": "dashboard", "words": ["dashboard"], "flag": ""},
+}
 
 # unquoted is the raw line without quotes and backslashes (g""ate 'answer').
 unquoted := regex.replace(command, `['"\\]`, "")
