@@ -74,24 +74,35 @@ func WatchStopped(pid int, expire func(time.Time) error) (done func() bool) {
 }
 
 // Stopped is the error of a call to the server pid that WatchStopped
-// expired (ErrServerStopped): what to do, and that a command it was sent
-// may still run when the server resumes.
+// expired (ErrServerStopped): what to do (resume it, or detach the
+// debugger holding it), and that a command it was sent may still run
+// when the server resumes.
 func Stopped(pid int) error {
+	if processState(pid) == 't' {
+		// A tracer's stop: SIGCONT does not end it, the tracer does.
+		return fmt.Errorf("%w (pid %d: held by a debugger or tracer) and did not answer: detach the debugger to resume it; a command sent to it may run when it resumes", ErrServerStopped, pid)
+	}
 	return fmt.Errorf("%w (pid %d: Ctrl-Z in its terminal, or a stop signal) and did not answer: resume it (`kill -CONT %d`, or `fg` in its terminal); a command sent to it may run when it resumes", ErrServerStopped, pid, pid)
 }
 
 // processStopped reports whether process pid is stopped by a signal or a
-// tracer: its state in /proc/PID/stat (the field after the command
-// name's closing parenthesis) is T or t.
+// tracer (processState T or t).
 func processStopped(pid int) bool {
+	s := processState(pid)
+	return s == 'T' || s == 't'
+}
+
+// processState is process pid's state in /proc/PID/stat (the field after
+// the command name's closing parenthesis: T stopped by a signal, t by a
+// tracer), 0 when it cannot be read.
+func processState(pid int) byte {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return false
+		return 0
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
-		return false
+		return 0
 	}
-	s := b[i+2]
-	return s == 'T' || s == 't'
+	return b[i+2]
 }
