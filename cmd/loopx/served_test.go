@@ -830,3 +830,34 @@ func TestServe_StopAStoppedServer(t *testing.T) {
 		t.Errorf("serve stop waited %s on a stopped server", d)
 	}
 }
+
+// TestServe_RelativeProjectDirOfTheCaller: a relative $CLAUDE_PROJECT_DIR
+// names a directory from the hook's working directory, through a server
+// as in process; the server read it from its own (the project root here)
+// and let through a hook that in process is blocked.
+func TestServe_RelativeProjectDirOfTheCaller(t *testing.T) {
+	t.Parallel() // its own project and server
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	sub := filepath.Join(sp.p.Root, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pre := `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	hook := func() result {
+		t.Helper()
+		env := append(sp.p.Env(), "LOOPX_NOW="+testproject.EpochText, "CLAUDE_PROJECT_DIR=.")
+		return loopxProcess(t, sub, env, pre, "hook", "claude-code", "--event", "PreToolUse", "--goal", "g1", "--agent", "a1", "--project", "..")
+	}
+	want := "is not the one that installed this hook (" + sub + ", $CLAUDE_PROJECT_DIR)"
+	for _, how := range []string{"in process", "through the server"} {
+		if how == "through the server" {
+			sp.startServer(t)
+		}
+		if r := hook(); r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: PreToolUse from sub/ with CLAUDE_PROJECT_DIR=.: exit %d, stdout %q, stderr %q; want exit 2, %q", how, r.code, r.stdout, r.stderr, want)
+		}
+	}
+}

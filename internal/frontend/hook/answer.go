@@ -493,14 +493,20 @@ func actRequest(ev hosts.Event, goal, agent string) trust.ActRequest {
 
 // hookInstaller returns the directory whose settings installed this hook
 // and how it was found: the host's ProjectDirEnv when it sets one (Claude
-// Code's $CLAUDE_PROJECT_DIR: the project whose .claude/ it loaded), else
-// the nearest directory from start upwards whose host settings file
-// holds a `loopx hook` command. "" when neither is found (a hook run by
-// hand, or installed with --settings elsewhere): the project is then
-// found as usual.
+// Code's $CLAUDE_PROJECT_DIR: the project whose .claude/ it loaded; a
+// relative one from the caller's working directory), else the nearest
+// directory from start upwards whose host settings file holds a `loopx
+// hook` command. "" when neither is found (a hook run by hand, or
+// installed with --settings elsewhere): the project is then found as
+// usual.
 func hookInstaller(host hosts.Adapter, start string, c *caller.Process) (dir, how string) {
 	if env := host.ProjectDirEnv(); env != "" {
 		if d := c.Getenv(env); d != "" {
+			if wd, err := c.Getwd(); err == nil && !filepath.IsAbs(d) {
+				// From the caller's working directory, not this
+				// process's (a server's).
+				d = filepath.Join(wd, d)
+			}
 			return d, "$" + env
 		}
 	}
