@@ -861,3 +861,35 @@ func TestServe_RelativeProjectDirOfTheCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestServe_RelativeSettingsOfTheCaller: hooks install --settings with a
+// relative file writes it from the caller's working directory, through a
+// server as in process; the server wrote it from its own (outside the
+// project here) and printed the same line.
+func TestServe_RelativeSettingsOfTheCaller(t *testing.T) {
+	t.Parallel() // its own project and server
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	spec := strings.Replace(servedSpec, `a2: {host: "shell"}`, "a2: {host: \"shell\"}\n\tc1: {host: \"claude-code\"}", 1)
+	sp := &servedProject{p: testproject.New(t, spec), ids: map[string]string{}}
+	sub := filepath.Join(sp.p.Root, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(sp.p.Env(), "LOOPX_NOW="+testproject.EpochText)
+	for _, how := range []string{"in process", "through the server"} {
+		name := strings.ReplaceAll(how, " ", "-") + ".json"
+		if how == "through the server" {
+			sp.startServer(t)
+		}
+		r := loopxProcess(t, sub, env, "", "hooks", "install", "--host", "claude-code", "--agent", "c1", "--settings", "../"+name)
+		if r.code != 0 {
+			t.Fatalf("%s: hooks install: exit %d\n%s%s", how, r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(sp.p.Root, name)); err != nil {
+			t.Errorf("%s: hooks install --settings ../%s from sub/ wrote no %s in the project: %v\n%s", how, name, name, err, r.stdout)
+		}
+		_ = os.Remove(filepath.Join(filepath.Dir(sp.p.Root), name))
+	}
+}

@@ -34,6 +34,9 @@ func (o *hooksInstallOptions) install() hook.InstallOptions {
 // runHooksInstall installs the entries (hook.Install) and prints what
 // changed and how to enable them.
 func (a *app) runHooksInstall(_ context.Context, o *hooksInstallOptions) error {
+	// A relative --settings names a file from the caller's working
+	// directory, not a server's.
+	o.settings = a.abs(o.settings)
 	if _, err := a.root(); err != nil {
 		return err
 	}

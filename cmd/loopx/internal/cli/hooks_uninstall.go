@@ -26,6 +26,9 @@ func (o *hooksUninstallOptions) validate() error {
 // runHooksUninstall removes loopx's entries (hook.Uninstall) once the
 // built-in repair rule says a human runs this, and prints what went.
 func (a *app) runHooksUninstall(ctx context.Context, o *hooksUninstallOptions) error {
+	// A relative --settings names a file from the caller's working
+	// directory, not a server's.
+	o.settings = a.abs(o.settings)
 	e, err := a.engine()
 	if err != nil {
 		return err
