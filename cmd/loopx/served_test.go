@@ -893,3 +893,33 @@ func TestServe_RelativeSettingsOfTheCaller(t *testing.T) {
 		_ = os.Remove(filepath.Join(filepath.Dir(sp.p.Root), name))
 	}
 }
+
+// TestServe_InitWhileServedChangesNothing: `loopx init --force` in a
+// project whose server runs is refused at once (exit 2, naming the
+// server) and leaves the spec as it was; it rewrote the spec, then failed
+// on the store's lock after 30 s.
+func TestServe_InitWhileServedChangesNothing(t *testing.T) {
+	t.Parallel() // its own project and server
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	sp := newServedProject(t)
+	pid := sp.startServer(t)
+	spec := filepath.Join(sp.p.Root, "loopx", "loopx.cue")
+	before, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := sp.run(t, "", nil, "init", "--force", "--goal", "g9", "--agent", "a9", "--objective", "Another goal")
+	want := "loopx: a loopx server runs for " + sp.p.Root + " (pid " + itoa(pid) + "): stop it first (`loopx serve stop`), then run init\n"
+	if r.code != 2 || r.stderr != want {
+		t.Errorf("init --force with a server running: exit %d, stderr %q; want exit 2, %q", r.code, r.stderr, want)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("init waited %s", d)
+	}
+	if after, _ := os.ReadFile(spec); string(after) != string(before) {
+		t.Errorf("init changed the spec while refused:\n%s", after)
+	}
+}

@@ -10,8 +10,10 @@ import (
 
 	"github.com/loopx-dev/loopx/engine"
 	"github.com/loopx-dev/loopx/engine/mutating/scaffold"
+	"github.com/loopx-dev/loopx/internal/anchor"
 	"github.com/loopx-dev/loopx/internal/errs"
 	"github.com/loopx-dev/loopx/internal/frontend/gateanswer"
+	"github.com/loopx-dev/loopx/internal/frontend/serve"
 	"github.com/spf13/cobra"
 )
 
@@ -53,6 +55,9 @@ func (a *app) runInit(ctx context.Context, o *initOptions) (err error) {
 		return err
 	}
 	o.StateHome = a.opts.StateHome
+	if err := a.refuseWhileServed(o.Dir); err != nil {
+		return err
+	}
 	stateBefore := exists(filepath.Join(o.Dir, scaffold.StateDirName))
 	res, err := engine.Init(o.Options) // creates o.Dir once the options are valid
 	if storeGone(err) {
@@ -83,6 +88,30 @@ func (a *app) runInit(ctx context.Context, o *initOptions) (err error) {
 			fmt.Fprintln(w, "added .loopx/ to .gitignore")
 		}
 	})
+}
+
+// refuseWhileServed refuses init in dir while a loopx server runs for the
+// project there (a usage error, exit 2, naming it): the server holds the
+// project's store, and init would rewrite the spec files (--force) before
+// failing on the store's lock half a minute later.
+func (a *app) refuseWhileServed(dir string) error {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	var ad string
+	if a.opts.StateHome != "" {
+		ad, err = anchor.DirIn(a.opts.StateHome, root)
+	} else {
+		ad, err = anchor.Dir(root)
+	}
+	if err != nil {
+		return nil // no such directory yet: no server either
+	}
+	if r, ok := serve.Lookup(ad); ok {
+		return usagef("a loopx server runs for %s (pid %d): stop it first (`loopx serve stop`), then run init", root, r.PID)
+	}
+	return nil
 }
 
 // exists reports whether path names something (a link included).

@@ -112,6 +112,13 @@ func forward(args []string) (code int, ok bool) {
 		// early sent this hook to the server, which did not answer.
 		return hookUnanswered(f, h.Record, h.Timeout, h.Err, h.Payload), true
 	}
+	if testServed() && f.Command == "init" && !f.Help {
+		// init refuses while a server runs; the served pass's servers
+		// are its own: stopped as a person would stop theirs first.
+		if _, dir, running := serverFor(f); running {
+			StopTestServer(dir)
+		}
+	}
 	if f.Help || f.Command == "" || (notServed[f.Command] && !f.ServeStatus()) {
 		return 0, false
 	}
