@@ -8,6 +8,10 @@ import (
 	// from early's init, before the heavy packages below are initialised.
 	_ "github.com/loopx-dev/loopx/cmd/loopx/internal/early"
 
+	// Garbage collection is held while the packages initialise, until
+	// cli.Main sets the command's pace.
+	_ "github.com/loopx-dev/loopx/cmd/loopx/internal/gchold"
+
 	"github.com/loopx-dev/loopx/cmd/loopx/internal/cli"
 )
 

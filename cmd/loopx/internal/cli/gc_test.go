@@ -5,10 +5,10 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/loopx-dev/loopx/cmd/loopx/internal/early"
+	"github.com/loopx-dev/loopx/cmd/loopx/internal/gchold"
 )
 
-// Main starts from the default pace after early held collection while
+// Main starts from the default pace after gchold held collection while
 // the packages initialised: a command that sets no pace of its own (a
 // forwarded client, the spec evaluator) collects as any Go program.
 func TestMain_RestoresTheDefaultPace(t *testing.T) {
@@ -18,12 +18,12 @@ func TestMain_RestoresTheDefaultPace(t *testing.T) {
 	wasLimit := debug.SetMemoryLimit(math.MaxInt64)
 	t.Cleanup(func() { debug.SetGCPercent(was); debug.SetMemoryLimit(wasLimit) })
 
-	early.HoldCollection()
+	gchold.HoldCollection()
 	if p := debug.SetGCPercent(-1); p != -1 {
 		t.Fatalf("HoldCollection left GOGC at %d, want -1 (off)", p)
 	}
-	if l := debug.SetMemoryLimit(-1); l != early.InitHeap {
-		t.Fatalf("HoldCollection set the memory limit %d, want %d", l, early.InitHeap)
+	if l := debug.SetMemoryLimit(-1); l != gchold.InitHeap {
+		t.Fatalf("HoldCollection set the memory limit %d, want %d", l, gchold.InitHeap)
 	}
 	defaultGC()
 	if p := debug.SetGCPercent(-1); p != 100 {

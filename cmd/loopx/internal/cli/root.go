@@ -128,8 +128,8 @@ func reported(kind errs.Kind) error { return errs.Reported(kind) }
 
 // Main runs loopx with os.Args and returns the process exit code.
 func Main() int {
-	// early held collection while the packages initialised
-	// (early.HoldCollection): the default pace until the command's own.
+	// gchold held collection while the packages initialised
+	// (gchold.HoldCollection): the default pace until the command's own.
 	defaultGC()
 	if len(os.Args) == 2 && os.Args[1] == specs.ChildCommand {
 		// The budgeted spec evaluator (specs.ServeChild): a hidden

@@ -27,7 +27,6 @@ func init() {
 	if code, ok := forward(os.Args[1:]); ok {
 		os.Exit(code)
 	}
-	HoldCollection()
 }
 
 // forward runs the arguments through the project's server when one runs
