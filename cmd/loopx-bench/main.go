@@ -106,6 +106,7 @@ var commands = []command{
 }
 
 func main() {
+	onSignal() // cleanup.go
 	what := "all"
 	args := os.Args[1:]
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

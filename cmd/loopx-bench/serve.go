@@ -76,6 +76,7 @@ func serveTemp() (tmp, bin string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	atExit(func() { _ = os.RemoveAll(tmp) })
 	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
 		return tmp, "", err
 	}
@@ -144,10 +145,11 @@ func claimsWithServer(bin, tmp string, k int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := output(bin, f.root, "serve", "--detach"); err != nil {
-		return fmt.Errorf("loopx serve --detach: %w", err)
+	stop, err := startServer(bin, f.root)
+	if err != nil {
+		return err
 	}
-	defer output(bin, f.root, "serve", "stop")
+	defer stop()
 	with, no2, err := rate(f.ids[1+m : 1+2*m])
 	if err != nil {
 		return err
@@ -251,10 +253,11 @@ func wholeProcesses(bin string, f *fixture, n int) error {
 	if err := measure("processes without a server"); err != nil {
 		return err
 	}
-	if _, err := output(bin, f.root, "serve", "--detach"); err != nil {
-		return fmt.Errorf("loopx serve --detach: %w", err)
+	stop, err := startServer(bin, f.root)
+	if err != nil {
+		return err
 	}
-	defer output(bin, f.root, "serve", "stop")
+	defer stop()
 	for _, c := range commands[:3] {
 		if _, _, err := runCommand(bin, f, c); err != nil {
 			return err
