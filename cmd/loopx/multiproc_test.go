@@ -43,6 +43,13 @@ func loopxProcess(t testing.TB, dir string, env []string, stdin string, args ...
 	cmd := exec.Command("loopx", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
+	return runResult(t, cmd, stdin)
+}
+
+// runResult runs cmd with stdin and returns its output and exit code; the
+// test fails when it cannot be run at all.
+func runResult(t testing.TB, cmd *exec.Cmd, stdin string) result {
+	t.Helper()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -53,7 +60,7 @@ func loopxProcess(t testing.TB, dir string, env []string, stdin string, args ...
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("loopx %v: %v", args, err)
+		t.Fatalf("%v: %v", cmd.Args, err)
 	}
 	return r
 }

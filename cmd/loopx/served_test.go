@@ -789,18 +789,7 @@ func TestServe_HookFromARemovedDirectory(t *testing.T) {
 		cmd := exec.Command("sh", "-c", `mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec loopx "$@"`,
 			"sh", gone, "hook", "claude-code", "--event", event, "--goal", "g1")
 		cmd.Env = append(append(os.Environ(), sp.p.Env()...), "LOOPX_PROJECT="+sp.p.Root)
-		cmd.Stdin = strings.NewReader(payload)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		r := result{stdout: out.String(), stderr: errb.String()}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			r.code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return runResult(t, cmd, payload)
 	}
 	r := hook(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`, "PreToolUse")
 	if r.code != 2 || !strings.Contains(r.stderr, "loopx hook: blocked: ") || r.stdout != "" {
